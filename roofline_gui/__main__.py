@@ -1,0 +1,102 @@
+"""Entry point: command-line options, the headless export paths, then the Qt application.
+
+Qt is imported only when a window or a PNG is needed, so ``--export-csv`` and
+``--list-presets`` start fast and run where no display exists.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from roofline_gui import __version__
+from roofline_gui.core.errors import RooflineError, ValidationError
+
+EXIT_BAD_INPUT = 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="roofline-explorer",
+        description=(
+            "Roofline Explorer: how fast can a kernel run on a chip, and what holds it back. "
+            "Without export options it opens the desktop app."
+        ),
+        epilog=(
+            "CSV columns: chip, kernel, precision, intensity_flop_per_byte, "
+            "attainable_flop_per_s, bound, limiter, ridge_flop_per_byte, time_s, "
+            "percent_of_peak (one row per chip and kernel; intensity and ridge at the dram "
+            "level; bound is memory, compute or unsupported; time_s is empty for kernels "
+            "given only as an intensity). Bad input exits with status 2."
+        ),
+    )
+    parser.add_argument("session", nargs="?", help="a session file (.roofline or .json) to open")
+    parser.add_argument("--export-csv", metavar="OUT.csv", help="write the comparison table and exit")
+    parser.add_argument("--export-png", metavar="OUT.png", help="render the roofline chart and exit")
+    parser.add_argument("--width", type=int, default=1600, metavar="PX",
+                        help="width of --export-png in pixels (default 1600)")
+    parser.add_argument("--derated", action="store_true",
+                        help="use the chips' achievable fractions (practical roofs) in exports")
+    parser.add_argument("--list-presets", action="store_true",
+                        help="print the chip and kernel preset ids with their names and exit")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    return parser
+
+
+def _fail(message: str) -> int:
+    print(f"roofline-explorer: {message}", file=sys.stderr)
+    return EXIT_BAD_INPUT
+
+
+def list_presets() -> int:
+    from roofline_gui.io.presets import default_presets
+
+    presets = default_presets()
+    print("Chips:")
+    for preset_id, chip in presets.chips.items():
+        print(f"  {preset_id:45s} {chip.vendor} {chip.name}")
+    print("Kernels:")
+    for preset_id, kernel in presets.kernels.items():
+        print(f"  {preset_id:45s} [{kernel.category}] {kernel.name}")
+    return 0
+
+
+def run_headless(args: argparse.Namespace) -> int:
+    from roofline_gui.io.csv_export import export_csv
+    from roofline_gui.io.session import load_session
+
+    if not args.session:
+        return _fail("an export needs a session file: roofline-explorer SESSION --export-csv OUT")
+    if args.width < 100 or args.width > 20000:
+        return _fail(f"--width {args.width}: must be between 100 and 20000 pixels")
+    doc = load_session(args.session)
+    if args.export_csv:
+        rows = export_csv(doc, args.export_csv, derated=args.derated)
+        print(f"wrote {rows} rows to {args.export_csv}", file=sys.stderr)
+    if args.export_png:
+        from roofline_gui.widgets.export import export_png_headless
+
+        export_png_headless(doc, Path(args.export_png), args.width, derated=args.derated)
+        print(f"wrote {args.export_png}", file=sys.stderr)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        if args.list_presets:
+            return list_presets()
+        if args.export_csv or args.export_png:
+            return run_headless(args)
+    except ValidationError as exc:
+        return _fail(str(exc))
+    except RooflineError as exc:
+        return _fail(str(exc))
+    from roofline_gui.widgets.application import run_app
+
+    return run_app(args.session)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

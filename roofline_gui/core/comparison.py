@@ -1,0 +1,99 @@
+"""Comparison: one evaluation of a set of kernels on a set of chips, with names attached.
+
+Everything the views show about a (kernel, chip) pair comes from here: the table, the CSV, the
+canvas markers and the explanation pane, so they can never disagree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from roofline_gui.core.chip import Chip
+from roofline_gui.core.kernel import Kernel
+from roofline_gui.core.roofline import (
+    BOUND_NAMES,
+    LIMITER_COMPUTE,
+    LIMITER_UNSUPPORTED,
+    ROLE_INDEX,
+    ChipArrays,
+    Evaluation,
+    KernelArrays,
+    evaluate,
+)
+from roofline_gui.core.units import format_plain
+
+CSV_COLUMNS = (
+    "chip",
+    "kernel",
+    "precision",
+    "intensity_flop_per_byte",
+    "attainable_flop_per_s",
+    "bound",
+    "limiter",
+    "ridge_flop_per_byte",
+    "time_s",
+    "percent_of_peak",
+)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    kernels: tuple[Kernel, ...]
+    chips: tuple[Chip, ...]
+    kernel_arrays: KernelArrays
+    chip_arrays: ChipArrays
+    result: Evaluation
+
+    def limiter_name(self, k: int, c: int) -> str:
+        """The ceiling that limits kernel k on chip c: a level name or '<precision> peak'."""
+        code = int(self.result.limiter[k, c])
+        if code == LIMITER_UNSUPPORTED:
+            return f"no {self.kernels[k].precision} on this chip"
+        if code == LIMITER_COMPUTE:
+            return f"{self.kernels[k].precision} peak"
+        return self.chips[c].memory[code].name
+
+    def bound_name(self, k: int, c: int) -> str:
+        return BOUND_NAMES[int(self.result.bound[k, c])]
+
+    @cached_property
+    def dram_intensity(self) -> np.ndarray:
+        """[K] ops per dram byte."""
+        return self.result.intensity[:, ROLE_INDEX["dram"]]
+
+    def speedup(self, baseline: int) -> np.ndarray:
+        """[K, C] attainable on each chip ÷ attainable on the baseline chip (= time ratio)."""
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return self.result.attainable / self.result.attainable[:, baseline : baseline + 1]
+
+    def row(self, k: int, c: int) -> dict[str, str]:
+        """One CSV row: plain SI numbers, empty where there is no value."""
+        r = self.result
+        return {
+            "chip": self.chips[c].name,
+            "kernel": self.kernels[k].name,
+            "precision": self.kernels[k].precision,
+            "intensity_flop_per_byte": format_plain(float(self.dram_intensity[k])),
+            "attainable_flop_per_s": format_plain(float(r.attainable[k, c])),
+            "bound": self.bound_name(k, c),
+            "limiter": self.limiter_name(k, c),
+            "ridge_flop_per_byte": format_plain(float(r.ridge_dram[k, c])),
+            "time_s": format_plain(float(r.time[k, c])),
+            "percent_of_peak": format_plain(float(r.percent_of_peak[k, c])),
+        }
+
+    def rows(self) -> list[dict[str, str]]:
+        """Rows chip by chip, kernels in document order within each chip."""
+        return [self.row(k, c) for c in range(len(self.chips)) for k in range(len(self.kernels))]
+
+
+def compare(
+    kernels: Sequence[Kernel], chips: Sequence[Chip], *, derated: bool = False
+) -> Comparison:
+    ka = KernelArrays.from_kernels(kernels)
+    ca = ChipArrays.from_chips(chips)
+    return Comparison(tuple(kernels), tuple(chips), ka, ca, evaluate(ka, ca, derated=derated))

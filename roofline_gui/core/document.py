@@ -1,0 +1,63 @@
+"""Document: the whole comparison session, immutable.
+
+The document holds chips and kernels in display order, the id of the baseline chip for
+speedups, and a title. Objects are named by their stable ``id`` everywhere (edits, selection,
+drag-and-drop), never by reference or position.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from roofline_gui.core.chip import Chip
+from roofline_gui.core.kernel import Kernel
+
+COLLECTIONS = ("chips", "kernels")
+
+
+@dataclass(frozen=True)
+class Document:
+    chips: tuple[Chip, ...] = ()
+    kernels: tuple[Kernel, ...] = ()
+    baseline: str | None = None
+    title: str = ""
+
+    def items(self, collection: str) -> tuple[Chip | Kernel, ...]:
+        if collection not in COLLECTIONS:
+            raise KeyError(collection)
+        return getattr(self, collection)
+
+    def index_of(self, collection: str, item_id: str) -> int:
+        for i, item in enumerate(self.items(collection)):
+            if item.id == item_id:
+                return i
+        raise KeyError(f"no {collection[:-1]} with id {item_id!r}")
+
+    def chip(self, chip_id: str) -> Chip:
+        return self.chips[self.index_of("chips", chip_id)]
+
+    def kernel(self, kernel_id: str) -> Kernel:
+        return self.kernels[self.index_of("kernels", kernel_id)]
+
+    @property
+    def visible_chips(self) -> tuple[Chip, ...]:
+        return tuple(c for c in self.chips if c.visible)
+
+    @property
+    def baseline_chip(self) -> Chip | None:
+        """The chip speedups are measured against: the chosen one, else the first."""
+        for chip in self.chips:
+            if chip.id == self.baseline:
+                return chip
+        return self.chips[0] if self.chips else None
+
+    def new_id(self, prefix: str) -> str:
+        """An id not used by any chip or kernel: prefix + (largest number in use + 1)."""
+        pattern = re.compile(rf"^{re.escape(prefix)}(\d+)$")
+        used = [
+            int(m.group(1))
+            for item in (*self.chips, *self.kernels)
+            if (m := pattern.match(item.id))
+        ]
+        return f"{prefix}{max(used, default=0) + 1}"

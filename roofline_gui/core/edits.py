@@ -1,0 +1,121 @@
+"""Edits: immutable values describing one change to a Document, with a pure inverse.
+
+``apply(edit, doc) -> (new_doc, inverse)``. Applying the inverse to ``new_doc`` gives back a
+document equal to ``doc``. Edits name objects by id, so an edit stays valid after other edits
+have moved things around. Every user action (editor field, drag step, import) is one of these,
+usually wrapped by the Qt undo stack in ``models/commands.py``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from roofline_gui.core.chip import Chip
+from roofline_gui.core.document import Document
+from roofline_gui.core.kernel import Kernel
+
+Item = Chip | Kernel
+
+
+@dataclass(frozen=True)
+class Insert:
+    collection: str  # "chips" or "kernels"
+    index: int
+    item: Item
+
+
+@dataclass(frozen=True)
+class Remove:
+    collection: str
+    item_id: str
+
+
+@dataclass(frozen=True)
+class Replace:
+    """Replace the item that has ``item.id`` by ``item`` (a field edit is a Replace)."""
+
+    collection: str
+    item: Item
+
+
+@dataclass(frozen=True)
+class Move:
+    collection: str
+    item_id: str
+    index: int
+
+
+@dataclass(frozen=True)
+class SetField:
+    """Set a document-level field (``baseline`` or ``title``)."""
+
+    name: str
+    value: Any
+
+
+@dataclass(frozen=True)
+class Batch:
+    """Several edits applied in order as one step."""
+
+    edits: tuple[Any, ...]
+
+
+Edit = Insert | Remove | Replace | Move | SetField | Batch
+
+
+def _with(doc: Document, collection: str, items: list[Item]) -> Document:
+    return replace(doc, **{collection: tuple(items)})
+
+
+def apply(edit: Edit, doc: Document) -> tuple[Document, Edit]:
+    """Apply ``edit`` to ``doc``; return the new document and the edit that undoes it."""
+    match edit:
+        case Insert(collection, index, item):
+            items = list(doc.items(collection))
+            if any(existing.id == item.id for existing in items):
+                raise KeyError(f"id {item.id!r} is already used")
+            index = max(0, min(index, len(items)))
+            items.insert(index, item)
+            return _with(doc, collection, items), Remove(collection, item.id)
+        case Remove(collection, item_id):
+            index = doc.index_of(collection, item_id)
+            items = list(doc.items(collection))
+            item = items.pop(index)
+            return _with(doc, collection, items), Insert(collection, index, item)
+        case Replace(collection, item):
+            index = doc.index_of(collection, item.id)
+            items = list(doc.items(collection))
+            old, items[index] = items[index], item
+            return _with(doc, collection, items), Replace(collection, old)
+        case Move(collection, item_id, index):
+            old_index = doc.index_of(collection, item_id)
+            items = list(doc.items(collection))
+            item = items.pop(old_index)
+            index = max(0, min(index, len(items)))
+            items.insert(index, item)
+            return _with(doc, collection, items), Move(collection, item_id, old_index)
+        case SetField(name, value):
+            if name not in ("baseline", "title"):
+                raise KeyError(f"unknown document field {name!r}")
+            old = getattr(doc, name)
+            return replace(doc, **{name: value}), SetField(name, old)
+        case Batch(edits):
+            inverses = []
+            for step in edits:
+                doc, inverse = apply(step, doc)
+                inverses.append(inverse)
+            return doc, Batch(tuple(reversed(inverses)))
+    raise TypeError(f"not an edit: {edit!r}")
+
+
+def touched_ids(edit: Edit) -> set[str]:
+    """Ids of the chips and kernels an edit changes (for partial redraws)."""
+    match edit:
+        case Insert(_, _, item) | Replace(_, item):
+            return {item.id}
+        case Remove(_, item_id) | Move(_, item_id, _):
+            return {item_id}
+        case Batch(edits):
+            return set().union(*(touched_ids(e) for e in edits)) if edits else set()
+    return set()

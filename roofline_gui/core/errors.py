@@ -1,0 +1,40 @@
+"""Typed errors of the core. Every message names the field or JSON path at fault."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class RooflineError(Exception):
+    """Base class: any error the app reports to the user as a message, not a traceback."""
+
+
+class UnitError(RooflineError, ValueError):
+    """A typed value could not be parsed or is out of range."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One validation problem: where (a JSON path such as ``kernels[2].params.m``) and what."""
+
+    path: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}" if self.path else self.message
+
+
+class ValidationError(RooflineError):
+    """A document, preset or import did not validate. Holds every problem found."""
+
+    def __init__(self, problems: list[Problem] | tuple[Problem, ...], source: str = "") -> None:
+        self.problems = tuple(problems)
+        self.source = source
+        head = f"{source}: " if source else ""
+        lines = "\n".join(f"  {p}" for p in self.problems)
+        noun = "problem" if len(self.problems) == 1 else "problems"
+        super().__init__(f"{head}{len(self.problems)} {noun}\n{lines}")
+
+
+class SessionVersionError(RooflineError):
+    """The session file was written by a newer version of the app."""

@@ -1,0 +1,219 @@
+"""Roofline evaluation over arrays of kernels × chips, with no Python loop per pair.
+
+For kernel k on chip c (Williams, Waterman & Patterson, CACM 2009, extended to a hierarchy):
+    T_compute = ops / peak(c, precision(k))
+    T_level   = reads(role) / bandwidth + writes(role) / write_bandwidth, for every memory level
+                of c whose role k has bytes for (write_bandwidth defaults to bandwidth)
+    time lower bound = max(T_compute, T_level...)    (perfect overlap)
+    time upper bound = T_compute + Σ T_level          (no overlap)
+    attainable       = ops / lower bound = min(peak, intensity × bandwidth for each level)
+    ridge point      = peak / bandwidth               (op/B, per level)
+A chip with no ceiling at the kernel's precision gives ``unsupported``: NaN numbers and
+bound code 2. Nothing falls back to another precision.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from roofline_gui.core.chip import Chip
+from roofline_gui.core.kernel import Kernel
+from roofline_gui.core.templates import Traffic
+from roofline_gui.core.units import MEMORY_ROLES, PRECISIONS
+
+ROLE_INDEX = {role: i for i, role in enumerate(MEMORY_ROLES)}
+PRECISION_INDEX = {p: i for i, p in enumerate(PRECISIONS)}
+
+BOUND_MEMORY, BOUND_COMPUTE, BOUND_UNSUPPORTED = 0, 1, 2
+BOUND_NAMES = ("memory", "compute", "unsupported")
+LIMITER_COMPUTE, LIMITER_UNSUPPORTED = -1, -2
+
+
+@dataclass(frozen=True)
+class KernelArrays:
+    """Kernels as arrays. ``bytes``/``writes`` are [K, roles], NaN where a role has no bytes."""
+
+    ops: np.ndarray
+    bytes: np.ndarray
+    writes: np.ndarray
+    precision: np.ndarray
+    sized: np.ndarray
+
+    @classmethod
+    def from_kernels(cls, kernels: Sequence[Kernel]) -> KernelArrays:
+        traffic = [k.traffic() for k in kernels]
+        return cls.from_traffic(
+            traffic, [k.precision for k in kernels], [k.has_size for k in kernels]
+        )
+
+    @classmethod
+    def from_traffic(
+        cls, traffic: Sequence[Traffic], precisions: Sequence[str], sized: Sequence[bool]
+    ) -> KernelArrays:
+        n = len(traffic)
+        nbytes = np.full((n, len(MEMORY_ROLES)), np.nan)
+        writes = np.zeros((n, len(MEMORY_ROLES)))
+        for i, t in enumerate(traffic):
+            for role, value in t.bytes.items():
+                nbytes[i, ROLE_INDEX[role]] = value
+            for role, value in t.writes.items():
+                writes[i, ROLE_INDEX[role]] = value
+        return cls(
+            ops=np.array([float(t.ops) for t in traffic], dtype=float).reshape(n),
+            bytes=nbytes,
+            writes=writes,
+            precision=np.array([PRECISION_INDEX[p] for p in precisions], dtype=np.intp).reshape(n),
+            sized=np.array(sized, dtype=bool).reshape(n),
+        )
+
+    def intensity(self) -> np.ndarray:
+        """[K, roles] ops per byte moved at each role; NaN where the kernel moves no bytes."""
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return self.ops[:, None] / self.bytes
+
+
+@dataclass(frozen=True)
+class ChipArrays:
+    """Chips as arrays; levels padded to the longest hierarchy (role -1, bandwidth NaN)."""
+
+    peak: np.ndarray  # [C, P] op/s, NaN where the precision is absent
+    peak_fraction: np.ndarray  # [C, P] achievable fraction, 1 where not stated
+    bandwidth: np.ndarray  # [C, L] B/s
+    write_bandwidth: np.ndarray  # [C, L] B/s (= bandwidth where not stated)
+    bandwidth_fraction: np.ndarray  # [C, L]
+    role: np.ndarray  # [C, L] role index, -1 for padding
+    dram_level: np.ndarray  # [C] index of the first dram level
+
+    @classmethod
+    def from_chips(cls, chips: Sequence[Chip]) -> ChipArrays:
+        n = len(chips)
+        depth = max((len(c.memory) for c in chips), default=1)
+        peak = np.full((n, len(PRECISIONS)), np.nan)
+        peak_fraction = np.ones((n, len(PRECISIONS)))
+        bw = np.full((n, depth), np.nan)
+        wbw = np.full((n, depth), np.nan)
+        frac = np.ones((n, depth))
+        role = np.full((n, depth), -1, dtype=np.intp)
+        dram = np.zeros(n, dtype=np.intp)
+        for i, chip in enumerate(chips):
+            for prec, value in chip.compute.items():
+                peak[i, PRECISION_INDEX[prec]] = value
+            for prec, value in chip.compute_achievable.items():
+                peak_fraction[i, PRECISION_INDEX[prec]] = value
+            for j, level in enumerate(chip.memory):
+                bw[i, j] = level.bandwidth
+                wbw[i, j] = level.write_bandwidth or level.bandwidth
+                frac[i, j] = level.achievable or 1.0
+                role[i, j] = ROLE_INDEX[level.role]
+            dram[i] = next((j for j, lv in enumerate(chip.memory) if lv.role == "dram"), 0)
+        return cls(peak, peak_fraction, bw, wbw, frac, role, dram)
+
+
+class Evaluation:
+    """Results of :func:`evaluate`, each [K, C] unless stated; NaN marks unsupported pairs.
+
+    The arrays needed to draw (attainable, bound, limiter) are computed eagerly; the others are
+    derived on first use, so a redraw never pays for columns it does not show.
+    """
+
+    def __init__(self, ka: KernelArrays, ca: ChipArrays, derated: bool,
+                 compute_time: np.ndarray, memory_time: np.ndarray, limiter: np.ndarray) -> None:
+        self.kernel_arrays, self.chip_arrays, self.derated = ka, ca, derated
+        self.compute_time = compute_time  # s; NaN where unsupported
+        self.memory_time = memory_time  # s; the slowest level's time, -inf where none applies
+        memory_wins = memory_time > compute_time  # a tie counts as compute-bound
+        #: level index of the limiting memory level, LIMITER_COMPUTE or LIMITER_UNSUPPORTED
+        self.limiter = np.where(memory_wins, limiter, np.int8(LIMITER_COMPUTE))
+        self.time_lower = np.maximum(compute_time, memory_time)  # NaN where unsupported
+        np.copyto(self.limiter, LIMITER_UNSUPPORTED, where=np.isnan(self.time_lower))
+        self.attainable = ka.ops[:, None] / self.time_lower
+
+    @cached_property
+    def peak(self) -> np.ndarray:
+        """Op/s at each kernel's precision (nominal, not derated); NaN where unsupported."""
+        return self.chip_arrays.peak.T[self.kernel_arrays.precision]
+
+    @cached_property
+    def bound(self) -> np.ndarray:
+        """BOUND_MEMORY, BOUND_COMPUTE or BOUND_UNSUPPORTED, from the limiter."""
+        out = np.full(self.limiter.shape, BOUND_MEMORY, dtype=np.int8)
+        out[self.limiter == LIMITER_COMPUTE] = BOUND_COMPUTE
+        out[self.limiter == LIMITER_UNSUPPORTED] = BOUND_UNSUPPORTED
+        return out
+
+    @cached_property
+    def time_upper(self) -> np.ndarray:
+        """Sum of the ceilings' times: no overlap of compute and memory traffic at all."""
+        total = self.compute_time.copy()
+        for _, t in _level_times(self.kernel_arrays, self.chip_arrays, self.derated):
+            total += np.nan_to_num(t)
+        return total
+
+    @cached_property
+    def time(self) -> np.ndarray:
+        """The lower time bound where the kernel has a size, else NaN."""
+        return np.where(self.kernel_arrays.sized[:, None], self.time_lower, np.nan)
+
+    @cached_property
+    def ridge_dram(self) -> np.ndarray:
+        """Ridge point (op/B) at each chip's dram level for each kernel's precision."""
+        ca = self.chip_arrays
+        dram_bw = ca.bandwidth[np.arange(len(ca.dram_level)), ca.dram_level]
+        return self.peak / dram_bw[None, :]
+
+    @cached_property
+    def percent_of_peak(self) -> np.ndarray:
+        return self.attainable / self.peak * 100.0
+
+    @cached_property
+    def intensity(self) -> np.ndarray:
+        """[K, roles] op/B."""
+        return self.kernel_arrays.intensity()
+
+
+def _level_times(ka: KernelArrays, ca: ChipArrays, derated: bool):
+    """Yield (level index, [K, C] seconds at that level), NaN where the level does not apply.
+
+    The loop runs over memory levels and roles (a handful), never over pairs: each level's time
+    for all pairs is two outer products, reads ⊗ 1/bandwidth + writes ⊗ 1/write_bandwidth.
+    """
+    scale = ca.bandwidth_fraction if derated else np.ones_like(ca.bandwidth)
+    reads = ka.bytes - ka.writes  # NaN where the kernel has no bytes at a role
+    for level in range(ca.role.shape[1]):
+        role = ca.role[:, level]
+        for r in np.unique(role[role >= 0]):
+            if not np.isfinite(reads[:, r]).any():
+                continue
+            chips = role == r
+            with np.errstate(divide="ignore"):
+                inv_read = np.where(chips, 1.0 / (ca.bandwidth[:, level] * scale[:, level]), np.nan)
+                inv_write = np.where(
+                    chips, 1.0 / (ca.write_bandwidth[:, level] * scale[:, level]), np.nan
+                )
+            t = np.multiply.outer(reads[:, r], inv_read)
+            if ka.writes[:, r].any():
+                t += np.multiply.outer(ka.writes[:, r], inv_write)
+            yield level, t
+
+
+def evaluate(ka: KernelArrays, ca: ChipArrays, *, derated: bool = False) -> Evaluation:
+    """Evaluate every kernel on every chip. ``derated`` applies the achievable fractions."""
+    inv_peak = 1.0 / ca.peak  # NaN stays NaN: unsupported
+    if derated:
+        inv_peak = inv_peak / ca.peak_fraction
+    compute_time = ka.ops[:, None] * inv_peak.T[ka.precision]
+    memory_time = np.full(compute_time.shape, -np.inf)
+    limiter = np.zeros(compute_time.shape, dtype=np.int8)
+    for level, t in _level_times(ka, ca, derated):
+        np.copyto(limiter, np.int8(level), where=t > memory_time)
+        np.fmax(memory_time, t, out=memory_time)
+    return Evaluation(ka, ca, derated, compute_time, memory_time, limiter)
+
+
+def attainable_curve(peak: float, bandwidth: float, intensity: np.ndarray) -> np.ndarray:
+    """The roof itself: min(peak, intensity × bandwidth), for drawing and for checks."""
+    return np.minimum(peak, np.asarray(intensity, dtype=float) * bandwidth)

@@ -1,0 +1,308 @@
+"""Kernel templates: ops and compulsory bytes derived from a kernel's parameters.
+
+Each template is a function ``f(p, b) -> Traffic`` where ``p`` maps parameter names to numbers
+(or numpy arrays of equal shape, so a parameter sweep is one call) and ``b`` is the bytes per
+stored value of the kernel's storage precision (fp32 4, bf16 2, int8 1, int4 0.5). Its docstring
+states the formula with units; the UI shows it, and ``steps`` fills the numbers in.
+
+Conventions: ops count every add and every multiply (one MAC = 2 ops); bytes are compulsory
+traffic at the ``dram`` level: each input read once and each output written once, as if caches
+were perfect. Real kernels move at least this much.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Traffic:
+    """Ops and bytes of one kernel call. ``bytes`` and ``writes`` map memory role -> bytes;
+    ``writes`` is the part of ``bytes`` that is written (for chips with a write bandwidth)."""
+
+    ops: float
+    bytes: dict[str, float]
+    writes: dict[str, float] = field(default_factory=dict)
+    steps: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    label: str
+    default: float
+    minimum: float = 1
+    maximum: float = 1e9
+    integer: bool = True
+
+
+@dataclass(frozen=True)
+class Template:
+    id: str
+    name: str
+    category: str
+    params: tuple[Param, ...]
+    main_param: str
+    function: Callable[[Mapping[str, float], float], Traffic]
+
+    @property
+    def formula(self) -> str:
+        """The formula text, from the template function's docstring."""
+        return inspect.cleandoc(self.function.__doc__ or "")
+
+    def defaults(self) -> dict[str, float]:
+        return {p.name: p.default for p in self.params}
+
+    def param(self, name: str) -> Param:
+        return next(p for p in self.params if p.name == name)
+
+    def traffic(self, params: Mapping[str, float], bytes_per_value: float) -> Traffic:
+        merged = {**self.defaults(), **params}
+        return self.function(merged, bytes_per_value)
+
+
+def _g(x: float) -> str:
+    """Numbers in formula steps: exact integers up to 1e6, else 4 significant digits."""
+    if np.ndim(x):  # a parameter sweep: the steps are not shown, only the numbers are used
+        return "…"
+    x = float(x)
+    return f"{x:,.0f}" if x.is_integer() and abs(x) < 1e6 else f"{x:.4g}"
+
+
+def _t(ops, dram, writes, *steps: str) -> Traffic:
+    return Traffic(ops, {"dram": dram}, {"dram": writes}, tuple(steps))
+
+
+def elementwise(p, b):
+    """out[i] = a[i] + b[i] over n elements, f ops fused per element (f = 1: a plain add).
+    ops   = f·n                    (1 add per element; fusing a chain of f ops raises it)
+    bytes = 3·n·b                  (read a, read b, write out; b = bytes per value)
+    intensity = f / (3·b) op/B     (a plain add: int8 1/3 op/B, fp32 1/12 op/B)"""
+    n, f = p["n"], p["fused_ops"]
+    return _t(f * n, 3 * n * b, n * b,
+              f"ops = f·n = {_g(f)}·{_g(n)} = {_g(f * n)}",
+              f"bytes = 3·n·b = 3·{_g(n)}·{_g(b)} = {_g(3 * n * b)} B")
+
+
+def triad(p, b):
+    """STREAM triad a[i] = b[i] + s·c[i] over n elements.
+    ops   = 2·n                    (1 multiply + 1 add per element)
+    bytes = 3·n·b                  (read b and c, write a; STREAM's count. A cache with
+                                    write-allocate also reads a first: 4·n·b on the bus)"""
+    n = p["n"]
+    return _t(2 * n, 3 * n * b, n * b,
+              f"ops = 2·n = 2·{_g(n)} = {_g(2 * n)}",
+              f"bytes = 3·n·b = 3·{_g(n)}·{_g(b)} = {_g(3 * n * b)} B")
+
+
+def dot(p, b):
+    """Dot product / reduction s = Σ x[i]·y[i] over n elements.
+    ops   = 2·n                    (1 multiply + 1 add per element)
+    bytes = 2·n·b + b              (read x and y, write the scalar s)"""
+    n = p["n"]
+    return _t(2 * n, 2 * n * b + b, b + 0 * n,
+              f"ops = 2·n = {_g(2 * n)}",
+              f"bytes = 2·n·b + b = {_g(2 * n * b + b)} B")
+
+
+def gemm(p, b):
+    """Matrix multiply C[m×n] = A[m×k] · B[k×n].
+    ops   = 2·m·n·k                (one MAC = 2 ops per m·n·k)
+    bytes = (m·k + k·n + m·n)·b    (read A and B once, write C once)
+    intensity → (2·m·n·k) / ((m·k + k·n + m·n)·b); for m = n = k: 2n / (3b)"""
+    m, n, k = p["m"], p["n"], p["k"]
+    ops = 2 * m * n * k
+    reads = (m * k + k * n) * b
+    writes = m * n * b
+    return _t(ops, reads + writes, writes,
+              f"ops = 2·m·n·k = 2·{_g(m)}·{_g(n)}·{_g(k)} = {_g(ops)}",
+              f"bytes = (m·k + k·n + m·n)·b = ({_g(m * k)} + {_g(k * n)} + {_g(m * n)})·{_g(b)}"
+              f" = {_g(reads + writes)} B")
+
+
+def mlp(p, b):
+    """Dense (fully connected / MLP) layer y[B×d_out] = x[B×d_in] · W[d_in×d_out].
+    ops   = 2·B·d_in·d_out               (B = batch size)
+    bytes = (d_in·d_out + B·d_in + B·d_out)·b
+            (weights read once and reused by every row of the batch; activations in and out)
+    intensity ≈ 2·B / b for B ≪ d: doubling the batch doubles the intensity"""
+    bs, di, do = p["batch"], p["d_in"], p["d_out"]
+    ops = 2 * bs * di * do
+    weights = di * do * b
+    acts = bs * (di + do) * b
+    return _t(ops, weights + acts, bs * do * b,
+              f"ops = 2·B·d_in·d_out = 2·{_g(bs)}·{_g(di)}·{_g(do)} = {_g(ops)}",
+              f"weights = d_in·d_out·b = {_g(weights)} B (read once for the whole batch)",
+              f"activations = B·(d_in + d_out)·b = {_g(acts)} B",
+              f"bytes = {_g(weights + acts)} B")
+
+
+def conv2d(p, b):
+    """2-D convolution, 'same' padding: batch B, C_in → C_out channels, H×W image,
+    K×K filter, stride s; output Ho = ⌈H/s⌉, Wo = ⌈W/s⌉.
+    ops   = 2·B·C_out·Ho·Wo·C_in·K·K
+    bytes = (B·C_in·H·W + C_in·C_out·K·K + B·C_out·Ho·Wo)·b
+            (input image, weights and output each moved once; the weights slide over every
+             pixel and every image of the batch, which is the reuse that makes CNNs compute-bound)"""
+    bs, ci, co = p["batch"], p["c_in"], p["c_out"]
+    h, w, k, s = p["height"], p["width"], p["kernel"], p["stride"]
+    ho, wo = np.ceil(h / s), np.ceil(w / s)
+    ops = 2 * bs * co * ho * wo * ci * k * k
+    inp, wts, out = bs * ci * h * w * b, ci * co * k * k * b, bs * co * ho * wo * b
+    return _t(ops, inp + wts + out, out,
+              f"output = {_g(ho)}×{_g(wo)}",
+              f"ops = 2·B·C_out·Ho·Wo·C_in·K² = {_g(ops)}",
+              f"bytes = input {_g(inp)} + weights {_g(wts)} + output {_g(out)} = "
+              f"{_g(inp + wts + out)} B")
+
+
+def lstm(p, b):
+    """One LSTM time step, batch B, input size x, hidden size h (4 gates).
+    ops   = 2·B·4h·(x + h)             (the gate matrix multiplies; pointwise work, about
+                                        10·B·h, is left out as it is ≪ 1%)
+    bytes = (4h·(x + h) + B·(x + 2h) + 2·B·h)·b
+            (weights once per step, reused across the batch; read input, h and c; write h and c)
+    intensity ≈ 2·B / b: at batch 1 every weight byte serves 2 ops, so it is memory-bound"""
+    bs, x, h = p["batch"], p["input"], p["hidden"]
+    ops = 2 * bs * 4 * h * (x + h)
+    weights = 4 * h * (x + h) * b
+    acts = bs * (x + 2 * h) * b + 2 * bs * h * b
+    return _t(ops, weights + acts, 2 * bs * h * b,
+              f"ops = 2·B·4h·(x+h) = 2·{_g(bs)}·4·{_g(h)}·({_g(x)}+{_g(h)}) = {_g(ops)}",
+              f"weights = 4h·(x+h)·b = {_g(weights)} B",
+              f"activations = {_g(acts)} B",
+              f"bytes = {_g(weights + acts)} B")
+
+
+def attention_prefill(p, b):
+    """Self-attention over a prompt (prefill), fused (FlashAttention-style: the S×S score
+    matrix stays on chip). Batch B, sequence S, H heads of dimension D.
+    ops   = 4·B·H·S²·D                 (Q·Kᵀ and P·V, 2·S²·D each per head)
+    bytes = 4·B·H·S·D·b                (read Q, K, V; write O)
+    intensity = S / b: longer prompts are more compute-bound"""
+    bs, s, h, d = p["batch"], p["seq"], p["heads"], p["head_dim"]
+    ops = 4 * bs * h * s * s * d
+    io = 4 * bs * h * s * d * b
+    return _t(ops, io, io / 4,
+              f"ops = 4·B·H·S²·D = 4·{_g(bs)}·{_g(h)}·{_g(s)}²·{_g(d)} = {_g(ops)}",
+              f"bytes = 4·B·H·S·D·b = {_g(io)} B")
+
+
+def attention_decode(p, b):
+    """Attention for one new token per sequence (decode) against a KV cache of L tokens.
+    Batch B, KV heads Hkv, G query heads per KV head (grouped-query attention), head dim D.
+    ops   = 4·B·Hkv·G·L·D              (q·Kᵀ and p·V for each query head)
+    bytes = 2·B·Hkv·L·D·b + 2·B·Hkv·G·D·b
+            (read the K and V caches; read q, write o)
+    intensity ≈ 2·G / b: each sequence has its own cache, so batching does not help;
+    sharing a KV head among G query heads does"""
+    bs, ctx, hkv, g, d = p["batch"], p["context"], p["kv_heads"], p["group"], p["head_dim"]
+    ops = 4 * bs * hkv * g * ctx * d
+    kv = 2 * bs * hkv * ctx * d * b
+    qo = 2 * bs * hkv * g * d * b
+    return _t(ops, kv + qo, qo / 2,
+              f"ops = 4·B·Hkv·G·L·D = {_g(ops)}",
+              f"KV cache = 2·B·Hkv·L·D·b = {_g(kv)} B",
+              f"bytes = {_g(kv + qo)} B")
+
+
+def spmv(p, b):
+    """Sparse matrix × vector, CSR, square n×n with nnz non-zeros, index width i bytes.
+    ops   = 2·nnz                            (1 multiply + 1 add per non-zero)
+    bytes = nnz·(b + i) + (n + 1)·i + 2·n·b  (values and column indices, row pointers,
+                                              x read once (ideal cache), y written)
+    intensity ≈ 2 / (b + i): fp64 with 4-byte indices gives 1/6 op/B"""
+    n, nnz, i = p["rows"], p["nnz"], p["index_bytes"]
+    ops = 2 * nnz
+    mat = nnz * (b + i) + (n + 1) * i
+    vec = 2 * n * b
+    return _t(ops, mat + vec, n * b,
+              f"ops = 2·nnz = {_g(ops)}",
+              f"matrix = nnz·(b+i) + (n+1)·i = {_g(mat)} B",
+              f"vectors = 2·n·b = {_g(vec)} B",
+              f"bytes = {_g(mat + vec)} B")
+
+
+def stencil7(p, b):
+    """7-point 3-D stencil on an nx×ny×nz grid, T time steps fused per sweep (temporal blocking).
+    ops   = 8·N·T                  (N = nx·ny·nz; 7 multiply-adds ≈ 8 ops per point per step)
+    bytes = 2·N·b                  (read the grid once, write it once per fused sweep;
+                                    write-allocate caches add N·b more)
+    intensity = 4·T / b: fusing steps is how a stencil climbs the roof"""
+    n = p["nx"] * p["ny"] * p["nz"]
+    t = p["steps"]
+    return _t(8 * n * t, 2 * n * b, n * b,
+              f"N = {_g(n)} points",
+              f"ops = 8·N·T = {_g(8 * n * t)}",
+              f"bytes = 2·N·b = {_g(2 * n * b)} B")
+
+
+def fft3d(p, b):
+    """Complex 3-D FFT of an n×n×n grid, N = n³ points (b = bytes per real component).
+    ops   = 5·N·log2(N)            (the standard radix-2 count)
+    bytes = 2·N·2b                 (read and write N complex values once; an out-of-cache
+                                    FFT makes several passes and moves more)
+    intensity = 5·log2(N) / (4b)"""
+    n = p["n"] ** 3
+    ops = 5 * n * np.log2(n)
+    io = 4 * n * b
+    return _t(ops, io, io / 2,
+              f"N = n³ = {_g(n)}",
+              f"ops = 5·N·log2 N = {_g(ops)}",
+              f"bytes = 4·N·b = {_g(io)} B")
+
+
+def _p(name, label, default, minimum=1, maximum=1e9):
+    return Param(name, label, default, minimum, maximum)
+
+
+TEMPLATES: dict[str, Template] = {
+    t.id: t
+    for t in (
+        Template("elementwise", "Elementwise out = a + b", "streaming",
+                 (_p("n", "elements n", 1e8), _p("fused_ops", "fused ops per element f", 1, 1, 1e6)),
+                 "fused_ops", elementwise),
+        Template("triad", "STREAM triad", "streaming",
+                 (_p("n", "elements n", 1e8),), "n", triad),
+        Template("dot", "Dot product / reduction", "streaming",
+                 (_p("n", "elements n", 1e8),), "n", dot),
+        Template("gemm", "GEMM (m, n, k)", "dense linear algebra",
+                 (_p("m", "rows m", 4096), _p("n", "columns n", 4096), _p("k", "inner k", 4096)),
+                 "m", gemm),
+        Template("mlp", "Dense / MLP layer", "neural network",
+                 (_p("batch", "batch B", 1, 1, 1e6), _p("d_in", "inputs d_in", 4096),
+                  _p("d_out", "outputs d_out", 4096)), "batch", mlp),
+        Template("conv2d", "Conv2D layer", "neural network",
+                 (_p("batch", "batch B", 1, 1, 1e6), _p("c_in", "input channels", 256),
+                  _p("c_out", "output channels", 256), _p("height", "height H", 56),
+                  _p("width", "width W", 56), _p("kernel", "filter K", 3, 1, 31),
+                  _p("stride", "stride s", 1, 1, 16)), "batch", conv2d),
+        Template("lstm", "LSTM step", "neural network",
+                 (_p("batch", "batch B", 1, 1, 1e6), _p("input", "input size x", 1024),
+                  _p("hidden", "hidden size h", 1024)), "batch", lstm),
+        Template("attention_prefill", "Attention, prefill", "transformer",
+                 (_p("batch", "batch B", 1), _p("seq", "sequence S", 2048),
+                  _p("heads", "heads H", 32), _p("head_dim", "head dim D", 128)),
+                 "seq", attention_prefill),
+        Template("attention_decode", "Attention, decode (KV cache)", "transformer",
+                 (_p("batch", "batch B", 16), _p("context", "KV cache length L", 4096),
+                  _p("kv_heads", "KV heads Hkv", 8), _p("group", "query heads per KV head G", 4),
+                  _p("head_dim", "head dim D", 128)), "group", attention_decode),
+        Template("spmv", "SpMV (CSR)", "sparse",
+                 (_p("rows", "rows n", 1e6), _p("nnz", "non-zeros", 2.7e7),
+                  _p("index_bytes", "index width i (B)", 4, 1, 8)), "nnz", spmv),
+        Template("stencil7", "7-point stencil", "structured grid",
+                 (_p("nx", "nx", 512), _p("ny", "ny", 512), _p("nz", "nz", 512),
+                  _p("steps", "fused steps T", 1, 1, 1000)), "steps", stencil7),
+        Template("fft3d", "3-D FFT", "spectral",
+                 (_p("n", "edge n", 256, 2, 1e4),), "n", fft3d),
+    )
+}
+
+
+def get_template(template_id: str) -> Template:
+    return TEMPLATES[template_id]

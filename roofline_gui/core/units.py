@@ -1,0 +1,167 @@
+"""Units: parsing what people type and formatting numbers with SI prefixes.
+
+Invariants:
+- Decimal prefixes as vendors quote them: k = 1e3, M = 1e6, G = 1e9, T = 1e12, P = 1e15.
+  Binary prefixes (Ki, Mi, Gi, Ti) are accepted and converted exactly (Gi = 2**30).
+- Compute is in op/s (one multiply-accumulate, MAC, counts as 2 ops); bandwidth in B/s.
+- Parsed values are finite and positive unless a caller explicitly allows zero.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from roofline_gui.core.errors import UnitError
+
+OPS_PER_MAC = 2
+
+PRECISIONS: tuple[str, ...] = ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4")
+
+#: Bytes one stored value occupies. tf32 is stored as a 4-byte fp32 word.
+BYTES_PER_VALUE: dict[str, float] = {
+    "fp64": 8.0,
+    "fp32": 4.0,
+    "tf32": 4.0,
+    "bf16": 2.0,
+    "fp16": 2.0,
+    "fp8": 1.0,
+    "int8": 1.0,
+    "int4": 0.5,
+}
+
+MEMORY_ROLES: tuple[str, ...] = ("dram", "cache", "host", "link")
+
+ROLE_LABELS: dict[str, str] = {
+    "dram": "main memory (DRAM/HBM)",
+    "cache": "on-chip cache / SRAM",
+    "host": "host link (PCIe)",
+    "link": "chip-to-chip link",
+}
+
+_PREFIXES: dict[str, float] = {
+    "": 1.0,
+    "k": 1e3,
+    "K": 1e3,
+    "M": 1e6,
+    "G": 1e9,
+    "T": 1e12,
+    "P": 1e15,
+    "E": 1e18,
+    "Ki": 2.0**10,
+    "Mi": 2.0**20,
+    "Gi": 2.0**30,
+    "Ti": 2.0**40,
+    "Pi": 2.0**50,
+}
+
+#: Unit spellings per quantity kind, lower-cased, after the prefix is removed.
+_UNITS: dict[str, tuple[str, ...]] = {
+    "bandwidth": ("b/s", "bps", "byte/s", "bytes/s"),
+    "compute": ("flop/s", "flops", "op/s", "ops", "ops/s", "flop", "op", "iops"),
+    "bytes": ("b", "byte", "bytes"),
+    "intensity": ("flop/b", "op/b", "flop/byte", "ops/byte", "op/byte", "flops/byte"),
+    "count": (),
+}
+
+_EXAMPLES: dict[str, str] = {
+    "bandwidth": "1.5 TB/s, 900G or 2e12",
+    "compute": "19.5 TFLOPS, 312T or 2e12",
+    "bytes": "40 GB, 32 GiB or 4e10",
+    "intensity": "0.25, 100 flop/B",
+    "count": "4096, 4k or 1e6",
+}
+
+_NUMBER = re.compile(
+    r"^\s*(?P<num>[-+]?(?:(?:\d{1,3}(?:[,_]\d{3})+|\d+)(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)\s*"
+    r"(?P<rest>.*?)\s*$"
+)
+
+
+def _split_prefix(rest: str, kind: str) -> tuple[float, str] | None:
+    """Split "TB/s" into (1e12, "b/s"); None when it does not fit the kind."""
+    units = _UNITS[kind]
+    candidates = sorted(_PREFIXES, key=len, reverse=True)
+    # "TOPS" and "TFLOPS": the prefix letter is glued to the unit.
+    for prefix in candidates:
+        if not rest.startswith(prefix):
+            continue
+        unit = rest[len(prefix):].strip().lower()
+        if unit == "" or unit in units:
+            return _PREFIXES[prefix], unit
+    return None
+
+
+def parse_quantity(text: str, kind: str = "count", *, allow_zero: bool = False) -> float:
+    """Parse a number a person typed, with an optional SI prefix and unit.
+
+    ``kind`` is one of ``bandwidth`` (B/s), ``compute`` (op/s), ``bytes``, ``intensity``
+    (op/B) or ``count``. Raises :class:`UnitError` with a message that says what was wrong
+    and gives an example of what is accepted.
+    """
+    if kind not in _UNITS:
+        raise ValueError(f"unknown quantity kind {kind!r}")
+    raw = str(text).strip()
+    if not raw:
+        raise UnitError(f"empty; expected a number such as {_EXAMPLES[kind]}")
+    match = _NUMBER.match(raw)
+    if match is None:
+        raise UnitError(f"{raw!r} is not a number; expected e.g. {_EXAMPLES[kind]}")
+    number = float(match["num"].replace(",", "").replace("_", ""))
+    split = _split_prefix(match["rest"], kind)
+    if split is None:
+        raise UnitError(
+            f"{match['rest']!r} is not a unit for a {kind}; expected e.g. {_EXAMPLES[kind]}"
+        )
+    value = number * split[0]
+    check_positive(value, allow_zero=allow_zero)
+    return value
+
+
+def check_positive(value: float, *, allow_zero: bool = False) -> float:
+    """Return ``value`` if it is a finite positive number, else raise UnitError."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise UnitError(f"{value!r} is not a number")
+    if not math.isfinite(value):
+        raise UnitError("must be a finite number")
+    if value < 0 or (value == 0 and not allow_zero):
+        raise UnitError("must be greater than zero" if not allow_zero else "must not be negative")
+    return float(value)
+
+
+_FORMAT_PREFIXES = (
+    (1e18, "E"),
+    (1e15, "P"),
+    (1e12, "T"),
+    (1e9, "G"),
+    (1e6, "M"),
+    (1e3, "k"),
+    (1.0, ""),
+)
+
+
+def format_si(value: float | None, unit: str = "", digits: int = 4) -> str:
+    """Format ``value`` with an SI prefix and ``digits`` significant digits: 518.3 Gop/s.
+
+    Values below 1 keep no prefix (0.25 op/B reads better than 250 mop/B). NaN and None
+    format as an em dash.
+    """
+    if value is None or not math.isfinite(value):
+        return "—"
+    sep = " " if unit else ""
+    magnitude = abs(value)
+    for scale, prefix in _FORMAT_PREFIXES:
+        if magnitude >= scale:
+            text = f"{value / scale:.{digits}g}"
+            # Rounding can reach the next prefix (999.99e9 -> "1000" G): use that prefix.
+            if abs(float(text)) >= 1000 and scale < _FORMAT_PREFIXES[0][0]:
+                return format_si(math.copysign(scale * 1000, value), unit, digits)
+            return f"{text}{sep}{prefix}{unit}"
+    return f"{value:.{digits}g}{sep}{unit}"
+
+
+def format_plain(value: float | None) -> str:
+    """Plain, round-trippable decimal text for CSV cells; empty for missing values."""
+    if value is None or not math.isfinite(value):
+        return ""
+    return repr(float(value)) if value != int(value) or abs(value) >= 1e16 else str(int(value))

@@ -1,0 +1,32 @@
+"""CSV export of a comparison: one row per (chip, kernel), the columns in CSV_COLUMNS.
+
+The same function serves the headless ``--export-csv`` path and the app's File → Export CSV.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+
+from roofline_gui.core.comparison import CSV_COLUMNS, Comparison, compare
+from roofline_gui.core.document import Document
+from roofline_gui.io.files import write_atomic
+
+
+def comparison_csv(comparison: Comparison) -> str:
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=CSV_COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(comparison.rows())
+    return buffer.getvalue()
+
+
+def export_csv(doc: Document, path: str | os.PathLike, *, derated: bool = False) -> int:
+    """Write the document's comparison (all chips, shown or hidden) to ``path`` atomically.
+
+    Returns the number of data rows written.
+    """
+    comparison = compare(doc.kernels, doc.chips, derated=derated)
+    write_atomic(path, comparison_csv(comparison).encode("utf-8"))
+    return len(doc.kernels) * len(doc.chips)

@@ -1,0 +1,107 @@
+"""Reading JSON and writing files safely. Data only: no pickle, no eval, no code from files.
+
+Every failure is a RooflineError whose message names the file and what is wrong, so callers
+show it and keep the open document as it was.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from roofline_gui.core.errors import Problem, RooflineError, ValidationError
+
+#: Larger files are refused before parsing: a session of 10,000 kernels is about 3 MB.
+MAX_FILE_BYTES = 64 * 1024 * 1024
+
+
+def resources_dir() -> Path:
+    """The ``resources/`` folder, found the same way in a checkout and in a bundle."""
+    override = os.environ.get("ROOFLINE_RESOURCES")
+    if override:
+        return Path(override)
+    bundle = getattr(sys, "_MEIPASS", None)
+    if bundle:
+        return Path(bundle) / "resources"
+    return Path(__file__).resolve().parents[2] / "resources"
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not allowed (numbers must be finite)")
+
+
+def read_json(path: str | os.PathLike) -> Any:
+    """Parse a JSON file; raise ValidationError naming the line and column of a syntax error."""
+    p = Path(path)
+    try:
+        if p.is_dir():
+            raise RooflineError(f"{p}: is a folder, not a file")
+        size = p.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise RooflineError(f"{p}: {size / 1e6:.0f} MB is larger than the 64 MB limit")
+        raw = p.read_bytes()
+    except OSError as exc:
+        raise RooflineError(f"{p}: cannot read ({exc.strerror or exc})") from None
+    return parse_json_bytes(raw, str(p))
+
+
+def parse_json_bytes(raw: bytes, source: str) -> Any:
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ValidationError(
+            [Problem("", f"not UTF-8 text (byte {exc.start} is 0x{raw[exc.start]:02x})")], source
+        ) from None
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:
+        problem = Problem(f"line {exc.lineno}, column {exc.colno}", f"not valid JSON: {exc.msg}")
+        raise ValidationError([problem], source) from None
+    except ValueError as exc:
+        raise ValidationError([Problem("", str(exc))], source) from None
+    except RecursionError:
+        raise ValidationError([Problem("", "nested too deeply to be a session")], source) from None
+
+
+def write_atomic(path: str | os.PathLike, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically: temp file in the same folder, fsync, replace.
+
+    On any failure the old file is left untouched and the temp file is removed.
+    """
+    target = Path(path)
+    folder = target.parent if str(target.parent) else Path(".")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        raise RooflineError(f"{target}: cannot write in {folder} ({exc.strerror or exc})") from None
+    try:
+        os.chmod(tmp, _mode_for(target))
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, target)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise RooflineError(f"{target}: cannot write ({exc.strerror or exc})") from None
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _mode_for(target: Path) -> int:
+    """Keep an existing file's permissions; a new file gets the usual 0666 minus the umask."""
+    try:
+        return target.stat().st_mode & 0o7777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
+def dumps(data: Any) -> bytes:
+    return (json.dumps(data, indent=1, ensure_ascii=False, allow_nan=False) + "\n").encode()

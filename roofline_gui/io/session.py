@@ -1,0 +1,160 @@
+"""Session files: ``{"format": "roofline-session", "version": N, ...}`` (docs/session-format.md).
+
+Loading runs stepwise ``dict -> dict`` migrations up to the current version, then validates the
+whole file, collecting every problem with its JSON path. A bad file raises and never yields a
+half-loaded document; a newer file raises SessionVersionError. Saving is atomic.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from roofline_gui.core.chip import Chip
+from roofline_gui.core.document import Document
+from roofline_gui.core.errors import Problem, SessionVersionError, ValidationError
+from roofline_gui.io.files import dumps, parse_json_bytes, read_json, write_atomic
+from roofline_gui.io.presets import Presets, default_presets
+from roofline_gui.io.serialize import chip_to_dict, kernel_to_dict
+from roofline_gui.io.validate import Checker, read_chip, read_kernel
+
+FORMAT = "roofline-session"
+VERSION = 2
+MAX_ITEMS = 100_000
+
+
+def _v1_to_v2(data: dict) -> dict:
+    """Version 2 gives every chip and kernel a stable id and adds ``baseline``.
+
+    Version 1 files (the minimal hand-written form) carry no ids; they get c1, c2... and
+    k1, k2... in file order. Entries that are not objects are left for validation to report.
+    """
+    out = copy.deepcopy(data)
+    for key, prefix in (("chips", "c"), ("kernels", "k")):
+        items = out.get(key)
+        if isinstance(items, list):
+            for i, item in enumerate(items):
+                if isinstance(item, dict) and "id" not in item:
+                    item["id"] = f"{prefix}{i + 1}"
+    out.setdefault("baseline", None)
+    out["version"] = 2
+    return out
+
+
+MIGRATIONS: dict[int, Callable[[dict], dict]] = {1: _v1_to_v2}
+
+
+def migrate(data: dict) -> dict:
+    """Bring a session dict to the current version, one step at a time."""
+    version = data.get("version")
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+        raise ValidationError([Problem("version", f"must be a whole number ≥ 1, not {version!r}")])
+    if version > VERSION:
+        raise SessionVersionError(
+            f"this session is format version {version}, written by a newer Roofline Explorer; "
+            f"this version reads up to {VERSION}. Please update the app."
+        )
+    while data["version"] < VERSION:
+        data = MIGRATIONS[data["version"]](data)
+    return data
+
+
+def parse_session(data: Any, presets: Presets | None = None, source: str = "") -> Document:
+    """Validate a parsed JSON value and build the Document, or raise with every problem."""
+    presets = presets or default_presets()
+    ck = Checker()
+    root = ck.obj(data, "(file)")
+    if root is None:
+        raise ValidationError(ck.problems, source)
+    if root.get("format") != FORMAT:
+        ck.fail("format", f"must be {FORMAT!r}; this is not a Roofline Explorer session")
+        raise ValidationError(ck.problems, source)
+    try:
+        root = migrate(root)
+    except ValidationError as exc:
+        raise ValidationError(exc.problems, source) from None
+    chips = _read_items(ck, root, "chips", presets.chips, read_chip)
+    kernels = _read_items(ck, root, "kernels", presets.kernels, read_kernel)
+    title = ck.text(root, "title", "")
+    baseline = root.get("baseline")
+    if baseline is not None and baseline not in {c.id for c in chips}:
+        ck.fail("baseline", f"names no chip in this session ({baseline!r})")
+    if ck.problems:
+        raise ValidationError(ck.problems, source)
+    return Document(chips=tuple(chips), kernels=tuple(kernels), baseline=baseline, title=title)
+
+
+def _read_items(ck: Checker, root: dict, key: str, library: dict, reader) -> list:
+    raw = ck.array(root.get(key, []), key)
+    if raw is None:
+        return []
+    if len(raw) > MAX_ITEMS:
+        ck.fail(key, f"{len(raw)} entries is more than the {MAX_ITEMS} a session may hold")
+        return []
+    items, seen = [], set()
+    for i, entry in enumerate(raw):
+        path = f"{key}[{i}]"
+        d = ck.obj(entry, path)
+        if d is None:
+            continue
+        item_id = d.get("id")
+        if not isinstance(item_id, str) or not item_id:
+            ck.fail(f"{path}.id", "is required (a non-empty text)")
+            continue
+        if item_id in seen:
+            ck.fail(f"{path}.id", f"duplicate id {item_id!r}")
+            continue
+        seen.add(item_id)
+        item = _resolve(ck, d, path, item_id, library, reader)
+        if item is not None:
+            items.append(item)
+    return items
+
+
+def _resolve(ck: Checker, d: dict, path: str, item_id: str, library: dict, reader):
+    """A full entry, or a reference ``{"preset": id}`` (with optional color/visible)."""
+    if "name" in d or "preset" not in d:
+        return reader(ck, d, path, item_id)
+    preset_id = d["preset"]
+    if not isinstance(preset_id, str) or preset_id not in library:
+        ck.fail(f"{path}.preset", f"unknown preset {preset_id!r} (python app.py --list-presets lists them)")
+        return None
+    base = replace(library[preset_id], id=item_id)
+    overrides = {k: d[k] for k in ("color", "visible") if k in d}
+    if not overrides:
+        return base
+    # Overrides go through the same reader as a full entry, so they are validated alike.
+    to_dict = chip_to_dict if isinstance(base, Chip) else kernel_to_dict
+    return reader(ck, {**to_dict(base), **overrides}, path, item_id)
+
+
+def load_session(path: str | os.PathLike, presets: Presets | None = None) -> Document:
+    return parse_session(read_json(path), presets, str(path))
+
+
+def loads_session(raw: bytes, presets: Presets | None = None, source: str = "") -> Document:
+    return parse_session(parse_json_bytes(raw, source), presets, source)
+
+
+def session_to_dict(doc: Document) -> dict:
+    """The current-version dict of a document. Chips and kernels are written in full (with
+    their preset id as origin), so a saved session does not change when presets do."""
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "title": doc.title,
+        "baseline": doc.baseline,
+        "chips": [chip_to_dict(c) for c in doc.chips],
+        "kernels": [kernel_to_dict(k) for k in doc.kernels],
+    }
+
+
+def dump_session(doc: Document) -> bytes:
+    return dumps(session_to_dict(doc))
+
+
+def save_session(doc: Document, path: str | os.PathLike) -> None:
+    write_atomic(path, dump_session(doc))

@@ -1,0 +1,265 @@
+"""Turning untrusted JSON values into core objects, collecting every problem with its path.
+
+The ``Checker`` never raises while reading: each getter records a :class:`Problem` and returns
+None, so one pass reports every mistake in a file. Callers raise one ValidationError at the end
+if ``checker.problems`` is not empty; nothing is half-built.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+from roofline_gui.core.chip import Chip, MemoryLevel
+from roofline_gui.core.errors import Problem
+from roofline_gui.core.kernel import Kernel
+from roofline_gui.core.templates import TEMPLATES
+from roofline_gui.core.units import MEMORY_ROLES, PRECISIONS
+
+#: Sanity limits: anything beyond is a typo, not a chip (1e20 op/s is 100 EFLOP/s per chip).
+MAX_COMPUTE = 1e20
+MAX_BANDWIDTH = 1e18
+MAX_SIZE = 1e27
+MAX_TEXT = 10_000
+_COLOR = re.compile(r"^#[0-9a-fA-F]{6}$")
+
+
+class Checker:
+    def __init__(self) -> None:
+        self.problems: list[Problem] = []
+
+    def fail(self, path: str, message: str) -> None:
+        self.problems.append(Problem(path, message))
+
+    def obj(self, value: Any, path: str) -> dict | None:
+        if not isinstance(value, dict):
+            self.fail(path, f"must be an object, not {_kind(value)}")
+            return None
+        return value
+
+    def array(self, value: Any, path: str) -> list | None:
+        if not isinstance(value, list):
+            self.fail(path, f"must be a list, not {_kind(value)}")
+            return None
+        return value
+
+    def text(self, d: dict, key: str, path: str, *, required: bool = False, default: str = ""):
+        if key not in d:
+            if required:
+                self.fail(f"{path}.{key}", "is required")
+                return None
+            return default
+        value = d[key]
+        if not isinstance(value, str):
+            self.fail(f"{path}.{key}", f"must be text, not {_kind(value)}")
+            return None
+        if len(value) > MAX_TEXT:
+            self.fail(f"{path}.{key}", f"is longer than {MAX_TEXT} characters")
+            return None
+        if required and not value.strip():
+            self.fail(f"{path}.{key}", "must not be empty")
+            return None
+        return value
+
+    def number(
+        self,
+        value: Any,
+        path: str,
+        *,
+        maximum: float = MAX_SIZE,
+        minimum: float = 0.0,
+        inclusive_min: bool = False,
+        integer: bool = False,
+    ) -> float | None:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            self.fail(path, f"must be a number, not {_kind(value)}")
+            return None
+        if not math.isfinite(value):
+            self.fail(path, "must be a finite number")
+            return None
+        if integer and value != int(value):
+            self.fail(path, f"must be a positive integer, not {value!r}")
+            return None
+        if value < minimum or (value == minimum and not inclusive_min):
+            what = f"at least {minimum:g}" if inclusive_min else f"greater than {minimum:g}"
+            if integer and minimum <= 1:
+                what = "a positive integer"
+            self.fail(path, f"must be {what}, not {value!r}")
+            return None
+        if value > maximum:
+            self.fail(path, f"{value:g} is beyond the plausible maximum {maximum:g}")
+            return None
+        return float(value)
+
+    def optional_number(self, d: dict, key: str, path: str, **kw) -> float | None:
+        return None if d.get(key) is None else self.number(d[key], f"{path}.{key}", **kw)
+
+    def precision(self, d: dict, key: str, path: str, *, required: bool = True) -> str | None:
+        if key not in d or d[key] is None:
+            if required:
+                self.fail(f"{path}.{key}", f"is required (one of {', '.join(PRECISIONS)})")
+            return None
+        if d[key] not in PRECISIONS:
+            self.fail(f"{path}.{key}", f"unknown precision {d[key]!r}; use one of {', '.join(PRECISIONS)}")
+            return None
+        return d[key]
+
+    def fraction(self, value: Any, path: str) -> float | None:
+        return self.number(value, path, maximum=1.0)
+
+    def per_key(self, d: dict, key: str, path: str, keys: tuple[str, ...], read) -> dict:
+        """Read ``d[key]`` as a mapping whose keys must be in ``keys``; values through ``read``."""
+        raw = d.get(key, {})
+        mapping = self.obj(raw, f"{path}.{key}")
+        out = {}
+        for name, value in (mapping or {}).items():
+            where = f"{path}.{key}.{name}"
+            if name not in keys:
+                self.fail(where, f"unknown key {name!r}; use one of {', '.join(keys)}")
+                continue
+            parsed = read(value, where)
+            if parsed is not None:
+                out[name] = parsed
+        return out
+
+
+def _kind(value: Any) -> str:
+    names = {dict: "an object", list: "a list", str: "text", bool: "true/false", type(None): "null"}
+    return names.get(type(value), type(value).__name__)
+
+
+def read_level(ck: Checker, raw: Any, path: str) -> MemoryLevel | None:
+    d = ck.obj(raw, path)
+    if d is None:
+        return None
+    start = len(ck.problems)
+    role = d.get("role")
+    if role not in MEMORY_ROLES:
+        ck.fail(f"{path}.role", f"must be one of {', '.join(MEMORY_ROLES)}, not {role!r}")
+    name = ck.text(d, "name", path, required=True)
+    bandwidth = ck.number(d.get("bandwidth"), f"{path}.bandwidth", maximum=MAX_BANDWIDTH)
+    write_bw = ck.optional_number(d, "write_bandwidth", path, maximum=MAX_BANDWIDTH)
+    capacity = ck.optional_number(d, "capacity", path)
+    achievable = None if d.get("achievable") is None else ck.fraction(d["achievable"], f"{path}.achievable")
+    source = ck.text(d, "source", path)
+    if len(ck.problems) > start:
+        return None
+    return MemoryLevel(role, name, bandwidth, write_bw, capacity, achievable, source)
+
+
+def read_chip(ck: Checker, d: dict, path: str, chip_id: str) -> Chip | None:
+    start = len(ck.problems)
+    name = ck.text(d, "name", path, required=True)
+    compute = ck.per_key(
+        d, "compute", path, PRECISIONS, lambda v, p: ck.number(v, p, maximum=MAX_COMPUTE)
+    )
+    sources = ck.per_key(d, "compute_sources", path, PRECISIONS, _text_reader(ck))
+    achievable = ck.per_key(d, "achievable", path, PRECISIONS, ck.fraction)
+    levels_raw = ck.array(d.get("memory"), f"{path}.memory")
+    levels = [read_level(ck, raw, f"{path}.memory[{i}]") for i, raw in enumerate(levels_raw or [])]
+    if levels_raw is not None and not any(
+        isinstance(r, dict) and r.get("role") == "dram" for r in levels_raw
+    ):
+        ck.fail(f"{path}.memory", "needs a level with role 'dram' (main memory)")
+    if "compute" not in d:
+        ck.fail(f"{path}.compute", "is required, e.g. {\"fp32\": 19.5e12} (op/s)")
+    elif d["compute"] == {}:
+        ck.fail(f"{path}.compute", "needs at least one precision, e.g. {\"fp32\": 19.5e12}")
+    year = d.get("year")
+    if year is not None:
+        year = ck.number(year, f"{path}.year", integer=True, maximum=3000)
+    color = d.get("color")
+    if color is not None and not (isinstance(color, str) and _COLOR.match(color)):
+        ck.fail(f"{path}.color", f"must be a colour like '#1f77b4', not {color!r}")
+    visible = d.get("visible", True)
+    if not isinstance(visible, bool):
+        ck.fail(f"{path}.visible", "must be true or false")
+    vendor = ck.text(d, "vendor", path)
+    notes = ck.text(d, "notes", path)
+    preset = d.get("preset") if isinstance(d.get("preset"), str) else None
+    if len(ck.problems) > start:
+        return None
+    return Chip(
+        id=chip_id, name=name, compute=compute, memory=tuple(levels), vendor=vendor,
+        year=None if year is None else int(year), notes=notes, compute_sources=sources,
+        compute_achievable=achievable, color=color, visible=visible, preset=preset,
+    )
+
+
+def _text_reader(ck: Checker):
+    def read(value, path):
+        if not isinstance(value, str):
+            ck.fail(path, f"must be text, not {_kind(value)}")
+            return None
+        return value
+
+    return read
+
+
+def read_params(ck: Checker, d: dict, path: str, template_id: str) -> dict | None:
+    template = TEMPLATES[template_id]
+    raw = ck.obj(d.get("params", {}), f"{path}.params")
+    if raw is None:
+        return None
+    known = {p.name: p for p in template.params}
+    params = {}
+    for name, value in raw.items():
+        where = f"{path}.params.{name}"
+        if name not in known:
+            ck.fail(where, f"unknown parameter for {template_id}; use {', '.join(known)}")
+            continue
+        spec = known[name]
+        parsed = ck.number(value, where, integer=spec.integer, minimum=spec.minimum,
+                           inclusive_min=True, maximum=spec.maximum)
+        if parsed is not None:
+            params[name] = parsed
+    return params
+
+
+def read_kernel(ck: Checker, d: dict, path: str, kernel_id: str) -> Kernel | None:
+    start = len(ck.problems)
+    name = ck.text(d, "name", path, required=True)
+    precision = ck.precision(d, "precision", path)
+    storage = ck.precision(d, "storage_precision", path, required=False)
+    category = ck.text(d, "category", path, default="other") or "other"
+    template = d.get("template")
+    params: dict = {}
+    flops = None
+    nbytes: dict = {}
+    writes: dict = {}
+    intensity = None
+    if template is not None:
+        if template not in TEMPLATES:
+            ck.fail(f"{path}.template", f"unknown template {template!r}; use one of {', '.join(TEMPLATES)}")
+        else:
+            params = read_params(ck, d, path, template) or {}
+    elif "flops" in d:
+        flops = ck.number(d["flops"], f"{path}.flops")
+        positive = lambda v, p: ck.number(v, p)  # noqa: E731
+        nbytes = ck.per_key(d, "bytes", path, MEMORY_ROLES, positive)
+        writes = ck.per_key(d, "write_bytes", path, MEMORY_ROLES,
+                            lambda v, p: ck.number(v, p, inclusive_min=True))
+        if "dram" not in nbytes and not _has_problem_under(ck, start, f"{path}.bytes"):
+            ck.fail(f"{path}.bytes.dram", "is required: the bytes moved to and from main memory")
+    elif "intensity" in d:
+        intensity = ck.number(d["intensity"], f"{path}.intensity", maximum=1e9)
+    else:
+        ck.fail(path, "needs a 'template' with 'params', 'flops' with 'bytes', or an 'intensity'")
+    measured_time = ck.optional_number(d, "measured_time", path)
+    measured_flops = ck.optional_number(d, "measured_flops", path, maximum=MAX_COMPUTE)
+    notes = ck.text(d, "notes", path)
+    source = ck.text(d, "source", path)
+    if len(ck.problems) > start:
+        return None
+    return Kernel(
+        id=kernel_id, name=name, precision=precision, category=category,
+        storage_precision=storage if storage != precision else None, template=template,
+        params=params, flops=flops, bytes=nbytes, write_bytes=writes, intensity=intensity,
+        measured_time=measured_time, measured_flops=measured_flops, notes=notes, source=source,
+        preset=d.get("preset") if isinstance(d.get("preset"), str) else None,
+    )
+
+
+def _has_problem_under(ck: Checker, start: int, prefix: str) -> bool:
+    return any(p.path.startswith(prefix) for p in ck.problems[start:])

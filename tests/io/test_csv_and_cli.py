@@ -1,0 +1,77 @@
+import csv
+import io
+import subprocess
+import sys
+
+import pytest
+from conftest import DATA, ROOT
+
+from roofline_gui.core.comparison import CSV_COLUMNS
+from roofline_gui.io.csv_export import export_csv
+from roofline_gui.io.session import load_session
+
+
+def run_app(*args):
+    return subprocess.run([sys.executable, str(ROOT / "app.py"), *map(str, args)],
+                          capture_output=True, text=True, cwd=ROOT, timeout=60)
+
+
+def test_csv_has_the_columns_in_order_and_the_core_numbers(tmp_path):
+    out = tmp_path / "out.csv"
+    assert export_csv(load_session(DATA / "session_v1.json"), out) == 6
+    rows = list(csv.DictReader(io.StringIO(out.read_text())))
+    assert tuple(rows[0]) == CSV_COLUMNS
+    gemm_a100 = next(r for r in rows if r["chip"] == "A100 40GB" and r["kernel"] == "GEMM 4k")
+    assert float(gemm_a100["attainable_flop_per_s"]) == 312e12
+    assert gemm_a100["bound"] == "compute" and gemm_a100["limiter"] == "bf16 peak"
+    assert float(gemm_a100["ridge_flop_per_byte"]) == pytest.approx(312e12 / 1.555e12)
+    assert float(gemm_a100["time_s"]) == pytest.approx(2 * 4096**3 / 312e12)
+    spmv_tpu = next(r for r in rows if r["chip"] == "TPU v3" and r["kernel"] == "SpMV")
+    assert spmv_tpu["bound"] == "unsupported" and spmv_tpu["time_s"] == ""
+
+
+def test_headless_csv_export_opens_no_window(tmp_path):
+    out = tmp_path / "out.csv"
+    result = run_app(DATA / "session_v1.json", "--export-csv", out)
+    assert result.returncode == 0, result.stderr
+    assert out.read_text().splitlines()[0] == ",".join(CSV_COLUMNS)
+
+
+def test_bad_session_prints_every_problem_and_exits_2(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "roofline-session", "version": 1, "chips": [{"name": "X", '
+                   '"compute": {"fp32": -1}, "memory": [{"role": "hbm", "bandwidth": 1}]}], '
+                   '"kernels": [{"name": "G", "template": "gemm", "precision": "bf16", '
+                   '"params": {"m": 1.5}}]}')
+    result = run_app(bad, "--export-csv", tmp_path / "out.csv")
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    for path in ("chips[0].compute.fp32", "chips[0].memory[0].role", "chips[0].memory[0].name",
+                 "kernels[0].params.m"):
+        assert path in result.stderr
+    assert not (tmp_path / "out.csv").exists()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("{missing}", "--export-csv", "{out}"),
+        ("{bad_json}", "--export-csv", "{out}"),
+        (str(DATA / "session_v1.json"), "--export-csv", "{unwritable}"),
+    ],
+)
+def test_bad_input_exits_2_without_traceback(tmp_path, args):
+    (tmp_path / "bad.json").write_text("{not json")
+    values = {"missing": tmp_path / "nope.json", "bad_json": tmp_path / "bad.json",
+              "out": tmp_path / "o.csv", "unwritable": tmp_path / "no" / "dir" / "o.csv"}
+    result = run_app(*(a.format(**values) for a in args))
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr and result.stderr.strip()
+
+
+def test_help_and_list_presets():
+    help_text = run_app("--help").stdout
+    assert "--export-csv" in help_text and "percent_of_peak" in help_text
+    listing = run_app("--list-presets")
+    assert listing.returncode == 0
+    assert "google-tpu-v3" in listing.stdout and "add-int8" in listing.stdout

@@ -1,0 +1,153 @@
+import json
+import os
+from dataclasses import replace
+
+import pytest
+from conftest import DATA
+
+from roofline_gui.core.errors import RooflineError, SessionVersionError, ValidationError
+from roofline_gui.io.presets import default_presets
+from roofline_gui.io.session import (
+    VERSION,
+    dump_session,
+    load_session,
+    loads_session,
+    save_session,
+    session_to_dict,
+)
+
+
+def test_minimal_v1_form_from_the_spec_loads_exactly_as_written():
+    doc = load_session(DATA / "session_v1.json")
+    a100, tpu = doc.chips
+    assert a100.name == "A100 40GB"
+    assert a100.compute == {"fp32": 19.5e12, "bf16": 312e12}
+    assert [(lv.role, lv.name, lv.bandwidth) for lv in a100.memory] == [
+        ("dram", "HBM2", 1.555e12), ("host", "PCIe 4.0 x16", 32e9)]
+    assert tpu.preset == "google-tpu-v3"
+    assert tpu.compute == default_presets().chips["google-tpu-v3"].compute
+    spmv, add, gemm = doc.kernels
+    assert (spmv.name, spmv.precision, spmv.intensity) == ("SpMV", "fp64", 0.25)
+    assert (add.flops, add.bytes) == (1e9, {"dram": 3e9})
+    assert (gemm.template, gemm.params, gemm.precision) == (
+        "gemm", {"m": 4096, "n": 4096, "k": 4096}, "bf16")
+    # The v1 -> v2 migration gives stable ids in file order.
+    assert [c.id for c in doc.chips] == ["c1", "c2"]
+    assert [k.id for k in doc.kernels] == ["k1", "k2", "k3"]
+
+
+def test_frozen_v2_fixture_loads_and_equals_the_migrated_v1():
+    assert load_session(DATA / "session_v2.json") == load_session(DATA / "session_v1.json")
+
+
+def test_save_and_load_round_trip_is_identical(tmp_path):
+    doc = load_session(DATA / "session_v1.json")
+    path = tmp_path / "s.roofline"
+    save_session(doc, path)
+    assert load_session(path) == doc
+    assert json.loads(path.read_text())["version"] == VERSION
+
+
+def test_example_sessions_round_trip(tmp_path):
+    from roofline_gui.io.files import resources_dir
+
+    examples = sorted((resources_dir() / "examples").glob("*.roofline"))
+    assert examples
+    for example in examples:
+        doc = load_session(example)
+        assert doc.chips and doc.kernels
+        assert loads_session(dump_session(doc)) == doc
+
+
+def test_a_file_with_several_mistakes_reports_every_one_with_its_path():
+    bad = {
+        "format": "roofline-session", "version": 2,
+        "chips": [{"id": "a", "name": "X", "compute": {"fp32": "fast"},
+                   "memory": [{"role": "dram", "name": "M", "bandwidth": -1}]},
+                  {"id": "a", "preset": "google-tpu-v3"},
+                  {"id": "b", "preset": "no-such-chip"}],
+        "kernels": [{"id": "k", "name": "G", "template": "gemm", "precision": "bf16",
+                     "params": {"m": 0}},
+                    {"id": "k2", "name": "T", "template": "warp", "precision": "fp32"},
+                    {"id": "k3", "name": "S", "precision": "fp99", "flops": 1, "bytes": {}}],
+    }
+    with pytest.raises(ValidationError) as info:
+        loads_session(json.dumps(bad).encode())
+    paths = {p.path for p in info.value.problems}
+    assert paths == {
+        "chips[0].compute.fp32", "chips[0].memory[0].bandwidth", "chips[1].id",
+        "chips[2].preset", "kernels[0].params.m", "kernels[1].template",
+        "kernels[2].precision", "kernels[2].bytes.dram",
+    }
+    assert "kernels[0].params.m: must be a positive integer" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("raw", "fragment"),
+    [
+        (b"", "not valid JSON"),
+        (b'{"format": "roofline-session", "version": 1, "chips": [', "not valid JSON"),
+        (b"[1, 2]", "must be an object"),
+        (b'{"format": "something-else"}', "not a Roofline Explorer session"),
+        (b'{"format": "roofline-session", "version": "1"}', "version"),
+        (b'{"format": "roofline-session", "version": 1, "chips": [{"name": "x", '
+         b'"compute": {"fp32": NaN}, "memory": []}]}', "NaN is not allowed"),
+        (b'{"format": "roofline-session", "version": 1, "kernels": [{"name": "x", '
+         b'"precision": "fp32", "intensity": 1e400}]}', "finite"),
+        (b"\xff\xfe{}", "not UTF-8"),
+        (b"[" * 100000 + b"]" * 100000, "nested too deeply"),
+    ],
+)
+def test_bad_files_are_refused_with_a_reason(raw, fragment):
+    with pytest.raises(ValidationError, match=fragment):
+        loads_session(raw)
+
+
+def test_newer_version_says_so():
+    raw = json.dumps({"format": "roofline-session", "version": VERSION + 1}).encode()
+    with pytest.raises(SessionVersionError, match="newer"):
+        loads_session(raw)
+
+
+def test_a_folder_or_missing_file_is_a_clear_error(tmp_path):
+    with pytest.raises(RooflineError, match="is a folder"):
+        load_session(tmp_path)
+    with pytest.raises(RooflineError, match="cannot read"):
+        load_session(tmp_path / "missing.json")
+
+
+def test_failed_save_keeps_the_old_file(tmp_path, monkeypatch):
+    doc = load_session(DATA / "session_v1.json")
+    path = tmp_path / "s.roofline"
+    save_session(doc, path)
+    before = path.read_bytes()
+
+    def broken_replace(src, dst):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", broken_replace)
+    with pytest.raises(RooflineError, match="No space left"):
+        save_session(replace(doc, title="changed"), path)
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["s.roofline"]  # no temp file left behind
+
+
+def test_session_strings_are_data(tmp_path):
+    doc = load_session(DATA / "session_v1.json")
+    doc = replace(doc, title="<b>x</b> __import__('os')")
+    assert loads_session(dump_session(doc)).title == "<b>x</b> __import__('os')"
+    assert session_to_dict(doc)["title"] == doc.title
+
+
+def test_files_validate_against_the_published_json_schema():
+    import jsonschema
+    from conftest import ROOT
+
+    from roofline_gui.io.files import resources_dir
+
+    schema = json.loads((ROOT / "docs" / "session.schema.json").read_text())
+    jsonschema.Draft202012Validator.check_schema(schema)
+    files = [DATA / "session_v1.json", DATA / "session_v2.json",
+             *sorted((resources_dir() / "examples").glob("*.roofline"))]
+    for path in files:
+        jsonschema.validate(json.loads(path.read_text()), schema)
