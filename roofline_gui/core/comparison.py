@@ -97,3 +97,40 @@ def compare(
     ka = KernelArrays.from_kernels(kernels)
     ca = ChipArrays.from_chips(chips)
     return Comparison(tuple(kernels), tuple(chips), ka, ca, evaluate(ka, ca, derated=derated))
+
+
+class Evaluator:
+    """Re-evaluates after an edit, recomputing ops and bytes only for kernels that changed.
+
+    Documents are immutable, so an unchanged kernel is the very same object in the new document;
+    its derived traffic is reused. Chip arrays are reused while the chips are the same objects.
+    """
+
+    def __init__(self) -> None:
+        self._traffic: dict[str, tuple[Kernel, object]] = {}
+        self._chips: tuple[Chip, ...] = ()
+        self._chip_arrays: ChipArrays | None = None
+
+    def compare(
+        self, kernels: Sequence[Kernel], chips: Sequence[Chip], *, derated: bool = False
+    ) -> Comparison:
+        traffic = []
+        for kernel in kernels:
+            cached = self._traffic.get(kernel.id)
+            if cached is None or cached[0] is not kernel:
+                cached = (kernel, kernel.traffic())
+                self._traffic[kernel.id] = cached
+            traffic.append(cached[1])
+        if len(self._traffic) > 2 * len(kernels) + 64:  # forget removed kernels
+            live = {k.id for k in kernels}
+            self._traffic = {i: v for i, v in self._traffic.items() if i in live}
+        ka = KernelArrays.from_traffic(
+            traffic, [k.precision for k in kernels], [k.has_size for k in kernels]
+        )
+        chips = tuple(chips)
+        if self._chip_arrays is None or len(chips) != len(self._chips) or any(
+            a is not b for a, b in zip(chips, self._chips, strict=True)
+        ):
+            self._chips, self._chip_arrays = chips, ChipArrays.from_chips(chips)
+        result = evaluate(ka, self._chip_arrays, derated=derated)
+        return Comparison(tuple(kernels), chips, ka, self._chip_arrays, result)

@@ -160,6 +160,16 @@ def format_si(value: float | None, unit: str = "", digits: int = 4) -> str:
     return f"{value:.{digits}g}{sep}{unit}"
 
 
+def format_time(seconds: float | None, digits: int = 4) -> str:
+    """Seconds with the sub-unit prefixes people read times in: 192.9 µs, 1.117 ms, 3.2 s."""
+    if seconds is None or not math.isfinite(seconds):
+        return "—"
+    for scale, prefix in ((1.0, ""), (1e-3, "m"), (1e-6, "µ"), (1e-9, "n")):
+        if abs(seconds) >= scale:
+            return f"{seconds / scale:.{digits}g} {prefix}s"
+    return f"{seconds / 1e-12:.{digits}g} ps"
+
+
 def format_plain(value: float | None) -> str:
     """Plain, round-trippable decimal text for CSV cells; empty for missing values."""
     if value is None or not math.isfinite(value):

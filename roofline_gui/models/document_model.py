@@ -1,0 +1,193 @@
+"""The document model: the one place the session changes, through an undo stack.
+
+Widgets and item models never assign to the document: they call :meth:`DocumentModel.push`
+with an edit from ``core.edits``. Each push becomes an :class:`EditCommand` on the
+``QUndoStack``; a stream of small edits with the same ``merge_key`` (a drag, a spin box) merges
+into one undo step. After every change ``sig_document_changed`` says which ids changed (None:
+everything), and ``comparison`` re-evaluates lazily, reusing whatever did not change.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QUndoCommand, QUndoStack
+
+from roofline_gui.core.chip import Chip
+from roofline_gui.core.comparison import Comparison, Evaluator
+from roofline_gui.core.document import Document
+from roofline_gui.core.edits import Batch, Edit, Insert, Replace, apply, touched_ids
+from roofline_gui.core.kernel import Kernel
+from roofline_gui.core.sweep import describe_move, with_intensity
+
+PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2",
+           "#17becf", "#7f7f7f", "#bcbd22")
+
+
+class EditCommand(QUndoCommand):
+    """A thin QUndoCommand over a pure edit: redo applies it, undo applies its inverse."""
+
+    def __init__(self, model: DocumentModel, edit: Edit, text: str, merge_key=None) -> None:
+        super().__init__(text)
+        self._model, self._edit, self._inverse = model, edit, None
+        self._merge_key = merge_key
+
+    def redo(self) -> None:
+        self._inverse = self._model._apply(self._edit)
+
+    def undo(self) -> None:
+        self._model._apply(self._inverse)
+
+    def id(self) -> int:
+        return -1 if self._merge_key is None else hash(self._merge_key) & 0x7FFFFFFF
+
+    def mergeWith(self, other: QUndoCommand) -> bool:
+        # Only commands that replace whole objects carry a merge key, so the later edit alone
+        # gives the final state and the first inverse restores the state before the stream.
+        if not isinstance(other, EditCommand) or other._merge_key != self._merge_key:
+            return False
+        self._edit = other._edit
+        self.setText(other.text())
+        return True
+
+
+class DocumentModel(QObject):
+    #: (document, frozenset of touched chip/kernel ids, or None when everything may have changed)
+    sig_document_changed = Signal(object, object)
+    #: (kernel id or None, chip id or None)
+    sig_selection_changed = Signal(object, object)
+    #: the file path (or None) after open / save / new
+    sig_path_changed = Signal(object)
+    sig_derated_changed = Signal(bool)
+
+    def __init__(self, document: Document | None = None, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._doc = document or Document()
+        self.undo_stack = QUndoStack(self)
+        self._evaluator = Evaluator()
+        self._comparison: Comparison | None = None
+        self._derated = False
+        self.path: Path | None = None
+        self.selected_kernel: str | None = None
+        self.selected_chip: str | None = None
+
+    # -- state ------------------------------------------------------------------------------
+    @property
+    def document(self) -> Document:
+        return self._doc
+
+    @property
+    def derated(self) -> bool:
+        return self._derated
+
+    def set_derated(self, derated: bool) -> None:
+        if derated != self._derated:
+            self._derated = derated
+            self._comparison = None
+            self.sig_derated_changed.emit(derated)
+            self.sig_document_changed.emit(self._doc, None)
+
+    @property
+    def comparison(self) -> Comparison:
+        """All kernels on all chips (shown or hidden), evaluated once per document state."""
+        if self._comparison is None:
+            self._comparison = self._evaluator.compare(
+                self._doc.kernels, self._doc.chips, derated=self._derated
+            )
+        return self._comparison
+
+    # -- changing the document ---------------------------------------------------------------
+    def push(self, edit: Edit, text: str, merge_key=None) -> bool:
+        """Apply ``edit`` as one undoable step. An edit that changes nothing is not pushed."""
+        new_doc, _ = apply(edit, self._doc)
+        if new_doc == self._doc:
+            return False
+        self.undo_stack.push(EditCommand(self, edit, text, merge_key))
+        return True
+
+    def _apply(self, edit: Edit) -> Edit:
+        self._doc, inverse = apply(edit, self._doc)
+        self._comparison = None
+        self.sig_document_changed.emit(self._doc, frozenset(touched_ids(edit)))
+        return inverse
+
+    def reset(self, document: Document, path: Path | None = None) -> None:
+        """Replace the whole session (New, Open): a fresh undo history, a clean state."""
+        self.undo_stack.clear()
+        self._doc = document
+        self._comparison = None
+        self.path = path
+        self.undo_stack.setClean()
+        self.selected_kernel = document.kernels[0].id if document.kernels else None
+        self.selected_chip = document.chips[0].id if document.chips else None
+        self.sig_document_changed.emit(self._doc, None)
+        self.sig_path_changed.emit(path)
+        self.sig_selection_changed.emit(self.selected_kernel, self.selected_chip)
+
+    def mark_saved(self, path: Path) -> None:
+        self.path = path
+        self.undo_stack.setClean()
+        self.sig_path_changed.emit(path)
+
+    # -- selection --------------------------------------------------------------------------
+    def select(self, kernel_id: str | None = None, chip_id: str | None = None) -> None:
+        """Select a kernel and/or chip (None keeps the current one)."""
+        kernel_id = kernel_id if kernel_id is not None else self.selected_kernel
+        chip_id = chip_id if chip_id is not None else self.selected_chip
+        if (kernel_id, chip_id) != (self.selected_kernel, self.selected_chip):
+            self.selected_kernel, self.selected_chip = kernel_id, chip_id
+            self.sig_selection_changed.emit(kernel_id, chip_id)
+
+    # -- moving kernels -------------------------------------------------------------------------
+    def move_kernel_to_intensity(self, kernel_id: str, intensity: float, merge_key=None) -> bool:
+        """Change a kernel's main parameter (or its intensity) so it sits at ``intensity``.
+
+        Each step of one drag shares ``merge_key`` and so becomes one undo step.
+        """
+        kernel = self._doc.kernel(kernel_id)
+        moved = with_intensity(kernel, intensity)
+        if moved == kernel:
+            return False
+        return self.push(Replace("kernels", moved), f"Move {kernel.name}: {describe_move(moved)}",
+                         merge_key=None if merge_key is None else (*merge_key, kernel_id))
+
+    # -- common compound edits -----------------------------------------------------------------
+    def next_color(self, taken: int = 0) -> str:
+        used = {c.color for c in self._doc.chips}
+        free = [c for c in PALETTE if c not in used]
+        return free[taken % len(free)] if free else PALETTE[(len(used) + taken) % len(PALETTE)]
+
+    def add_chips(self, chips: list[Chip], index: int | None = None, text: str = "") -> list[str]:
+        """Insert copies of ``chips`` with fresh ids and colours; returns the new ids."""
+        doc, edits, ids = self._doc, [], []
+        index = len(doc.chips) if index is None else index
+        for offset, chip in enumerate(chips):
+            new_id = _fresh_id(doc, "c", ids)
+            color = chip.color if chip.color and chip.color not in {c.color for c in doc.chips} \
+                else self.next_color(offset)
+            edits.append(Insert("chips", index + offset, replace(chip, id=new_id, color=color)))
+            ids.append(new_id)
+        if edits:
+            names = ", ".join(c.name for c in chips)
+            self.push(Batch(tuple(edits)), text or f"Add chip {names}")
+        return ids
+
+    def add_kernels(self, kernels: list[Kernel], index: int | None = None, text: str = "") -> list[str]:
+        """Insert copies of ``kernels`` with fresh ids; returns the new ids."""
+        doc, edits, ids = self._doc, [], []
+        index = len(doc.kernels) if index is None else index
+        for offset, kernel in enumerate(kernels):
+            new_id = _fresh_id(doc, "k", ids)
+            edits.append(Insert("kernels", index + offset, replace(kernel, id=new_id)))
+            ids.append(new_id)
+        if edits:
+            names = ", ".join(k.name for k in kernels)
+            self.push(Batch(tuple(edits)), text or f"Add kernel {names}")
+        return ids
+
+
+def _fresh_id(doc: Document, prefix: str, taken: list[str]) -> str:
+    base = int(doc.new_id(prefix)[len(prefix):])
+    return f"{prefix}{base + len(taken)}"

@@ -1,0 +1,54 @@
+"""UI preferences in QSettings, behind one module with its defaults. Document state never goes
+here. Tests pass their own QSettings (an ini file in a temp folder)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QByteArray, QSettings
+
+_DEFAULTS: dict[str, object] = {
+    "recent_files": [],
+    "window/geometry": QByteArray(),
+    "window/state": QByteArray(),
+    "view/mode": "overlay",
+    "view/mac_units": False,
+    "view/derated": False,
+    "last_dir": "",
+    "first_start_done": False,
+}
+MAX_RECENT = 8
+
+
+class Settings:
+    def __init__(self, store: QSettings | None = None) -> None:
+        self._store = store or QSettings("RooflineExplorer", "Roofline Explorer")
+
+    def get(self, key: str):
+        default = _DEFAULTS[key]
+        value = self._store.value(key, default)
+        if isinstance(default, bool):
+            return value in (True, "true", "1", 1)
+        if isinstance(default, list):
+            if value is None:
+                return []
+            return [str(v) for v in (value if isinstance(value, list) else [value])]
+        if isinstance(default, QByteArray):
+            return value if isinstance(value, QByteArray) else QByteArray()
+        return type(default)(value)
+
+    def set(self, key: str, value) -> None:
+        if key not in _DEFAULTS:
+            raise KeyError(key)
+        self._store.setValue(key, value)
+
+    def recent_files(self) -> list[str]:
+        return self.get("recent_files")
+
+    def add_recent(self, path: str) -> None:
+        files = [path] + [f for f in self.recent_files() if f != path]
+        self.set("recent_files", files[:MAX_RECENT])
+
+    def remove_recent(self, path: str) -> None:
+        self.set("recent_files", [f for f in self.recent_files() if f != path])
+
+    def sync(self) -> None:
+        self._store.sync()

@@ -1,0 +1,211 @@
+"""The live roofline canvas: an overlay chart (all chips on one plot) or side-by-side charts
+(one small plot per chip, axes linked), kept in step with the document model.
+
+Kernels dragged from the library can be dropped here to add them to the session; dragging a
+kernel's marker changes its main parameter (through the document model, so it is undoable).
+"""
+
+from __future__ import annotations
+
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QStackedWidget, QVBoxLayout, QWidget
+
+from roofline_gui.io.presets import Presets
+from roofline_gui.models.document_model import DocumentModel
+from roofline_gui.models.mime import MIME_KERNELS, decode
+from roofline_gui.widgets.plot_items import SIAxis
+from roofline_gui.widgets.roofline_plot import RooflinePlot, ViewOptions
+
+
+class _KernelDropMixin:
+    """Accepts kernel drags from the preset library (synthesized events work the same).
+    The concrete views declare ``sig_kernels_dropped`` (signals must live on the QObject class)."""
+
+    def _accepts(self, event) -> bool:
+        decoded = decode(event.mimeData(), MIME_KERNELS)
+        return decoded is not None and decoded[0] == "preset"
+
+    def dragEnterEvent(self, event) -> None:  # noqa: N802 (Qt API)
+        if self._accepts(event):
+            event.setDropAction(Qt.DropAction.CopyAction)
+            event.accept()
+        else:
+            event.ignore()
+
+    def dragMoveEvent(self, event) -> None:  # noqa: N802
+        self.dragEnterEvent(event)
+
+    def dropEvent(self, event) -> None:  # noqa: N802
+        decoded = decode(event.mimeData(), MIME_KERNELS)
+        if decoded is None or decoded[0] != "preset":
+            event.ignore()
+            return
+        event.setDropAction(Qt.DropAction.CopyAction)
+        event.accept()
+        self.sig_kernels_dropped.emit(decoded[1])
+
+
+class OverlayView(_KernelDropMixin, pg.PlotWidget):
+    sig_kernels_dropped = Signal(list)  # preset kernel ids
+
+    def __init__(self, parent=None, background="w") -> None:
+        super().__init__(parent, background=background,
+                         axisItems={"left": SIAxis("left"), "bottom": SIAxis("bottom")})
+        self.setAcceptDrops(True)
+
+
+class GridView(_KernelDropMixin, pg.GraphicsLayoutWidget):
+    sig_kernels_dropped = Signal(list)  # preset kernel ids
+
+    def __init__(self, parent=None, background="w") -> None:
+        super().__init__(parent)
+        self.setBackground(background)
+        self.setAcceptDrops(True)
+
+
+class CanvasPanel(QWidget):
+    sig_cursor_moved = Signal(float, float)  # intensity, performance, in the displayed units
+
+    def __init__(self, model: DocumentModel, presets: Presets, parent=None,
+                 background: str = "w", foreground: str = "#202020") -> None:
+        super().__init__(parent)
+        self.model, self.presets = model, presets
+        self.options = ViewOptions(foreground=foreground)
+        self.mode = "overlay"
+        self._drag_serial = 0
+        self._lifted: str | None = None
+        self._shown: tuple = ()
+        self.overlay = OverlayView(background=background)
+        self.overlay_plot = self._make_plot(self.overlay.getPlotItem())
+        self.grid = GridView(background=background)
+        self.grid_plots: list[RooflinePlot] = []
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.overlay)
+        self.stack.addWidget(self.grid)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.stack)
+        for view in (self.overlay, self.grid):
+            view.sig_kernels_dropped.connect(self._on_kernels_dropped)
+        self._proxies = [pg.SignalProxy(view.scene().sigMouseMoved, rateLimit=60,
+                                        slot=self._on_mouse_moved) for view in (self.overlay, self.grid)]
+        model.sig_document_changed.connect(self.refresh)
+        model.sig_selection_changed.connect(self._on_selection_changed)
+        self.refresh(model.document, None)
+
+    def _make_plot(self, plot_item: pg.PlotItem) -> RooflinePlot:
+        plot = RooflinePlot(plot_item, self)
+        plot.options = self.options
+        plot.sig_kernel_clicked.connect(self._on_kernel_clicked)
+        plot.sig_marker_dragged.connect(self._on_marker_dragged)
+        return plot
+
+    @property
+    def plots(self) -> list[RooflinePlot]:
+        return [self.overlay_plot] if self.mode == "overlay" else self.grid_plots
+
+    # -- keeping up with the document ---------------------------------------------------------------
+    def set_mode(self, mode: str) -> None:
+        if mode not in ("overlay", "side_by_side") or mode == self.mode:
+            return
+        self.mode = mode
+        self.stack.setCurrentWidget(self.overlay if mode == "overlay" else self.grid)
+        self.refresh(self.model.document, None)
+
+    def redraw(self) -> None:
+        """Redraw everything (after a change of view options)."""
+        self.refresh(self.model.document, None)
+
+    def _shape(self, doc) -> tuple:
+        cmp_precisions = tuple(dict.fromkeys(k.precision for k in doc.kernels))
+        return tuple(c for c in doc.chips if c.visible), cmp_precisions, self.mode
+
+    def refresh(self, doc, touched) -> None:
+        cmp = self.model.comparison
+        shape = self._shape(doc)
+        only_kernels = touched is not None and all(
+            t in {k.id for k in doc.kernels} for t in touched) and shape == self._shown
+        if only_kernels and self._lifted is not None and touched == {self._lifted}:
+            for plot in self.plots:
+                plot.update_lifted(cmp)
+            return
+        if only_kernels:
+            for plot in self.plots:
+                plot._comparison = cmp
+                plot.update_markers()
+            return
+        self._shown = shape
+        indices = [i for i, c in enumerate(doc.chips) if c.visible]
+        if self.mode == "overlay":
+            self.overlay_plot.selected = self.model.selected_kernel
+            self.overlay_plot.draw(cmp, indices)
+        else:
+            self._rebuild_grid(cmp, indices)
+
+    def _rebuild_grid(self, cmp, indices: list[int]) -> None:
+        self.grid.clear()
+        self.grid_plots = []
+        columns = 1 if len(indices) <= 1 else (2 if len(indices) <= 4 else 3)
+        first = None
+        for n, c in enumerate(indices):
+            item = self.grid.addPlot(row=n // columns, col=n % columns, title=cmp.chips[c].name,
+                                     axisItems={"left": SIAxis("left"), "bottom": SIAxis("bottom")})
+            plot = self._make_plot(item)
+            plot.selected = self.model.selected_kernel
+            plot.lifted = self._lifted
+            plot.draw(cmp, [c])
+            if first is None:
+                first = item
+            else:
+                item.setXLink(first)
+                item.setYLink(first)
+            self.grid_plots.append(plot)
+
+    # -- interaction --------------------------------------------------------------------------------
+    def _on_selection_changed(self, kernel_id, _chip_id) -> None:
+        for plot in self.plots:
+            if plot.selected != kernel_id:
+                plot.selected = kernel_id
+                if plot._comparison is not None:
+                    plot._draw_extras()
+
+    def _on_kernel_clicked(self, kernel_id: str, chip_id: str) -> None:
+        self.model.select(kernel_id, chip_id)
+
+    def _on_marker_dragged(self, kernel_id: str, chip_id: str, intensity: float, finished: bool) -> None:
+        if self._lifted != kernel_id:  # the first step of a drag: lift the kernel out
+            self._lifted = kernel_id
+            self.model.select(kernel_id, chip_id)
+            for plot in self.plots:
+                plot.lifted = kernel_id
+                plot.update_markers()
+        self.model.move_kernel_to_intensity(
+            kernel_id, intensity * self.options.ops_per_unit, merge_key=("drag", self._drag_serial)
+        )
+        if finished:
+            self._drag_serial += 1
+            self._lifted = None
+            for plot in self.plots:
+                plot.lifted = None
+                plot.update_markers()
+
+    def _on_kernels_dropped(self, preset_ids: list) -> None:
+        kernels = [self.presets.kernels[i] for i in preset_ids if i in self.presets.kernels]
+        new_ids = self.model.add_kernels(kernels)
+        if new_ids:
+            self.model.select(new_ids[-1], None)
+
+    def _on_mouse_moved(self, args) -> None:
+        pos = args[0]
+        for plot in self.plots:
+            vb = plot.plot.getViewBox()
+            if vb.sceneBoundingRect().contains(pos):
+                point = vb.mapSceneToView(pos)
+                self.sig_cursor_moved.emit(float(10 ** point.x()), float(10 ** point.y()))
+                return
+
+    def render_plot_item(self) -> pg.PlotItem | pg.GraphicsLayout:
+        """What an export should render: the overlay plot, or the whole grid."""
+        return self.overlay.getPlotItem() if self.mode == "overlay" else self.grid.ci
+

@@ -1,0 +1,113 @@
+"""The comparison table (kernels × chips, speedup against a baseline chip) and the explanation
+pane that says in words and numbers why the selected kernel sits where it does."""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import QSortFilterProxyModel, Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QTableView,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from roofline_gui.core.edits import SetField
+from roofline_gui.core.explain import explain
+from roofline_gui.io.presets import Presets
+from roofline_gui.models.comparison_model import SORT_ROLE, ComparisonTableModel
+from roofline_gui.models.document_model import DocumentModel
+from roofline_gui.models.item_models import ID_ROLE
+
+
+class ComparisonTable(QWidget):
+    def __init__(self, model: DocumentModel, presets: Presets, parent=None) -> None:
+        super().__init__(parent)
+        self.model = model
+        self.table_model = ComparisonTableModel(model, presets, self)
+        self.proxy = QSortFilterProxyModel(self)
+        self.proxy.setSourceModel(self.table_model)
+        self.proxy.setSortRole(SORT_ROLE)
+        self.view = QTableView()
+        self.view.setModel(self.proxy)
+        self.view.setSortingEnabled(True)
+        self.view.sortByColumn(-1, Qt.SortOrder.AscendingOrder)  # document order until asked
+        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectItems)
+        self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.view.setDragDropMode(QAbstractItemView.DragDropMode.DropOnly)
+        self.view.setAcceptDrops(True)
+        self.view.setWordWrap(False)
+        self.view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.view.verticalHeader().hide()
+        self.view.clicked.connect(self._on_clicked)
+        self.baseline = QComboBox()
+        self.baseline.setToolTip("Speedups are attainable performance ÷ the baseline chip's")
+        self.baseline.activated.connect(self._on_baseline_chosen)
+        top = QHBoxLayout()
+        top.addWidget(QLabel("Speedup against"))
+        top.addWidget(self.baseline)
+        top.addStretch()
+        top.addWidget(QLabel("Drop kernels here to add them"))
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(2, 2, 2, 2)
+        layout.addLayout(top)
+        layout.addWidget(self.view)
+        model.sig_document_changed.connect(self._fill_baseline)
+        self._fill_baseline(model.document, None)
+
+    def _fill_baseline(self, doc, _touched) -> None:
+        self.baseline.blockSignals(True)
+        self.baseline.clear()
+        for chip in doc.chips:
+            self.baseline.addItem(chip.name, chip.id)
+        base = doc.baseline_chip
+        self.baseline.setCurrentIndex(self.baseline.findData(base.id) if base else -1)
+        self.baseline.blockSignals(False)
+
+    def _on_baseline_chosen(self, index: int) -> None:
+        chip_id = self.baseline.itemData(index)
+        self.model.push(SetField("baseline", chip_id), f"Make {self.baseline.itemText(index)} the baseline")
+
+    def _on_clicked(self, index) -> None:
+        source = self.proxy.mapToSource(index)
+        kernel_id = source.data(ID_ROLE)
+        located = self.table_model.locate(source.column())
+        chip_id = self.model.document.chips[located[0]].id if located else None
+        self.model.select(kernel_id, chip_id)
+
+
+class ExplanationPane(QTextBrowser):
+    """Why the selected kernel sits where it does on the selected chip, and what would move it."""
+
+    def __init__(self, model: DocumentModel, parent=None) -> None:
+        super().__init__(parent)
+        self.model = model
+        self.mac = False
+        self.setOpenExternalLinks(False)
+        model.sig_document_changed.connect(lambda _d, _t: self.refresh())
+        model.sig_selection_changed.connect(lambda _k, _c: self.refresh())
+        self.refresh()
+
+    def refresh(self) -> None:
+        cmp = self.model.comparison
+        k = next((i for i, kk in enumerate(cmp.kernels) if kk.id == self.model.selected_kernel), None)
+        c = next((i for i, ch in enumerate(cmp.chips) if ch.id == self.model.selected_chip), None)
+        if k is None or c is None:
+            self.setHtml("<p>Select a kernel (click a marker or a table cell) and a chip.</p>")
+            return
+        lines = explain(cmp, k, c, op="op")
+        body = [f"<p><b>{html.escape(lines[0])}</b></p>"]
+        bullets = [line[2:] for line in lines[1:] if line.startswith("• ")]
+        body += [f"<p>{html.escape(line)}</p>" for line in lines[1:] if not line.startswith("• ")]
+        if bullets:
+            body.append("<ul>" + "".join(f"<li>{html.escape(b)}</li>" for b in bullets) + "</ul>")
+        self.setHtml("".join(body))
+
+    def plain_text(self) -> str:
+        return self.toPlainText()

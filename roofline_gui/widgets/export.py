@@ -1,0 +1,96 @@
+"""Exports of the canvas: PNG at a chosen width (pyqtgraph's ImageExporter, legend included),
+SVG and PDF rendered through Qt (pyqtgraph 0.14's SVGExporter is broken, issue 3485). Files are
+written atomically; the CSV export lives in ``io.csv_export``."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pyqtgraph as pg
+import pyqtgraph.exporters  # noqa: F401  (registers pg.exporters)
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMarginsF, QRectF, QSize
+from PySide6.QtGui import QImage, QPageSize, QPainter, QPdfWriter
+from PySide6.QtSvg import QSvgGenerator
+
+from roofline_gui.core.document import Document
+from roofline_gui.core.errors import RooflineError
+from roofline_gui.io.files import write_atomic
+
+
+def render_png(item, width: int) -> bytes:
+    """PNG bytes of a plot item (or layout) at ``width`` pixels, aspect kept."""
+    exporter = pg.exporters.ImageExporter(item)
+    exporter.parameters()["width"] = int(width)
+    image: QImage = exporter.export(toBytes=True)
+    data = QByteArray()
+    buffer = QBuffer(data)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    if not image.save(buffer, "PNG"):
+        raise RooflineError("could not encode the PNG image")
+    buffer.close()
+    return bytes(data)
+
+
+def export_png(item, path: str | os.PathLike, width: int = 1600) -> None:
+    write_atomic(path, render_png(item, width))
+
+
+def _render_scene(item, painter: QPainter, target: QRectF) -> None:
+    scene = item.scene()
+    scene.render(painter, target, item.sceneBoundingRect())
+
+
+def export_svg(item, path: str | os.PathLike) -> None:
+    rect = item.sceneBoundingRect()
+    data = QByteArray()
+    buffer = QBuffer(data)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    generator = QSvgGenerator()
+    generator.setOutputDevice(buffer)
+    generator.setSize(QSize(int(rect.width()), int(rect.height())))
+    generator.setViewBox(QRectF(0, 0, rect.width(), rect.height()))
+    generator.setTitle("Roofline")
+    painter = QPainter(generator)
+    _render_scene(item, painter, QRectF(0, 0, rect.width(), rect.height()))
+    painter.end()
+    buffer.close()
+    write_atomic(path, bytes(data))
+
+
+def export_pdf(item, path: str | os.PathLike) -> None:
+    rect = item.sceneBoundingRect()
+    data = QByteArray()
+    buffer = QBuffer(data)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    writer = QPdfWriter(buffer)
+    writer.setPageSize(QPageSize(rect.size() * 0.75, QPageSize.Unit.Point))  # 96 dpi -> points
+    writer.setPageMargins(QMarginsF(0, 0, 0, 0))
+    writer.setResolution(96)
+    painter = QPainter(writer)
+    _render_scene(item, painter, QRectF(0, 0, rect.width(), rect.height()))
+    painter.end()
+    buffer.close()
+    write_atomic(path, bytes(data))
+
+
+def export_png_headless(doc: Document, path: Path, width: int, *, derated: bool = False) -> None:
+    """``--export-png``: draw the session offscreen, as the app would, and save a PNG."""
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtWidgets import QApplication  # noqa: PLC0415
+
+    from roofline_gui.io.presets import default_presets  # noqa: PLC0415
+    from roofline_gui.models.document_model import DocumentModel  # noqa: PLC0415
+    from roofline_gui.widgets.canvas_panel import CanvasPanel  # noqa: PLC0415
+
+    app = QApplication.instance() or QApplication([])
+    model = DocumentModel(doc)
+    model.set_derated(derated)
+    if doc.kernels:
+        model.select(doc.kernels[0].id, doc.chips[0].id if doc.chips else None)
+    panel = CanvasPanel(model, default_presets())
+    panel.resize(1200, 800)
+    panel.show()
+    app.processEvents()
+    export_png(panel.render_plot_item(), path, width)
+    panel.close()

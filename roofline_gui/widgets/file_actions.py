@@ -1,0 +1,162 @@
+"""File actions: New, Open, Save, Save As, recent files, examples and exports, with the prompt
+before unsaved work is lost. Errors are shown as messages; the open document stays as it was."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import QFileDialog, QInputDialog, QWidget
+
+from roofline_gui.core.document import Document
+from roofline_gui.core.errors import RooflineError
+from roofline_gui.io.csv_export import export_csv
+from roofline_gui.io.files import resources_dir
+from roofline_gui.io.session import load_session, save_session
+from roofline_gui.models.document_model import DocumentModel
+from roofline_gui.models.settings import Settings
+from roofline_gui.widgets.dialogs import Confirm
+from roofline_gui.widgets.export import export_pdf, export_png, export_svg
+
+SESSION_FILTER = "Roofline sessions (*.roofline *.json);;All files (*)"
+EXTENSION = ".roofline"
+
+
+def examples() -> list[Path]:
+    return sorted((resources_dir() / "examples").glob(f"*{EXTENSION}"))
+
+
+class FileDialogs:
+    """Thin wrappers over QFileDialog, replaceable in tests."""
+
+    @classmethod
+    def open_path(cls, parent: QWidget, folder: str) -> str:
+        return QFileDialog.getOpenFileName(parent, "Open session", folder, SESSION_FILTER)[0]
+
+    @classmethod
+    def save_path(cls, parent: QWidget, suggested: str, file_filter: str = SESSION_FILTER) -> str:
+        return QFileDialog.getSaveFileName(parent, "Save as", suggested, file_filter)[0]
+
+    @classmethod
+    def png_width(cls, parent: QWidget, width: int) -> int | None:
+        value, ok = QInputDialog.getInt(parent, "Export PNG", "Width in pixels", width, 200, 10000, 100)
+        return value if ok else None
+
+
+class FileActions(QObject):
+    sig_message = Signal(str)  # for the status bar
+
+    def __init__(self, model: DocumentModel, settings: Settings, window: QWidget, canvas) -> None:
+        super().__init__(window)
+        self.model, self.settings, self.window, self.canvas = model, settings, window, canvas
+
+    # -- documents ------------------------------------------------------------------------------------
+    def display_name(self) -> str:
+        return self.model.path.name if self.model.path else "Untitled"
+
+    def maybe_save(self) -> bool:
+        """True when it is fine to drop the current document (saved, discarded, or clean)."""
+        if self.model.undo_stack.isClean():
+            return True
+        answer = Confirm.unsaved_changes(self.window, self.display_name())
+        if answer == "save":
+            return self.save()
+        return answer == "discard"
+
+    def new(self) -> None:
+        if self.maybe_save():
+            self.model.reset(Document(), None)
+
+    def open(self, path: str | Path | None = None, *, as_template: bool = False) -> bool:
+        """Open ``path`` (or ask). On an error the current session is left untouched."""
+        if not self.maybe_save():
+            return False
+        if path is None:
+            path = FileDialogs.open_path(self.window, self.settings.get("last_dir"))
+            if not path:
+                return False
+        path = Path(path)
+        try:
+            doc = load_session(path)
+        except RooflineError as exc:
+            Confirm.error(self.window, f"Could not open {path.name}", str(exc))
+            if not path.exists():
+                self.settings.remove_recent(str(path))
+            return False
+        self.model.reset(doc, None if as_template else path)
+        if not as_template:
+            self.settings.add_recent(str(path.resolve()))
+            self.settings.set("last_dir", str(path.resolve().parent))
+        self.sig_message.emit(f"Opened {path.name}: {len(doc.chips)} chips, {len(doc.kernels)} kernels")
+        return True
+
+    def open_example(self, path: Path) -> bool:
+        """Examples open as untitled copies, so saving never writes into the app's resources."""
+        return self.open(path, as_template=True)
+
+    def save(self) -> bool:
+        if self.model.path is None:
+            return self.save_as()
+        return self._save_to(self.model.path)
+
+    def save_as(self) -> bool:
+        suggested = str(self.model.path or Path(self.settings.get("last_dir") or ".")
+                        / f"{self.model.document.title or 'session'}{EXTENSION}")
+        path = FileDialogs.save_path(self.window, suggested)
+        if not path:
+            return False
+        path = Path(path)
+        if not path.suffix:
+            path = path.with_suffix(EXTENSION)
+        return self._save_to(path)
+
+    def _save_to(self, path: Path) -> bool:
+        try:
+            save_session(self.model.document, path)
+        except RooflineError as exc:
+            Confirm.error(self.window, f"Could not save {path.name}",
+                          f"{exc}\n\nYour session is still open and unchanged; try another folder.")
+            return False
+        self.model.mark_saved(path)
+        self.settings.add_recent(str(path.resolve()))
+        self.settings.set("last_dir", str(path.resolve().parent))
+        self.sig_message.emit(f"Saved {path}")
+        return True
+
+    # -- exports ------------------------------------------------------------------------------------
+    def _ask_export_path(self, suffix: str, file_filter: str) -> Path | None:
+        stem = self.model.path.stem if self.model.path else "roofline"
+        folder = Path(self.settings.get("last_dir") or ".")
+        path = FileDialogs.save_path(self.window, str(folder / f"{stem}{suffix}"), file_filter)
+        return Path(path) if path else None
+
+    def _export(self, label: str, suffix: str, file_filter: str, write) -> bool:
+        path = self._ask_export_path(suffix, file_filter)
+        if path is None:
+            return False
+        try:
+            write(path)
+        except RooflineError as exc:
+            Confirm.error(self.window, f"Could not export {label}", str(exc))
+            return False
+        self.sig_message.emit(f"Exported {path}")
+        return True
+
+    def export_png(self) -> bool:
+        width = FileDialogs.png_width(self.window, 1600)
+        if width is None:
+            return False
+        return self._export("PNG", ".png", "PNG image (*.png)",
+                            lambda p: export_png(self.canvas.render_plot_item(), p, width))
+
+    def export_svg(self) -> bool:
+        return self._export("SVG", ".svg", "SVG image (*.svg)",
+                            lambda p: export_svg(self.canvas.render_plot_item(), p))
+
+    def export_pdf(self) -> bool:
+        return self._export("PDF", ".pdf", "PDF document (*.pdf)",
+                            lambda p: export_pdf(self.canvas.render_plot_item(), p))
+
+    def export_csv(self) -> bool:
+        return self._export("CSV", ".csv", "CSV table (*.csv)",
+                            lambda p: export_csv(self.model.document, p, derated=self.model.derated))

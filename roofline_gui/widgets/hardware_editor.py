@@ -1,0 +1,366 @@
+"""The hardware editor: the session's chips (add from presets, duplicate, delete, reorder,
+show/hide, colour, baseline) and a form for the selected chip with unit-aware fields for every
+ceiling and the source of each value. Every change is an undoable edit."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QFormLayout,
+    QGridLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListView,
+    QPlainTextEdit,
+    QPushButton,
+    QScrollArea,
+    QSplitter,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from roofline_gui.core.chip import Chip, MemoryLevel
+from roofline_gui.core.edits import Move, Remove, Replace, SetField
+from roofline_gui.core.units import MEMORY_ROLES, PRECISIONS, ROLE_LABELS, format_si
+from roofline_gui.io.presets import Presets
+from roofline_gui.models.document_model import DocumentModel
+from roofline_gui.models.item_models import ID_ROLE, ChipListModel
+from roofline_gui.widgets.dialogs import ChipPresetDialog, ColorDialog
+from roofline_gui.widgets.fields import FieldWithMessage, QuantityEdit
+
+
+def _source_label(text: str) -> QLabel:
+    label = QLabel(text.split(" [")[0][:60] + ("…" if len(text) > 60 else ""))
+    label.setToolTip(text)
+    label.setStyleSheet("color: palette(mid);")
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    return label
+
+
+class ChipForm(QWidget):
+    """Fields for one chip. Rebuilt when another chip is selected or its levels change;
+    otherwise values update in place so typing is never interrupted."""
+
+    def __init__(self, model: DocumentModel, parent=None) -> None:
+        super().__init__(parent)
+        self.model = model
+        self.chip_id: str | None = None
+        self._structure = None
+        self.compute_fields: dict[str, QuantityEdit] = {}
+        self.fraction_fields: dict[str, QuantityEdit] = {}
+        self.level_fields: list[dict] = []
+        self._layout = QVBoxLayout(self)
+        self._layout.setContentsMargins(4, 4, 4, 4)
+        self._body: QWidget | None = None
+        model.sig_document_changed.connect(lambda doc, _t: self.show_chip(self.chip_id))
+
+    def show_chip(self, chip_id: str | None) -> None:
+        doc = self.model.document
+        chip = next((c for c in doc.chips if c.id == chip_id), None)
+        structure = None if chip is None else (chip.id, tuple((lv.role, lv.name) for lv in chip.memory))
+        if structure != self._structure:
+            self._structure = structure
+            self.chip_id = chip_id if chip else None
+            self._rebuild(chip)
+        elif chip is not None:
+            self._fill(chip)
+
+    # -- building -------------------------------------------------------------------------------
+    def _rebuild(self, chip: Chip | None) -> None:
+        if self._body is not None:
+            self._body.setParent(None)
+            self._body.deleteLater()
+        self._body = QWidget()
+        self._layout.addWidget(self._body)
+        layout = QVBoxLayout(self._body)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.compute_fields.clear()
+        self.fraction_fields.clear()
+        self.level_fields.clear()
+        if chip is None:
+            layout.addWidget(QLabel("Select a chip to edit its ceilings."))
+            layout.addStretch()
+            return
+        layout.addLayout(self._identity(chip))
+        layout.addWidget(self._compute_group(chip))
+        layout.addWidget(self._memory_group(chip))
+        notes = QPlainTextEdit(chip.notes)
+        notes.setReadOnly(True)
+        notes.setMaximumHeight(110)
+        notes.setToolTip("Where the numbers come from (read-only)")
+        self.notes = notes
+        layout.addWidget(QLabel("Notes and sources"))
+        layout.addWidget(notes)
+        layout.addStretch()
+        self._fill(chip)
+
+    def _identity(self, chip: Chip) -> QFormLayout:
+        form = QFormLayout()
+        self.name_edit = QLineEdit(chip.name)
+        self.name_edit.editingFinished.connect(self._on_name_edited)
+        form.addRow("Name", self.name_edit)
+        form.addRow("Vendor", QLabel(f"{chip.vendor} {chip.year or ''}".strip() or "—"))
+        return form
+
+    def _compute_group(self, chip: Chip) -> QGroupBox:
+        box = QGroupBox("Compute ceilings (dense peak per chip; empty = not supported)")
+        grid = QGridLayout(box)
+        for col, title in enumerate(("", "peak", "achievable", "source")):
+            grid.addWidget(QLabel(f"<i>{title}</i>"), 0, col)
+        for row, precision in enumerate(PRECISIONS, start=1):
+            peak = QuantityEdit("compute", allow_empty=True)
+            peak.sig_value_committed.connect(lambda v, p=precision: self._on_compute(p, v))
+            frac = QuantityEdit("count", allow_empty=True, fraction=True)
+            frac.setPlaceholderText("full")
+            frac.setMaximumWidth(70)
+            frac.setToolTip("Fraction of the peak reached in practice (for derated roofs)")
+            frac.sig_value_committed.connect(lambda v, p=precision: self._on_compute_fraction(p, v))
+            self.compute_fields[precision], self.fraction_fields[precision] = peak, frac
+            grid.addWidget(QLabel(precision), row, 0)
+            grid.addWidget(FieldWithMessage(peak), row, 1)
+            grid.addWidget(frac, row, 2)
+            grid.addWidget(_source_label(chip.compute_sources.get(precision, "")), row, 3)
+        grid.setColumnStretch(1, 2)
+        grid.setColumnStretch(3, 3)
+        return box
+
+    def _memory_group(self, chip: Chip) -> QGroupBox:
+        box = QGroupBox("Memory levels (bandwidth per level; links per direction)")
+        grid = QGridLayout(box)
+        for i, level in enumerate(chip.memory):
+            self.level_fields.append(self._level_rows(grid, 2 * i, i, level))
+        add = QPushButton("Add level")
+        add.setToolTip("Add a memory level (cache, host link or chip-to-chip link)")
+        add.clicked.connect(self._on_add_level)
+        grid.addWidget(add, 2 * len(chip.memory), 0, 1, 2)
+        grid.setColumnStretch(1, 3)
+        grid.setColumnStretch(3, 2)
+        return box
+
+    def _level_rows(self, grid: QGridLayout, row: int, index: int, level: MemoryLevel) -> dict:
+        """Two grid rows per level: role, name, remove; then bandwidth, achievable, source."""
+        role = QComboBox()
+        for r in MEMORY_ROLES:
+            role.addItem(r, r)
+            role.setItemData(role.count() - 1, ROLE_LABELS[r], Qt.ItemDataRole.ToolTipRole)
+        role.setCurrentIndex(MEMORY_ROLES.index(level.role))
+        role.currentIndexChanged.connect(lambda _i, n=index, w=role: self._on_level(n, role=w.currentData()))
+        name = QLineEdit(level.name)
+        name.setToolTip("Name shown on the chart and as the limiter")
+        name.editingFinished.connect(lambda n=index, w=name: self._on_level(n, name=w.text().strip()))
+        bandwidth = QuantityEdit("bandwidth")
+        bandwidth.setToolTip("Bandwidth, e.g. 1.5 TB/s or 900G")
+        bandwidth.sig_value_committed.connect(lambda v, n=index: self._on_level(n, bandwidth=v))
+        frac = QuantityEdit("count", allow_empty=True, fraction=True)
+        frac.setPlaceholderText("full")
+        frac.setMaximumWidth(70)
+        frac.setToolTip("Fraction of the bandwidth reached in practice (for derated roofs)")
+        frac.sig_value_committed.connect(lambda v, n=index: self._on_level(n, achievable=v))
+        remove = QToolButton(text="✕", toolTip="Remove this level")
+        remove.clicked.connect(lambda _c=False, n=index: self._on_remove_level(n))
+        grid.addWidget(role, row, 0)
+        grid.addWidget(name, row, 1, 1, 3)
+        grid.addWidget(remove, row, 4)
+        grid.addWidget(FieldWithMessage(bandwidth), row + 1, 1)
+        grid.addWidget(frac, row + 1, 2)
+        grid.addWidget(_source_label(level.source), row + 1, 3, 1, 2)
+        return {"role": role, "name": name, "bandwidth": bandwidth, "achievable": frac}
+
+    def _fill(self, chip: Chip) -> None:
+        if not self.name_edit.hasFocus():
+            self.name_edit.setText(chip.name)
+        for precision, edit in self.compute_fields.items():
+            edit.set_value(chip.compute.get(precision))
+            self.fraction_fields[precision].set_value(chip.compute_achievable.get(precision))
+        for fields, level in zip(self.level_fields, chip.memory, strict=True):
+            fields["bandwidth"].set_value(level.bandwidth)
+            fields["achievable"].set_value(level.achievable)
+            if not fields["name"].hasFocus():
+                fields["name"].setText(level.name)
+
+    # -- edits ------------------------------------------------------------------------------------
+    def _chip(self) -> Chip | None:
+        return next((c for c in self.model.document.chips if c.id == self.chip_id), None)
+
+    def _push(self, chip: Chip, text: str, field: str) -> None:
+        self.model.push(Replace("chips", chip), text, merge_key=("chip-field", chip.id, field))
+
+    def _on_name_edited(self) -> None:
+        chip, name = self._chip(), self.name_edit.text().strip()
+        if chip and name and name != chip.name:
+            self._push(replace(chip, name=name), f"Rename {chip.name} to {name}", "name")
+
+    def _on_compute(self, precision: str, value: float | None) -> None:
+        chip = self._chip()
+        if chip is None:
+            return
+        if value is None and len(chip.compute) == 1 and precision in chip.compute:
+            self.compute_fields[precision]._set_error("a chip needs at least one compute ceiling")
+            return
+        text = (f"Set {chip.name} {precision} peak to {format_si(value, 'op/s')}" if value
+                else f"Remove {chip.name} {precision} peak")
+        self._push(chip.with_compute(precision, value), text, f"compute.{precision}")
+
+    def _on_compute_fraction(self, precision: str, value: float | None) -> None:
+        chip = self._chip()
+        if chip is None:
+            return
+        fractions = dict(chip.compute_achievable)
+        if value is None:
+            fractions.pop(precision, None)
+        else:
+            fractions[precision] = value
+        self._push(replace(chip, compute_achievable=fractions),
+                   f"Set {chip.name} {precision} achievable fraction", f"achievable.{precision}")
+
+    def _on_level(self, index: int, **changes) -> None:
+        chip = self._chip()
+        if chip is None or index >= len(chip.memory):
+            return
+        level = chip.memory[index]
+        if changes.get("name") == "" or all(getattr(level, k) == v for k, v in changes.items()):
+            return
+        if "role" in changes and level.role == "dram" and len(chip.levels("dram")) == 1:
+            self.level_fields[index]["role"].setCurrentIndex(MEMORY_ROLES.index("dram"))
+            return  # the only main-memory level keeps its role
+        what = ", ".join(f"{k} {format_si(v, 'B/s') if k == 'bandwidth' else v}"
+                         for k, v in changes.items())
+        self._push(chip.with_level(index, replace(level, **changes)),
+                   f"Set {chip.name} {level.name} {what}", f"level{index}.{','.join(changes)}")
+
+    def _on_add_level(self) -> None:
+        chip = self._chip()
+        if chip is None:
+            return
+        level = MemoryLevel("cache", "L2", chip.dram.bandwidth * 4, source="added by hand")
+        self.model.push(Replace("chips", replace(chip, memory=(level, *chip.memory))),
+                        f"Add a memory level to {chip.name}")
+
+    def _on_remove_level(self, index: int) -> None:
+        chip = self._chip()
+        if chip is None:
+            return
+        level = chip.memory[index]
+        if level.role == "dram" and len(chip.levels("dram")) == 1:
+            return  # every chip keeps a main memory
+        memory = tuple(lv for i, lv in enumerate(chip.memory) if i != index)
+        self.model.push(Replace("chips", replace(chip, memory=memory)),
+                        f"Remove {level.name} from {chip.name}")
+
+
+class HardwareEditor(QWidget):
+    """The chips of the session above, the selected chip's form below."""
+
+    def __init__(self, model: DocumentModel, presets: Presets, parent=None) -> None:
+        super().__init__(parent)
+        self.model, self.presets = model, presets
+        self.list_model = ChipListModel(model, presets, self)
+        self.view = QListView()
+        self.view.setModel(self.list_model)
+        self.view.setDragDropMode(QAbstractItemView.DragDropMode.DragDrop)
+        self.view.setDefaultDropAction(Qt.DropAction.MoveAction)
+        self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.view.setMinimumHeight(90)
+        self.view.selectionModel().currentChanged.connect(self._on_current_changed)
+        self.form = ChipForm(model)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(self.form)
+        top = QWidget()
+        top_layout = QVBoxLayout(top)
+        top_layout.setContentsMargins(0, 0, 0, 0)
+        top_layout.addWidget(self.view)
+        top_layout.addLayout(self._buttons())
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.addWidget(top)
+        splitter.addWidget(scroll)
+        splitter.setStretchFactor(1, 3)
+        splitter.setSizes([130, 600])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(2, 2, 2, 2)
+        layout.addWidget(splitter)
+        model.sig_selection_changed.connect(self._on_selection_changed)
+        self.list_model.modelReset.connect(lambda: self._on_selection_changed(None, model.selected_chip))
+        self._on_selection_changed(None, model.selected_chip)
+
+    def _buttons(self) -> QHBoxLayout:
+        row = QHBoxLayout()
+        specs = (("Add…", "Add chips from the preset library", self.add_from_presets),
+                 ("Duplicate", "Duplicate the selected chip", self.duplicate),
+                 ("Delete", "Delete the selected chip", self.delete),
+                 ("▲", "Move up", lambda: self.move(-1)), ("▼", "Move down", lambda: self.move(1)),
+                 ("Colour…", "Pick the chip's colour", self.pick_color),
+                 ("Baseline", "Measure speedups against this chip", self.set_baseline))
+        self.buttons = {}
+        for text, tip, slot in specs:
+            button = QPushButton(text) if len(text) > 1 else QToolButton(text=text)
+            button.setToolTip(tip)
+            button.clicked.connect(slot)
+            row.addWidget(button)
+            self.buttons[text] = button
+        row.addStretch()
+        return row
+
+    # -- selection ---------------------------------------------------------------------------------
+    def _on_current_changed(self, current, _previous) -> None:
+        if current.isValid():
+            self.model.select(None, current.data(ID_ROLE))
+
+    def _on_selection_changed(self, _kernel_id, chip_id) -> None:
+        row = self.list_model.row_of(chip_id) if chip_id else -1
+        if row >= 0 and self.view.currentIndex().row() != row:
+            self.view.setCurrentIndex(self.list_model.index(row))
+        self.form.show_chip(chip_id)
+
+    def current_chip(self) -> Chip | None:
+        chip_id = self.model.selected_chip
+        return next((c for c in self.model.document.chips if c.id == chip_id), None)
+
+    # -- actions ----------------------------------------------------------------------------------
+    def add_from_presets(self) -> None:
+        ids = ChipPresetDialog.ask(self.presets, self)
+        new = self.model.add_chips([self.presets.chips[i] for i in ids if i in self.presets.chips])
+        if new:
+            self.model.select(None, new[-1])
+
+    def duplicate(self) -> None:
+        chip = self.current_chip()
+        if chip:
+            new = self.model.add_chips([replace(chip, name=f"{chip.name} (copy)", color=None)],
+                                       self.model.document.chips.index(chip) + 1,
+                                       text=f"Duplicate {chip.name}")
+            self.model.select(None, new[-1])
+
+    def delete(self) -> None:
+        chip = self.current_chip()
+        if chip:
+            self.model.push(Remove("chips", chip.id), f"Delete {chip.name}")
+            if self.model.document.chips:
+                self.model.select(None, self.model.document.chips[0].id)
+
+    def move(self, step: int) -> None:
+        chip = self.current_chip()
+        if chip:
+            index = self.model.document.chips.index(chip) + step
+            if 0 <= index < len(self.model.document.chips):
+                self.model.push(Move("chips", chip.id, index), f"Move {chip.name}")
+                self.view.setCurrentIndex(self.list_model.index(index))
+
+    def pick_color(self) -> None:
+        chip = self.current_chip()
+        if chip:
+            color = ColorDialog.ask(chip.color or "#808080", self)
+            if color:
+                self.model.push(Replace("chips", replace(chip, color=color)), f"Colour {chip.name}")
+
+    def set_baseline(self) -> None:
+        chip = self.current_chip()
+        if chip:
+            self.model.push(SetField("baseline", chip.id), f"Make {chip.name} the baseline")

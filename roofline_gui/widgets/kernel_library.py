@@ -1,0 +1,333 @@
+"""The kernel library: preset kernels grouped by category (drag them onto the canvas or the
+table, or double-click), the session's kernels, kernels made from templates, and a form for the
+selected kernel that shows its formula with the numbers filled in."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QFontDatabase
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListView,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QTreeView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from roofline_gui.core.edits import Remove, Replace
+from roofline_gui.core.kernel import Kernel
+from roofline_gui.core.templates import TEMPLATES
+from roofline_gui.core.units import PRECISIONS, format_si
+from roofline_gui.io.presets import Presets
+from roofline_gui.models.document_model import DocumentModel
+from roofline_gui.models.item_models import ID_ROLE, KernelListModel, PresetKernelModel
+from roofline_gui.widgets.fields import FieldWithMessage, QuantityEdit
+
+
+def formula_text(kernel: Kernel) -> str:
+    """The kernel's derivation: template formula, then the numbers filled in."""
+    traffic = kernel.traffic()
+    lines = []
+    if kernel.template is not None:
+        template = TEMPLATES[kernel.template]
+        lines += [template.name, template.formula, "",
+                  f"With b = {kernel.bytes_per_value:g} B per value ({kernel.storage}):"]
+        lines += [f"  {step}" for step in traffic.steps]
+    elif kernel.flops is not None:
+        lines.append(f"ops = {format_si(kernel.flops)}")
+        lines += [f"bytes at {role} = {format_si(v, 'B')}" for role, v in kernel.bytes.items()]
+    else:
+        lines.append(f"intensity = {kernel.intensity:g} op/B (no size given, so no time)")
+    dram = traffic.bytes.get("dram")
+    if dram:
+        lines.append(f"intensity = ops / dram bytes = {traffic.ops / dram:,.4g} op/B")
+    if kernel.source:
+        lines += ["", kernel.source]
+    return "\n".join(lines)
+
+
+def _precision_combo(current: str | None, allow_same: bool = False) -> QComboBox:
+    combo = QComboBox()
+    if allow_same:
+        combo.addItem("same as compute", None)
+    for p in PRECISIONS:
+        combo.addItem(p, p)
+    combo.setCurrentIndex(max(0, combo.findData(current)))
+    return combo
+
+
+class ParamFields(QWidget):
+    """One QuantityEdit per template parameter (typing 4k or 1e6 works)."""
+
+    def __init__(self, template_id: str, params: dict, on_commit, parent=None) -> None:
+        super().__init__(parent)
+        self.fields: dict[str, QuantityEdit] = {}
+        form = QFormLayout(self)
+        form.setContentsMargins(0, 0, 0, 0)
+        template = TEMPLATES[template_id]
+        for spec in template.params:
+            edit = QuantityEdit("count", integer=spec.integer, minimum=spec.minimum,
+                                maximum=spec.maximum)
+            edit.set_value(params.get(spec.name, spec.default))
+            edit.sig_value_committed.connect(lambda v, n=spec.name: on_commit(n, v))
+            label = spec.label + (" ⟷" if spec.name == template.main_param else "")
+            form.addRow(label, FieldWithMessage(edit))
+            self.fields[spec.name] = edit
+
+    def values(self) -> dict[str, float]:
+        return {name: edit.value() for name, edit in self.fields.items()}
+
+
+class KernelForm(QWidget):
+    """Name, precision (compute and storage), parameters and formula of the selected kernel."""
+
+    def __init__(self, model: DocumentModel, parent=None) -> None:
+        super().__init__(parent)
+        self.model = model
+        self.kernel_id: str | None = None
+        self._structure = None
+        self.params: ParamFields | None = None
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        form = QFormLayout()
+        self.name_edit = QLineEdit()
+        self.name_edit.editingFinished.connect(self._on_name)
+        self.precision = _precision_combo("fp32")
+        self.precision.setToolTip("Compute precision: picks the roof; bytes follow the storage")
+        self.precision.activated.connect(self._on_precision)
+        self.storage = _precision_combo(None, allow_same=True)
+        self.storage.setToolTip("Storage precision (e.g. int8 weights with bf16 math)")
+        self.storage.activated.connect(self._on_precision)
+        form.addRow("Name", self.name_edit)
+        form.addRow("Precision", self.precision)
+        form.addRow("Stored as", self.storage)
+        layout.addLayout(form)
+        self.params_box = QVBoxLayout()
+        layout.addLayout(self.params_box)
+        self.formula = QPlainTextEdit(readOnly=True)
+        self.formula.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.formula.setMinimumHeight(120)
+        layout.addWidget(self.formula, 1)
+        model.sig_document_changed.connect(lambda _d, _t: self.show_kernel(self.kernel_id))
+        self.show_kernel(None)
+
+    def _kernel(self) -> Kernel | None:
+        return next((k for k in self.model.document.kernels if k.id == self.kernel_id), None)
+
+    def show_kernel(self, kernel_id: str | None) -> None:
+        self.kernel_id = kernel_id
+        kernel = self._kernel()
+        self.setEnabled(kernel is not None)
+        if kernel is None:
+            self.formula.setPlainText("Select a kernel to see its formula.")
+            return
+        structure = (kernel.id, kernel.template)
+        if structure != self._structure:
+            self._structure = structure
+            if self.params is not None:
+                self.params.setParent(None)
+                self.params.deleteLater()
+                self.params = None
+            if kernel.template is not None:
+                self.params = ParamFields(kernel.template, kernel.params, self._on_param)
+                self.params_box.addWidget(self.params)
+        elif self.params is not None:
+            template = TEMPLATES[kernel.template]
+            for spec in template.params:
+                self.params.fields[spec.name].set_value(kernel.params.get(spec.name, spec.default))
+        if not self.name_edit.hasFocus():
+            self.name_edit.setText(kernel.name)
+        self.precision.setCurrentIndex(self.precision.findData(kernel.precision))
+        self.storage.setCurrentIndex(max(0, self.storage.findData(kernel.storage_precision)))
+        self.formula.setPlainText(formula_text(kernel))
+
+    def _on_name(self) -> None:
+        kernel, name = self._kernel(), self.name_edit.text().strip()
+        if kernel and name and name != kernel.name:
+            self.model.push(Replace("kernels", replace(kernel, name=name)), f"Rename {kernel.name}")
+
+    def _on_precision(self, _index: int) -> None:
+        kernel = self._kernel()
+        if kernel is None:
+            return
+        precision, storage = self.precision.currentData(), self.storage.currentData()
+        storage = None if storage == precision else storage
+        if (precision, storage) != (kernel.precision, kernel.storage_precision):
+            self.model.push(Replace("kernels", kernel.with_precision(precision, storage)),
+                            f"{kernel.name}: precision {precision}"
+                            + (f", stored as {storage}" if storage else ""))
+
+    def _on_param(self, name: str, value: float) -> None:
+        kernel = self._kernel()
+        if kernel is not None and kernel.params.get(name) != value:
+            self.model.push(Replace("kernels", replace(kernel, params={**kernel.params, name: value})),
+                            f"{kernel.name}: {name} = {value:,.0f}",
+                            merge_key=("param", kernel.id, name))
+
+
+class TemplateDialog(QDialog):
+    """Create a kernel from a template: pick it, set the precision and parameters, see the formula."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("New kernel from a template")
+        self.resize(520, 560)
+        self.template = QComboBox()
+        for template in TEMPLATES.values():
+            self.template.addItem(f"{template.name}  [{template.category}]", template.id)
+        self.template.currentIndexChanged.connect(self._rebuild)
+        self.precision = _precision_combo("bf16")
+        self.precision.currentIndexChanged.connect(self._preview)
+        self.name = QLineEdit()
+        self.params_box = QVBoxLayout()
+        self.params: ParamFields | None = None
+        self.formula = QPlainTextEdit(readOnly=True)
+        self.formula.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        form = QFormLayout()
+        form.addRow("Template", self.template)
+        form.addRow("Precision", self.precision)
+        form.addRow("Name", self.name)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
+                                   | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addLayout(self.params_box)
+        layout.addWidget(self.formula, 1)
+        layout.addWidget(buttons)
+        self._rebuild()
+
+    def _rebuild(self) -> None:
+        if self.params is not None:
+            self.params.setParent(None)
+            self.params.deleteLater()
+        template_id = self.template.currentData()
+        self.params = ParamFields(template_id, TEMPLATES[template_id].defaults(),
+                                  lambda _n, _v: self._preview())
+        self.params_box.addWidget(self.params)
+        self._preview()
+
+    def kernel(self) -> Kernel:
+        template = TEMPLATES[self.template.currentData()]
+        params = {k: v for k, v in self.params.values().items() if v is not None}
+        precision = self.precision.currentData()
+        name = self.name.text().strip() or f"{template.name} ({precision})"
+        return Kernel("new", name, precision, category=template.category, template=template.id,
+                      params=params)
+
+    def _preview(self) -> None:
+        self.formula.setPlainText(formula_text(self.kernel()))
+
+    @classmethod
+    def ask(cls, parent=None) -> Kernel | None:
+        dialog = cls(parent)
+        return dialog.kernel() if dialog.exec() == QDialog.DialogCode.Accepted else None
+
+
+class KernelLibrary(QWidget):
+    def __init__(self, model: DocumentModel, presets: Presets, parent=None) -> None:
+        super().__init__(parent)
+        self.model, self.presets = model, presets
+        self.preset_model = PresetKernelModel(presets, self)
+        self.tree = QTreeView()
+        self.tree.setModel(self.preset_model)
+        self.tree.setDragDropMode(QAbstractItemView.DragDropMode.DragOnly)
+        self.tree.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.tree.expandAll()
+        self.tree.doubleClicked.connect(self._on_preset_double_clicked)
+        self.tree.setToolTip("Drag kernels onto the canvas or the table, or double-click to add")
+        self.session_model = KernelListModel(model, presets, self)
+        self.list = QListView()
+        self.list.setModel(self.session_model)
+        self.list.setDragDropMode(QAbstractItemView.DragDropMode.DragDrop)
+        self.list.setDefaultDropAction(Qt.DropAction.MoveAction)
+        self.list.selectionModel().currentChanged.connect(self._on_current_changed)
+        self.form = KernelForm(model)
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.addWidget(self._titled("Preset kernels (drag or double-click)", self.tree))
+        session = self._titled("Session kernels", self.list)
+        session.layout().addLayout(self._buttons())
+        splitter.addWidget(session)
+        splitter.addWidget(self._titled("Selected kernel", self.form))
+        splitter.setSizes([220, 160, 320])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(2, 2, 2, 2)
+        layout.addWidget(splitter)
+        model.sig_selection_changed.connect(self._on_selection_changed)
+        self.session_model.modelReset.connect(
+            lambda: self._on_selection_changed(model.selected_kernel, None))
+        self._on_selection_changed(model.selected_kernel, None)
+
+    @staticmethod
+    def _titled(title: str, widget: QWidget) -> QWidget:
+        box = QWidget()
+        layout = QVBoxLayout(box)
+        layout.setContentsMargins(0, 0, 0, 0)
+        label = QLabel(f"<b>{title}</b>")
+        layout.addWidget(label)
+        layout.addWidget(widget)
+        return box
+
+    def _buttons(self) -> QHBoxLayout:
+        row = QHBoxLayout()
+        specs = (("New from template…", "Create a kernel from a template", self.new_from_template),
+                 ("Duplicate", "Duplicate the selected kernel", self.duplicate),
+                 ("Delete", "Delete the selected kernel", self.delete))
+        for text, tip, slot in specs:
+            button = QPushButton(text)
+            button.setToolTip(tip)
+            button.clicked.connect(slot)
+            row.addWidget(button)
+        row.addStretch()
+        return row
+
+    def _on_preset_double_clicked(self, index) -> None:
+        preset_id = index.data(ID_ROLE)
+        if preset_id in self.presets.kernels:
+            new = self.model.add_kernels([self.presets.kernels[preset_id]])
+            self.model.select(new[-1], None)
+
+    def _on_current_changed(self, current, _previous) -> None:
+        if current.isValid():
+            self.model.select(current.data(ID_ROLE), None)
+
+    def _on_selection_changed(self, kernel_id, _chip_id) -> None:
+        row = self.session_model.row_of(kernel_id) if kernel_id else -1
+        if row >= 0 and self.list.currentIndex().row() != row:
+            self.list.setCurrentIndex(self.session_model.index(row))
+        self.form.show_kernel(kernel_id)
+
+    def new_from_template(self) -> None:
+        kernel = TemplateDialog.ask(self)
+        if kernel is not None:
+            new = self.model.add_kernels([kernel])
+            self.model.select(new[-1], None)
+
+    def duplicate(self) -> None:
+        kernel = next((k for k in self.model.document.kernels if k.id == self.model.selected_kernel), None)
+        if kernel:
+            index = self.model.document.kernels.index(kernel) + 1
+            new = self.model.add_kernels([replace(kernel, name=f"{kernel.name} (copy)")], index,
+                                         text=f"Duplicate {kernel.name}")
+            self.model.select(new[-1], None)
+
+    def delete(self) -> None:
+        kernel_id = self.model.selected_kernel
+        if kernel_id in {k.id for k in self.model.document.kernels}:
+            name = self.model.document.kernel(kernel_id).name
+            self.model.push(Remove("kernels", kernel_id), f"Delete {name}")
+            kernels = self.model.document.kernels
+            self.model.select(kernels[0].id if kernels else None, None)

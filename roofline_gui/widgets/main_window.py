@@ -1,0 +1,265 @@
+"""The main window: wires the document model to the panels, menus, toolbar and status bar.
+No computation and no file I/O here: those live in the core, the models and FileActions."""
+
+from __future__ import annotations
+
+from functools import partial
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence, QPalette
+from PySide6.QtWidgets import (
+    QApplication,
+    QComboBox,
+    QDockWidget,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QToolBar,
+    QWidget,
+)
+
+from roofline_gui.core.edits import Batch, Replace
+from roofline_gui.core.units import PRECISIONS, format_si
+from roofline_gui.io.presets import Presets, default_presets
+from roofline_gui.models.document_model import DocumentModel
+from roofline_gui.models.settings import Settings
+from roofline_gui.widgets.canvas_panel import CanvasPanel
+from roofline_gui.widgets.comparison_panel import ComparisonTable, ExplanationPane
+from roofline_gui.widgets.dialogs import about_text
+from roofline_gui.widgets.file_actions import FileActions, examples
+from roofline_gui.widgets.hardware_editor import HardwareEditor
+from roofline_gui.widgets.kernel_library import KernelLibrary
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, settings: Settings | None = None, presets: Presets | None = None,
+                 model: DocumentModel | None = None) -> None:
+        super().__init__()
+        self.settings = settings or Settings()
+        self.presets = presets or default_presets()
+        self.model = model or DocumentModel()
+        palette = QApplication.palette()
+        self.canvas = CanvasPanel(self.model, self.presets,
+                                  background=palette.color(QPalette.ColorRole.Base).name(),
+                                  foreground=palette.color(QPalette.ColorRole.Text).name())
+        self.setCentralWidget(self.canvas)
+        self.hardware = HardwareEditor(self.model, self.presets)
+        self.kernels = KernelLibrary(self.model, self.presets)
+        self.table = ComparisonTable(self.model, self.presets)
+        self.explanation = ExplanationPane(self.model)
+        self.files = FileActions(self.model, self.settings, self, self.canvas)
+        self.docks = {
+            "hardware": self._dock("Hardware", self.hardware, Qt.DockWidgetArea.LeftDockWidgetArea),
+            "kernels": self._dock("Kernels", self.kernels, Qt.DockWidgetArea.LeftDockWidgetArea),
+            "table": self._dock("Comparison", self.table, Qt.DockWidgetArea.BottomDockWidgetArea),
+            "explanation": self._dock("Why it sits there", self.explanation,
+                                      Qt.DockWidgetArea.BottomDockWidgetArea),
+        }
+        # Hardware and kernels share the left side as tabs, so the chart gets the width.
+        self.tabifyDockWidget(self.docks["hardware"], self.docks["kernels"])
+        self.docks["hardware"].raise_()
+        self.splitDockWidget(self.docks["table"], self.docks["explanation"], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.docks["table"], self.docks["explanation"]], [800, 460],
+                         Qt.Orientation.Horizontal)
+        self.resizeDocks([self.docks["hardware"]], [470], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.docks["table"]], [250], Qt.Orientation.Vertical)
+        self._build_actions()
+        self._build_menus()
+        self._build_toolbar()
+        self.cursor_label = QLabel()
+        self.statusBar().addPermanentWidget(self.cursor_label)
+        self.canvas.sig_cursor_moved.connect(self._on_cursor_moved)
+        self.files.sig_message.connect(lambda m: self.statusBar().showMessage(m, 5000))
+        self.model.undo_stack.cleanChanged.connect(lambda _c: self._update_title())
+        self.model.sig_path_changed.connect(lambda _p: self._update_title())
+        self.resize(1500, 940)
+        self.settings_restore()
+        self._update_title()
+
+    # -- construction ---------------------------------------------------------------------------------
+    def _dock(self, title: str, widget: QWidget, area) -> QDockWidget:
+        dock = QDockWidget(title, self)
+        dock.setObjectName(f"dock-{title}")
+        dock.setWidget(widget)
+        self.addDockWidget(area, dock)
+        return dock
+
+    def _action(self, text: str, slot, shortcut=None, tip: str = "") -> QAction:
+        action = QAction(text, self)
+        action.triggered.connect(slot)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+        action.setStatusTip(tip or text.replace("&", "").rstrip("…"))
+        return action
+
+    def _build_actions(self) -> None:
+        key = QKeySequence.StandardKey
+        files = self.files
+        self.act_new = self._action("&New", files.new, key.New)
+        self.act_open = self._action("&Open…", lambda: files.open(), key.Open)
+        self.act_save = self._action("&Save", files.save, key.Save)
+        self.act_save_as = self._action("Save &As…", files.save_as, key.SaveAs)
+        self.act_png = self._action("Export &PNG…", files.export_png, "Ctrl+E",
+                                    "Save the chart as a PNG image, legend included")
+        self.act_svg = self._action("Export S&VG…", files.export_svg)
+        self.act_pdf = self._action("Export P&DF…", files.export_pdf)
+        self.act_csv = self._action("Export &CSV…", files.export_csv,
+                                    tip="Save the comparison table (one row per chip and kernel)")
+        self.act_quit = self._action("&Quit", self.close, key.Quit)
+        self.act_undo = self.model.undo_stack.createUndoAction(self, "&Undo")
+        self.act_undo.setShortcut(QKeySequence(key.Undo))
+        self.act_redo = self.model.undo_stack.createRedoAction(self, "&Redo")
+        self.act_redo.setShortcut(QKeySequence(key.Redo))
+        self.act_overlay = self._action("&Overlay", partial(self.set_mode, "overlay"), "Ctrl+1",
+                                        "All chips on one chart")
+        self.act_side = self._action("&Side by side", partial(self.set_mode, "side_by_side"),
+                                     "Ctrl+2", "One chart per chip, axes linked")
+        group = QActionGroup(self)
+        for action in (self.act_overlay, self.act_side):
+            action.setCheckable(True)
+            group.addAction(action)
+        self.act_overlay.setChecked(True)
+        self.act_mac = self._action("Count &MACs (1 MAC = 2 ops)", self.set_mac_units,
+                                    tip="Show performance in MAC/s and intensity in MAC/B")
+        self.act_mac.setCheckable(True)
+        self.act_derated = self._action("&Derated roofs (achievable fractions)", self.set_derated,
+                                        tip="Use each chip's achievable fractions where given")
+        self.act_derated.setCheckable(True)
+        self.act_about = self._action("&About Roofline Explorer", self.show_about)
+
+    def _build_menus(self) -> None:
+        bar = self.menuBar()
+        file_menu = bar.addMenu("&File")
+        for action in (self.act_new, self.act_open):
+            file_menu.addAction(action)
+        self.recent_menu = file_menu.addMenu("Open &Recent")
+        self.recent_menu.aboutToShow.connect(self._fill_recent)
+        file_menu.addSeparator()
+        for action in (self.act_save, self.act_save_as):
+            file_menu.addAction(action)
+        file_menu.addSeparator()
+        for action in (self.act_png, self.act_svg, self.act_pdf, self.act_csv):
+            file_menu.addAction(action)
+        file_menu.addSeparator()
+        file_menu.addAction(self.act_quit)
+        edit = bar.addMenu("&Edit")
+        edit.addAction(self.act_undo)
+        edit.addAction(self.act_redo)
+        view = bar.addMenu("&View")
+        for action in (self.act_overlay, self.act_side):
+            view.addAction(action)
+        view.addSeparator()
+        view.addAction(self.act_mac)
+        view.addAction(self.act_derated)
+        view.addSeparator()
+        for dock in self.docks.values():
+            view.addAction(dock.toggleViewAction())
+        help_menu = bar.addMenu("&Help")
+        examples_menu = help_menu.addMenu("&Examples")
+        for path in examples():
+            examples_menu.addAction(path.stem.replace("-", " "), partial(self.files.open_example, path))
+        help_menu.addAction(self.act_about)
+
+    def _build_toolbar(self) -> None:
+        bar = QToolBar("Main")
+        bar.setObjectName("toolbar-main")
+        self.addToolBar(bar)
+        for action in (self.act_open, self.act_save, self.act_undo, self.act_redo):
+            bar.addAction(action)
+        bar.addSeparator()
+        for action in (self.act_overlay, self.act_side, self.act_mac, self.act_derated):
+            bar.addAction(action)
+        bar.addSeparator()
+        bar.addWidget(QLabel(" All kernels at "))
+        self.precision_combo = QComboBox()
+        self.precision_combo.addItem("(precision…)", None)
+        for p in PRECISIONS:
+            self.precision_combo.addItem(p, p)
+        self.precision_combo.setToolTip("Switch every kernel to this precision: the roof used "
+                                        "and the bytes moved both change, as mixed precision does")
+        self.precision_combo.activated.connect(self._on_all_precision)
+        bar.addWidget(self.precision_combo)
+
+    # -- view state ---------------------------------------------------------------------------------
+    def set_mode(self, mode: str) -> None:
+        self.canvas.set_mode(mode)
+        (self.act_overlay if mode == "overlay" else self.act_side).setChecked(True)
+        self.settings.set("view/mode", mode)
+
+    def set_mac_units(self, mac: bool) -> None:
+        self.act_mac.setChecked(mac)
+        self.canvas.options.ops_per_unit = 2.0 if mac else 1.0
+        self.table.table_model.set_mac_units(mac)
+        self.canvas.redraw()
+        self.settings.set("view/mac_units", bool(mac))
+
+    def set_derated(self, derated: bool) -> None:
+        self.act_derated.setChecked(derated)
+        self.model.set_derated(bool(derated))
+        self.settings.set("view/derated", bool(derated))
+
+    def _on_all_precision(self, index: int) -> None:
+        precision = self.precision_combo.itemData(index)
+        self.precision_combo.setCurrentIndex(0)
+        if precision is None:
+            return
+        edits = tuple(Replace("kernels", k.with_precision(precision)) for k in self.model.document.kernels
+                      if k.precision != precision or k.storage_precision)
+        if edits:
+            self.model.push(Batch(edits), f"All kernels to {precision}")
+
+    def _on_cursor_moved(self, intensity: float, performance: float) -> None:
+        unit = "MAC" if self.canvas.options.ops_per_unit == 2 else "op"
+        self.cursor_label.setText(f"intensity {intensity:,.3g} {unit}/B   "
+                                  f"performance {format_si(performance, unit + '/s', 3)}")
+
+    def _fill_recent(self) -> None:
+        self.recent_menu.clear()
+        for path in self.settings.recent_files():
+            self.recent_menu.addAction(path, partial(self.files.open, path))
+        if not self.settings.recent_files():
+            self.recent_menu.addAction("(none)").setEnabled(False)
+
+    def _update_title(self) -> None:
+        self.setWindowTitle(f"{self.files.display_name()}[*] — Roofline Explorer")
+        self.setWindowModified(not self.model.undo_stack.isClean())
+
+    def show_about(self) -> None:
+        QMessageBox.about(self, "About Roofline Explorer", about_text())
+
+    # -- settings and closing ----------------------------------------------------------------------------
+    def settings_restore(self) -> None:
+        geometry, state = self.settings.get("window/geometry"), self.settings.get("window/state")
+        if not geometry.isEmpty():
+            self.restoreGeometry(geometry)
+        if not state.isEmpty():
+            self.restoreState(state)
+        self.set_mode(self.settings.get("view/mode"))
+        if self.settings.get("view/mac_units"):
+            self.set_mac_units(True)
+        if self.settings.get("view/derated"):
+            self.set_derated(True)
+
+    def closeEvent(self, event) -> None:  # noqa: N802 (Qt API)
+        if not self.files.maybe_save():
+            event.ignore()
+            return
+        self.settings.set("window/geometry", self.saveGeometry())
+        self.settings.set("window/state", self.saveState())
+        self.settings.sync()
+        event.accept()
+
+    def open_initial(self, path: str | None) -> None:
+        """A session from the command line, else the example on first start, else the last file."""
+        if path:
+            self.files.open(path)
+            return
+        recent = [p for p in self.settings.recent_files() if Path(p).exists()]
+        if self.settings.get("first_start_done") and recent:
+            self.files.open(recent[0])
+            return
+        self.settings.set("first_start_done", True)
+        example = next((p for p in examples() if p.stem == "a100-vs-tpu-v3"), None)
+        if example:
+            self.files.open_example(example)

@@ -1,0 +1,342 @@
+"""Drawing one roofline chart into a pyqtgraph PlotItem.
+
+Per chip: one roof per shown precision (a short polyline: start, ridge, end) on the dram
+diagonal; one diagonal per other memory level (cache dashed, host dotted, link dash-dot),
+ridge points marked, labels. Per kernel: a marker at (dram intensity, attainable) for each
+chip, measured points with the gap to their roof, the selected kernel ringed with the path it
+takes as its main parameter sweeps.
+
+Redraw cost is kept to what changed: ``draw`` rebuilds everything (a document reset or a chip
+edit), ``update_markers`` only the markers, and while a kernel is being dragged it is
+"lifted" out of the big scatter items into a small overlay, so a drag step redraws a handful
+of points instead of every marker.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtGui import QColor
+
+from roofline_gui.core.comparison import Comparison
+from roofline_gui.core.roofline import ROLE_INDEX, ChipArrays, evaluate
+from roofline_gui.core.sweep import can_move, sweep
+from roofline_gui.core.units import format_si, format_time
+from roofline_gui.widgets.plot_items import MarkerScatter, log10
+
+X_SPAN = (1e-3, 1e6)  # op/B: roofs are drawn across this, wider than any view
+LEVEL_STYLE = {
+    "dram": Qt.PenStyle.SolidLine,
+    "cache": Qt.PenStyle.DashLine,
+    "host": Qt.PenStyle.DotLine,
+    "link": Qt.PenStyle.DashDotLine,
+}
+
+
+@dataclass
+class ViewOptions:
+    """How the chart is drawn (view state only; nothing here is saved in the session)."""
+
+    precisions: tuple[str, ...] | None = None  # None: the precisions the kernels use
+    ops_per_unit: float = 1.0  # 2.0 labels the y axis in MAC/s
+    show_labels: bool = True
+    foreground: str = "#202020"
+    hidden_levels: set[str] = field(default_factory=set)
+
+
+class RooflinePlot(QObject):
+    """Draws a set of chips and kernels into ``plot_item``; emits clicks and drags."""
+
+    sig_kernel_clicked = Signal(str, str)  # kernel id, chip id
+    sig_marker_dragged = Signal(str, str, float, bool)  # kernel id, chip id, op/B, finished
+
+    def __init__(self, plot_item: pg.PlotItem, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.plot = plot_item
+        self.options = ViewOptions()
+        self._static: list = []  # roofs, labels, ridge markers
+        self._markers: dict[str, MarkerScatter] = {}  # chip id -> scatter
+        self._extras: list = []  # measured points, selection ring, sweep path
+        self._lifted_items: list = []
+        self._comparison: Comparison | None = None
+        self._chip_indices: list[int] = []
+        self.selected: str | None = None
+        self.lifted: str | None = None
+        self.legend = plot_item.addLegend(offset=(-10, -10), labelTextSize="9pt")
+        plot_item.setLabel("bottom", "Arithmetic intensity", units="")
+        plot_item.showGrid(x=True, y=True, alpha=0.15)
+        plot_item.setMenuEnabled(False)
+
+    # -- whole redraw -----------------------------------------------------------------------------
+    def draw(self, comparison: Comparison, chip_indices: list[int]) -> None:
+        """Rebuild roofs and markers for the chips at ``chip_indices`` of the comparison."""
+        self._comparison, self._chip_indices = comparison, chip_indices
+        for item in self._static:
+            self.plot.removeItem(item)
+        self._static.clear()
+        self.legend.clear()
+        unit = "MAC" if self.options.ops_per_unit == 2 else "op"
+        self.plot.setLabel("left", f"Attainable performance ({unit}/s)")
+        self.plot.setLabel("bottom", f"Arithmetic intensity ({unit}/B, main memory)")
+        self._range = self._view_range()
+        for c in chip_indices:
+            self._draw_chip(comparison, c)
+        self.update_markers()
+        if self._range is not None:
+            (x_lo, x_hi), (y_lo, y_hi) = self._range
+            self.plot.setRange(xRange=(np.log10(x_lo), np.log10(x_hi)),
+                               yRange=(np.log10(y_lo), np.log10(y_hi)), padding=0)
+
+    def _shown_precisions(self, comparison: Comparison) -> tuple[str, ...]:
+        if self.options.precisions is not None:
+            return self.options.precisions
+        return tuple(dict.fromkeys(k.precision for k in comparison.kernels)) or ("fp32",)
+
+    def _scale(self) -> float:
+        return 1.0 / self.options.ops_per_unit
+
+    def _draw_chip(self, comparison: Comparison, c: int) -> None:
+        chip = comparison.chips[c]
+        color = QColor(chip.color or "#808080")
+        derated = comparison.result.derated
+        dram = chip.dram
+        dram_bw = dram.bandwidth * ((dram.achievable or 1.0) if derated else 1.0)
+        scale = self._scale()
+        peaks = {
+            p: chip.compute[p] * ((chip.compute_achievable.get(p, 1.0)) if derated else 1.0)
+            for p in self._shown_precisions(comparison) if p in chip.compute
+        }
+        top = max(peaks.values(), default=max(chip.compute.values()))
+        unit_label = "MAC/s" if self.options.ops_per_unit == 2 else "op/s"
+        first = True
+        for p, peak in sorted(peaks.items(), key=lambda kv: -kv[1]):
+            ridge = peak / dram_bw
+            xs = np.array([X_SPAN[0], ridge, X_SPAN[1]])
+            ys = np.array([dram_bw * X_SPAN[0], peak, peak]) * scale
+            pen = pg.mkPen(color, width=2.5 if first else 1.5)
+            item = pg.PlotDataItem(log10(xs), log10(ys), pen=pen,
+                                   name=f"{chip.name}" if first else None)
+            self._add(item)
+            ridge_dot = pg.ScatterPlotItem([np.log10(ridge)], [np.log10(peak * scale)], size=7,
+                                           brush=pg.mkBrush(color), pen=pg.mkPen(color))
+            ridge_dot.setToolTip(f"{chip.name} {p} ridge point: {ridge:,.4g} op/B")
+            self._add(ridge_dot)
+            if self.options.show_labels:
+                right = self._range[0][1] / 1.15 if self._range else X_SPAN[1]
+                self._label(f"{p} {format_si(peak * scale, unit_label)}", right, peak * scale,
+                            color, anchor=(1, 1))
+            first = False
+        moved = np.isfinite(comparison.kernel_arrays.bytes).any(axis=0)
+        used_roles = {role for role, i in ROLE_INDEX.items() if moved[i]}
+        for level in chip.memory:
+            if level.role == "dram" or level.role in self.options.hidden_levels:
+                continue
+            bw = level.bandwidth * ((level.achievable or 1.0) if derated else 1.0)
+            xs = np.array([X_SPAN[0], top / bw])
+            ys = np.array([bw * X_SPAN[0], top]) * scale
+            used = level.role in used_roles
+            faint = QColor(color)
+            faint.setAlpha(255 if used else 60)
+            pen = pg.mkPen(faint, width=1.2, style=LEVEL_STYLE[level.role])
+            line = pg.PlotDataItem(log10(xs), log10(ys), pen=pen)
+            line.setToolTip(f"{chip.name} {level.name}: {format_si(bw, 'B/s')} ({level.role})"
+                            + ("" if used else "; no kernel moves bytes at this level"))
+            self._add(line)
+            if self.options.show_labels and used:
+                self._diagonal_label(f"{level.name} {format_si(bw, 'B/s')}", bw, top, color, low=True)
+        if self.options.show_labels:
+            self._diagonal_label(f"{dram.name} {format_si(dram_bw, 'B/s')}", dram_bw, top, color)
+
+    def _add(self, item) -> None:
+        self.plot.addItem(item)
+        self._static.append(item)
+
+    def _label(self, text, x, y, color, anchor=(0, 1)) -> None:
+        label = pg.TextItem(text, color=color, anchor=anchor)
+        label.setPos(float(np.log10(x)), float(np.log10(y)))
+        self._add(label)
+
+    def _diagonal_label(self, text, bw, top, color, low: bool = False) -> None:
+        """A label along a bandwidth diagonal inside the view: main memory's a decade below its
+        ridge, other levels' near the bottom of the chart, so they do not pile up."""
+        scale = self._scale()
+        x = top / bw / 20
+        if self._range is not None:
+            (x_lo, x_hi), (y_lo, _y_hi) = self._range
+            bottom = max(x_lo * 1.5, y_lo * 2.5 / (bw * scale))
+            x = bottom if low else max(min(x, x_hi / 8), bottom)
+        label = pg.TextItem(text, color=color, anchor=(0, 1), angle=0, rotateAxis=(1, 1))
+        label.setPos(float(np.log10(x)), float(np.log10(bw * x * scale)))
+        self._add(label)
+
+    # -- markers ----------------------------------------------------------------------------------
+    def update_markers(self) -> None:
+        """Redraw every kernel marker (the lifted kernel, if any, goes to the overlay)."""
+        cmp = self._comparison
+        if cmp is None:
+            return
+        x_all = log10(cmp.dram_intensity / self.options.ops_per_unit)
+        keep = np.array([k.id != self.lifted for k in cmp.kernels], dtype=bool)
+        wanted = {cmp.chips[c].id for c in self._chip_indices}
+        for chip_id in list(self._markers):
+            if chip_id not in wanted:
+                self.plot.removeItem(self._markers.pop(chip_id))
+        for c in self._chip_indices:
+            chip = cmp.chips[c]
+            y = log10(cmp.result.attainable[:, c] * self._scale())
+            ok = keep & np.isfinite(y) & np.isfinite(x_all)
+            scatter = self._markers.get(chip.id)
+            if scatter is None:
+                scatter = MarkerScatter(hoverable=True, tip=self._tip(chip.id), size=10,
+                                        hoverSize=14)
+                scatter.setZValue(10)
+                scatter.sigClicked.connect(self._on_scatter_clicked)
+                scatter.sig_marker_dragged.connect(
+                    lambda k, x, f, cid=chip.id: self.sig_marker_dragged.emit(k, cid, x, f))
+                self.plot.addItem(scatter)
+                self._markers[chip.id] = scatter
+            color = QColor(chip.color or "#808080")
+            scatter.setData(x=x_all[ok], y=y[ok], data=[cmp.kernels[i].id for i in np.flatnonzero(ok)],
+                            brush=pg.mkBrush(color), pen=pg.mkPen(color.darker(150), width=1))
+        self._draw_extras()
+
+    def _draw_extras(self) -> None:
+        """Measured points with their gap, the selection ring and its sweep path, lifted kernel."""
+        for item in self._extras:
+            self.plot.removeItem(item)
+        self._extras.clear()
+        cmp = self._comparison
+        ids = [k.id for k in cmp.kernels]
+        for k, kernel in enumerate(cmp.kernels):
+            measured = kernel.measured_performance()
+            if measured is not None:
+                self._draw_measured(cmp, k, measured)
+        if self.selected in ids:
+            self._draw_selection(cmp, ids.index(self.selected))
+        self._draw_lifted()
+
+    def _draw_measured(self, cmp: Comparison, k: int, measured: float) -> None:
+        x = float(np.log10(cmp.dram_intensity[k] / self.options.ops_per_unit))
+        y = float(np.log10(measured * self._scale()))
+        star = pg.ScatterPlotItem([x], [y], symbol="star", size=14, brush=pg.mkBrush(None),
+                                  pen=pg.mkPen(self.options.foreground, width=1.5))
+        star.setToolTip(f"{cmp.kernels[k].name}: measured {format_si(measured, 'op/s')}")
+        star.setZValue(12)
+        self.plot.addItem(star)
+        self._extras.append(star)
+        for c in self._chip_indices:
+            roof = float(cmp.result.attainable[k, c])
+            if np.isfinite(roof):
+                color = QColor(cmp.chips[c].color or "#808080")
+                gap = pg.PlotDataItem([x, x], [y, float(np.log10(roof * self._scale()))],
+                                      pen=pg.mkPen(color, width=1, style=Qt.PenStyle.DotLine))
+                self.plot.addItem(gap)
+                self._extras.append(gap)
+
+    def _draw_selection(self, cmp: Comparison, k: int) -> None:
+        kernel = cmp.kernels[k]
+        x = cmp.dram_intensity[k] / self.options.ops_per_unit
+        xs, ys = [], []
+        for c in self._chip_indices:
+            y = cmp.result.attainable[k, c] * self._scale()
+            if np.isfinite(y):
+                xs.append(float(np.log10(x)))
+                ys.append(float(np.log10(y)))
+            if kernel.template is not None and can_move(kernel) and self.lifted is None:
+                self._draw_sweep(cmp, k, c)
+        ring = pg.ScatterPlotItem(xs, ys, size=20, brush=pg.mkBrush(None),
+                                  pen=pg.mkPen(self.options.foreground, width=2))
+        ring.setZValue(11)
+        self.plot.addItem(ring)
+        self._extras.append(ring)
+
+    def _draw_sweep(self, cmp: Comparison, k: int, c: int) -> None:
+        """The path the kernel takes on chip c as its main parameter runs over its range."""
+        _, ka = sweep(cmp.kernels[k], points=80)
+        result = evaluate(ka, _one_chip(cmp.chip_arrays, c), derated=cmp.result.derated)
+        x = log10(ka.intensity()[:, ROLE_INDEX["dram"]] / self.options.ops_per_unit)
+        y = log10(result.attainable[:, 0] * self._scale())
+        color = QColor(cmp.chips[c].color or "#808080")
+        color.setAlpha(140)
+        path = pg.PlotDataItem(x, y, pen=pg.mkPen(color, width=5, style=Qt.PenStyle.DotLine))
+        path.setZValue(8)
+        self.plot.addItem(path)
+        self._extras.append(path)
+
+    def _draw_lifted(self) -> None:
+        for item in self._lifted_items:
+            self.plot.removeItem(item)
+        self._lifted_items.clear()
+        cmp = self._comparison
+        ids = [k.id for k in cmp.kernels]
+        if self.lifted not in ids:
+            return
+        k = ids.index(self.lifted)
+        x = float(np.log10(cmp.dram_intensity[k] / self.options.ops_per_unit))
+        for c in self._chip_indices:
+            y = cmp.result.attainable[k, c] * self._scale()
+            if not np.isfinite(y):
+                continue
+            color = QColor(cmp.chips[c].color or "#808080")
+            dot = pg.ScatterPlotItem([x], [float(np.log10(y))], size=14, brush=pg.mkBrush(color),
+                                     pen=pg.mkPen(self.options.foreground, width=2))
+            dot.setZValue(13)
+            self.plot.addItem(dot)
+            self._lifted_items.append(dot)
+
+    def update_lifted(self, comparison: Comparison) -> None:
+        """A drag step: only the lifted kernel moved. Redraw its overlay, nothing else."""
+        self._comparison = comparison
+        self._draw_lifted()
+
+    # -- interaction ------------------------------------------------------------------------------
+    def _on_scatter_clicked(self, scatter, points, _ev) -> None:
+        chip_id = next((cid for cid, s in self._markers.items() if s is scatter), None)
+        if len(points) and chip_id is not None:
+            self.sig_kernel_clicked.emit(points[0].data(), chip_id)
+
+    def _tip(self, chip_id: str):
+        def tip(x, y, data):
+            cmp = self._comparison
+            try:
+                k = next(i for i, kk in enumerate(cmp.kernels) if kk.id == data)
+                c = next(i for i, ch in enumerate(cmp.chips) if ch.id == chip_id)
+            except StopIteration:
+                return ""
+            unit = "MAC" if self.options.ops_per_unit == 2 else "op"
+            return (f"{cmp.kernels[k].name} on {cmp.chips[c].name}\n"
+                    f"intensity {cmp.dram_intensity[k] / self.options.ops_per_unit:,.4g} {unit}/B\n"
+                    f"attainable {format_si(cmp.result.attainable[k, c] * self._scale(), unit + '/s')}\n"
+                    f"{cmp.bound_name(k, c)}-bound, limited by {cmp.limiter_name(k, c)}\n"
+                    f"time {format_time(float(cmp.result.time[k, c]))}")
+        return tip
+
+    def _view_range(self):
+        """((x_lo, x_hi), (y_lo, y_hi)) in data units that shows every roof and marker."""
+        cmp = self._comparison
+        if cmp is None or not self._chip_indices:
+            return None
+        xs = [cmp.dram_intensity[np.isfinite(cmp.dram_intensity)]]
+        ys = [cmp.result.attainable[:, self._chip_indices].ravel()]
+        for c in self._chip_indices:
+            chip = cmp.chips[c]
+            peaks = np.array(list(chip.compute.values()))
+            xs.append(peaks / chip.dram.bandwidth)
+            ys.append(peaks)
+        x = np.concatenate(xs) / self.options.ops_per_unit
+        y = np.concatenate(ys) * self._scale()
+        x, y = x[np.isfinite(x) & (x > 0)], y[np.isfinite(y) & (y > 0)]
+        if not len(x) or not len(y):
+            return None
+        x_lo, x_hi = min(x.min() / 4, 0.05), max(x.max() * 4, 1e3)
+        return (x_lo, x_hi), (y.min() / 4, y.max() * 3)
+
+
+def _one_chip(ca: ChipArrays, c: int) -> ChipArrays:
+    """The ChipArrays of chip ``c`` alone (for the sweep path)."""
+    return ChipArrays(*(getattr(ca, f)[c:c + 1] for f in (
+        "peak", "peak_fraction", "bandwidth", "write_bandwidth", "bandwidth_fraction", "role",
+        "dram_level")))
