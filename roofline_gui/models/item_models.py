@@ -203,6 +203,15 @@ class PresetKernelModel(QStandardItemModel):
                           | Qt.ItemFlag.ItemIsDragEnabled)
             group.appendRow(item)
 
+    def index_of(self, preset_id: str) -> QModelIndex:
+        """The index of a preset kernel in its category group (invalid if unknown)."""
+        for g in range(self.rowCount()):
+            group = self.index(g, 0)
+            for r in range(self.rowCount(group)):
+                if self.index(r, 0, group).data(ID_ROLE) == preset_id:
+                    return self.index(r, 0, group)
+        return QModelIndex()
+
     def mimeTypes(self) -> list[str]:
         return [MIME_KERNELS]
 

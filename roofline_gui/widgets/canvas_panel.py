@@ -209,3 +209,11 @@ class CanvasPanel(QWidget):
         """What an export should render: the overlay plot, or the whole grid."""
         return self.overlay.getPlotItem() if self.mode == "overlay" else self.grid.ci
 
+
+
+if __name__ == "__main__":
+    import sys
+
+    from roofline_gui.widgets.preview import preview
+
+    sys.exit(preview(lambda model, presets: CanvasPanel(model, presets)))

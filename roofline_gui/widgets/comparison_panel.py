@@ -111,3 +111,11 @@ class ExplanationPane(QTextBrowser):
 
     def plain_text(self) -> str:
         return self.toPlainText()
+
+
+if __name__ == "__main__":
+    import sys
+
+    from roofline_gui.widgets.preview import preview
+
+    sys.exit(preview(lambda model, presets: ComparisonTable(model, presets)))

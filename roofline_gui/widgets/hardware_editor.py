@@ -364,3 +364,11 @@ class HardwareEditor(QWidget):
         chip = self.current_chip()
         if chip:
             self.model.push(SetField("baseline", chip.id), f"Make {chip.name} the baseline")
+
+
+if __name__ == "__main__":
+    import sys
+
+    from roofline_gui.widgets.preview import preview
+
+    sys.exit(preview(lambda model, presets: HardwareEditor(model, presets)))

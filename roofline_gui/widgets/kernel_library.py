@@ -331,3 +331,11 @@ class KernelLibrary(QWidget):
             self.model.push(Remove("kernels", kernel_id), f"Delete {name}")
             kernels = self.model.document.kernels
             self.model.select(kernels[0].id if kernels else None, None)
+
+
+if __name__ == "__main__":
+    import sys
+
+    from roofline_gui.widgets.preview import preview
+
+    sys.exit(preview(lambda model, presets: KernelLibrary(model, presets)))

@@ -1,0 +1,135 @@
+from dataclasses import replace
+
+import pytest
+
+from roofline_gui.core.edits import Remove, Replace, SetField
+from roofline_gui.models.comparison_model import ComparisonTableModel
+from roofline_gui.models.document_model import DocumentModel
+from roofline_gui.models.item_models import ChipListModel, KernelListModel, PresetKernelModel
+from roofline_gui.models.mime import MIME_KERNELS, decode, encode
+
+
+def test_edits_are_undoable_and_named(qtbot, model):
+    first = model.document
+    chip = model.document.chips[0]
+    with qtbot.waitSignal(model.sig_document_changed) as blocker:
+        model.push(Replace("chips", replace(chip, name="Renamed")), "Rename A100")
+    assert blocker.args == [model.document, frozenset({chip.id})]
+    assert model.undo_stack.undoText() == "Rename A100"
+    model.undo_stack.undo()
+    assert model.document == first
+
+
+def test_a_no_op_edit_is_not_pushed(qtbot, model):
+    chip = model.document.chips[0]
+    with qtbot.assertNotEmitted(model.sig_document_changed):
+        assert not model.push(Replace("chips", chip), "nothing")
+    assert model.undo_stack.count() == 0
+
+
+def test_drag_steps_merge_into_one_undo_step(qtbot, model):
+    kernel = next(k for k in model.document.kernels if k.template == "mlp")
+    first = model.document
+    for target in (2.0, 8.0, 32.0, 64.0):
+        model.move_kernel_to_intensity(kernel.id, target, merge_key=("drag", 0))
+    assert model.undo_stack.count() == 1
+    assert model.document.kernel(kernel.id).params["batch"] == pytest.approx(64, rel=0.1)
+    assert "batch B" in model.undo_stack.undoText()
+    model.undo_stack.undo()
+    assert model.document == first
+    model.undo_stack.redo()
+    assert model.document.kernel(kernel.id).params["batch"] == pytest.approx(64, rel=0.1)
+
+
+def test_separate_drags_are_separate_steps(model):
+    kernel = next(k for k in model.document.kernels if k.template == "mlp")
+    model.move_kernel_to_intensity(kernel.id, 8.0, merge_key=("drag", 0))
+    model.move_kernel_to_intensity(kernel.id, 16.0, merge_key=("drag", 1))
+    assert model.undo_stack.count() == 2
+
+
+def test_comparison_is_reevaluated_after_an_edit(model):
+    chip = model.document.chips[0]
+    before = model.comparison.result.attainable[0, 0]
+    level = replace(chip.dram, bandwidth=chip.dram.bandwidth * 2)
+    model.push(Replace("chips", chip.with_level(chip.memory.index(chip.dram), level)), "faster HBM")
+    assert model.comparison.result.attainable[0, 0] == pytest.approx(2 * before)
+
+
+def test_add_chips_gets_fresh_ids_and_unused_colours(model):
+    chip = model.document.chips[0]
+    ids = model.add_chips([chip, chip])
+    assert len(set(ids)) == 2 and not set(ids) & {"c1", "c2"}
+    colors = [c.color for c in model.document.chips]
+    assert len(set(colors)) == len(colors)
+    assert model.undo_stack.count() == 1  # one step for the whole batch
+
+
+@pytest.mark.parametrize("factory", [ChipListModel, KernelListModel, ComparisonTableModel])
+def test_item_models_pass_the_model_tester(qtmodeltester, model, factory):
+    item_model = factory(model)
+    qtmodeltester.check(item_model)
+    # and after edits that change rows, columns and data
+    model.push(Remove("kernels", model.document.kernels[0].id), "remove")
+    model.push(Replace("chips", replace(model.document.chips[1], visible=False)), "hide")
+    model.push(SetField("baseline", model.document.chips[1].id), "baseline")
+    qtmodeltester.check(item_model)
+
+
+def test_preset_model_passes_the_model_tester(qtmodeltester):
+    from roofline_gui.io.presets import default_presets
+
+    qtmodeltester.check(PresetKernelModel(default_presets()))
+
+
+def test_mime_payload_round_trips_and_rejects_junk(qtbot):
+    data = encode(MIME_KERNELS, "preset", ["add-int8", "cnn-int8"], ["a", "b"])
+    assert decode(data, MIME_KERNELS) == ("preset", ["add-int8", "cnn-int8"])
+    assert data.text() == "a\nb"
+    from PySide6.QtCore import QMimeData
+
+    junk = QMimeData()
+    junk.setData(MIME_KERNELS, b"{not json")
+    assert decode(junk, MIME_KERNELS) is None
+    junk.setData(MIME_KERNELS, b'{"version": 99, "source": "preset", "ids": []}')
+    assert decode(junk, MIME_KERNELS) is None
+
+
+def test_dropping_presets_on_the_session_list_adds_them(model):
+    from roofline_gui.io.presets import default_presets
+
+    presets = default_presets()
+    kernels = KernelListModel(model, presets)
+    preset_model = PresetKernelModel(presets)
+    index = preset_model.index_of("spmv-fp64")
+    n = len(model.document.kernels)
+    mime = preset_model.mimeData([index])
+    from PySide6.QtCore import QModelIndex, Qt
+
+    assert kernels.dropMimeData(mime, Qt.DropAction.CopyAction, 0, 0, QModelIndex())
+    assert len(model.document.kernels) == n + 1
+    assert model.document.kernels[0].preset == "spmv-fp64"
+
+
+def test_reordering_chips_by_drag_and_drop(model):
+    chips = ChipListModel(model)
+    from PySide6.QtCore import QModelIndex, Qt
+
+    mime = chips.mimeData([chips.index(1)])
+    assert chips.dropMimeData(mime, Qt.DropAction.MoveAction, 0, 0, QModelIndex())
+    assert [c.name for c in model.document.chips] == ["TPU v3", "A100 SXM4 40GB"]
+
+
+def test_settings_defaults_and_recent_files(settings):
+    assert settings.recent_files() == []
+    assert settings.get("view/mode") == "overlay"
+    for i in range(12):
+        settings.add_recent(f"/tmp/f{i}.roofline")
+    settings.add_recent("/tmp/f5.roofline")
+    recent = settings.recent_files()
+    assert recent[0] == "/tmp/f5.roofline" and len(recent) == 8 and len(set(recent)) == 8
+
+
+def test_document_model_without_a_document_is_empty(qtbot):
+    m = DocumentModel()
+    assert m.comparison.result.attainable.shape == (0, 0)

@@ -1,0 +1,279 @@
+"""The real widgets driven offscreen, as a user would drive them."""
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from helpers import drag_mouse, drop_on
+from PySide6.QtCore import QPointF
+from PySide6.QtGui import QColor, QImage
+
+from roofline_gui.core.comparison import compare
+from roofline_gui.io.session import load_session
+from roofline_gui.widgets.dialogs import ChipPresetDialog
+
+
+def roof_ys(window, chip_color):
+    """The y data (log10 op/s) of every roof line drawn for the chip with ``chip_color``."""
+    plot = window.canvas.overlay_plot
+    out = []
+    for item in plot._static:
+        pen = getattr(item, "opts", {}).get("pen")
+        if item.__class__.__name__ == "PlotDataItem" and pen is not None:
+            if QColor(pen.color()).name() == chip_color and item.yData is not None:
+                out.append(tuple(np.round(item.yData, 6)))
+    return out
+
+
+def test_add_a_chip_from_the_presets(window, monkeypatch):
+    monkeypatch.setattr(ChipPresetDialog, "ask", classmethod(lambda cls, presets, parent=None:
+                                                            ["nvidia-h100-sxm5-80gb"]))
+    window.hardware.add_from_presets()
+    names = [c.name for c in window.model.document.chips]
+    assert names[-1] == "H100 SXM5 80GB"
+    assert window.hardware.list_model.rowCount() == 3
+    assert window.model.selected_chip == window.model.document.chips[-1].id
+    assert len(window.canvas.overlay_plot._markers) == 3
+
+
+def test_preset_dialog_searches_by_name_and_vendor(qtbot):
+    from roofline_gui.io.presets import default_presets
+
+    dialog = ChipPresetDialog(default_presets())
+    qtbot.addWidget(dialog)
+    dialog.search.setText("google")
+    assert dialog.proxy.rowCount() == 7  # TPU v1, v2, v3, v4, v5e, v5p, v6e
+    dialog.search.setText("h100")
+    assert dialog.proxy.rowCount() == 2
+
+
+def test_edit_a_bandwidth_and_see_the_roof_move(window, qtbot):
+    chip = window.model.document.chips[0]
+    before = roof_ys(window, chip.color)
+    form = window.hardware.form
+    dram_row = next(i for i, lv in enumerate(chip.memory) if lv.role == "dram")
+    field = form.level_fields[dram_row]["bandwidth"]
+    field.setText("2 TB/s")
+    field.editingFinished.emit()
+    assert window.model.document.chips[0].dram.bandwidth == 2e12
+    after = roof_ys(window, chip.color)
+    assert before != after
+    # The int8 add is memory-bound: it now runs at 2e12 / 3 op/s.
+    assert window.model.comparison.result.attainable[0, 0] == pytest.approx(2e12 / 3)
+    assert window.model.undo_stack.undoText().startswith("Set A100 SXM4 40GB HBM2 bandwidth")
+
+
+def test_invalid_input_is_refused_in_place_and_never_stored(window):
+    before = window.model.document
+    field = window.hardware.form.compute_fields["bf16"]
+    for bad in ("fast", "-5 TFLOPS", "1.5 TB/s", "nan"):
+        field.setText(bad)
+        field.editingFinished.emit()
+        assert field.error, bad
+        assert window.model.document == before
+    field.setText("300T")
+    field.editingFinished.emit()
+    assert field.error == ""
+    assert window.model.document.chips[0].compute["bf16"] == 300e12
+
+
+def test_drag_a_kernel_from_the_library_onto_the_canvas(window, qtbot):
+    library = window.kernels
+    preset_model = library.preset_model
+    index = preset_model.index_of("spmv-fp64")
+    mime = preset_model.mimeData([index])
+    n = len(window.model.document.kernels)
+    view = window.canvas.overlay.viewport()
+    assert drop_on(view, mime, QPointF(200, 150))
+    assert len(window.model.document.kernels) == n + 1
+    assert window.model.document.kernels[-1].preset == "spmv-fp64"
+    assert window.model.selected_kernel == window.model.document.kernels[-1].id
+    # ... and onto the comparison table
+    assert drop_on(window.table.view.viewport(), mime, QPointF(40, 40))
+    assert len(window.model.document.kernels) == n + 2
+
+
+def _marker_viewport_pos(window, kernel_id, chip_index=0):
+    cmp = window.model.comparison
+    k = [kk.id for kk in cmp.kernels].index(kernel_id)
+    x = np.log10(cmp.dram_intensity[k])
+    y = np.log10(cmp.result.attainable[k, chip_index])
+    vb = window.canvas.overlay_plot.plot.getViewBox()
+    scene = vb.mapViewToScene(QPointF(x, y))
+    return QPointF(window.canvas.overlay.mapFromScene(scene)), vb
+
+
+def test_drag_a_marker_and_see_the_batch_and_table_change(window, qtbot):
+    model = window.model
+    kernel = next(k for k in model.document.kernels if k.template == "mlp" and k.params["batch"] == 1)
+    start, vb = _marker_viewport_pos(window, kernel.id)
+    # Target: one decade to the right in intensity (batch ~1 -> ~10).
+    end_scene = vb.mapViewToScene(QPointF(np.log10(10.0), np.log10(1e13)))
+    end = QPointF(window.canvas.overlay.mapFromScene(end_scene))
+    row = [k.id for k in model.document.kernels].index(kernel.id)
+    table = window.table.table_model
+    cell_before = table.index(row, 3).data()
+    drag_mouse(window.canvas.overlay.viewport(), start, end)
+    batch = model.document.kernel(kernel.id).params["batch"]
+    assert 8 <= batch <= 12
+    assert table.index(row, 3).data() != cell_before
+    assert model.undo_stack.count() == 1  # the whole drag is one undo step
+    assert "batch B" in model.undo_stack.undoText()
+    assert window.canvas._lifted is None  # the drag finished and the kernel went back
+
+
+def test_undo_everything_back_to_the_first_document(window, monkeypatch):
+    first = window.model.document
+    monkeypatch.setattr(ChipPresetDialog, "ask", classmethod(lambda cls, p, parent=None: ["google-tpu-v5e"]))
+    window.hardware.add_from_presets()
+    window.hardware.form.compute_fields["bf16"].setText("200T")
+    window.hardware.form.compute_fields["bf16"].editingFinished.emit()
+    window.model.move_kernel_to_intensity(window.model.document.kernels[2].id, 50.0, ("drag", 9))
+    window.set_mac_units(True)
+    window.kernels.delete()
+    window.hardware.move(-1)
+    assert window.model.document != first
+    while window.model.undo_stack.canUndo():
+        window.model.undo_stack.undo()
+    assert window.model.document == first
+
+
+def test_save_and_reload_an_identical_document(window, tmp_path, monkeypatch):
+    from roofline_gui.widgets.file_actions import FileDialogs
+
+    window.model.move_kernel_to_intensity(window.model.document.kernels[2].id, 20.0)
+    path = tmp_path / "mine.roofline"
+    monkeypatch.setattr(FileDialogs, "save_path", classmethod(lambda cls, *a, **k: str(path)))
+    assert window.files.save()
+    assert window.model.undo_stack.isClean()
+    assert "mine.roofline" in window.windowTitle()
+    assert load_session(path) == window.model.document
+    assert str(path.resolve()) in window.settings.recent_files()
+
+
+def test_export_a_png_and_check_its_pixels(window, tmp_path, monkeypatch):
+    from roofline_gui.widgets.file_actions import FileDialogs
+
+    out = tmp_path / "chart.png"
+    monkeypatch.setattr(FileDialogs, "save_path", classmethod(lambda cls, *a, **k: str(out)))
+    monkeypatch.setattr(FileDialogs, "png_width", classmethod(lambda cls, *a, **k: 1200))
+    assert window.files.export_png()
+    image = QImage(str(out))
+    assert image.width() == 1200
+    colors = {QColor(image.pixel(x, y)).name() for x in range(0, 1200, 3)
+              for y in range(0, image.height(), 3)}
+    for chip in window.model.document.chips:  # both chips' roofs and markers are drawn
+        assert chip.color in colors
+
+
+def test_vector_exports_are_valid_files(window, tmp_path, monkeypatch):
+    from roofline_gui.widgets.file_actions import FileDialogs
+
+    for name, action in (("c.svg", window.files.export_svg), ("c.pdf", window.files.export_pdf)):
+        target = tmp_path / name
+        monkeypatch.setattr(FileDialogs, "save_path", classmethod(lambda cls, *a, t=target, **k: str(t)))
+        assert action()
+        head = target.read_bytes()[:200]
+        assert (b"<svg" in head or b"<?xml" in head) if name.endswith("svg") else head.startswith(b"%PDF")
+        if name.endswith("svg"):
+            assert "HBM2" in target.read_text()
+
+
+def test_compare_two_chips_and_check_a_speedup_cell_against_the_core(window):
+    doc = window.model.document
+    table = window.table.table_model
+    cmp = compare(doc.kernels, doc.chips)
+    k = next(i for i, kk in enumerate(doc.kernels) if kk.name.startswith("MLP layer 4096×4096, batch 1"))
+    speedup_col = next(c for c in range(table.columnCount())
+                       if table.locate(c) == (1, "speedup"))
+    expected = cmp.result.attainable[k, 1] / cmp.result.attainable[k, 0]
+    assert expected == pytest.approx(900e9 / 1.555e12, rel=1e-3)  # both on HBM: bandwidth ratio
+    assert table.index(k, speedup_col).data() == f"{expected:.3g}×"
+    # Switching the baseline flips the ratio.
+    window.table._on_baseline_chosen(1)
+    speedup_a100 = next(c for c in range(table.columnCount()) if table.locate(c) == (0, "speedup"))
+    assert table.index(k, speedup_a100).data() == f"{1 / expected:.3g}×"
+
+
+def test_side_by_side_mode_draws_one_linked_plot_per_chip(window):
+    window.set_mode("side_by_side")
+    plots = window.canvas.grid_plots
+    assert len(plots) == 2
+    first, second = plots[0].plot, plots[1].plot
+    assert second.getViewBox().linkedView(0) is first.getViewBox()
+    window.model.push(__import__("roofline_gui.core.edits", fromlist=["Replace"]).Replace(
+        "chips", replace(window.model.document.chips[1], visible=False)), "hide")
+    assert len(window.canvas.grid_plots) == 1
+
+
+def test_selection_follows_clicks_in_the_table_and_the_explanation_explains(window):
+    table = window.table
+    source = table.table_model
+    col = next(c for c in range(source.columnCount()) if source.locate(c) == (0, "attainable"))
+    table._on_clicked(table.proxy.mapFromSource(source.index(0, col)))
+    assert window.model.selected_kernel == window.model.document.kernels[0].id
+    text = window.explanation.plain_text()
+    assert "memory-bound on HBM2" in text
+    assert "518.3 Gop/s" in text and "0.083%" in text and "1,204×" in text
+    assert "int4" in text  # packing the data as int4 would halve the bytes
+
+
+def test_precision_switch_changes_the_roof_and_the_bytes(window):
+    model = window.model
+    kernel = model.document.kernels[2]  # MLP batch 1, bf16
+    window.kernels.form.show_kernel(kernel.id)
+    combo = window.kernels.form.precision
+    combo.setCurrentIndex(combo.findData("fp32"))
+    combo.activated.emit(combo.currentIndex())
+    changed = model.document.kernel(kernel.id)
+    assert changed.precision == "fp32"
+    assert changed.traffic().bytes["dram"] == pytest.approx(2 * kernel.traffic().bytes["dram"])
+
+
+def test_mac_unit_switch_halves_the_numbers_shown(window):
+    table = window.table.table_model
+    col = next(c for c in range(table.columnCount()) if table.locate(c) == (0, "attainable"))
+    assert table.index(0, col).data() == "518.3 Gop/s"
+    window.set_mac_units(True)
+    assert table.index(0, col).data() == "259.2 GMAC/s"
+    assert "MAC/s" in window.canvas.overlay_plot.plot.getAxis("left").labelText
+
+
+def test_kernel_names_are_shown_as_text_not_markup(window):
+    kernel = window.model.document.kernels[0]
+    window.model.push(__import__("roofline_gui.core.edits", fromlist=["Replace"]).Replace(
+        "kernels", replace(kernel, name="<b>x</b>")), "rename")
+    window.model.select(kernel.id, window.model.document.chips[0].id)
+    assert "<b>x</b>" in window.explanation.plain_text()
+
+
+def test_title_shows_the_file_and_an_unsaved_mark(window):
+    assert not window.isWindowModified()
+    window.model.move_kernel_to_intensity(window.model.document.kernels[2].id, 30.0)
+    assert window.isWindowModified()
+    assert window.windowTitle().startswith("Untitled[*]")
+
+
+def test_closing_with_unsaved_work_asks_first(window, monkeypatch):
+    from roofline_gui.widgets.dialogs import Confirm
+
+    window.model.move_kernel_to_intensity(window.model.document.kernels[2].id, 30.0)
+    asked = []
+    monkeypatch.setattr(Confirm, "unsaved_changes",
+                        classmethod(lambda cls, parent, name: asked.append(name) or "cancel"))
+    assert not window.close()
+    assert asked == ["Untitled"]
+    assert window.isVisible()
+
+
+def test_opening_a_bad_file_keeps_the_current_session(window, tmp_path, monkeypatch):
+    from roofline_gui.widgets.dialogs import Confirm
+
+    bad = tmp_path / "bad.roofline"
+    bad.write_text('{"format": "roofline-session", "version": 1, "chips": [{"name": 3}]}')
+    errors = []
+    monkeypatch.setattr(Confirm, "error", classmethod(lambda cls, parent, title, msg: errors.append(msg)))
+    before = window.model.document
+    assert not window.files.open(bad)
+    assert window.model.document is before
+    assert "chips[0].name" in errors[0]
