@@ -24,6 +24,6 @@ def run_app(session: str | None = None) -> int:
     from roofline_gui.widgets.main_window import MainWindow  # noqa: PLC0415
 
     window = MainWindow()
+    window.open_initial(session)  # before show(): one layout pass with the session in place
     window.show()
-    window.open_initial(session)
     return app.exec()

@@ -7,6 +7,8 @@ kernel's marker changes its main parameter (through the document model, so it is
 
 from __future__ import annotations
 
+import math
+
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QStackedWidget, QVBoxLayout, QWidget
@@ -78,25 +80,35 @@ class CanvasPanel(QWidget):
         self._shown: tuple = ()
         self.overlay = OverlayView(background=background)
         self.overlay_plot = self._make_plot(self.overlay.getPlotItem())
-        self.grid = GridView(background=background)
+        self._background = background
+        self._grid: GridView | None = None  # built on first use of side-by-side mode
         self.grid_plots: list[RooflinePlot] = []
         self.stack = QStackedWidget()
         self.stack.addWidget(self.overlay)
-        self.stack.addWidget(self.grid)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.stack)
-        for view in (self.overlay, self.grid):
-            view.sig_kernels_dropped.connect(self._on_kernels_dropped)
-        self._proxies = [pg.SignalProxy(view.scene().sigMouseMoved, rateLimit=60,
-                                        slot=self._on_mouse_moved) for view in (self.overlay, self.grid)]
+        self._proxies = []
+        self._watch(self.overlay)
         model.sig_document_changed.connect(self.refresh)
         model.sig_selection_changed.connect(self._on_selection_changed)
         self.refresh(model.document, None)
 
+    def _watch(self, view) -> None:
+        view.sig_kernels_dropped.connect(self._on_kernels_dropped)
+        self._proxies.append(pg.SignalProxy(view.scene().sigMouseMoved, rateLimit=60,
+                                            slot=self._on_mouse_moved))
+
+    @property
+    def grid(self) -> GridView:
+        if self._grid is None:
+            self._grid = GridView(background=self._background)
+            self.stack.addWidget(self._grid)
+            self._watch(self._grid)
+        return self._grid
+
     def _make_plot(self, plot_item: pg.PlotItem) -> RooflinePlot:
-        plot = RooflinePlot(plot_item, self)
-        plot.options = self.options
+        plot = RooflinePlot(plot_item, self.options, self)
         plot.sig_kernel_clicked.connect(self._on_kernel_clicked)
         plot.sig_marker_dragged.connect(self._on_marker_dragged)
         return plot
@@ -161,6 +173,12 @@ class CanvasPanel(QWidget):
                 item.setXLink(first)
                 item.setYLink(first)
             self.grid_plots.append(plot)
+        ranges = [p._range for p in self.grid_plots if p._range is not None]
+        if ranges and first is not None:  # one range that shows every chip's roofs and markers
+            (x_lo, x_hi) = (min(r[0][0] for r in ranges), max(r[0][1] for r in ranges))
+            (y_lo, y_hi) = (min(r[1][0] for r in ranges), max(r[1][1] for r in ranges))
+            first.setRange(xRange=(math.log10(x_lo), math.log10(x_hi)),
+                           yRange=(math.log10(y_lo), math.log10(y_hi)), padding=0)
 
     # -- interaction --------------------------------------------------------------------------------
     def _on_selection_changed(self, kernel_id, _chip_id) -> None:

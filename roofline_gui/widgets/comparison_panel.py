@@ -43,7 +43,12 @@ class ComparisonTable(QWidget):
         self.view.setDragDropMode(QAbstractItemView.DragDropMode.DropOnly)
         self.view.setAcceptDrops(True)
         self.view.setWordWrap(False)
-        self.view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        # Columns are sized to their contents once per change of rows or chips (ResizeToContents
+        # would re-measure every cell on every edit, drag steps included), from 25 rows at most.
+        header = self.view.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setResizeContentsPrecision(25)
+        self.table_model.modelReset.connect(self.view.resizeColumnsToContents)
         self.view.verticalHeader().hide()
         self.view.clicked.connect(self._on_clicked)
         self.baseline = QComboBox()
@@ -60,6 +65,7 @@ class ComparisonTable(QWidget):
         layout.addWidget(self.view)
         model.sig_document_changed.connect(self._fill_baseline)
         self._fill_baseline(model.document, None)
+        self.view.resizeColumnsToContents()
 
     def _fill_baseline(self, doc, _touched) -> None:
         self.baseline.blockSignals(True)

@@ -16,7 +16,6 @@ from roofline_gui.io.session import load_session, save_session
 from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.models.settings import Settings
 from roofline_gui.widgets.dialogs import Confirm
-from roofline_gui.widgets.export import export_pdf, export_png, export_svg
 
 SESSION_FILTER = "Roofline sessions (*.roofline *.json);;All files (*)"
 EXTENSION = ".roofline"
@@ -142,20 +141,27 @@ class FileActions(QObject):
         self.sig_message.emit(f"Exported {path}")
         return True
 
+    # The export module (pyqtgraph's exporters, QtSvg) is imported on first use, off start-up.
     def export_png(self) -> bool:
+        from roofline_gui.widgets import export  # noqa: PLC0415
+
         width = FileDialogs.png_width(self.window, 1600)
         if width is None:
             return False
         return self._export("PNG", ".png", "PNG image (*.png)",
-                            lambda p: export_png(self.canvas.render_plot_item(), p, width))
+                            lambda p: export.export_png(self.canvas.render_plot_item(), p, width))
 
     def export_svg(self) -> bool:
+        from roofline_gui.widgets import export  # noqa: PLC0415
+
         return self._export("SVG", ".svg", "SVG image (*.svg)",
-                            lambda p: export_svg(self.canvas.render_plot_item(), p))
+                            lambda p: export.export_svg(self.canvas.render_plot_item(), p))
 
     def export_pdf(self) -> bool:
+        from roofline_gui.widgets import export  # noqa: PLC0415
+
         return self._export("PDF", ".pdf", "PDF document (*.pdf)",
-                            lambda p: export_pdf(self.canvas.render_plot_item(), p))
+                            lambda p: export.export_pdf(self.canvas.render_plot_item(), p))
 
     def export_csv(self) -> bool:
         return self._export("CSV", ".csv", "CSV table (*.csv)",

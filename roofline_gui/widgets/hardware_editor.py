@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QPushButton,
     QScrollArea,
+    QSizePolicy,
     QSplitter,
     QToolButton,
     QVBoxLayout,
@@ -37,10 +38,14 @@ from roofline_gui.widgets.fields import FieldWithMessage, QuantityEdit
 
 
 def _source_label(text: str) -> QLabel:
-    label = QLabel(text.split(" [")[0][:60] + ("…" if len(text) > 60 else ""))
-    label.setToolTip(text)
+    """The source of a value, shortened; the full text is the tooltip. It takes only the width
+    left over, so the fields beside it never shrink."""
+    label = QLabel(text.split(" [")[0][:80] + ("…" if len(text) > 80 else ""))
+    label.setToolTip(text or "no source given")
     label.setStyleSheet("color: palette(mid);")
     label.setTextFormat(Qt.TextFormat.PlainText)
+    label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+    label.setMinimumWidth(40)
     return label
 
 
@@ -116,6 +121,7 @@ class ChipForm(QWidget):
             grid.addWidget(QLabel(f"<i>{title}</i>"), 0, col)
         for row, precision in enumerate(PRECISIONS, start=1):
             peak = QuantityEdit("compute", allow_empty=True)
+            peak.setMinimumWidth(120)
             peak.sig_value_committed.connect(lambda v, p=precision: self._on_compute(p, v))
             frac = QuantityEdit("count", allow_empty=True, fraction=True)
             frac.setPlaceholderText("full")
@@ -156,6 +162,7 @@ class ChipForm(QWidget):
         name.setToolTip("Name shown on the chart and as the limiter")
         name.editingFinished.connect(lambda n=index, w=name: self._on_level(n, name=w.text().strip()))
         bandwidth = QuantityEdit("bandwidth")
+        bandwidth.setMinimumWidth(120)
         bandwidth.setToolTip("Bandwidth, e.g. 1.5 TB/s or 900G")
         bandwidth.sig_value_committed.connect(lambda v, n=index: self._on_level(n, bandwidth=v))
         frac = QuantityEdit("count", allow_empty=True, fraction=True)

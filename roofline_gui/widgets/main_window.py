@@ -45,13 +45,13 @@ class MainWindow(QMainWindow):
                                   foreground=palette.color(QPalette.ColorRole.Text).name())
         self.setCentralWidget(self.canvas)
         self.hardware = HardwareEditor(self.model, self.presets)
-        self.kernels = KernelLibrary(self.model, self.presets)
+        self._kernels: KernelLibrary | None = None  # built when its tab is first shown
         self.table = ComparisonTable(self.model, self.presets)
         self.explanation = ExplanationPane(self.model)
         self.files = FileActions(self.model, self.settings, self, self.canvas)
         self.docks = {
             "hardware": self._dock("Hardware", self.hardware, Qt.DockWidgetArea.LeftDockWidgetArea),
-            "kernels": self._dock("Kernels", self.kernels, Qt.DockWidgetArea.LeftDockWidgetArea),
+            "kernels": self._dock("Kernels", QWidget(), Qt.DockWidgetArea.LeftDockWidgetArea),
             "table": self._dock("Comparison", self.table, Qt.DockWidgetArea.BottomDockWidgetArea),
             "explanation": self._dock("Why it sits there", self.explanation,
                                       Qt.DockWidgetArea.BottomDockWidgetArea),
@@ -59,6 +59,7 @@ class MainWindow(QMainWindow):
         # Hardware and kernels share the left side as tabs, so the chart gets the width.
         self.tabifyDockWidget(self.docks["hardware"], self.docks["kernels"])
         self.docks["hardware"].raise_()
+        self.docks["kernels"].visibilityChanged.connect(lambda shown: shown and self.kernels)
         self.splitDockWidget(self.docks["table"], self.docks["explanation"], Qt.Orientation.Horizontal)
         self.resizeDocks([self.docks["table"], self.docks["explanation"]], [800, 460],
                          Qt.Orientation.Horizontal)
@@ -76,6 +77,15 @@ class MainWindow(QMainWindow):
         self.resize(1500, 940)
         self.settings_restore()
         self._update_title()
+
+    @property
+    def kernels(self) -> KernelLibrary:
+        """The kernel library panel, built on first use: it sits behind the Hardware tab at
+        start-up, so building it then would only delay the first drawn chart."""
+        if self._kernels is None:
+            self._kernels = KernelLibrary(self.model, self.presets)
+            self.docks["kernels"].setWidget(self._kernels)
+        return self._kernels
 
     # -- construction ---------------------------------------------------------------------------------
     def _dock(self, title: str, widget: QWidget, area) -> QDockWidget:

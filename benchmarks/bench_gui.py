@@ -1,0 +1,204 @@
+"""GUI timings, printed: launch to first drawn chart, one drag step, a matplotlib baseline.
+
+Run: python benchmarks/bench_gui.py   (offscreen by default; needs matplotlib for the baseline)
+
+1. Launch to the first drawn chart: a fresh process each time, from spawn until the chart has
+   been painted, for (a) a bare PySide6 window, (b) a minimal pyqtgraph plot window and (c) the
+   app with its example session, interleaved in the same run, median of several launches.
+2. One drag step with 1,000 kernels x 8 chips: model update (edit, re-evaluation) plus redraw
+   and repaint of the canvas, against the naive full setData of all 8,000 markers.
+3. The same 8-chip, 8,000-marker chart redrawn by matplotlib (Agg) as a baseline.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+PAINTED = """
+from PySide6.QtCore import QObject, QEvent, QTimer
+class _Painted(QObject):
+    def eventFilter(self, obj, ev):
+        if ev.type() == QEvent.Type.Paint:
+            QTimer.singleShot(0, lambda: (print("painted", flush=True), app.quit()))
+            obj.removeEventFilter(self)
+        return False
+_filter = _Painted()
+"""
+
+LAUNCHERS = {
+    "bare PySide6 window": PAINTED + textwrap.dedent("""
+        from PySide6.QtWidgets import QApplication, QMainWindow, QLabel
+        app = QApplication([])
+        w = QMainWindow(); w.setCentralWidget(QLabel("hello")); w.resize(800, 600)
+        w.centralWidget().installEventFilter(_filter); w.show(); app.exec()
+    """),
+    "minimal pyqtgraph plot window": PAINTED + textwrap.dedent("""
+        from PySide6.QtWidgets import QApplication
+        import pyqtgraph as pg
+        app = QApplication([])
+        w = pg.PlotWidget(); w.plot([1, 2, 3], [1, 4, 9], symbol="o"); w.resize(800, 600)
+        w.viewport().installEventFilter(_filter); w.show(); app.exec()
+    """),
+    "Roofline Explorer, example session": PAINTED + textwrap.dedent("""
+        import tempfile
+        from pathlib import Path
+        from PySide6.QtCore import QSettings
+        from roofline_gui.widgets.application import make_app
+        from roofline_gui.widgets.main_window import MainWindow
+        from roofline_gui.models.settings import Settings
+        app = make_app()
+        ini = Path(tempfile.mkdtemp()) / "s.ini"
+        w = MainWindow(settings=Settings(QSettings(str(ini), QSettings.Format.IniFormat)))
+        w.canvas.overlay.viewport().installEventFilter(_filter)
+        w.open_initial(None); w.show(); app.exec()
+    """),
+}
+
+
+def launch_once(code: str) -> float:
+    start = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True)
+    line = proc.stdout.readline()
+    elapsed = time.perf_counter() - start
+    proc.wait(timeout=60)
+    if "painted" not in line:
+        raise RuntimeError(f"launch did not paint: {line!r}")
+    return elapsed
+
+
+def bench_launch(rounds: int = 7) -> dict[str, float]:
+    times: dict[str, list[float]] = {name: [] for name in LAUNCHERS}
+    for _ in range(rounds):  # interleaved, so drift in machine load hits all three alike
+        for name, code in LAUNCHERS.items():
+            times[name].append(launch_once(code))
+    return {name: statistics.median(v) for name, v in times.items()}
+
+
+def big_document(n_kernels: int = 1000, n_chips: int = 8):
+    from dataclasses import replace
+
+    from roofline_gui.core.document import Document
+    from roofline_gui.io.presets import default_presets
+
+    presets = default_presets()
+    chip_ids = ["nvidia-a100-sxm4-40gb", "google-tpu-v3", "nvidia-h100-sxm5-80gb",
+                "amd-instinct-mi300x", "google-tpu-v5e", "intel-gaudi-3", "nvidia-l4", "nvidia-b200"]
+    palette = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf"]
+    chips = tuple(replace(presets.chips[c], id=f"c{i}", color=palette[i])
+                  for i, c in enumerate(chip_ids[:n_chips]))
+    base = [k for k in presets.kernels.values() if k.precision == "bf16"]
+    kernels = []
+    for i in range(n_kernels):
+        k = base[i % len(base)]
+        if k.template == "mlp":
+            k = replace(k, params={**k.params, "batch": 1 + i % 512})
+        kernels.append(replace(k, id=f"k{i}", name=f"{k.name} #{i}"))
+    return Document(chips=chips, kernels=tuple(kernels))
+
+
+def bench_drag(steps: int = 40) -> tuple[float, float]:
+    from PySide6.QtWidgets import QApplication
+
+    from roofline_gui.io.presets import default_presets
+    from roofline_gui.models.document_model import DocumentModel
+    from roofline_gui.widgets.canvas_panel import CanvasPanel
+
+    app = QApplication.instance() or QApplication([])
+    model = DocumentModel()
+    model.reset(big_document())
+    panel = CanvasPanel(model, default_presets())
+    panel.resize(1200, 800)
+    panel.show()
+    app.processEvents()
+    kernel = next(k for k in model.document.kernels if k.template == "mlp")
+    # The first drag event lifts the kernel out of the big scatters (once per drag).
+    panel._on_marker_dragged(kernel.id, "c0", 2.0, False)
+    app.processEvents()
+    # A step is timed until Qt has repainted what changed, as it would between two mouse moves.
+    step_times = []
+    for i in range(steps):
+        start = time.perf_counter()
+        panel._on_marker_dragged(kernel.id, "c0", 2.0 + i * 3.0, False)
+        app.processEvents()
+        step_times.append(time.perf_counter() - start)
+    panel._on_marker_dragged(kernel.id, "c0", 200.0, True)
+    app.processEvents()
+    naive_times = []
+    for _ in range(10):
+        start = time.perf_counter()
+        for plot in panel.plots:
+            plot.update_markers()
+        app.processEvents()
+        naive_times.append(time.perf_counter() - start)
+    panel.close()
+    return statistics.median(step_times), statistics.median(naive_times)
+
+
+def bench_matplotlib(rounds: int = 5) -> float | None:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    from roofline_gui.core.comparison import compare
+
+    doc = big_document()
+    cmp = compare(doc.kernels, doc.chips)
+    fig, ax = plt.subplots(figsize=(12, 8), dpi=100)
+    times = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        ax.clear()
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        for c, chip in enumerate(doc.chips):
+            peak, bw = chip.compute["bf16"], chip.dram.bandwidth
+            ax.plot([1e-3, peak / bw, 1e6], [bw * 1e-3, peak, peak], color=chip.color)
+            ax.scatter(cmp.dram_intensity, cmp.result.attainable[:, c], s=12, color=chip.color)
+        fig.canvas.draw()
+        times.append(time.perf_counter() - start)
+    plt.close(fig)
+    return statistics.median(times)
+
+
+def main() -> None:
+    import numpy as np
+    import pyqtgraph
+    import PySide6
+
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+          f"PySide6 {PySide6.__version__}, pyqtgraph {pyqtgraph.__version__}, numpy {np.__version__}, "
+          f"QT_QPA_PLATFORM={os.environ.get('QT_QPA_PLATFORM')}")
+    launch = bench_launch()
+    print("\nlaunch to first painted window (median of 7 fresh processes):")
+    for name, t in launch.items():
+        print(f"  {name:38s} {t * 1e3:7.0f} ms")
+    ratio = launch["Roofline Explorer, example session"] / launch["minimal pyqtgraph plot window"]
+    print(f"  app / minimal pyqtgraph window: {ratio:.2f}x  (aim: within 1.3x)")
+    step, naive = bench_drag()
+    print("\none drag step, 1,000 kernels x 8 chips (edit + re-evaluation + redraw + repaint):")
+    print(f"  drag step (lifted kernel only)         {step * 1e3:7.1f} ms  (aim: under 16 ms)")
+    print(f"  naive: setData on all 8 scatters       {naive * 1e3:7.1f} ms  (same repaint rule)")
+    mpl = bench_matplotlib()
+    if mpl is None:
+        print("\nmatplotlib not installed: pip install matplotlib for the baseline")
+    else:
+        print(f"\nsame chart redrawn by matplotlib (Agg)  {mpl * 1e3:7.1f} ms")
+
+
+if __name__ == "__main__":
+    main()
