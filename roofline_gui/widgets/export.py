@@ -32,10 +32,6 @@ def render_png(item, width: int) -> bytes:
     return bytes(data)
 
 
-def export_png(item, path: str | os.PathLike, width: int = 1600) -> None:
-    write_atomic(path, render_png(item, width))
-
-
 def _render_scene(item, painter: QPainter, target: QRectF) -> None:
     scene = item.scene()
     scene.render(painter, target, item.sceneBoundingRect())
@@ -74,6 +70,35 @@ def export_pdf(item, path: str | os.PathLike) -> None:
     write_atomic(path, bytes(data))
 
 
+def render_canvas_png(model, presets, *, width: int, height: int | None = None,
+                      mode: str = "overlay", options=None) -> bytes:
+    """PNG bytes of the roofline drawn afresh, offscreen, at exactly ``width`` × ``height``.
+
+    The chart is laid out at the target size and exported at scale 1, so labels and the legend
+    keep their places (scaling a laid-out chart clips text that was measured for another size).
+    """
+    from dataclasses import replace  # noqa: PLC0415
+
+    from PySide6.QtCore import Qt  # noqa: PLC0415
+
+    from roofline_gui.widgets.canvas_panel import CanvasPanel  # noqa: PLC0415
+
+    height = height or round(width * 2 / 3)
+    panel = CanvasPanel(model, presets, background="#ffffff", foreground="#202020")
+    if options is not None:
+        panel.options.__dict__.update(replace(options, foreground="#202020").__dict__)
+    panel.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen)
+    panel.resize(width, height)
+    panel.show()
+    panel.set_mode(mode)
+    panel.redraw()
+    try:
+        return render_png(panel.render_plot_item(), width)
+    finally:
+        panel.close()
+        panel.deleteLater()
+
+
 def export_png_headless(doc: Document, path: Path, width: int, *, derated: bool = False) -> None:
     """``--export-png``: draw the session offscreen, as the app would, and save a PNG."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -81,16 +106,8 @@ def export_png_headless(doc: Document, path: Path, width: int, *, derated: bool 
 
     from roofline_gui.io.presets import default_presets  # noqa: PLC0415
     from roofline_gui.models.document_model import DocumentModel  # noqa: PLC0415
-    from roofline_gui.widgets.canvas_panel import CanvasPanel  # noqa: PLC0415
 
-    app = QApplication.instance() or QApplication([])
+    _app = QApplication.instance() or QApplication([])
     model = DocumentModel(doc)
     model.set_derated(derated)
-    if doc.kernels:
-        model.select(doc.kernels[0].id, doc.chips[0].id if doc.chips else None)
-    panel = CanvasPanel(model, default_presets())
-    panel.resize(1200, 800)
-    panel.show()
-    app.processEvents()
-    export_png(panel.render_plot_item(), path, width)
-    panel.close()
+    write_atomic(path, render_canvas_png(model, default_presets(), width=width))

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QFileDialog, QInputDialog, QWidget
 from roofline_gui.core.document import Document
 from roofline_gui.core.errors import RooflineError
 from roofline_gui.io.csv_export import export_csv
-from roofline_gui.io.files import resources_dir
+from roofline_gui.io.files import resources_dir, write_atomic
 from roofline_gui.io.session import load_session, save_session
 from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.models.settings import Settings
@@ -148,8 +148,10 @@ class FileActions(QObject):
         width = FileDialogs.png_width(self.window, 1600)
         if width is None:
             return False
-        return self._export("PNG", ".png", "PNG image (*.png)",
-                            lambda p: export.export_png(self.canvas.render_plot_item(), p, width))
+        canvas = self.canvas
+        return self._export("PNG", ".png", "PNG image (*.png)", lambda p: write_atomic(
+            p, export.render_canvas_png(self.model, canvas.presets, width=width,
+                                        mode=canvas.mode, options=canvas.options)))
 
     def export_svg(self) -> bool:
         from roofline_gui.widgets import export  # noqa: PLC0415

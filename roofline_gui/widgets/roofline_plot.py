@@ -71,6 +71,7 @@ class RooflinePlot(QObject):
         self.legend = plot_item.addLegend(offset=(-10, -10), labelTextSize="9pt")
         plot_item.setLabel("bottom", "Arithmetic intensity", units="")
         plot_item.setMenuEnabled(False)
+        plot_item.layout.setContentsMargins(4, 8, 14, 4)  # room for the right-hand labels
         self._add_grid()
 
     def _add_grid(self) -> None:
