@@ -5,6 +5,10 @@ import sys
 from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+if "ROOFLINE_DATA_DIR" not in os.environ:  # journals of the tests never reach the user's folder
+    import tempfile
+
+    os.environ["ROOFLINE_DATA_DIR"] = tempfile.mkdtemp(prefix="roofline-test-data-")
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(__file__).resolve().parent / "data"

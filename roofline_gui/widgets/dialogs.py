@@ -97,3 +97,44 @@ def about_text() -> str:
             "Attainable = min(peak compute, intensity × bandwidth) for every memory level "
             "(Williams, Waterman & Patterson, CACM 2009).\n\n"
             "Chip presets: dense peaks per chip, decimal units, a source for every value.")
+
+
+class RecoveryDialog(QDialog):
+    """Offers the sessions journaled by windows that did not close cleanly."""
+
+    def __init__(self, descriptions: list[str], parent=None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Recover unsaved work")
+        self.choice = "later"
+        self.list = QListView()
+        from PySide6.QtCore import QStringListModel  # noqa: PLC0415
+
+        self.list.setModel(QStringListModel(descriptions, self))
+        self.list.setCurrentIndex(self.list.model().index(0, 0))
+        text = QLabel("Roofline Explorer did not close cleanly last time. This unsaved work can "
+                      "be recovered; nothing is discarded unless you choose Discard.")
+        text.setWordWrap(True)
+        buttons = QDialogButtonBox()
+        recover = buttons.addButton("Recover", QDialogButtonBox.ButtonRole.AcceptRole)
+        discard = buttons.addButton("Discard all", QDialogButtonBox.ButtonRole.DestructiveRole)
+        later = buttons.addButton("Decide later", QDialogButtonBox.ButtonRole.RejectRole)
+        recover.clicked.connect(lambda: self._done("recover"))
+        discard.clicked.connect(lambda: self._done("discard"))
+        later.clicked.connect(lambda: self._done("later"))
+        layout = QVBoxLayout(self)
+        layout.addWidget(text)
+        layout.addWidget(self.list)
+        layout.addWidget(buttons)
+        self.resize(560, 300)
+
+    def _done(self, choice: str) -> None:
+        self.choice = choice
+        self.accept()
+
+    @classmethod
+    def ask(cls, descriptions: list[str], parent=None) -> tuple[str, int]:
+        """('recover', index) | ('discard', -1) | ('later', -1)."""
+        dialog = cls(descriptions, parent)
+        dialog.exec()
+        row = dialog.list.currentIndex().row()
+        return dialog.choice, (row if dialog.choice == "recover" else -1)

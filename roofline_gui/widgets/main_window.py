@@ -20,13 +20,16 @@ from PySide6.QtWidgets import (
 )
 
 from roofline_gui.core.edits import Batch, Replace
+from roofline_gui.core.errors import RooflineError
 from roofline_gui.core.units import PRECISIONS, format_si
+from roofline_gui.io.journal import read_journal
 from roofline_gui.io.presets import Presets, default_presets
+from roofline_gui.models.autosave import Autosave, discard_journal, orphaned_journals
 from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.models.settings import Settings
 from roofline_gui.widgets.canvas_panel import CanvasPanel
 from roofline_gui.widgets.comparison_panel import ComparisonTable, ExplanationPane
-from roofline_gui.widgets.dialogs import about_text
+from roofline_gui.widgets.dialogs import RecoveryDialog, about_text
 from roofline_gui.widgets.file_actions import FileActions, examples
 from roofline_gui.widgets.hardware_editor import HardwareEditor
 from roofline_gui.widgets.kernel_library import KernelLibrary
@@ -49,6 +52,8 @@ class MainWindow(QMainWindow):
         self.table = ComparisonTable(self.model, self.presets)
         self.explanation = ExplanationPane(self.model)
         self.files = FileActions(self.model, self.settings, self, self.canvas)
+        self.autosave = Autosave(self.model, parent=self)
+        self.autosave.sig_failed.connect(self._on_autosave_failed)
         self.docks = {
             "hardware": self._dock("Hardware", self.hardware, Qt.DockWidgetArea.LeftDockWidgetArea),
             "kernels": self._dock("Kernels", QWidget(), Qt.DockWidgetArea.LeftDockWidgetArea),
@@ -258,10 +263,42 @@ class MainWindow(QMainWindow):
         self.settings.set("window/geometry", self.saveGeometry())
         self.settings.set("window/state", self.saveState())
         self.settings.sync()
+        self.autosave.close()
         event.accept()
 
+    def _on_autosave_failed(self, message: str) -> None:
+        self.statusBar().showMessage(f"Autosave failed: {message}", 10000)
+
+    def offer_recovery(self) -> bool:
+        """Offer sessions journaled by windows that crashed; True if one was recovered."""
+        journals = []
+        for path in orphaned_journals(self.autosave.folder):
+            try:
+                journals.append(read_journal(path))
+            except RooflineError:
+                continue  # unreadable (e.g. cut short by the crash): left for the user to inspect
+        if not journals:
+            return False
+        choice, index = RecoveryDialog.ask([j.describe() for j in journals], self)
+        if choice == "discard":
+            for journal in journals:
+                discard_journal(journal.path)
+            return False
+        if choice != "recover":
+            return False
+        journal = journals[index]
+        source = Path(journal.source_path) if journal.source_path else None
+        self.model.reset(journal.document, source)
+        self.model.undo_stack.resetClean()  # recovered work is unsaved work
+        discard_journal(journal.path)
+        self.statusBar().showMessage(f"Recovered {journal.describe()}", 10000)
+        return True
+
     def open_initial(self, path: str | None) -> None:
-        """A session from the command line, else the example on first start, else the last file."""
+        """Recovery first; then a session from the command line, else the example on first
+        start, else the last file."""
+        if self.offer_recovery():
+            return
         if path:
             self.files.open(path)
             return
