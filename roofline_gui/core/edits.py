@@ -82,7 +82,11 @@ def apply(edit: Edit, doc: Document) -> tuple[Document, Edit]:
             index = doc.index_of(collection, item_id)
             items = list(doc.items(collection))
             item = items.pop(index)
-            return _with(doc, collection, items), Insert(collection, index, item)
+            new_doc, inverse = _with(doc, collection, items), Insert(collection, index, item)
+            if collection == "chips" and doc.baseline == item_id:
+                # The baseline goes with its chip, so no document ever names a missing chip.
+                return replace(new_doc, baseline=None), Batch((inverse, SetField("baseline", item_id)))
+            return new_doc, inverse
         case Replace(collection, item):
             index = doc.index_of(collection, item.id)
             items = list(doc.items(collection))

@@ -70,7 +70,9 @@ def parse_json_bytes(raw: bytes, source: str) -> Any:
 def write_atomic(path: str | os.PathLike, data: bytes) -> None:
     """Write ``data`` to ``path`` atomically: temp file in the same folder, fsync, replace.
 
-    On any failure the old file is left untouched and the temp file is removed.
+    The temp file is read back and compared before it replaces the target, so a write that
+    the disk silently mangled never replaces a good file. On any failure the old file is left
+    untouched and the temp file is removed.
     """
     target = Path(path)
     folder = target.parent if str(target.parent) else Path(".")
@@ -84,6 +86,8 @@ def write_atomic(path: str | os.PathLike, data: bytes) -> None:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
+        if Path(tmp).read_bytes() != data:
+            raise OSError(5, "the written file does not read back as written")
         os.replace(tmp, target)
     except OSError as exc:
         Path(tmp).unlink(missing_ok=True)

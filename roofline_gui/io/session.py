@@ -80,7 +80,9 @@ def parse_session(data: Any, presets: Presets | None = None, source: str = "") -
     kernels = _read_items(ck, root, "kernels", presets.kernels, read_kernel)
     title = ck.text(root, "title", "")
     baseline = root.get("baseline")
-    if baseline is not None and baseline not in {c.id for c in chips}:
+    if baseline is not None and not isinstance(baseline, str):
+        ck.fail("baseline", "must be a chip id (text) or null")
+    elif baseline is not None and baseline not in {c.id for c in chips}:
         ck.fail("baseline", f"names no chip in this session ({baseline!r})")
     if ck.problems:
         raise ValidationError(ck.problems, source)

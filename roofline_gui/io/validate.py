@@ -230,7 +230,7 @@ def read_kernel(ck: Checker, d: dict, path: str, kernel_id: str) -> Kernel | Non
     writes: dict = {}
     intensity = None
     if template is not None:
-        if template not in TEMPLATES:
+        if not isinstance(template, str) or template not in TEMPLATES:
             ck.fail(f"{path}.template", f"unknown template {template!r}; use one of {', '.join(TEMPLATES)}")
         else:
             params = read_params(ck, d, path, template) or {}

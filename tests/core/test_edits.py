@@ -71,3 +71,10 @@ def test_new_ids_never_collide():
     assert d.new_id("k") == "k3"
     assert d.baseline_chip.id == "c1"
     assert replace(d, baseline="gone").baseline_chip.id == "c1"
+
+
+def test_removing_the_baseline_chip_clears_the_baseline_and_undo_restores_it():
+    d = doc()
+    after, inverse = apply(Remove("chips", "c1"), d)
+    assert after.baseline is None
+    assert apply(inverse, after)[0] == d
