@@ -192,12 +192,13 @@ class CanvasPanel(QWidget):
         self.model.select(kernel_id, chip_id)
 
     def _on_marker_dragged(self, kernel_id: str, chip_id: str, intensity: float, finished: bool) -> None:
-        if self._lifted != kernel_id:  # the first step of a drag: lift the kernel out
+        if self._lifted != kernel_id:  # the first step of a drag
+            # The moving kernel is drawn in a small overlay; its old markers stay where they were
+            # until the drag ends, as a ghost of the start, so no big scatter item is touched.
             self._lifted = kernel_id
             self.model.select(kernel_id, chip_id)
             for plot in self.plots:
                 plot.lifted = kernel_id
-                plot.update_markers()
         self.model.move_kernel_to_intensity(
             kernel_id, intensity * self.options.ops_per_unit, merge_key=("drag", self._drag_serial)
         )

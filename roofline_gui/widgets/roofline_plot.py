@@ -20,6 +20,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QGraphicsItem
 
 from roofline_gui.core.comparison import Comparison
 from roofline_gui.core.roofline import ROLE_INDEX, ChipArrays, evaluate
@@ -63,7 +64,9 @@ class RooflinePlot(QObject):
         self._extras: list = []  # measured points, selection ring, sweep path
         self._lifted_item = pg.ScatterPlotItem(size=14)
         self._lifted_item.setZValue(13)
-        plot_item.addItem(self._lifted_item)
+        # ignoreBounds: the view's range is set explicitly, and an item that informs the view box
+        # of bounds changes makes every setData repaint the whole plot instead of its own spots.
+        plot_item.addItem(self._lifted_item, ignoreBounds=True)
         self._comparison: Comparison | None = None
         self._chip_indices: list[int] = []
         self.selected: str | None = None
@@ -173,7 +176,7 @@ class RooflinePlot(QObject):
             self._diagonal_label(f"{dram.name} {format_si(dram_bw, 'B/s')}", dram_bw, top, color)
 
     def _add(self, item) -> None:
-        self.plot.addItem(item)
+        self.plot.addItem(item, ignoreBounds=True)
         self._static.append(item)
 
     def _label(self, text, x, y, color, anchor=(0, 1)) -> None:
@@ -196,12 +199,12 @@ class RooflinePlot(QObject):
 
     # -- markers ----------------------------------------------------------------------------------
     def update_markers(self) -> None:
-        """Redraw every kernel marker (the lifted kernel, if any, goes to the overlay)."""
+        """Redraw every kernel marker (and the overlay of a kernel being dragged)."""
         cmp = self._comparison
         if cmp is None:
             return
         x_all = log10(cmp.dram_intensity / self.options.ops_per_unit)
-        keep = np.array([k.id != self.lifted for k in cmp.kernels], dtype=bool)
+        keep = np.ones(len(cmp.kernels), dtype=bool)
         wanted = {cmp.chips[c].id for c in self._chip_indices}
         for chip_id in list(self._markers):
             if chip_id not in wanted:
@@ -215,10 +218,13 @@ class RooflinePlot(QObject):
                 scatter = MarkerScatter(hoverable=True, tip=self._tip(chip.id), size=10,
                                         hoverSize=14)
                 scatter.setZValue(10)
+                # Repaints around a moving marker blit the cached image of the thousands of
+                # still ones instead of drawing them all again.
+                scatter.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
                 scatter.sigClicked.connect(self._on_scatter_clicked)
                 scatter.sig_marker_dragged.connect(
                     lambda k, x, f, cid=chip.id: self.sig_marker_dragged.emit(k, cid, x, f))
-                self.plot.addItem(scatter)
+                self.plot.addItem(scatter, ignoreBounds=True)
                 self._markers[chip.id] = scatter
             color = QColor(chip.color or "#808080")
             scatter.setData(x=x_all[ok], y=y[ok], data=[cmp.kernels[i].id for i in np.flatnonzero(ok)],
@@ -240,6 +246,10 @@ class RooflinePlot(QObject):
             self._draw_selection(cmp, ids.index(self.selected))
         self._draw_lifted()
 
+    def _add_extra(self, item) -> None:
+        self.plot.addItem(item, ignoreBounds=True)
+        self._extras.append(item)
+
     def _draw_measured(self, cmp: Comparison, k: int, measured: float) -> None:
         x = float(np.log10(cmp.dram_intensity[k] / self.options.ops_per_unit))
         y = float(np.log10(measured * self._scale()))
@@ -247,16 +257,14 @@ class RooflinePlot(QObject):
                                   pen=pg.mkPen(self.options.foreground, width=1.5))
         star.setToolTip(f"{cmp.kernels[k].name}: measured {format_si(measured, 'op/s')}")
         star.setZValue(12)
-        self.plot.addItem(star)
-        self._extras.append(star)
+        self._add_extra(star)
         for c in self._chip_indices:
             roof = float(cmp.result.attainable[k, c])
             if np.isfinite(roof):
                 color = QColor(cmp.chips[c].color or "#808080")
                 gap = pg.PlotDataItem([x, x], [y, float(np.log10(roof * self._scale()))],
                                       pen=pg.mkPen(color, width=1, style=Qt.PenStyle.DotLine))
-                self.plot.addItem(gap)
-                self._extras.append(gap)
+                self._add_extra(gap)
 
     def _draw_selection(self, cmp: Comparison, k: int) -> None:
         kernel = cmp.kernels[k]
@@ -272,8 +280,7 @@ class RooflinePlot(QObject):
         ring = pg.ScatterPlotItem(xs, ys, size=20, brush=pg.mkBrush(None),
                                   pen=pg.mkPen(self.options.foreground, width=2))
         ring.setZValue(11)
-        self.plot.addItem(ring)
-        self._extras.append(ring)
+        self._add_extra(ring)
 
     def _draw_sweep(self, cmp: Comparison, k: int, c: int) -> None:
         """The path the kernel takes on chip c as its main parameter runs over its range."""
@@ -286,8 +293,7 @@ class RooflinePlot(QObject):
         path = pg.PlotDataItem(x, y, pen=pg.mkPen(color, width=9))
         path.setToolTip(f"The path {cmp.kernels[k].name} takes as its main parameter changes")
         path.setZValue(8)
-        self.plot.addItem(path)
-        self._extras.append(path)
+        self._add_extra(path)
 
     def _draw_lifted(self) -> None:
         """The kernel being dragged, one spot per chip, in one small reused scatter item."""

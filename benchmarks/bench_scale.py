@@ -1,0 +1,101 @@
+"""Scale: a session of 10,000 kernels and 30 chips. Prints how long each user-visible step takes.
+
+Run: python benchmarks/bench_scale.py   (offscreen)
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+
+def big_session(n_kernels: int = 10_000, n_chips: int = 30):
+    from roofline_gui.core.document import Document
+    from roofline_gui.io.presets import default_presets
+    from roofline_gui.models.document_model import PALETTE
+
+    presets = default_presets()
+    chip_list = list(presets.chips.values())
+    chips = tuple(replace(chip_list[i % len(chip_list)], id=f"c{i}", name=f"{chip_list[i % len(chip_list)].name} #{i}",
+                          color=PALETTE[i % len(PALETTE)]) for i in range(n_chips))
+    base = list(presets.kernels.values())
+    kernels = []
+    for i in range(n_kernels):
+        k = base[i % len(base)]
+        if k.template == "mlp":
+            k = replace(k, params={**k.params, "batch": float(1 + i % 999)})
+        kernels.append(replace(k, id=f"k{i}", name=f"{k.name} #{i}"))
+    return Document(chips=chips, kernels=tuple(kernels), title="scale test")
+
+
+def timed(fn, repeat: int = 1):
+    times, result = [], None
+    for _ in range(repeat):
+        start = time.perf_counter()
+        result = fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), result
+
+
+def main() -> None:
+    from PySide6.QtCore import QSettings
+
+    from roofline_gui.io.session import load_session, save_session
+    from roofline_gui.models.settings import Settings
+    from roofline_gui.widgets.application import make_app
+    from roofline_gui.widgets.main_window import MainWindow
+
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
+    doc = big_session()
+    folder = Path(tempfile.mkdtemp())
+    path = folder / "big.roofline"
+    t_save, _ = timed(lambda: save_session(doc, path), 3)
+    print(f"session: {len(doc.kernels):,} kernels x {len(doc.chips)} chips, "
+          f"{path.stat().st_size / 1e6:.1f} MB on disk")
+    print(f"save (serialise + atomic write + read-back)   {t_save * 1e3:8.0f} ms")
+    t_load, loaded = timed(lambda: load_session(path), 3)
+    assert loaded == doc
+    print(f"load (parse + validate every field)           {t_load * 1e3:8.0f} ms")
+
+    app = make_app()
+    os.environ["ROOFLINE_DATA_DIR"] = str(folder)
+    window = MainWindow(settings=Settings(QSettings(str(folder / "s.ini"), QSettings.Format.IniFormat)))
+    window.resize(1600, 1000)
+    window.show()
+    app.processEvents()
+    t_open, _ = timed(lambda: (window.model.reset(loaded), app.processEvents()))
+    print(f"show in the window (all panels + first paint) {t_open * 1e3:8.0f} ms")
+    t_eval, _ = timed(lambda: (setattr(window.model, "_comparison", None), window.model.comparison), 5)
+    print(f"re-evaluate 300,000 pairs                     {t_eval * 1e3:8.0f} ms")
+    kernel = next(k for k in window.model.document.kernels if k.template == "mlp")
+    canvas = window.canvas
+    canvas._on_marker_dragged(kernel.id, "c0", 2.0, False)
+    app.processEvents()
+    steps = []
+    for i in range(20):
+        start = time.perf_counter()
+        canvas._on_marker_dragged(kernel.id, "c0", 2.0 + 7 * i, False)
+        app.processEvents()
+        steps.append(time.perf_counter() - start)
+    t_lift_end, _ = timed(lambda: (canvas._on_marker_dragged(kernel.id, "c0", 300.0, True),
+                                   app.processEvents()))
+    print(f"drag step (median of 20)                      {statistics.median(steps) * 1e3:8.1f} ms")
+    print(f"drag end (kernel back into the 30 scatters)   {t_lift_end * 1e3:8.0f} ms")
+    t_redraw, _ = timed(lambda: (canvas.redraw(), app.processEvents()), 3)
+    print(f"full redraw (roofs + 300,000 markers)         {t_redraw * 1e3:8.0f} ms")
+    window.model.undo_stack.setClean()
+    window.close()
+
+
+if __name__ == "__main__":
+    main()
