@@ -26,8 +26,11 @@ def big_session(n_kernels: int = 10_000, n_chips: int = 30):
 
     presets = default_presets()
     chip_list = list(presets.chips.values())
-    chips = tuple(replace(chip_list[i % len(chip_list)], id=f"c{i}", name=f"{chip_list[i % len(chip_list)].name} #{i}",
-                          color=PALETTE[i % len(PALETTE)]) for i in range(n_chips))
+    chips = tuple(
+        replace(chip := chip_list[i % len(chip_list)], id=f"c{i}", name=f"{chip.name} #{i}",
+                color=PALETTE[i % len(PALETTE)])
+        for i in range(n_chips)
+    )
     base = list(presets.kernels.values())
     kernels = []
     for i in range(n_kernels):
