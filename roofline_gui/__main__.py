@@ -40,6 +40,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="use the chips' achievable fractions (practical roofs) in exports")
     parser.add_argument("--list-presets", action="store_true",
                         help="print the chip and kernel preset ids with their names and exit")
+    parser.add_argument("--self-test", action="store_true",
+                        help="start the app offscreen, open the example, export PNG and CSV, "
+                             "verify them and exit 0 (non-zero with the reason otherwise)")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     return parser
 
@@ -84,6 +87,10 @@ def run_headless(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.self_test:
+        from roofline_gui.widgets.self_test import run_self_test
+
+        return run_self_test()
     try:
         if args.list_presets:
             return list_presets()

@@ -99,7 +99,7 @@ def _what_would_move_it(cmp: Comparison, k: int, c: int, code: int, attainable: 
     moves = []
     if code >= 0:
         bpv = kernel.bytes_per_value
-        packed = {4.0: "bf16", 2.0: "int8", 1.0: "int4"}.get(bpv)
+        packed = {8.0: "fp32", 4.0: "bf16", 2.0: "int8", 1.0: "int4"}.get(bpv)
         if packed and kernel.template is not None:
             best = min(attainable * 2, float(cmp.result.peak[k, c]))
             moves.append(

@@ -177,7 +177,7 @@ def read_chip(ck: Checker, d: dict, path: str, chip_id: str) -> Chip | None:
         ck.fail(f"{path}.visible", "must be true or false")
     vendor = ck.text(d, "vendor", path)
     notes = ck.text(d, "notes", path)
-    preset = d.get("preset") if isinstance(d.get("preset"), str) else None
+    preset = d.get("preset") if isinstance(d.get("preset"), str) and d["preset"] else None
     if len(ck.problems) > start:
         return None
     return Chip(
@@ -257,7 +257,7 @@ def read_kernel(ck: Checker, d: dict, path: str, kernel_id: str) -> Kernel | Non
         storage_precision=storage if storage != precision else None, template=template,
         params=params, flops=flops, bytes=nbytes, write_bytes=writes, intensity=intensity,
         measured_time=measured_time, measured_flops=measured_flops, notes=notes, source=source,
-        preset=d.get("preset") if isinstance(d.get("preset"), str) else None,
+        preset=d.get("preset") if isinstance(d.get("preset"), str) and d["preset"] else None,
     )
 
 

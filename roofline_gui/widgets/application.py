@@ -5,16 +5,35 @@ from __future__ import annotations
 import sys
 
 import pyqtgraph as pg
+from PySide6.QtCore import QEvent, Signal
+from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
 from roofline_gui import __version__
+from roofline_gui.io.files import resources_dir
+
+
+class RooflineApplication(QApplication):
+    """Forwards macOS file-open events (a double-clicked session) as ``sig_file_open``."""
+
+    sig_file_open = Signal(str)
+
+    def event(self, event) -> bool:  # noqa: N802 (Qt API)
+        if event.type() == QEvent.Type.FileOpen:
+            self.sig_file_open.emit(event.file())
+            return True
+        return super().event(event)
 
 
 def make_app() -> QApplication:
-    app = QApplication.instance() or QApplication(sys.argv)
+    app = QApplication.instance() or RooflineApplication(sys.argv)
     app.setApplicationName("Roofline Explorer")
     app.setOrganizationName("RooflineExplorer")
     app.setApplicationVersion(__version__)
+    app.setDesktopFileName("roofline-explorer")
+    icon = resources_dir() / "icons" / "roofline-explorer.svg"
+    if icon.is_file():
+        app.setWindowIcon(QIcon(str(icon)))
     pg.setConfigOptions(antialias=True)
     return app
 
@@ -24,6 +43,8 @@ def run_app(session: str | None = None) -> int:
     from roofline_gui.widgets.main_window import MainWindow  # noqa: PLC0415
 
     window = MainWindow()
+    if isinstance(app, RooflineApplication):  # a file opened while running asks about unsaved work
+        app.sig_file_open.connect(window.files.open)
     window.open_initial(session)  # before show(): one layout pass with the session in place
     window.show()
     return app.exec()

@@ -107,6 +107,7 @@ class RooflinePlot(QObject):
         self.plot.setLabel("left", f"Attainable performance ({unit}/s)")
         self.plot.setLabel("bottom", f"Arithmetic intensity ({unit}/B, main memory)")
         self._range = self._view_range()
+        self._placed_labels: list[tuple[float, float]] = []
         for c in chip_indices:
             self._draw_chip(comparison, c)
         self.update_markers()
@@ -130,9 +131,11 @@ class RooflinePlot(QObject):
         dram = chip.dram
         dram_bw = dram.bandwidth * ((dram.achievable or 1.0) if derated else 1.0)
         scale = self._scale()
+        shown = [p for p in self._shown_precisions(comparison) if p in chip.compute]
+        dashed = not shown  # none of the kernels' precisions: show what the chip has, dashed
         peaks = {
             p: chip.compute[p] * ((chip.compute_achievable.get(p, 1.0)) if derated else 1.0)
-            for p in self._shown_precisions(comparison) if p in chip.compute
+            for p in (shown or chip.precisions)
         }
         top = max(peaks.values(), default=max(chip.compute.values()))
         unit_label = "MAC/s" if self.options.ops_per_unit == 2 else "op/s"
@@ -141,9 +144,10 @@ class RooflinePlot(QObject):
             ridge = peak / dram_bw
             xs = np.array([X_SPAN[0], ridge, X_SPAN[1]])
             ys = np.array([dram_bw * X_SPAN[0], peak, peak]) * scale
-            pen = pg.mkPen(color, width=2.5 if first else 1.5)
-            item = pg.PlotDataItem(log10(xs), log10(ys), pen=pen,
-                                   name=f"{chip.name}" if first else None)
+            pen = pg.mkPen(color, width=2.5 if first else 1.5,
+                           style=Qt.PenStyle.DashLine if dashed else Qt.PenStyle.SolidLine)
+            legend = f"{chip.name} (none of the kernels' precisions)" if dashed else chip.name
+            item = pg.PlotDataItem(log10(xs), log10(ys), pen=pen, name=legend if first else None)
             self._add(item)
             ridge_dot = pg.ScatterPlotItem([np.log10(ridge)], [np.log10(peak * scale)], size=7,
                                            brush=pg.mkBrush(color), pen=pg.mkPen(color))
@@ -180,8 +184,17 @@ class RooflinePlot(QObject):
         self._static.append(item)
 
     def _label(self, text, x, y, color, anchor=(0, 1)) -> None:
+        """A roof label at the right; labels of roofs closer than ~a tenth of a decade are moved
+        below their line, then left, so near-equal peaks stay readable."""
+        lx, ly = float(np.log10(x)), float(np.log10(y))
+        placed = self._placed_labels
+        if any(abs(ly - py) < 0.09 and abs(lx - px) < 0.6 for px, py in placed):
+            anchor = (anchor[0], 0)  # below the line
+            while any(abs(ly - 0.07 - py) < 0.09 and abs(lx - px) < 0.6 for px, py in placed):
+                lx -= 0.6
+        placed.append((lx, ly if anchor[1] == 1 else ly - 0.07))
         label = pg.TextItem(text, color=color, anchor=anchor)
-        label.setPos(float(np.log10(x)), float(np.log10(y)))
+        label.setPos(lx, ly)
         self._add(label)
 
     def _diagonal_label(self, text, bw, top, color, low: bool = False) -> None:

@@ -1,0 +1,79 @@
+"""``roofline-explorer --self-test``: prove that an installed copy or a bundle works.
+
+Starts the full main window offscreen, opens the bundled example, draws the chart, exports a
+PNG and a CSV to a temporary folder and checks them against the core. Returns 0, or prints the
+reason and returns 1.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+
+def _check(condition: bool, reason: str) -> None:
+    if not condition:
+        raise AssertionError(reason)
+
+
+def run_self_test() -> int:
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    start = time.perf_counter()
+    folder = Path(tempfile.mkdtemp(prefix="roofline-self-test-"))
+    os.environ["ROOFLINE_DATA_DIR"] = str(folder / "data")
+    try:
+        _run(folder)
+    except Exception as exc:  # noqa: BLE001 -- the self-test reports any failure as its result
+        print(f"self-test FAILED: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
+    print(f"self-test passed in {time.perf_counter() - start:.2f} s ({folder})")
+    return 0
+
+
+def _run(folder: Path) -> None:
+    from PySide6.QtCore import QSettings
+    from PySide6.QtGui import QColor, QImage
+
+    from roofline_gui.core.comparison import CSV_COLUMNS, compare
+    from roofline_gui.io.csv_export import export_csv
+    from roofline_gui.io.files import resources_dir, write_atomic
+    from roofline_gui.models.settings import Settings
+    from roofline_gui.widgets.application import make_app
+    from roofline_gui.widgets.export import render_canvas_png
+    from roofline_gui.widgets.file_actions import examples
+    from roofline_gui.widgets.main_window import MainWindow
+
+    app = make_app()
+    _check((resources_dir() / "presets" / "chips.json").is_file(),
+           f"resources not found at {resources_dir()}")
+    example = next((p for p in examples() if p.stem == "a100-vs-tpu-v3"), None)
+    _check(example is not None, "the bundled example session is missing")
+    settings = Settings(QSettings(str(folder / "settings.ini"), QSettings.Format.IniFormat))
+    window = MainWindow(settings=settings)
+    window.show()
+    _check(window.files.open_example(example), f"could not open {example}")
+    app.processEvents()
+    doc = window.model.document
+    _check(len(doc.chips) == 2 and len(doc.kernels) >= 5, "the example did not load whole")
+    png, table = folder / "chart.png", folder / "table.csv"
+    write_atomic(png, render_canvas_png(window.model, window.presets, width=1200))
+    image = QImage(str(png))
+    _check(image.width() == 1200, f"PNG is {image.width()} px wide, not 1200")
+    colors = {QColor(image.pixel(x, y)).name() for x in range(0, 1200, 4)
+              for y in range(0, image.height(), 4)}
+    for chip in doc.chips:
+        _check(chip.color in colors, f"{chip.name}'s colour {chip.color} is not in the PNG")
+    export_csv(doc, table)
+    with open(table, newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    _check(tuple(rows[0]) == CSV_COLUMNS, "CSV columns differ")
+    _check(len(rows) == len(doc.chips) * len(doc.kernels), "CSV row count differs")
+    expected = compare(doc.kernels, doc.chips).result.attainable[0, 0]
+    _check(abs(float(rows[0]["attainable_flop_per_s"]) - expected) <= 1e-9 * expected,
+           "CSV attainable differs from the core")
+    window.model.undo_stack.setClean()
+    window.close()
