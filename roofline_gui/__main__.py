@@ -40,6 +40,11 @@ def build_parser() -> argparse.ArgumentParser:
                         help="use the chips' achievable fractions (practical roofs) in exports")
     parser.add_argument("--list-presets", action="store_true",
                         help="print the chip and kernel preset ids with their names and exit")
+    parser.add_argument("--measure", action="store_true",
+                        help="measure this computer's memory bandwidth per level and peak compute "
+                             "(about a minute) and print the figures")
+    parser.add_argument("--json", metavar="OUT.json",
+                        help="with --measure: also write every measured figure as JSON")
     parser.add_argument("--self-test", action="store_true",
                         help="start the app offscreen, open the example, export PNG and CSV, "
                              "verify them and exit 0 (non-zero with the reason otherwise)")
@@ -85,8 +90,38 @@ def run_headless(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_measure(json_path: str | None) -> int:
+    """``--measure``: run the measurement, print a summary, optionally write JSON."""
+    import json
+    import time
+
+    from roofline_gui.core.units import format_si
+    from roofline_gui.io.files import write_atomic
+    from roofline_gui.measure.machine import measure, to_chip
+
+    start = time.perf_counter()
+    result = measure(progress=lambda f, msg: print(f"[{f:4.0%}] {msg}", file=sys.stderr))
+    chip = to_chip(result)
+    print(f"{result.cpu}, {result.threads} threads, {time.perf_counter() - start:.0f} s")
+    for level in chip.memory:
+        print(f"  {level.name:6s} {format_si(level.bandwidth, 'B/s'):>12s}  ({level.role})")
+    for precision, value in chip.compute.items():
+        print(f"  {precision} GEMM {format_si(value, 'FLOP/s'):>12s}")
+    for line in chip.notes.splitlines()[-2:]:
+        print(f"  {line}")
+    if json_path:
+        try:
+            write_atomic(json_path, (json.dumps(result.to_json(), indent=1) + "\n").encode())
+        except RooflineError as exc:
+            return _fail(str(exc))
+        print(f"wrote {json_path}", file=sys.stderr)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.measure:
+        return run_measure(args.json)
     if args.self_test:
         from roofline_gui.widgets.self_test import run_self_test
 
