@@ -34,7 +34,8 @@ def test_a_single_noisy_spike_does_not_make_a_level():
     plateaus = find_plateaus(sizes, bw)
     assert len(plateaus) == 1 and plateaus[0].bandwidth == pytest.approx(60e9)  # the best point
     # ... though it does not split the plateau: one level over the whole range
-    assert plateaus[0].first_size == pytest.approx(sizes[0]) and plateaus[0].last_size == pytest.approx(sizes[-1])
+    assert plateaus[0].first_size == pytest.approx(sizes[0])
+    assert plateaus[0].last_size == pytest.approx(sizes[-1])
 
 
 def test_overhead_bound_small_sizes_are_not_reported_as_a_cache_level():
