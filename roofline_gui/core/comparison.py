@@ -37,6 +37,9 @@ CSV_COLUMNS = (
     "ridge_flop_per_byte",
     "time_s",
     "percent_of_peak",
+    # measured columns, filled for kernels that carry a measurement
+    "measured_flop_per_s",
+    "measured_percent_of_roof",
 )
 
 
@@ -70,9 +73,18 @@ class Comparison:
         with np.errstate(divide="ignore", invalid="ignore"):
             return self.result.attainable / self.result.attainable[:, baseline : baseline + 1]
 
+    def measured(self, k: int, c: int) -> tuple[float | None, float | None]:
+        """(measured op/s, percent of this chip's modelled roof) for kernel k, or Nones."""
+        rate = self.kernels[k].measured_performance()
+        if rate is None:
+            return None, None
+        roof = float(self.result.attainable[k, c])
+        return rate, (rate / roof * 100.0 if np.isfinite(roof) and roof > 0 else None)
+
     def row(self, k: int, c: int) -> dict[str, str]:
         """One CSV row: plain SI numbers, empty where there is no value."""
         r = self.result
+        rate, percent = self.measured(k, c)
         return {
             "chip": self.chips[c].name,
             "kernel": self.kernels[k].name,
@@ -84,6 +96,8 @@ class Comparison:
             "ridge_flop_per_byte": format_plain(float(r.ridge_dram[k, c])),
             "time_s": format_plain(float(r.time[k, c])),
             "percent_of_peak": format_plain(float(r.percent_of_peak[k, c])),
+            "measured_flop_per_s": format_plain(rate),
+            "measured_percent_of_roof": format_plain(percent),
         }
 
     def rows(self) -> list[dict[str, str]]:

@@ -30,6 +30,19 @@ def resources_dir() -> Path:
     return Path(__file__).resolve().parents[2] / "resources"
 
 
+def data_dir() -> Path:
+    """Where the app keeps the user's data (crash journals, user presets):
+    ``$ROOFLINE_DATA_DIR``, else the platform's per-user application-data folder."""
+    override = os.environ.get("ROOFLINE_DATA_DIR")
+    if override:
+        return Path(override)
+    if sys.platform == "win32":
+        return Path(os.environ.get("APPDATA", Path.home())) / "Roofline Explorer"
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Application Support" / "Roofline Explorer"
+    return Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / "roofline-explorer"
+
+
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not allowed (numbers must be finite)")
 

@@ -13,7 +13,8 @@ from pathlib import Path
 from roofline_gui.core.chip import Chip
 from roofline_gui.core.errors import ValidationError
 from roofline_gui.core.kernel import Kernel
-from roofline_gui.io.files import read_json, resources_dir
+from roofline_gui.io.files import data_dir, dumps, read_json, resources_dir, write_atomic
+from roofline_gui.io.serialize import chip_to_dict
 from roofline_gui.io.validate import Checker, read_chip, read_kernel
 
 
@@ -47,12 +48,34 @@ def _read(path: Path, key: str, reader) -> dict:
     return out
 
 
-def load_presets(folder: Path | None = None) -> Presets:
+USER_PRESETS = "user-chips.json"
+
+
+def user_presets_path() -> Path:
+    return data_dir() / USER_PRESETS
+
+
+def load_presets(folder: Path | None = None, user_file: Path | None = None) -> Presets:
+    """The shipped presets, plus the user's saved chips (measured machines) when that file
+    exists. A damaged user file raises like any bad file; the shipped presets never change."""
     folder = folder or resources_dir() / "presets"
-    return Presets(
-        chips=_read(folder / "chips.json", "chips", read_chip),
-        kernels=_read(folder / "kernels.json", "kernels", read_kernel),
-    )
+    chips = _read(folder / "chips.json", "chips", read_chip)
+    user_file = user_file or user_presets_path()
+    if user_file.is_file():
+        chips.update(_read(user_file, "chips", read_chip))
+    return Presets(chips=chips, kernels=_read(folder / "kernels.json", "kernels", read_kernel))
+
+
+def save_user_chip(chip: Chip, preset_id: str, user_file: Path | None = None) -> Path:
+    """Add (or replace) ``chip`` in the user's preset file, atomically; returns the file."""
+    user_file = user_file or user_presets_path()
+    existing = read_json(user_file) if user_file.is_file() else {}
+    chips = [c for c in existing.get("chips", []) if isinstance(c, dict) and c.get("id") != preset_id]
+    chips.append({**chip_to_dict(chip), "id": preset_id, "preset": preset_id})
+    user_file.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(user_file, dumps({"format": "roofline-chip-presets", "version": 1, "chips": chips}))
+    default_presets.cache_clear()
+    return user_file
 
 
 @lru_cache(maxsize=1)

@@ -7,13 +7,13 @@ next start offers to recover. A clean exit, or saving, removes the journal.
 
 from __future__ import annotations
 
-import os
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
-from PySide6.QtCore import QLockFile, QObject, QStandardPaths, Qt, QTimer, Signal
+from PySide6.QtCore import QLockFile, QObject, Qt, QTimer, Signal
 
 from roofline_gui.core.errors import RooflineError
+from roofline_gui.io.files import data_dir
 from roofline_gui.io.journal import journals_in, new_journal_path, remove_journal, write_journal
 from roofline_gui.models.document_model import DocumentModel
 
@@ -21,12 +21,8 @@ DELAY_MS = 3000
 
 
 def journal_folder() -> Path:
-    """``$ROOFLINE_DATA_DIR/journals`` if set, else the platform's app data folder."""
-    override = os.environ.get("ROOFLINE_DATA_DIR")
-    if override:
-        return Path(override) / "journals"
-    base = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppDataLocation)
-    return Path(base or Path.home() / ".roofline-explorer") / "journals"
+    """``journals/`` in the user's data folder (``$ROOFLINE_DATA_DIR`` when set)."""
+    return data_dir() / "journals"
 
 
 def _lock_path(journal: Path) -> str:

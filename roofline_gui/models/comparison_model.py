@@ -18,7 +18,7 @@ from roofline_gui.models.mime import MIME_KERNELS, decode
 
 Index = QModelIndex | QPersistentModelIndex
 SORT_ROLE = Qt.ItemDataRole.UserRole + 3
-FIXED_COLUMNS = ("Kernel", "Precision", "Intensity")
+FIXED_COLUMNS = ("Kernel", "Precision", "Intensity", "Measured")
 CHIP_COLUMNS = ("attainable", "time", "limiter", "speedup")
 
 
@@ -85,7 +85,8 @@ class ComparisonTableModel(QAbstractTableModel):
             return None
         unit = "MAC" if self._ops_per_unit == 2 else "op"
         if section < len(FIXED_COLUMNS):
-            return "Intensity (" + unit + "/B)" if section == 2 else FIXED_COLUMNS[section]
+            return {2: f"Intensity ({unit}/B)", 3: f"Measured ({unit}/s)"}.get(
+                section, FIXED_COLUMNS[section])
         located = self.locate(section)
         if located is None:
             return None
@@ -127,14 +128,33 @@ class ComparisonTableModel(QAbstractTableModel):
 
     def _fixed(self, cmp, row: int, column: int, role: int):
         kernel = cmp.kernels[row]
-        values = (kernel.name, kernel.precision, float(cmp.dram_intensity[row]) / self._ops_per_unit)
+        measured = kernel.measured_performance()
+        values = (kernel.name, kernel.precision, float(cmp.dram_intensity[row]) / self._ops_per_unit,
+                  (measured or math.nan) / self._ops_per_unit)
         if role == SORT_ROLE:
-            return values[column]
+            value = values[column]
+            return -math.inf if isinstance(value, float) and math.isnan(value) else value
         if role == Qt.ItemDataRole.DisplayRole:
-            return f"{values[2]:,.4g}" if column == 2 else values[column]
+            if column == 2:
+                return f"{values[2]:,.4g}"
+            if column == 3:
+                return format_si(values[3], "MAC/s" if self._ops_per_unit == 2 else "op/s")
+            return values[column]
         if role == Qt.ItemDataRole.ToolTipRole:
+            if column == 3:
+                return self._measured_tip(cmp, row)
             return kernel.source or kernel.name
+        if role == Qt.ItemDataRole.TextAlignmentRole and column >= 2:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
+
+    def _measured_tip(self, cmp, row: int) -> str:
+        lines = []
+        for c in self._chip_columns():
+            rate, percent = cmp.measured(row, c)
+            if rate is not None and percent is not None:
+                lines.append(f"{percent:.3g}% of the {cmp.chips[c].name} roof")
+        return "\n".join(lines) or "No measurement: run it on this computer or import one"
 
     def _value(self, cmp, row: int, c: int, field: str):
         r = cmp.result

@@ -110,3 +110,50 @@ def test_magnitudes_nan_and_nesting_are_refused_by_name():
         assert "chips[0].compute.fp32" in str(exc) and "plausible" in str(exc)
     else:
         raise AssertionError("1e300 op/s was accepted")
+
+
+# -- the importers -----------------------------------------------------------------------------
+
+from roofline_gui.io.imports import ImportResult, import_ncu_csv, import_plain_csv  # noqa: E402
+
+CSV_SEEDS = [(DATA / "ncu_raw.csv").read_bytes(), (DATA / "measured.csv").read_bytes()]
+
+
+def check_import(tmp_path, raw: bytes) -> None:
+    path = tmp_path / "fuzz.csv"
+    path.write_bytes(raw)
+    for importer in (import_ncu_csv, import_plain_csv):
+        try:
+            result = importer(path)
+        except ValidationError as exc:
+            assert exc.problems and all(p.message.strip() for p in exc.problems)
+            continue
+        except RooflineError as exc:
+            assert str(exc).strip()
+            continue
+        assert isinstance(result, ImportResult)
+        for problem in result.skipped:  # every skipped row names its line and reason
+            assert problem.path.startswith("row ") and problem.message.strip()
+        for kernel in result.kernels:  # what is imported evaluates: whole, positive numbers
+            assert kernel.flops > 0 and kernel.bytes["dram"] > 0
+            assert kernel.traffic().ops > 0
+
+
+@settings(max_examples=800 * SCALE, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(st.sampled_from(CSV_SEEDS), st.integers(0, 2**32), st.binary(max_size=12),
+       st.sampled_from(["", ",", '"', "\n", "nan", "-1", "1e400", "0", "x,y,z", "1,234"]))
+def test_mutated_import_files(tmp_path, seed, rng_seed, junk, token):
+    rng = random.Random(rng_seed)
+    text = bytearray(seed)
+    for _ in range(rng.randrange(1, 4)):
+        at = rng.randrange(len(text))
+        text[at:at + rng.randrange(0, 20)] = rng.choice([junk, token.encode()])
+    check_import(tmp_path, bytes(text))
+
+
+@settings(max_examples=400 * SCALE, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.lists(st.one_of(st.text(max_size=8), st.floats().map(str)), max_size=6), max_size=6))
+def test_generated_csv_tables(tmp_path, table):
+    raw = "\n".join(",".join(cell.replace("\n", " ") for cell in row) for row in table)
+    check_import(tmp_path, raw.encode())
