@@ -48,7 +48,8 @@ def why_not_runnable(kernel: Kernel) -> str | None:
         return "only the plain add (fused ops f = 1) runs through numpy"
     traffic = kernel.traffic()
     if traffic.bytes["dram"] > MAX_BYTES:
-        return f"its arrays ({format_si(traffic.bytes['dram'], 'B')}) exceed the {format_si(MAX_BYTES, 'B')} limit"
+        size = format_si(traffic.bytes["dram"], "B")
+        return f"its arrays ({size}) exceed the {format_si(MAX_BYTES, 'B')} limit"
     return None
 
 

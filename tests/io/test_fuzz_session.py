@@ -152,7 +152,8 @@ def test_mutated_import_files(tmp_path, seed, rng_seed, junk, token):
     check_import(tmp_path, bytes(text))
 
 
-@settings(max_examples=400 * SCALE, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=400 * SCALE, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.lists(st.one_of(st.text(max_size=8), st.floats().map(str)), max_size=6), max_size=6))
 def test_generated_csv_tables(tmp_path, table):
     raw = "\n".join(",".join(cell.replace("\n", " ") for cell in row) for row in table)
