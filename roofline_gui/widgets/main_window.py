@@ -33,6 +33,7 @@ from roofline_gui.widgets.dialogs import RecoveryDialog, about_text
 from roofline_gui.widgets.file_actions import FileActions, examples
 from roofline_gui.widgets.hardware_editor import HardwareEditor
 from roofline_gui.widgets.kernel_library import KernelLibrary
+from roofline_gui.widgets.measure_actions import MeasureActions
 
 
 class MainWindow(QMainWindow):
@@ -52,6 +53,8 @@ class MainWindow(QMainWindow):
         self.table = ComparisonTable(self.model, self.presets)
         self.explanation = ExplanationPane(self.model)
         self.files = FileActions(self.model, self.settings, self, self.canvas)
+        self.measure = MeasureActions(self.model, self.presets, self)
+        self.measure.sig_message.connect(lambda m: self.statusBar().showMessage(m, 8000))
         self.autosave = Autosave(self.model, parent=self)
         self.autosave.sig_failed.connect(self._on_autosave_failed)
         self.docks = {
@@ -142,6 +145,21 @@ class MainWindow(QMainWindow):
                                         tip="Use each chip's achievable fractions where given")
         self.act_derated.setCheckable(True)
         self.act_about = self._action("&About Roofline Explorer", self.show_about)
+        m = self.measure
+        self.act_measure = self._action("&Measure this computer…", lambda: m.measure_computer(),
+                                        tip="Memory bandwidth per level and peak compute of this "
+                                            "machine (about 20 s); the result becomes a chip")
+        self.act_run = self._action("&Run selected kernel on this computer", m.run_selected_kernel,
+                                    "Ctrl+R", "Time the selected kernel through numpy and draw "
+                                              "its measured point beside its roof")
+        self.act_save_preset = self._action("Save selected chip as my &preset", m.save_chip_as_preset,
+                                            tip="Keep the chip (e.g. a measured machine) in the "
+                                                "preset library for later sessions")
+        self.act_import_ncu = self._action("Import Nsight Compute CSV…", m.import_ncu,
+                                           tip="Kernels measured by ncu --csv --page raw")
+        self.act_import_csv = self._action(
+            "Import measurements CSV…", m.import_plain,
+            tip="name, precision, flops, bytes, time_s (docs/import-formats.md)")
 
     def _build_menus(self) -> None:
         bar = self.menuBar()
@@ -154,6 +172,9 @@ class MainWindow(QMainWindow):
         for action in (self.act_save, self.act_save_as):
             file_menu.addAction(action)
         file_menu.addSeparator()
+        import_menu = file_menu.addMenu("&Import")
+        import_menu.addAction(self.act_import_ncu)
+        import_menu.addAction(self.act_import_csv)
         for action in (self.act_png, self.act_svg, self.act_pdf, self.act_csv):
             file_menu.addAction(action)
         file_menu.addSeparator()
@@ -170,6 +191,9 @@ class MainWindow(QMainWindow):
         view.addSeparator()
         for dock in self.docks.values():
             view.addAction(dock.toggleViewAction())
+        tools = bar.addMenu("&Tools")
+        for action in (self.act_measure, self.act_run, self.act_save_preset):
+            tools.addAction(action)
         help_menu = bar.addMenu("&Help")
         examples_menu = help_menu.addMenu("&Examples")
         for path in examples():

@@ -1,0 +1,199 @@
+"""Measuring this computer, running kernels on it, importing profiler results, saving a chip as
+a user preset. Long work runs on a worker thread behind a progress dialog with Cancel; a
+cancelled or failed run changes nothing, and each result is one undoable edit."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import replace
+
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtWidgets import QFileDialog, QMessageBox, QProgressDialog, QWidget
+
+from roofline_gui.core.edits import Batch, Replace
+from roofline_gui.core.errors import RooflineError
+from roofline_gui.io.imports import import_ncu_csv, import_plain_csv
+from roofline_gui.io.presets import Presets, save_user_chip
+from roofline_gui.measure.kernels import run_kernel, why_not_runnable, with_measurement
+from roofline_gui.measure.machine import measure, to_chip
+from roofline_gui.measure.timing import Cancelled
+from roofline_gui.models.document_model import DocumentModel
+from roofline_gui.widgets.dialogs import Confirm
+
+
+class ImportDialogs:
+    @classmethod
+    def csv_path(cls, parent: QWidget, title: str) -> str:
+        return QFileDialog.getOpenFileName(parent, title, "", "CSV files (*.csv);;All files (*)")[0]
+
+    @classmethod
+    def report(cls, parent: QWidget, title: str, text: str) -> None:
+        box = QMessageBox(QMessageBox.Icon.Information, title, title, parent=parent)
+        box.setTextFormat(Qt.TextFormat.PlainText)
+        box.setInformativeText(text)
+        box.exec()
+
+
+class _Worker(QObject):
+    """Runs ``job(progress, cancel)`` on a thread; results come back as queued signals."""
+
+    sig_progress = Signal(float, str)
+    sig_done = Signal(object)
+    sig_failed = Signal(str)
+    sig_cancelled = Signal()
+
+    def __init__(self, job, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.job, self.cancel = job, threading.Event()
+        self.thread = threading.Thread(target=self._run, name="roofline-worker", daemon=True)
+
+    def start(self) -> None:
+        self.thread.start()
+
+    def _run(self) -> None:
+        try:
+            result = self.job(lambda f, m: self.sig_progress.emit(f, m), self.cancel)
+        except Cancelled:
+            self.sig_cancelled.emit()
+        except (RooflineError, ValueError, MemoryError, OSError) as exc:
+            self.sig_failed.emit(str(exc))
+        else:
+            self.sig_done.emit(result)
+
+
+class MeasureActions(QObject):
+    sig_message = Signal(str)
+    sig_finished = Signal(str)  # "done", "cancelled" or "failed" (for tests and the status bar)
+
+    def __init__(self, model: DocumentModel, presets: Presets, window: QWidget) -> None:
+        super().__init__(window)
+        self.model, self.presets, self.window = model, presets, window
+        self.worker: _Worker | None = None
+        self.dialog: QProgressDialog | None = None
+
+    # -- background jobs with a progress dialog ---------------------------------------------------
+    def _start(self, title: str, job, on_done) -> None:
+        if self.worker is not None:
+            return  # one job at a time
+        self.dialog = QProgressDialog(title, "Cancel", 0, 1000, self.window)
+        self.dialog.setWindowTitle(title)
+        self.dialog.setWindowModality(Qt.WindowModality.WindowModal)
+        self.dialog.setMinimumDuration(0)
+        self.dialog.setAutoClose(False)
+        self.dialog.setAutoReset(False)
+        worker = _Worker(job, self)
+        worker.sig_progress.connect(self._on_progress, Qt.ConnectionType.QueuedConnection)
+        worker.sig_done.connect(lambda r: self._finish("done", on_done, r),
+                                Qt.ConnectionType.QueuedConnection)
+        worker.sig_failed.connect(lambda m: self._finish("failed", None, m),
+                                  Qt.ConnectionType.QueuedConnection)
+        worker.sig_cancelled.connect(lambda: self._finish("cancelled", None, None),
+                                     Qt.ConnectionType.QueuedConnection)
+        self.dialog.canceled.connect(worker.cancel.set)
+        self.worker = worker
+        self.dialog.show()
+        worker.start()
+
+    def cancel(self) -> None:
+        if self.worker is not None:
+            self.worker.cancel.set()
+
+    def _on_progress(self, fraction: float, message: str) -> None:
+        if self.dialog is not None:
+            self.dialog.setValue(int(fraction * 1000))
+            self.dialog.setLabelText(message)
+
+    def _finish(self, outcome: str, on_done, payload) -> None:
+        if self.dialog is not None:
+            self.dialog.close()
+            self.dialog.deleteLater()
+            self.dialog = None
+        self.worker = None
+        if outcome == "done":
+            on_done(payload)
+        elif outcome == "failed":
+            Confirm.error(self.window, "Measurement failed", str(payload))
+        else:
+            self.sig_message.emit("Cancelled: nothing was changed")
+        self.sig_finished.emit(outcome)
+
+    # -- measure this computer ------------------------------------------------------------------------
+    def measure_computer(self, **options) -> None:
+        """Measure bandwidth per level and peak compute; the result becomes a chip."""
+        def job(progress, cancel):
+            return to_chip(measure(progress, cancel, **options))
+
+        def done(chip):
+            new = self.model.add_chips([chip], text=f"Add {chip.name}")
+            if new:
+                self.model.select(None, new[-1])
+            levels = ", ".join(f"{lv.name} {lv.bandwidth / 1e9:.1f} GB/s" for lv in chip.memory)
+            self.sig_message.emit(f"Measured: {levels}")
+
+        self._start("Measuring this computer…", job, done)
+
+    # -- run kernels on this computer ------------------------------------------------------------------
+    def run_selected_kernel(self) -> None:
+        kernel_id = self.model.selected_kernel
+        kernel = next((k for k in self.model.document.kernels if k.id == kernel_id), None)
+        if kernel is None:
+            return
+        reason = why_not_runnable(kernel)
+        if reason:
+            Confirm.error(self.window, f"Cannot run {kernel.name} here", reason)
+            self.sig_finished.emit("failed")
+            return
+
+        def job(progress, cancel):
+            progress(0.1, f"running {kernel.name}")
+            return run_kernel(kernel, cancel=cancel)
+
+        def done(run):
+            current = next((k for k in self.model.document.kernels if k.id == kernel.id), None)
+            if current is not None:
+                self.model.push(Replace("kernels", with_measurement(current, run)),
+                                f"Measure {kernel.name} on this computer")
+                self.sig_message.emit(f"{kernel.name}: {run.rate / 1e9:.3g} Gop/s measured")
+
+        self._start(f"Running {kernel.name}…", job, done)
+
+    # -- imports ----------------------------------------------------------------------------------------
+    def import_ncu(self) -> bool:
+        return self._import("Import Nsight Compute CSV", import_ncu_csv)
+
+    def import_plain(self) -> bool:
+        return self._import("Import measurements (CSV)", import_plain_csv)
+
+    def _import(self, title: str, importer) -> bool:
+        path = ImportDialogs.csv_path(self.window, title)
+        if not path:
+            return False
+        try:
+            result = importer(path)
+        except RooflineError as exc:
+            Confirm.error(self.window, f"Could not import {path}", str(exc))
+            return False
+        if result.kernels:
+            self.model.add_kernels(list(result.kernels),
+                                   text=f"Import {len(result.kernels)} kernels")
+        if result.skipped or not result.kernels:
+            ImportDialogs.report(self.window, title, result.summary())
+        self.sig_message.emit(result.summary().splitlines()[0])
+        return bool(result.kernels)
+
+    # -- user presets -----------------------------------------------------------------------------------
+    def save_chip_as_preset(self) -> None:
+        chip = next((c for c in self.model.document.chips if c.id == self.model.selected_chip), None)
+        if chip is None:
+            return
+        preset_id = "user-" + "".join(ch if ch.isalnum() else "-" for ch in chip.name.lower()).strip("-")
+        try:
+            path = save_user_chip(replace(chip, visible=True), preset_id)
+        except RooflineError as exc:
+            Confirm.error(self.window, "Could not save the preset", str(exc))
+            return
+        # The preset library object is shared by every panel: the saved chip joins it at once.
+        self.presets.chips[preset_id] = replace(chip, id=preset_id, preset=preset_id)
+        self.sig_message.emit(f"Saved {chip.name} as preset {preset_id} in {path}")
+        self.model.push(Batch((Replace("chips", replace(chip, preset=preset_id)),)),
+                        f"{chip.name} is preset {preset_id}")
