@@ -50,9 +50,37 @@ def main() -> None:
     window.docks["kernels"].raise_()
     window.model.select(mlp.id, None)
     shot("kernel-library")
+    if "--measured" in sys.argv:
+        measured_shot(app, window, shot)
     window.model.undo_stack.setClean()
     window.close()
     QApplication.processEvents()
+
+
+def measured_shot(app, window, shot) -> None:
+    """This computer measured, with kernels run on it: measured stars beside modelled points."""
+    from dataclasses import replace
+
+    from roofline_gui.core.document import Document
+    from roofline_gui.core.kernel import Kernel
+    from roofline_gui.measure.kernels import run_kernel, with_measurement
+    from roofline_gui.measure.machine import measure, to_chip
+
+    chip = replace(to_chip(measure()), color="#1f77b4")
+    kernels = [
+        Kernel("k1", "STREAM triad 20M (fp64)", "fp64", template="triad", params={"n": 2e7}),
+        Kernel("k2", "out = a + b 20M (fp32)", "fp32", template="elementwise", params={"n": 2e7}),
+        Kernel("k3", "dot 20M (fp64)", "fp64", template="dot", params={"n": 2e7}),
+        Kernel("k4", "7-point stencil 256³ (fp64)", "fp64", template="stencil7",
+               params={"nx": 256, "ny": 256, "nz": 256, "steps": 1}),
+        Kernel("k5", "DGEMM 2048³ (fp64)", "fp64", template="gemm",
+               params={"m": 2048, "n": 2048, "k": 2048}),
+        Kernel("k6", "SGEMM 512³ (fp32)", "fp32", template="gemm", params={"m": 512, "n": 512, "k": 512}),
+    ]
+    kernels = [with_measurement(k, run_kernel(k)) for k in kernels]
+    window.model.reset(Document(chips=(chip,), kernels=tuple(kernels), title="This computer"))
+    window.model.select("k4", chip.id)
+    shot("this-computer-measured")
 
 
 if __name__ == "__main__":

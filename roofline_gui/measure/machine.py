@@ -15,6 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
 from roofline_gui.core.chip import Chip, MemoryLevel
 from roofline_gui.core.units import format_si
 from roofline_gui.measure.compute import ComputePoint, gemm_rate, vector_rate
@@ -111,21 +113,38 @@ def measure(progress: Progress | None = None, cancel: threading.Event | None = N
     finally:
         runner.close()
     sizes_seen, envelope = best_per_size(result.bandwidth)
-    result.plateaus = find_plateaus(sizes_seen, envelope)
+    result.plateaus = _dram_by_stream_rule(find_plateaus(sizes_seen, envelope), sizes_seen,
+                                           envelope, result.caches)
     progress(1.0, "done")
     return result
 
 
-def best_per_size(points: list[BandwidthPoint]) -> tuple[list[int], list[float]]:
-    """The best of the four STREAM kernels at each swept size (keyed by the 3-array size).
+def _dram_by_stream_rule(plateaus, sizes, envelope, caches) -> list[Plateau]:
+    """STREAM's rule for main memory: arrays at least 4× the largest cache. The last plateau's
+    level is taken from those sizes only, so working sets still partly cached do not count."""
+    if not plateaus or not caches:
+        return plateaus
+    floor = 4 * max(caches.values())
+    big = [bw for size, bw in zip(sizes, envelope, strict=True) if size >= floor]
+    if not big:
+        return plateaus
+    last = plateaus[-1]
+    level = float(np.median(big))
+    return [*plateaus[:-1], Plateau(max(last.first_size, floor), last.last_size, level, len(big))]
 
+
+def best_per_size(points: list[BandwidthPoint]) -> tuple[list[int], list[float]]:
+    """The better of add and triad at each swept size (keyed by the 3-array size).
+
+    Both move 24 B per element as STREAM counts them, like the C triad they are compared with.
     In numpy a fused triad needs a Python loop over cache-sized chunks, which holds the GIL
     between ufunc calls and so understates bandwidth with several threads; add (one ufunc per
-    slice, same 24 B per element) does not. Taking the best kernel per size follows STREAM's
-    own practice of reporting the best rate.
+    slice) does not. Copy and scale are measured and reported but count 16 B per element.
     """
     best: dict[int, float] = {}
     for p in points:
+        if p.kernel not in ("add", "triad"):
+            continue
         key = p.elements * 24
         best[key] = max(best.get(key, 0.0), p.bandwidth)
     keys = sorted(best)
@@ -150,9 +169,10 @@ def to_chip(m: Measurement, chip_id: str = "this-computer") -> Chip:
     if not m.plateaus:
         raise ValueError("no bandwidth plateau was found")
     names = _level_names(m.plateaus, m.caches)
-    method = (f"measured by Roofline Explorer on {m.date}: best of the STREAM kernels copy, "
-              f"scale, add and triad at each working-set size (bytes counted as STREAM does, "
-              f"write-allocate not counted), {m.threads} threads, best of 3 repetitions")
+    method = (f"measured by Roofline Explorer on {m.date}: better of the STREAM add and triad "
+              f"kernels at each working-set size (24 B counted per element as STREAM does, "
+              f"write-allocate not counted), {m.threads} threads, best of 3 repetitions; main "
+              f"memory from working sets at least 4x the largest cache")
     levels = []
     for name, p in zip(names, m.plateaus, strict=True):
         role = "dram" if name == "DRAM" else "cache"
@@ -169,7 +189,7 @@ def to_chip(m: Measurement, chip_id: str = "this-computer") -> Chip:
     caches = ", ".join(f"{k} {format_si(v, 'B')}" for k, v in m.caches.items()) or "unknown"
     notes = [f"{m.cpu}, {m.threads} threads; measured {m.date} by Roofline Explorer.",
              f"Caches (sysfs): {caches}.",
-             "Memory levels: plateaus of the STREAM bandwidth sweep (best kernel per size), "
+             "Memory levels: plateaus of the STREAM bandwidth sweep (add/triad), "
              "best sustained rate each.",
              "Compute: BLAS matrix multiply (the rate a long GEMM reaches, not the datasheet peak).",
              *(f"Vector rate through numpy ({p}, x = x·a + b in L1): "

@@ -121,7 +121,7 @@ def find_plateaus(sizes, bandwidths, *, flat: float = 0.2, merge: float = 0.25) 
     single noisy points. A point is flat when the log-log slope to both neighbours is within
     ``flat`` (|d ln bw / d ln size|; a cache edge drops much faster). Consecutive flat points
     form a plateau; neighbouring plateaus whose levels differ by less than ``merge`` (in ln) are
-    joined. A plateau's bandwidth is its best measured point: the best sustained rate.
+    joined. A plateau's bandwidth is the upper quartile of its points: the best sustained rate.
     """
     sizes = np.asarray(sizes, dtype=float)
     raw = np.asarray(bandwidths, dtype=float)
@@ -142,9 +142,10 @@ def find_plateaus(sizes, bandwidths, *, flat: float = 0.2, merge: float = 0.25) 
             groups[-1].append(int(i))
         else:
             groups.append([int(i)])
-    # Smoothing finds the plateaus; their level is the best measured point on them (noise from
-    # other activity only ever slows a run down).
-    plateaus = [Plateau(int(sizes[g[0]]), int(sizes[g[-1]]), float(raw[g].max()), len(g))
+    # Smoothing finds the plateaus; their level is the upper quartile of the points on them:
+    # interference only slows runs down, but the edge points of a plateau can still be partly
+    # served by the level above, so the single best point would overstate it.
+    plateaus = [Plateau(int(sizes[g[0]]), int(sizes[g[-1]]), float(np.percentile(raw[g], 75)), len(g))
                 for g in groups]
     merged: list[Plateau] = []
     for p in plateaus:

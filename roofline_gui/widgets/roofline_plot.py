@@ -358,7 +358,8 @@ class RooflinePlot(QObject):
         if cmp is None or not self._chip_indices:
             return None
         xs = [cmp.dram_intensity[np.isfinite(cmp.dram_intensity)]]
-        ys = [cmp.result.attainable[:, self._chip_indices].ravel()]
+        ys = [cmp.result.attainable[:, self._chip_indices].ravel(),
+              np.array([m for k in cmp.kernels if (m := k.measured_performance()) is not None])]
         for c in self._chip_indices:
             chip = cmp.chips[c]
             peaks = np.array(list(chip.compute.values()))
