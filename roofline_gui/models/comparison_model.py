@@ -93,7 +93,7 @@ class ComparisonTableModel(QAbstractTableModel):
         chip = self._model.document.chips[located[0]]
         field = located[1]
         base = self._model.document.baseline_chip
-        label = {"attainable": f"{unit}/s", "time": "time", "limiter": "limited by",
+        label = {"attainable": f"{unit}/s", "time": "time", "limiter": "limited by (bound)",
                  "speedup": f"× vs {base.name if base else '—'}"}[field]
         return f"{chip.name}\n{label}"
 
@@ -163,7 +163,9 @@ class ComparisonTableModel(QAbstractTableModel):
         if field == "time":
             return float(r.time[row, c])
         if field == "limiter":
-            return cmp.limiter_name(row, c)
+            bound = cmp.bound_name(row, c)
+            name = cmp.limiter_name(row, c)
+            return name if bound == "unsupported" else f"{name} ({bound})"
         base = self._model.document.baseline_chip
         b = self._model.document.chips.index(base) if base else c
         return float(r.attainable[row, c] / r.attainable[row, b])

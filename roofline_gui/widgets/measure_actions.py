@@ -99,9 +99,10 @@ class MeasureActions(QObject):
             self.worker.cancel.set()
 
     def _on_progress(self, fraction: float, message: str) -> None:
-        if self.dialog is not None:
-            self.dialog.setValue(int(fraction * 1000))
-            self.dialog.setLabelText(message)
+        dialog = self.dialog  # setValue() of a modal progress dialog processes events, which
+        if dialog is not None:  # may finish the job and clear self.dialog meanwhile
+            dialog.setLabelText(message)
+            dialog.setValue(int(fraction * 1000))
 
     def _finish(self, outcome: str, on_done, payload) -> None:
         if self.dialog is not None:
