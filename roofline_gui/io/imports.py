@@ -153,9 +153,12 @@ def _ncu_kernel(row, column, units, source, number) -> Kernel:
                 raise _Skip(f"no value for {name}")
             return None
         try:
-            return parse_number(row[i], units[i])
+            value = parse_number(row[i], units[i] if i < len(units) else "")
         except ValueError:
             raise _Skip(f"{name}: {row[i]!r} is not a number") from None
+        if value < 0:
+            raise _Skip(f"{name} is negative ({row[i].strip()}); counters never are")
+        return value
 
     time = metric(NCU_TIME, required=True)
     if not time or time <= 0:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import time
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,7 +23,7 @@ SUFFIX = ".journal"
 
 
 def new_journal_path(folder: Path) -> Path:
-    return folder / f"session-{os.getpid()}-{uuid.uuid4().hex[:12]}{SUFFIX}"
+    return folder / f"session-{os.getpid()}-{os.urandom(6).hex()}{SUFFIX}"
 
 
 def write_journal(path: Path, doc: Document, source_path: str | None) -> None:

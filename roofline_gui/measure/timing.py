@@ -12,7 +12,6 @@ import statistics
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 
@@ -63,6 +62,8 @@ class ParallelRunner:
     """Runs ``work(i)`` for i in range(threads) concurrently, once per call."""
 
     def __init__(self, threads: int) -> None:
+        from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415 (off the start-up path)
+
         self.threads = threads
         self._pool = ThreadPoolExecutor(max_workers=threads) if threads > 1 else None
 

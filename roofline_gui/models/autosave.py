@@ -7,7 +7,7 @@ next start offers to recover. A clean exit, or saving, removes the journal.
 
 from __future__ import annotations
 
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from pathlib import Path
 
 from PySide6.QtCore import QLockFile, QObject, Qt, QTimer, Signal
@@ -58,7 +58,7 @@ class Autosave(QObject):
         self.folder = folder or journal_folder()
         self.path = new_journal_path(self.folder)
         self._lock: QLockFile | None = None
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="autosave")
+        self._executor = None  # a one-thread pool, made on the first journal write
         self._pending: Future | None = None
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
@@ -97,6 +97,10 @@ class Autosave(QObject):
         self._ensure_lock()
         doc, source = self.model.document, str(self.model.path) if self.model.path else None
         self._wait()
+        if self._executor is None:
+            from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415
+
+            self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="autosave")
         self._pending = self._executor.submit(write_journal, self.path, doc, source)
         self._pending.add_done_callback(self._sig_written.emit)  # runs in the worker thread
         return self._pending
@@ -128,4 +132,5 @@ class Autosave(QObject):
         if self._lock is not None:
             self._lock.unlock()
             self._lock = None
-        self._executor.shutdown(wait=True)
+        if self._executor is not None:
+            self._executor.shutdown(wait=True)

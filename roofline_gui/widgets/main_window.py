@@ -6,7 +6,7 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt, QTimer
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence, QPalette
 from PySide6.QtWidgets import (
     QApplication,
@@ -28,11 +28,8 @@ from roofline_gui.models.autosave import Autosave, discard_journal, orphaned_jou
 from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.models.settings import Settings
 from roofline_gui.widgets.canvas_panel import CanvasPanel
-from roofline_gui.widgets.comparison_panel import ComparisonTable, ExplanationPane
 from roofline_gui.widgets.dialogs import RecoveryDialog, about_text
 from roofline_gui.widgets.file_actions import FileActions, examples
-from roofline_gui.widgets.hardware_editor import HardwareEditor
-from roofline_gui.widgets.kernel_library import KernelLibrary
 from roofline_gui.widgets.measure_actions import MeasureActions
 
 
@@ -48,21 +45,17 @@ class MainWindow(QMainWindow):
                                   background=palette.color(QPalette.ColorRole.Base).name(),
                                   foreground=palette.color(QPalette.ColorRole.Text).name())
         self.setCentralWidget(self.canvas)
-        self.hardware = HardwareEditor(self.model, self.presets)
-        self._kernels: KernelLibrary | None = None  # built when its tab is first shown
-        self.table = ComparisonTable(self.model, self.presets)
-        self.explanation = ExplanationPane(self.model)
+        self._panels: dict[str, QWidget] = {}  # built on first use or just after the first paint
         self.files = FileActions(self.model, self.settings, self, self.canvas)
         self.measure = MeasureActions(self.model, self.presets, self)
         self.measure.sig_message.connect(lambda m: self.statusBar().showMessage(m, 8000))
         self.autosave = Autosave(self.model, parent=self)
         self.autosave.sig_failed.connect(self._on_autosave_failed)
         self.docks = {
-            "hardware": self._dock("Hardware", self.hardware, Qt.DockWidgetArea.LeftDockWidgetArea),
-            "kernels": self._dock("Kernels", QWidget(), Qt.DockWidgetArea.LeftDockWidgetArea),
-            "table": self._dock("Comparison", self.table, Qt.DockWidgetArea.BottomDockWidgetArea),
-            "explanation": self._dock("Why it sits there", self.explanation,
-                                      Qt.DockWidgetArea.BottomDockWidgetArea),
+            "hardware": self._dock("Hardware", Qt.DockWidgetArea.LeftDockWidgetArea),
+            "kernels": self._dock("Kernels", Qt.DockWidgetArea.LeftDockWidgetArea),
+            "table": self._dock("Comparison", Qt.DockWidgetArea.BottomDockWidgetArea),
+            "explanation": self._dock("Why it sits there", Qt.DockWidgetArea.BottomDockWidgetArea),
         }
         # Hardware and kernels share the left side as tabs, so the chart gets the width.
         self.tabifyDockWidget(self.docks["hardware"], self.docks["kernels"])
@@ -86,20 +79,77 @@ class MainWindow(QMainWindow):
         self.settings_restore()
         self._update_title()
 
+    # -- panels -----------------------------------------------------------------------------------
+    # The chart is what a user looks at first, so the window paints it before building the side
+    # panels: each panel is built on first use, and all of them right after the first paint
+    # (showEvent schedules it), the Kernels tab when it is first shown.
+    def _panel(self, name: str) -> QWidget:
+        panel = self._panels.get(name)
+        if panel is None:
+            panel = self._make_panel(name)
+            self._panels[name] = panel
+            self.docks[name].setWidget(panel)
+        return panel
+
+    def _make_panel(self, name: str) -> QWidget:
+        # Imported here, off the start-up path, for the same reason.
+        from roofline_gui.widgets.comparison_panel import (  # noqa: PLC0415
+            ComparisonTable,
+            ExplanationPane,
+        )
+        from roofline_gui.widgets.hardware_editor import HardwareEditor  # noqa: PLC0415
+        from roofline_gui.widgets.kernel_library import KernelLibrary  # noqa: PLC0415
+
+        factories = {
+            "hardware": lambda: HardwareEditor(self.model, self.presets),
+            "kernels": lambda: KernelLibrary(self.model, self.presets),
+            "table": lambda: self._table_with_units(ComparisonTable(self.model, self.presets)),
+            "explanation": lambda: ExplanationPane(self.model),
+        }
+        return factories[name]()
+
+    def _table_with_units(self, table):
+        table.table_model.set_mac_units(self.canvas.options.ops_per_unit == 2)
+        return table
+
+    def build_panels(self) -> None:
+        for name in ("hardware", "table", "explanation"):
+            self._panel(name)
+
     @property
-    def kernels(self) -> KernelLibrary:
-        """The kernel library panel, built on first use: it sits behind the Hardware tab at
-        start-up, so building it then would only delay the first drawn chart."""
-        if self._kernels is None:
-            self._kernels = KernelLibrary(self.model, self.presets)
-            self.docks["kernels"].setWidget(self._kernels)
-        return self._kernels
+    def hardware(self):
+        return self._panel("hardware")
+
+    @property
+    def kernels(self):
+        return self._panel("kernels")
+
+    @property
+    def table(self):
+        return self._panel("table")
+
+    @property
+    def explanation(self):
+        return self._panel("explanation")
+
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt API)
+        super().showEvent(event)
+        if len(self._panels) < 3:
+            self.canvas.overlay.viewport().installEventFilter(self)
+            QTimer.singleShot(400, self.build_panels)  # in case no paint comes (hidden, minimised)
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt API)
+        """After the chart's first paint, build the panels on the next turn of the loop."""
+        if event.type() == QEvent.Type.Paint and watched is self.canvas.overlay.viewport():
+            watched.removeEventFilter(self)
+            QTimer.singleShot(0, self.build_panels)
+        return False
 
     # -- construction ---------------------------------------------------------------------------------
-    def _dock(self, title: str, widget: QWidget, area) -> QDockWidget:
+    def _dock(self, title: str, area) -> QDockWidget:
         dock = QDockWidget(title, self)
         dock.setObjectName(f"dock-{title}")
-        dock.setWidget(widget)
+        dock.setWidget(QWidget())  # the panel comes later (see _panel)
         self.addDockWidget(area, dock)
         return dock
 
@@ -229,7 +279,8 @@ class MainWindow(QMainWindow):
     def set_mac_units(self, mac: bool) -> None:
         self.act_mac.setChecked(mac)
         self.canvas.options.ops_per_unit = 2.0 if mac else 1.0
-        self.table.table_model.set_mac_units(mac)
+        if "table" in self._panels:
+            self.table.table_model.set_mac_units(mac)
         self.canvas.redraw()
         self.settings.set("view/mac_units", bool(mac))
 

@@ -12,13 +12,13 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox, QProgressDialog, QWidget
 
 from roofline_gui.core.edits import Batch, Replace
 from roofline_gui.core.errors import RooflineError
-from roofline_gui.io.imports import import_ncu_csv, import_plain_csv
 from roofline_gui.io.presets import Presets, save_user_chip
-from roofline_gui.measure.kernels import run_kernel, why_not_runnable, with_measurement
-from roofline_gui.measure.machine import measure, to_chip
 from roofline_gui.measure.timing import Cancelled
 from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.widgets.dialogs import Confirm
+
+# The measurement and import modules are imported where they are used: they are not needed to
+# draw the first chart, and start-up time is measured against a bare pyqtgraph window.
 
 
 class ImportDialogs:
@@ -121,6 +121,8 @@ class MeasureActions(QObject):
     # -- measure this computer ------------------------------------------------------------------------
     def measure_computer(self, **options) -> None:
         """Measure bandwidth per level and peak compute; the result becomes a chip."""
+        from roofline_gui.measure.machine import measure, to_chip  # noqa: PLC0415
+
         def job(progress, cancel):
             return to_chip(measure(progress, cancel, **options))
 
@@ -135,6 +137,12 @@ class MeasureActions(QObject):
 
     # -- run kernels on this computer ------------------------------------------------------------------
     def run_selected_kernel(self) -> None:
+        from roofline_gui.measure.kernels import (  # noqa: PLC0415
+            run_kernel,
+            why_not_runnable,
+            with_measurement,
+        )
+
         kernel_id = self.model.selected_kernel
         kernel = next((k for k in self.model.document.kernels if k.id == kernel_id), None)
         if kernel is None:
@@ -160,9 +168,13 @@ class MeasureActions(QObject):
 
     # -- imports ----------------------------------------------------------------------------------------
     def import_ncu(self) -> bool:
+        from roofline_gui.io.imports import import_ncu_csv  # noqa: PLC0415
+
         return self._import("Import Nsight Compute CSV", import_ncu_csv)
 
     def import_plain(self) -> bool:
+        from roofline_gui.io.imports import import_plain_csv  # noqa: PLC0415
+
         return self._import("Import measurements (CSV)", import_plain_csv)
 
     def _import(self, title: str, importer) -> bool:
