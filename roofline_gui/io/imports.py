@@ -123,18 +123,24 @@ def import_ncu_csv(path: str | os.PathLike) -> ImportResult:
     if _is_unit_row(rows[1][1], column[NCU_TIME]):
         units = [u.strip() for u in rows[1][1]] + [""] * (len(header) - len(rows[1][1]))
         data_start = 2
-    kernels, skipped = [], []
-    for number, row in rows[data_start:]:
-        try:
-            kernels.append(_ncu_kernel(row, column, units, source, number))
-        except _Skip as exc:
-            name = row[column["Kernel Name"]] if len(row) > column["Kernel Name"] else "?"
-            skipped.append(Problem(f"row {number} ({name[:60]})", str(exc)))
-    return ImportResult(tuple(kernels), tuple(skipped), source)
+    return _collect(rows[data_start:], column["Kernel Name"], source,
+                    lambda number, row: _ncu_kernel(row, column, units, source, number))
 
 
 class _Skip(Exception):
-    pass
+    """A row that cannot be imported; the message says why."""
+
+
+def _collect(rows, name_column: int, source: str, make) -> ImportResult:
+    """``make(line, cells)`` for each row; rows it refuses are listed with line and reason."""
+    kernels, skipped = [], []
+    for number, row in rows:
+        try:
+            kernels.append(make(number, row))
+        except _Skip as exc:
+            name = row[name_column] if len(row) > name_column else "?"
+            skipped.append(Problem(f"row {number} ({name[:60]})", str(exc)))
+    return ImportResult(tuple(kernels), tuple(skipped), source)
 
 
 def _is_unit_row(row: list[str], time_column: int) -> bool:
@@ -226,14 +232,8 @@ def import_plain_csv(path: str | os.PathLike) -> ImportResult:
         problems.append(Problem("header", "missing column 'bytes' (or 'bytes_dram')"))
     if problems:
         raise ValidationError(problems, source)
-    kernels, skipped = [], []
-    for number, row in rows[1:]:
-        try:
-            kernels.append(_plain_kernel(row, column, byte_columns, source, number))
-        except _Skip as exc:
-            name = row[column["name"]] if len(row) > column["name"] else "?"
-            skipped.append(Problem(f"row {number} ({name[:60]})", str(exc)))
-    return ImportResult(tuple(kernels), tuple(skipped), source)
+    return _collect(rows[1:], column["name"], source,
+                    lambda number, row: _plain_kernel(row, column, byte_columns, source, number))
 
 
 def _plain_kernel(row, column, byte_columns, source, number) -> Kernel:

@@ -34,9 +34,10 @@ class _SessionListModel(QAbstractListModel):
     collection = ""
     mime_type = ""
 
-    def __init__(self, model: DocumentModel, parent=None) -> None:
+    def __init__(self, model: DocumentModel, presets: Presets | None = None, parent=None) -> None:
         super().__init__(parent)
         self._model = model
+        self._presets = presets  # where dropped preset ids are looked up
         self._items = model.document.items(self.collection)
         model.sig_document_changed.connect(self._on_document_changed)
 
@@ -106,7 +107,24 @@ class _SessionListModel(QAbstractListModel):
         return self._drop_presets(ids, target)
 
     def _drop_presets(self, ids: list[str], row: int) -> bool:
-        return False
+        library = getattr(self._presets, self.collection, {}) if self._presets else {}
+        items = [library[i] for i in ids if i in library]
+        add = self._model.add_chips if self.collection == "chips" else self._model.add_kernels
+        return bool(add(items, row)) if items else False
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole):
+        if not index.isValid() or not 0 <= index.row() < len(self._items):
+            return None
+        item = self._items[index.row()]
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
+            return item.name
+        if role == ID_ROLE:
+            return item.id
+        return self._item_data(item, role)
+
+    def _item_data(self, item, role: int):
+        """Roles beyond the name and the id, per collection."""
+        return None
 
 
 class ChipListModel(_SessionListModel):
@@ -115,16 +133,7 @@ class ChipListModel(_SessionListModel):
     collection = "chips"
     mime_type = MIME_CHIPS
 
-    def __init__(self, model: DocumentModel, presets: Presets | None = None, parent=None) -> None:
-        super().__init__(model, parent)
-        self._presets = presets
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole):
-        if not index.isValid() or not 0 <= index.row() < len(self._items):
-            return None
-        chip = self._items[index.row()]
-        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
-            return chip.name
+    def _item_data(self, chip, role: int):
         if role == Qt.ItemDataRole.DecorationRole:
             return QColor(chip.color or "#808080")
         if role == Qt.ItemDataRole.CheckStateRole:
@@ -132,8 +141,6 @@ class ChipListModel(_SessionListModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             return (f"{chip.vendor} {chip.name}\nDRAM {format_si(chip.dram.bandwidth, 'B/s')}; "
                     + ", ".join(f"{p} {format_si(v, 'op/s')}" for p, v in chip.compute.items()))
-        if role == ID_ROLE:
-            return chip.id
         return None
 
     def flags(self, index: Index) -> Qt.ItemFlag:
@@ -149,10 +156,6 @@ class ChipListModel(_SessionListModel):
                                     f"{verb} {chip.name}")
         return super().setData(index, value, role)
 
-    def _drop_presets(self, ids: list[str], row: int) -> bool:
-        chips = [self._presets.chips[i] for i in ids if self._presets and i in self._presets.chips]
-        return bool(self._model.add_chips(chips, row)) if chips else False
-
 
 class KernelListModel(_SessionListModel):
     """The session's kernels, in document order."""
@@ -160,26 +163,10 @@ class KernelListModel(_SessionListModel):
     collection = "kernels"
     mime_type = MIME_KERNELS
 
-    def __init__(self, model: DocumentModel, presets: Presets | None = None, parent=None) -> None:
-        super().__init__(model, parent)
-        self._presets = presets
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole):
-        if not index.isValid() or not 0 <= index.row() < len(self._items):
-            return None
-        kernel = self._items[index.row()]
-        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
-            return kernel.name
+    def _item_data(self, kernel, role: int):
         if role == Qt.ItemDataRole.ToolTipRole:
             return f"{kernel.name}\n[{kernel.category}] {kernel.precision}\n{kernel.source}"
-        if role == ID_ROLE:
-            return kernel.id
         return None
-
-    def _drop_presets(self, ids: list[str], row: int) -> bool:
-        kernels = [self._presets.kernels[i] for i in ids
-                   if self._presets and i in self._presets.kernels]
-        return bool(self._model.add_kernels(kernels, row)) if kernels else False
 
 
 class PresetKernelModel(QStandardItemModel):
