@@ -113,13 +113,12 @@ def big_document(n_kernels: int = 1000, n_chips: int = 8):
 
 
 def bench_drag(steps: int = 40) -> tuple[float, float]:
-    from PySide6.QtWidgets import QApplication
-
     from roofline_gui.io.presets import default_presets
     from roofline_gui.models.document_model import DocumentModel
+    from roofline_gui.widgets.application import make_app
     from roofline_gui.widgets.canvas_panel import CanvasPanel
 
-    app = QApplication.instance() or QApplication([])
+    app = make_app()  # the app's own settings (pixmap cache size included)
     model = DocumentModel()
     model.reset(big_document())
     panel = CanvasPanel(model, default_presets())

@@ -122,29 +122,53 @@ class Evaluator:
 
     def __init__(self) -> None:
         self._traffic: dict[str, tuple[Kernel, object]] = {}
+        self._kernels: tuple[Kernel, ...] = ()
+        self._arrays: KernelArrays | None = None
         self._chips: tuple[Chip, ...] = ()
         self._chip_arrays: ChipArrays | None = None
 
     def compare(
         self, kernels: Sequence[Kernel], chips: Sequence[Chip], *, derated: bool = False
     ) -> Comparison:
-        traffic = []
-        for kernel in kernels:
-            cached = self._traffic.get(kernel.id)
-            if cached is None or cached[0] is not kernel:
-                cached = (kernel, kernel.traffic())
-                self._traffic[kernel.id] = cached
-            traffic.append(cached[1])
-        if len(self._traffic) > 2 * len(kernels) + 64:  # forget removed kernels
-            live = {k.id for k in kernels}
-            self._traffic = {i: v for i, v in self._traffic.items() if i in live}
-        ka = KernelArrays.from_traffic(
-            traffic, [k.precision for k in kernels], [k.has_size for k in kernels]
-        )
+        kernels = tuple(kernels)
+        ka = self._kernel_arrays(kernels)
         chips = tuple(chips)
         if self._chip_arrays is None or len(chips) != len(self._chips) or any(
             a is not b for a, b in zip(chips, self._chips, strict=True)
         ):
             self._chips, self._chip_arrays = chips, ChipArrays.from_chips(chips)
         result = evaluate(ka, self._chip_arrays, derated=derated)
-        return Comparison(tuple(kernels), chips, ka, self._chip_arrays, result)
+        return Comparison(kernels, chips, ka, self._chip_arrays, result)
+
+    def _traffic_of(self, kernel: Kernel):
+        cached = self._traffic.get(kernel.id)
+        if cached is None or cached[0] is not kernel:
+            cached = (kernel, kernel.traffic())
+            self._traffic[kernel.id] = cached
+        return cached[1]
+
+    def _kernel_arrays(self, kernels: tuple[Kernel, ...]) -> KernelArrays:
+        """The arrays of ``kernels``: when only a few kernels changed since the last call (same
+        ids in the same order), only their rows are recomputed."""
+        last, arrays = self._kernels, self._arrays
+        if arrays is not None and len(last) == len(kernels) and all(
+            a.id == b.id for a, b in zip(last, kernels, strict=True)
+        ):
+            changed = [i for i, (a, b) in enumerate(zip(last, kernels, strict=True)) if a is not b]
+            if len(changed) <= max(8, len(kernels) // 8):
+                if changed:
+                    picked = [kernels[i] for i in changed]
+                    arrays = arrays.with_rows(changed, [self._traffic_of(k) for k in picked],
+                                              [k.precision for k in picked],
+                                              [k.has_size for k in picked])
+                self._kernels, self._arrays = kernels, arrays
+                return arrays
+        traffic = [self._traffic_of(k) for k in kernels]
+        if len(self._traffic) > 2 * len(kernels) + 64:  # forget removed kernels
+            live = {k.id for k in kernels}
+            self._traffic = {i: v for i, v in self._traffic.items() if i in live}
+        arrays = KernelArrays.from_traffic(
+            traffic, [k.precision for k in kernels], [k.has_size for k in kernels]
+        )
+        self._kernels, self._arrays = kernels, arrays
+        return arrays

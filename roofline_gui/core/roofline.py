@@ -70,6 +70,18 @@ class KernelArrays:
             sized=np.array(sized, dtype=bool).reshape(n),
         )
 
+    def with_rows(self, rows: Sequence[int], traffic: Sequence[Traffic],
+                  precisions: Sequence[str], sized: Sequence[bool]) -> KernelArrays:
+        """A copy with the given rows replaced (a drag changes one kernel of thousands)."""
+        patch = KernelArrays.from_traffic(traffic, precisions, sized)
+        index = np.asarray(rows, dtype=np.intp)
+        arrays = {}
+        for name in ("ops", "bytes", "writes", "precision", "sized"):
+            array = getattr(self, name).copy()
+            array[index] = getattr(patch, name)
+            arrays[name] = array
+        return KernelArrays(**arrays)
+
     def intensity(self) -> np.ndarray:
         """[K, roles] ops per byte moved at each role; NaN where the kernel moves no bytes."""
         with np.errstate(divide="ignore", invalid="ignore"):

@@ -6,7 +6,7 @@ import sys
 
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, Signal
-from PySide6.QtGui import QIcon
+from PySide6.QtGui import QIcon, QPixmapCache
 from PySide6.QtWidgets import QApplication
 
 from roofline_gui import __version__
@@ -35,6 +35,10 @@ def make_app() -> QApplication:
     if icon.is_file():
         app.setWindowIcon(QIcon(str(icon)))
     pg.setConfigOptions(antialias=True)
+    # Each chip's marker scatter is cached as a window-sized image (DeviceCoordinateCache), so a
+    # drag repaints a few spots instead of every marker; Qt's default 10 MB pixmap cache holds
+    # about three of those images, so allow room for thirty.
+    QPixmapCache.setCacheLimit(max(QPixmapCache.cacheLimit(), 256 * 1024))
     return app
 
 

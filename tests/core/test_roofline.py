@@ -185,3 +185,25 @@ def test_speedup_against_a_baseline_chip():
     c = compare([k], [A100, TPU_V3])
     # Both memory-bound: the speedup is the bandwidth ratio 900 / 1555.
     assert c.speedup(0)[0, 1] == pytest.approx(900e9 / 1.555e12)
+
+
+def test_evaluator_patches_changed_rows_and_matches_a_fresh_evaluation():
+    from dataclasses import replace
+
+    from roofline_gui.core.comparison import Evaluator
+
+    kernels = [Kernel(f"k{i}", "m", "bf16", template="mlp", params={"batch": i + 1, "d_in": 64,
+                                                                       "d_out": 64})
+               for i in range(40)]
+    evaluator = Evaluator()
+    evaluator.compare(kernels, [A100, TPU_V3])
+    kernels[7] = replace(kernels[7], params={"batch": 500, "d_in": 64, "d_out": 64})
+    kernels[9] = kernels[9].with_precision("int8")
+    patched = evaluator.compare(kernels, [A100, TPU_V3])
+    fresh = compare(kernels, [A100, TPU_V3])
+    np.testing.assert_array_equal(patched.result.attainable, fresh.result.attainable)
+    np.testing.assert_array_equal(patched.result.limiter, fresh.result.limiter)
+    # a reorder (same ids, other order) is recomputed in full, not patched
+    reordered = kernels[::-1]
+    np.testing.assert_array_equal(evaluator.compare(reordered, [A100]).result.attainable,
+                                  compare(reordered, [A100]).result.attainable)
