@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-
 
 def sample_model():
     from roofline_gui.io.files import resources_dir
@@ -26,6 +24,3 @@ def preview(factory) -> int:
     widget.show()
     return app.exec()
 
-
-if __name__ == "__main__":
-    sys.exit(0)
