@@ -64,6 +64,15 @@ class Comparison:
         return BOUND_NAMES[int(self.result.bound[k, c])]
 
     @cached_property
+    def kernel_index(self) -> dict[str, int]:
+        """Kernel id -> row, built once per comparison (views look kernels up by id)."""
+        return {k.id: i for i, k in enumerate(self.kernels)}
+
+    @cached_property
+    def chip_index(self) -> dict[str, int]:
+        return {c.id: i for i, c in enumerate(self.chips)}
+
+    @cached_property
     def dram_intensity(self) -> np.ndarray:
         """[K] ops per dram byte."""
         return self.result.intensity[:, ROLE_INDEX["dram"]]
@@ -73,9 +82,18 @@ class Comparison:
         with np.errstate(divide="ignore", invalid="ignore"):
             return self.result.attainable / self.result.attainable[:, baseline : baseline + 1]
 
+    def measured_rate(self, k: int) -> float | None:
+        """Kernel k's measured op/s (its measured rate, else its ops over its measured time)."""
+        kernel = self.kernels[k]
+        if kernel.measured_flops is not None:
+            return kernel.measured_flops
+        if kernel.measured_time is not None and kernel.has_size:
+            return float(self.kernel_arrays.ops[k]) / kernel.measured_time  # ops already derived
+        return None
+
     def measured(self, k: int, c: int) -> tuple[float | None, float | None]:
         """(measured op/s, percent of this chip's modelled roof) for kernel k, or Nones."""
-        rate = self.kernels[k].measured_performance()
+        rate = self.measured_rate(k)
         if rate is None:
             return None, None
         roof = float(self.result.attainable[k, c])

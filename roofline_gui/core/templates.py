@@ -304,6 +304,3 @@ TEMPLATES: dict[str, Template] = {
     )
 }
 
-
-def get_template(template_id: str) -> Template:
-    return TEMPLATES[template_id]

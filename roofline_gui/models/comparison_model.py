@@ -47,7 +47,7 @@ class ComparisonTableModel(QAbstractTableModel):
             self._shape = shape
             self.endResetModel()
             return
-        kernel_rows = {k.id: i for i, k in enumerate(doc.kernels)}
+        kernel_rows = self._model.comparison.kernel_index
         if touched is not None and touched and all(t in kernel_rows for t in touched):
             last = self.columnCount() - 1
             for item_id in touched:
@@ -128,7 +128,7 @@ class ComparisonTableModel(QAbstractTableModel):
 
     def _fixed(self, cmp, row: int, column: int, role: int):
         kernel = cmp.kernels[row]
-        measured = kernel.measured_performance()
+        measured = cmp.measured_rate(row)
         values = (kernel.name, kernel.precision, float(cmp.dram_intensity[row]) / self._ops_per_unit,
                   (measured or math.nan) / self._ops_per_unit)
         if role == SORT_ROLE:

@@ -29,13 +29,16 @@ PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e
 class EditCommand(QUndoCommand):
     """A thin QUndoCommand over a pure edit: redo applies it, undo applies its inverse."""
 
-    def __init__(self, model: DocumentModel, edit: Edit, text: str, merge_key=None) -> None:
+    def __init__(self, model: DocumentModel, edit: Edit, text: str, merge_key=None,
+                 applied: tuple[Document, Edit] | None = None) -> None:
         super().__init__(text)
         self._model, self._edit, self._inverse = model, edit, None
         self._merge_key = merge_key
+        self._applied = applied  # the result push() already computed, used by the first redo
 
     def redo(self) -> None:
-        self._inverse = self._model._apply(self._edit)
+        applied, self._applied = self._applied, None
+        self._inverse = self._model._apply(self._edit, applied)
 
     def undo(self) -> None:
         self._model._apply(self._inverse)
@@ -101,14 +104,14 @@ class DocumentModel(QObject):
     # -- changing the document ---------------------------------------------------------------
     def push(self, edit: Edit, text: str, merge_key=None) -> bool:
         """Apply ``edit`` as one undoable step. An edit that changes nothing is not pushed."""
-        new_doc, _ = apply(edit, self._doc)
-        if new_doc == self._doc:
+        applied = apply(edit, self._doc)
+        if applied[0] == self._doc:
             return False
-        self.undo_stack.push(EditCommand(self, edit, text, merge_key))
+        self.undo_stack.push(EditCommand(self, edit, text, merge_key, applied))
         return True
 
-    def _apply(self, edit: Edit) -> Edit:
-        self._doc, inverse = apply(edit, self._doc)
+    def _apply(self, edit: Edit, applied: tuple[Document, Edit] | None = None) -> Edit:
+        self._doc, inverse = applied or apply(edit, self._doc)
         self._comparison = None
         self.sig_document_changed.emit(self._doc, frozenset(touched_ids(edit)))
         return inverse

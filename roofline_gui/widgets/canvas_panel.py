@@ -136,8 +136,8 @@ class CanvasPanel(QWidget):
     def refresh(self, doc, touched) -> None:
         cmp = self.model.comparison
         shape = self._shape(doc)
-        only_kernels = touched is not None and all(
-            t in {k.id for k in doc.kernels} for t in touched) and shape == self._shown
+        only_kernels = (touched is not None and shape == self._shown
+                        and all(t in cmp.kernel_index for t in touched))
         if only_kernels and self._lifted is not None and touched == {self._lifted}:
             for plot in self.plots:
                 plot.update_lifted(cmp)

@@ -102,8 +102,8 @@ class ExplanationPane(QTextBrowser):
 
     def refresh(self) -> None:
         cmp = self.model.comparison
-        k = next((i for i, kk in enumerate(cmp.kernels) if kk.id == self.model.selected_kernel), None)
-        c = next((i for i, ch in enumerate(cmp.chips) if ch.id == self.model.selected_chip), None)
+        k = cmp.kernel_index.get(self.model.selected_kernel)
+        c = cmp.chip_index.get(self.model.selected_chip)
         if k is None or c is None:
             self.setHtml("<p>Select a kernel (click a marker or a table cell) and a chip.</p>")
             return

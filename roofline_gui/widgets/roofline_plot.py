@@ -250,13 +250,12 @@ class RooflinePlot(QObject):
             self.plot.removeItem(item)
         self._extras.clear()
         cmp = self._comparison
-        ids = [k.id for k in cmp.kernels]
-        for k, kernel in enumerate(cmp.kernels):
-            measured = kernel.measured_performance()
+        for k in range(len(cmp.kernels)):
+            measured = cmp.measured_rate(k)
             if measured is not None:
                 self._draw_measured(cmp, k, measured)
-        if self.selected in ids:
-            self._draw_selection(cmp, ids.index(self.selected))
+        if self.selected in cmp.kernel_index:
+            self._draw_selection(cmp, cmp.kernel_index[self.selected])
         self._draw_lifted()
 
     def _add_extra(self, item) -> None:
@@ -311,10 +310,9 @@ class RooflinePlot(QObject):
     def _draw_lifted(self) -> None:
         """The kernel being dragged, one spot per chip, in one small reused scatter item."""
         cmp = self._comparison
-        ids = [k.id for k in cmp.kernels]
         xs, ys, brushes = [], [], []
-        if self.lifted in ids:
-            k = ids.index(self.lifted)
+        k = cmp.kernel_index.get(self.lifted) if self.lifted is not None else None
+        if k is not None:
             x = float(np.log10(cmp.dram_intensity[k] / self.options.ops_per_unit))
             for c in self._chip_indices:
                 y = cmp.result.attainable[k, c] * self._scale()
@@ -339,10 +337,8 @@ class RooflinePlot(QObject):
     def _tip(self, chip_id: str):
         def tip(x, y, data):
             cmp = self._comparison
-            try:
-                k = next(i for i, kk in enumerate(cmp.kernels) if kk.id == data)
-                c = next(i for i, ch in enumerate(cmp.chips) if ch.id == chip_id)
-            except StopIteration:
+            k, c = cmp.kernel_index.get(data), cmp.chip_index.get(chip_id)
+            if k is None or c is None:
                 return ""
             unit = "MAC" if self.options.ops_per_unit == 2 else "op"
             return (f"{cmp.kernels[k].name} on {cmp.chips[c].name}\n"
@@ -359,7 +355,7 @@ class RooflinePlot(QObject):
             return None
         xs = [cmp.dram_intensity[np.isfinite(cmp.dram_intensity)]]
         ys = [cmp.result.attainable[:, self._chip_indices].ravel(),
-              np.array([m for k in cmp.kernels if (m := k.measured_performance()) is not None])]
+              np.array([m for k in range(len(cmp.kernels)) if (m := cmp.measured_rate(k)) is not None])]
         for c in self._chip_indices:
             chip = cmp.chips[c]
             peaks = np.array(list(chip.compute.values()))
