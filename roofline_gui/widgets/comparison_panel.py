@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import QSortFilterProxyModel, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 from roofline_gui.core.edits import SetField
 from roofline_gui.core.explain import explain
 from roofline_gui.io.presets import Presets
-from roofline_gui.models.comparison_model import SORT_ROLE, ComparisonTableModel
+from roofline_gui.models.comparison_model import ComparisonTableModel
 from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.models.item_models import ID_ROLE
 
@@ -31,13 +31,12 @@ class ComparisonTable(QWidget):
         super().__init__(parent)
         self.model = model
         self.table_model = ComparisonTableModel(model, presets, self)
-        self.proxy = QSortFilterProxyModel(self)
-        self.proxy.setSourceModel(self.table_model)
-        self.proxy.setSortRole(SORT_ROLE)
         self.view = QTableView()
-        self.view.setModel(self.proxy)
+        self.view.setModel(self.table_model)  # the model sorts itself (numpy keys, no proxy)
+        # Document order until the user clicks a header (setSortingEnabled would sort by the
+        # header's current indicator, column 0, at once).
+        self.view.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
         self.view.setSortingEnabled(True)
-        self.view.sortByColumn(-1, Qt.SortOrder.AscendingOrder)  # document order until asked
         self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectItems)
         self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.view.setDragDropMode(QAbstractItemView.DragDropMode.DropOnly)
@@ -81,9 +80,8 @@ class ComparisonTable(QWidget):
         self.model.push(SetField("baseline", chip_id), f"Make {self.baseline.itemText(index)} the baseline")
 
     def _on_clicked(self, index) -> None:
-        source = self.proxy.mapToSource(index)
-        kernel_id = source.data(ID_ROLE)
-        located = self.table_model.locate(source.column())
+        kernel_id = index.data(ID_ROLE)
+        located = self.table_model.locate(index.column())
         chip_id = self.model.document.chips[located[0]].id if located else None
         self.model.select(kernel_id, chip_id)
 

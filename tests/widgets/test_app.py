@@ -211,7 +211,7 @@ def test_selection_follows_clicks_in_the_table_and_the_explanation_explains(wind
     table = window.table
     source = table.table_model
     col = next(c for c in range(source.columnCount()) if source.locate(c) == (0, "attainable"))
-    table._on_clicked(table.proxy.mapFromSource(source.index(0, col)))
+    table._on_clicked(source.index(0, col))
     assert window.model.selected_kernel == window.model.document.kernels[0].id
     text = window.explanation.plain_text()
     assert "memory-bound on HBM2" in text
@@ -278,3 +278,37 @@ def test_opening_a_bad_file_keeps_the_current_session(window, tmp_path, monkeypa
     assert not window.files.open(bad)
     assert window.model.document is before
     assert "chips[0].name" in errors[0]
+
+
+def test_table_sorts_by_a_chip_column_and_keeps_rows_in_place_while_values_change(window):
+    from PySide6.QtCore import Qt
+
+    from roofline_gui.models.item_models import ID_ROLE
+
+    table = window.table.table_model
+    view = window.table.view
+    cmp = window.model.comparison
+    col = next(c for c in range(table.columnCount()) if table.locate(c) == (0, "attainable"))
+    assert [table.index(r, 0).data(ID_ROLE) for r in range(table.rowCount())] == [
+        k.id for k in window.model.document.kernels]  # document order until asked
+    view.sortByColumn(col, Qt.SortOrder.DescendingOrder)
+    ids = [table.index(r, 0).data(ID_ROLE) for r in range(table.rowCount())]
+    values = [cmp.result.attainable[cmp.kernel_index[i], 0] for i in ids]
+    finite = [v for v in values if np.isfinite(v)]
+    assert finite == sorted(finite, reverse=True) and len(finite) >= 3
+    assert values[len(finite):] == [] or not np.isfinite(values[-1])  # unsupported last
+    # Each displayed cell belongs to the kernel in its own row.
+    top = cmp.kernel_index[ids[0]]
+    assert table.index(0, 0).data() == cmp.kernels[top].name
+    # Clicking a sorted row selects that row's kernel.
+    window.table._on_clicked(table.index(1, col))
+    assert window.model.selected_kernel == ids[1]
+    # An edit changes values but not the order; the edited kernel's row shows the new value.
+    bottom = ids[-1]
+    window.model.push(__import__("roofline_gui.core.edits", fromlist=["Rename"]).SetField(
+        "title", "renamed"), "title")
+    assert [table.index(r, 0).data(ID_ROLE) for r in range(table.rowCount())] == ids
+    assert table.index(table.rowCount() - 1, 0).data(ID_ROLE) == bottom
+    view.sortByColumn(0, Qt.SortOrder.AscendingOrder)
+    names = [table.index(r, 0).data() for r in range(table.rowCount())]
+    assert names == sorted(names, key=str.casefold)
