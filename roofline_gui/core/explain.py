@@ -89,7 +89,7 @@ def _time_line(cmp: Comparison, k: int, c: int) -> str:
         nbytes = traffic.bytes.get(level.role)
         if nbytes:
             parts.append(f"{level.name} {format_time(nbytes / level.bandwidth)}")
-    lower, upper = float(cmp.result.time_lower[k, c]), float(cmp.result.time_upper[k, c])
+    lower, upper = float(cmp.result.time_lower[k, c]), float(cmp.result.pair(k, c).time_upper[0, 0])
     return (f"Time for {format_si(traffic.ops)} ops: at least {format_time(lower)} "
             f"(at most {format_time(upper)} with no overlap; {', '.join(parts)}).")
 

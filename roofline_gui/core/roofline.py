@@ -82,6 +82,12 @@ class KernelArrays:
             arrays[name] = array
         return KernelArrays(**arrays)
 
+    def take(self, rows: Sequence[int]) -> KernelArrays:
+        """The kernels at ``rows`` alone."""
+        index = np.asarray(rows, dtype=np.intp)
+        return KernelArrays(*(getattr(self, f)[index] for f in (
+            "ops", "bytes", "writes", "precision", "sized")))
+
     def intensity(self) -> np.ndarray:
         """[K, roles] ops per byte moved at each role; NaN where the kernel moves no bytes."""
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -124,6 +130,13 @@ class ChipArrays:
             dram[i] = next((j for j, lv in enumerate(chip.memory) if lv.role == "dram"), 0)
         return cls(peak, peak_fraction, bw, wbw, frac, role, dram)
 
+    def take(self, columns: Sequence[int]) -> ChipArrays:
+        """The chips at ``columns`` alone."""
+        index = np.asarray(columns, dtype=np.intp)
+        return ChipArrays(*(getattr(self, f)[index] for f in (
+            "peak", "peak_fraction", "bandwidth", "write_bandwidth", "bandwidth_fraction", "role",
+            "dram_level")))
+
 
 class Evaluation:
     """Results of :func:`evaluate`, each [K, C] unless stated; NaN marks unsupported pairs.
@@ -143,6 +156,24 @@ class Evaluation:
         self.time_lower = np.maximum(compute_time, memory_time)  # NaN where unsupported
         np.copyto(self.limiter, LIMITER_UNSUPPORTED, where=np.isnan(self.time_lower))
         self.attainable = ka.ops[:, None] / self.time_lower
+
+    def patched(self, rows: Sequence[int], ka: KernelArrays, sub: Evaluation) -> Evaluation:
+        """This evaluation with ``rows`` replaced by ``sub`` (those kernels evaluated alone on
+        the same chips); ``ka`` holds every kernel's arrays after the change."""
+        index = np.asarray(rows, dtype=np.intp)
+        out = Evaluation.__new__(Evaluation)
+        out.kernel_arrays, out.chip_arrays, out.derated = ka, self.chip_arrays, self.derated
+        for name in ("compute_time", "memory_time", "limiter", "time_lower", "attainable"):
+            array = getattr(self, name).copy()
+            array[index] = getattr(sub, name)
+            setattr(out, name, array)
+        return out
+
+    def pair(self, k: int, c: int) -> Evaluation:
+        """Kernel ``k`` on chip ``c`` alone, as a 1 × 1 evaluation: the derived columns of one
+        pair without computing them for every pair (an explanation of one of 300,000)."""
+        return evaluate(self.kernel_arrays.take([k]), self.chip_arrays.take([c]),
+                        derated=self.derated)
 
     @cached_property
     def peak(self) -> np.ndarray:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QColor
 
@@ -44,8 +43,16 @@ class ComparisonTableModel(QAbstractTableModel):
 
     # -- structure ----------------------------------------------------------------------------
     def _signature(self):
+        """(kernels, visible chip ids): the rows and column groups. Kept as the kernel objects
+        themselves so that an edit of one kernel of 10,000 is told from a change of rows by
+        identity for all the others (see ``_same_rows``)."""
         doc = self._model.document
-        return tuple(k.id for k in doc.kernels), tuple(c.id for c in doc.visible_chips)
+        return doc.kernels, tuple(c.id for c in doc.visible_chips)
+
+    @staticmethod
+    def _same_rows(a, b) -> bool:
+        return len(a[0]) == len(b[0]) and a[1] == b[1] and all(
+            x is y or x.id == y.id for x, y in zip(a[0], b[0], strict=True))
 
     def _chip_columns(self) -> list[int]:
         """Indices (into the document's chips) of the shown chips, in order."""
@@ -53,9 +60,10 @@ class ComparisonTableModel(QAbstractTableModel):
 
     def _on_document_changed(self, doc, touched) -> None:
         shape = self._signature()
-        if shape != self._shape:
+        same = self._same_rows(shape, self._shape)
+        self._shape = shape
+        if not same:
             self.beginResetModel()
-            self._shape = shape
             self._set_order(self._sort_keys(*self._sort))
             self.endResetModel()
             return

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QStackedWidget, QVBoxLayout, QWidget
@@ -130,8 +131,9 @@ class CanvasPanel(QWidget):
         self.refresh(self.model.document, None)
 
     def _shape(self, doc) -> tuple:
-        cmp_precisions = tuple(dict.fromkeys(k.precision for k in doc.kernels))
-        return tuple(c for c in doc.chips if c.visible), cmp_precisions, self.mode
+        """What the roofs depend on: the shown chips, the kernels' precisions and the mode."""
+        used = np.flatnonzero(np.bincount(self.model.comparison.kernel_arrays.precision)).tolist()
+        return tuple(c for c in doc.chips if c.visible), tuple(used), self.mode
 
     def refresh(self, doc, touched) -> None:
         cmp = self.model.comparison
@@ -195,10 +197,11 @@ class CanvasPanel(QWidget):
         if self._lifted != kernel_id:  # the first step of a drag
             # The moving kernel is drawn in a small overlay; its old markers stay where they were
             # until the drag ends, as a ghost of the start, so no big scatter item is touched.
+            # Lifted before selecting, so the selection draws no sweep paths during the drag.
             self._lifted = kernel_id
-            self.model.select(kernel_id, chip_id)
             for plot in self.plots:
                 plot.lifted = kernel_id
+            self.model.select(kernel_id, chip_id)
         self.model.move_kernel_to_intensity(
             kernel_id, intensity * self.options.ops_per_unit, merge_key=("drag", self._drag_serial)
         )

@@ -47,7 +47,7 @@ class ComparisonTable(QWidget):
         header = self.view.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setResizeContentsPrecision(25)
-        self.table_model.modelReset.connect(self.view.resizeColumnsToContents)
+        self.table_model.modelReset.connect(self.fit_columns)
         self.view.verticalHeader().hide()
         self.view.clicked.connect(self._on_clicked)
         self.baseline = QComboBox()
@@ -64,7 +64,24 @@ class ComparisonTable(QWidget):
         layout.addWidget(self.view)
         model.sig_document_changed.connect(self._fill_baseline)
         self._fill_baseline(model.document, None)
-        self.view.resizeColumnsToContents()
+        self.fit_columns()
+
+    def fit_columns(self) -> None:
+        """Size the columns to their contents. The fixed columns and the first chip's are
+        measured; every other chip's column takes the width of the first chip's column of the
+        same kind or its own header's, whichever is wider (measuring 120 columns of a 10,000-row
+        table cell by cell took 0.3 s)."""
+        table, view = self.table_model, self.view
+        header = view.horizontalHeader()
+        measured: dict[str, int] = {}
+        for column in range(table.columnCount()):
+            located = table.locate(column)
+            if located is None or located[1] not in measured:
+                view.resizeColumnToContents(column)
+                if located is not None:
+                    measured[located[1]] = view.columnWidth(column)
+            else:
+                view.setColumnWidth(column, max(measured[located[1]], header.sectionSizeHint(column)))
 
     def _fill_baseline(self, doc, _touched) -> None:
         self.baseline.blockSignals(True)

@@ -12,6 +12,7 @@ import pyqtgraph.exporters  # noqa: F401  (registers pg.exporters)
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMarginsF, QRectF, QSize
 from PySide6.QtGui import QImage, QPageSize, QPainter, QPdfWriter
 from PySide6.QtSvg import QSvgGenerator
+from PySide6.QtWidgets import QGraphicsItem
 
 from roofline_gui.core.document import Document
 from roofline_gui.core.errors import RooflineError
@@ -33,8 +34,24 @@ def render_png(item, width: int) -> bytes:
 
 
 def _render_scene(item, painter: QPainter, target: QRectF) -> None:
+    """Render through Qt with every item's image cache off and pyqtgraph's export mode on, so
+    a vector file gets vector lines, markers and real text rather than the screen's bitmaps
+    (cached item images, scatter symbols stamped from a pixmap atlas)."""
     scene = item.scene()
-    scene.render(painter, target, item.sceneBoundingRect())
+    items = scene.items()
+    cached = [(i, i.cacheMode()) for i in items if i.cacheMode() != QGraphicsItem.CacheMode.NoCache]
+    exporting = [i for i in items if hasattr(i, "setExportMode")]
+    for i, _mode in cached:
+        i.setCacheMode(QGraphicsItem.CacheMode.NoCache)
+    for i in exporting:
+        i.setExportMode(True, {"antialias": True, "painter": painter})
+    try:
+        scene.render(painter, target, item.sceneBoundingRect())
+    finally:
+        for i in exporting:
+            i.setExportMode(False)
+        for i, mode in cached:
+            i.setCacheMode(mode)
 
 
 def export_svg(item, path: str | os.PathLike) -> None:

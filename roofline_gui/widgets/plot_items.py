@@ -8,9 +8,14 @@ transform in one place keeps every item consistent.
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
+
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen, QPolygonF
+from PySide6.QtWidgets import QGraphicsItem
 
 from roofline_gui.core.units import format_si
 
@@ -68,3 +73,166 @@ class MarkerScatter(pg.ScatterPlotItem):
         if ev.isFinish():
             self._dragging = None
         self.sig_marker_dragged.emit(kernel_id, float(10 ** ev.pos().x()), bool(ev.isFinish()))
+
+
+@dataclass
+class _Line:
+    x: np.ndarray  # log10 data coordinates
+    y: np.ndarray
+    pen: QPen
+    tip: str
+    legend: str | None = None
+
+
+@dataclass
+class _Dot:
+    x: float
+    y: float
+    color: QColor
+    tip: str
+
+
+@dataclass
+class _Label:
+    text: str
+    x: float
+    y: float
+    color: QColor
+    anchor: tuple[float, float]  # (0, 1): the point is the text's bottom-left corner
+    along: tuple[float, float] | None = None  # a data direction the text follows on screen
+
+
+class RoofLayer(pg.GraphicsObject):
+    """Every roof, bandwidth diagonal, ridge point and label of a chart, painted by one item.
+
+    With one pyqtgraph item per line (150 of them for 30 chips), every repaint near a moving
+    marker replayed all of them through Python (35 ms per drag step at 30 chips); this item
+    paints them in one call, clipped to the exposed area. Tooltips come from the nearest line or
+    point within a few pixels of the cursor.
+    """
+
+    DOT_SIZE = 7.0
+    HIT_PX = 5.0
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lines: list[_Line] = []
+        self.dots: list[_Dot] = []
+        self.labels: list[_Label] = []
+        self._rect = QRectF()
+        self.setZValue(1)
+        # Painted once per view change into one image; a repaint near a moving marker blits it.
+        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+
+    def clear(self) -> None:
+        self.lines, self.dots, self.labels = [], [], []
+        self.finish()
+
+    def add_line(self, x, y, pen: QPen, tip: str = "", legend: str | None = None) -> None:
+        self.lines.append(_Line(np.asarray(x, float), np.asarray(y, float), pen, tip, legend))
+
+    def add_dot(self, x: float, y: float, color: QColor, tip: str = "") -> None:
+        self.dots.append(_Dot(float(x), float(y), QColor(color), tip))
+
+    def add_label(self, text: str, x: float, y: float, color: QColor, anchor=(0, 1),
+                  along: tuple[float, float] | None = None) -> None:
+        self.labels.append(_Label(text, float(x), float(y), QColor(color), tuple(anchor), along))
+
+    def finish(self) -> None:
+        """Call after adding: recompute the bounds and repaint."""
+        xs = [a for line in self.lines for a in (line.x,)] + [np.array([d.x for d in self.dots])]
+        ys = [a for line in self.lines for a in (line.y,)] + [np.array([d.y for d in self.dots])]
+        x, y = np.concatenate(xs), np.concatenate(ys)
+        x, y = x[np.isfinite(x)], y[np.isfinite(y)]
+        self.prepareGeometryChange()
+        if len(x) and len(y):
+            # A decade of margin: labels and dots are sized in pixels around their points.
+            self._rect = QRectF(x.min() - 1, y.min() - 1, np.ptp(x) + 2, np.ptp(y) + 2)
+        else:
+            self._rect = QRectF()
+        self.update()
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 (Qt API)
+        return self._rect
+
+    def paint(self, painter: QPainter, option, widget=None) -> None:
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        for line in self.lines:
+            path = QPainterPath()
+            ok = np.isfinite(line.x) & np.isfinite(line.y)
+            points = [QPointF(float(a), float(b)) for a, b in zip(line.x[ok], line.y[ok], strict=True)]
+            if len(points) < 2:
+                continue
+            path.addPolygon(QPolygonF(points))
+            painter.setPen(line.pen)
+            painter.drawPath(path)
+        transform = painter.transform()
+        painter.save()
+        painter.resetTransform()
+        r = self.DOT_SIZE / 2
+        for dot in self.dots:
+            p = transform.map(QPointF(dot.x, dot.y))
+            painter.setPen(QPen(dot.color, 1))
+            painter.setBrush(QBrush(dot.color))
+            painter.drawEllipse(p, r, r)
+        font = widget.font() if widget is not None else QFont()
+        painter.setFont(font)
+        metrics = QFontMetricsF(font)
+        for label in self.labels:
+            p = transform.map(QPointF(label.x, label.y))
+            angle = 0.0
+            if label.along is not None:
+                d = transform.map(QPointF(label.x + label.along[0], label.y + label.along[1])) - p
+                angle = math.degrees(math.atan2(d.y(), d.x()))
+            rect = metrics.boundingRect(label.text)
+            w, h = rect.width() + 4, metrics.height()
+            painter.save()
+            painter.translate(p)
+            painter.rotate(angle)
+            painter.setPen(QPen(label.color))
+            gap = -3.0 if label.anchor[1] == 1 else 1.0  # clear of the line it labels
+            painter.drawText(QRectF(-label.anchor[0] * w + 2 - 4 * label.anchor[0],
+                                    -label.anchor[1] * h + gap, w, h),
+                             int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
+                             label.text)
+            painter.restore()
+        painter.restore()
+
+    # -- tooltips ---------------------------------------------------------------------------------
+    def hoverEvent(self, ev) -> None:  # noqa: N802 (pyqtgraph API)
+        if ev.isExit():
+            self.setToolTip("")
+            return
+        self.setToolTip(self.tip_at(ev.pos()))
+
+    def tip_at(self, pos: QPointF) -> str:
+        """The tooltip of the ridge point or line nearest ``pos`` (data coordinates), if it is
+        within HIT_PX pixels on screen."""
+        view = self.getViewWidget()
+        if view is None:
+            return ""
+        transform = self.deviceTransform(view.viewportTransform())
+        cursor = transform.map(pos)
+        cx, cy = cursor.x(), cursor.y()
+        for dot in self.dots:
+            p = transform.map(QPointF(dot.x, dot.y))
+            if dot.tip and math.hypot(p.x() - cx, p.y() - cy) <= self.DOT_SIZE / 2 + 2:
+                return dot.tip
+        best, best_tip = self.HIT_PX, ""
+        for line in self.lines:
+            if not line.tip:
+                continue
+            ok = np.isfinite(line.x) & np.isfinite(line.y)
+            pts = np.array([(q.x(), q.y()) for q in (transform.map(QPointF(float(a), float(b)))
+                                                     for a, b in zip(line.x[ok], line.y[ok], strict=True))])
+            if len(pts) < 2:
+                continue
+            a, b = pts[:-1], pts[1:]
+            ab = b - a
+            length2 = np.maximum((ab ** 2).sum(axis=1), 1e-12)
+            t = np.clip(((np.array([cx, cy]) - a) * ab).sum(axis=1) / length2, 0, 1)
+            nearest = a + ab * t[:, None]
+            distance = float(np.hypot(nearest[:, 0] - cx, nearest[:, 1] - cy).min())
+            if distance <= best:
+                best, best_tip = distance, line.tip
+        return best_tip

@@ -23,10 +23,10 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QGraphicsItem
 
 from roofline_gui.core.comparison import Comparison
-from roofline_gui.core.roofline import ROLE_INDEX, ChipArrays, evaluate
+from roofline_gui.core.roofline import ROLE_INDEX, evaluate
 from roofline_gui.core.sweep import can_move, sweep
 from roofline_gui.core.units import format_si, format_time
-from roofline_gui.widgets.plot_items import MarkerScatter, log10
+from roofline_gui.widgets.plot_items import MarkerScatter, RoofLayer, log10
 
 X_SPAN = (1e-3, 1e6)  # op/B: roofs are drawn across this, wider than any view
 LEVEL_STYLE = {
@@ -59,7 +59,8 @@ class RooflinePlot(QObject):
         super().__init__(parent)
         self.plot = plot_item
         self.options = options or ViewOptions()
-        self._static: list = []  # roofs, labels, ridge markers
+        self.roofs = RoofLayer()  # roofs, diagonals, ridge points, labels: one item
+        plot_item.addItem(self.roofs, ignoreBounds=True)
         self._markers: dict[str, MarkerScatter] = {}  # chip id -> scatter
         self._extras: list = []  # measured points, selection ring, sweep path
         self._lifted_item = pg.ScatterPlotItem(size=14)
@@ -99,9 +100,7 @@ class RooflinePlot(QObject):
     def draw(self, comparison: Comparison, chip_indices: list[int]) -> None:
         """Rebuild roofs and markers for the chips at ``chip_indices`` of the comparison."""
         self._comparison, self._chip_indices = comparison, chip_indices
-        for item in self._static:
-            self.plot.removeItem(item)
-        self._static.clear()
+        self.roofs.lines, self.roofs.dots, self.roofs.labels = [], [], []
         self.legend.clear()
         unit = "MAC" if self.options.ops_per_unit == 2 else "op"
         self.plot.setLabel("left", f"Attainable performance ({unit}/s)")
@@ -110,6 +109,7 @@ class RooflinePlot(QObject):
         self._placed_labels: list[tuple[float, float]] = []
         for c in chip_indices:
             self._draw_chip(comparison, c)
+        self.roofs.finish()
         self.update_markers()
         if self._range is not None:
             (x_lo, x_hi), (y_lo, y_hi) = self._range
@@ -147,12 +147,13 @@ class RooflinePlot(QObject):
             pen = pg.mkPen(color, width=2.5 if first else 1.5,
                            style=Qt.PenStyle.DashLine if dashed else Qt.PenStyle.SolidLine)
             legend = f"{chip.name} (none of the kernels' precisions)" if dashed else chip.name
-            item = pg.PlotDataItem(log10(xs), log10(ys), pen=pen, name=legend if first else None)
-            self._add(item)
-            ridge_dot = pg.ScatterPlotItem([np.log10(ridge)], [np.log10(peak * scale)], size=7,
-                                           brush=pg.mkBrush(color), pen=pg.mkPen(color))
-            ridge_dot.setToolTip(f"{chip.name} {p} ridge point: {ridge:,.4g} op/B")
-            self._add(ridge_dot)
+            self.roofs.add_line(log10(xs), log10(ys), pen,
+                                tip=f"{chip.name} {p} roof: {format_si(peak * scale, unit_label)}",
+                                legend=legend if first else None)
+            if first:
+                self.legend.addItem(pg.PlotDataItem(pen=pen), legend)
+            self.roofs.add_dot(np.log10(ridge), np.log10(peak * scale), color,
+                               tip=f"{chip.name} {p} ridge point: {ridge:,.4g} op/B")
             if self.options.show_labels:
                 right = self._range[0][1] / 1.15 if self._range else X_SPAN[1]
                 self._label(f"{p} {format_si(peak * scale, unit_label)}", right, peak * scale,
@@ -170,18 +171,14 @@ class RooflinePlot(QObject):
             faint = QColor(color)
             faint.setAlpha(255 if used else 60)
             pen = pg.mkPen(faint, width=1.2, style=LEVEL_STYLE[level.role])
-            line = pg.PlotDataItem(log10(xs), log10(ys), pen=pen)
-            line.setToolTip(f"{chip.name} {level.name}: {format_si(bw, 'B/s')} ({level.role})"
-                            + ("" if used else "; no kernel moves bytes at this level"))
-            self._add(line)
+            self.roofs.add_line(
+                log10(xs), log10(ys), pen,
+                tip=f"{chip.name} {level.name}: {format_si(bw, 'B/s')} ({level.role})"
+                    + ("" if used else "; no kernel moves bytes at this level"))
             if self.options.show_labels and used:
                 self._diagonal_label(f"{level.name} {format_si(bw, 'B/s')}", bw, top, color, low=True)
         if self.options.show_labels:
             self._diagonal_label(f"{dram.name} {format_si(dram_bw, 'B/s')}", dram_bw, top, color)
-
-    def _add(self, item) -> None:
-        self.plot.addItem(item, ignoreBounds=True)
-        self._static.append(item)
 
     def _label(self, text, x, y, color, anchor=(0, 1)) -> None:
         """A roof label at the right; labels of roofs closer than ~a tenth of a decade are moved
@@ -193,9 +190,7 @@ class RooflinePlot(QObject):
             while any(abs(ly - 0.07 - py) < 0.09 and abs(lx - px) < 0.6 for px, py in placed):
                 lx -= 0.6
         placed.append((lx, ly if anchor[1] == 1 else ly - 0.07))
-        label = pg.TextItem(text, color=color, anchor=anchor)
-        label.setPos(lx, ly)
-        self._add(label)
+        self.roofs.add_label(text, lx, ly, color, anchor=anchor)
 
     def _diagonal_label(self, text, bw, top, color, low: bool = False) -> None:
         """A label along a bandwidth diagonal inside the view: main memory's a decade below its
@@ -206,9 +201,8 @@ class RooflinePlot(QObject):
             (x_lo, x_hi), (y_lo, _y_hi) = self._range
             bottom = max(x_lo * 1.5, y_lo * 2.5 / (bw * scale))
             x = bottom if low else max(min(x, x_hi / 8), bottom)
-        label = pg.TextItem(text, color=color, anchor=(0, 1), angle=0, rotateAxis=(1, 1))
-        label.setPos(float(np.log10(x)), float(np.log10(bw * x * scale)))
-        self._add(label)
+        self.roofs.add_label(text, float(np.log10(x)), float(np.log10(bw * x * scale)), color,
+                             anchor=(0, 1), along=(1.0, 1.0))
 
     # -- markers ----------------------------------------------------------------------------------
     def update_markers(self) -> None:
@@ -297,7 +291,7 @@ class RooflinePlot(QObject):
     def _draw_sweep(self, cmp: Comparison, k: int, c: int) -> None:
         """The path the kernel takes on chip c as its main parameter runs over its range."""
         _, ka = sweep(cmp.kernels[k], points=80)
-        result = evaluate(ka, _one_chip(cmp.chip_arrays, c), derated=cmp.result.derated)
+        result = evaluate(ka, cmp.chip_arrays.take([c]), derated=cmp.result.derated)
         x = log10(ka.intensity()[:, ROLE_INDEX["dram"]] / self.options.ops_per_unit)
         y = log10(result.attainable[:, 0] * self._scale())
         color = QColor(cmp.chips[c].color or "#808080")
@@ -369,9 +363,3 @@ class RooflinePlot(QObject):
         x_lo, x_hi = min(x.min() / 4, 0.05), max(x.max() * 4, 1e3)
         return (x_lo, x_hi), (y.min() / 4, y.max() * 3)
 
-
-def _one_chip(ca: ChipArrays, c: int) -> ChipArrays:
-    """The ChipArrays of chip ``c`` alone (for the sweep path)."""
-    return ChipArrays(*(getattr(ca, f)[c:c + 1] for f in (
-        "peak", "peak_fraction", "bandwidth", "write_bandwidth", "bandwidth_fraction", "role",
-        "dram_level")))

@@ -201,9 +201,29 @@ def test_evaluator_patches_changed_rows_and_matches_a_fresh_evaluation():
     kernels[9] = kernels[9].with_precision("int8")
     patched = evaluator.compare(kernels, [A100, TPU_V3])
     fresh = compare(kernels, [A100, TPU_V3])
-    np.testing.assert_array_equal(patched.result.attainable, fresh.result.attainable)
-    np.testing.assert_array_equal(patched.result.limiter, fresh.result.limiter)
+    for name in ("attainable", "limiter", "bound", "time_lower", "time_upper", "time",
+                 "compute_time", "memory_time", "percent_of_peak"):
+        np.testing.assert_array_equal(getattr(patched.result, name), getattr(fresh.result, name))
+    assert patched.kernel_index == fresh.kernel_index
+    # the same edit with the achievable fractions applied is evaluated afresh, not patched
+    kernels[3] = replace(kernels[3], params={"batch": 77, "d_in": 64, "d_out": 64})
+    derated = evaluator.compare(kernels, [A100, TPU_V3], derated=True)
+    np.testing.assert_array_equal(derated.result.attainable,
+                                  compare(kernels, [A100, TPU_V3], derated=True).result.attainable)
     # a reorder (same ids, other order) is recomputed in full, not patched
     reordered = kernels[::-1]
     np.testing.assert_array_equal(evaluator.compare(reordered, [A100]).result.attainable,
                                   compare(reordered, [A100]).result.attainable)
+
+
+def test_one_pair_alone_matches_the_full_evaluation():
+    kernels = [add_int8(), Kernel("k", "k", "bf16", flops=312e12, bytes={"dram": 1.555e12, "host": 16e9}),
+               Kernel("s", "SpMV", "fp64", intensity=0.25)]
+    for derated in (False, True):
+        full = compare(kernels, [A100, TPU_V3], derated=derated).result
+        for k in range(len(kernels)):
+            for c in range(2):
+                one = full.pair(k, c)
+                for name in ("attainable", "time_lower", "time_upper", "limiter", "bound", "ridge_dram"):
+                    np.testing.assert_array_equal(getattr(one, name)[0, 0], getattr(full, name)[k, c])
+    assert compare(kernels, [A100]).result.pair(1, 0).time_upper[0, 0] == pytest.approx(2.5)

@@ -16,13 +16,8 @@ from roofline_gui.widgets.dialogs import ChipPresetDialog
 def roof_ys(window, chip_color):
     """The y data (log10 op/s) of every roof line drawn for the chip with ``chip_color``."""
     plot = window.canvas.overlay_plot
-    out = []
-    for item in plot._static:
-        pen = getattr(item, "opts", {}).get("pen")
-        if item.__class__.__name__ == "PlotDataItem" and pen is not None:
-            if QColor(pen.color()).name() == chip_color and item.yData is not None:
-                out.append(tuple(np.round(item.yData, 6)))
-    return out
+    return [tuple(np.round(line.y, 6)) for line in plot.roofs.lines
+            if QColor(line.pen.color()).name() == chip_color and "roof" in line.tip]
 
 
 def test_add_a_chip_from_the_presets(window, monkeypatch):
@@ -177,7 +172,9 @@ def test_vector_exports_are_valid_files(window, tmp_path, monkeypatch):
         head = target.read_bytes()[:200]
         assert (b"<svg" in head or b"<?xml" in head) if name.endswith("svg") else head.startswith(b"%PDF")
         if name.endswith("svg"):
-            assert "HBM2" in target.read_text()
+            text = target.read_text()
+            assert "HBM2" in text and "TPU v3" in text  # labels and legend as text
+            assert "<image" not in text  # roofs and markers as vector shapes, not bitmaps
 
 
 def test_compare_two_chips_and_check_a_speedup_cell_against_the_core(window):
@@ -312,3 +309,19 @@ def test_table_sorts_by_a_chip_column_and_keeps_rows_in_place_while_values_chang
     view.sortByColumn(0, Qt.SortOrder.AscendingOrder)
     names = [table.index(r, 0).data() for r in range(table.rowCount())]
     assert names == sorted(names, key=str.casefold)
+
+
+def test_roof_layer_tooltips_name_the_nearest_ridge_or_line(window):
+    plot = window.canvas.overlay_plot
+    layer = plot.roofs
+    a100 = window.model.document.chips[0]
+    ridge = next(d for d in layer.dots if d.tip.startswith(f"{a100.name} bf16 ridge"))
+    assert "200.6 op/B" in ridge.tip  # 312 T / 1.555 TB/s
+    assert layer.tip_at(QPointF(ridge.x, ridge.y)) == ridge.tip
+    # A point on the PCIe diagonal, half a decade left of its top end, away from other lines.
+    host = next(line for line in layer.lines if "PCIe" in line.tip and a100.name in line.tip)
+    x = (host.x[0] + host.x[1]) / 2
+    y = host.y[0] + (x - host.x[0]) * (host.y[1] - host.y[0]) / (host.x[1] - host.x[0])
+    assert layer.tip_at(QPointF(x, y)) == host.tip
+    assert "32 GB/s" in host.tip
+    assert layer.tip_at(QPointF(x + 1.5, y - 1.5)) == ""  # far from everything
