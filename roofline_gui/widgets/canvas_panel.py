@@ -197,7 +197,7 @@ class CanvasPanel(QWidget):
         if self._lifted != kernel_id:  # the first step of a drag
             # The moving kernel is drawn in a small overlay; its old markers stay where they were
             # until the drag ends, as a ghost of the start, so no big scatter item is touched.
-            # Lifted before selecting, so the selection draws no sweep paths during the drag.
+            # Lifted before selecting, so the selection ring is drawn without the moving kernel.
             self._lifted = kernel_id
             for plot in self.plots:
                 plot.lifted = kernel_id
@@ -210,7 +210,7 @@ class CanvasPanel(QWidget):
             self._lifted = None
             for plot in self.plots:
                 plot.lifted = None
-                plot.update_markers()
+                plot.move_kernel(kernel_id)
 
     def _on_kernels_dropped(self, preset_ids: list) -> None:
         kernels = [self.presets.kernels[i] for i in preset_ids if i in self.presets.kernels]

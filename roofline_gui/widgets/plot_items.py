@@ -57,6 +57,29 @@ class MarkerScatter(pg.ScatterPlotItem):
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self._dragging: str | None = None
+        self._spot_of = np.zeros(0, dtype=np.intp)  # kernel row -> spot index, -1 if not drawn
+
+    def set_rows(self, rows: np.ndarray, n_kernels: int) -> None:
+        """After ``setData``: spot i shows kernel row ``rows[i]``."""
+        self._spot_of = np.full(n_kernels, -1, dtype=np.intp)
+        self._spot_of[rows] = np.arange(len(rows))
+
+    def move_spot(self, row: int, x: float, y: float, kernel_id: str) -> bool:
+        """Move the spot of kernel ``row`` to (x, y) without rebuilding the item. False when
+        that cannot be done in place (the kernel had no spot, or has no finite place now)."""
+        if not 0 <= row < len(self._spot_of):
+            return False
+        spot = int(self._spot_of[row])
+        placed = math.isfinite(x) and math.isfinite(y)
+        if spot < 0:
+            return not placed  # had no spot and still has none (say, no such precision here)
+        if not placed or self.data["data"][spot] != kernel_id:
+            return False
+        self.data["x"][spot], self.data["y"][spot] = x, y
+        self.bounds = [None, None]  # pyqtgraph's cached data bounds
+        self.prepareGeometryChange()
+        self.update()
+        return True
 
     def mouseDragEvent(self, ev) -> None:  # noqa: N802 (Qt API)
         if ev.button() != Qt.MouseButton.LeftButton:

@@ -325,3 +325,51 @@ def test_roof_layer_tooltips_name_the_nearest_ridge_or_line(window):
     assert layer.tip_at(QPointF(x, y)) == host.tip
     assert "32 GB/s" in host.tip
     assert layer.tip_at(QPointF(x + 1.5, y - 1.5)) == ""  # far from everything
+
+
+def test_selected_kernel_shows_its_sweep_path_on_every_chip_also_while_dragged(window):
+    model, plot = window.model, window.canvas.overlay_plot
+    kernel = next(k for k in model.document.kernels if k.template == "mlp")
+    model.select(kernel.id, None)
+    cmp = model.comparison
+    k = cmp.kernel_index[kernel.id]
+    assert len(plot.paths.lines) == 2  # one per chip
+    x_k = np.log10(cmp.dram_intensity[k])
+    for line, c in zip(plot.paths.lines, (0, 1), strict=True):
+        assert kernel.name in line.tip
+        assert np.all(np.diff(line.x) > 0)  # intensity grows with the batch
+        # The kernel's own marker lies on its path.
+        assert np.interp(x_k, line.x, line.y) == pytest.approx(
+            np.log10(cmp.result.attainable[k, c]), abs=0.02)
+    paths = [(line.x.copy(), line.y.copy()) for line in plot.paths.lines]
+    window.canvas._on_marker_dragged(kernel.id, model.document.chips[0].id, 50.0, False)
+    assert len(plot.paths.lines) == len(paths)
+    for line, (x, y) in zip(plot.paths.lines, paths, strict=True):  # the route stays put
+        np.testing.assert_array_equal(line.x, x)
+        np.testing.assert_array_equal(line.y, y)
+    assert plot.lifted == kernel.id
+    window.canvas._on_marker_dragged(kernel.id, model.document.chips[0].id, 60.0, True)
+    assert len(plot.paths.lines) == 2
+
+
+def test_drag_end_moves_the_kernels_spots_in_place_to_where_a_full_redraw_puts_them(window):
+    model, canvas = window.model, window.canvas
+    plot = canvas.overlay_plot
+    kernel = next(k for k in model.document.kernels if k.template == "mlp")
+    chip_id = model.document.chips[0].id
+    before = {cid: s.data.copy() for cid, s in plot._markers.items()}
+    canvas._on_marker_dragged(kernel.id, chip_id, 30.0, False)
+    canvas._on_marker_dragged(kernel.id, chip_id, 40.0, True)
+    moved = {cid: (s.data["x"].copy(), s.data["y"].copy(), list(s.data["data"]))
+             for cid, s in plot._markers.items()}
+    assert all(plot._markers[cid].data is not None for cid in moved)
+    plot.update_markers()  # the full redraw, for reference
+    for cid, scatter in plot._markers.items():
+        x, y, ids = moved[cid]
+        assert ids == list(scatter.data["data"])
+        np.testing.assert_allclose(x, scatter.data["x"])
+        np.testing.assert_allclose(y, scatter.data["y"])
+        i = ids.index(kernel.id)
+        assert x[i] != before[cid]["x"][i]  # it did move
+        others = np.arange(len(ids)) != i
+        np.testing.assert_array_equal(x[others], before[cid]["x"][others])
