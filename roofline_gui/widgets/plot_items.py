@@ -59,6 +59,27 @@ class MarkerScatter(pg.ScatterPlotItem):
         self._dragging: str | None = None
         self._spot_of = np.zeros(0, dtype=np.intp)  # kernel row -> spot index, -1 if not drawn
 
+    def fill(self, x: np.ndarray, y: np.ndarray, ids: list[str], brush, pen) -> None:
+        """All spots at once, in one style. pyqtgraph looks up every spot's symbol image by a
+        Python tuple key (15 ms for 10,000 spots); with one style, one lookup serves all."""
+        self._uniform = True
+        try:
+            self.setData(x=x, y=y, data=ids, brush=brush, pen=pen)
+        finally:
+            self._uniform = False
+
+    def updateSpots(self, dataSet=None) -> None:  # noqa: N802, N803 (pyqtgraph API)
+        data = self.data if dataSet is None else dataSet
+        if not (getattr(self, "_uniform", False) and self.opts["pxMode"] and self.opts["useCache"]
+                and len(data) > 1 and (data["sourceRect"]["w"] == 0).all()):
+            super().updateSpots(dataSet)
+            return
+        style = tuple(col[0] for col in self._style(["symbol", "size", "pen", "brush"], data=data[:1]))
+        data["sourceRect"] = self.fragmentAtlas[[style]][0]  # the same image for every spot
+        self._maybeRebuildAtlas()
+        self._updateMaxSpotSizes(data=data[:1])
+        self.invalidate()
+
     def set_rows(self, rows: np.ndarray, n_kernels: int) -> None:
         """After ``setData``: spot i shows kernel row ``rows[i]``."""
         self._spot_of = np.full(n_kernels, -1, dtype=np.intp)

@@ -244,8 +244,8 @@ class RooflinePlot(QObject):
         cmp = self._comparison
         color = QColor(chip.color or "#808080")
         rows = np.flatnonzero(ok)
-        scatter.setData(x=x[ok], y=y[ok], data=[cmp.kernels[i].id for i in rows],
-                        brush=pg.mkBrush(color), pen=pg.mkPen(color.darker(150), width=1))
+        scatter.fill(x[ok], y[ok], [cmp.kernels[i].id for i in rows],
+                     brush=pg.mkBrush(color), pen=pg.mkPen(color.darker(150), width=1))
         scatter.set_rows(rows, len(cmp.kernels))
 
     def move_kernel(self, kernel_id: str) -> None:

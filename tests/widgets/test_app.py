@@ -373,3 +373,24 @@ def test_drag_end_moves_the_kernels_spots_in_place_to_where_a_full_redraw_puts_t
         assert x[i] != before[cid]["x"][i]  # it did move
         others = np.arange(len(ids)) != i
         np.testing.assert_array_equal(x[others], before[cid]["x"][others])
+
+
+def test_uniform_marker_fill_gives_every_spot_the_symbol_pyqtgraph_would(qtbot):
+    import pyqtgraph as pg
+
+    from roofline_gui.widgets.plot_items import MarkerScatter
+
+    x, y = np.linspace(0, 1, 50), np.linspace(1, 2, 50)
+    brush, pen = pg.mkBrush("#1f77b4"), pg.mkPen("#104060", width=1)
+    ours, reference = MarkerScatter(size=10), pg.ScatterPlotItem(size=10)
+    ours.fill(x, y, [f"k{i}" for i in range(50)], brush=brush, pen=pen)
+    reference.setData(x=x, y=y, data=[f"k{i}" for i in range(50)], brush=brush, pen=pen)
+    for field in ("x", "y", "data", "size"):
+        assert list(ours.data[field]) == list(reference.data[field])
+    w, h = reference.data["sourceRect"]["w"], reference.data["sourceRect"]["h"]
+    assert (ours.data["sourceRect"]["w"] == w).all() and (ours.data["sourceRect"]["h"] == h).all()
+    assert w.min() > 0 and ours._maxSpotPxWidth == reference._maxSpotPxWidth
+    # Hovering a spot still re-renders just that spot (the general path).
+    ours.data["sourceRect"][3] = 0
+    ours.updateSpots()
+    assert ours.data["sourceRect"]["w"][3] == w[3]
