@@ -228,7 +228,9 @@ class CanvasPanel(QWidget):
                 return
 
     def render_plot_item(self) -> pg.PlotItem | pg.GraphicsLayout:
-        """What an export should render: the overlay plot, or the whole grid."""
+        """What an export should render (every marker set): the overlay plot, or the grid."""
+        for plot in self.plots:
+            plot.finish_pending()
         return self.overlay.getPlotItem() if self.mode == "overlay" else self.grid.ci
 
 

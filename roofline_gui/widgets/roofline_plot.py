@@ -14,20 +14,23 @@ of points instead of every marker.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QGraphicsItem
 
 from roofline_gui.core.comparison import Comparison
 from roofline_gui.core.roofline import ROLE_INDEX, evaluate
 from roofline_gui.core.sweep import can_move, sweep
-from roofline_gui.core.units import format_si, format_time
+from roofline_gui.core.units import PRECISIONS, format_si, format_time
 from roofline_gui.widgets.plot_items import MarkerScatter, RoofLayer, log10
 
+SYNC_SPOTS = 20_000  # markers set at once; a bigger chart fills a chip per event-loop turn
+TURN_BUDGET_S = 0.008  # work per turn while filling, well inside a 60 Hz frame
 X_SPAN = (1e-3, 1e6)  # op/B: roofs are drawn across this, wider than any view
 LEVEL_STYLE = {
     "dram": Qt.PenStyle.SolidLine,
@@ -72,6 +75,10 @@ class RooflinePlot(QObject):
         # of bounds changes makes every setData repaint the whole plot instead of its own spots.
         plot_item.addItem(self._lifted_item, ignoreBounds=True)
         self._comparison: Comparison | None = None
+        self._pending: list[str] = []  # chip ids whose markers are still to be set
+        self._fill_timer = QTimer(self)
+        self._fill_timer.setSingleShot(True)
+        self._fill_timer.timeout.connect(lambda: self._fill_pending(max_seconds=TURN_BUDGET_S))
         self._chip_indices: list[int] = []
         self.selected: str | None = None
         self.lifted: str | None = None
@@ -122,7 +129,8 @@ class RooflinePlot(QObject):
     def _shown_precisions(self, comparison: Comparison) -> tuple[str, ...]:
         if self.options.precisions is not None:
             return self.options.precisions
-        return tuple(dict.fromkeys(k.precision for k in comparison.kernels)) or ("fp32",)
+        used = np.bincount(comparison.kernel_arrays.precision, minlength=len(PRECISIONS))
+        return tuple(p for p, n in zip(PRECISIONS, used, strict=False) if n) or ("fp32",)
 
     def _scale(self) -> float:
         return 1.0 / self.options.ops_per_unit
@@ -152,7 +160,7 @@ class RooflinePlot(QObject):
             legend = f"{chip.name} (none of the kernels' precisions)" if dashed else chip.name
             self.roofs.add_line(log10(xs), log10(ys), pen,
                                 tip=f"{chip.name} {p} roof: {format_si(peak * scale, unit_label)}",
-                                legend=legend if first else None)
+                                legend=legend if first else None, smooth=first)
             if first:
                 self.legend.addItem(pg.PlotDataItem(pen=pen), legend)
             self.roofs.add_dot(np.log10(ridge), np.log10(peak * scale), color,
@@ -209,35 +217,69 @@ class RooflinePlot(QObject):
 
     # -- markers ----------------------------------------------------------------------------------
     def update_markers(self) -> None:
-        """Redraw every kernel marker (and the overlay of a kernel being dragged)."""
+        """Redraw every kernel marker (and the overlay of a kernel being dragged).
+
+        Up to SYNC_SPOTS markers are set at once; a bigger chart fills the rest a chip per
+        event-loop turn (TURN_BUDGET_S of work each), so the window keeps painting and
+        answering while 30 chips of 10,000 markers appear. ``finish_pending`` completes it.
+        """
         cmp = self._comparison
         if cmp is None:
             return
-        x_all = log10(cmp.dram_intensity / self.options.ops_per_unit)
-        keep = np.ones(len(cmp.kernels), dtype=bool)
-        wanted = {cmp.chips[c].id for c in self._chip_indices}
+        wanted = [cmp.chips[c].id for c in self._chip_indices]
         for chip_id in list(self._markers):
             if chip_id not in wanted:
                 self.plot.removeItem(self._markers.pop(chip_id))
-        for c in self._chip_indices:
-            chip = cmp.chips[c]
-            y = log10(cmp.result.attainable[:, c] * self._scale())
-            ok = keep & np.isfinite(y) & np.isfinite(x_all)
-            scatter = self._markers.get(chip.id)
-            if scatter is None:
-                scatter = MarkerScatter(hoverable=True, tip=self._tip(chip.id), size=10,
-                                        hoverSize=14)
-                scatter.setZValue(10)
-                # Repaints around a moving marker blit the cached image of the thousands of
-                # still ones instead of drawing them all again.
-                scatter.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
-                scatter.sigClicked.connect(self._on_scatter_clicked)
-                scatter.sig_marker_dragged.connect(
-                    lambda k, x, f, cid=chip.id: self.sig_marker_dragged.emit(k, cid, x, f))
-                self.plot.addItem(scatter, ignoreBounds=True)
-                self._markers[chip.id] = scatter
-            self._fill(scatter, chip, x_all, y, ok)
+        self._pending = wanted
+        self._fill_pending(max_spots=SYNC_SPOTS)
         self._draw_extras()
+
+    def _fill_pending(self, max_spots: int | None = None, max_seconds: float | None = None) -> None:
+        start, spots = time.perf_counter(), 0
+        while self._pending:
+            chip_id = self._pending.pop(0)
+            spots += self._fill_chip(chip_id)
+            if max_spots is not None and spots >= max_spots:
+                break
+            if max_seconds is not None and time.perf_counter() - start >= max_seconds:
+                break
+        if self._pending:
+            self._fill_timer.start(0)
+
+    def finish_pending(self) -> None:
+        """Fill any chips still waiting for their markers (before an export, say)."""
+        self._fill_timer.stop()
+        self._fill_pending()
+
+    @property
+    def pending(self) -> list[str]:
+        return list(self._pending)
+
+    def _fill_chip(self, chip_id: str) -> int:
+        """Set one chip's markers from the current comparison; returns how many."""
+        cmp = self._comparison
+        c = cmp.chip_index.get(chip_id)
+        if c is None:
+            return 0
+        chip = cmp.chips[c]
+        x_all = log10(cmp.dram_intensity / self.options.ops_per_unit)
+        y = log10(cmp.result.attainable[:, c] * self._scale())
+        ok = np.isfinite(y) & np.isfinite(x_all)
+        scatter = self._markers.get(chip.id)
+        if scatter is None:
+            scatter = MarkerScatter(hoverable=True, tip=self._tip(chip.id), size=10,
+                                    hoverSize=14)
+            scatter.setZValue(10)
+            # Repaints around a moving marker blit the cached image of the thousands of
+            # still ones instead of drawing them all again.
+            scatter.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+            scatter.sigClicked.connect(self._on_scatter_clicked)
+            scatter.sig_marker_dragged.connect(
+                lambda k, x, f, cid=chip.id: self.sig_marker_dragged.emit(k, cid, x, f))
+            self.plot.addItem(scatter, ignoreBounds=True)
+            self._markers[chip.id] = scatter
+        self._fill(scatter, chip, x_all, y, ok)
+        return len(cmp.kernels)
 
     def _fill(self, scatter: MarkerScatter, chip, x: np.ndarray, y: np.ndarray, ok: np.ndarray) -> None:
         """Set all of one chip's markers (spot i is kernel ``scatter.rows[i]``)."""
@@ -260,7 +302,7 @@ class RooflinePlot(QObject):
         for c in self._chip_indices:
             chip = cmp.chips[c]
             scatter = self._markers.get(chip.id)
-            if scatter is None:
+            if scatter is None or chip.id in self._pending:  # filled later from this comparison
                 continue
             y = float(log10(cmp.result.attainable[k, c] * self._scale()))
             if not scatter.move_spot(k, x, y, kernel_id):  # appeared or disappeared: refill
