@@ -60,6 +60,7 @@ class Autosave(QObject):
         self._lock: QLockFile | None = None
         self._executor = None  # a one-thread pool, made on the first journal write
         self._pending: Future | None = None
+        self._remove_when_written = False  # set when the document became clean mid-write
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(delay_ms)
@@ -87,8 +88,12 @@ class Autosave(QObject):
     def _on_clean_changed(self, clean: bool) -> None:
         if clean:  # what is on disk is the document: nothing to recover
             self._timer.stop()
-            self._wait()
-            self._remove()
+            if self._pending is not None and not self._pending.done():
+                # Not waited for here (a journal of 10,000 kernels takes a third of a second):
+                # the journal is removed when that write finishes, if still clean then.
+                self._remove_when_written = True
+            else:
+                self._remove()
 
     def write_now(self) -> Future | None:
         """Journal the current document in the background; returns the write's future."""
@@ -96,11 +101,12 @@ class Autosave(QObject):
             return None
         self._ensure_lock()
         doc, source = self.model.document, str(self.model.path) if self.model.path else None
-        self._wait()
+        self._remove_when_written = False
         if self._executor is None:
             from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415
 
             self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="autosave")
+        # One worker: writes happen in order, a newer one after an older one, never waiting here.
         self._pending = self._executor.submit(write_journal, self.path, doc, source)
         self._pending.add_done_callback(self._sig_written.emit)  # runs in the worker thread
         return self._pending
@@ -112,6 +118,14 @@ class Autosave(QObject):
             self.sig_journaled.emit(str(self.path))
         else:
             self.sig_failed.emit(str(error) if isinstance(error, RooflineError) else repr(error))
+        if self._remove_when_written and future is self._pending:
+            self._remove_when_written = False
+            try:
+                clean = self.model.undo_stack.isClean()
+            except RuntimeError:  # the model is being destroyed; close() removes the journal
+                return
+            if clean:
+                self._remove()
 
     def _wait(self) -> None:
         if self._pending is not None:

@@ -116,11 +116,17 @@ class DocumentModel(QObject):
         self.sig_document_changed.emit(self._doc, frozenset(touched_ids(edit)))
         return inverse
 
-    def reset(self, document: Document, path: Path | None = None) -> None:
-        """Replace the whole session (New, Open): a fresh undo history, a clean state."""
+    def reset(self, document: Document, path: Path | None = None,
+              prepared: tuple[Evaluator, Comparison] | None = None) -> None:
+        """Replace the whole session (New, Open): a fresh undo history, a clean state.
+        ``prepared``: an evaluator and its comparison of ``document`` (not derated), computed
+        off the UI thread by ``prepare``."""
         self.undo_stack.clear()
         self._doc = document
         self._comparison = None
+        if (prepared is not None and not self._derated and prepared[1].kernels is document.kernels
+                and prepared[1].chips is document.chips):
+            self._evaluator, self._comparison = prepared
         self.path = path
         self.undo_stack.setClean()
         self.selected_kernel = document.kernels[0].id if document.kernels else None
@@ -128,6 +134,13 @@ class DocumentModel(QObject):
         self.sig_document_changed.emit(self._doc, None)
         self.sig_path_changed.emit(path)
         self.sig_selection_changed.emit(self.selected_kernel, self.selected_chip)
+
+    @staticmethod
+    def prepare(document: Document) -> tuple[Evaluator, Comparison]:
+        """The evaluation of a document about to be opened; safe on a worker thread (it
+        touches no model state), and ``reset`` adopts it."""
+        evaluator = Evaluator()
+        return evaluator, evaluator.compare(document.kernels, document.chips)
 
     def mark_saved(self, path: Path) -> None:
         self.path = path

@@ -15,10 +15,28 @@ from roofline_gui.io.files import resources_dir, write_atomic
 from roofline_gui.io.session import load_session, save_session
 from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.models.settings import Settings
+from roofline_gui.widgets.background import run_in_background
 from roofline_gui.widgets.dialogs import Confirm
 
 SESSION_FILTER = "Roofline sessions (*.roofline *.json);;All files (*)"
 EXTENSION = ".roofline"
+
+
+# Above these sizes (about 60 ms of work here), opening and saving run on a worker thread.
+BACKGROUND_BYTES = 1_000_000
+BACKGROUND_ITEMS = 2_000
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size if path.is_file() else 0
+    except OSError:
+        return 0  # load_session reports the problem
+
+
+def _load_prepared(path: Path):
+    doc = load_session(path)
+    return doc, DocumentModel.prepare(doc)
 
 
 def examples() -> list[Path]:
@@ -75,14 +93,19 @@ class FileActions(QObject):
             if not path:
                 return False
         path = Path(path)
+        prepared = None
         try:
-            doc = load_session(path)
+            if _size(path) > BACKGROUND_BYTES:  # read, check and evaluate off the UI thread
+                doc, prepared = run_in_background(
+                    self.window, f"Opening {path.name}…", lambda: _load_prepared(path))
+            else:
+                doc = load_session(path)
         except RooflineError as exc:
             Confirm.error(self.window, f"Could not open {path.name}", str(exc))
             if not path.exists():
                 self.settings.remove_recent(str(path))
             return False
-        self.model.reset(doc, None if as_template else path)
+        self.model.reset(doc, None if as_template else path, prepared)
         if not as_template:
             self.settings.add_recent(str(path.resolve()))
             self.settings.set("last_dir", str(path.resolve().parent))
@@ -110,8 +133,12 @@ class FileActions(QObject):
         return self._save_to(path)
 
     def _save_to(self, path: Path) -> bool:
+        doc = self.model.document
         try:
-            save_session(self.model.document, path)
+            if len(doc.kernels) + len(doc.chips) > BACKGROUND_ITEMS:
+                run_in_background(self.window, f"Saving {path.name}…", lambda: save_session(doc, path))
+            else:
+                save_session(doc, path)
         except RooflineError as exc:
             Confirm.error(self.window, f"Could not save {path.name}",
                           f"{exc}\n\nYour session is still open and unchanged; try another folder.")

@@ -78,7 +78,8 @@ class RooflinePlot(QObject):
         self._pending: list[str] = []  # chip ids whose markers are still to be set
         self._fill_timer = QTimer(self)
         self._fill_timer.setSingleShot(True)
-        self._fill_timer.timeout.connect(lambda: self._fill_pending(max_seconds=TURN_BUDGET_S))
+        self._fill_timer.timeout.connect(self._on_fill_timer)
+        self._moves: list[tuple[str, str]] = []  # (chip id, kernel id) spots still to move
         self._chip_indices: list[int] = []
         self.selected: str | None = None
         self.lifted: str | None = None
@@ -230,7 +231,7 @@ class RooflinePlot(QObject):
         for chip_id in list(self._markers):
             if chip_id not in wanted:
                 self.plot.removeItem(self._markers.pop(chip_id))
-        self._pending = wanted
+        self._pending, self._moves = wanted, []
         self._fill_pending(max_spots=SYNC_SPOTS)
         self._draw_extras()
 
@@ -247,13 +248,17 @@ class RooflinePlot(QObject):
             self._fill_timer.start(0)
 
     def finish_pending(self) -> None:
-        """Fill any chips still waiting for their markers (before an export, say)."""
+        """Fill any chips still waiting for their markers and move any spots still waiting
+        (before an export, say)."""
+        self._fill_timer.stop()
+        self._move_next(len(self._moves))
         self._fill_timer.stop()
         self._fill_pending()
 
     @property
     def pending(self) -> list[str]:
-        return list(self._pending)
+        """Chips whose markers are not yet set or moved."""
+        return list(dict.fromkeys([*self._pending, *(c for c, _k in self._moves)]))
 
     def _fill_chip(self, chip_id: str) -> int:
         """Set one chip's markers from the current comparison; returns how many."""
@@ -298,18 +303,35 @@ class RooflinePlot(QObject):
         if k is None:
             self.update_markers()
             return
-        x = float(log10(cmp.dram_intensity[k] / self.options.ops_per_unit))
-        for c in self._chip_indices:
-            chip = cmp.chips[c]
-            scatter = self._markers.get(chip.id)
-            if scatter is None or chip.id in self._pending:  # filled later from this comparison
-                continue
+        # Each moved spot re-renders its chip's cached image of 10,000 markers at the next
+        # paint; in a big chart the chips after the first follow one per event-loop turn.
+        chips = [cmp.chips[c].id for c in self._chip_indices]
+        big = len(cmp.kernels) * len(chips) > SYNC_SPOTS
+        self._moves = [(chip_id, kernel_id) for chip_id in chips]
+        self._move_next(len(chips) if not big else 1)
+        self._draw_extras()
+
+    def _move_next(self, count: int) -> None:
+        cmp = self._comparison
+        while self._moves and count > 0:
+            chip_id, kernel_id = self._moves.pop(0)
+            count -= 1
+            k, c = cmp.kernel_index.get(kernel_id), cmp.chip_index.get(chip_id)
+            scatter = self._markers.get(chip_id)
+            if k is None or c is None or scatter is None or chip_id in self._pending:
+                continue  # gone, or filled later from this comparison anyway
+            x = float(log10(cmp.dram_intensity[k] / self.options.ops_per_unit))
             y = float(log10(cmp.result.attainable[k, c] * self._scale()))
             if not scatter.move_spot(k, x, y, kernel_id):  # appeared or disappeared: refill
-                x_all = log10(cmp.dram_intensity / self.options.ops_per_unit)
-                y_all = log10(cmp.result.attainable[:, c] * self._scale())
-                self._fill(scatter, chip, x_all, y_all, np.isfinite(x_all) & np.isfinite(y_all))
-        self._draw_extras()
+                self._fill_chip(chip_id)
+        if self._moves or self._pending:
+            self._fill_timer.start(0)
+
+    def _on_fill_timer(self) -> None:
+        if self._moves:
+            self._move_next(1)
+        else:
+            self._fill_pending(max_seconds=TURN_BUDGET_S)
 
     def _draw_extras(self) -> None:
         """Measured points with their gap, the selection ring and its sweep path, lifted kernel."""

@@ -131,3 +131,31 @@ def test_autosave_waits_for_a_pause_in_the_edits(tmp_path, qtbot, model):
     assert blocker.args == [str(autosave.path)]
     assert read_journal(autosave.path).document == model.document
     autosave.close()
+
+
+def test_saving_during_a_journal_write_does_not_wait_and_still_removes_the_journal(tmp_path, qtbot, model):
+    import threading
+
+    from roofline_gui.models import autosave as autosave_module
+    from roofline_gui.models.autosave import Autosave
+
+    release = threading.Event()
+    real_write = autosave_module.write_journal
+
+    def slow_write(*args):
+        release.wait(5)  # a big journal still being written when the user saves
+        return real_write(*args)
+
+    autosave = Autosave(model, folder=tmp_path, delay_ms=10)
+    try:
+        autosave_module.write_journal = slow_write
+        model.move_kernel_to_intensity(model.document.kernels[2].id, 20.0)
+        future = autosave.write_now()
+        model.undo_stack.setClean()  # a save finished: must not block on the write
+        assert not future.done()
+        release.set()
+        qtbot.waitUntil(lambda: future.done() and not autosave.path.exists(), timeout=5000)
+    finally:
+        autosave_module.write_journal = real_write
+        release.set()
+        autosave.close()
