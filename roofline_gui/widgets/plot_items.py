@@ -171,8 +171,8 @@ class RoofLayer(pg.GraphicsObject):
         self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
 
     def clear(self) -> None:
+        """Forget every line, dot and label (call ``finish`` after adding new ones)."""
         self.lines, self.dots, self.labels = [], [], []
-        self.finish()
 
     def add_line(self, x, y, pen: QPen, tip: str = "", legend: str | None = None,
                  smooth: bool = False) -> None:

@@ -111,7 +111,7 @@ class RooflinePlot(QObject):
     def draw(self, comparison: Comparison, chip_indices: list[int]) -> None:
         """Rebuild roofs and markers for the chips at ``chip_indices`` of the comparison."""
         self._comparison, self._chip_indices = comparison, chip_indices
-        self.roofs.lines, self.roofs.dots, self.roofs.labels = [], [], []
+        self.roofs.clear()
         self.legend.clear()
         unit = "MAC" if self.options.ops_per_unit == 2 else "op"
         self.plot.setLabel("left", f"Attainable performance ({unit}/s)")
@@ -338,7 +338,7 @@ class RooflinePlot(QObject):
         for item in self._extras:
             self.plot.removeItem(item)
         self._extras.clear()
-        self.paths.lines = []
+        self.paths.clear()
         cmp = self._comparison
         for k in range(len(cmp.kernels)):
             measured = cmp.measured_rate(k)
