@@ -59,14 +59,19 @@ class MarkerScatter(pg.ScatterPlotItem):
         self._dragging: str | None = None
         self._spot_of = np.zeros(0, dtype=np.intp)  # kernel row -> spot index, -1 if not drawn
 
-    def fill(self, x: np.ndarray, y: np.ndarray, ids: list[str], brush, pen) -> None:
-        """All spots at once, in one style. pyqtgraph looks up every spot's symbol image by a
-        Python tuple key (15 ms for 10,000 spots); with one style, one lookup serves all."""
+    def fill(self, x: np.ndarray, y: np.ndarray, ids: list[str], brush, pen,
+             rows: np.ndarray | None = None, n_kernels: int = 0) -> None:
+        """All spots at once, in one style; spot i is kernel row ``rows[i]`` (for
+        ``move_spot``). pyqtgraph looks up every spot's symbol image by a Python tuple key
+        (15 ms for 10,000 spots); with one style, one lookup serves all."""
         self._uniform = True
         try:
             self.setData(x=x, y=y, data=ids, brush=brush, pen=pen)
         finally:
             self._uniform = False
+        self._spot_of = np.full(max(n_kernels, len(ids)), -1, dtype=np.intp)
+        if rows is not None:
+            self._spot_of[rows] = np.arange(len(rows))
 
     def updateSpots(self, dataSet=None) -> None:  # noqa: N802, N803 (pyqtgraph API)
         data = self.data if dataSet is None else dataSet
@@ -79,11 +84,6 @@ class MarkerScatter(pg.ScatterPlotItem):
         self._maybeRebuildAtlas()
         self._updateMaxSpotSizes(data=data[:1])
         self.invalidate()
-
-    def set_rows(self, rows: np.ndarray, n_kernels: int) -> None:
-        """After ``setData``: spot i shows kernel row ``rows[i]``."""
-        self._spot_of = np.full(n_kernels, -1, dtype=np.intp)
-        self._spot_of[rows] = np.arange(len(rows))
 
     def move_spot(self, row: int, x: float, y: float, kernel_id: str) -> bool:
         """Move the spot of kernel ``row`` to (x, y) without rebuilding the item. False when
@@ -125,7 +125,6 @@ class _Line:
     y: np.ndarray
     pen: QPen
     tip: str
-    legend: str | None = None
     smooth: bool = False  # antialiased on screen even when there are many lines
 
 
@@ -174,9 +173,8 @@ class RoofLayer(pg.GraphicsObject):
         """Forget every line, dot and label (call ``finish`` after adding new ones)."""
         self.lines, self.dots, self.labels = [], [], []
 
-    def add_line(self, x, y, pen: QPen, tip: str = "", legend: str | None = None,
-                 smooth: bool = False) -> None:
-        self.lines.append(_Line(np.asarray(x, float), np.asarray(y, float), pen, tip, legend, smooth))
+    def add_line(self, x, y, pen: QPen, tip: str = "", smooth: bool = False) -> None:
+        self.lines.append(_Line(np.asarray(x, float), np.asarray(y, float), pen, tip, smooth))
 
     def add_dot(self, x: float, y: float, color: QColor, tip: str = "") -> None:
         self.dots.append(_Dot(float(x), float(y), QColor(color), tip))
@@ -187,8 +185,8 @@ class RoofLayer(pg.GraphicsObject):
 
     def finish(self) -> None:
         """Call after adding: recompute the bounds and repaint."""
-        xs = [a for line in self.lines for a in (line.x,)] + [np.array([d.x for d in self.dots])]
-        ys = [a for line in self.lines for a in (line.y,)] + [np.array([d.y for d in self.dots])]
+        xs = [line.x for line in self.lines] + [np.array([d.x for d in self.dots])]
+        ys = [line.y for line in self.lines] + [np.array([d.y for d in self.dots])]
         x, y = np.concatenate(xs), np.concatenate(ys)
         x, y = x[np.isfinite(x)], y[np.isfinite(y)]
         self.prepareGeometryChange()

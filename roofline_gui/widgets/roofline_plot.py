@@ -161,7 +161,7 @@ class RooflinePlot(QObject):
             legend = f"{chip.name} (none of the kernels' precisions)" if dashed else chip.name
             self.roofs.add_line(log10(xs), log10(ys), pen,
                                 tip=f"{chip.name} {p} roof: {format_si(peak * scale, unit_label)}",
-                                legend=legend if first else None, smooth=first)
+                                smooth=first)
             if first:
                 self.legend.addItem(pg.PlotDataItem(pen=pen), legend)
             self.roofs.add_dot(np.log10(ridge), np.log10(peak * scale), color,
@@ -250,10 +250,9 @@ class RooflinePlot(QObject):
     def finish_pending(self) -> None:
         """Fill any chips still waiting for their markers and move any spots still waiting
         (before an export, say)."""
-        self._fill_timer.stop()
         self._move_next(len(self._moves))
-        self._fill_timer.stop()
         self._fill_pending()
+        self._fill_timer.stop()  # nothing is left for it
 
     @property
     def pending(self) -> list[str]:
@@ -283,17 +282,12 @@ class RooflinePlot(QObject):
                 lambda k, x, f, cid=chip.id: self.sig_marker_dragged.emit(k, cid, x, f))
             self.plot.addItem(scatter, ignoreBounds=True)
             self._markers[chip.id] = scatter
-        self._fill(scatter, chip, x_all, y, ok)
-        return len(cmp.kernels)
-
-    def _fill(self, scatter: MarkerScatter, chip, x: np.ndarray, y: np.ndarray, ok: np.ndarray) -> None:
-        """Set all of one chip's markers (spot i is kernel ``scatter.rows[i]``)."""
-        cmp = self._comparison
         color = QColor(chip.color or "#808080")
         rows = np.flatnonzero(ok)
-        scatter.fill(x[ok], y[ok], [cmp.kernels[i].id for i in rows],
-                     brush=pg.mkBrush(color), pen=pg.mkPen(color.darker(150), width=1))
-        scatter.set_rows(rows, len(cmp.kernels))
+        scatter.fill(x_all[ok], y[ok], [cmp.kernels[i].id for i in rows],
+                     brush=pg.mkBrush(color), pen=pg.mkPen(color.darker(150), width=1),
+                     rows=rows, n_kernels=len(cmp.kernels))
+        return len(cmp.kernels)
 
     def move_kernel(self, kernel_id: str) -> None:
         """The drag of ``kernel_id`` ended: move its spot in each chip's markers in place (a
