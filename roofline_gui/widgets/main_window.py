@@ -6,7 +6,7 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, Qt, QTimer
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence, QPalette
 from PySide6.QtWidgets import (
     QApplication,
@@ -34,6 +34,11 @@ from roofline_gui.widgets.measure_actions import MeasureActions
 
 
 class MainWindow(QMainWindow):
+    # Built right after the chart's first paint, one per turn of the event loop; the Kernels
+    # tab is built when it is first shown.
+    EAGER_PANELS = ("hardware", "table", "explanation")
+    sig_panels_built = Signal()  # the eager panels exist (emitted once)
+
     def __init__(self, settings: Settings | None = None, presets: Presets | None = None,
                  model: DocumentModel | None = None) -> None:
         super().__init__()
@@ -46,6 +51,7 @@ class MainWindow(QMainWindow):
                                   foreground=palette.color(QPalette.ColorRole.Text).name())
         self.setCentralWidget(self.canvas)
         self._panels: dict[str, QWidget] = {}  # built on first use or just after the first paint
+        self._panels_announced = False
         self.files = FileActions(self.model, self.settings, self, self.canvas)
         self.measure = MeasureActions(self.model, self.presets, self)
         self.measure.sig_message.connect(lambda m: self.statusBar().showMessage(m, 8000))
@@ -81,8 +87,8 @@ class MainWindow(QMainWindow):
 
     # -- panels -----------------------------------------------------------------------------------
     # The chart is what a user looks at first, so the window paints it before building the side
-    # panels: each panel is built on first use, and all of them right after the first paint
-    # (showEvent schedules it), the Kernels tab when it is first shown.
+    # panels: each panel is built on first use, and the eager ones right after the first paint,
+    # one per turn of the event loop (showEvent schedules it), the Kernels tab when first shown.
     def _panel(self, name: str) -> QWidget:
         panel = self._panels.get(name)
         if panel is None:
@@ -112,9 +118,25 @@ class MainWindow(QMainWindow):
         table.table_model.set_mac_units(self.canvas.options.ops_per_unit == 2)
         return table
 
-    def build_panels(self) -> None:
-        for name in ("hardware", "table", "explanation"):
-            self._panel(name)
+    def _build_next_panel(self) -> None:
+        """Build one missing panel and come back on the next turn of the event loop, so the
+        window answers input between panels (each takes a few tens of ms)."""
+        missing = [name for name in self.EAGER_PANELS if name not in self._panels]
+        if missing:
+            self._panel(missing[0])
+            if len(missing) > 1:
+                QTimer.singleShot(0, self._build_next_panel)
+                return
+        self._announce_panels()
+
+    @property
+    def panels_built(self) -> bool:
+        return self._panels_announced
+
+    def _announce_panels(self) -> None:
+        if not self._panels_announced:
+            self._panels_announced = True
+            self.sig_panels_built.emit()
 
     @property
     def hardware(self):
@@ -136,13 +158,13 @@ class MainWindow(QMainWindow):
         super().showEvent(event)
         if len(self._panels) < 3:
             self.canvas.overlay.viewport().installEventFilter(self)
-            QTimer.singleShot(400, self.build_panels)  # in case no paint comes (hidden, minimised)
+            QTimer.singleShot(400, self._build_next_panel)  # in case no paint comes (minimised)
 
     def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt API)
         """After the chart's first paint, build the panels on the next turn of the loop."""
         if event.type() == QEvent.Type.Paint and watched is self.canvas.overlay.viewport():
             watched.removeEventFilter(self)
-            QTimer.singleShot(0, self.build_panels)
+            QTimer.singleShot(0, self._build_next_panel)
         return False
 
     # -- construction ---------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ import pytest
 from helpers import drag_mouse, drop_on
 from PySide6.QtCore import QPointF
 from PySide6.QtGui import QColor, QImage
+from PySide6.QtWidgets import QApplication
 
 from roofline_gui.core.comparison import compare
 from roofline_gui.io.session import load_session
@@ -394,3 +395,36 @@ def test_uniform_marker_fill_gives_every_spot_the_symbol_pyqtgraph_would(qtbot):
     ours.data["sourceRect"][3] = 0
     ours.updateSpots()
     assert ours.data["sourceRect"]["w"][3] == w[3]
+
+
+def test_side_panels_come_after_the_charts_first_paint_one_per_turn(qtbot, settings, model):
+    from PySide6.QtCore import QEvent, QObject
+
+    from roofline_gui.widgets.main_window import MainWindow
+
+    w = MainWindow(settings=settings, model=model)
+    qtbot.addWidget(w)
+    built_at_paint: list[set[str]] = []
+
+    class Spy(QObject):
+        def eventFilter(self, obj, ev):  # noqa: N802 (Qt API)
+            if ev.type() == QEvent.Type.Paint and not built_at_paint:
+                built_at_paint.append(set(w._panels))
+            return False
+
+    spy = Spy()
+    w.canvas.overlay.viewport().installEventFilter(spy)
+    built_per_turn = []
+    w.show()
+    with qtbot.waitSignal(w.sig_panels_built, timeout=5000):
+        while not w.panels_built:  # one pass of the event loop at a time
+            QApplication.processEvents()
+            built_per_turn.append(len(w._panels))
+    assert built_at_paint == [set()]  # the chart was painted before any side panel existed
+    # Each panel came on its own turn, so no turn blocked for all three.
+    steps = np.diff([0, *built_per_turn])
+    assert steps.max() == 1 and steps.sum() == 3
+    assert w.panels_built and set(w._panels) == {"hardware", "table", "explanation"}
+    # The panels show the document once built.
+    assert w.table.table_model.rowCount() == len(model.document.kernels)
+    w.model.undo_stack.setClean()
