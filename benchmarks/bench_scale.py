@@ -99,7 +99,8 @@ def main() -> None:
     window = MainWindow(settings=Settings(QSettings(str(folder / "s.ini"), QSettings.Format.IniFormat)))
     window.resize(1600, 1000)
     window.show()
-    app.processEvents()
+    # As a user would: the window is complete (side panels built) before File > Open.
+    run_watched(app, lambda: None, lambda: window.panels_built)
     plot = window.canvas.overlay_plot
     t_open, gap = run_watched(app, lambda: window.files.open(path), lambda: not plot.pending)
     assert window.model.document == doc

@@ -27,6 +27,7 @@ from roofline_gui.io.presets import Presets, default_presets
 from roofline_gui.models.autosave import Autosave, discard_journal, orphaned_journals
 from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.models.settings import Settings
+from roofline_gui.widgets import background
 from roofline_gui.widgets.canvas_panel import CanvasPanel
 from roofline_gui.widgets.dialogs import RecoveryDialog, about_text
 from roofline_gui.widgets.file_actions import FileActions, examples
@@ -354,6 +355,11 @@ class MainWindow(QMainWindow):
             self.set_derated(True)
 
     def closeEvent(self, event) -> None:  # noqa: N802 (Qt API)
+        if background.busy():  # a file is being read or written: close once it is done
+            self.statusBar().showMessage(
+                "Still reading or writing a file; close again when it is done.", 5000)
+            event.ignore()
+            return
         if not self.files.maybe_save():
             event.ignore()
             return

@@ -85,3 +85,50 @@ def test_errors_on_the_worker_are_reported_and_change_nothing(window, tmp_path, 
     assert "No space left" in errors[-1] or "space" in errors[-1].lower()
     left = sorted(p.name for p in tmp_path.iterdir())
     assert left == ["bad.roofline", "kept.roofline", "settings.ini"]  # no temporary file
+
+
+def test_a_worker_job_keeps_the_window_active_and_refuses_to_close_until_done(window, qtbot,
+                                                                              monkeypatch):
+    """A short job shows only a busy cursor; a long one also a progress window that does not
+    take focus from the main window (a deactivated window repaints every view, and each
+    table cell's Python call then waits for the worker's GIL). Closing waits for the job."""
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication, QProgressDialog
+
+    from roofline_gui.widgets import background
+
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)
+    monkeypatch.setattr(background, "SHOW_AFTER_MS", 50)
+    seen = {}
+
+    def look():
+        cursor = QApplication.overrideCursor()
+        seen["cursor"] = cursor.shape() if cursor else None
+        seen["dialogs"] = [w for w in QApplication.topLevelWidgets()
+                           if isinstance(w, QProgressDialog) and w.isVisible()]
+        seen["active"] = window.isActiveWindow()
+        closed = window.close()
+        seen["closed"] = closed
+        release.set()
+
+    release = threading.Event()
+    QTimer.singleShot(300, look)  # timers run during the job; the job waits for this look
+    assert background.run_in_background(window, "Working…", lambda: release.wait(10) and 42) == 42
+    assert seen["cursor"] == background.Qt.CursorShape.WaitCursor
+    assert len(seen["dialogs"]) == 1 and seen["dialogs"][0].labelText() == "Working…"
+    dialog = seen["dialogs"][0]
+    assert dialog.testAttribute(background.Qt.WidgetAttribute.WA_ShowWithoutActivating)
+    assert dialog.windowFlags() & background.Qt.WindowType.WindowDoesNotAcceptFocus
+    if QApplication.platformName() != "offscreen":  # offscreen activates every shown window
+        assert seen["active"]  # checked under Xvfb (xcb)
+    assert not seen["closed"]  # the close was refused while the job ran
+    assert window.isVisible() and not background.busy()
+    assert QApplication.overrideCursor() is None  # restored
+    qtbot.waitUntil(lambda: not any(isinstance(w, QProgressDialog) and w.isVisible()
+                                    for w in QApplication.topLevelWidgets()))
+    # A job shorter than SHOW_AFTER_MS shows no window at all.
+    monkeypatch.setattr(background, "SHOW_AFTER_MS", 10_000)
+    assert background.run_in_background(window, "Quick", lambda: 7) == 7
+    assert not any(isinstance(w, QProgressDialog) for w in QApplication.topLevelWidgets()
+                   if w.isVisible())
