@@ -9,6 +9,7 @@ transform in one place keeps every item consistent.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -23,17 +24,26 @@ from roofline_gui.core.units import format_si
 def log10(values) -> np.ndarray:
     """log10 of positive values; anything else becomes NaN (and is not drawn)."""
     arr = np.asarray(values, dtype=float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(arr > 0, np.log10(arr), np.nan)
+    return np.log10(arr, out=np.full(arr.shape, np.nan), where=arr > 0)
 
 
 class SIAxis(pg.AxisItem):
     """A log-labelled axis whose ticks read 1 T, 100 G, 0.1 rather than 10¹²."""
 
+    WIDEST_TICK = "100 m"  # decades read 1 m ... 100 P: never more than five characters
+
     def __init__(self, orientation: str, **kwargs) -> None:
         super().__init__(orientation, **kwargs)
         self.setLogMode(True)
         self.enableAutoSIPrefix(False)  # the tick labels carry the SI prefix themselves
+        # Room for the widest tick label from the start, and no resizing to the labels of the
+        # moment: pyqtgraph measures tick text while painting, so an axis that grows after a
+        # chart's first paint shrinks the plot by a few pixels and every cached layer (30
+        # chips of 10,000 markers) is rendered a second time.
+        metrics = QFontMetricsF(self.style["tickFont"] or QFont())
+        self.textWidth = int(metrics.horizontalAdvance(self.WIDEST_TICK)) + 2
+        self.textHeight = int(metrics.height()) + 1
+        self.setStyle(autoExpandTextSpace=False, autoReduceTextSpace=False)
 
     def logTickStrings(self, values, scale, spacing):  # noqa: N802 (pyqtgraph API)
         out = []
@@ -59,7 +69,7 @@ class MarkerScatter(pg.ScatterPlotItem):
         self._dragging: str | None = None
         self._spot_of = np.zeros(0, dtype=np.intp)  # kernel row -> spot index, -1 if not drawn
 
-    def fill(self, x: np.ndarray, y: np.ndarray, ids: list[str], brush, pen,
+    def fill(self, x: np.ndarray, y: np.ndarray, ids: Sequence[str] | np.ndarray, brush, pen,
              rows: np.ndarray | None = None, n_kernels: int = 0) -> None:
         """All spots at once, in one style; spot i is kernel row ``rows[i]`` (for
         ``move_spot``). pyqtgraph looks up every spot's symbol image by a Python tuple key
@@ -158,9 +168,11 @@ class RoofLayer(pg.GraphicsObject):
     DOT_SIZE = 7.0
     HIT_PX = 5.0
     SMOOTH_LINES = 60  # up to this many lines, every line is antialiased on screen
+    SMOOTH_MARKED = 12  # beyond that, lines marked smooth are, while there are at most this many
 
-    def __init__(self) -> None:
+    def __init__(self, smooth_lines: int = SMOOTH_LINES) -> None:
         super().__init__()
+        self.smooth_lines = smooth_lines
         self.lines: list[_Line] = []
         self.dots: list[_Dot] = []
         self.labels: list[_Label] = []
@@ -205,8 +217,10 @@ class RoofLayer(pg.GraphicsObject):
         exporting = self._exportOpts is not False
         # Antialiased strokes cost the software rasterizer about 5x plain ones (70 ms for the
         # 180 lines of 30 chips); with many lines, only those marked smooth (each chip's main
-        # roof) are antialiased on screen. Exports are always smooth.
-        smooth_all = exporting or len(self.lines) <= self.SMOOTH_LINES
+        # roof) are antialiased on screen, and only while they are few. Exports are always
+        # smooth.
+        smooth_all = exporting or len(self.lines) <= self.smooth_lines
+        smooth_marked = sum(line.smooth for line in self.lines) <= self.SMOOTH_MARKED
         for line in self.lines:
             pieces = _clip_polyline(line.x, line.y, view)
             if not pieces:
@@ -214,7 +228,8 @@ class RoofLayer(pg.GraphicsObject):
             path = QPainterPath()
             for piece in pieces:
                 path.addPolygon(QPolygonF([QPointF(a, b) for a, b in piece]))
-            painter.setRenderHint(QPainter.RenderHint.Antialiasing, smooth_all or line.smooth)
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing,
+                                  smooth_all or (line.smooth and smooth_marked))
             painter.setPen(line.pen)
             painter.drawPath(path)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
@@ -288,6 +303,59 @@ class RoofLayer(pg.GraphicsObject):
             if distance <= best:
                 best, best_tip = distance, line.tip
         return best_tip
+
+
+class ChipLegend(pg.LegendItem):
+    """The chart's legend, one entry per chip (a line in its roof's pen, and its name), painted
+    by this one item. pyqtgraph's legend makes a sample item and a text item per entry and lays
+    them out again after each (50 ms for 30 chips); this keeps its frame, anchoring and
+    dragging and paints the entries itself."""
+
+    SAMPLE_W = 24.0
+    PAD = 5.0
+
+    def __init__(self, text_color: str, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.entries: list[tuple[str, QPen]] = []
+        self.text_color = QColor(text_color)
+        self.font = QFont()
+        self.font.setPointSizeF(9)
+
+    def set_entries(self, entries: list[tuple[str, QPen]]) -> None:
+        self.entries = list(entries)
+        self.updateSize()
+        self.update()
+
+    def clear(self) -> None:  # pyqtgraph API
+        self.set_entries([])
+
+    def _row_height(self) -> float:
+        return QFontMetricsF(self.font).height() + 2
+
+    def updateSize(self) -> None:  # noqa: N802 (pyqtgraph API)
+        if not getattr(self, "entries", None):
+            self.setGeometry(0, 0, 0, 0)
+            return
+        metrics = QFontMetricsF(self.font)
+        text_w = max(metrics.horizontalAdvance(text) for text, _pen in self.entries)
+        self.setGeometry(0, 0, 3 * self.PAD + self.SAMPLE_W + text_w + 4,
+                         2 * self.PAD + self._row_height() * len(self.entries))
+
+    def paint(self, painter: QPainter, *args) -> None:
+        if not self.entries:
+            return
+        super().paint(painter, *args)  # the frame
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        painter.setFont(self.font)
+        h, pad = self._row_height(), self.PAD
+        text_x = 2 * pad + self.SAMPLE_W
+        for i, (text, pen) in enumerate(self.entries):
+            top = pad + i * h
+            painter.setPen(pen)
+            painter.drawLine(QPointF(pad, top + h / 2), QPointF(pad + self.SAMPLE_W, top + h / 2))
+            painter.setPen(QPen(self.text_color))
+            painter.drawText(QRectF(text_x, top, self.width() - text_x, h),
+                             int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), text)
 
 
 def _clip_polyline(x: np.ndarray, y: np.ndarray, rect: QRectF | None) -> list[list[tuple[float, float]]]:

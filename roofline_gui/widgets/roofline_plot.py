@@ -20,14 +20,14 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QPen
 from PySide6.QtWidgets import QGraphicsItem
 
 from roofline_gui.core.comparison import Comparison
 from roofline_gui.core.roofline import ROLE_INDEX, evaluate
 from roofline_gui.core.sweep import can_move, sweep
 from roofline_gui.core.units import PRECISIONS, format_si, format_time
-from roofline_gui.widgets.plot_items import MarkerScatter, RoofLayer, log10
+from roofline_gui.widgets.plot_items import ChipLegend, MarkerScatter, RoofLayer, log10
 
 SYNC_SPOTS = 20_000  # markers set at once; a bigger chart fills a chip per event-loop turn
 TURN_BUDGET_S = 0.008  # work per turn while filling, well inside a 60 Hz frame
@@ -64,7 +64,8 @@ class RooflinePlot(QObject):
         self.options = options or ViewOptions()
         self.roofs = RoofLayer()  # roofs, diagonals, ridge points, labels: one item
         plot_item.addItem(self.roofs, ignoreBounds=True)
-        self.paths = RoofLayer()  # the selected kernel's sweep paths
+        # The selected kernel's sweep paths: bands 9 px wide, so antialiased for a few chips only.
+        self.paths = RoofLayer(smooth_lines=8)
         self.paths.setZValue(8)
         plot_item.addItem(self.paths, ignoreBounds=True)
         self._markers: dict[str, MarkerScatter] = {}  # chip id -> scatter
@@ -83,8 +84,13 @@ class RooflinePlot(QObject):
         self._chip_indices: list[int] = []
         self.selected: str | None = None
         self.lifted: str | None = None
-        self.legend = plot_item.addLegend(offset=(-10, -10), labelTextSize="9pt")
-        plot_item.setLabel("bottom", "Arithmetic intensity", units="")
+        self.legend = ChipLegend(self.options.foreground, offset=(-10, -10))
+        self.legend.setParentItem(plot_item.vb)
+        self._legend_wanted: list[tuple[str, QPen]] = []
+        self._ids: tuple[tuple, np.ndarray] = ((), np.zeros(0, dtype=object))  # kernels -> ids
+        # Both labels from the start, so the axes keep their size when the first chart comes.
+        plot_item.setLabel("bottom", "Arithmetic intensity (op/B, main memory)", units="")
+        plot_item.setLabel("left", "Attainable performance (op/s)")
         plot_item.setMenuEnabled(False)
         plot_item.layout.setContentsMargins(4, 8, 14, 4)  # room for the right-hand labels
         self._add_grid()
@@ -112,15 +118,18 @@ class RooflinePlot(QObject):
         """Rebuild roofs and markers for the chips at ``chip_indices`` of the comparison."""
         self._comparison, self._chip_indices = comparison, chip_indices
         self.roofs.clear()
-        self.legend.clear()
+        self._legend_wanted = []
         unit = "MAC" if self.options.ops_per_unit == 2 else "op"
         self.plot.setLabel("left", f"Attainable performance ({unit}/s)")
         self.plot.setLabel("bottom", f"Arithmetic intensity ({unit}/B, main memory)")
         self._range = self._view_range()
         self._placed_labels: list[tuple[float, float]] = []
+        moved = np.isfinite(comparison.kernel_arrays.bytes).any(axis=0)
+        used_roles = {role for role, i in ROLE_INDEX.items() if moved[i]}
         for c in chip_indices:
-            self._draw_chip(comparison, c)
+            self._draw_chip(comparison, c, used_roles)
         self.roofs.finish()
+        self.legend.set_entries(self._legend_wanted)
         self.update_markers()
         if self._range is not None:
             (x_lo, x_hi), (y_lo, y_hi) = self._range
@@ -136,7 +145,7 @@ class RooflinePlot(QObject):
     def _scale(self) -> float:
         return 1.0 / self.options.ops_per_unit
 
-    def _draw_chip(self, comparison: Comparison, c: int) -> None:
+    def _draw_chip(self, comparison: Comparison, c: int, used_roles: set[str]) -> None:
         chip = comparison.chips[c]
         color = QColor(chip.color or "#808080")
         derated = comparison.result.derated
@@ -163,7 +172,7 @@ class RooflinePlot(QObject):
                                 tip=f"{chip.name} {p} roof: {format_si(peak * scale, unit_label)}",
                                 smooth=first)
             if first:
-                self.legend.addItem(pg.PlotDataItem(pen=pen), legend)
+                self._legend_wanted.append((legend, pen))
             self.roofs.add_dot(np.log10(ridge), np.log10(peak * scale), color,
                                tip=f"{chip.name} {p} ridge point: {ridge:,.4g} op/B")
             if self.options.show_labels:
@@ -171,8 +180,6 @@ class RooflinePlot(QObject):
                 self._label(f"{p} {format_si(peak * scale, unit_label)}", right, peak * scale,
                             color, anchor=(1, 1))
             first = False
-        moved = np.isfinite(comparison.kernel_arrays.bytes).any(axis=0)
-        used_roles = {role for role, i in ROLE_INDEX.items() if moved[i]}
         for level in chip.memory:
             if level.role == "dram" or level.role in self.options.hidden_levels:
                 continue
@@ -284,10 +291,16 @@ class RooflinePlot(QObject):
             self._markers[chip.id] = scatter
         color = QColor(chip.color or "#808080")
         rows = np.flatnonzero(ok)
-        scatter.fill(x_all[ok], y[ok], [cmp.kernels[i].id for i in rows],
+        scatter.fill(x_all[ok], y[ok], self._kernel_ids(cmp)[rows],
                      brush=pg.mkBrush(color), pen=pg.mkPen(color.darker(150), width=1),
                      rows=rows, n_kernels=len(cmp.kernels))
         return len(cmp.kernels)
+
+    def _kernel_ids(self, cmp: Comparison) -> np.ndarray:
+        """The kernels' ids as an object array (the markers' data), made once per kernel set."""
+        if self._ids[0] is not cmp.kernels:
+            self._ids = (cmp.kernels, np.array([k.id for k in cmp.kernels], dtype=object))
+        return self._ids[1]
 
     def move_kernel(self, kernel_id: str) -> None:
         """The drag of ``kernel_id`` ended: move its spot in each chip's markers in place (a

@@ -428,3 +428,26 @@ def test_side_panels_come_after_the_charts_first_paint_one_per_turn(qtbot, setti
     # The panels show the document once built.
     assert w.table.table_model.rowCount() == len(model.document.kernels)
     w.model.undo_stack.setClean()
+
+
+def test_legend_names_each_shown_chip_in_its_colour_and_follows_edits(window, tmp_path):
+    from roofline_gui.core.edits import Replace
+
+    def entries():
+        return [(text, pen.color().name()) for text, pen in window.canvas.overlay_plot.legend.entries]
+
+    chips = window.model.document.chips
+    assert entries() == [(c.name, c.color) for c in chips]
+    legend = window.canvas.overlay_plot.legend
+    assert legend.width() > 60 and legend.height() > 2 * 14  # sized to its two entries
+    window.model.push(Replace("chips", replace(chips[0], name="Renamed", color="#123456")), "rename")
+    assert entries()[0] == ("Renamed", "#123456")
+    window.model.undo_stack.undo()
+    assert entries() == [(c.name, c.color) for c in chips]
+    # The legend is painted: its box holds each chip's colour (the sample line) and text.
+    image = window.canvas.overlay.grab().toImage()
+    top_left = legend.mapToScene(legend.boundingRect().topLeft())
+    origin = window.canvas.overlay.mapFromScene(top_left)
+    colours = {QColor(image.pixel(origin.x() + x, origin.y() + y)).name()
+               for x in range(int(legend.width())) for y in range(int(legend.height()))}
+    assert {c.color for c in chips} <= colours
