@@ -102,11 +102,11 @@ def main() -> None:
     # As a user would: the window is complete (side panels built) before File > Open.
     run_watched(app, lambda: None, lambda: window.panels_built)
     plot = window.canvas.overlay_plot
-    t_open, gap = run_watched(app, lambda: window.files.open(path), lambda: not plot.pending)
+    t_open, gap = run_watched(app, lambda: window.files.open(path), lambda: not plot.drawing)
     assert window.model.document == doc
     print(f"File > Open until every marker is drawn       {t_open * 1e3:8.0f} ms, "
           f"longest block {gap * 1e3:.0f} ms")
-    t_show, gap = run_watched(app, lambda: window.model.reset(loaded, path), lambda: not plot.pending)
+    t_show, gap = run_watched(app, lambda: window.model.reset(loaded, path), lambda: not plot.drawing)
     print(f"  of which showing (panels, every marker)     {t_show * 1e3:8.0f} ms, "
           f"longest block {gap * 1e3:.0f} ms")
     t_eval, _ = timed(lambda: (setattr(window.model, "_comparison", None), window.model.comparison), 5)
@@ -122,11 +122,11 @@ def main() -> None:
         app.processEvents()
         steps.append(time.perf_counter() - start)
     t_lift_end, end_gap = run_watched(
-        app, lambda: canvas._on_marker_dragged(kernel.id, "c0", 300.0, True), lambda: not plot.pending)
+        app, lambda: canvas._on_marker_dragged(kernel.id, "c0", 300.0, True), lambda: not plot.drawing)
     print(f"drag step (median of 20)                      {statistics.median(steps) * 1e3:8.1f} ms")
     print(f"drag end (kernel back into the 30 scatters)   {t_lift_end * 1e3:8.0f} ms, "
           f"longest block {end_gap * 1e3:.0f} ms")
-    t_redraw, gap = run_watched(app, canvas.redraw, lambda: not plot.pending)
+    t_redraw, gap = run_watched(app, canvas.redraw, lambda: not plot.drawing)
     print(f"full redraw (roofs + 300,000 markers)         {t_redraw * 1e3:8.0f} ms, "
           f"longest block {gap * 1e3:.0f} ms")
     window.model.move_kernel_to_intensity(kernel.id, 50.0)

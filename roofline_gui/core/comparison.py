@@ -82,6 +82,12 @@ class Comparison:
         with np.errstate(divide="ignore", invalid="ignore"):
             return self.result.attainable / self.result.attainable[:, baseline : baseline + 1]
 
+    @cached_property
+    def measured_rows(self) -> list[int]:
+        """Rows of the kernels that carry a measurement (usually few of thousands)."""
+        return [k for k, kernel in enumerate(self.kernels)
+                if kernel.measured_flops is not None or kernel.measured_time is not None]
+
     def measured_rate(self, k: int) -> float | None:
         """Kernel k's measured op/s (its measured rate, else its ops over its measured time)."""
         kernel = self.kernels[k]

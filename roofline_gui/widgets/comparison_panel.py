@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -47,7 +47,12 @@ class ComparisonTable(QWidget):
         header = self.view.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setResizeContentsPrecision(25)
-        self.table_model.modelReset.connect(self.fit_columns)
+        # After a reset (a new document, chips added) on the next turn of the event loop: the
+        # reset itself, the chart's redraw and the first paint come first.
+        self._fit_timer = QTimer(self)
+        self._fit_timer.setSingleShot(True)
+        self._fit_timer.timeout.connect(self.fit_columns)
+        self.table_model.modelReset.connect(lambda: self._fit_timer.start(0))
         self.view.verticalHeader().hide()
         self.view.clicked.connect(self._on_clicked)
         self.baseline = QComboBox()

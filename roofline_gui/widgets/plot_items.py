@@ -68,6 +68,7 @@ class MarkerScatter(pg.ScatterPlotItem):
         super().__init__(*args, **kwargs)
         self._dragging: str | None = None
         self._spot_of = np.zeros(0, dtype=np.intp)  # kernel row -> spot index, -1 if not drawn
+        self.kernel_ids: np.ndarray | None = None  # the kernel set the spots were filled from
 
     def fill(self, x: np.ndarray, y: np.ndarray, ids: Sequence[str] | np.ndarray, brush, pen,
              rows: np.ndarray | None = None, n_kernels: int = 0) -> None:
@@ -363,11 +364,11 @@ def _clip_polyline(x: np.ndarray, y: np.ndarray, rect: QRectF | None) -> list[li
     ``rect`` grown by a tenth on each side (Liang-Barsky per segment). Roof lines span nine
     decades; stroking only what is seen keeps the dash pattern and antialiasing cheap."""
     ok = np.isfinite(x) & np.isfinite(y)
-    x, y = x[ok], y[ok]
+    x, y = x[ok].tolist(), y[ok].tolist()  # Python floats: a roof has 2-3 points, a path 80
     if len(x) < 2:
         return []
     if rect is None or not rect.isValid():
-        return [list(zip(x.tolist(), y.tolist(), strict=True))]
+        return [list(zip(x, y, strict=True))]
     mx, my = rect.width() * 0.1, rect.height() * 0.1
     lo_x, hi_x = rect.left() - mx, rect.right() + mx
     lo_y, hi_y = min(rect.top(), rect.bottom()) - my, max(rect.top(), rect.bottom()) + my
@@ -392,8 +393,8 @@ def _clip_polyline(x: np.ndarray, y: np.ndarray, rect: QRectF | None) -> list[li
                 break
         if not visible:
             continue
-        a = (float(x0 + t0 * dx), float(y0 + t0 * dy))
-        b = (float(x0 + t1 * dx), float(y0 + t1 * dy))
+        a = (x0 + t0 * dx, y0 + t0 * dy)
+        b = (x0 + t1 * dx, y0 + t1 * dy)
         if pieces and pieces[-1][-1] == a:
             pieces[-1].append(b)
         else:

@@ -29,7 +29,7 @@ from roofline_gui.core.sweep import can_move, sweep
 from roofline_gui.core.units import PRECISIONS, format_si, format_time
 from roofline_gui.widgets.plot_items import ChipLegend, MarkerScatter, RoofLayer, log10
 
-SYNC_SPOTS = 20_000  # markers set at once; a bigger chart fills a chip per event-loop turn
+SYNC_SPOTS = 20_000  # a chart with more markers draws them a chip per event-loop turn
 TURN_BUDGET_S = 0.008  # work per turn while filling, well inside a 60 Hz frame
 X_SPAN = (1e-3, 1e6)  # op/B: roofs are drawn across this, wider than any view
 LEVEL_STYLE = {
@@ -77,6 +77,7 @@ class RooflinePlot(QObject):
         plot_item.addItem(self._lifted_item, ignoreBounds=True)
         self._comparison: Comparison | None = None
         self._pending: list[str] = []  # chip ids whose markers are still to be set
+        self._extras_pending = False  # the selection's ring and paths are still to be drawn
         self._fill_timer = QTimer(self)
         self._fill_timer.setSingleShot(True)
         self._fill_timer.timeout.connect(self._on_fill_timer)
@@ -227,9 +228,12 @@ class RooflinePlot(QObject):
     def update_markers(self) -> None:
         """Redraw every kernel marker (and the overlay of a kernel being dragged).
 
-        Up to SYNC_SPOTS markers are set at once; a bigger chart fills the rest a chip per
-        event-loop turn (TURN_BUDGET_S of work each), so the window keeps painting and
-        answering while 30 chips of 10,000 markers appear. ``finish_pending`` completes it.
+        A chart of up to SYNC_SPOTS markers is drawn at once. A bigger one is drawn over the
+        following turns of the event loop: the roofs are painted first, then the selection's
+        sweep paths, then each chip's markers (TURN_BUDGET_S of work per turn), so the window
+        keeps painting and answering while 30 chips of 10,000 markers appear. Meanwhile a
+        chip's old markers stay up if they show the same kernels, and are hidden if not.
+        ``finish_pending`` completes the chart at once (before an export, say).
         """
         cmp = self._comparison
         if cmp is None:
@@ -239,16 +243,21 @@ class RooflinePlot(QObject):
             if chip_id not in wanted:
                 self.plot.removeItem(self._markers.pop(chip_id))
         self._pending, self._moves = wanted, []
-        self._fill_pending(max_spots=SYNC_SPOTS)
-        self._draw_extras()
+        if len(cmp.kernels) * len(wanted) <= SYNC_SPOTS:
+            self._fill_pending()
+            self._draw_extras()
+            return
+        ids = self._kernel_ids(cmp)
+        for scatter in self._markers.values():
+            if scatter.kernel_ids is not ids and not np.array_equal(scatter.kernel_ids, ids):
+                scatter.hide()  # another document's markers: not shown until refilled
+        self._extras_pending = True
+        self._fill_timer.start(0)
 
-    def _fill_pending(self, max_spots: int | None = None, max_seconds: float | None = None) -> None:
-        start, spots = time.perf_counter(), 0
+    def _fill_pending(self, max_seconds: float | None = None) -> None:
+        start = time.perf_counter()
         while self._pending:
-            chip_id = self._pending.pop(0)
-            spots += self._fill_chip(chip_id)
-            if max_spots is not None and spots >= max_spots:
-                break
+            self._fill_chip(self._pending.pop(0))
             if max_seconds is not None and time.perf_counter() - start >= max_seconds:
                 break
         if self._pending:
@@ -259,12 +268,19 @@ class RooflinePlot(QObject):
         (before an export, say)."""
         self._move_next(len(self._moves))
         self._fill_pending()
+        if self._extras_pending:
+            self._draw_extras()
         self._fill_timer.stop()  # nothing is left for it
 
     @property
     def pending(self) -> list[str]:
         """Chips whose markers are not yet set or moved."""
         return list(dict.fromkeys([*self._pending, *(c for c, _k in self._moves)]))
+
+    @property
+    def drawing(self) -> bool:
+        """Whether part of the chart is still to be drawn on a later turn of the event loop."""
+        return bool(self._pending or self._moves or self._extras_pending)
 
     def _fill_chip(self, chip_id: str) -> int:
         """Set one chip's markers from the current comparison; returns how many."""
@@ -291,7 +307,10 @@ class RooflinePlot(QObject):
             self._markers[chip.id] = scatter
         color = QColor(chip.color or "#808080")
         rows = np.flatnonzero(ok)
-        scatter.fill(x_all[ok], y[ok], self._kernel_ids(cmp)[rows],
+        ids = self._kernel_ids(cmp)
+        scatter.kernel_ids = ids
+        scatter.show()
+        scatter.fill(x_all[ok], y[ok], ids[rows],
                      brush=pg.mkBrush(color), pen=pg.mkPen(color.darker(150), width=1),
                      rows=rows, n_kernels=len(cmp.kernels))
         return len(cmp.kernels)
@@ -335,19 +354,24 @@ class RooflinePlot(QObject):
             self._fill_timer.start(0)
 
     def _on_fill_timer(self) -> None:
-        if self._moves:
+        if self._extras_pending:
+            self._draw_extras()
+            if self._pending or self._moves:
+                self._fill_timer.start(0)
+        elif self._moves:
             self._move_next(1)
         else:
             self._fill_pending(max_seconds=TURN_BUDGET_S)
 
     def _draw_extras(self) -> None:
         """Measured points with their gap, the selection ring and its sweep path, lifted kernel."""
+        self._extras_pending = False
         for item in self._extras:
             self.plot.removeItem(item)
         self._extras.clear()
         self.paths.clear()
         cmp = self._comparison
-        for k in range(len(cmp.kernels)):
+        for k in cmp.measured_rows:
             measured = cmp.measured_rate(k)
             if measured is not None:
                 self._draw_measured(cmp, k, measured)
@@ -453,7 +477,7 @@ class RooflinePlot(QObject):
             return None
         xs = [cmp.dram_intensity[np.isfinite(cmp.dram_intensity)]]
         ys = [cmp.result.attainable[:, self._chip_indices].ravel(),
-              np.array([m for k in range(len(cmp.kernels)) if (m := cmp.measured_rate(k)) is not None])]
+              np.array([m for k in cmp.measured_rows if (m := cmp.measured_rate(k)) is not None])]
         for c in self._chip_indices:
             chip = cmp.chips[c]
             peaks = np.array(list(chip.compute.values()))

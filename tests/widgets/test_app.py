@@ -451,3 +451,45 @@ def test_legend_names_each_shown_chip_in_its_colour_and_follows_edits(window, tm
     colours = {QColor(image.pixel(origin.x() + x, origin.y() + y)).name()
                for x in range(int(legend.width())) for y in range(int(legend.height()))}
     assert {c.color for c in chips} <= colours
+
+
+def test_table_columns_fit_a_new_documents_names_once_the_loop_turns(window, example_doc):
+    long_name = "A kernel with a rather long name, to widen the column"
+    doc = replace(example_doc, kernels=(replace(example_doc.kernels[0], name=long_name),
+                                       *example_doc.kernels[1:]))
+    window.model.reset(doc)
+    QApplication.processEvents()
+    view = window.table.view
+    assert view.columnWidth(0) >= view.fontMetrics().horizontalAdvance(long_name)
+
+
+def test_a_big_chart_paints_its_roofs_first_then_fills_a_chip_per_turn(window, example_doc,
+                                                                     monkeypatch):
+    from roofline_gui.widgets import roofline_plot
+
+    monkeypatch.setattr(roofline_plot, "SYNC_SPOTS", 100)
+    monkeypatch.setattr(roofline_plot, "TURN_BUDGET_S", 0.0)  # one chip per turn
+    chips = tuple(replace(example_doc.chips[i % 2], id=f"c{i}", color=f"#{i:02x}80c0")
+                  for i in range(6))
+    kernels = tuple(replace(example_doc.kernels[i % len(example_doc.kernels)], id=f"k{i}")
+                    for i in range(60))
+    plot = window.canvas.overlay_plot
+    old = plot._markers[example_doc.chips[0].id]
+    window.model.reset(replace(example_doc, chips=chips, kernels=kernels, baseline=None))
+    # Right after the reset: the roofs are there, the markers and the selection's paths not yet,
+    # and the old document's markers are hidden rather than shown at the new chips.
+    assert len(plot.roofs.lines) >= 6 and plot.drawing
+    assert plot.pending == [c.id for c in chips] and not old.isVisible()
+    turns = []
+    while plot.drawing:
+        QApplication.processEvents()
+        turns.append(len(plot.pending))
+    assert turns == [6, 5, 4, 3, 2, 1, 0]  # the paths first, then a chip per turn
+    cmp = window.model.comparison
+    for c, chip in enumerate(chips):
+        scatter = plot._markers[chip.id]
+        assert scatter.isVisible()
+        ok = np.isfinite(cmp.result.attainable[:, c])
+        assert len(scatter.data) == ok.sum()
+        np.testing.assert_allclose(scatter.data["y"], np.log10(cmp.result.attainable[ok, c]))
+    assert plot.paths.lines  # the selected kernel's sweep paths came too
