@@ -16,6 +16,7 @@ take focus only if the work lasts longer than SHOW_AFTER_MS.
 from __future__ import annotations
 
 import gc
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -27,6 +28,12 @@ from PySide6.QtWidgets import QApplication, QProgressDialog, QWidget
 T = TypeVar("T")
 
 SHOW_AFTER_MS = 800  # a progress window for work the user would otherwise wonder about
+LEFT_FOR_COLLECTION = 10_000  # objects a job leaves behind beyond which it collects at its end
+# While a job runs, every Python call the UI thread makes (a slot, a table cell, an item's
+# paint) waits for the worker to hand over the GIL, up to the interpreter's switch interval
+# (5 ms) each time; a repaint makes hundreds. A shorter interval for the job's duration keeps
+# the window's own work close to its usual speed and costs the worker little.
+JOB_SWITCH_INTERVAL_S = 0.0005
 
 _running = 0  # background jobs in progress (nested event loops on the UI thread)
 
@@ -57,6 +64,10 @@ def run_in_background(parent: QWidget | None, text: str, work: Callable[[], T]) 
         finally:
             done.finished.emit()
 
+    # Paint what is pending now (the edit just made, say): a repaint while the worker runs
+    # would wait for the GIL at every Python call it makes (one per table cell).
+    QApplication.sendPostedEvents()
+    QApplication.processEvents(QEventLoop.ProcessEventsFlag.ExcludeUserInputEvents)
     progress: list[QProgressDialog] = []
     timer = QTimer()
     timer.setSingleShot(True)
@@ -65,6 +76,8 @@ def run_in_background(parent: QWidget | None, text: str, work: Callable[[], T]) 
     QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
     worker = threading.Thread(target=target, name="roofline-file-io", daemon=True)
     _running += 1
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(min(interval, JOB_SWITCH_INTERVAL_S))
     try:
         worker.start()
         # Paints and timers run; clicks and keys wait until the work is done.
@@ -72,6 +85,7 @@ def run_in_background(parent: QWidget | None, text: str, work: Callable[[], T]) 
         worker.join()
     finally:
         _running -= 1
+        sys.setswitchinterval(interval)
         timer.stop()
         QApplication.restoreOverrideCursor()
         for dialog in progress:
@@ -95,13 +109,15 @@ def _show_progress(parent: QWidget | None, text: str) -> QProgressDialog:
 
 @contextmanager
 def collection_paused() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector while a file job runs.
+    """Pause Python's cyclic garbage collector while a file job runs, and collect on the worker
+    at its end if the job left many new objects (a document just read).
 
     Reading or writing 10,000 kernels allocates millions of small objects, which triggers full
-    collections of the whole heap (about 60 ms each here) on the worker; the collector holds
-    the GIL throughout, so the window stalls with it. The parsed and serialised structures
-    form no cycles, so reference counting frees them all the same; anything cyclic made
-    meanwhile is collected once the collector resumes, right after the job."""
+    collections of the whole heap (60-90 ms each here) as it goes; the collector holds the GIL
+    throughout, so the window stalls with it. The parsed and serialised structures form no
+    cycles, so reference counting frees them all the same. A document just read stays, so the
+    collector's count is high when it resumes: collecting here, while the window waits for the
+    job anyway, spares the UI thread that full collection at its next allocation."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
@@ -109,3 +125,5 @@ def collection_paused() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
+            if gc.get_count()[0] > LEFT_FOR_COLLECTION:
+                gc.collect()

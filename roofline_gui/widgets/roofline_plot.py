@@ -27,10 +27,12 @@ from roofline_gui.core.comparison import Comparison
 from roofline_gui.core.roofline import ROLE_INDEX, evaluate
 from roofline_gui.core.sweep import can_move, sweep
 from roofline_gui.core.units import PRECISIONS, format_si, format_time
+from roofline_gui.widgets import background
 from roofline_gui.widgets.plot_items import ChipLegend, MarkerScatter, RoofLayer, log10
 
 SYNC_SPOTS = 20_000  # a chart with more markers draws them a chip per event-loop turn
 TURN_BUDGET_S = 0.008  # work per turn while filling, well inside a 60 Hz frame
+BUSY_RETRY_MS = 30  # while a file job runs on a worker, the chart waits (see background.py)
 X_SPAN = (1e-3, 1e6)  # op/B: roofs are drawn across this, wider than any view
 LEVEL_STYLE = {
     "dram": Qt.PenStyle.SolidLine,
@@ -354,6 +356,9 @@ class RooflinePlot(QObject):
             self._fill_timer.start(0)
 
     def _on_fill_timer(self) -> None:
+        if background.busy():  # a file is being read or written: finish the chart after it
+            self._fill_timer.start(BUSY_RETRY_MS)
+            return
         if self._extras_pending:
             self._draw_extras()
             if self._pending or self._moves:
