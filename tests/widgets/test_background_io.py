@@ -132,3 +132,36 @@ def test_a_worker_job_keeps_the_window_active_and_refuses_to_close_until_done(wi
     assert background.run_in_background(window, "Quick", lambda: 7) == 7
     assert not any(isinstance(w, QProgressDialog) for w in QApplication.topLevelWidgets()
                    if w.isVisible())
+
+
+def test_a_big_charts_drawing_waits_for_a_file_job_and_finishes_after_it(window, monkeypatch):
+    """Python work on the UI thread during a job waits for the worker's GIL at every call, so
+    the chart's remaining turns wait for the job; the job's switch interval is undone."""
+    import sys
+
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication
+
+    from roofline_gui.widgets import background, roofline_plot
+
+    monkeypatch.setattr(roofline_plot, "SYNC_SPOTS", 1)  # every chart is "big"
+    plot = window.canvas.overlay_plot
+    interval = sys.getswitchinterval()
+    seen = {}
+    release = threading.Event()
+
+    def during():
+        seen["pending"] = list(plot.pending)
+        seen["interval"] = sys.getswitchinterval()
+        release.set()
+
+    window.canvas.redraw()  # the markers are now to come over the next turns
+    assert plot.drawing
+    QTimer.singleShot(150, during)
+    background.run_in_background(window, "Saving…", lambda: release.wait(10))
+    assert seen["pending"] == [c.id for c in window.model.document.chips]  # nothing drawn yet
+    assert seen["interval"] <= background.JOB_SWITCH_INTERVAL_S
+    assert sys.getswitchinterval() == interval
+    while plot.drawing:
+        QApplication.processEvents()
+    assert all(s.isVisible() and len(s.data) for s in plot._markers.values())
