@@ -74,7 +74,8 @@ class CanvasPanel(QWidget):
                  background: str = "w", foreground: str = "#202020") -> None:
         super().__init__(parent)
         self.model, self.presets = model, presets
-        self.options = ViewOptions(foreground=foreground)
+        self.options = ViewOptions(foreground=foreground,
+                                   background=pg.mkColor(background).name())
         self.mode = "overlay"
         self._drag_serial = 0
         self._lifted: str | None = None
@@ -153,6 +154,7 @@ class CanvasPanel(QWidget):
         indices = [i for i, c in enumerate(doc.chips) if c.visible]
         if self.mode == "overlay":
             self.overlay_plot.selected = self.model.selected_kernel
+            self.overlay_plot.selected_chip = self.model.selected_chip
             self.overlay_plot.draw(cmp, indices)
         else:
             self._rebuild_grid(cmp, indices)
@@ -167,6 +169,7 @@ class CanvasPanel(QWidget):
                                      axisItems={"left": SIAxis("left"), "bottom": SIAxis("bottom")})
             plot = self._make_plot(item)
             plot.selected = self.model.selected_kernel
+            plot.selected_chip = self.model.selected_chip
             plot.lifted = self._lifted
             plot.draw(cmp, [c])
             if first is None:
@@ -183,8 +186,9 @@ class CanvasPanel(QWidget):
                            yRange=(math.log10(y_lo), math.log10(y_hi)), padding=0)
 
     # -- interaction --------------------------------------------------------------------------------
-    def _on_selection_changed(self, kernel_id, _chip_id) -> None:
+    def _on_selection_changed(self, kernel_id, chip_id) -> None:
         for plot in self.plots:
+            plot.select_chip(chip_id)
             if plot.selected != kernel_id:
                 plot.selected = kernel_id
                 if plot._comparison is not None:

@@ -32,6 +32,7 @@ from roofline_gui.widgets.plot_items import ChipLegend, MarkerScatter, RoofLayer
 
 SYNC_SPOTS = 20_000  # a chart with more markers draws them a chip per event-loop turn
 TURN_BUDGET_S = 0.008  # work per turn while filling, well inside a 60 Hz frame
+LABEL_ALL_CHIPS = 6  # with more chips, only the selected chip's roofs and diagonals are labelled
 BUSY_RETRY_MS = 30  # while a file job runs on a worker, the chart waits (see background.py)
 X_SPAN = (1e-3, 1e6)  # op/B: roofs are drawn across this, wider than any view
 LEVEL_STYLE = {
@@ -50,6 +51,7 @@ class ViewOptions:
     ops_per_unit: float = 1.0  # 2.0 labels the y axis in MAC/s
     show_labels: bool = True
     foreground: str = "#202020"
+    background: str = "#ffffff"
     hidden_levels: set[str] = field(default_factory=set)
 
 
@@ -86,8 +88,11 @@ class RooflinePlot(QObject):
         self._moves: list[tuple[str, str]] = []  # (chip id, kernel id) spots still to move
         self._chip_indices: list[int] = []
         self.selected: str | None = None
+        self.selected_chip: str | None = None
         self.lifted: str | None = None
-        self.legend = ChipLegend(self.options.foreground, offset=(-10, -10))
+        backdrop = QColor(self.options.background)
+        backdrop.setAlpha(210)  # readable over the grid and roofs, which still show through
+        self.legend = ChipLegend(self.options.foreground, offset=(-10, -10), brush=backdrop)
         self.legend.setParentItem(plot_item.vb)
         self._legend_wanted: list[tuple[str, QPen]] = []
         self._ids: tuple[tuple, np.ndarray] = ((), np.zeros(0, dtype=object))  # kernels -> ids
@@ -120,6 +125,28 @@ class RooflinePlot(QObject):
     def draw(self, comparison: Comparison, chip_indices: list[int]) -> None:
         """Rebuild roofs and markers for the chips at ``chip_indices`` of the comparison."""
         self._comparison, self._chip_indices = comparison, chip_indices
+        self._draw_roofs()
+        self.update_markers()
+        if self._range is not None:
+            (x_lo, x_hi), (y_lo, y_hi) = self._range
+            self.plot.setRange(xRange=(np.log10(x_lo), np.log10(x_hi)),
+                               yRange=(np.log10(y_lo), np.log10(y_hi)), padding=0)
+
+    def select_chip(self, chip_id: str | None) -> None:
+        """Make ``chip_id`` the selected chip: in a chart of many chips its roofs are the ones
+        labelled, so the labels are redrawn (the markers stay as they are)."""
+        if chip_id == self.selected_chip:
+            return
+        self.selected_chip = chip_id
+        if self._comparison is not None and len(self._chip_indices) > LABEL_ALL_CHIPS:
+            self._draw_roofs()
+
+    def _labelled(self, chip_id: str) -> bool:
+        return self.options.show_labels and (len(self._chip_indices) <= LABEL_ALL_CHIPS
+                                             or chip_id == self.selected_chip)
+
+    def _draw_roofs(self) -> None:
+        comparison, chip_indices = self._comparison, self._chip_indices
         self.roofs.clear()
         self._legend_wanted = []
         unit = "MAC" if self.options.ops_per_unit == 2 else "op"
@@ -133,11 +160,6 @@ class RooflinePlot(QObject):
             self._draw_chip(comparison, c, used_roles)
         self.roofs.finish()
         self.legend.set_entries(self._legend_wanted)
-        self.update_markers()
-        if self._range is not None:
-            (x_lo, x_hi), (y_lo, y_hi) = self._range
-            self.plot.setRange(xRange=(np.log10(x_lo), np.log10(x_hi)),
-                               yRange=(np.log10(y_lo), np.log10(y_hi)), padding=0)
 
     def _shown_precisions(self, comparison: Comparison) -> tuple[str, ...]:
         if self.options.precisions is not None:
@@ -150,6 +172,7 @@ class RooflinePlot(QObject):
 
     def _draw_chip(self, comparison: Comparison, c: int, used_roles: set[str]) -> None:
         chip = comparison.chips[c]
+        labelled = self._labelled(chip.id)
         color = QColor(chip.color or "#808080")
         derated = comparison.result.derated
         dram = chip.dram
@@ -178,7 +201,7 @@ class RooflinePlot(QObject):
                 self._legend_wanted.append((legend, pen))
             self.roofs.add_dot(np.log10(ridge), np.log10(peak * scale), color,
                                tip=f"{chip.name} {p} ridge point: {ridge:,.4g} op/B")
-            if self.options.show_labels:
+            if labelled:
                 right = self._range[0][1] / 1.15 if self._range else X_SPAN[1]
                 self._label(f"{p} {format_si(peak * scale, unit_label)}", right, peak * scale,
                             color, anchor=(1, 1))
@@ -197,9 +220,9 @@ class RooflinePlot(QObject):
                 log10(xs), log10(ys), pen,
                 tip=f"{chip.name} {level.name}: {format_si(bw, 'B/s')} ({level.role})"
                     + ("" if used else "; no kernel moves bytes at this level"))
-            if self.options.show_labels and used:
+            if labelled and used:
                 self._diagonal_label(f"{level.name} {format_si(bw, 'B/s')}", bw, top, color, low=True)
-        if self.options.show_labels:
+        if labelled:
             self._diagonal_label(f"{dram.name} {format_si(dram_bw, 'B/s')}", dram_bw, top, color)
 
     def _label(self, text, x, y, color, anchor=(0, 1)) -> None:

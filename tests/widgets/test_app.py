@@ -493,3 +493,21 @@ def test_a_big_chart_paints_its_roofs_first_then_fills_a_chip_per_turn(window, e
         assert len(scatter.data) == ok.sum()
         np.testing.assert_allclose(scatter.data["y"], np.log10(cmp.result.attainable[ok, c]))
     assert plot.paths.lines  # the selected kernel's sweep paths came too
+
+
+def test_with_many_chips_only_the_selected_chips_roofs_are_labelled(window, example_doc):
+    from roofline_gui.widgets.roofline_plot import LABEL_ALL_CHIPS
+
+    plot = window.canvas.overlay_plot
+    two = {QColor(label.color).name() for label in plot.roofs.labels}
+    assert two == {c.color for c in example_doc.chips}  # a few chips: every chip is labelled
+    colours = [f"#{i:02x}{i:02x}a0" for i in range(LABEL_ALL_CHIPS + 2)]
+    chips = tuple(replace(example_doc.chips[i % 2], id=f"c{i}", color=col)
+                  for i, col in enumerate(colours))
+    window.model.reset(replace(example_doc, chips=chips, baseline=None))
+    assert {QColor(label.color).name() for label in plot.roofs.labels} == {colours[0]}
+    lines_before = len(plot.roofs.lines)
+    window.model.select(None, "c3")
+    assert {QColor(label.color).name() for label in plot.roofs.labels} == {colours[3]}
+    assert len(plot.roofs.lines) == lines_before  # every chip's roofs are still drawn
+    assert [text for text, _pen in plot.legend.entries] == [c.name for c in chips]
