@@ -511,3 +511,22 @@ def test_with_many_chips_only_the_selected_chips_roofs_are_labelled(window, exam
     assert {QColor(label.color).name() for label in plot.roofs.labels} == {colours[3]}
     assert len(plot.roofs.lines) == lines_before  # every chip's roofs are still drawn
     assert [text for text, _pen in plot.legend.entries] == [c.name for c in chips]
+
+
+def test_marker_bounds_are_kept_only_while_data_and_view_are_unchanged(window):
+    import pyqtgraph as pg
+
+    plot = window.canvas.overlay_plot
+    scatter = next(iter(plot._markers.values()))
+
+    def fresh():
+        return pg.ScatterPlotItem.boundingRect(scatter)
+
+    assert scatter.boundingRect() == fresh()
+    k = int(np.flatnonzero(scatter._spot_of >= 0)[0])
+    kernel_id = scatter.data["data"][scatter._spot_of[k]]
+    assert scatter.move_spot(k, 9.0, 20.0, kernel_id)  # far outside the old bounds
+    assert scatter.boundingRect() == fresh() and scatter.boundingRect().right() > 8.9
+    window.canvas.overlay_plot.plot.setRange(xRange=(-3, 3), yRange=(8, 16), padding=0)
+    QApplication.processEvents()
+    assert scatter.boundingRect() == fresh()  # pixel padding follows the new zoom
