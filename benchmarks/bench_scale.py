@@ -102,8 +102,8 @@ def main() -> None:
     window.show()
     # As a user would: the window is complete (side panels built) before File > Open.
     run_watched(app, lambda: None, lambda: window.panels_built)
-    plot = window.canvas.overlay_plot
-    t_open, gap = run_watched(app, lambda: window.files.open(path), lambda: not plot.drawing)
+    canvas = window.canvas
+    t_open, gap = run_watched(app, lambda: window.files.open(path), lambda: not canvas.drawing)
     assert window.model.document == doc
     print(f"File > Open until every marker is drawn       {t_open * 1e3:8.0f} ms, "
           f"longest block {gap * 1e3:.0f} ms")
@@ -111,13 +111,12 @@ def main() -> None:
     # what the window does with it (panels, roofs, every marker).
     prepared = DocumentModel.prepare(loaded)
     t_show, gap = run_watched(app, lambda: window.model.reset(loaded, path, prepared),
-                              lambda: not plot.drawing)
+                              lambda: not canvas.drawing)
     print(f"  of which showing (panels, every marker)     {t_show * 1e3:8.0f} ms, "
           f"longest block {gap * 1e3:.0f} ms")
     t_eval, _ = timed(lambda: (setattr(window.model, "_comparison", None), window.model.comparison), 5)
     print(f"re-evaluate 300,000 pairs                     {t_eval * 1e3:8.0f} ms")
     kernel = next(k for k in window.model.document.kernels if k.template == "mlp")
-    canvas = window.canvas
     canvas._on_marker_dragged(kernel.id, "c0", 2.0, False)
     app.processEvents()
     steps = []
@@ -127,11 +126,11 @@ def main() -> None:
         app.processEvents()
         steps.append(time.perf_counter() - start)
     t_lift_end, end_gap = run_watched(
-        app, lambda: canvas._on_marker_dragged(kernel.id, "c0", 300.0, True), lambda: not plot.drawing)
+        app, lambda: canvas._on_marker_dragged(kernel.id, "c0", 300.0, True), lambda: not canvas.drawing)
     print(f"drag step (median of 20)                      {statistics.median(steps) * 1e3:8.1f} ms")
     print(f"drag end (kernel back into the 30 scatters)   {t_lift_end * 1e3:8.0f} ms, "
           f"longest block {end_gap * 1e3:.0f} ms")
-    t_redraw, gap = run_watched(app, canvas.redraw, lambda: not plot.drawing)
+    t_redraw, gap = run_watched(app, canvas.redraw, lambda: not canvas.drawing)
     print(f"full redraw (roofs + 300,000 markers)         {t_redraw * 1e3:8.0f} ms, "
           f"longest block {gap * 1e3:.0f} ms")
     window.model.move_kernel_to_intensity(kernel.id, 50.0)

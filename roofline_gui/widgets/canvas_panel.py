@@ -11,12 +11,13 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QStackedWidget, QVBoxLayout, QWidget
 
 from roofline_gui.io.presets import Presets
 from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.models.mime import MIME_KERNELS, decode
+from roofline_gui.widgets import roofline_plot
 from roofline_gui.widgets.plot_items import SIAxis
 from roofline_gui.widgets.roofline_plot import RooflinePlot, ViewOptions
 
@@ -92,6 +93,13 @@ class CanvasPanel(QWidget):
         layout.addWidget(self.stack)
         self._proxies = []
         self._watch(self.overlay)
+        # A whole redraw of a big chart waits for the next turn of the event loop, so the side
+        # panels take in a newly opened document (and paint) in one turn and the chart in the
+        # next, rather than all of it in one long block.
+        self._redraw_pending = False
+        self._redraw_timer = QTimer(self)
+        self._redraw_timer.setSingleShot(True)
+        self._redraw_timer.timeout.connect(self._redraw_now)
         model.sig_document_changed.connect(self.refresh)
         model.sig_selection_changed.connect(self._on_selection_changed)
         self.refresh(model.document, None)
@@ -136,7 +144,27 @@ class CanvasPanel(QWidget):
         used = np.flatnonzero(np.bincount(self.model.comparison.kernel_arrays.precision)).tolist()
         return tuple(c for c in doc.chips if c.visible), tuple(used), self.mode
 
+    @property
+    def drawing(self) -> bool:
+        """Whether part of the chart is still to come on a later turn of the event loop."""
+        return self._redraw_pending or any(plot.drawing for plot in self.plots)
+
+    def _big(self, doc) -> bool:
+        return len(doc.kernels) * sum(c.visible for c in doc.chips) > roofline_plot.SYNC_SPOTS
+
     def refresh(self, doc, touched) -> None:
+        if self._redraw_pending or (touched is None and self._big(doc)):
+            self._redraw_pending = True  # any change meanwhile is part of that redraw
+            self._redraw_timer.start(0)
+            return
+        self._refresh_now(doc, touched)
+
+    def _redraw_now(self) -> None:
+        if self._redraw_pending:
+            self._redraw_pending = False
+            self._refresh_now(self.model.document, None)
+
+    def _refresh_now(self, doc, touched) -> None:
         cmp = self.model.comparison
         shape = self._shape(doc)
         only_kernels = (touched is not None and shape == self._shown
@@ -233,6 +261,7 @@ class CanvasPanel(QWidget):
 
     def render_plot_item(self) -> pg.PlotItem | pg.GraphicsLayout:
         """What an export should render (every marker set): the overlay plot, or the grid."""
+        self._redraw_now()
         for plot in self.plots:
             plot.finish_pending()
         return self.overlay.getPlotItem() if self.mode == "overlay" else self.grid.ci

@@ -463,8 +463,8 @@ def test_table_columns_fit_a_new_documents_names_once_the_loop_turns(window, exa
     assert view.columnWidth(0) >= view.fontMetrics().horizontalAdvance(long_name)
 
 
-def test_a_big_chart_paints_its_roofs_first_then_fills_a_chip_per_turn(window, example_doc,
-                                                                     monkeypatch):
+def test_a_big_document_shows_in_the_panels_then_roofs_then_a_chip_per_turn(window, example_doc,
+                                                                          monkeypatch):
     from roofline_gui.widgets import roofline_plot
 
     monkeypatch.setattr(roofline_plot, "SYNC_SPOTS", 100)
@@ -473,15 +473,20 @@ def test_a_big_chart_paints_its_roofs_first_then_fills_a_chip_per_turn(window, e
                   for i in range(6))
     kernels = tuple(replace(example_doc.kernels[i % len(example_doc.kernels)], id=f"k{i}")
                     for i in range(60))
-    plot = window.canvas.overlay_plot
+    canvas, plot = window.canvas, window.canvas.overlay_plot
     old = plot._markers[example_doc.chips[0].id]
+    old_roofs = list(plot.roofs.lines)
     window.model.reset(replace(example_doc, chips=chips, kernels=kernels, baseline=None))
-    # Right after the reset: the roofs are there, the markers and the selection's paths not yet,
-    # and the old document's markers are hidden rather than shown at the new chips.
-    assert len(plot.roofs.lines) >= 6 and plot.drawing
+    # Right after the reset: the panels show the new document; the chart is still the old one.
+    assert window.table.table_model.rowCount() == 60 and canvas.drawing
+    assert plot.roofs.lines == old_roofs
+    QApplication.processEvents()
+    # Next turn: the new roofs; no markers or sweep paths yet, and the old document's markers
+    # are hidden rather than shown at the new chips.
+    assert len(plot.roofs.lines) >= 6 and plot.roofs.lines != old_roofs
     assert plot.pending == [c.id for c in chips] and not old.isVisible()
     turns = []
-    while plot.drawing:
+    while canvas.drawing:
         QApplication.processEvents()
         turns.append(len(plot.pending))
     assert turns == [6, 5, 4, 3, 2, 1, 0]  # the paths first, then a chip per turn
@@ -493,6 +498,11 @@ def test_a_big_chart_paints_its_roofs_first_then_fills_a_chip_per_turn(window, e
         assert len(scatter.data) == ok.sum()
         np.testing.assert_allclose(scatter.data["y"], np.log10(cmp.result.attainable[ok, c]))
     assert plot.paths.lines  # the selected kernel's sweep paths came too
+    # An export completes the chart at once, whatever is still to come.
+    window.canvas.redraw()
+    assert canvas.drawing
+    window.canvas.render_plot_item()
+    assert not canvas.drawing and all(len(s.data) for s in plot._markers.values())
 
 
 def test_with_many_chips_only_the_selected_chips_roofs_are_labelled(window, example_doc):

@@ -155,13 +155,13 @@ def test_a_big_charts_drawing_waits_for_a_file_job_and_finishes_after_it(window,
         seen["interval"] = sys.getswitchinterval()
         release.set()
 
-    window.canvas.redraw()  # the markers are now to come over the next turns
-    assert plot.drawing
+    window.canvas.redraw()  # the roofs and markers are now to come over the next turns
+    assert window.canvas.drawing
     QTimer.singleShot(150, during)
     background.run_in_background(window, "Saving…", lambda: release.wait(10))
     assert seen["pending"] == [c.id for c in window.model.document.chips]  # nothing drawn yet
     assert seen["interval"] <= background.JOB_SWITCH_INTERVAL_S
     assert sys.getswitchinterval() == interval
-    while plot.drawing:
+    while window.canvas.drawing:
         QApplication.processEvents()
     assert all(s.isVisible() and len(s.data) for s in plot._markers.values())
