@@ -273,8 +273,14 @@ class RooflinePlot(QObject):
             self._draw_extras()
             return
         ids = self._kernel_ids(cmp)
+        same: dict[int, bool] = {}  # scatters filled together share one ids array: compare once
         for scatter in self._markers.values():
-            if scatter.kernel_ids is not ids and not np.array_equal(scatter.kernel_ids, ids):
+            old = scatter.kernel_ids
+            if old is ids:
+                continue
+            if id(old) not in same:
+                same[id(old)] = old is not None and len(old) == len(ids) and np.array_equal(old, ids)
+            if not same[id(old)]:
                 scatter.hide()  # another document's markers: not shown until refilled
         self._extras_pending = True
         self._fill_timer.start(0)
