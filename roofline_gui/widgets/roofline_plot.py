@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QPen
+from PySide6.QtGui import QBrush, QColor, QPen
 from PySide6.QtWidgets import QGraphicsItem
 
 from roofline_gui.core.comparison import Comparison
@@ -82,6 +82,8 @@ class RooflinePlot(QObject):
         self._comparison: Comparison | None = None
         self._pending: list[str] = []  # chip ids whose markers are still to be set
         self._extras_pending = False  # the selection's ring and paths are still to be drawn
+        self._brushes: dict[str, QBrush] = {}  # marker styles, one object per colour (see _brush)
+        self._pens: dict[tuple[str, float], QPen] = {}
         self._fill_timer = QTimer(self)
         self._fill_timer.setSingleShot(True)
         self._fill_timer.timeout.connect(self._on_fill_timer)
@@ -342,9 +344,23 @@ class RooflinePlot(QObject):
         scatter.kernel_ids = ids
         scatter.show()
         scatter.fill(x_all[ok], y[ok], ids[rows],
-                     brush=pg.mkBrush(color), pen=pg.mkPen(color.darker(150), width=1),
+                     brush=self._brush(color), pen=self._pen(color.darker(150), 1),
                      rows=rows, n_kernels=len(cmp.kernels))
         return len(cmp.kernels)
+
+    # pyqtgraph's symbol atlas keys a marker style by the identity of its pen and brush objects:
+    # a new QPen per redraw or drag step rendered the symbol again and grew the atlas each time.
+    def _brush(self, color: QColor) -> QBrush:
+        key = color.name(QColor.NameFormat.HexArgb)
+        if key not in self._brushes:
+            self._brushes[key] = pg.mkBrush(color)
+        return self._brushes[key]
+
+    def _pen(self, color: QColor, width: float) -> QPen:
+        key = (color.name(QColor.NameFormat.HexArgb), width)
+        if key not in self._pens:
+            self._pens[key] = pg.mkPen(color, width=width)
+        return self._pens[key]
 
     def _kernel_ids(self, cmp: Comparison) -> np.ndarray:
         """The kernels' ids as an object array (the markers' data), made once per kernel set."""
@@ -475,9 +491,9 @@ class RooflinePlot(QObject):
                 if np.isfinite(y):
                     xs.append(x)
                     ys.append(float(np.log10(y)))
-                    brushes.append(pg.mkBrush(QColor(cmp.chips[c].color or "#808080")))
+                    brushes.append(self._brush(QColor(cmp.chips[c].color or "#808080")))
         self._lifted_item.setData(x=xs, y=ys, brush=brushes,
-                                  pen=pg.mkPen(self.options.foreground, width=2))
+                                  pen=self._pen(QColor(self.options.foreground), 2))
 
     def update_lifted(self, comparison: Comparison) -> None:
         """A drag step: only the lifted kernel moved. Redraw its overlay, nothing else."""

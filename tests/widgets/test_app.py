@@ -540,3 +540,20 @@ def test_marker_bounds_are_kept_only_while_data_and_view_are_unchanged(window):
     window.canvas.overlay_plot.plot.setRange(xRange=(-3, 3), yRange=(8, 16), padding=0)
     QApplication.processEvents()
     assert scatter.boundingRect() == fresh()  # pixel padding follows the new zoom
+
+
+def test_redraws_and_drag_steps_reuse_the_marker_symbols(window):
+    """pyqtgraph's symbol atlas keys a style by its pen and brush objects; fresh ones on every
+    redraw or drag step rendered the symbol again and grew the atlas without bound."""
+    plot = window.canvas.overlay_plot
+    scatter = next(iter(plot._markers.values()))
+    kernel = next(k for k in window.model.document.kernels if k.template == "mlp")
+    window.canvas._on_marker_dragged(kernel.id, window.model.document.chips[0].id, 2.0, False)
+    QApplication.processEvents()
+    sizes = (len(scatter.fragmentAtlas._coords), len(plot._lifted_item.fragmentAtlas._coords))
+    for i in range(5):
+        window.canvas._on_marker_dragged(kernel.id, window.model.document.chips[0].id,
+                                         3.0 + i, False)
+        window.canvas.redraw()
+        QApplication.processEvents()
+    assert (len(scatter.fragmentAtlas._coords), len(plot._lifted_item.fragmentAtlas._coords)) == sizes
