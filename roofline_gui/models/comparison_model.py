@@ -17,6 +17,7 @@ import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QColor
 
+from roofline_gui.core.comparison import changed_rows
 from roofline_gui.core.roofline import BOUND_UNSUPPORTED
 from roofline_gui.core.units import format_si, format_time
 from roofline_gui.io.presets import Presets
@@ -51,8 +52,9 @@ class ComparisonTableModel(QAbstractTableModel):
 
     @staticmethod
     def _same_rows(a, b) -> bool:
-        return len(a[0]) == len(b[0]) and a[1] == b[1] and all(
-            x is y or x.id == y.id for x, y in zip(a[0], b[0], strict=True))
+        if len(a[0]) != len(b[0]) or a[1] != b[1]:
+            return False
+        return all(a[0][i].id == b[0][i].id for i in changed_rows(a[0], b[0]))
 
     def _chip_columns(self) -> list[int]:
         """Indices (into the document's chips) of the shown chips, in order."""

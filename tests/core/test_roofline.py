@@ -227,3 +227,13 @@ def test_one_pair_alone_matches_the_full_evaluation():
                 for name in ("attainable", "time_lower", "time_upper", "limiter", "bound", "ridge_dram"):
                     np.testing.assert_array_equal(getattr(one, name)[0, 0], getattr(full, name)[k, c])
     assert compare(kernels, [A100]).result.pair(1, 0).time_upper[0, 0] == pytest.approx(2.5)
+
+
+def test_changed_rows_are_found_by_identity_not_equality():
+    from roofline_gui.core.comparison import changed_rows
+
+    a, b, c = [1.5], [1.5], [2.5]  # a == b, but another object
+    assert changed_rows((a, c, a), (a, c, a)) == []
+    assert changed_rows((a, c, a), (b, c, a)) == [0]
+    assert changed_rows((a, c, a), (a, a, c)) == [1, 2]
+    assert changed_rows((), ()) == []
