@@ -315,12 +315,12 @@ class RooflinePlot(QObject):
         """Whether part of the chart is still to be drawn on a later turn of the event loop."""
         return bool(self._pending or self._moves or self._extras_pending)
 
-    def _fill_chip(self, chip_id: str) -> int:
-        """Set one chip's markers from the current comparison; returns how many."""
+    def _fill_chip(self, chip_id: str) -> None:
+        """Set one chip's markers from the current comparison."""
         cmp = self._comparison
         c = cmp.chip_index.get(chip_id)
         if c is None:
-            return 0
+            return
         chip = cmp.chips[c]
         x_all = log10(cmp.dram_intensity / self.options.ops_per_unit)
         y = log10(cmp.result.attainable[:, c] * self._scale())
@@ -346,7 +346,6 @@ class RooflinePlot(QObject):
         scatter.fill(x_all[ok], y[ok], ids[rows],
                      brush=self._brush(color), pen=self._pen(color.darker(150), 1),
                      rows=rows, n_kernels=len(cmp.kernels))
-        return len(cmp.kernels)
 
     # pyqtgraph's symbol atlas keys a marker style by the identity of its pen and brush objects:
     # a new QPen per redraw or drag step rendered the symbol again and grew the atlas each time.
