@@ -151,6 +151,18 @@ class _Line:
     pen: QPen
     tip: str
     smooth: bool = False  # antialiased on screen even when there are many lines
+    thin: QPen | None = None  # the pen at 1 px, for plain (not antialiased) strokes on screen
+
+    def plain_pen(self) -> QPen:
+        """The pen for a stroke that is not antialiased: thin lines (under 2 px) at 1 px, which
+        Qt's rasterizer draws on its fast path; 1.2-1.5 px strokes without antialiasing look
+        the same and cost it about three times as much (12 ms against 4 ms for 30 chips)."""
+        if self.pen.widthF() >= 2:
+            return self.pen
+        if self.thin is None:
+            self.thin = QPen(self.pen)
+            self.thin.setWidthF(1.0)
+        return self.thin
 
 
 @dataclass
@@ -243,9 +255,9 @@ class RoofLayer(pg.GraphicsObject):
             path = QPainterPath()
             for piece in pieces:
                 path.addPolygon(QPolygonF([QPointF(a, b) for a, b in piece]))
-            painter.setRenderHint(QPainter.RenderHint.Antialiasing,
-                                  smooth_all or (line.smooth and smooth_marked))
-            painter.setPen(line.pen)
+            smooth = smooth_all or (line.smooth and smooth_marked)
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing, smooth)
+            painter.setPen(line.pen if smooth else line.plain_pen())
             painter.drawPath(path)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         transform = painter.transform()

@@ -557,3 +557,19 @@ def test_redraws_and_drag_steps_reuse_the_marker_symbols(window):
         window.canvas.redraw()
         QApplication.processEvents()
     assert (len(scatter.fragmentAtlas._coords), len(plot._lifted_item.fragmentAtlas._coords)) == sizes
+
+
+def test_plain_strokes_of_thin_lines_use_one_pixel_pens_and_keep_the_style(qtbot):
+    import pyqtgraph as pg
+    from PySide6.QtCore import Qt
+
+    from roofline_gui.widgets.plot_items import _Line
+
+    dashed = _Line(np.zeros(2), np.ones(2), pg.mkPen("#123456", width=1.2,
+                                                     style=Qt.PenStyle.DashLine), "")
+    thin = dashed.plain_pen()
+    assert thin.widthF() == 1.0 and thin.style() == Qt.PenStyle.DashLine
+    assert thin.color().name() == "#123456" and dashed.pen.widthF() == 1.2  # the line keeps its pen
+    assert dashed.plain_pen() is thin  # made once
+    wide = _Line(np.zeros(2), np.ones(2), pg.mkPen("#123456", width=2.5), "")
+    assert wide.plain_pen() is wide.pen
