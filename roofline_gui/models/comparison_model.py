@@ -44,11 +44,12 @@ class ComparisonTableModel(QAbstractTableModel):
 
     # -- structure ----------------------------------------------------------------------------
     def _signature(self):
-        """(kernels, visible chip ids): the rows and column groups. Kept as the kernel objects
-        themselves so that an edit of one kernel of 10,000 is told from a change of rows by
-        identity for all the others (see ``_same_rows``)."""
+        """(kernels, visible chip ids, their indices in the document): the rows and column
+        groups. Kept as the kernel objects themselves so that an edit of one kernel of 10,000 is
+        told from a change of rows by identity for all the others (see ``_same_rows``)."""
         doc = self._model.document
-        return doc.kernels, tuple(c.id for c in doc.visible_chips)
+        shown = tuple(i for i, c in enumerate(doc.chips) if c.visible)
+        return doc.kernels, tuple(doc.chips[i].id for i in shown), shown
 
     @staticmethod
     def _same_rows(a, b) -> bool:
@@ -56,9 +57,10 @@ class ComparisonTableModel(QAbstractTableModel):
             return False
         return all(a[0][i].id == b[0][i].id for i in changed_rows(a[0], b[0]))
 
-    def _chip_columns(self) -> list[int]:
-        """Indices (into the document's chips) of the shown chips, in order."""
-        return [i for i, c in enumerate(self._model.document.chips) if c.visible]
+    def _chip_columns(self) -> tuple[int, ...]:
+        """Indices (into the document's chips) of the shown chips, in order: taken once per
+        document change, not on each of the hundreds of data() calls of a repaint."""
+        return self._shape[2]
 
     def _on_document_changed(self, doc, touched) -> None:
         shape = self._signature()

@@ -66,7 +66,6 @@ def run_in_background(parent: QWidget | None, text: str, work: Callable[[], T]) 
 
     # Paint what is pending now (the edit just made, say): a repaint while the worker runs
     # would wait for the GIL at every Python call it makes (one per table cell).
-    QApplication.sendPostedEvents()
     QApplication.processEvents(QEventLoop.ProcessEventsFlag.ExcludeUserInputEvents)
     progress: list[QProgressDialog] = []
     timer = QTimer()

@@ -149,11 +149,9 @@ class CanvasPanel(QWidget):
         """Whether part of the chart is still to come on a later turn of the event loop."""
         return self._redraw_pending or any(plot.drawing for plot in self.plots)
 
-    def _big(self, doc) -> bool:
-        return len(doc.kernels) * sum(c.visible for c in doc.chips) > roofline_plot.SYNC_SPOTS
-
     def refresh(self, doc, touched) -> None:
-        if self._redraw_pending or (touched is None and self._big(doc)):
+        if self._redraw_pending or (touched is None and roofline_plot.drawn_in_turns(
+                len(doc.kernels), len(doc.visible_chips))):
             self._redraw_pending = True  # any change meanwhile is part of that redraw
             self._redraw_timer.start(0)
             return

@@ -52,6 +52,7 @@ class MainWindow(QMainWindow):
                                   foreground=palette.color(QPalette.ColorRole.Text).name())
         self.setCentralWidget(self.canvas)
         self._panels: dict[str, QWidget] = {}  # built on first use or just after the first paint
+        self._panels_started = False  # the chain of _build_next_panel calls
         self._panels_announced = False
         self.files = FileActions(self.model, self.settings, self, self.canvas)
         self.measure = MeasureActions(self.model, self.presets, self)
@@ -155,17 +156,22 @@ class MainWindow(QMainWindow):
     def explanation(self):
         return self._panel("explanation")
 
+    def _start_panels(self) -> None:
+        if not self._panels_started:
+            self._panels_started = True
+            QTimer.singleShot(0, self._build_next_panel)
+
     def showEvent(self, event) -> None:  # noqa: N802 (Qt API)
         super().showEvent(event)
-        if len(self._panels) < 3:
+        if not self._panels_started:
             self.canvas.overlay.viewport().installEventFilter(self)
-            QTimer.singleShot(400, self._build_next_panel)  # in case no paint comes (minimised)
+            QTimer.singleShot(400, self._start_panels)  # in case no paint comes (minimised)
 
     def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt API)
-        """After the chart's first paint, build the panels on the next turn of the loop."""
+        """After the chart's first paint, build the panels from the next turn of the loop."""
         if event.type() == QEvent.Type.Paint and watched is self.canvas.overlay.viewport():
             watched.removeEventFilter(self)
-            QTimer.singleShot(0, self._build_next_panel)
+            self._start_panels()
         return False
 
     # -- construction ---------------------------------------------------------------------------------

@@ -34,6 +34,13 @@ SYNC_SPOTS = 20_000  # a chart with more markers draws them a chip per event-loo
 TURN_BUDGET_S = 0.002  # filling per turn (a chip of 10,000 here); its paint takes ~20 ms more
 LABEL_ALL_CHIPS = 6  # with more chips, only the selected chip's roofs and diagonals are labelled
 BUSY_RETRY_MS = 30  # while a file job runs on a worker, the chart waits (see background.py)
+
+
+def drawn_in_turns(n_kernels: int, n_chips: int) -> bool:
+    """Whether a chart of this size is drawn over several turns of the event loop."""
+    return n_kernels * n_chips > SYNC_SPOTS
+
+
 X_SPAN = (1e-3, 1e6)  # op/B: roofs are drawn across this, wider than any view
 LEVEL_STYLE = {
     "dram": Qt.PenStyle.SolidLine,
@@ -270,7 +277,7 @@ class RooflinePlot(QObject):
             if chip_id not in wanted:
                 self.plot.removeItem(self._markers.pop(chip_id))
         self._pending, self._moves = wanted, []
-        if len(cmp.kernels) * len(wanted) <= SYNC_SPOTS:
+        if not drawn_in_turns(len(cmp.kernels), len(wanted)):
             self._fill_pending()
             self._draw_extras()
             return
@@ -378,7 +385,7 @@ class RooflinePlot(QObject):
         # Each moved spot re-renders its chip's cached image of 10,000 markers at the next
         # paint; in a big chart the chips after the first follow one per event-loop turn.
         chips = [cmp.chips[c].id for c in self._chip_indices]
-        big = len(cmp.kernels) * len(chips) > SYNC_SPOTS
+        big = drawn_in_turns(len(cmp.kernels), len(chips))
         self._moves = [(chip_id, kernel_id) for chip_id in chips]
         self._move_next(len(chips) if not big else 1)
         self._draw_extras()
