@@ -14,6 +14,7 @@ from roofline_gui import __version__
 from roofline_gui.core.errors import RooflineError, ValidationError
 
 EXIT_BAD_INPUT = 2
+EXIT_NO_WINDOW = 3  # the platform cannot show a window (missing system libraries, no display)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -135,6 +136,12 @@ def main(argv: list[str] | None = None) -> int:
         return _fail(str(exc))
     except RooflineError as exc:
         return _fail(str(exc))
+    from roofline_gui.platform_check import startup_problem
+
+    problem = startup_problem()
+    if problem:
+        print(f"roofline-explorer: {problem}", file=sys.stderr)
+        return EXIT_NO_WINDOW
     from roofline_gui.widgets.application import run_app
 
     return run_app(args.session)

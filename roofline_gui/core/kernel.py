@@ -11,6 +11,7 @@ weights with bf16 math) sets the bytes per value of template kernels. Instances 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 
 from roofline_gui.core.templates import TEMPLATES, Traffic
@@ -66,7 +67,23 @@ class Kernel:
             return self.traffic().ops / self.measured_time
         return None
 
+    def auto_name(self) -> str:
+        """The name a template kernel gets from its parameters and precision:
+        'MLP layer 4096×4096, batch 8 (bf16)'. Other kernels have no such name ("")."""
+        if self.template is None:
+            return ""
+        precision = (f"{self.storage_precision} storage, {self.precision} math"
+                     if self.storage_precision else self.precision)
+        return f"{TEMPLATES[self.template].describe(self.params)} ({precision})"
+
+    def with_params(self, **changes: float) -> Kernel:
+        """The template kernel with some parameters changed, its name kept in step."""
+        return _follow_name(self, replace(self, params={**self.params, **changes}))
+
     def with_precision(self, precision: str, storage: str | None = None) -> Kernel:
+        return _follow_name(self, self._at_precision(precision, storage))
+
+    def _at_precision(self, precision: str, storage: str | None) -> Kernel:
         """The same kernel at another precision, as mixed precision changes it.
 
         Template kernels re-derive their bytes; sized kernels scale their bytes by the change in
@@ -83,3 +100,26 @@ class Kernel:
                 write_bytes={r: v * ratio for r, v in self.write_bytes.items()},
             )
         return replace(new, intensity=(self.intensity or 0.0) / ratio)
+
+
+def _swap(text: str, old: str, new: str) -> str:
+    """``old`` replaced by ``new`` where it stands as a whole phrase ('batch 1' not in 'batch 16')."""
+    if not old or old == new:
+        return text
+    return re.sub(rf"(?<![\w.]){re.escape(old)}(?![\w.])", lambda _m: new, text)
+
+
+def _follow_name(old: Kernel, new: Kernel) -> Kernel:
+    """``new`` named in step with the change from ``old``: a name that is the automatic one stays
+    automatic; in a name of the user's or a preset's, the main parameter's phrase ('batch 1') and
+    the precision in the closing parentheses ('(int8)') follow; any other name is kept."""
+    if old.template is not None and old.name == old.auto_name():
+        return replace(new, name=new.auto_name())
+    name = old.name
+    if old.template is not None and new.template == old.template:
+        template = TEMPLATES[old.template]
+        name = _swap(name, template.phrase(old.params), template.phrase(new.params))
+    if new.precision != old.precision and name.endswith(")") and "(" in name:
+        head, _, tail = name.rpartition("(")
+        name = f"{head}({_swap(tail, old.precision, new.precision)}"
+    return replace(new, name=name) if name != new.name else new

@@ -71,7 +71,7 @@ def with_intensity(kernel: Kernel, target: float) -> Kernel:
         name = TEMPLATES[kernel.template].main_param
         if kernel.params.get(name) == best:
             return kernel
-        return replace(kernel, params={**kernel.params, name: best})
+        return kernel.with_params(**{name: best})
     if kernel.flops is not None:
         dram = kernel.bytes.get("dram")
         return replace(kernel, flops=float(target * dram)) if dram else kernel

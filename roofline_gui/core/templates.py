@@ -48,6 +48,8 @@ class Template:
     params: tuple[Param, ...]
     main_param: str
     function: Callable[[Mapping[str, float], float], Traffic]
+    # What sets a kernel apart from others of its template, for its name: "4096×4096, batch 8".
+    title: Callable[[Mapping[str, float]], str] = lambda p: ""
 
     @property
     def formula(self) -> str:
@@ -60,6 +62,15 @@ class Template:
     def param(self, name: str) -> Param:
         return next(p for p in self.params if p.name == name)
 
+    def describe(self, params: Mapping[str, float]) -> str:
+        """A name from the parameters, as the presets are named: 'MLP layer 4096×4096, batch 8'."""
+        return self.title({**self.defaults(), **params})
+
+    def phrase(self, params: Mapping[str, float]) -> str:
+        """How the main parameter reads inside a name: 'batch 8', 'S = 2048'."""
+        value = {**self.defaults(), **params}[self.main_param]
+        return _PHRASES.get(self.main_param, self.main_param + " = {}").format(_count(value))
+
     def traffic(self, params: Mapping[str, float], bytes_per_value: float) -> Traffic:
         merged = {**self.defaults(), **params}
         return self.function(merged, bytes_per_value)
@@ -71,6 +82,27 @@ def _g(x: float) -> str:
         return "…"
     x = float(x)
     return f"{x:,.0f}" if x.is_integer() and abs(x) < 1e6 else f"{x:.4g}"
+
+
+def _count(x: float) -> str:
+    """Counts in names: 100M and 2k where exact; 4096 stays 4096, as people write it."""
+    x = float(x)
+    for scale, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(x) >= scale and (x / scale).is_integer():
+            return f"{x / scale:.0f}{suffix}"
+    return f"{x:.0f}" if x.is_integer() else f"{x:g}"
+
+
+# The main parameter's phrase inside a name (Template.phrase); others read "name = value".
+_PHRASES = {"batch": "batch {}", "seq": "S = {}", "group": "GQA {}", "fused_ops": "{} fused ops",
+            "n": "n = {}", "nnz": "{} non-zeros", "steps": "T = {}"}
+
+
+def _edges(*dims: float) -> str:
+    """'4096³' when the edges are equal, else '4096×1024×512'."""
+    if len(set(dims)) == 1:
+        return _count(dims[0]) + "³"
+    return "×".join(_count(d) for d in dims)
 
 
 def _t(ops, dram, writes, *steps: str) -> Traffic:
@@ -260,47 +292,70 @@ def _p(name, label, default, minimum=1, maximum=1e9):
     return Param(name, label, default, minimum, maximum)
 
 
+def _title_elementwise(p):
+    return "out = a + b" + (f", {_count(p['fused_ops'])} fused ops" if p["fused_ops"] != 1 else "")
+
+
+def _title_conv(p):
+    k = _count(p["kernel"])
+    stride = f", stride {_count(p['stride'])}" if p["stride"] != 1 else ""
+    return (f"Conv {k}×{k}, {_count(p['c_in'])}→{_count(p['c_out'])} ch, "
+            f"{_count(p['height'])}×{_count(p['width'])}{stride}, batch {_count(p['batch'])}")
+
+
+def _title_stencil(p):
+    steps = f", T = {_count(p['steps'])}" if p["steps"] != 1 else ""
+    return f"7-point stencil {_edges(p['nx'], p['ny'], p['nz'])}{steps}"
+
+
 TEMPLATES: dict[str, Template] = {
     t.id: t
     for t in (
         Template("elementwise", "Elementwise out = a + b", "streaming",
                  (_p("n", "elements n", 1e8), _p("fused_ops", "fused ops per element f", 1, 1, 1e6)),
-                 "fused_ops", elementwise),
+                 "fused_ops", elementwise, _title_elementwise),
         Template("triad", "STREAM triad", "streaming",
-                 (_p("n", "elements n", 1e8),), "n", triad),
+                 (_p("n", "elements n", 1e8),), "n", triad,
+                 lambda p: f"STREAM triad, n = {_count(p['n'])}"),
         Template("dot", "Dot product / reduction", "streaming",
-                 (_p("n", "elements n", 1e8),), "n", dot),
+                 (_p("n", "elements n", 1e8),), "n", dot,
+                 lambda p: f"Dot product, n = {_count(p['n'])}"),
         Template("gemm", "GEMM (m, n, k)", "dense linear algebra",
                  (_p("m", "rows m", 4096, 1, 1e7), _p("n", "columns n", 4096, 1, 1e7),
                   _p("k", "inner k", 4096, 1, 1e7)),
-                 "m", gemm),
+                 "m", gemm, lambda p: f"GEMM {_edges(p['m'], p['n'], p['k'])}"),
         Template("mlp", "Dense / MLP layer", "neural network",
                  (_p("batch", "batch B", 1, 1, 1e6), _p("d_in", "inputs d_in", 4096),
-                  _p("d_out", "outputs d_out", 4096)), "batch", mlp),
+                  _p("d_out", "outputs d_out", 4096)), "batch", mlp,
+                 lambda p: f"MLP layer {_count(p['d_in'])}×{_count(p['d_out'])}, batch {_count(p['batch'])}"),
         Template("conv2d", "Conv2D layer", "neural network",
                  (_p("batch", "batch B", 1, 1, 1e6), _p("c_in", "input channels", 256),
                   _p("c_out", "output channels", 256), _p("height", "height H", 56),
                   _p("width", "width W", 56), _p("kernel", "filter K", 3, 1, 31),
-                  _p("stride", "stride s", 1, 1, 16)), "batch", conv2d),
+                  _p("stride", "stride s", 1, 1, 16)), "batch", conv2d, _title_conv),
         Template("lstm", "LSTM step", "neural network",
                  (_p("batch", "batch B", 1, 1, 1e6), _p("input", "input size x", 1024),
-                  _p("hidden", "hidden size h", 1024)), "batch", lstm),
+                  _p("hidden", "hidden size h", 1024)), "batch", lstm,
+                 lambda p: f"LSTM step, h = {_count(p['hidden'])}, batch {_count(p['batch'])}"),
         Template("attention_prefill", "Attention, prefill", "transformer",
                  (_p("batch", "batch B", 1), _p("seq", "sequence S", 2048, 1, 1e7),
                   _p("heads", "heads H", 32), _p("head_dim", "head dim D", 128)),
-                 "seq", attention_prefill),
+                 "seq", attention_prefill,
+                 lambda p: f"Attention prefill, S = {_count(p['seq'])}, batch {_count(p['batch'])}"),
         Template("attention_decode", "Attention, decode (KV cache)", "transformer",
                  (_p("batch", "batch B", 16), _p("context", "KV cache length L", 4096),
                   _p("kv_heads", "KV heads Hkv", 8), _p("group", "query heads per KV head G", 4, 1, 128),
-                  _p("head_dim", "head dim D", 128)), "group", attention_decode),
+                  _p("head_dim", "head dim D", 128)), "group", attention_decode,
+                 lambda p: (f"Attention decode, L = {_count(p['context'])}, GQA {_count(p['group'])}, "
+                            f"batch {_count(p['batch'])}")),
         Template("spmv", "SpMV (CSR)", "sparse",
                  (_p("rows", "rows n", 1e6), _p("nnz", "non-zeros", 2.7e7, 1, 1e12),
-                  _p("index_bytes", "index width i (B)", 4, 1, 8)), "nnz", spmv),
+                  _p("index_bytes", "index width i (B)", 4, 1, 8)), "nnz", spmv,
+                 lambda p: f"SpMV CSR, {_count(p['rows'])} rows, {_count(p['nnz'])} non-zeros"),
         Template("stencil7", "7-point stencil", "structured grid",
                  (_p("nx", "nx", 512), _p("ny", "ny", 512), _p("nz", "nz", 512),
-                  _p("steps", "fused steps T", 1, 1, 1000)), "steps", stencil7),
+                  _p("steps", "fused steps T", 1, 1, 1000)), "steps", stencil7, _title_stencil),
         Template("fft3d", "3-D FFT", "spectral",
-                 (_p("n", "edge n", 256, 2, 1e4),), "n", fft3d),
+                 (_p("n", "edge n", 256, 2, 1e4),), "n", fft3d, lambda p: f"3-D FFT {_count(p['n'])}³"),
     )
 }
-

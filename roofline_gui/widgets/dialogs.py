@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSortFilterProxyModel, Qt
-from PySide6.QtGui import QColor
+from PySide6.QtCore import QEvent, QSortFilterProxyModel, Qt
+from PySide6.QtGui import QColor, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QApplication,
     QColorDialog,
     QDialog,
     QDialogButtonBox,
@@ -21,40 +22,112 @@ from roofline_gui.io.presets import Presets
 from roofline_gui.models.item_models import ID_ROLE, PresetChipModel
 
 
-class ChipPresetDialog(QDialog):
-    """Pick chips from the preset library, searchable by name and vendor."""
+class SearchListDialog(QDialog):
+    """A search field over a list, as a launcher works: typing filters and highlights the first
+    match, Down and Up move through the list from the field, Enter takes the highlighted rows
+    (or the first match), Ctrl/Shift-click picks several."""
 
-    def __init__(self, presets: Presets, parent=None) -> None:
+    def __init__(self, source, title: str, placeholder: str, multiple: bool, parent=None) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Add chips from the presets")
-        self.resize(420, 520)
-        self.source = PresetChipModel(presets, self)
+        self.setWindowTitle(title)
+        self.resize(460, 520)
+        self.source = source
         self.proxy = QSortFilterProxyModel(self)
-        self.proxy.setSourceModel(self.source)
+        self.proxy.setSourceModel(source)
         self.proxy.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
-        self.search = QLineEdit(placeholderText="Search by name or vendor, e.g. 'H100' or 'Google'")
-        self.search.textChanged.connect(self.proxy.setFilterFixedString)
+        self.search = QLineEdit(placeholderText=placeholder)
+        self.search.textChanged.connect(self._on_search)
+        self.search.installEventFilter(self)
         self.view = QListView()
         self.view.setModel(self.proxy)
-        self.view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection if multiple
+                                   else QAbstractItemView.SelectionMode.SingleSelection)
         self.view.doubleClicked.connect(self.accept)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
-                                   | QDialogButtonBox.StandardButton.Cancel)
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
+                                        | QDialogButtonBox.StandardButton.Cancel)
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
         layout.addWidget(self.search)
         layout.addWidget(self.view)
-        layout.addWidget(QLabel("Peaks are dense, per chip; hover a chip for its numbers."))
-        layout.addWidget(buttons)
+        self.note = QLabel()
+        self.note.setWordWrap(True)
+        layout.addWidget(self.note)
+        layout.addWidget(self.buttons)
+        self._on_search("")
+
+    def _on_search(self, text: str) -> None:
+        self.proxy.setFilterFixedString(text)
+        if self.proxy.rowCount():
+            self.view.setCurrentIndex(self.proxy.index(0, 0))  # highlighted: Enter takes it
+        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(self.proxy.rowCount() > 0)
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt API)
+        """Down/Up/Page keys typed in the search field move through the list."""
+        if watched is self.search and event.type() == QEvent.Type.KeyPress and event.key() in (
+                Qt.Key.Key_Down, Qt.Key.Key_Up, Qt.Key.Key_PageDown, Qt.Key.Key_PageUp):
+            self.view.setFocus()
+            QApplication.sendEvent(self.view, event)
+            return True
+        return False
+
+    def picked(self) -> list:
+        """Source-model indexes of the rows taken: the selected ones, else the highlighted one,
+        else the first match."""
+        rows = sorted(self.view.selectionModel().selectedRows(), key=lambda i: i.row())
+        if not rows and self.view.currentIndex().isValid():
+            rows = [self.view.currentIndex()]
+        if not rows and self.proxy.rowCount():
+            rows = [self.proxy.index(0, 0)]
+        return [self.proxy.mapToSource(i) for i in rows]
+
+
+class ChipPresetDialog(SearchListDialog):
+    """Pick chips from the preset library, searchable by name and vendor."""
+
+    def __init__(self, presets: Presets, parent=None) -> None:
+        super().__init__(PresetChipModel(presets), "Add chips from the presets",
+                         "Search by name or vendor, e.g. 'H100' or 'Google'", True, parent)
+        self.source.setParent(self)
+        self.note.setText("Enter adds the highlighted chips; Ctrl-click picks several. "
+                          "Peaks are dense, per chip; hover a chip for its numbers.")
 
     def selected_ids(self) -> list[str]:
-        return [i.data(ID_ROLE) for i in self.view.selectionModel().selectedRows()]
+        return [i.data(ID_ROLE) for i in self.picked()]
 
     @classmethod
     def ask(cls, presets: Presets, parent=None) -> list[str]:
         dialog = cls(presets, parent)
         return dialog.selected_ids() if dialog.exec() == QDialog.DialogCode.Accepted else []
+
+
+KIND_ROLE = Qt.ItemDataRole.UserRole + 7
+
+
+class FindDialog(SearchListDialog):
+    """Find a chip or a kernel of the session by name."""
+
+    def __init__(self, doc, parent=None) -> None:
+        source = QStandardItemModel()
+        for kind, items in (("chip", doc.chips), ("kernel", doc.kernels)):
+            for item in items:
+                row = QStandardItem(f"{item.name}   ({kind})")
+                row.setData(item.id, ID_ROLE)
+                row.setData(kind, KIND_ROLE)
+                row.setEditable(False)
+                source.appendRow(row)
+        super().__init__(source, "Find a chip or kernel", "Type part of a name", False, parent)
+        source.setParent(self)
+        self.note.setText("Enter selects it: its form opens and it is highlighted on the chart.")
+
+    @classmethod
+    def ask(cls, doc, parent=None) -> tuple[str, str] | None:
+        """('chip' | 'kernel', id), or None."""
+        dialog = cls(doc, parent)
+        if dialog.exec() != QDialog.DialogCode.Accepted or not dialog.picked():
+            return None
+        index = dialog.picked()[0]
+        return index.data(KIND_ROLE), index.data(ID_ROLE)
 
 
 class ColorDialog:

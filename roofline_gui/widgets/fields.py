@@ -3,8 +3,8 @@ refused in place with the reason (red frame, message under the field) and never 
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QLabel, QLineEdit, QVBoxLayout, QWidget
+from PySide6.QtCore import QEvent, QPoint, Signal
+from PySide6.QtWidgets import QAbstractScrollArea, QLabel, QLineEdit, QVBoxLayout, QWidget
 
 from roofline_gui.core.errors import UnitError
 from roofline_gui.core.units import format_si, parse_quantity
@@ -18,6 +18,7 @@ class QuantityEdit(QLineEdit):
     when emptied and ``allow_empty``) only when the text is valid and the value changed."""
 
     sig_value_committed = Signal(object)
+    sig_value_edited = Signal(object)  # each keystroke that leaves a valid value (not committed)
     sig_error_changed = Signal(str)  # "" when valid
 
     def __init__(self, kind: str, *, allow_empty: bool = False, fraction: bool = False,
@@ -27,27 +28,34 @@ class QuantityEdit(QLineEdit):
         self.kind, self.allow_empty, self.fraction = kind, allow_empty, fraction
         self.integer, self.minimum, self.maximum = integer, minimum, maximum
         self._value: float | None = None
+        self._shown = self._exact = ""  # the text set_value showed; the value in full
         self.error = ""
         self.setPlaceholderText("not supported" if allow_empty else "")
         self.editingFinished.connect(self._on_editing_finished)
+        self.textEdited.connect(self._on_text_edited)
 
     def value(self) -> float | None:
         return self._value
 
     def set_value(self, value: float | None) -> None:
-        """Show ``value`` (from the document); clears any error shown."""
+        """Show ``value`` (from the document) as every view formats it (4 significant digits:
+        the chart's and the table's '1.979 Pop/s'); clears any error shown. The exact value is
+        kept, and stays unless the text is edited; the tooltip gives it in full."""
         self._value = value
         if value is None:
-            text = ""
+            text = exact = ""
         elif self.fraction:
-            text = f"{value:g}"
+            text = exact = f"{value:g}"
         elif self.integer:
-            text = f"{value:.0f}"
+            text = exact = f"{value:.0f}"
         else:
-            text = format_si(value, _UNITS[self.kind], digits=6)
+            text = format_si(value, _UNITS[self.kind])
+            exact = format_si(value, _UNITS[self.kind], digits=12)
+        self._shown = text
+        self._exact = exact if exact != text else ""
         if text != self.text():
             self.setText(text)
-        self._set_error("")
+        self._set_error("", force=True)
 
     def parse(self, text: str) -> float | None:
         """The value typed, or raise UnitError with the reason."""
@@ -62,7 +70,17 @@ class QuantityEdit(QLineEdit):
             raise UnitError(f"must be between {self.minimum:g} and {self.maximum:g}")
         return value
 
+    def _on_text_edited(self, text: str) -> None:
+        try:
+            value = self.parse(text)
+        except UnitError:
+            return  # said when the field is left or Enter is pressed, not mid-typing
+        self.sig_value_edited.emit(value)
+
     def _on_editing_finished(self) -> None:
+        if self.text() == self._shown:  # left as shown: keep the exact value, not the rounded text
+            self._set_error("")
+            return
         try:
             value = self.parse(self.text())
         except UnitError as exc:
@@ -73,31 +91,67 @@ class QuantityEdit(QLineEdit):
             self._value = value
             self.sig_value_committed.emit(value)
 
-    def _set_error(self, message: str) -> None:
-        if message != self.error:
+    def _set_error(self, message: str, force: bool = False) -> None:
+        if message != self.error or force:
+            changed = message != self.error
             self.error = message
             self.setStyleSheet(_INVALID if message else "")
-            self.setToolTip(message)
-            self.sig_error_changed.emit(message)
+            self.setToolTip(message or (f"exactly {self._exact}" if self._exact else ""))
+            if changed:
+                self.sig_error_changed.emit(message)
 
 
 class FieldWithMessage(QWidget):
-    """A QuantityEdit with its error message shown underneath when there is one."""
+    """A QuantityEdit with its error message shown just under it when there is one.
+
+    The message floats over what lies below (a child of the enclosing scrolled form, or of the
+    window) instead of taking a row of the layout, so the panel does not jump when it appears."""
 
     def __init__(self, edit: QuantityEdit, parent=None) -> None:
         super().__init__(parent)
         self.edit = edit
         self.message = QLabel()
-        self.message.setStyleSheet("color: #d62728;")
+        self.message.setStyleSheet("color: #d62728; background: palette(base); "
+                                   "border: 1px solid #d62728; padding: 1px 3px;")
         self.message.setWordWrap(True)
         self.message.hide()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(1)
         layout.addWidget(edit)
-        layout.addWidget(self.message)
         edit.sig_error_changed.connect(self._on_error_changed)
+        edit.installEventFilter(self)
+        self.destroyed.connect(self.message.deleteLater)  # it may live in another parent
+
+    def _host(self) -> QWidget:
+        """The widget the message floats in: the form inside a scroll area, else the window."""
+        widget = self
+        while widget.parentWidget() is not None and not widget.isWindow():
+            parent = widget.parentWidget()
+            if isinstance(parent.parentWidget(), QAbstractScrollArea):
+                return widget
+            widget = parent
+        return widget
+
+    def _place(self) -> None:
+        host = self._host()
+        if self.message.parentWidget() is not host:
+            self.message.setParent(host)
+        self.message.setFixedWidth(max(self.edit.width(), 160))
+        self.message.adjustSize()
+        self.message.move(self.edit.mapTo(host, QPoint(0, self.edit.height())))
+        self.message.raise_()
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt API)
+        if event.type() in (QEvent.Type.Move, QEvent.Type.Resize) and self.message.isVisible():
+            self._place()
+        elif event.type() == QEvent.Type.Hide:
+            self.message.hide()
+        return False
 
     def _on_error_changed(self, message: str) -> None:
         self.message.setText(message)
-        self.message.setVisible(bool(message))
+        if message and self.isVisible():
+            self._place()
+            self.message.show()
+        else:
+            self.message.hide()

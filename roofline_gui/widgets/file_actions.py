@@ -3,12 +3,16 @@ before unsaved work is lost. Errors are shown as messages; the open document sta
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
+
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QWidget
 
 from roofline_gui.core.document import Document
+from roofline_gui.core.edits import SetField
 from roofline_gui.core.errors import RooflineError
 from roofline_gui.io.csv_export import export_csv
 from roofline_gui.io.files import resources_dir, write_atomic
@@ -69,7 +73,10 @@ class FileActions(QObject):
 
     # -- documents ------------------------------------------------------------------------------------
     def display_name(self) -> str:
-        return self.model.path.name if self.model.path else "Untitled"
+        """The file's name; an unsaved session (an example opened as a copy) goes by its title."""
+        if self.model.path:
+            return self.model.path.name
+        return self.model.document.title or "Untitled"
 
     def maybe_save(self) -> bool:
         """True when it is fine to drop the current document (saved, discarded, or clean)."""
@@ -123,17 +130,23 @@ class FileActions(QObject):
 
     def save_as(self) -> bool:
         suggested = str(self.model.path or Path(self.settings.get("last_dir") or ".")
-                        / f"{self.model.document.title or 'session'}{EXTENSION}")
+                        / f"{safe_file_stem(self.model.document.title)}{EXTENSION}")
         path = FileDialogs.save_path(self.window, suggested)
         if not path:
             return False
         path = Path(path)
         if not path.suffix:
             path = path.with_suffix(EXTENSION)
-        return self._save_to(path)
+        title = self.model.document.title
+        # Saved under another name: the file's name leads, and the title follows it.
+        return self._save_to(path, path.stem if title and safe_file_stem(title) != path.stem else None)
 
-    def _save_to(self, path: Path) -> bool:
+    def _save_to(self, path: Path, title: str | None = None) -> bool:
+        """Write the session; with ``title``, under that title (one undo step, only once the
+        file is written: a failed save leaves the document as it was)."""
         doc = self.model.document
+        if title is not None:
+            doc = replace(doc, title=title)
         try:
             if len(doc.kernels) + len(doc.chips) > BACKGROUND_ITEMS:
                 run_in_background(self.window, f"Saving {path.name}…", lambda: save_session(doc, path))
@@ -143,6 +156,8 @@ class FileActions(QObject):
             Confirm.error(self.window, f"Could not save {path.name}",
                           f"{exc}\n\nYour session is still open and unchanged; try another folder.")
             return False
+        if title is not None:
+            self.model.push(SetField("title", title), f"Title {title}")
         self.model.mark_saved(path)
         self.settings.add_recent(str(path.resolve()))
         self.settings.set("last_dir", str(path.resolve().parent))
@@ -151,7 +166,8 @@ class FileActions(QObject):
 
     # -- exports ------------------------------------------------------------------------------------
     def _ask_export_path(self, suffix: str, file_filter: str) -> Path | None:
-        stem = self.model.path.stem if self.model.path else "roofline"
+        stem = self.model.path.stem if self.model.path else safe_file_stem(self.model.document.title,
+                                                                           "roofline")
         folder = Path(self.settings.get("last_dir") or ".")
         path = FileDialogs.save_path(self.window, str(folder / f"{stem}{suffix}"), file_filter)
         return Path(path) if path else None
@@ -195,3 +211,12 @@ class FileActions(QObject):
     def export_csv(self) -> bool:
         return self._export("CSV", ".csv", "CSV table (*.csv)",
                             lambda p: export_csv(self.model.document, p, derated=self.model.derated))
+
+
+def safe_file_stem(title: str, default: str = "session") -> str:
+    """A file name from a session title that every platform and shell accepts: no colons,
+    slashes or other reserved characters ('A100 against TPU v3: the classic kernels' ->
+    'A100 against TPU v3 - the classic kernels')."""
+    stem = re.sub(r"\s*[:/\\|]\s*", " - ", title or "")
+    stem = re.sub(r'[<>"?*\x00-\x1f]', "", stem).strip(" .-")
+    return stem[:120] or default

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from roofline_gui.core.edits import Remove, Replace
+from roofline_gui.core.edits import Batch, Remove, Replace
 from roofline_gui.core.kernel import Kernel
 from roofline_gui.core.templates import TEMPLATES
 from roofline_gui.core.units import PRECISIONS, format_si
@@ -69,11 +69,14 @@ def _precision_combo(current: str | None, allow_same: bool = False) -> QComboBox
 
 
 class ParamFields(QWidget):
-    """One QuantityEdit per template parameter (typing 4k or 1e6 works)."""
+    """One QuantityEdit per template parameter (typing 4k or 1e6 works). ``on_commit(name,
+    value)`` when a field is committed (Enter, leaving it); ``on_edit(name, value)`` at each
+    keystroke that leaves a valid value, for a live preview."""
 
-    def __init__(self, template_id: str, params: dict, on_commit, parent=None) -> None:
+    def __init__(self, template_id: str, params: dict, on_commit, on_edit=None, parent=None) -> None:
         super().__init__(parent)
         self.fields: dict[str, QuantityEdit] = {}
+        self.typed: dict[str, float] = {}  # valid values typed and not yet committed
         form = QFormLayout(self)
         form.setContentsMargins(0, 0, 0, 0)
         template = TEMPLATES[template_id]
@@ -81,13 +84,24 @@ class ParamFields(QWidget):
             edit = QuantityEdit("count", integer=spec.integer, minimum=spec.minimum,
                                 maximum=spec.maximum)
             edit.set_value(params.get(spec.name, spec.default))
-            edit.sig_value_committed.connect(lambda v, n=spec.name: on_commit(n, v))
+            edit.sig_value_committed.connect(lambda v, n=spec.name: self._commit(n, v, on_commit))
+            edit.sig_value_edited.connect(lambda v, n=spec.name: self._edited(n, v, on_edit))
             label = spec.label + (" ⟷" if spec.name == template.main_param else "")
             form.addRow(label, FieldWithMessage(edit))
             self.fields[spec.name] = edit
 
+    def _commit(self, name: str, value: float, on_commit) -> None:
+        self.typed.pop(name, None)
+        on_commit(name, value)
+
+    def _edited(self, name: str, value: float, on_edit) -> None:
+        self.typed[name] = value
+        if on_edit is not None:
+            on_edit(name, value)
+
     def values(self) -> dict[str, float]:
-        return {name: edit.value() for name, edit in self.fields.items()}
+        """The values shown: committed ones, and valid ones still being typed."""
+        return {name: self.typed.get(name, edit.value()) for name, edit in self.fields.items()}
 
 
 class KernelForm(QWidget):
@@ -141,7 +155,8 @@ class KernelForm(QWidget):
                 self.params.deleteLater()
                 self.params = None
             if kernel.template is not None:
-                self.params = ParamFields(kernel.template, kernel.params, self._on_param)
+                self.params = ParamFields(kernel.template, kernel.params, self._on_param,
+                                          self._on_param_typed)
                 self.params_box.addWidget(self.params)
         elif self.params is not None:
             template = TEMPLATES[kernel.template]
@@ -169,10 +184,17 @@ class KernelForm(QWidget):
                             f"{kernel.name}: precision {precision}"
                             + (f", stored as {storage}" if storage else ""))
 
+    def _on_param_typed(self, _name: str, _value: float) -> None:
+        """The formula follows each valid keystroke; the kernel changes when the field is
+        committed (Enter or leaving it), as one undo step."""
+        kernel = self._kernel()
+        if kernel is not None and self.params is not None:
+            self.formula.setPlainText(formula_text(kernel.with_params(**self.params.typed)))
+
     def _on_param(self, name: str, value: float) -> None:
         kernel = self._kernel()
         if kernel is not None and kernel.params.get(name) != value:
-            self.model.push(Replace("kernels", replace(kernel, params={**kernel.params, name: value})),
+            self.model.push(Replace("kernels", kernel.with_params(**{name: value})),
                             f"{kernel.name}: {name} = {value:,.0f}",
                             merge_key=("param", kernel.id, name))
 
@@ -216,7 +238,7 @@ class TemplateDialog(QDialog):
             self.params.deleteLater()
         template_id = self.template.currentData()
         self.params = ParamFields(template_id, TEMPLATES[template_id].defaults(),
-                                  lambda _n, _v: self._preview())
+                                  lambda _n, _v: self._preview(), lambda _n, _v: self._preview())
         self.params_box.addWidget(self.params)
         self._preview()
 
@@ -224,12 +246,14 @@ class TemplateDialog(QDialog):
         template = TEMPLATES[self.template.currentData()]
         params = {k: v for k, v in self.params.values().items() if v is not None}
         precision = self.precision.currentData()
-        name = self.name.text().strip() or f"{template.name} ({precision})"
-        return Kernel("new", name, precision, category=template.category, template=template.id,
-                      params=params)
+        kernel = Kernel("new", "", precision, category=template.category, template=template.id,
+                        params=params)
+        return replace(kernel, name=self.name.text().strip() or kernel.auto_name())
 
     def _preview(self) -> None:
-        self.formula.setPlainText(formula_text(self.kernel()))
+        kernel = self.kernel()
+        self.name.setPlaceholderText(replace(kernel, name="").auto_name())
+        self.formula.setPlainText(formula_text(kernel))
 
     @classmethod
     def ask(cls, parent=None) -> Kernel | None:
@@ -254,6 +278,7 @@ class KernelLibrary(QWidget):
         self.list.setModel(self.session_model)
         self.list.setDragDropMode(QAbstractItemView.DragDropMode.DragDrop)
         self.list.setDefaultDropAction(Qt.DropAction.MoveAction)
+        self.list.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.list.selectionModel().currentChanged.connect(self._on_current_changed)
         self.form = KernelForm(model)
         splitter = QSplitter(Qt.Orientation.Vertical)
@@ -316,22 +341,37 @@ class KernelLibrary(QWidget):
             new = self.model.add_kernels([kernel])
             self.model.select(new[-1], None)
 
+    def selected_ids(self) -> list[str]:
+        """The session kernels picked in the list (in document order), else the selected one."""
+        ids = {i.data(ID_ROLE) for i in self.list.selectionModel().selectedRows()}
+        if not ids and self.model.selected_kernel:
+            ids = {self.model.selected_kernel}
+        return [k.id for k in self.model.document.kernels if k.id in ids]
+
+    def select_all(self) -> None:
+        self.list.selectAll()
+        self.list.setFocus()
+
     def duplicate(self) -> None:
-        kernel = next((k for k in self.model.document.kernels if k.id == self.model.selected_kernel), None)
-        if kernel:
-            index = self.model.document.kernels.index(kernel) + 1
-            new = self.model.add_kernels([replace(kernel, name=f"{kernel.name} (copy)")], index,
-                                         text=f"Duplicate {kernel.name}")
+        kernels = [self.model.document.kernel(i) for i in self.selected_ids()]
+        if kernels:
+            index = self.model.document.kernels.index(kernels[-1]) + 1
+            names = ", ".join(k.name for k in kernels)
+            new = self.model.add_kernels([replace(k, name=f"{k.name} (copy)") for k in kernels], index,
+                                         text=f"Duplicate {names}")
             self.model.select(new[-1], None)
 
     def delete(self) -> None:
-        kernel_id = self.model.selected_kernel
-        if kernel_id in {k.id for k in self.model.document.kernels}:
-            name = self.model.document.kernel(kernel_id).name
-            self.model.push(Remove("kernels", kernel_id), f"Delete {name}")
-            kernels = self.model.document.kernels
-            self.model.select(kernels[0].id if kernels else None, None)
-
+        ids = self.selected_ids()
+        if not ids:
+            return
+        doc = self.model.document
+        names = ", ".join(doc.kernel(i).name for i in ids)
+        text = f"Delete {names}" if len(ids) == 1 else f"Delete {len(ids)} kernels"
+        self.model.push(Batch(tuple(Remove("kernels", i) for i in ids)), text)
+        kernels = self.model.document.kernels
+        self.list.clearSelection()
+        self.model.select(kernels[0].id if kernels else None, None)
 
 if __name__ == "__main__":
     import sys

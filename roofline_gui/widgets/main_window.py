@@ -34,6 +34,25 @@ from roofline_gui.widgets.file_actions import FileActions, examples
 from roofline_gui.widgets.measure_actions import MeasureActions
 
 
+class StackAction(QAction):
+    """The toolbar's Undo or Redo: a short fixed text, so the toolbar never reflows; the
+    command it would undo goes into the tooltip ('Undo Move MLP layer… (Ctrl+Z)')."""
+
+    def __init__(self, stack, kind: str, keys: QKeySequence, parent) -> None:
+        super().__init__(kind.capitalize(), parent)
+        self.kind, self.keys = kind, keys.toString(QKeySequence.SequenceFormat.NativeText)
+        self.triggered.connect(getattr(stack, kind))
+        getattr(stack, f"can{kind.capitalize()}Changed").connect(self.setEnabled)
+        getattr(stack, f"{kind}TextChanged").connect(self._on_text)
+        self.setEnabled(getattr(stack, f"can{kind.capitalize()}")())
+        self._on_text(getattr(stack, f"{kind}Text")())
+
+    def _on_text(self, command: str) -> None:
+        name = f"{self.kind.capitalize()} {command}".strip()
+        self.setToolTip(f"{name} ({self.keys})" if self.keys else name)
+        self.setStatusTip(name)
+
+
 class MainWindow(QMainWindow):
     # Built right after the chart's first paint, one per turn of the event loop; the Kernels
     # tab is built when it is first shown.
@@ -83,6 +102,7 @@ class MainWindow(QMainWindow):
         self.files.sig_message.connect(lambda m: self.statusBar().showMessage(m, 5000))
         self.model.undo_stack.cleanChanged.connect(lambda _c: self._update_title())
         self.model.sig_path_changed.connect(lambda _p: self._update_title())
+        self.model.sig_document_changed.connect(lambda _d, _t: self._update_title())
         self.resize(1500, 940)
         self.settings_restore()
         self._update_title()
@@ -204,10 +224,29 @@ class MainWindow(QMainWindow):
         self.act_csv = self._action("Export &CSV…", files.export_csv,
                                     tip="Save the comparison table (one row per chip and kernel)")
         self.act_quit = self._action("&Quit", self.close, key.Quit)
-        self.act_undo = self.model.undo_stack.createUndoAction(self, "&Undo")
-        self.act_undo.setShortcut(QKeySequence(key.Undo))
-        self.act_redo = self.model.undo_stack.createRedoAction(self, "&Redo")
-        self.act_redo.setShortcut(QKeySequence(key.Redo))
+        stack = self.model.undo_stack
+        # The menu's Undo/Redo name the command; the toolbar's keep a short, fixed text (so the
+        # toolbar does not reflow at every edit) and name it in their tooltips.
+        self.act_undo = stack.createUndoAction(self, "&Undo")
+        self.act_undo.setShortcuts(QKeySequence.keyBindings(key.Undo))
+        self.act_redo = stack.createRedoAction(self, "&Redo")
+        redo_keys = QKeySequence.keyBindings(key.Redo)
+        for extra in ("Ctrl+Y", "Ctrl+Shift+Z"):  # both, whichever the platform's standard is
+            if QKeySequence(extra) not in redo_keys:
+                redo_keys.append(QKeySequence(extra))
+        self.act_redo.setShortcuts(redo_keys)
+        self.tool_undo = StackAction(stack, "undo", self.act_undo.shortcut(), self)
+        self.tool_redo = StackAction(stack, "redo", self.act_redo.shortcut(), self)
+        self.act_delete = self._action("&Delete", self.delete_selected, key.Delete,
+                                       "Delete the selected kernels, or the selected chip when "
+                                       "the Hardware panel has the focus")
+        self.act_duplicate = self._action("D&uplicate", self.duplicate_selected, "Ctrl+D",
+                                          "Duplicate the selected kernels, or the selected chip "
+                                          "when the Hardware panel has the focus")
+        self.act_select_all = self._action("Select &All Kernels", self.select_all_kernels,
+                                           key.SelectAll, "Select every kernel of the session")
+        self.act_find = self._action("&Find Chip or Kernel…", self.find, key.Find,
+                                     "Find a chip or kernel of the session by name")
         self.act_overlay = self._action("&Overlay", partial(self.set_mode, "overlay"), "Ctrl+1",
                                         "All chips on one chart")
         self.act_side = self._action("&Side by side", partial(self.set_mode, "side_by_side"),
@@ -261,6 +300,11 @@ class MainWindow(QMainWindow):
         edit = bar.addMenu("&Edit")
         edit.addAction(self.act_undo)
         edit.addAction(self.act_redo)
+        edit.addSeparator()
+        for action in (self.act_delete, self.act_duplicate, self.act_select_all):
+            edit.addAction(action)
+        edit.addSeparator()
+        edit.addAction(self.act_find)
         view = bar.addMenu("&View")
         for action in (self.act_overlay, self.act_side):
             view.addAction(action)
@@ -283,7 +327,7 @@ class MainWindow(QMainWindow):
         bar = QToolBar("Main")
         bar.setObjectName("toolbar-main")
         self.addToolBar(bar)
-        for action in (self.act_open, self.act_save, self.act_undo, self.act_redo):
+        for action in (self.act_open, self.act_save, self.tool_undo, self.tool_redo):
             bar.addAction(action)
         bar.addSeparator()
         for action in (self.act_overlay, self.act_side, self.act_mac, self.act_derated):
@@ -298,6 +342,46 @@ class MainWindow(QMainWindow):
                                         "and the bytes moved both change, as mixed precision does")
         self.precision_combo.activated.connect(self._on_all_precision)
         bar.addWidget(self.precision_combo)
+
+    # -- edit menu --------------------------------------------------------------------------------
+    def _chips_have_focus(self) -> bool:
+        focus = QApplication.focusWidget()
+        dock = self.docks["hardware"]
+        return focus is not None and (focus is dock or dock.isAncestorOf(focus))
+
+    def delete_selected(self) -> None:
+        if self._chips_have_focus():
+            self.hardware.delete()
+        else:
+            self.kernels.delete()
+
+    def duplicate_selected(self) -> None:
+        if self._chips_have_focus():
+            self.hardware.duplicate()
+        else:
+            self.kernels.duplicate()
+
+    def select_all_kernels(self) -> None:
+        self.docks["kernels"].show()
+        self.docks["kernels"].raise_()
+        self.kernels.select_all()
+
+    def find(self) -> None:
+        from roofline_gui.widgets.dialogs import FindDialog  # noqa: PLC0415
+
+        found = FindDialog.ask(self.model.document, self)
+        if found is None:
+            return
+        kind, item_id = found
+        dock = self.docks["hardware" if kind == "chip" else "kernels"]
+        dock.show()
+        dock.raise_()
+        if kind == "chip":
+            self.model.select(None, item_id)
+            self.hardware.view.setFocus()
+        else:
+            self.model.select(item_id, None)
+            self.kernels.list.setFocus()
 
     # -- view state ---------------------------------------------------------------------------------
     def set_mode(self, mode: str) -> None:
@@ -341,7 +425,9 @@ class MainWindow(QMainWindow):
             self.recent_menu.addAction("(none)").setEnabled(False)
 
     def _update_title(self) -> None:
-        self.setWindowTitle(f"{self.files.display_name()}[*] — Roofline Explorer")
+        title = f"{self.files.display_name()}[*] — Roofline Explorer"
+        if title != self.windowTitle():
+            self.setWindowTitle(title)
         self.setWindowModified(not self.model.undo_stack.isClean())
 
     def show_about(self) -> None:

@@ -21,6 +21,7 @@ def _check(condition: bool, reason: str) -> None:
 
 
 def run_self_test() -> int:
+    window_check = _window_platform()
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     start = time.perf_counter()
     folder = Path(tempfile.mkdtemp(prefix="roofline-self-test-"))
@@ -30,8 +31,25 @@ def run_self_test() -> int:
     except Exception as exc:  # noqa: BLE001 -- the self-test reports any failure as its result
         print(f"self-test FAILED: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 1
+    if window_check:
+        print(f"self-test FAILED: {window_check}", file=sys.stderr)
+        return 1
     print(f"self-test passed in {time.perf_counter() - start:.2f} s ({folder})")
     return 0
+
+
+def _window_platform() -> str | None:
+    """The check a real start makes (platform_check), for the platform a window would use here:
+    the self-test itself runs offscreen, which needs none of the X11 libraries."""
+    from roofline_gui.platform_check import missing_xcb_libraries, startup_problem
+
+    if not sys.platform.startswith("linux"):
+        return None
+    if os.environ.get("QT_QPA_PLATFORM") or os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"):
+        return startup_problem()
+    # No display here (a build machine): still check what a desktop's X11 session would need.
+    missing = missing_xcb_libraries()
+    return f"a window on X11 would need {', '.join(missing)} (see the README)" if missing else None
 
 
 def _run(folder: Path) -> None:
