@@ -123,3 +123,12 @@ def touched_ids(edit: Edit) -> set[str]:
         case Batch(edits):
             return set().union(*(touched_ids(e) for e in edits)) if edits else set()
     return set()
+
+
+def transform(old: Document, new: Document) -> Batch:
+    """One edit that turns ``old`` into ``new`` (as a recovered journal does to the file it
+    came from), so the whole change is a single undo step."""
+    edits: list = [Remove(c, item.id) for c in ("kernels", "chips") for item in old.items(c)]
+    edits += [Insert(c, i, item) for c in ("chips", "kernels") for i, item in enumerate(new.items(c))]
+    edits += [SetField("title", new.title), SetField("baseline", new.baseline)]
+    return Batch(tuple(edits))

@@ -183,6 +183,7 @@ class RecoveryDialog(QDialog):
         from PySide6.QtCore import QStringListModel  # noqa: PLC0415
 
         self.list.setModel(QStringListModel(descriptions, self))
+        self.list.setWordWrap(True)  # a long entry wraps instead of being cut off
         self.list.setCurrentIndex(self.list.model().index(0, 0))
         text = QLabel("Roofline Explorer did not close cleanly last time. This unsaved work can "
                       "be recovered; nothing is discarded unless you choose Discard.")
@@ -198,7 +199,8 @@ class RecoveryDialog(QDialog):
         layout.addWidget(text)
         layout.addWidget(self.list)
         layout.addWidget(buttons)
-        self.resize(560, 300)
+        widest = max((self.fontMetrics().horizontalAdvance(d) for d in descriptions), default=0)
+        self.resize(min(max(560, widest + 80), 980), 300)
 
     def _done(self, choice: str) -> None:
         self.choice = choice

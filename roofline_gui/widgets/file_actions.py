@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal

@@ -19,11 +19,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from roofline_gui.core.edits import Batch, Replace
+from roofline_gui.core.document import Document
+from roofline_gui.core.edits import Batch, Replace, transform
 from roofline_gui.core.errors import RooflineError
 from roofline_gui.core.units import PRECISIONS, format_si
 from roofline_gui.io.journal import read_journal
 from roofline_gui.io.presets import Presets, default_presets
+from roofline_gui.io.session import load_session
 from roofline_gui.models.autosave import Autosave, discard_journal, orphaned_journals
 from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.models.settings import Settings
@@ -483,8 +485,16 @@ class MainWindow(QMainWindow):
             return False
         journal = journals[index]
         source = Path(journal.source_path) if journal.source_path else None
-        self.model.reset(journal.document, source)
-        self.model.undo_stack.resetClean()  # recovered work is unsaved work
+        # The file as last saved (or an empty session) becomes the clean state and the recovered
+        # edits one undo step on top of it: undoable, and unsaved work until saved.
+        base = Document()
+        if source is not None and source.is_file():
+            try:
+                base = load_session(source)
+            except RooflineError:
+                base = Document()
+        self.model.reset(base, source)
+        self.model.push(transform(base, journal.document), "Recover unsaved work")
         discard_journal(journal.path)
         self.statusBar().showMessage(f"Recovered {journal.describe()}", 10000)
         return True

@@ -81,6 +81,7 @@ class RooflinePlot(QObject):
         plot_item.addItem(self.paths, ignoreBounds=True)
         self._markers: dict[str, MarkerScatter] = {}  # chip id -> scatter
         self._extras: list = []  # measured points, selection ring, sweep path
+        self.ring: pg.ScatterPlotItem | None = None  # the selected kernel's rings, one per chip
         self._lifted_item = pg.ScatterPlotItem(size=14)
         self._lifted_item.setZValue(13)
         # ignoreBounds: the view's range is set explicitly, and an item that informs the view box
@@ -471,6 +472,7 @@ class RooflinePlot(QObject):
                                   pen=pg.mkPen(self.options.foreground, width=2))
         ring.setZValue(11)
         self._add_extra(ring)
+        self.ring = ring  # follows the kernel while it is dragged (_draw_lifted)
 
     def _draw_sweeps(self, cmp: Comparison, k: int) -> None:
         """The path the kernel takes on each chip as its main parameter runs over its range:
@@ -500,6 +502,8 @@ class RooflinePlot(QObject):
                     brushes.append(self._brush(QColor(cmp.chips[c].color or "#808080")))
         self._lifted_item.setData(x=xs, y=ys, brush=brushes,
                                   pen=self._pen(QColor(self.options.foreground), 2))
+        if k is not None and self.lifted == self.selected and self.ring in self._extras:
+            self.ring.setData(x=xs, y=ys)  # the selection's rings go where the kernel is
 
     def update_lifted(self, comparison: Comparison) -> None:
         """A drag step: only the lifted kernel moved. Redraw its overlay, nothing else."""
