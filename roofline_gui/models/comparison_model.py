@@ -89,6 +89,11 @@ class ComparisonTableModel(QAbstractTableModel):
                                   self.index(self.rowCount() - 1, self.columnCount() - 1))
         self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, max(0, self.columnCount() - 1))
 
+    def has_measurements(self) -> bool:
+        """Whether any kernel carries a measurement (the view hides an all-empty Measured column)."""
+        cmp = self._model.comparison
+        return any(cmp.measured_rate(k) is not None for k in range(len(cmp.kernels)))
+
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self._shape[0])
 
@@ -174,7 +179,7 @@ class ComparisonTableModel(QAbstractTableModel):
             return None
         unit = "MAC" if self._ops_per_unit == 2 else "op"
         if section < len(FIXED_COLUMNS):
-            return {2: f"Intensity ({unit}/B)", 3: f"Measured ({unit}/s)"}.get(
+            return {2: f"Intensity\n({unit}/B)", 3: f"Measured\n({unit}/s)"}.get(
                 section, FIXED_COLUMNS[section])
         located = self.locate(section)
         if located is None:
@@ -182,9 +187,17 @@ class ComparisonTableModel(QAbstractTableModel):
         chip = self._model.document.chips[located[0]]
         field = located[1]
         base = self._model.document.baseline_chip
-        label = {"attainable": f"{unit}/s", "time": "time", "limiter": "limited by (bound)",
-                 "speedup": f"× vs {base.name if base else '—'}"}[field]
-        return f"{chip.name}\n{label}"
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return chip.name + ": " + {
+                "attainable": f"attainable performance ({unit}/s)",
+                "time": "time for the kernel's work at the attainable rate",
+                "limiter": "the roof that limits the kernel (memory level or compute precision)",
+                "speedup": f"attainable performance ÷ {base.name if base else 'the baseline'}'s"}[field]
+        # The chip's name heads its first column only (a group of columns, like a spanning
+        # header), so its other columns can be as narrow as their values; the tooltip names it.
+        if field == "attainable":
+            return f"{chip.name}\n{unit}/s"
+        return "\n" + {"time": "time", "limiter": "limited by", "speedup": "× baseline"}[field]
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole):
         if not index.isValid():
@@ -228,7 +241,7 @@ class ComparisonTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             if column == 3:
                 return self._measured_tip(cmp, row)
-            return kernel.source or kernel.name
+            return f"{kernel.name}\n{kernel.source}" if kernel.source else kernel.name
         if role == Qt.ItemDataRole.TextAlignmentRole and column >= 2:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None

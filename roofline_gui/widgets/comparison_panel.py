@@ -29,6 +29,8 @@ from roofline_gui.models.item_models import ID_ROLE
 
 class ComparisonTable(QWidget):
     FIT_ROWS = 25  # rows measured when the columns are fitted to their contents
+    KERNEL_COLUMN_EM = 16  # the Kernel column's widest fit, in font heights; the rest is elided
+    MEASURED_COLUMN = 3
 
     def __init__(self, model: DocumentModel, presets: Presets, parent=None) -> None:
         super().__init__(parent)
@@ -55,7 +57,12 @@ class ComparisonTable(QWidget):
         self._fit_timer.setSingleShot(True)
         self._fit_timer.timeout.connect(self.fit_columns)
         self.table_model.modelReset.connect(lambda: self._fit_timer.start(0))
-        self.view.verticalHeader().hide()
+        # Compact rows (text height plus a little air) so a laptop screen shows most kernels.
+        rows = self.view.verticalHeader()
+        rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        rows.setDefaultSectionSize(self.view.fontMetrics().height() + 6)
+        rows.hide()
+        self.view.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.view.clicked.connect(self._on_clicked)
         self.baseline = QComboBox()
         self.baseline.setToolTip("Speedups are attainable performance ÷ the baseline chip's")
@@ -70,6 +77,7 @@ class ComparisonTable(QWidget):
         layout.addLayout(top)
         layout.addWidget(self.view)
         model.sig_document_changed.connect(self._fill_baseline)
+        model.sig_document_changed.connect(self._show_measured)
         self._fill_baseline(model.document, None)
         self.fit_columns()
 
@@ -83,9 +91,11 @@ class ComparisonTable(QWidget):
         table, view = self.table_model, self.view
         header = view.horizontalHeader()
         metrics = view.fontMetrics()
-        margin = 2 * (view.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, view) + 1)
+        # The delegate's text margins (focus frame + 1 on each side) and a little air.
+        margin = 2 * (view.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, view) + 1) + 8
         rows = range(min(self.FIT_ROWS, table.rowCount()))
         measured: dict[str, int] = {}
+        self._show_measured()
         for column in range(table.columnCount()):
             located = table.locate(column)
             if located is not None and located[1] in measured:
@@ -96,7 +106,18 @@ class ComparisonTable(QWidget):
                             default=0) + margin
                 if located is not None:
                     measured[located[1]] = width
-            view.setColumnWidth(column, max(width, header.sectionSizeHint(column)))
+            # The header decides where it names the chip (a chip's first column, see the model's
+            # headerData); elsewhere a column is as wide as its values or its one-word label.
+            width = max(width, header.sectionSizeHint(column))
+            if column == 0:  # long names are elided (the tooltip has them whole)
+                width = min(width, self.KERNEL_COLUMN_EM * metrics.height())
+            view.setColumnWidth(column, width)
+
+    def _show_measured(self, *_args) -> None:
+        """The Measured column only when some kernel carries a measurement."""
+        hidden = not self.table_model.has_measurements()
+        if self.view.isColumnHidden(self.MEASURED_COLUMN) != hidden:
+            self.view.setColumnHidden(self.MEASURED_COLUMN, hidden)
 
     def _fill_baseline(self, doc, _touched) -> None:
         self.baseline.blockSignals(True)

@@ -32,6 +32,7 @@ from roofline_gui.models.settings import Settings
 from roofline_gui.widgets import background
 from roofline_gui.widgets.canvas_panel import CanvasPanel
 from roofline_gui.widgets.dialogs import RecoveryDialog, about_text
+from roofline_gui.widgets.dock_shares import DockShares
 from roofline_gui.widgets.file_actions import FileActions, examples
 from roofline_gui.widgets.measure_actions import MeasureActions
 
@@ -95,6 +96,8 @@ class MainWindow(QMainWindow):
                          Qt.Orientation.Horizontal)
         self.resizeDocks([self.docks["hardware"]], [470], Qt.Orientation.Horizontal)
         self.resizeDocks([self.docks["table"]], [250], Qt.Orientation.Vertical)
+        self.dock_shares = DockShares(self, [self.docks["hardware"], self.docks["kernels"]],
+                                      [self.docks["table"], self.docks["explanation"]])
         self._build_actions()
         self._build_menus()
         self._build_toolbar()

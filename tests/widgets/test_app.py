@@ -5,7 +5,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 from helpers import drag_mouse, drop_on
-from PySide6.QtCore import QPointF
+from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QColor, QImage
 from PySide6.QtWidgets import QApplication
 
@@ -455,13 +455,24 @@ def test_legend_names_each_shown_chip_in_its_colour_and_follows_edits(window, tm
 
 
 def test_table_columns_fit_a_new_documents_names_once_the_loop_turns(window, example_doc):
-    long_name = "A kernel with a rather long name, to widen the column"
+    view = window.table.view
+    metrics = view.fontMetrics()
+    cap = window.table.KERNEL_COLUMN_EM * metrics.height()
+    shortest = min(example_doc.kernels, key=lambda k: len(k.name))
+    window.model.reset(replace(example_doc, kernels=(shortest,)))
+    QApplication.processEvents()
+    assert metrics.horizontalAdvance(shortest.name) <= view.columnWidth(0) < cap
+    # A long name widens the column up to a cap; beyond it the name is elided and whole in the
+    # tooltip.
+    long_name = "A kernel with a rather long name, to widen the column past its cap"
     doc = replace(example_doc, kernels=(replace(example_doc.kernels[0], name=long_name),
                                        *example_doc.kernels[1:]))
     window.model.reset(doc)
     QApplication.processEvents()
-    view = window.table.view
-    assert view.columnWidth(0) >= view.fontMetrics().horizontalAdvance(long_name)
+    assert metrics.horizontalAdvance(long_name) > cap
+    assert view.columnWidth(0) == cap
+    model = window.table.table_model
+    assert long_name in model.data(model.index(0, 0), Qt.ItemDataRole.ToolTipRole)
 
 
 def test_a_big_document_shows_in_the_panels_then_roofs_then_a_chip_per_turn(window, example_doc,
