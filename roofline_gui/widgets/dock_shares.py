@@ -39,7 +39,8 @@ class DockShares(QObject):
         """(left dock's width share, bottom docks' width shares, bottom height share)."""
         left = self._docked(self.left)[:1]  # tabified docks share one place
         bottom = self._docked(self.bottom)
-        return (self._share(left, width, 0), self._share(bottom, width, 0), self._share(bottom[:1], height, 1))
+        return (self._share(left, width, 0), self._share(bottom, width, 0),
+                self._share(bottom[:1], height, 1))
 
     def _share(self, docks: list[QDockWidget], extent: int, axis: int) -> list[tuple[QDockWidget, float]]:
         earlier = dict(self._shares[0] + self._shares[1]) if axis == 0 and self._shares else {}

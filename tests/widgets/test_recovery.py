@@ -71,6 +71,14 @@ def test_a_killed_app_is_recovered_at_the_next_start(tmp_path, qtbot, settings, 
     assert window.model.document.kernel(kernel_id).params["batch"] == batch
     assert not window.model.undo_stack.isClean()  # recovered work is still unsaved
     assert orphaned_journals(tmp_path / "journals") == []
+    # The recovery is one undo step on top of the session as last saved (here: never saved).
+    assert window.model.undo_stack.count() == 1
+    assert window.model.undo_stack.undoText() == "Recover unsaved work"
+    recovered = window.model.document
+    window.model.undo_stack.undo()
+    assert window.model.document.chips == ()
+    window.model.undo_stack.redo()
+    assert window.model.document == recovered
     window.model.undo_stack.setClean()
     window.close()
 

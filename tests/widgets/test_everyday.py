@@ -1,0 +1,331 @@
+"""Everyday use, as a person drives the window all day: keys, search dialogs, names that say what a
+kernel is, a formula that follows the typing, a layout that fits a 1280×800 laptop."""
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from helpers import drag_mouse, mouse
+from PySide6.QtCore import QEvent, QPointF, Qt
+from PySide6.QtWidgets import QApplication, QDialog, QToolBar, QToolButton
+
+from roofline_gui.core.edits import Replace
+from roofline_gui.core.kernel import Kernel
+from roofline_gui.io.presets import default_presets
+from roofline_gui.models.item_models import ID_ROLE
+from roofline_gui.widgets.dialogs import ChipPresetDialog, FindDialog, RecoveryDialog
+from roofline_gui.widgets.kernel_library import TemplateDialog, formula_text
+
+CTRL, SHIFT = Qt.KeyboardModifier.ControlModifier, Qt.KeyboardModifier.ShiftModifier
+
+
+def focus(qtbot, widget):
+    widget.window().activateWindow()
+    widget.setFocus()
+    qtbot.waitUntil(widget.hasFocus, timeout=2000)
+
+
+def select_kernel(window, qtbot, kernel_id):
+    window.docks["kernels"].raise_()
+    window.model.select(kernel_id, None)
+    QApplication.processEvents()  # a new form's fields are shown on the next turn of the loop
+    focus(qtbot, window.kernels.list)
+
+
+# -- 1. keyboard ----------------------------------------------------------------------------------
+def test_ctrl_y_and_ctrl_shift_z_both_redo_and_the_menu_lists_them(window, qtbot):
+    model = window.model
+    model.move_kernel_to_intensity(model.document.kernels[2].id, 30.0)
+    edited = model.document
+    focus(qtbot, window.canvas)
+    for keys in ((Qt.Key.Key_Y, CTRL), (Qt.Key.Key_Z, CTRL | SHIFT)):
+        qtbot.keyClick(window.canvas, Qt.Key.Key_Z, CTRL)
+        assert model.document != edited
+        qtbot.keyClick(window.canvas, *keys)
+        assert model.document == edited
+    shortcuts = {s.toString() for s in window.act_redo.shortcuts()}
+    assert {"Ctrl+Y", "Ctrl+Shift+Z"} <= shortcuts
+    edit_menu = next(m for m in window.menuBar().actions() if m.text() == "&Edit").menu()
+    listed = {a.text().replace("&", ""): a.shortcut().toString() for a in edit_menu.actions()}
+    assert listed["Delete"] == "Del"
+    assert listed["Duplicate"] == "Ctrl+D"
+    assert listed["Select All Kernels"] == "Ctrl+A"
+    assert listed["Find Chip or Kernel…"] == "Ctrl+F"
+
+
+def test_delete_key_removes_the_selected_kernel_or_the_focused_chip(window, qtbot):
+    model = window.model
+    victim = model.document.kernels[3]
+    select_kernel(window, qtbot, victim.id)
+    qtbot.keyClick(window.kernels.list, Qt.Key.Key_Delete)
+    assert victim.id not in [k.id for k in model.document.kernels]
+    assert model.undo_stack.count() == 1
+    # In a text field the key edits the text and deletes nothing.
+    kernels = model.document.kernels
+    model.select(kernels[0].id, None)
+    focus(qtbot, window.kernels.form.name_edit)
+    window.kernels.form.name_edit.setCursorPosition(0)
+    qtbot.keyClick(window.kernels.form.name_edit, Qt.Key.Key_Delete)
+    assert model.document.kernels == kernels
+    # With the chip list focused, Delete removes the chip.
+    window.docks["hardware"].raise_()
+    chip = model.document.chips[1]
+    model.select(None, chip.id)
+    focus(qtbot, window.hardware.view)
+    qtbot.keyClick(window.hardware.view, Qt.Key.Key_Delete)
+    assert [c.id for c in model.document.chips] == [model.document.chips[0].id]
+    assert chip.id not in [c.id for c in model.document.chips]
+
+
+def test_duplicate_and_select_all_kernels_from_the_keyboard(window, qtbot):
+    model = window.model
+    n = len(model.document.kernels)
+    select_kernel(window, qtbot, model.document.kernels[0].id)
+    qtbot.keyClick(window.kernels.list, Qt.Key.Key_D, CTRL)
+    assert len(model.document.kernels) == n + 1
+    qtbot.keyClick(window.kernels.list, Qt.Key.Key_A, CTRL)
+    assert sorted(window.kernels.selected_ids()) == sorted(k.id for k in model.document.kernels)
+    qtbot.keyClick(window.kernels.list, Qt.Key.Key_Delete)  # several at once, one undo step
+    assert model.document.kernels == ()
+    model.undo_stack.undo()
+    assert len(model.document.kernels) == n + 1
+
+
+def test_find_dialog_takes_enter_and_selects_what_it_found(window, qtbot, monkeypatch):
+    dialog = FindDialog(window.model.document)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.keyClicks(dialog.search, "tpu")
+    qtbot.keyClick(dialog.search, Qt.Key.Key_Return)
+    assert dialog.result() == QDialog.DialogCode.Accepted
+    tpu = next(c for c in window.model.document.chips if "TPU" in c.name)
+    assert [(i.data(Qt.ItemDataRole.UserRole + 7), i.data(Qt.ItemDataRole.UserRole + 1))
+            for i in dialog.picked()][0][0] == "chip"
+    monkeypatch.setattr(FindDialog, "ask", classmethod(lambda cls, doc, parent=None: ("chip", tpu.id)))
+    qtbot.keyClick(window.canvas, Qt.Key.Key_F, CTRL)
+    assert window.model.selected_chip == tpu.id
+    assert window.hardware.view.hasFocus()
+
+
+# -- 2. add chips dialog ------------------------------------------------------------------------------
+def test_add_chips_dialog_enter_takes_the_first_match_and_arrows_move(qtbot):
+    presets = default_presets()
+    dialog = ChipPresetDialog(presets)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.keyClicks(dialog.search, "H100")
+    first, second = (dialog.proxy.index(r, 0).data(ID_ROLE) for r in range(2))
+    assert "H100" in presets.chips[first].name and "H100" in presets.chips[second].name
+    qtbot.keyClick(dialog.search, Qt.Key.Key_Return)
+    assert dialog.result() == QDialog.DialogCode.Accepted
+    assert dialog.selected_ids() == [first]
+
+    dialog = ChipPresetDialog(presets)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    focus(qtbot, dialog.search)
+    qtbot.keyClicks(dialog.search, "H100")
+    qtbot.keyClick(dialog.search, Qt.Key.Key_Down)  # from the field into the list
+    assert dialog.view.hasFocus()
+    assert dialog.view.currentIndex().data(ID_ROLE) == second
+    qtbot.keyClick(dialog.view, Qt.Key.Key_Up, SHIFT)  # several: Shift+arrow extends
+    assert sorted(dialog.selected_ids()) == sorted([first, second])
+
+
+# -- 3. names ------------------------------------------------------------------------------------------
+def test_template_kernels_are_named_from_their_parameters_and_follow_a_drag(window, qtbot):
+    dialog = TemplateDialog()
+    qtbot.addWidget(dialog)
+    dialog.template.setCurrentIndex(dialog.template.findData("mlp"))
+    names = []
+    for batch in (8, 48):
+        field = dialog.params.fields["batch"]
+        field.setText(str(batch))
+        field.editingFinished.emit()
+        names.append(dialog.kernel().name)
+    assert names[0] != names[1]
+    assert "batch 8" in names[0] and "batch 48" in names[1]
+
+    # A drag moves the batch and the name keeps in step (the table shows the same name).
+    from test_app import _marker_viewport_pos
+
+    model = window.model
+    kernel = next(k for k in model.document.kernels if k.template == "mlp" and k.params["batch"] == 1)
+    assert "batch 1 " in kernel.name
+    start, vb = _marker_viewport_pos(window, kernel.id)
+    end = QPointF(window.canvas.overlay.mapFromScene(vb.mapViewToScene(QPointF(np.log10(10.0), 13.0))))
+    drag_mouse(window.canvas.overlay.viewport(), start, end)
+    moved = model.document.kernel(kernel.id)
+    batch = moved.params["batch"]
+    assert batch != 1 and f"batch {batch:g} " in moved.name
+    row = [k.id for k in model.document.kernels].index(kernel.id)
+    table = window.table.table_model
+    assert table.index(table.view_row(row), 0).data() == moved.name
+    # A name the user chose is kept.
+    model.push(Replace("kernels", replace(moved, name="my layer")), "rename")
+    model.move_kernel_to_intensity(kernel.id, 3.0)
+    assert model.document.kernel(kernel.id).name == "my layer"
+
+
+# -- 4. live formula ------------------------------------------------------------------------------------
+def test_formula_follows_one_keystroke_and_the_kernel_changes_on_enter(window, qtbot):
+    model = window.model
+    kernel = next(k for k in model.document.kernels if k.template == "mlp" and k.params["batch"] == 1)
+    select_kernel(window, qtbot, kernel.id)
+    form = window.kernels.form
+    field = form.params.fields["batch"]
+    focus(qtbot, field)
+    field.selectAll()
+    before = form.formula.toPlainText()
+    qtbot.keyClicks(field, "7")
+    after = form.formula.toPlainText()
+    assert after != before
+    assert after == formula_text(kernel.with_params(batch=7))
+    assert model.document.kernel(kernel.id).params["batch"] == 1  # not committed yet
+    qtbot.keyClick(field, Qt.Key.Key_Return)
+    assert model.document.kernel(kernel.id).params["batch"] == 7
+    assert model.undo_stack.count() == 1
+
+
+# -- 5. layout at 1280×800 ------------------------------------------------------------------------------
+def _settle(qtbot):
+    for _ in range(5):
+        QApplication.processEvents()
+    qtbot.wait(20)
+
+
+def test_at_1280_by_800_the_table_shows_its_units_and_the_toolbar_fits(window, qtbot):
+    window.resize(1280, 800)
+    _settle(qtbot)
+    view, table = window.table.view, window.table.table_model
+    metrics = view.fontMetrics()
+    rows = table.rowCount()
+    assert rows == 9
+    # Compact rows: most of them on screen, not 3 of 10.
+    assert view.rowHeight(0) <= metrics.height() + 6
+    assert view.viewport().height() >= 5 * view.rowHeight(0)
+    # Every chip's values fit their columns, units included.
+    for column in range(table.columnCount()):
+        located = table.locate(column)
+        if located is None or located[1] == "limiter":
+            continue
+        for row in range(rows):
+            text = table.index(row, column).data()
+            assert metrics.horizontalAdvance(text) < view.columnWidth(column), (column, text)
+        if located[1] in ("attainable", "time"):
+            unit = "op/s" if located[1] == "attainable" else "s"
+            assert any(table.index(row, column).data().endswith(unit) for row in range(rows))
+    # The first chip's value and time are on screen without scrolling.
+    first_time = next(c for c in range(table.columnCount()) if table.locate(c) == (0, "time"))
+    assert view.columnViewportPosition(first_time) + view.columnWidth(first_time) <= view.viewport().width()
+    # No measurement in this session: no empty Measured column.
+    assert view.isColumnHidden(window.table.MEASURED_COLUMN)
+    # The toolbar fits: nothing in the overflow, and an edit does not change it.
+    bar = window.findChild(QToolBar, "toolbar-main")
+    extension = [b for b in bar.findChildren(QToolButton) if b.objectName() == "qt_toolbar_ext_button"]
+    assert not any(b.isVisible() for b in extension)
+    width_before = bar.sizeHint().width()
+    window.model.move_kernel_to_intensity(window.model.document.kernels[2].id, 30.0)
+    assert bar.sizeHint().width() == width_before
+    assert window.act_undo.text().startswith("&Undo Move")  # the menu names the command
+    toolbar_undo = next(a for a in bar.actions() if a.text() == "Undo")
+    assert "Ctrl+Z" in toolbar_undo.toolTip() and len(toolbar_undo.toolTip()) > len("Undo (Ctrl+Z)")
+
+
+def test_an_inline_error_does_not_move_the_panel(window, qtbot):
+    kernel = next(k for k in window.model.document.kernels if k.template == "mlp")
+    select_kernel(window, qtbot, kernel.id)
+    fields = window.kernels.form.params.fields
+    batch, other = fields["batch"], next(f for n, f in fields.items() if n != "batch")
+    where = other.mapTo(window, other.rect().topLeft())
+    focus(qtbot, batch)
+    batch.selectAll()
+    qtbot.keyClicks(batch, "x")
+    qtbot.keyClick(batch, Qt.Key.Key_Return)
+    _settle(qtbot)
+    message = batch.parentWidget().message
+    assert message.isVisible() and message.text()
+    assert other.mapTo(window, other.rect().topLeft()) == where
+    batch.setText("4")
+    qtbot.keyClick(batch, Qt.Key.Key_Return)
+    _settle(qtbot)
+    assert not message.isVisible()
+    assert other.mapTo(window, other.rect().topLeft()) == where
+
+
+def test_resizing_back_to_the_default_size_restores_the_proportions(window, qtbot):
+    window.resize(1500, 940)
+    _settle(qtbot)
+    docks = window.docks
+
+    def sizes():
+        return (docks["hardware"].width(), docks["table"].width(), docks["table"].height(),
+                docks["explanation"].width())
+
+    before = sizes()
+    for size in ((1280, 800), (1000, 650), (1500, 940)):
+        window.resize(*size)
+        _settle(qtbot)
+        if size == (1280, 800):
+            # Each dock keeps its share of the window (the left one may stop at its minimum).
+            assert docks["table"].height() == pytest.approx(before[2] * 800 / 940, abs=3)
+    assert sizes() == pytest.approx(before, abs=3)
+
+
+# -- 6. smaller things -------------------------------------------------------------------------------
+def test_save_as_under_another_name_takes_the_file_name_and_suggests_no_colon(window, tmp_path,
+                                                                                monkeypatch):
+    from roofline_gui.widgets.file_actions import FileDialogs
+
+    assert ":" in window.model.document.title
+    assert window.windowTitle().startswith(window.model.document.title)  # not "Untitled"
+    suggested = []
+    monkeypatch.setattr(FileDialogs, "save_path", classmethod(
+        lambda cls, parent, s: suggested.append(s) or str(tmp_path / "h100 study.roofline")))
+    assert window.files.save_as()
+    assert ":" not in suggested[0].rsplit("/", 1)[-1]
+    assert window.model.document.title == "h100 study"
+    assert window.windowTitle().startswith("h100 study.roofline")
+    assert window.model.undo_stack.isClean()
+
+
+def test_selection_rings_follow_a_dragged_kernel(window, qtbot):
+    from test_app import _marker_viewport_pos
+
+    model = window.model
+    kernel = next(k for k in model.document.kernels if k.template == "mlp" and k.params["batch"] == 1)
+    model.select(kernel.id, None)
+    plot = window.canvas.overlay_plot
+    ring_x = plot.ring.data["x"].copy()
+    start, vb = _marker_viewport_pos(window, kernel.id)
+    end = QPointF(window.canvas.overlay.mapFromScene(vb.mapViewToScene(QPointF(np.log10(10.0), 13.0))))
+    viewport = window.canvas.overlay.viewport()
+    mouse(viewport, QEvent.Type.MouseButtonPress, start)
+    for t in np.linspace(0.1, 1.0, 6):
+        mouse(viewport, QEvent.Type.MouseMove, start + (end - start) * float(t))
+        QApplication.processEvents()
+    # About a decade to the right, on every chip, while the button is still held.
+    qtbot.waitUntil(lambda: np.all(plot.ring.data["x"] > ring_x + 0.5), timeout=2000)
+    assert window.canvas._lifted == kernel.id
+    mouse(viewport, QEvent.Type.MouseButtonRelease, end, Qt.MouseButton.NoButton)
+
+
+def test_the_editor_shows_the_charts_four_digits_and_keeps_the_exact_value(window):
+    chip = window.model.document.chips[0]
+    window.model.push(Replace("chips", replace(chip, compute={**chip.compute, "int8": 1.9789e15})), "set")
+    field = window.hardware.form.compute_fields["int8"]
+    assert field.text() == "1.979 Pop/s"
+    assert field.value() == 1.9789e15
+    assert "1.9789" in field.toolTip()
+
+
+def test_recovery_entries_wrap(qtbot):
+    long = "An unsaved session with a long title that would be clipped, 4 chips, 12 kernels, " * 2
+    dialog = RecoveryDialog([long])
+    qtbot.addWidget(dialog)
+    assert dialog.list.wordWrap()
+
+
+def test_a_kernel_is_named_as_the_table_shows_it():
+    k = Kernel("k", "", "bf16", template="mlp", params={"batch": 8, "d_in": 4096, "d_out": 4096})
+    assert k.auto_name() == "MLP layer 4096×4096, batch 8 (bf16)"
