@@ -31,6 +31,9 @@ class QuantityEdit(QLineEdit):
         self._shown = self._exact = ""  # the text set_value showed; the value in full
         self.error = ""
         self.setPlaceholderText("not supported" if allow_empty else "")
+        # The red border of an error is a style sheet, which sizes the field by its own box
+        # model: the height is fixed so the form does not move when an error comes or goes.
+        self.setFixedHeight(self.sizeHint().height())
         self.editingFinished.connect(self._on_editing_finished)
         self.textEdited.connect(self._on_text_edited)
 

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QDialogButtonBox,
+    QFrame,
     QFormLayout,
     QHBoxLayout,
     QLabel,
@@ -20,6 +21,7 @@ from PySide6.QtWidgets import (
     QListView,
     QPlainTextEdit,
     QPushButton,
+    QScrollArea,
     QSplitter,
     QTreeView,
     QVBoxLayout,
@@ -132,7 +134,7 @@ class KernelForm(QWidget):
         layout.addLayout(self.params_box)
         self.formula = QPlainTextEdit(readOnly=True)
         self.formula.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
-        self.formula.setMinimumHeight(120)
+        self.formula.setMinimumHeight(90)
         layout.addWidget(self.formula, 1)
         model.sig_document_changed.connect(lambda _d, _t: self.show_kernel(self.kernel_id))
         self.show_kernel(None)
@@ -286,7 +288,14 @@ class KernelLibrary(QWidget):
         session = self._titled("Session kernels", self.list)
         session.layout().addLayout(self._buttons())
         splitter.addWidget(session)
-        splitter.addWidget(self._titled("Selected kernel", self.form))
+        # The form scrolls rather than holding the dock (and the table under it) to its height
+        # on a laptop screen.
+        scroll = QScrollArea()
+        scroll.setWidget(self.form)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        splitter.addWidget(self._titled("Selected kernel", scroll))
         splitter.setSizes([220, 160, 320])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)

@@ -237,6 +237,7 @@ def test_an_inline_error_does_not_move_the_panel(window, qtbot):
     select_kernel(window, qtbot, kernel.id)
     fields = window.kernels.form.params.fields
     batch, other = fields["batch"], next(f for n, f in fields.items() if n != "batch")
+    _settle(qtbot)
     where = other.mapTo(window, other.rect().topLeft())
     focus(qtbot, batch)
     batch.selectAll()
