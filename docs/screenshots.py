@@ -50,6 +50,15 @@ def main() -> None:
     window.docks["kernels"].raise_()
     window.model.select(mlp.id, None)
     shot("kernel-library")
+    # A 1280×800 laptop screen, four chips, the kernel form open.
+    window.resize(1280, 800)
+    window.files.open_example(by_name["a100-vs-tpu-v3"])
+    presets = window.presets.chips
+    window.model.add_chips([presets[i] for i in ("nvidia-h100-sxm5-80gb", "amd-instinct-mi300x")])
+    window.docks["kernels"].raise_()
+    window.model.select(mlp.id, None)
+    shot("1280x800")
+    window.resize(1600, 1000)
     if "--measured" in sys.argv:
         measured_shot(app, window, shot)
     window.model.undo_stack.setClean()

@@ -95,7 +95,7 @@ class MainWindow(QMainWindow):
         self.resizeDocks([self.docks["table"], self.docks["explanation"]], [800, 460],
                          Qt.Orientation.Horizontal)
         self.resizeDocks([self.docks["hardware"]], [470], Qt.Orientation.Horizontal)
-        self.resizeDocks([self.docks["table"]], [250], Qt.Orientation.Vertical)
+        self.resizeDocks([self.docks["table"]], [290], Qt.Orientation.Vertical)
         self.dock_shares = DockShares(self, [self.docks["hardware"], self.docks["kernels"]],
                                       [self.docks["table"], self.docks["explanation"]])
         self._build_actions()
