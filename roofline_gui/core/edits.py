@@ -132,3 +132,38 @@ def transform(old: Document, new: Document) -> Batch:
     edits += [Insert(c, i, item) for c in ("chips", "kernels") for i, item in enumerate(new.items(c))]
     edits += [SetField("title", new.title), SetField("baseline", new.baseline)]
     return Batch(tuple(edits))
+
+
+#: Colours given to chips in turn (matplotlib's tab10), so each chip's roofs stand apart.
+PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2",
+           "#17becf", "#7f7f7f", "#bcbd22")
+
+
+def next_color(doc: Document, taken: int = 0) -> str:
+    """The ``taken``-th palette colour no chip of ``doc`` uses yet (cycling when all are)."""
+    used = {c.color for c in doc.chips}
+    free = [c for c in PALETTE if c not in used]
+    return free[taken % len(free)] if free else PALETTE[(len(used) + taken) % len(PALETTE)]
+
+
+def insert_new(doc: Document, collection: str, items: list[Item],
+               index: int | None = None) -> tuple[Batch, list[str]]:
+    """The edit that inserts copies of ``items`` (chips or kernels) with fresh ids at ``index``
+    (default: the end); a chip keeps its colour unless another chip has it, else takes the next
+    free one. Returns the edit and the new ids. The app's Add and the Python API both use it."""
+    prefix = "c" if collection == "chips" else "k"
+    index = len(doc.items(collection)) if index is None else index
+    base = int(doc.new_id(prefix)[len(prefix):])
+    colors = {c.color for c in doc.chips}
+    edits, ids, fresh_colors = [], [], 0
+    for offset, item in enumerate(items):
+        new_id = f"{prefix}{base + offset}"
+        changes: dict[str, Any] = {"id": new_id}
+        if collection == "chips":
+            if not item.color or item.color in colors:
+                changes["color"] = next_color(doc, fresh_colors)
+                fresh_colors += 1
+            colors.add(changes.get("color", item.color))
+        edits.append(Insert(collection, index + offset, replace(item, **changes)))
+        ids.append(new_id)
+    return Batch(tuple(edits)), ids

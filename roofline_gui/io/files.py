@@ -6,6 +6,7 @@ show it and keep the open document as it was.
 
 from __future__ import annotations
 
+import importlib.resources
 import json
 import os
 import re
@@ -21,14 +22,23 @@ MAX_FILE_BYTES = 64 * 1024 * 1024
 
 
 def resources_dir() -> Path:
-    """The ``resources/`` folder, found the same way in a checkout and in a bundle."""
+    """The app's data folder (presets, examples, icons): the package ``roofline_gui.resources``
+    through importlib.resources in any pip install (wheel, ``pip install .``, pipx, editable),
+    the bundle's copy in a PyInstaller bundle, or the checkout's ``resources/`` when the package
+    is run from a checkout without being installed. ``$ROOFLINE_RESOURCES`` overrides it."""
     override = os.environ.get("ROOFLINE_RESOURCES")
     if override:
         return Path(override)
     bundle = getattr(sys, "_MEIPASS", None)
     if bundle:
         return Path(bundle) / "resources"
-    return Path(__file__).resolve().parents[2] / "resources"
+    try:
+        installed = importlib.resources.files("roofline_gui.resources")
+    except ModuleNotFoundError:
+        return Path(__file__).resolve().parents[2] / "resources"
+    if not isinstance(installed, Path):  # e.g. a zip import: the app reads plain files
+        raise RooflineError(f"the app's data must be unpacked on disk, not in {installed}")
+    return installed
 
 
 def data_dir() -> Path:
@@ -73,8 +83,7 @@ def parse_json_bytes(raw: bytes, source: str) -> Any:
     try:
         return loads_in_pieces(text, json.JSONDecoder(parse_constant=_reject_constant))
     except json.JSONDecodeError as exc:
-        problem = Problem(f"line {exc.lineno}, column {exc.colno}", f"not valid JSON: {exc.msg}")
-        raise ValidationError([problem], source) from None
+        raise ValidationError([json_problem(exc)], source) from None
     except ValueError as exc:
         raise ValidationError([Problem("", str(exc))], source) from None
     except RecursionError:
@@ -124,6 +133,43 @@ def _mode_for(target: Path) -> int:
 _SPACE = re.compile(r"[ \t\n\r]*")
 
 
+def json_problem(exc: json.JSONDecodeError) -> Problem:
+    """The problem a JSON error is, by line and column. A trailing comma, the commonest slip in
+    a hand-edited file, is named as such at the comma on every Python (3.13's json says so
+    itself; older ones say "Expecting value" or "Expecting property name" after it)."""
+    text, pos = exc.doc, exc.pos
+    before = len(text[:pos].rstrip(" \t\n\r")) - 1
+    comma = pos if text.startswith(",", pos) else before if text.startswith(",", before) else -1
+    if comma >= 0:
+        after = _SPACE.match(text, comma + 1).end()
+        if text.startswith(("}", "]"), after):
+            line = text.count("\n", 0, comma) + 1
+            column = comma - text.rfind("\n", 0, comma)
+            closing = "object" if text[after] == "}" else "array"
+            return Problem(f"line {line}, column {column}",
+                           f"not valid JSON: a trailing comma before the end of an {closing}; "
+                           "remove the comma")
+    return Problem(f"line {exc.lineno}, column {exc.colno}", f"not valid JSON: {exc.msg}")
+
+
+def _trailing_comma_message(text: str) -> str | None:
+    """What the running json module says about this trailing comma, if it names it (3.13+)."""
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as exc:
+        return exc.msg if "trailing comma" in exc.msg else None
+    return None
+
+
+# json.loads' own messages for a trailing comma, so loads_in_pieces fails as it does.
+_TRAILING_COMMA = {"}": _trailing_comma_message('{"a": 1,}'), "]": _trailing_comma_message("[1,]")}
+
+
+def _check_trailing_comma(text: str, comma: int, after: int, closing: str) -> None:
+    if _TRAILING_COMMA[closing] and text.startswith(closing, after):
+        raise json.JSONDecodeError(_TRAILING_COMMA[closing], text, comma)
+
+
 def loads_in_pieces(text: str, decoder: json.JSONDecoder) -> Any:
     """``decoder.decode(text)``, with the same result and the same errors, but a top-level
     object is decoded a member at a time and a member that is an array an element at a time.
@@ -152,7 +198,8 @@ def loads_in_pieces(text: str, decoder: json.JSONDecoder) -> Any:
             obj[key], idx = _value_in_pieces(text, idx, decoder)
             idx = _SPACE.match(text, idx).end()
             if text.startswith(",", idx):
-                idx = _SPACE.match(text, idx + 1).end()
+                comma, idx = idx, _SPACE.match(text, idx + 1).end()
+                _check_trailing_comma(text, comma, idx, "}")
                 continue
             if text.startswith("}", idx):
                 idx += 1
@@ -176,7 +223,8 @@ def _value_in_pieces(text: str, idx: int, decoder: json.JSONDecoder) -> tuple[An
         items.append(item)
         idx = _SPACE.match(text, idx).end()
         if text.startswith(",", idx):
-            idx = _SPACE.match(text, idx + 1).end()
+            comma, idx = idx, _SPACE.match(text, idx + 1).end()
+            _check_trailing_comma(text, comma, idx, "]")
             continue
         if text.startswith("]", idx):
             return items, idx + 1

@@ -9,7 +9,6 @@ everything), and ``comparison`` re-evaluates lazily, reusing whatever did not ch
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
@@ -18,12 +17,9 @@ from PySide6.QtGui import QUndoCommand, QUndoStack
 from roofline_gui.core.chip import Chip
 from roofline_gui.core.comparison import Comparison, Evaluator
 from roofline_gui.core.document import Document
-from roofline_gui.core.edits import Batch, Edit, Insert, Replace, apply, touched_ids
+from roofline_gui.core.edits import Edit, Replace, apply, insert_new, next_color, touched_ids
 from roofline_gui.core.kernel import Kernel
 from roofline_gui.core.sweep import describe_move, with_intensity
-
-PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2",
-           "#17becf", "#7f7f7f", "#bcbd22")
 
 
 class EditCommand(QUndoCommand):
@@ -175,39 +171,18 @@ class DocumentModel(QObject):
 
     # -- common compound edits -----------------------------------------------------------------
     def next_color(self, taken: int = 0) -> str:
-        used = {c.color for c in self._doc.chips}
-        free = [c for c in PALETTE if c not in used]
-        return free[taken % len(free)] if free else PALETTE[(len(used) + taken) % len(PALETTE)]
+        return next_color(self._doc, taken)
 
     def add_chips(self, chips: list[Chip], index: int | None = None, text: str = "") -> list[str]:
         """Insert copies of ``chips`` with fresh ids and colours; returns the new ids."""
-        doc, edits, ids = self._doc, [], []
-        index = len(doc.chips) if index is None else index
-        for offset, chip in enumerate(chips):
-            new_id = _fresh_id(doc, "c", ids)
-            color = chip.color if chip.color and chip.color not in {c.color for c in doc.chips} \
-                else self.next_color(offset)
-            edits.append(Insert("chips", index + offset, replace(chip, id=new_id, color=color)))
-            ids.append(new_id)
-        if edits:
-            names = ", ".join(c.name for c in chips)
-            self.push(Batch(tuple(edits)), text or f"Add chip {names}")
+        edit, ids = insert_new(self._doc, "chips", chips, index)
+        if ids:
+            self.push(edit, text or f"Add chip {', '.join(c.name for c in chips)}")
         return ids
 
     def add_kernels(self, kernels: list[Kernel], index: int | None = None, text: str = "") -> list[str]:
         """Insert copies of ``kernels`` with fresh ids; returns the new ids."""
-        doc, edits, ids = self._doc, [], []
-        index = len(doc.kernels) if index is None else index
-        for offset, kernel in enumerate(kernels):
-            new_id = _fresh_id(doc, "k", ids)
-            edits.append(Insert("kernels", index + offset, replace(kernel, id=new_id)))
-            ids.append(new_id)
-        if edits:
-            names = ", ".join(k.name for k in kernels)
-            self.push(Batch(tuple(edits)), text or f"Add kernel {names}")
+        edit, ids = insert_new(self._doc, "kernels", kernels, index)
+        if ids:
+            self.push(edit, text or f"Add kernel {', '.join(k.name for k in kernels)}")
         return ids
-
-
-def _fresh_id(doc: Document, prefix: str, taken: list[str]) -> str:
-    base = int(doc.new_id(prefix)[len(prefix):])
-    return f"{prefix}{base + len(taken)}"

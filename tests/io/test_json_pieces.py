@@ -57,3 +57,27 @@ def test_top_level_values_that_are_not_objects_and_edge_cases():
     for text in ['[1, 2]', '3', '"x"', '', '   ', '{}', '{ }', '{} x', '{"a": []}',
                  '{"a": [ ]}', '{"a": [1,]}', '{"a": NaN}', '{"a": 1,}', '{"a" 1}', '{"a": [1 2]}']:
         both(text)
+
+
+def test_a_trailing_comma_is_named_at_the_comma_on_every_python(tmp_path):
+    """3.13's json names a trailing comma itself, older ones say "Expecting value" or
+    "Expecting property name" one character later: the user reads the same message on each."""
+    import pytest
+
+    from roofline_gui.core.errors import ValidationError
+    from roofline_gui.io.session import load_session
+
+    cases = {
+        '{"format": "roofline-session",\n "chips": [\n  {"name": "A"},\n ]}': ("line 3, column 16", "array"),
+        '{"format": "roofline-session",\n "title": "x",\n}': ("line 2, column 14", "object"),
+        '{"kernels": [{"name": "k", "params": {"n": 1 ,  }}]}': ("line 1, column 46", "object"),
+        '[1, 2,\n\t]': ("line 1, column 6", "array"),
+    }
+    for text, (where, closing) in cases.items():
+        path = tmp_path / "s.roofline"
+        path.write_text(text)
+        with pytest.raises(ValidationError) as caught:
+            load_session(path)
+        message = str(caught.value)
+        assert where in message, (text, message)
+        assert f"a trailing comma before the end of an {closing}; remove the comma" in message
