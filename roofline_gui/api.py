@@ -1,0 +1,220 @@
+"""Roofline Explorer from Python: scripts and notebooks drive the app's own core.
+
+Every function here is a thin door onto what the window uses (the same presets, templates,
+session reader and writer, evaluation and exports), so a script's numbers are the app's::
+
+    from roofline_gui import api as rf
+
+    a100, tpu = rf.chip("A100 SXM4 40GB"), rf.chip("google-tpu-v3")
+    add = rf.kernel("elementwise", "int8", n=1e8)
+    mlp = rf.kernel("mlp", "bf16", batch=8, d_in=4096, d_out=4096)
+    doc = rf.session([a100, tpu], [add, mlp], title="A100 against TPU v3")
+    result = rf.evaluate(doc)
+    result.attainable          # numpy array [kernel, chip] of op/s
+    rf.write_csv(doc, "table.csv")
+    rf.write_png(doc, "chart.png", width=1200)   # draws offscreen with Qt
+
+Only :func:`write_png` needs Qt; everything else is numpy. See ``docs/api.md``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+
+from roofline_gui.core.chip import Chip
+from roofline_gui.core.comparison import Comparison, compare
+from roofline_gui.core.document import Document
+from roofline_gui.core.edits import SetField, apply, insert_new
+from roofline_gui.core.errors import RooflineError
+from roofline_gui.core.kernel import Kernel
+from roofline_gui.core.templates import TEMPLATES, Template
+from roofline_gui.core.units import PRECISIONS
+from roofline_gui.io import csv_export
+from roofline_gui.io import session as session_io
+from roofline_gui.io.presets import Presets, default_presets
+
+__all__ = [
+    "Results", "chip", "chips", "evaluate", "kernel", "load_session", "preset_kernel",
+    "preset_kernels", "presets", "save_session", "session", "templates", "write_csv", "write_png",
+]
+
+
+@cache
+def presets() -> Presets:
+    """The shipped chip and kernel presets (and the user's own saved chips), read once."""
+    return default_presets()
+
+
+def chips() -> dict[str, Chip]:
+    """Every preset chip by its id ("nvidia-h100-sxm5-80gb")."""
+    return dict(presets().chips)
+
+
+def preset_kernels() -> dict[str, Kernel]:
+    """Every preset kernel by its id."""
+    return dict(presets().kernels)
+
+
+def templates() -> dict[str, Template]:
+    """The kernel templates by id ("mlp", "gemm", ...); ``.formula`` shows each one's formula."""
+    return dict(TEMPLATES)
+
+
+def _find(library: dict, what: str, key: str):
+    if key in library:
+        return library[key]
+    by_name = {item.name.casefold(): item for item in library.values()}
+    if key.casefold() in by_name:
+        return by_name[key.casefold()]
+    names = [*library, *(item.name for item in library.values())]
+    close = difflib.get_close_matches(key, names, n=3, cutoff=0.5)
+    hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+    raise RooflineError(f"no preset {what} {key!r}{hint}")
+
+
+def chip(name_or_id: str) -> Chip:
+    """A preset chip by id or by name (any case): ``chip("H100 SXM5 80GB")``."""
+    return _find(presets().chips, "chip", name_or_id)
+
+
+def preset_kernel(name_or_id: str) -> Kernel:
+    """A preset kernel by id or by name (any case)."""
+    return _find(presets().kernels, "kernel", name_or_id)
+
+
+def kernel(template: str, precision: str, *, name: str = "", storage: str | None = None,
+           **params: float) -> Kernel:
+    """A kernel from a template, named from its parameters unless ``name`` is given; unnamed
+    parameters take the template's defaults. ``storage`` is the precision values are stored in
+    (int8 weights with bf16 math: ``precision="bf16", storage="int8"``)."""
+    if template not in TEMPLATES:
+        raise RooflineError(f"no template {template!r}; templates: {', '.join(TEMPLATES)}")
+    spec = TEMPLATES[template]
+    for value in (precision, storage):
+        if value is not None and value not in PRECISIONS:
+            raise RooflineError(f"precision {value!r}: one of {', '.join(PRECISIONS)}")
+    known = {p.name: p for p in spec.params}
+    values = {}
+    for key, value in params.items():
+        if key not in known:
+            raise RooflineError(f"{template} has no parameter {key!r}; it has {', '.join(known)}")
+        p = known[key]
+        if not p.minimum <= value <= p.maximum or (p.integer and value != int(value)):
+            kind = "a whole number" if p.integer else "a number"
+            raise RooflineError(f"{template}.{key} = {value:g}: must be {kind} from {p.minimum:g} "
+                                f"to {p.maximum:g}")
+        values[key] = float(value)
+    values = {p.name: values.get(p.name, p.default) for p in spec.params}
+    made = Kernel("k", "", precision, category=spec.category, template=template, params=values,
+                  storage_precision=None if storage == precision else storage)
+    from dataclasses import replace  # noqa: PLC0415
+
+    return replace(made, name=name or made.auto_name())
+
+
+def session(chips: Iterable[Chip], kernels: Iterable[Kernel], *, title: str = "",
+            baseline: int = 0) -> Document:
+    """A session of these chips and kernels, with fresh ids and colours as the app's Add gives;
+    ``baseline`` is the index of the chip speedups are measured against."""
+    doc = Document(title=title)
+    for collection, items in (("chips", list(chips)), ("kernels", list(kernels))):
+        edit, _ids = insert_new(doc, collection, items)
+        doc, _inverse = apply(edit, doc)
+    if doc.chips:
+        doc, _inverse = apply(SetField("baseline", doc.chips[baseline].id), doc)
+    return doc
+
+
+def load_session(path: str | os.PathLike) -> Document:
+    """Read a ``.roofline`` session; a bad file raises RooflineError naming the field or line."""
+    return session_io.load_session(path)
+
+
+def save_session(doc: Document, path: str | os.PathLike) -> None:
+    """Write a session atomically (the file the app opens)."""
+    session_io.save_session(doc, path)
+
+
+@dataclass(frozen=True)
+class Results:
+    """One evaluation of every kernel on every chip: arrays are [kernel, chip], NaN where a chip
+    does not support the kernel's precision. ``comparison`` is the object the app's table,
+    chart and CSV read."""
+
+    comparison: Comparison
+
+    @property
+    def kernels(self) -> tuple[str, ...]:
+        return tuple(k.name for k in self.comparison.kernels)
+
+    @property
+    def chips(self) -> tuple[str, ...]:
+        return tuple(c.name for c in self.comparison.chips)
+
+    @property
+    def attainable(self) -> np.ndarray:
+        """Attainable performance, op/s."""
+        return self.comparison.result.attainable
+
+    @property
+    def time(self) -> np.ndarray:
+        """Time for each kernel's work at the attainable rate, s (NaN for a kernel given only as
+        an intensity, which has no size)."""
+        return self.comparison.result.time_lower
+
+    @property
+    def intensity(self) -> np.ndarray:
+        """Each kernel's arithmetic intensity against main memory, op/B: [kernel]."""
+        return self.comparison.dram_intensity
+
+    @property
+    def bound(self) -> np.ndarray:
+        """'memory', 'compute' or 'unsupported' for each pair."""
+        return self._names(self.comparison.bound_name)
+
+    @property
+    def limiter(self) -> np.ndarray:
+        """The roof that limits each pair: a memory level's name or '<precision> peak'."""
+        return self._names(self.comparison.limiter_name)
+
+    def _names(self, name) -> np.ndarray:
+        k, c = self.attainable.shape
+        return np.array([[name(i, j) for j in range(c)] for i in range(k)], dtype=object)
+
+    def speedup(self, baseline: int = 0) -> np.ndarray:
+        """Attainable performance ÷ the baseline chip's, per kernel."""
+        return self.comparison.speedup(baseline)
+
+    def rows(self) -> list[dict[str, str]]:
+        """The CSV's rows, one per (chip, kernel), as the app writes them."""
+        return self.comparison.rows()
+
+
+def evaluate(doc: Document | None = None, *, chips: Sequence[Chip] = (),
+             kernels: Sequence[Kernel] = (), derated: bool = False) -> Results:
+    """Evaluate a session (or lists of chips and kernels) as the app does, vectorised over every
+    kernel × chip pair. ``derated`` applies each ceiling's achievable fraction."""
+    if doc is not None:
+        chips, kernels = doc.chips, doc.kernels
+    return Results(compare(tuple(kernels), tuple(chips), derated=derated))
+
+
+def write_csv(doc: Document, path: str | os.PathLike, *, derated: bool = False) -> int:
+    """The app's CSV export (one row per chip and kernel); returns the number of rows."""
+    return csv_export.export_csv(doc, path, derated=derated)
+
+
+def write_png(doc: Document, path: str | os.PathLike, *, width: int = 1600,
+              derated: bool = False) -> None:
+    """The app's chart drawn offscreen and saved as a PNG ``width`` pixels wide (needs Qt; in
+    a process without a display it draws offscreen)."""
+    from roofline_gui.widgets.export import export_png_headless  # noqa: PLC0415
+
+    export_png_headless(doc, Path(path), width, derated=derated)

@@ -1,0 +1,75 @@
+"""The Python API: docs/api.md's example runs as written and gives the app's numbers."""
+
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from roofline_gui import api as rf
+from roofline_gui.core.comparison import compare
+from roofline_gui.core.errors import RooflineError
+from roofline_gui.io.files import resources_dir
+from roofline_gui.io.session import load_session
+
+DOC = Path(__file__).resolve().parents[1] / "docs" / "api.md"
+
+
+def test_the_documented_example_runs_and_its_comments_are_true(tmp_path, monkeypatch, capsys):
+    code = re.search(r"```python\n(.*?)```", DOC.read_text(), re.S).group(1)
+    monkeypatch.chdir(tmp_path)
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    ns: dict = {}
+    exec(compile(code, str(DOC), "exec"), ns)  # noqa: S102 -- the documented example itself
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[0] == "MLP layer 4096×4096, batch 8 (bf16)"
+    assert printed[1] == "('A100 SXM4 40GB', 'TPU v3')"
+    assert float(printed[2]) == pytest.approx(1.555e12 / 3 / 1e9)
+    assert printed[3] == "['memory' 'memory']"
+    assert printed[4] == "['bf16 peak' 'bf16 peak']"
+    assert float(printed[5]) == pytest.approx(900 / 1555, rel=1e-3)
+    assert float(printed[6]) == pytest.approx(2 * 4096**3 / 312e12, rel=1e-3)
+    result = ns["result"]
+    assert np.isnan(result.attainable[0, 1])  # TPU v3 has no int8
+    rates = ns["rates"]
+    assert rates.shape == (11, 2)
+    assert np.all(np.diff(rates[:, 0]) >= 0)  # batching raises the rate, up to the compute roof
+    assert rates[0, 0] == pytest.approx(1.555e12 * 1.0, rel=0.01)  # batch 1: ~1 op/B
+    assert rates[-1, 0] == 312e12 and rates[-1, 1] == 123e12
+    assert (tmp_path / "table.csv").read_text().count("\n") == 1 + 3 * 2
+    assert (tmp_path / "chart.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert ns["again"] == ns["doc"]
+
+
+def test_the_api_gives_the_numbers_the_app_gives_for_a_session():
+    doc = load_session(resources_dir() / "examples" / "a100-vs-tpu-v3.roofline")
+    ours = rf.evaluate(doc)
+    app = compare(doc.kernels, doc.chips)
+    np.testing.assert_array_equal(ours.attainable, app.result.attainable)
+    assert ours.rows() == app.rows()
+    derated = rf.evaluate(doc, derated=True)
+    np.testing.assert_array_equal(derated.attainable, compare(doc.kernels, doc.chips, derated=True)
+                                  .result.attainable)
+
+
+def test_bad_requests_name_what_is_wrong():
+    with pytest.raises(RooflineError, match="did you mean 'H100 SXM5 80GB'"):
+        rf.chip("H100 SXM")
+    with pytest.raises(RooflineError, match="mlp has no parameter 'batchx'; it has batch"):
+        rf.kernel("mlp", "bf16", batchx=3)
+    with pytest.raises(RooflineError, match=r"mlp.batch = 2.5: must be a whole number"):
+        rf.kernel("mlp", "bf16", batch=2.5)
+    with pytest.raises(RooflineError, match="precision 'bf17'"):
+        rf.kernel("mlp", "bf17")
+    with pytest.raises(RooflineError, match="no template 'mpl'"):
+        rf.kernel("mpl", "bf16")
+
+
+def test_a_session_gets_fresh_ids_and_distinct_colours_like_the_apps_add():
+    h100 = rf.chip("nvidia-h100-sxm5-80gb")
+    doc = rf.session([h100, h100, h100], [rf.kernel("gemm", "bf16")] * 2, baseline=1)
+    assert [c.id for c in doc.chips] == ["c1", "c2", "c3"]
+    assert [k.id for k in doc.kernels] == ["k1", "k2"]
+    assert len({c.color for c in doc.chips}) == 3
+    assert doc.baseline == "c2"
