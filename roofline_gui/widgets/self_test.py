@@ -61,7 +61,7 @@ def _run(folder: Path) -> None:
     from roofline_gui.io.files import resources_dir, write_atomic
     from roofline_gui.models.settings import Settings
     from roofline_gui.widgets.application import make_app
-    from roofline_gui.widgets.export import render_canvas_png
+    from roofline_gui.widgets.export import export_pdf, export_svg, render_canvas_png
     from roofline_gui.widgets.file_actions import examples
     from roofline_gui.widgets.main_window import MainWindow
 
@@ -85,6 +85,15 @@ def _run(folder: Path) -> None:
               for y in range(0, image.height(), 4)}
     for chip in doc.chips:
         _check(chip.color in colors, f"{chip.name}'s colour {chip.color} is not in the PNG")
+    # The vector exports: SVG (QtSvg) and PDF (QPdfWriter).
+    item = window.canvas.render_plot_item()
+    svg, pdf = folder / "chart.svg", folder / "chart.pdf"
+    export_svg(item, svg)
+    export_pdf(item, pdf)
+    _check(svg.read_text(encoding="utf-8").lstrip().startswith("<?xml") and "<svg" in svg.read_text(
+        encoding="utf-8"), "the SVG export is not an SVG")
+    _check(pdf.read_bytes().startswith(b"%PDF-") and pdf.stat().st_size > 2000,
+           "the PDF export is not a PDF")
     export_csv(doc, table)
     with open(table, newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
