@@ -77,10 +77,12 @@ class ComparisonTableModel(QAbstractTableModel):
             for item_id in touched:
                 row = int(self._rank[kernel_rows[item_id]])
                 self.dataChanged.emit(self.index(row, 0), self.index(row, last))
+                self.headerDataChanged.emit(Qt.Orientation.Vertical, row, row)
         elif self.rowCount() and self.columnCount():
             self.dataChanged.emit(self.index(0, 0),
                                   self.index(self.rowCount() - 1, self.columnCount() - 1))
             self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, self.columnCount() - 1)
+            self.headerDataChanged.emit(Qt.Orientation.Vertical, 0, self.rowCount() - 1)
 
     def set_mac_units(self, mac: bool) -> None:
         self._ops_per_unit = 2.0 if mac else 1.0
@@ -174,8 +176,9 @@ class ComparisonTableModel(QAbstractTableModel):
 
     # -- data ---------------------------------------------------------------------------------
     def headerData(self, section: int, orientation, role: int = Qt.ItemDataRole.DisplayRole):
-        if orientation != Qt.Orientation.Horizontal or role not in (
-            Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
+        if orientation == Qt.Orientation.Vertical:
+            return self._row_header(section, role)
+        if role not in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
             return None
         unit = "MAC" if self._ops_per_unit == 2 else "op"
         if section < len(FIXED_COLUMNS):
@@ -198,6 +201,21 @@ class ComparisonTableModel(QAbstractTableModel):
         if field == "attainable":
             return f"{chip.name}\n{unit}/s"
         return "\n" + {"time": "time", "limiter": "limited by", "speedup": "× baseline"}[field]
+
+    def _row_header(self, section: int, role: int):
+        """Each row is headed by its kernel's name, so the name stays in sight while the
+        chips' columns scroll sideways (the Kernel column holds it too, for sorting and CSV)."""
+        cmp = self._model.comparison
+        if not 0 <= section < len(cmp.kernels):
+            return None
+        kernel = cmp.kernels[int(self._order[section])]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return kernel.name
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return f"{kernel.name}\n{kernel.source}" if kernel.source else kernel.name
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            return int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+        return None
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole):
         if not index.isValid():

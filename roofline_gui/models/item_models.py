@@ -215,10 +215,12 @@ class PresetKernelModel(QStandardItemModel):
 class PresetChipModel(QStandardItemModel):
     """All chip presets, one row each: 'Vendor Name' with the id; filter it by text."""
 
-    def __init__(self, presets: Presets, parent=None) -> None:
+    def __init__(self, presets: Presets, parent=None, in_session: set[str] = frozenset()) -> None:
+        """``in_session``: names of chips the session has already (marked, still addable)."""
         super().__init__(parent)
         for preset_id, chip in presets.chips.items():
-            item = QStandardItem(f"{chip.vendor} {chip.name}".strip())
+            mark = "   (in this session)" if chip.name in in_session else ""
+            item = QStandardItem(f"{chip.vendor} {chip.name}".strip() + mark)
             item.setData(preset_id, ID_ROLE)
             item.setToolTip(
                 f"{chip.name} ({chip.year})\nDRAM {format_si(chip.dram.bandwidth, 'B/s')}\n"

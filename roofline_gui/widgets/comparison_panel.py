@@ -58,10 +58,17 @@ class ComparisonTable(QWidget):
         self._fit_timer.timeout.connect(self.fit_columns)
         self.table_model.modelReset.connect(lambda: self._fit_timer.start(0))
         # Compact rows (text height plus a little air) so a laptop screen shows most kernels.
+        # The kernel's name heads its row and stays in sight while the chips' columns scroll;
+        # long names are elided in the middle (the batch or size and the precision are at the
+        # end), whole in the tooltip.
         rows = self.view.verticalHeader()
         rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         rows.setDefaultSectionSize(self.view.fontMetrics().height() + 6)
-        rows.hide()
+        rows.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        rows.setMaximumWidth(self.KERNEL_COLUMN_EM * self.view.fontMetrics().height())
+        rows.setSectionsClickable(True)
+        rows.sectionClicked.connect(self._on_row_header_clicked)
+        self.view.setColumnHidden(0, True)
         self.view.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.view.clicked.connect(self._on_clicked)
         self.baseline = QComboBox()
@@ -78,6 +85,7 @@ class ComparisonTable(QWidget):
         layout.addWidget(self.view)
         model.sig_document_changed.connect(self._fill_baseline)
         model.sig_document_changed.connect(self._show_measured)
+        model.sig_selection_changed.connect(self._follow_selection)
         self._fill_baseline(model.document, None)
         self.fit_columns()
 
@@ -131,6 +139,25 @@ class ComparisonTable(QWidget):
     def _on_baseline_chosen(self, index: int) -> None:
         chip_id = self.baseline.itemData(index)
         self.model.push(SetField("baseline", chip_id), f"Make {self.baseline.itemText(index)} the baseline")
+
+    def _follow_selection(self, kernel_id, chip_id) -> None:
+        """The selected kernel's row (at the selected chip's value) is highlighted and scrolled
+        into view, wherever it was selected."""
+        cmp, table = self.model.comparison, self.table_model
+        if kernel_id not in cmp.kernel_index or not table.rowCount():
+            return
+        row = table.view_row(cmp.kernel_index[kernel_id])
+        chip = cmp.chip_index.get(chip_id, 0)
+        column = next((c for c in range(table.columnCount()) if table.locate(c) == (chip, "attainable")), 1)
+        index = table.index(row, column)
+        if self.view.currentIndex() != index:
+            self.view.selectionModel().setCurrentIndex(
+                index, self.view.selectionModel().SelectionFlag.ClearAndSelect)
+        self.view.scrollTo(index)
+
+    def _on_row_header_clicked(self, row: int) -> None:
+        kernel = self.model.comparison.kernels[self.table_model.kernel_row(row)]
+        self.model.select(kernel.id, self.model.selected_chip)
 
     def _on_clicked(self, index) -> None:
         kernel_id = index.data(ID_ROLE)

@@ -85,8 +85,8 @@ class SearchListDialog(QDialog):
 class ChipPresetDialog(SearchListDialog):
     """Pick chips from the preset library, searchable by name and vendor."""
 
-    def __init__(self, presets: Presets, parent=None) -> None:
-        super().__init__(PresetChipModel(presets), "Add chips from the presets",
+    def __init__(self, presets: Presets, parent=None, in_session: set[str] = frozenset()) -> None:
+        super().__init__(PresetChipModel(presets, in_session=in_session), "Add chips from the presets",
                          "Search by name or vendor, e.g. 'H100' or 'Google'", True, parent)
         self.source.setParent(self)
         self.note.setText("Enter adds the highlighted chips; Ctrl-click picks several. "
@@ -96,8 +96,8 @@ class ChipPresetDialog(SearchListDialog):
         return [i.data(ID_ROLE) for i in self.picked()]
 
     @classmethod
-    def ask(cls, presets: Presets, parent=None) -> list[str]:
-        dialog = cls(presets, parent)
+    def ask(cls, presets: Presets, parent=None, in_session: set[str] = frozenset()) -> list[str]:
+        dialog = cls(presets, parent, in_session)
         return dialog.selected_ids() if dialog.exec() == QDialog.DialogCode.Accepted else []
 
 

@@ -3,7 +3,7 @@ refused in place with the reason (red frame, message under the field) and never 
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QPoint, Signal
+from PySide6.QtCore import QEvent, QPoint, Qt, Signal
 from PySide6.QtWidgets import QAbstractScrollArea, QLabel, QLineEdit, QVBoxLayout, QWidget
 
 from roofline_gui.core.errors import UnitError
@@ -59,6 +59,14 @@ class QuantityEdit(QLineEdit):
         if text != self.text():
             self.setText(text)
         self._set_error("", force=True)
+
+    def keyPressEvent(self, event) -> None:  # noqa: N802 (Qt API)
+        """Escape puts back the value the document holds (and clears an error shown)."""
+        if event.key() == Qt.Key.Key_Escape and (self.text() != self._shown or self.error):
+            self.set_value(self._value)
+            event.accept()
+            return
+        super().keyPressEvent(event)
 
     def parse(self, text: str) -> float | None:
         """The value typed, or raise UnitError with the reason."""
@@ -117,6 +125,8 @@ class FieldWithMessage(QWidget):
         self.message.setStyleSheet("color: #d62728; background: palette(base); "
                                    "border: 1px solid #d62728; padding: 1px 3px;")
         self.message.setWordWrap(True)
+        # It floats over the field below: clicks go through to that field.
+        self.message.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
         self.message.hide()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)

@@ -7,7 +7,7 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QStandardPaths, Signal
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QWidget
 
 from roofline_gui.core.document import Document
@@ -95,7 +95,7 @@ class FileActions(QObject):
         if not self.maybe_save():
             return False
         if path is None:
-            path = FileDialogs.open_path(self.window, self.settings.get("last_dir"))
+            path = FileDialogs.open_path(self.window, self._folder())
             if not path:
                 return False
         path = Path(path)
@@ -127,8 +127,17 @@ class FileActions(QObject):
             return self.save_as()
         return self._save_to(self.model.path)
 
+    def _folder(self) -> str:
+        """Where file dialogs start: the folder used last, else the user's documents folder
+        (not the folder the app happened to be started from)."""
+        last = self.settings.get("last_dir")
+        if last and Path(last).is_dir():
+            return last
+        documents = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation)
+        return documents if documents and Path(documents).is_dir() else str(Path.home())
+
     def save_as(self) -> bool:
-        suggested = str(self.model.path or Path(self.settings.get("last_dir") or ".")
+        suggested = str(self.model.path or Path(self._folder())
                         / f"{safe_file_stem(self.model.document.title)}{EXTENSION}")
         path = FileDialogs.save_path(self.window, suggested)
         if not path:
@@ -167,7 +176,7 @@ class FileActions(QObject):
     def _ask_export_path(self, suffix: str, file_filter: str) -> Path | None:
         stem = self.model.path.stem if self.model.path else safe_file_stem(self.model.document.title,
                                                                            "roofline")
-        folder = Path(self.settings.get("last_dir") or ".")
+        folder = Path(self._folder())
         path = FileDialogs.save_path(self.window, str(folder / f"{stem}{suffix}"), file_filter)
         return Path(path) if path else None
 

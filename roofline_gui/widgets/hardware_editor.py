@@ -332,7 +332,7 @@ class HardwareEditor(QWidget):
 
     # -- actions ----------------------------------------------------------------------------------
     def add_from_presets(self) -> None:
-        ids = ChipPresetDialog.ask(self.presets, self)
+        ids = ChipPresetDialog.ask(self.presets, self, {c.name for c in self.model.document.chips})
         new = self.model.add_chips([self.presets.chips[i] for i in ids if i in self.presets.chips])
         if new:
             self.model.select(None, new[-1])

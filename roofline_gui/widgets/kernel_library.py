@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QItemSelectionModel, Qt
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -68,6 +68,17 @@ def _precision_combo(current: str | None, allow_same: bool = False) -> QComboBox
         combo.addItem(p, p)
     combo.setCurrentIndex(max(0, combo.findData(current)))
     return combo
+
+
+def set_text_keeping_scroll(box: QPlainTextEdit, text: str) -> None:
+    """New text in a read-only box, scrolled where it was (setPlainText goes back to the top, so
+    the numbers a keystroke changed would scroll out of sight)."""
+    if box.toPlainText() == text:
+        return
+    bar = box.verticalScrollBar()
+    where = bar.value()
+    box.setPlainText(text)
+    bar.setValue(min(where, bar.maximum()))
 
 
 class ParamFields(QWidget):
@@ -150,15 +161,20 @@ class KernelForm(QWidget):
             self.formula.setPlainText("Select a kernel to see its formula.")
             return
         structure = (kernel.id, kernel.template)
-        if structure != self._structure:
+        same_kernel = structure == self._structure
+        if not same_kernel:
             self._structure = structure
             if self.params is not None:
-                self.params.setParent(None)
-                self.params.deleteLater()
-                self.params = None
+                # Taking the fields away moves the focus out of them, which commits a value
+                # still being typed: to the kernel it was typed for (see _on_param).
+                old, self.params = self.params, None
+                old.setParent(None)
+                old.deleteLater()
             if kernel.template is not None:
-                self.params = ParamFields(kernel.template, kernel.params, self._on_param,
-                                          self._on_param_typed)
+                self.params = ParamFields(
+                    kernel.template, kernel.params,
+                    lambda name, value, kid=kernel.id: self._on_param(name, value, kid),
+                    self._on_param_typed)
                 self.params_box.addWidget(self.params)
         elif self.params is not None:
             template = TEMPLATES[kernel.template]
@@ -168,7 +184,10 @@ class KernelForm(QWidget):
             self.name_edit.setText(kernel.name)
         self.precision.setCurrentIndex(self.precision.findData(kernel.precision))
         self.storage.setCurrentIndex(max(0, self.storage.findData(kernel.storage_precision)))
-        self.formula.setPlainText(formula_text(kernel))
+        if same_kernel:  # an edit: stay where the reader is
+            set_text_keeping_scroll(self.formula, formula_text(kernel))
+        else:
+            self.formula.setPlainText(formula_text(kernel))
 
     def _on_name(self) -> None:
         kernel, name = self._kernel(), self.name_edit.text().strip()
@@ -191,10 +210,13 @@ class KernelForm(QWidget):
         committed (Enter or leaving it), as one undo step."""
         kernel = self._kernel()
         if kernel is not None and self.params is not None:
-            self.formula.setPlainText(formula_text(kernel.with_params(**self.params.typed)))
+            set_text_keeping_scroll(self.formula, formula_text(kernel.with_params(**self.params.typed)))
 
-    def _on_param(self, name: str, value: float) -> None:
-        kernel = self._kernel()
+    def _on_param(self, name: str, value: float, kernel_id: str | None = None) -> None:
+        """A parameter committed: for the kernel its field was made for, which may no longer be
+        the one selected (a value typed, then another kernel clicked)."""
+        kernel = next((k for k in self.model.document.kernels if k.id == (kernel_id or self.kernel_id)),
+                      None)
         if kernel is not None and kernel.params.get(name) != value:
             self.model.push(Replace("kernels", kernel.with_params(**{name: value})),
                             f"{kernel.name}: {name} = {value:,.0f}",
@@ -203,6 +225,8 @@ class KernelForm(QWidget):
 
 class TemplateDialog(QDialog):
     """Create a kernel from a template: pick it, set the precision and parameters, see the formula."""
+
+    last_used: tuple[str, str] | None = None  # (template, precision) picked last, offered next
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -232,7 +256,17 @@ class TemplateDialog(QDialog):
         layout.addLayout(self.params_box)
         layout.addWidget(self.formula, 1)
         layout.addWidget(buttons)
+        if TemplateDialog.last_used is not None:
+            template_id, precision = TemplateDialog.last_used
+            for combo, value in ((self.template, template_id), (self.precision, precision)):
+                combo.blockSignals(True)
+                combo.setCurrentIndex(max(0, combo.findData(value)))
+                combo.blockSignals(False)
         self._rebuild()
+
+    def accept(self) -> None:
+        TemplateDialog.last_used = (self.template.currentData(), self.precision.currentData())
+        super().accept()
 
     def _rebuild(self) -> None:
         if self.params is not None:
@@ -255,7 +289,7 @@ class TemplateDialog(QDialog):
     def _preview(self) -> None:
         kernel = self.kernel()
         self.name.setPlaceholderText(replace(kernel, name="").auto_name())
-        self.formula.setPlainText(formula_text(kernel))
+        set_text_keeping_scroll(self.formula, formula_text(kernel))
 
     @classmethod
     def ask(cls, parent=None) -> Kernel | None:
@@ -341,11 +375,14 @@ class KernelLibrary(QWidget):
     def _on_selection_changed(self, kernel_id, _chip_id) -> None:
         row = self.session_model.row_of(kernel_id) if kernel_id else -1
         if row >= 0 and self.list.currentIndex().row() != row:
-            self.list.setCurrentIndex(self.session_model.index(row))
+            # Selected from elsewhere (the chart, the table, a new or duplicated kernel): that
+            # kernel alone, so Delete right after acts on it and not on an earlier pick too.
+            self.list.selectionModel().setCurrentIndex(
+                self.session_model.index(row), QItemSelectionModel.SelectionFlag.ClearAndSelect)
         self.form.show_kernel(kernel_id)
 
     def new_from_template(self) -> None:
-        kernel = TemplateDialog.ask(self)
+        kernel = TemplateDialog.ask(self)  # opens on the template used last
         if kernel is not None:
             new = self.model.add_kernels([kernel])
             self.model.select(new[-1], None)

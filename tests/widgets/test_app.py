@@ -10,6 +10,7 @@ from PySide6.QtGui import QColor, QImage
 from PySide6.QtWidgets import QApplication
 
 from roofline_gui.core.comparison import compare
+from roofline_gui.core.edits import Replace
 from roofline_gui.io.session import load_session
 from roofline_gui.widgets.dialogs import ChipPresetDialog
 
@@ -22,7 +23,7 @@ def roof_ys(window, chip_color):
 
 
 def test_add_a_chip_from_the_presets(window, monkeypatch):
-    monkeypatch.setattr(ChipPresetDialog, "ask", classmethod(lambda cls, presets, parent=None:
+    monkeypatch.setattr(ChipPresetDialog, "ask", classmethod(lambda cls, presets, parent=None, in_session=():
                                                             ["nvidia-h100-sxm5-80gb"]))
     window.hardware.add_from_presets()
     names = [c.name for c in window.model.document.chips]
@@ -121,7 +122,8 @@ def test_drag_a_marker_and_see_the_batch_and_table_change(window, qtbot):
 
 def test_undo_everything_back_to_the_first_document(window, monkeypatch):
     first = window.model.document
-    monkeypatch.setattr(ChipPresetDialog, "ask", classmethod(lambda cls, p, parent=None: ["google-tpu-v5e"]))
+    monkeypatch.setattr(ChipPresetDialog, "ask",
+                        classmethod(lambda cls, p, parent=None, in_session=(): ["google-tpu-v5e"]))
     window.hardware.add_from_presets()
     window.hardware.form.compute_fields["bf16"].setText("200T")
     window.hardware.form.compute_fields["bf16"].editingFinished.emit()
@@ -454,25 +456,31 @@ def test_legend_names_each_shown_chip_in_its_colour_and_follows_edits(window, tm
     assert {c.color for c in chips} <= colours
 
 
-def test_table_columns_fit_a_new_documents_names_once_the_loop_turns(window, example_doc):
+def test_table_rows_are_headed_by_kernel_names_that_fit_up_to_a_cap(window, example_doc):
     view = window.table.view
+    names = view.verticalHeader()
     metrics = view.fontMetrics()
     cap = window.table.KERNEL_COLUMN_EM * metrics.height()
     shortest = min(example_doc.kernels, key=lambda k: len(k.name))
     window.model.reset(replace(example_doc, kernels=(shortest,)))
     QApplication.processEvents()
-    assert metrics.horizontalAdvance(shortest.name) <= view.columnWidth(0) < cap
-    # A long name widens the column up to a cap; beyond it the name is elided and whole in the
-    # tooltip.
+    assert names.isVisible() and view.isColumnHidden(0)  # the name heads the row instead
+    assert metrics.horizontalAdvance(shortest.name) <= names.width() < cap
+    # A long name widens the header up to a cap; beyond it the name is elided and whole in
+    # the tooltip. The header stays when the chips' columns scroll sideways.
     long_name = "A kernel with a rather long name, to widen the column past its cap"
     doc = replace(example_doc, kernels=(replace(example_doc.kernels[0], name=long_name),
                                        *example_doc.kernels[1:]))
     window.model.reset(doc)
     QApplication.processEvents()
     assert metrics.horizontalAdvance(long_name) > cap
-    assert view.columnWidth(0) == cap
+    assert names.width() == cap
     model = window.table.table_model
-    assert long_name in model.data(model.index(0, 0), Qt.ItemDataRole.ToolTipRole)
+    assert model.headerData(0, Qt.Orientation.Vertical) == long_name
+    assert long_name in model.headerData(0, Qt.Orientation.Vertical, Qt.ItemDataRole.ToolTipRole)
+    # A rename reaches the header at once.
+    window.model.push(Replace("kernels", replace(doc.kernels[0], name="short")), "rename")
+    assert model.headerData(0, Qt.Orientation.Vertical) == "short"
 
 
 def test_a_big_document_shows_in_the_panels_then_roofs_then_a_chip_per_turn(window, example_doc,

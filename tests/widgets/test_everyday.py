@@ -330,3 +330,105 @@ def test_recovery_entries_wrap(qtbot):
 def test_a_kernel_is_named_as_the_table_shows_it():
     k = Kernel("k", "", "bf16", template="mlp", params={"batch": 8, "d_in": 4096, "d_out": 4096})
     assert k.auto_name() == "MLP layer 4096×4096, batch 8 (bf16)"
+
+
+# -- from a new user's tour ------------------------------------------------------------------------
+def test_delete_right_after_duplicate_removes_only_the_copy(window, qtbot):
+    model = window.model
+    original = model.document.kernels[0]
+    select_kernel(window, qtbot, original.id)
+    qtbot.keyClick(window.kernels.list, Qt.Key.Key_D, CTRL)
+    copy = model.document.kernels[1]
+    assert copy.name == f"{original.name} (copy)"
+    assert window.kernels.selected_ids() == [copy.id]
+    qtbot.keyClick(window.kernels.list, Qt.Key.Key_Delete)
+    assert model.document.kernels[0] == original
+    assert copy.id not in [k.id for k in model.document.kernels]
+
+
+def test_escape_puts_back_the_documents_value(window, qtbot):
+    kernel = next(k for k in window.model.document.kernels if k.template == "mlp")
+    select_kernel(window, qtbot, kernel.id)
+    field = window.kernels.form.params.fields["batch"]
+    shown = field.text()
+    focus(qtbot, field)
+    field.selectAll()
+    qtbot.keyClicks(field, "abc")
+    qtbot.keyClick(field, Qt.Key.Key_Return)
+    assert field.error
+    qtbot.keyClick(field, Qt.Key.Key_Escape)
+    assert field.text() == shown and not field.error
+    assert not field.parentWidget().message.isVisible()
+
+
+def test_the_formula_stays_scrolled_where_the_reader_is_while_typing(window, qtbot):
+    kernel = next(k for k in window.model.document.kernels if k.template == "mlp")
+    select_kernel(window, qtbot, kernel.id)
+    form = window.kernels.form
+    form.formula.setFixedHeight(60)  # a few lines, as at 1280×800
+    _settle(qtbot)
+    bar = form.formula.verticalScrollBar()
+    assert bar.maximum() > 2
+    bar.setValue(bar.maximum())
+    field = form.params.fields["batch"]
+    focus(qtbot, field)
+    field.selectAll()
+    qtbot.keyClicks(field, "16")
+    assert "16" in form.formula.toPlainText()
+    assert bar.value() == bar.maximum()
+    # Another kernel starts at the top of its formula.
+    other = next(k for k in window.model.document.kernels if k.id != kernel.id)
+    window.model.select(other.id, None)
+    assert bar.value() == 0
+
+
+def test_the_template_dialog_opens_on_the_template_used_last(qtbot, monkeypatch):
+    monkeypatch.setattr(TemplateDialog, "last_used", None)
+    dialog = TemplateDialog()
+    qtbot.addWidget(dialog)
+    dialog.template.setCurrentIndex(dialog.template.findData("mlp"))
+    dialog.precision.setCurrentIndex(dialog.precision.findData("fp8"))
+    dialog.accept()
+    again = TemplateDialog()
+    qtbot.addWidget(again)
+    assert again.template.currentData() == "mlp" and again.precision.currentData() == "fp8"
+    assert again.kernel().template == "mlp"
+
+
+def test_the_table_shows_and_highlights_the_kernel_selected_elsewhere(window, qtbot):
+    window.resize(1280, 800)
+    _settle(qtbot)
+    model, view, table = window.model, window.table.view, window.table.table_model
+    last = model.document.kernels[-1]
+    chip = model.document.chips[1]
+    model.select(last.id, chip.id)  # as a click on the chart does
+    _settle(qtbot)
+    current = view.currentIndex()
+    assert table.kernel_row(current.row()) == len(model.document.kernels) - 1
+    assert table.locate(current.column()) == (1, "attainable")
+    assert view.visualRect(current).intersects(view.viewport().rect())  # scrolled into view
+    # The row's name stays in sight whatever the horizontal scroll.
+    assert view.verticalHeader().isVisible()
+
+
+def test_a_value_being_typed_goes_to_its_own_kernel_when_another_is_selected(window, qtbot):
+    model = window.model
+    first, second = [k for k in model.document.kernels if k.template == "mlp"][:2]
+    select_kernel(window, qtbot, first.id)
+    field = window.kernels.form.params.fields["batch"]
+    focus(qtbot, field)
+    field.selectAll()
+    qtbot.keyClicks(field, "5")
+    model.select(second.id, None)  # a click on another kernel's marker, mid-typing
+    _settle(qtbot)
+    assert model.document.kernel(first.id).params["batch"] == 5
+    assert model.document.kernel(second.id).params == second.params
+    assert window.kernels.form.params.fields["batch"].value() == second.params["batch"]
+
+
+def test_the_add_chips_dialog_marks_chips_already_in_the_session(window, qtbot):
+    dialog = ChipPresetDialog(default_presets(), in_session={c.name for c in window.model.document.chips})
+    qtbot.addWidget(dialog)
+    rows = [dialog.proxy.index(r, 0).data() for r in range(dialog.proxy.rowCount())]
+    marked = [r for r in rows if r.endswith("(in this session)")]
+    assert len(marked) == 2 and any("A100 SXM4 40GB" in r for r in marked)
