@@ -17,6 +17,7 @@ import platform
 import statistics
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 from pathlib import Path
@@ -36,12 +37,14 @@ def _complete():
     print("complete", flush=True)
     app.quit()
 class _Painted(QObject):
-    def __init__(self, then=_complete):
+    \"\"\"On the watched widget's first paint: print ``label`` from a zero-delay timer (after the
+    paint and the window's flush have returned), then call ``then``.\"\"\"
+    def __init__(self, then=_complete, label="painted"):
         super().__init__()
-        self.then = then
+        self.then, self.label = then, label
     def eventFilter(self, obj, ev):
         if ev.type() == QEvent.Type.Paint:
-            QTimer.singleShot(0, lambda: (print("painted", flush=True), self.then()))
+            QTimer.singleShot(0, lambda: (print(self.label, flush=True), self.then()))
             obj.removeEventFilter(self)
         return False
 """
@@ -51,7 +54,7 @@ LAUNCHERS = {
         from PySide6.QtWidgets import QApplication, QMainWindow, QLabel
         app = QApplication([])
         w = QMainWindow(); w.setCentralWidget(QLabel("hello")); w.resize(800, 600)
-        _filter = _Painted()
+        _filter = _Painted(lambda: print("complete", flush=True) or app.quit())
         w.centralWidget().installEventFilter(_filter); w.show(); app.exec()
     """),
     "minimal pyqtgraph plot window": PAINTED + textwrap.dedent("""
@@ -59,7 +62,7 @@ LAUNCHERS = {
         import pyqtgraph as pg
         app = QApplication([])
         w = pg.PlotWidget(); w.plot([1, 2, 3], [1, 4, 9], symbol="o"); w.resize(800, 600)
-        _filter = _Painted()
+        _filter = _Painted(lambda: print("complete", flush=True) or app.quit())
         w.viewport().installEventFilter(_filter); w.show(); app.exec()
     """),
     "Roofline Explorer, example session": PAINTED + textwrap.dedent("""
@@ -73,13 +76,18 @@ LAUNCHERS = {
         ini = Path(tempfile.mkdtemp()) / "s.ini"
         w = MainWindow(settings=Settings(QSettings(str(ini), QSettings.Format.IniFormat)))
         w.open_initial(None); w.show()
-        # Installed after show(), so it sees the chart's first paint before the window's own
-        # filter does, and its timer runs before the first side panel is built.
+        # Complete = the side panels built (on the turn after the chart's first paint) and
+        # painted: the comparison table's first paint, which comes with the window's repaint.
+        def _panels_painted():
+            w._panels_filter = _Painted(app.quit, "complete")
+            w.table.view.viewport().installEventFilter(w._panels_filter)
         def _wait_for_panels():
             if w.panels_built:
-                _complete()
+                _panels_painted()
             else:
-                w.sig_panels_built.connect(_complete)
+                w.sig_panels_built.connect(_panels_painted)
+        # Installed after show(), so it sees the chart's first paint before the window's own
+        # filter does, and its timer runs before the side panels are built.
         _filter = _Painted(_wait_for_panels)
         w.canvas.overlay.viewport().installEventFilter(_filter)
         app.exec()
@@ -92,6 +100,8 @@ LAUNCHERS = {
 # run. The children may write bytecode, and one launch of each candidate before the timed rounds
 # fills the cache.
 CHILD_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+# Crash journals of earlier runs would open the recovery dialog and stall the launch.
+CHILD_ENV["ROOFLINE_DATA_DIR"] = tempfile.mkdtemp(prefix="roofline-bench-")
 
 
 def launch_once(code: str) -> tuple[float, float]:

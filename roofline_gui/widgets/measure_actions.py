@@ -13,7 +13,6 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox, QProgressDialog, QWidget
 from roofline_gui.core.edits import Batch, Replace
 from roofline_gui.core.errors import RooflineError
 from roofline_gui.io.presets import Presets, save_user_chip
-from roofline_gui.measure.timing import Cancelled
 from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.widgets.dialogs import Confirm
 
@@ -51,6 +50,8 @@ class _Worker(QObject):
         self.thread.start()
 
     def _run(self) -> None:
+        from roofline_gui.measure.timing import Cancelled  # noqa: PLC0415 (off the start-up path)
+
         try:
             result = self.job(lambda f, m: self.sig_progress.emit(f, m), self.cancel)
         except Cancelled:

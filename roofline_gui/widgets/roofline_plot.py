@@ -109,6 +109,7 @@ class RooflinePlot(QObject):
         # Both labels from the start, so the axes keep their size when the first chart comes.
         plot_item.setLabel("bottom", "Arithmetic intensity (op/B, main memory)", units="")
         plot_item.setLabel("left", "Attainable performance (op/s)")
+        self._axis_unit = "op"
         plot_item.setMenuEnabled(False)
         plot_item.layout.setContentsMargins(4, 8, 14, 4)  # room for the right-hand labels
         self._add_grid()
@@ -160,8 +161,10 @@ class RooflinePlot(QObject):
         self.roofs.clear()
         self._legend_wanted = []
         unit = "MAC" if self.options.ops_per_unit == 2 else "op"
-        self.plot.setLabel("left", f"Attainable performance ({unit}/s)")
-        self.plot.setLabel("bottom", f"Arithmetic intensity ({unit}/B, main memory)")
+        if self._axis_unit != unit:  # each setLabel re-lays out the axis
+            self._axis_unit = unit
+            self.plot.setLabel("left", f"Attainable performance ({unit}/s)")
+            self.plot.setLabel("bottom", f"Arithmetic intensity ({unit}/B, main memory)")
         self._range = self._view_range()
         self._placed_labels: list[tuple[float, float]] = []
         moved = np.isfinite(comparison.kernel_arrays.bytes).any(axis=0)
