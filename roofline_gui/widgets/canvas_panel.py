@@ -194,6 +194,10 @@ class CanvasPanel(QWidget):
             item = self.grid.addPlot(row=n // columns, col=n % columns, title=cmp.chips[c].name,
                                      axisItems={"left": SIAxis("left"), "bottom": SIAxis("bottom")})
             plot = self._make_plot(item)
+            rows = -(-len(indices) // columns)
+            plot.axis_titles = {"left": n % columns == 0,  # titles on the outer charts only
+                                "bottom": n // columns == rows - 1 or n + columns >= len(indices)}
+            plot.show_legend = False  # each chart's title names its chip
             plot.selected = self.model.selected_kernel
             plot.selected_chip = self.model.selected_chip
             plot.lifted = self._lifted

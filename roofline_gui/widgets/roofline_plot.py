@@ -110,6 +110,10 @@ class RooflinePlot(QObject):
         plot_item.setLabel("bottom", "Arithmetic intensity (op/B, main memory)", units="")
         plot_item.setLabel("left", "Attainable performance (op/s)")
         self._axis_unit = "op"
+        # In a grid of charts only the outer ones carry axis titles, and the chart's title (the
+        # chip) stands for the legend: set by the canvas before drawing.
+        self.axis_titles = {"left": True, "bottom": True}
+        self.show_legend = True
         plot_item.setMenuEnabled(False)
         plot_item.layout.setContentsMargins(4, 8, 14, 4)  # room for the right-hand labels
         self._add_grid()
@@ -165,6 +169,8 @@ class RooflinePlot(QObject):
             self._axis_unit = unit
             self.plot.setLabel("left", f"Attainable performance ({unit}/s)")
             self.plot.setLabel("bottom", f"Arithmetic intensity ({unit}/B, main memory)")
+        for side, shown in self.axis_titles.items():
+            self.plot.getAxis(side).showLabel(shown)
         self._range = self._view_range()
         self._placed_labels: list[tuple[float, float]] = []
         moved = np.isfinite(comparison.kernel_arrays.bytes).any(axis=0)
@@ -172,7 +178,7 @@ class RooflinePlot(QObject):
         for c in chip_indices:
             self._draw_chip(comparison, c, used_roles)
         self.roofs.finish()
-        self.legend.set_entries(self._legend_wanted)
+        self.legend.set_entries(self._legend_wanted if self.show_legend else [])
 
     def _shown_precisions(self, comparison: Comparison) -> tuple[str, ...]:
         if self.options.precisions is not None:
