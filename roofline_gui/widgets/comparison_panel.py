@@ -88,6 +88,7 @@ class ComparisonTable(QWidget):
         model.sig_selection_changed.connect(self._follow_selection)
         self._fill_baseline(model.document, None)
         self.fit_columns()
+        self._follow_selection(model.selected_kernel, model.selected_chip)
 
     def fit_columns(self) -> None:
         """Size the columns to their contents: the widest of the first FIT_ROWS rows' texts or
@@ -153,7 +154,8 @@ class ComparisonTable(QWidget):
         if self.view.currentIndex() != index:
             self.view.selectionModel().setCurrentIndex(
                 index, self.view.selectionModel().SelectionFlag.ClearAndSelect)
-        self.view.scrollTo(index)
+        # After the view has laid out this change (rows or columns may just have come).
+        QTimer.singleShot(0, lambda: self.view.scrollTo(self.view.currentIndex()))
 
     def _on_row_header_clicked(self, row: int) -> None:
         kernel = self.model.comparison.kernels[self.table_model.kernel_row(row)]
