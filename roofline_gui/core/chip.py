@@ -71,12 +71,6 @@ class Chip:
     def precisions(self) -> tuple[str, ...]:
         return tuple(p for p in PRECISIONS if p in self.compute)
 
-    def ridge(self, precision: str, level: MemoryLevel | None = None) -> float | None:
-        """Ridge point (op/B) = peak / bandwidth, at the dram level unless given."""
-        peak = self.peak(precision)
-        level = level or self.dram
-        return None if peak is None else peak / level.bandwidth
-
     def with_compute(self, precision: str, value: float | None) -> Chip:
         compute = dict(self.compute)
         if value is None:

@@ -1,5 +1,7 @@
 """Explanations in words and numbers: why a kernel sits where it does on a chip, and what would
-move it. Plain text lines (the UI escapes them); every number comes from the comparison.
+move it. Plain text lines (the UI escapes them); every number comes from the comparison's
+evaluation (derated or not) and is shown through :class:`~roofline_gui.core.display.Units`, as the
+chart and the table show it.
 """
 
 from __future__ import annotations
@@ -7,6 +9,7 @@ from __future__ import annotations
 import math
 
 from roofline_gui.core.comparison import Comparison
+from roofline_gui.core.display import Units
 from roofline_gui.core.roofline import LIMITER_COMPUTE, LIMITER_UNSUPPORTED, ROLE_INDEX
 from roofline_gui.core.templates import TEMPLATES
 from roofline_gui.core.units import BYTES_PER_VALUE, format_si, format_time
@@ -20,9 +23,8 @@ def _times(x: float) -> str:
     return f"{x:,.0f}×" if x >= 10 else f"{x:.2g}×"
 
 
-def explain(comparison: Comparison, k: int, c: int, op: str = "op") -> list[str]:
-    """Lines of text for kernel ``k`` on chip ``c``. ``op`` is the unit word (op or MAC is
-    only a label here; numbers are in ops)."""
+def explain(comparison: Comparison, k: int, c: int, units: Units = Units()) -> list[str]:  # noqa: B008
+    """Lines of text for kernel ``k`` on chip ``c``, with rates and intensities in ``units``."""
     kernel, chip = comparison.kernels[k], comparison.chips[c]
     r = comparison.result
     code = int(r.limiter[k, c])
@@ -34,78 +36,87 @@ def explain(comparison: Comparison, k: int, c: int, op: str = "op") -> list[str]
             f"against. Its precisions: {have}. Switch the kernel's precision to compare.",
         ]
     attainable = float(r.attainable[k, c])
-    peak = float(r.peak[k, c])
-    intensity = float(comparison.dram_intensity[k])
     lines = []
     if code == LIMITER_COMPUTE:
-        lines.append(f"{kernel.name} on {chip.name}: compute-bound at the {kernel.precision} peak.")
+        lines.append(f"{kernel.name} on {chip.name}: compute-bound at the {kernel.precision} peak"
+                     + (" (derated)." if r.derated else "."))
     else:
         level = chip.memory[code]
         lines.append(f"{kernel.name} on {chip.name}: memory-bound on {level.name} ({level.role}).")
-    lines.extend(_where_it_sits(comparison, k, c, code, attainable, peak, intensity, op))
-    lines.append(_time_line(comparison, k, c))
-    moves = _what_would_move_it(comparison, k, c, code, attainable)
+    lines.extend(_where_it_sits(comparison, k, c, code, attainable, units))
+    lines.append(_time_line(comparison, k, c, units))
+    moves = _what_would_move_it(comparison, k, c, code, attainable, units)
     if moves:
         lines.append("What would move it:")
         lines.extend(f"• {m}" for m in moves)
     return lines
 
 
-def _where_it_sits(cmp: Comparison, k, c, code, attainable, peak, intensity, op) -> list[str]:
+def _where_it_sits(cmp: Comparison, k, c, code, attainable, units: Units) -> list[str]:
     kernel, chip = cmp.kernels[k], cmp.chips[c]
+    r = cmp.result
+    peak, ceiling = float(r.peak[k, c]), float(r.ceiling[k, c])
+    op = units.word
+    roof = (f"the {kernel.precision} peak ({units.format_rate(peak)})" if ceiling == peak else
+            f"the derated {kernel.precision} roof ({units.format_rate(ceiling)} of "
+            f"{units.format_rate(peak)})")
     lines = []
-    unit = f"{op}/s"
     if code >= 0:
         level = chip.memory[code]
-        level_intensity = float(cmp.result.intensity[k, ROLE_INDEX[level.role]])
-        per_op = 1 / level_intensity
+        bandwidth = float(cmp.chip_arrays.read_bandwidth(r.derated)[c, code])
+        level_intensity = float(r.intensity[k, ROLE_INDEX[level.role]])
+        bytes_per_unit = units.ops_per_unit / level_intensity
+        derated_bw = ("" if bandwidth == level.bandwidth
+                      else f" (derated from {format_si(level.bandwidth, 'B/s')})")
         lines.append(
-            f"{format_si(per_op, 'B')}/{op} ({level_intensity:.4g} {op}/B) at "
-            f"{format_si(level.bandwidth, 'B/s')} gives {format_si(attainable, unit)}, "
-            f"{_pct(attainable / peak * 100)} of the {kernel.precision} peak "
-            f"({format_si(peak, unit)})."
+            f"{format_si(bytes_per_unit, 'B')}/{op} ({units.format_intensity(level_intensity)}) at "
+            f"{format_si(bandwidth, 'B/s')}{derated_bw} gives {units.format_rate(attainable)}, "
+            f"{_pct(attainable / peak * 100)} of {roof}."
         )
-        ridge = peak / level.bandwidth
+        ridge = ceiling / bandwidth
         lines.append(
-            f"The ridge point is {ridge:,.4g} {op}/B; it needs about "
+            f"The ridge point is {units.format_intensity(ridge)}; it needs about "
             f"{_times(ridge / level_intensity)} more reuse (ops per byte) to reach it."
         )
     else:
+        intensity = float(cmp.dram_intensity[k])
         lines.append(
-            f"Intensity {intensity:,.4g} {op}/B is past the ridge point "
-            f"({float(cmp.result.ridge_dram[k, c]):,.4g} {op}/B at {chip.dram.name}): "
-            f"{format_si(attainable, unit)}, 100% of the {kernel.precision} peak."
+            f"Intensity {units.format_intensity(intensity)} is past the ridge point "
+            f"({units.format_intensity(float(r.ridge_dram[k, c]))} at {chip.dram.name}): "
+            f"{units.format_rate(attainable)}, {_pct(attainable / peak * 100)} of {roof}."
         )
     return lines
 
 
-def _time_line(cmp: Comparison, k: int, c: int) -> str:
+def _time_line(cmp: Comparison, k: int, c: int, units: Units) -> str:
+    """The lower bound (the slowest ceiling) and the no-overlap bound (their sum), with each
+    ceiling's time: compute at the roof applied, each level's reads and writes at its read and
+    write bandwidths applied, so the parts add up to the bounds."""
     kernel, chip = cmp.kernels[k], cmp.chips[c]
     if not kernel.has_size:
         return "No size is given (intensity only), so there is no time."
-    traffic = kernel.traffic()
-    parts = [f"compute {format_time(traffic.ops / float(cmp.result.peak[k, c]))}"]
-    for level in chip.memory:
-        nbytes = traffic.bytes.get(level.role)
-        if nbytes:
-            parts.append(f"{level.name} {format_time(nbytes / level.bandwidth)}")
-    lower, upper = float(cmp.result.time_lower[k, c]), float(cmp.result.pair(k, c).time_upper[0, 0])
-    return (f"Time for {format_si(traffic.ops)} ops: at least {format_time(lower)} "
+    r = cmp.result
+    ops = float(r.kernel_arrays.ops[k])
+    parts = [f"compute {format_time(ops / float(r.ceiling[k, c]))}"]
+    parts += [f"{chip.memory[level].name} {format_time(t)}" for level, t in r.level_times(k, c)]
+    lower, upper = float(r.time_lower[k, c]), float(r.pair(k, c).time_upper[0, 0])
+    return (f"Time for {format_si(units.rate(ops))} {units.word}s: at least {format_time(lower)} "
             f"(at most {format_time(upper)} with no overlap; {', '.join(parts)}).")
 
 
-def _what_would_move_it(cmp: Comparison, k: int, c: int, code: int, attainable: float) -> list[str]:
+def _what_would_move_it(cmp: Comparison, k: int, c: int, code: int, attainable: float,
+                        units: Units) -> list[str]:
     kernel, chip = cmp.kernels[k], cmp.chips[c]
     moves = []
     if code >= 0:
         bpv = kernel.bytes_per_value
         packed = {8.0: "fp32", 4.0: "bf16", 2.0: "int8", 1.0: "int4"}.get(bpv)
         if packed and kernel.template is not None:
-            best = min(attainable * 2, float(cmp.result.peak[k, c]))
+            best = min(attainable * 2, float(cmp.result.ceiling[k, c]))
             moves.append(
                 f"Packing the data as {packed} ({BYTES_PER_VALUE[packed]:g} B per value, math "
                 f"still {kernel.precision}) would halve the bytes and raise it to "
-                f"{format_si(best, 'op/s')} ({best / attainable:.2g}×)."
+                f"{units.format_rate(best)} ({best / attainable:.2g}×)."
             )
         if kernel.template is not None:
             template = TEMPLATES[kernel.template]
@@ -123,7 +134,7 @@ def _what_would_move_it(cmp: Comparison, k: int, c: int, code: int, attainable: 
         ]
         if faster:
             p, value = max(faster, key=lambda pv: pv[1])
-            moves.append(f"A lower precision: {chip.name}'s {p} peak is {format_si(value, 'op/s')}, "
+            moves.append(f"A lower precision: {chip.name}'s {p} peak is {units.format_rate(value)}, "
                          f"{value / chip.compute[kernel.precision]:.2g}× the {kernel.precision} peak.")
         moves.append("Compute-bound: only a higher peak (more units, clock, lower precision) helps; "
                      "more bandwidth would not.")

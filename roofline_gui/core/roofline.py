@@ -130,6 +130,22 @@ class ChipArrays:
             dram[i] = next((j for j, lv in enumerate(chip.memory) if lv.role == "dram"), 0)
         return cls(peak, peak_fraction, bw, wbw, frac, role, dram)
 
+    def ceiling(self, derated: bool) -> np.ndarray:
+        """[C, P] the compute ceilings applied: peak, × its achievable fraction when derated."""
+        return self.peak * self.peak_fraction if derated else self.peak
+
+    def read_bandwidth(self, derated: bool) -> np.ndarray:
+        """[C, L] the read bandwidths applied: bandwidth, × its achievable fraction when derated."""
+        return self.bandwidth * self.bandwidth_fraction if derated else self.bandwidth
+
+    def write_bandwidth_applied(self, derated: bool) -> np.ndarray:
+        """[C, L] the write bandwidths applied (the read bandwidth where none is stated)."""
+        return self.write_bandwidth * self.bandwidth_fraction if derated else self.write_bandwidth
+
+    def dram_bandwidth(self, derated: bool) -> np.ndarray:
+        """[C] each chip's main-memory read bandwidth applied."""
+        return self.read_bandwidth(derated)[np.arange(len(self.dram_level)), self.dram_level]
+
     def take(self, columns: Sequence[int]) -> ChipArrays:
         """The chips at ``columns`` alone."""
         index = np.asarray(columns, dtype=np.intp)
@@ -202,11 +218,24 @@ class Evaluation:
         return np.where(self.kernel_arrays.sized[:, None], self.time_lower, np.nan)
 
     @cached_property
+    def ceiling(self) -> np.ndarray:
+        """Op/s of the compute roof applied at each kernel's precision: the peak, derated when the
+        evaluation is (the flat roof the chart draws and the kernel runs against)."""
+        return self.chip_arrays.ceiling(self.derated).T[self.kernel_arrays.precision]
+
+    @cached_property
     def ridge_dram(self) -> np.ndarray:
-        """Ridge point (op/B) at each chip's dram level for each kernel's precision."""
-        ca = self.chip_arrays
-        dram_bw = ca.bandwidth[np.arange(len(ca.dram_level)), ca.dram_level]
-        return self.peak / dram_bw[None, :]
+        """Ridge point (op/B) at each chip's dram level for each kernel's precision: the ceiling
+        applied ÷ the dram bandwidth applied (both derated when the evaluation is)."""
+        return self.ceiling / self.chip_arrays.dram_bandwidth(self.derated)[None, :]
+
+    def level_times(self, k: int, c: int) -> list[tuple[int, float]]:
+        """(memory level, seconds) for kernel ``k`` on chip ``c``: reads at the read bandwidth
+        plus writes at the write bandwidth, derated when the evaluation is; the levels the
+        kernel moves bytes through, in the chip's order."""
+        pair = (self.kernel_arrays.take([k]), self.chip_arrays.take([c]))
+        return [(level, float(t[0, 0])) for level, t in _level_times(*pair, self.derated)
+                if np.isfinite(t[0, 0])]
 
     @cached_property
     def percent_of_peak(self) -> np.ndarray:
@@ -224,7 +253,7 @@ def _level_times(ka: KernelArrays, ca: ChipArrays, derated: bool):
     The loop runs over memory levels and roles (a handful), never over pairs: each level's time
     for all pairs is two outer products, reads ⊗ 1/bandwidth + writes ⊗ 1/write_bandwidth.
     """
-    scale = ca.bandwidth_fraction if derated else np.ones_like(ca.bandwidth)
+    read_bw, write_bw = ca.read_bandwidth(derated), ca.write_bandwidth_applied(derated)
     reads = ka.bytes - ka.writes  # NaN where the kernel has no bytes at a role
     for level in range(ca.role.shape[1]):
         role = ca.role[:, level]
@@ -234,10 +263,8 @@ def _level_times(ka: KernelArrays, ca: ChipArrays, derated: bool):
                 continue
             chips = role == r
             with np.errstate(divide="ignore"):
-                inv_read = np.where(chips, 1.0 / (ca.bandwidth[:, level] * scale[:, level]), np.nan)
-                inv_write = np.where(
-                    chips, 1.0 / (ca.write_bandwidth[:, level] * scale[:, level]), np.nan
-                )
+                inv_read = np.where(chips, 1.0 / read_bw[:, level], np.nan)
+                inv_write = np.where(chips, 1.0 / write_bw[:, level], np.nan)
             t = np.multiply.outer(reads[:, r], inv_read)
             if ka.writes[:, r].any():
                 t += np.multiply.outer(ka.writes[:, r], inv_write)
@@ -246,9 +273,7 @@ def _level_times(ka: KernelArrays, ca: ChipArrays, derated: bool):
 
 def evaluate(ka: KernelArrays, ca: ChipArrays, *, derated: bool = False) -> Evaluation:
     """Evaluate every kernel on every chip. ``derated`` applies the achievable fractions."""
-    inv_peak = 1.0 / ca.peak  # NaN stays NaN: unsupported
-    if derated:
-        inv_peak = inv_peak / ca.peak_fraction
+    inv_peak = 1.0 / ca.ceiling(derated)  # NaN stays NaN: unsupported
     compute_time = ka.ops[:, None] * inv_peak.T[ka.precision]
     memory_time = np.full(compute_time.shape, -np.inf)
     limiter = np.zeros(compute_time.shape, dtype=np.int8)

@@ -19,7 +19,7 @@ from PySide6.QtGui import QColor
 
 from roofline_gui.core.comparison import changed_rows
 from roofline_gui.core.roofline import BOUND_UNSUPPORTED
-from roofline_gui.core.units import format_si, format_time
+from roofline_gui.core.units import OPS_PER_MAC, format_si, format_time
 from roofline_gui.io.presets import Presets
 from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.models.item_models import ID_ROLE
@@ -35,12 +35,13 @@ class ComparisonTableModel(QAbstractTableModel):
         super().__init__(parent)
         self._model = model
         self._presets = presets
-        self._ops_per_unit = 1.0  # 2.0 shows MAC/s instead of op/s
+        self._ops_per_unit = float(model.units.ops_per_unit)  # the model's units (op or MAC)
         self._shape = self._signature()
         self._sort: tuple[int, Qt.SortOrder] = (-1, Qt.SortOrder.AscendingOrder)
         self._order = np.arange(len(self._shape[0]))  # view row -> kernel index
         self._rank = self._order.copy()  # kernel index -> view row
         model.sig_document_changed.connect(self._on_document_changed)
+        model.sig_units_changed.connect(self._on_units)
 
     # -- structure ----------------------------------------------------------------------------
     def _signature(self):
@@ -84,8 +85,11 @@ class ComparisonTableModel(QAbstractTableModel):
             self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, self.columnCount() - 1)
             self.headerDataChanged.emit(Qt.Orientation.Vertical, 0, self.rowCount() - 1)
 
+    def _on_units(self, units) -> None:
+        self.set_mac_units(units.mac)
+
     def set_mac_units(self, mac: bool) -> None:
-        self._ops_per_unit = 2.0 if mac else 1.0
+        self._ops_per_unit = float(OPS_PER_MAC) if mac else 1.0
         if self.rowCount() and self.columnCount():
             self.dataChanged.emit(self.index(0, 0),
                                   self.index(self.rowCount() - 1, self.columnCount() - 1))
@@ -180,7 +184,7 @@ class ComparisonTableModel(QAbstractTableModel):
             return self._row_header(section, role)
         if role not in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
             return None
-        unit = "MAC" if self._ops_per_unit == 2 else "op"
+        unit = self._model.units.word
         if section < len(FIXED_COLUMNS):
             return {2: f"Intensity\n({unit}/B)", 3: f"Measured\n({unit}/s)"}.get(
                 section, FIXED_COLUMNS[section])
@@ -254,7 +258,7 @@ class ComparisonTableModel(QAbstractTableModel):
             if column == 2:
                 return f"{values[2]:,.4g}"
             if column == 3:
-                return format_si(values[3], "MAC/s" if self._ops_per_unit == 2 else "op/s")
+                return format_si(values[3], f"{self._model.units.word}/s")
             return values[column]
         if role == Qt.ItemDataRole.ToolTipRole:
             if column == 3:
@@ -288,7 +292,7 @@ class ComparisonTableModel(QAbstractTableModel):
 
     def _format(self, field: str, value) -> str:
         if field == "attainable":
-            return format_si(value, "MAC/s" if self._ops_per_unit == 2 else "op/s")
+            return format_si(value, f"{self._model.units.word}/s")
         if field == "time":
             return format_time(value)
         if field == "speedup":

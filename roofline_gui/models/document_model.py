@@ -16,6 +16,7 @@ from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from roofline_gui.core.chip import Chip
 from roofline_gui.core.comparison import Comparison, Evaluator
+from roofline_gui.core.display import Units
 from roofline_gui.core.document import Document
 from roofline_gui.core.edits import Edit, Replace, apply, insert_new, next_color, touched_ids
 from roofline_gui.core.kernel import Kernel
@@ -60,6 +61,7 @@ class DocumentModel(QObject):
     #: the file path (or None) after open / save / new
     sig_path_changed = Signal(object)
     sig_derated_changed = Signal(bool)
+    sig_units_changed = Signal(object)  # Units: every view shows rates and intensities in them
 
     def __init__(self, document: Document | None = None, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -68,6 +70,7 @@ class DocumentModel(QObject):
         self._evaluator = Evaluator()
         self._comparison: Comparison | None = None
         self._derated = False
+        self._units = Units()
         self.path: Path | None = None
         self.selected_kernel: str | None = None
         self.selected_chip: str | None = None
@@ -80,6 +83,16 @@ class DocumentModel(QObject):
     @property
     def derated(self) -> bool:
         return self._derated
+
+    @property
+    def units(self) -> Units:
+        """How every view shows rates and intensities (ops or MACs)."""
+        return self._units
+
+    def set_mac_units(self, mac: bool) -> None:
+        if mac != self._units.mac:
+            self._units = Units(mac=mac)
+            self.sig_units_changed.emit(self._units)
 
     def set_derated(self, derated: bool) -> None:
         if derated != self._derated:

@@ -69,7 +69,7 @@ class GridView(_KernelDropMixin, pg.GraphicsLayoutWidget):
 
 
 class CanvasPanel(QWidget):
-    sig_cursor_moved = Signal(float, float)  # intensity, performance, in the displayed units
+    sig_cursor_moved = Signal(float, float)  # intensity (op/B) and performance (op/s) under the pointer
 
     def __init__(self, model: DocumentModel, presets: Presets, parent=None,
                  background: str = "w", foreground: str = "#202020") -> None:
@@ -258,7 +258,9 @@ class CanvasPanel(QWidget):
             vb = plot.plot.getViewBox()
             if vb.sceneBoundingRect().contains(pos):
                 point = vb.mapSceneToView(pos)
-                self.sig_cursor_moved.emit(float(10 ** point.x()), float(10 ** point.y()))
+                per_unit = self.options.ops_per_unit  # the chart is drawn in shown units
+                self.sig_cursor_moved.emit(float(10 ** point.x()) * per_unit,
+                                           float(10 ** point.y()) * per_unit)
                 return
 
     def render_plot_item(self) -> pg.PlotItem | pg.GraphicsLayout:

@@ -174,9 +174,9 @@ class ExplanationPane(QTextBrowser):
     def __init__(self, model: DocumentModel, parent=None) -> None:
         super().__init__(parent)
         self.model = model
-        self.mac = False
         self.setOpenExternalLinks(False)
         model.sig_document_changed.connect(lambda _d, _t: self.refresh())
+        model.sig_units_changed.connect(lambda _u: self.refresh())
         model.sig_selection_changed.connect(lambda _k, _c: self.refresh())
         self.refresh()
 
@@ -187,7 +187,7 @@ class ExplanationPane(QTextBrowser):
         if k is None or c is None:
             self.setHtml("<p>Select a kernel (click a marker or a table cell) and a chip.</p>")
             return
-        lines = explain(cmp, k, c, op="op")
+        lines = explain(cmp, k, c, self.model.units)
         body = [f"<p><b>{html.escape(lines[0])}</b></p>"]
         bullets = [line[2:] for line in lines[1:] if line.startswith("• ")]
         body += [f"<p>{html.escape(line)}</p>" for line in lines[1:] if not line.startswith("• ")]

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 from roofline_gui.core.document import Document
 from roofline_gui.core.edits import Batch, Replace, transform
 from roofline_gui.core.errors import RooflineError
-from roofline_gui.core.units import PRECISIONS, format_si
+from roofline_gui.core.units import PRECISIONS
 from roofline_gui.io.journal import read_journal
 from roofline_gui.io.presets import Presets, default_presets
 from roofline_gui.io.session import load_session
@@ -103,6 +103,7 @@ class MainWindow(QMainWindow):
         self._build_toolbar()
         self.cursor_label = QLabel()
         self.statusBar().addPermanentWidget(self.cursor_label)
+        self._cursor: tuple[float, float] | None = None
         self.canvas.sig_cursor_moved.connect(self._on_cursor_moved)
         self.files.sig_message.connect(lambda m: self.statusBar().showMessage(m, 5000))
         self.model.undo_stack.cleanChanged.connect(lambda _c: self._update_title())
@@ -142,7 +143,7 @@ class MainWindow(QMainWindow):
         return factories[name]()
 
     def _table_with_units(self, table):
-        table.table_model.set_mac_units(self.canvas.options.ops_per_unit == 2)
+        table.table_model.set_mac_units(self.model.units.mac)
         return table
 
     def _build_next_panel(self) -> None:
@@ -391,11 +392,14 @@ class MainWindow(QMainWindow):
         self.settings.set("view/mode", mode)
 
     def set_mac_units(self, mac: bool) -> None:
+        """Count MACs: the model's units change and every view follows (chart, table,
+        explanation, readout)."""
         self.act_mac.setChecked(mac)
-        self.canvas.options.ops_per_unit = 2.0 if mac else 1.0
-        if "table" in self._panels:
-            self.table.table_model.set_mac_units(mac)
+        self.model.set_mac_units(bool(mac))
+        self.canvas.options.ops_per_unit = float(self.model.units.ops_per_unit)
         self.canvas.redraw()
+        if self._cursor is not None:  # the readout follows at once, not at the next move
+            self._on_cursor_moved(*self._cursor)
         self.settings.set("view/mac_units", bool(mac))
 
     def set_derated(self, derated: bool) -> None:
@@ -414,9 +418,11 @@ class MainWindow(QMainWindow):
             self.model.push(Batch(edits), f"All kernels to {precision}")
 
     def _on_cursor_moved(self, intensity: float, performance: float) -> None:
-        unit = "MAC" if self.canvas.options.ops_per_unit == 2 else "op"
-        self.cursor_label.setText(f"intensity {intensity:,.3g} {unit}/B   "
-                                  f"performance {format_si(performance, unit + '/s', 3)}")
+        """The pointer's place on the chart, in op/B and op/s (shown in the model's units)."""
+        self._cursor = (intensity, performance)
+        units = self.model.units
+        self.cursor_label.setText(f"intensity {units.format_intensity(intensity)}   "
+                                  f"performance {units.format_rate(performance, 3)}")
 
     def _fill_recent(self) -> None:
         self.recent_menu.clear()

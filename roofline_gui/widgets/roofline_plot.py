@@ -24,9 +24,10 @@ from PySide6.QtGui import QBrush, QColor, QPen
 from PySide6.QtWidgets import QGraphicsItem
 
 from roofline_gui.core.comparison import Comparison
+from roofline_gui.core.display import X_SPAN, Units, chart_spec, shown_precisions
 from roofline_gui.core.roofline import ROLE_INDEX, evaluate
 from roofline_gui.core.sweep import can_move, sweep
-from roofline_gui.core.units import PRECISIONS, format_si, format_time
+from roofline_gui.core.units import OPS_PER_MAC, format_si, format_time
 from roofline_gui.widgets import background
 from roofline_gui.widgets.plot_items import ChipLegend, MarkerScatter, RoofLayer, log10
 
@@ -41,7 +42,6 @@ def drawn_in_turns(n_kernels: int, n_chips: int) -> bool:
     return n_kernels * n_chips > SYNC_SPOTS
 
 
-X_SPAN = (1e-3, 1e6)  # op/B: roofs are drawn across this, wider than any view
 LEVEL_STYLE = {
     "dram": Qt.PenStyle.SolidLine,
     "cache": Qt.PenStyle.DashLine,
@@ -164,7 +164,7 @@ class RooflinePlot(QObject):
         comparison, chip_indices = self._comparison, self._chip_indices
         self.roofs.clear()
         self._legend_wanted = []
-        unit = "MAC" if self.options.ops_per_unit == 2 else "op"
+        unit = self._units().word
         if self._axis_unit != unit:  # each setLabel re-lays out the axis
             self._axis_unit = unit
             self.plot.setLabel("left", f"Attainable performance ({unit}/s)")
@@ -173,76 +173,60 @@ class RooflinePlot(QObject):
             self.plot.getAxis(side).showLabel(shown)
         self._range = self._view_range()
         self._placed_labels: list[tuple[float, float]] = []
-        moved = np.isfinite(comparison.kernel_arrays.bytes).any(axis=0)
-        used_roles = {role for role, i in ROLE_INDEX.items() if moved[i]}
+        # The geometry comes from the core (display.chart_spec), in the units shown.
+        self.spec = chart_spec(comparison, self._units(), list(chip_indices), self.options.precisions,
+                               frozenset(self.options.hidden_levels))
         for c in chip_indices:
-            self._draw_chip(comparison, c, used_roles)
+            self._draw_chip(comparison, c)
         self.roofs.finish()
         self.legend.set_entries(self._legend_wanted if self.show_legend else [])
 
-    def _shown_precisions(self, comparison: Comparison) -> tuple[str, ...]:
-        if self.options.precisions is not None:
-            return self.options.precisions
-        used = np.bincount(comparison.kernel_arrays.precision, minlength=len(PRECISIONS))
-        return tuple(p for p, n in zip(PRECISIONS, used, strict=False) if n) or ("fp32",)
+    def _units(self) -> Units:
+        return Units(mac=self.options.ops_per_unit == OPS_PER_MAC)
 
-    def _scale(self) -> float:
-        return 1.0 / self.options.ops_per_unit
-
-    def _draw_chip(self, comparison: Comparison, c: int, used_roles: set[str]) -> None:
+    def _draw_chip(self, comparison: Comparison, c: int) -> None:
+        spec, units = self.spec, self.spec.units
         chip = comparison.chips[c]
         labelled = self._labelled(chip.id)
         color = QColor(chip.color or "#808080")
-        derated = comparison.result.derated
-        dram = chip.dram
-        dram_bw = dram.bandwidth * ((dram.achievable or 1.0) if derated else 1.0)
-        scale = self._scale()
-        shown = [p for p in self._shown_precisions(comparison) if p in chip.compute]
-        dashed = not shown  # none of the kernels' precisions: show what the chip has, dashed
-        peaks = {
-            p: chip.compute[p] * ((chip.compute_achievable.get(p, 1.0)) if derated else 1.0)
-            for p in (shown or chip.precisions)
-        }
-        top = max(peaks.values(), default=max(chip.compute.values()))
-        unit_label = "MAC/s" if self.options.ops_per_unit == 2 else "op/s"
-        first = True
-        for p, peak in sorted(peaks.items(), key=lambda kv: -kv[1]):
-            ridge = peak / dram_bw
-            xs = np.array([X_SPAN[0], ridge, X_SPAN[1]])
-            ys = np.array([dram_bw * X_SPAN[0], peak, peak]) * scale
+        roofs = spec.roofs_of(c)
+        wanted = set(shown_precisions(comparison, self.options.precisions))
+        dashed = not any(r.precision in wanted for r in roofs)  # none of the kernels' precisions
+        rate_unit = f"{units.word}/s"
+        for n, roof in enumerate(roofs):
+            first = n == 0
+            xs, ys = roof.points()
             pen = pg.mkPen(color, width=2.5 if first else 1.5,
                            style=Qt.PenStyle.DashLine if dashed else Qt.PenStyle.SolidLine)
             legend = f"{chip.name} (none of the kernels' precisions)" if dashed else chip.name
             self.roofs.add_line(log10(xs), log10(ys), pen,
-                                tip=f"{chip.name} {p} roof: {format_si(peak * scale, unit_label)}",
+                                tip=f"{chip.name} {roof.precision} roof: {format_si(roof.peak, rate_unit)}",
                                 smooth=first)
             if first:
                 self._legend_wanted.append((legend, pen))
-            self.roofs.add_dot(np.log10(ridge), np.log10(peak * scale), color,
-                               tip=f"{chip.name} {p} ridge point: {ridge:,.4g} op/B")
+            self.roofs.add_dot(np.log10(roof.ridge), np.log10(roof.peak), color,
+                               tip=f"{chip.name} {roof.precision} ridge point: "
+                                   f"{roof.ridge:,.4g} {units.word}/B")
             if labelled:
                 right = self._range[0][1] / 1.15 if self._range else X_SPAN[1]
-                self._label(f"{p} {format_si(peak * scale, unit_label)}", right, peak * scale,
+                self._label(f"{roof.precision} {format_si(roof.peak, rate_unit)}", right, roof.peak,
                             color, anchor=(1, 1))
-            first = False
-        for level in chip.memory:
-            if level.role == "dram" or level.role in self.options.hidden_levels:
-                continue
-            bw = level.bandwidth * ((level.achievable or 1.0) if derated else 1.0)
-            xs = np.array([X_SPAN[0], top / bw])
-            ys = np.array([bw * X_SPAN[0], top]) * scale
-            used = level.role in used_roles
+        top = roofs[0].peak if roofs else 0.0
+        for diagonal in (d for d in spec.diagonals if d.chip == c):
+            xs, ys = diagonal.points()
             faint = QColor(color)
-            faint.setAlpha(255 if used else 60)
-            pen = pg.mkPen(faint, width=1.2, style=LEVEL_STYLE[level.role])
+            faint.setAlpha(255 if diagonal.used else 60)
+            pen = pg.mkPen(faint, width=1.2, style=LEVEL_STYLE[diagonal.role])
             self.roofs.add_line(
                 log10(xs), log10(ys), pen,
-                tip=f"{chip.name} {level.name}: {format_si(bw, 'B/s')} ({level.role})"
-                    + ("" if used else "; no kernel moves bytes at this level"))
-            if labelled and used:
-                self._diagonal_label(f"{level.name} {format_si(bw, 'B/s')}", bw, top, color, low=True)
-        if labelled:
-            self._diagonal_label(f"{dram.name} {format_si(dram_bw, 'B/s')}", dram_bw, top, color)
+                tip=f"{chip.name} {diagonal.name}: {format_si(diagonal.bandwidth, 'B/s')} ({diagonal.role})"
+                    + ("" if diagonal.used else "; no kernel moves bytes at this level"))
+            if labelled and diagonal.used:
+                self._diagonal_label(f"{diagonal.name} {format_si(diagonal.bandwidth, 'B/s')}",
+                                     diagonal.bandwidth, top, color, low=True)
+        if labelled and roofs:
+            self._diagonal_label(f"{chip.dram.name} {format_si(roofs[0].bandwidth, 'B/s')}",
+                                 roofs[0].bandwidth, top, color)
 
     def _label(self, text, x, y, color, anchor=(0, 1)) -> None:
         """A roof label at the right; labels of roofs closer than ~a tenth of a decade are moved
@@ -259,13 +243,12 @@ class RooflinePlot(QObject):
     def _diagonal_label(self, text, bw, top, color, low: bool = False) -> None:
         """A label along a bandwidth diagonal inside the view: main memory's a decade below its
         ridge, other levels' near the bottom of the chart, so they do not pile up."""
-        scale = self._scale()
-        x = top / bw / 20
+        x = top / bw / 20  # shown units: on a diagonal, shown rate = bandwidth × shown intensity
         if self._range is not None:
             (x_lo, x_hi), (y_lo, _y_hi) = self._range
-            bottom = max(x_lo * 1.5, y_lo * 2.5 / (bw * scale))
+            bottom = max(x_lo * 1.5, y_lo * 2.5 / bw)
             x = bottom if low else max(min(x, x_hi / 8), bottom)
-        self.roofs.add_label(text, float(np.log10(x)), float(np.log10(bw * x * scale)), color,
+        self.roofs.add_label(text, float(np.log10(x)), float(np.log10(bw * x)), color,
                              anchor=(0, 1), along=(1.0, 1.0))
 
     # -- markers ----------------------------------------------------------------------------------
@@ -339,8 +322,8 @@ class RooflinePlot(QObject):
         if c is None:
             return
         chip = cmp.chips[c]
-        x_all = log10(cmp.dram_intensity / self.options.ops_per_unit)
-        y = log10(cmp.result.attainable[:, c] * self._scale())
+        x_all = log10(self._units().intensity(cmp.dram_intensity))
+        y = log10(self._units().rate(cmp.result.attainable[:, c]))
         ok = np.isfinite(y) & np.isfinite(x_all)
         scatter = self._markers.get(chip.id)
         if scatter is None:
@@ -409,8 +392,8 @@ class RooflinePlot(QObject):
             scatter = self._markers.get(chip_id)
             if k is None or c is None or scatter is None or chip_id in self._pending:
                 continue  # gone, or filled later from this comparison anyway
-            x = float(log10(cmp.dram_intensity[k] / self.options.ops_per_unit))
-            y = float(log10(cmp.result.attainable[k, c] * self._scale()))
+            x = float(log10(self._units().intensity(cmp.dram_intensity[k])))
+            y = float(log10(self._units().rate(cmp.result.attainable[k, c])))
             if not scatter.move_spot(k, x, y, kernel_id):  # appeared or disappeared: refill
                 self._fill_chip(chip_id)
         if self._moves or self._pending:
@@ -451,8 +434,8 @@ class RooflinePlot(QObject):
         self._extras.append(item)
 
     def _draw_measured(self, cmp: Comparison, k: int, measured: float) -> None:
-        x = float(np.log10(cmp.dram_intensity[k] / self.options.ops_per_unit))
-        y = float(np.log10(measured * self._scale()))
+        x = float(np.log10(self._units().intensity(cmp.dram_intensity[k])))
+        y = float(np.log10(self._units().rate(measured)))
         star = pg.ScatterPlotItem([x], [y], symbol="star", size=14, brush=pg.mkBrush(None),
                                   pen=pg.mkPen(self.options.foreground, width=1.5))
         star.setToolTip(f"{cmp.kernels[k].name}: measured {format_si(measured, 'op/s')}")
@@ -462,16 +445,16 @@ class RooflinePlot(QObject):
             roof = float(cmp.result.attainable[k, c])
             if np.isfinite(roof):
                 color = QColor(cmp.chips[c].color or "#808080")
-                gap = pg.PlotDataItem([x, x], [y, float(np.log10(roof * self._scale()))],
+                gap = pg.PlotDataItem([x, x], [y, float(np.log10(self._units().rate(roof)))],
                                       pen=pg.mkPen(color, width=1, style=Qt.PenStyle.DotLine))
                 self._add_extra(gap)
 
     def _draw_selection(self, cmp: Comparison, k: int) -> None:
         kernel = cmp.kernels[k]
-        x = cmp.dram_intensity[k] / self.options.ops_per_unit
+        x = self._units().intensity(cmp.dram_intensity[k])
         xs, ys = [], []
         for c in self._chip_indices:
-            y = cmp.result.attainable[k, c] * self._scale()
+            y = self._units().rate(cmp.result.attainable[k, c])
             if np.isfinite(y):
                 xs.append(float(np.log10(x)))
                 ys.append(float(np.log10(y)))
@@ -488,12 +471,12 @@ class RooflinePlot(QObject):
         one evaluation of 80 steps on every shown chip, drawn as lines of one item."""
         _, ka = sweep(cmp.kernels[k], points=80)
         result = evaluate(ka, cmp.chip_arrays.take(self._chip_indices), derated=cmp.result.derated)
-        x = log10(ka.intensity()[:, ROLE_INDEX["dram"]] / self.options.ops_per_unit)
+        x = log10(self._units().intensity(ka.intensity()[:, ROLE_INDEX["dram"]]))
         tip = f"The path {cmp.kernels[k].name} takes as its main parameter changes"
         for j, c in enumerate(self._chip_indices):
             color = QColor(cmp.chips[c].color or "#808080")
             color.setAlpha(55)
-            self.paths.add_line(x, log10(result.attainable[:, j] * self._scale()),
+            self.paths.add_line(x, log10(self._units().rate(result.attainable[:, j])),
                                 pg.mkPen(color, width=9), tip=tip)
 
     def _draw_lifted(self) -> None:
@@ -502,9 +485,9 @@ class RooflinePlot(QObject):
         xs, ys, brushes = [], [], []
         k = cmp.kernel_index.get(self.lifted) if self.lifted is not None else None
         if k is not None:
-            x = float(np.log10(cmp.dram_intensity[k] / self.options.ops_per_unit))
+            x = float(np.log10(self._units().intensity(cmp.dram_intensity[k])))
             for c in self._chip_indices:
-                y = cmp.result.attainable[k, c] * self._scale()
+                y = self._units().rate(cmp.result.attainable[k, c])
                 if np.isfinite(y):
                     xs.append(x)
                     ys.append(float(np.log10(y)))
@@ -531,10 +514,10 @@ class RooflinePlot(QObject):
             k, c = cmp.kernel_index.get(data), cmp.chip_index.get(chip_id)
             if k is None or c is None:
                 return ""
-            unit = "MAC" if self.options.ops_per_unit == 2 else "op"
+            units = self._units()
             return (f"{cmp.kernels[k].name} on {cmp.chips[c].name}\n"
-                    f"intensity {cmp.dram_intensity[k] / self.options.ops_per_unit:,.4g} {unit}/B\n"
-                    f"attainable {format_si(cmp.result.attainable[k, c] * self._scale(), unit + '/s')}\n"
+                    f"intensity {units.format_intensity(float(cmp.dram_intensity[k]))}\n"
+                    f"attainable {units.format_rate(float(cmp.result.attainable[k, c]))}\n"
                     f"{cmp.bound_name(k, c)}-bound, limited by {cmp.limiter_name(k, c)}\n"
                     f"time {format_time(float(cmp.result.time[k, c]))}")
         return tip
@@ -552,8 +535,8 @@ class RooflinePlot(QObject):
             peaks = np.array(list(chip.compute.values()))
             xs.append(peaks / chip.dram.bandwidth)
             ys.append(peaks)
-        x = np.concatenate(xs) / self.options.ops_per_unit
-        y = np.concatenate(ys) * self._scale()
+        x = self._units().intensity(np.concatenate(xs))
+        y = self._units().rate(np.concatenate(ys))
         x, y = x[np.isfinite(x) & (x > 0)], y[np.isfinite(y) & (y > 0)]
         if not len(x) or not len(y):
             return None

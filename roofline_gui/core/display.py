@@ -1,0 +1,141 @@
+"""What the views show, in the units they show it: the one place a number is scaled for display
+and the chart's geometry is computed (Qt-free).
+
+Every view (chart, table, explanation, status bar, exports) takes its numbers from a
+:class:`~roofline_gui.core.comparison.Comparison` through :class:`Units` and
+:func:`chart_spec`, so they agree in every mode:
+
+- **Count MACs** divides every rate and every intensity by ``OPS_PER_MAC`` (1 MAC = 2 ops). A
+  roof keeps its bandwidth: attainable/2 = min(peak/2, (intensity/2) × bandwidth), so in MAC
+  units the diagonal is still y = bandwidth × x and the ridge moves to peak/2 ÷ bandwidth.
+- **Derated** applies each ceiling's achievable fraction; the evaluation carries it
+  (``Evaluation.ceiling``, ``ChipArrays.read_bandwidth``) and everything here reads those.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from roofline_gui.core.comparison import Comparison
+from roofline_gui.core.roofline import ROLE_INDEX
+from roofline_gui.core.units import OPS_PER_MAC, PRECISIONS, format_si
+
+X_SPAN = (1e-3, 1e6)  # op/B: roofs are drawn across this, wider than any view
+
+
+@dataclass(frozen=True)
+class Units:
+    """How rates and intensities are shown: in ops, or in MACs (Count MACs)."""
+
+    mac: bool = False
+
+    @property
+    def ops_per_unit(self) -> int:
+        return OPS_PER_MAC if self.mac else 1
+
+    @property
+    def word(self) -> str:
+        return "MAC" if self.mac else "op"
+
+    def rate(self, ops_per_s):
+        """op/s → shown rate (op/s or MAC/s); arrays too."""
+        return ops_per_s / self.ops_per_unit
+
+    def intensity(self, ops_per_byte):
+        """op/B → shown intensity (op/B or MAC/B); arrays too."""
+        return ops_per_byte / self.ops_per_unit
+
+    def format_rate(self, ops_per_s: float, digits: int = 4) -> str:
+        return format_si(self.rate(ops_per_s), f"{self.word}/s", digits)
+
+    def format_intensity(self, ops_per_byte: float) -> str:
+        return f"{self.intensity(ops_per_byte):,.4g} {self.word}/B"
+
+
+@dataclass(frozen=True)
+class Roof:
+    """One chip's compute roof at one precision, on its main-memory diagonal (shown units)."""
+
+    chip: int  # index into the comparison's chips
+    precision: str
+    peak: float  # shown rate of the flat part (derated when the comparison is)
+    ridge: float  # shown intensity where the diagonal meets the flat part
+    bandwidth: float  # B/s of the diagonal (dram, derated when the comparison is)
+
+    def points(self, x_lo: float = X_SPAN[0], x_hi: float = X_SPAN[1]) -> tuple[np.ndarray, np.ndarray]:
+        """The roof's polyline: (x, y) at x_lo, the ridge and x_hi, in shown units."""
+        xs = np.array([x_lo, self.ridge, x_hi])
+        return xs, np.minimum(self.peak, xs * self.bandwidth)
+
+
+@dataclass(frozen=True)
+class Diagonal:
+    """A memory level's bandwidth diagonal (shown units), up to the chip's highest roof."""
+
+    chip: int
+    level: int  # index into the chip's memory levels
+    name: str
+    role: str
+    bandwidth: float  # B/s applied
+    top: float  # shown rate where it stops
+    used: bool  # some kernel moves bytes at this level's role
+
+    def points(self, x_lo: float = X_SPAN[0]) -> tuple[np.ndarray, np.ndarray]:
+        xs = np.array([x_lo, self.top / self.bandwidth])
+        return xs, xs * self.bandwidth
+
+
+@dataclass(frozen=True)
+class ChartSpec:
+    """Everything a roofline chart draws for some chips, in shown units."""
+
+    units: Units
+    roofs: tuple[Roof, ...]
+    diagonals: tuple[Diagonal, ...]
+    marker_x: np.ndarray  # [K] shown intensity (main memory) of each kernel
+    marker_y: np.ndarray  # [K, C] shown attainable rate; NaN where unsupported
+
+    def roofs_of(self, chip: int) -> list[Roof]:
+        return [r for r in self.roofs if r.chip == chip]
+
+
+def shown_precisions(comparison: Comparison, override: tuple[str, ...] | None = None) -> tuple[str, ...]:
+    """The precisions whose roofs are drawn: ``override``, else those the kernels use."""
+    if override is not None:
+        return override
+    used = np.bincount(comparison.kernel_arrays.precision, minlength=len(PRECISIONS))
+    return tuple(p for p, n in zip(PRECISIONS, used, strict=False) if n) or ("fp32",)
+
+
+def chart_spec(comparison: Comparison, units: Units, chips: list[int] | None = None,
+               precisions: tuple[str, ...] | None = None,
+               hidden_levels: frozenset[str] = frozenset()) -> ChartSpec:
+    """The chart of ``comparison`` for the chips at ``chips`` (default: all): each chip's roof
+    per shown precision it has (else every precision it has), its other memory levels'
+    diagonals, and every kernel's marker on every chip, all from the comparison's evaluation."""
+    r, ca = comparison.result, comparison.chip_arrays
+    chips = list(range(len(comparison.chips))) if chips is None else chips
+    ceiling = ca.ceiling(r.derated)
+    read_bw = ca.read_bandwidth(r.derated)
+    dram_bw = ca.dram_bandwidth(r.derated)
+    wanted = shown_precisions(comparison, precisions)
+    moved = np.isfinite(comparison.kernel_arrays.bytes).any(axis=0)
+    used_roles = {role for role, i in ROLE_INDEX.items() if moved[i]}
+    roofs, diagonals = [], []
+    for c in chips:
+        chip = comparison.chips[c]
+        have = [p for p in wanted if p in chip.compute] or list(chip.precisions)
+        peaks = {p: float(ceiling[c, PRECISIONS.index(p)]) for p in have}
+        for p, peak in sorted(peaks.items(), key=lambda kv: -kv[1]):
+            roofs.append(Roof(c, p, float(units.rate(peak)),
+                              float(units.intensity(peak / dram_bw[c])), float(dram_bw[c])))
+        top = units.rate(max(peaks.values(), default=0.0))
+        for j, level in enumerate(chip.memory):
+            if level.role == "dram" or level.role in hidden_levels:
+                continue
+            diagonals.append(Diagonal(c, j, level.name, level.role, float(read_bw[c, j]), float(top),
+                                      level.role in used_roles))
+    return ChartSpec(units, tuple(roofs), tuple(diagonals),
+                     units.intensity(comparison.dram_intensity), units.rate(r.attainable))
