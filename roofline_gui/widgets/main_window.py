@@ -421,7 +421,7 @@ class MainWindow(QMainWindow):
         """The pointer's place on the chart, in op/B and op/s (shown in the model's units)."""
         self._cursor = (intensity, performance)
         units = self.model.units
-        self.cursor_label.setText(f"intensity {units.format_intensity(intensity)}   "
+        self.cursor_label.setText(f"intensity {units.intensity(intensity):,.3g} {units.word}/B   "
                                   f"performance {units.format_rate(performance, 3)}")
 
     def _fill_recent(self) -> None:

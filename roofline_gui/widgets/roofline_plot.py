@@ -181,6 +181,15 @@ class RooflinePlot(QObject):
         self.roofs.finish()
         self.legend.set_entries(self._legend_wanted if self.show_legend else [])
 
+    def markers_of(self, chip_id: str) -> tuple[np.ndarray, np.ndarray, list]:
+        """(log10 x, log10 y, kernel ids) of the markers drawn for a chip (after
+        ``finish_pending``): what the chart shows, for checks and exports."""
+        scatter = self._markers.get(chip_id)
+        if scatter is None:
+            return np.zeros(0), np.zeros(0), []
+        x, y = scatter.getData()
+        return np.asarray(x), np.asarray(y), list(scatter.data["data"])
+
     def _units(self) -> Units:
         return Units(mac=self.options.ops_per_unit == OPS_PER_MAC)
 

@@ -1,0 +1,118 @@
+"""The chart's geometry without Qt: markers on or under their own chip's roof, memory-bound
+markers on their diagonal, in every mode (ops or MACs, nominal or derated)."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+from roofline_gui.core.comparison import compare
+from roofline_gui.core.display import Units, chart_spec
+from roofline_gui.core.explain import explain
+from roofline_gui.core.roofline import LIMITER_COMPUTE, LIMITER_UNSUPPORTED, ROLE_INDEX
+from roofline_gui.core.units import format_si
+from roofline_gui.io.files import resources_dir
+from roofline_gui.io.session import load_session
+
+EXAMPLES = sorted((resources_dir() / "examples").glob("*.roofline"))
+MODES = list(itertools.product([False, True], [False, True]))  # (mac, derated)
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
+@pytest.mark.parametrize(("mac", "derated"), MODES)
+def test_every_marker_is_on_or_under_its_own_roof_and_memory_bound_ones_on_the_diagonal(
+        path, mac, derated):
+    doc = load_session(path)
+    cmp = compare(doc.kernels, doc.chips, derated=derated)
+    spec = chart_spec(cmp, Units(mac=mac))
+    checked = 0
+    for k, kernel in enumerate(cmp.kernels):
+        for c, chip in enumerate(cmp.chips):
+            code = int(cmp.result.limiter[k, c])
+            if code == LIMITER_UNSUPPORTED:
+                assert np.isnan(spec.marker_y[k, c])
+                continue
+            roof = next(r for r in spec.roofs_of(c) if r.precision == kernel.precision)
+            x, y = spec.marker_x[k], spec.marker_y[k, c]
+            on_roof = min(roof.peak, roof.bandwidth * x)
+            assert y <= on_roof * (1 + 1e-9), (kernel.name, chip.name)
+            if code == LIMITER_COMPUTE:
+                assert y == pytest.approx(roof.peak, rel=1e-9)
+            elif chip.memory[code].role == "dram":
+                assert y == pytest.approx(roof.bandwidth * x, rel=1e-9)  # on the diagonal
+                assert x <= roof.ridge * (1 + 1e-9)
+            checked += 1
+    assert checked > 0
+
+
+def test_count_macs_moves_the_ridge_and_keeps_the_diagonal():
+    doc = load_session(resources_dir() / "examples" / "h100-vs-mi300x-llm.roofline")
+    cmp = compare(doc.kernels, doc.chips)
+    ops, macs = chart_spec(cmp, Units()), chart_spec(cmp, Units(mac=True))
+    for a, b in zip(ops.roofs, macs.roofs, strict=True):
+        assert b.peak == pytest.approx(a.peak / 2) and b.ridge == pytest.approx(a.ridge / 2)
+        assert b.bandwidth == a.bandwidth
+        xs, ys = b.points()
+        assert ys[0] == pytest.approx(b.bandwidth * xs[0])  # y = bandwidth × x, as in op units
+    np.testing.assert_allclose(macs.marker_y, ops.marker_y / 2)
+    np.testing.assert_allclose(macs.marker_x, ops.marker_x / 2)
+
+
+def test_derated_ridge_is_the_derated_roof_over_the_derated_bandwidth_everywhere():
+    doc = load_session(resources_dir() / "examples" / "h100-vs-mi300x-llm.roofline")
+    cmp = compare(doc.kernels, doc.chips, derated=True)
+    spec = chart_spec(cmp, Units())
+    rows = cmp.rows()
+    for k, kernel in enumerate(cmp.kernels):
+        for c, chip in enumerate(cmp.chips):
+            roof = next(r for r in spec.roofs_of(c) if r.precision == kernel.precision)
+            fraction = chip.compute_achievable.get(kernel.precision, 1.0)
+            dram_fraction = chip.dram.achievable or 1.0
+            expected = chip.compute[kernel.precision] * fraction / (chip.dram.bandwidth * dram_fraction)
+            assert roof.ridge == pytest.approx(expected)
+            assert float(cmp.result.ridge_dram[k, c]) == pytest.approx(expected)
+            row = rows[c * len(cmp.kernels) + k]
+            assert float(row["ridge_flop_per_byte"]) == pytest.approx(expected, rel=1e-6)
+            # The CSV's bound agrees with intensity against that ridge for dram-limited kernels.
+            code = int(cmp.result.limiter[k, c])
+            intensity = float(row["intensity_flop_per_byte"])
+            if code == LIMITER_COMPUTE:
+                assert intensity >= expected * (1 - 1e-6)
+            elif chip.memory[code].role == "dram":
+                assert intensity <= expected * (1 + 1e-6)
+
+
+@pytest.mark.parametrize(("mac", "derated"), MODES)
+def test_the_explanations_numbers_are_the_charts_and_add_up(mac, derated):
+    doc = load_session(resources_dir() / "examples" / "h100-vs-mi300x-llm.roofline")
+    cmp = compare(doc.kernels, doc.chips, derated=derated)
+    units = Units(mac=mac)
+    spec = chart_spec(cmp, units)
+    for k, c in itertools.product(range(len(cmp.kernels)), range(len(cmp.chips))):
+        code = int(cmp.result.limiter[k, c])
+        if code == LIMITER_UNSUPPORTED:
+            continue
+        text = "\n".join(explain(cmp, k, c, units))
+        rate = format_si(float(spec.marker_y[k, c]), f"{units.word}/s")
+        assert rate in text  # the attainable rate the marker sits at
+        kernel, chip = cmp.kernels[k], cmp.chips[c]
+        roof = next(r for r in spec.roofs_of(c) if r.precision == kernel.precision)
+        if code >= 0:
+            level = chip.memory[code]
+            bandwidth = float(cmp.chip_arrays.read_bandwidth(derated)[c, code])
+            assert format_si(bandwidth, "B/s") in text  # the bandwidth applied
+            level_intensity = float(cmp.result.intensity[k, ROLE_INDEX[level.role]])
+            # intensity × bandwidth gives the rate said
+            assert units.rate(level_intensity * bandwidth) == pytest.approx(float(spec.marker_y[k, c]),
+                                                                         rel=1e-9)
+            if level.role == "dram":
+                assert f"{roof.ridge:,.4g} {units.word}/B" in text
+        else:
+            assert f"{roof.ridge:,.4g} {units.word}/B" in text
+        # The time breakdown adds up: the slowest part is the lower bound, the sum the upper.
+        if kernel.has_size:
+            r = cmp.result
+            parts = [float(r.kernel_arrays.ops[k] / r.ceiling[k, c])]
+            parts += [t for _, t in r.level_times(k, c)]
+            assert max(parts) == pytest.approx(float(r.time_lower[k, c]), rel=1e-9)
+            assert sum(parts) == pytest.approx(float(r.pair(k, c).time_upper[0, 0]), rel=1e-9)

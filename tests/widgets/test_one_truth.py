@@ -1,0 +1,117 @@
+"""Every view shows the same numbers in every mode: the chart's markers and roofs, the table's
+cells, the explanation, the status-bar readout and the CSV, for derated on and off × Count MACs
+on and off × each precision override, for every kernel × chip of the shipped examples."""
+
+import csv
+import io
+import itertools
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QPointF
+from PySide6.QtWidgets import QApplication
+
+from roofline_gui.core.edits import Batch, Replace
+from roofline_gui.core.roofline import LIMITER_UNSUPPORTED
+from roofline_gui.core.units import format_si
+from roofline_gui.io.csv_export import comparison_csv
+from roofline_gui.io.files import resources_dir
+from roofline_gui.io.session import load_session
+
+EXAMPLES = sorted((resources_dir() / "examples").glob("*.roofline"))
+
+
+def sig4(x: float) -> float:
+    return float(f"{x:.4g}")
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
+def test_chart_table_explanation_readout_and_csv_agree_in_every_mode(window, qtbot, path):
+    window.model.reset(load_session(path))
+    base = window.model.document
+    precisions = [None, *sorted({k.precision for k in base.kernels})[:2]]
+    for derated, mac, precision in itertools.product([False, True], [False, True], precisions):
+        window.model.reset(base)
+        if precision is not None:  # the toolbar's "All kernels at"
+            window.model.push(Batch(tuple(Replace("kernels", k.with_precision(precision))
+                                          for k in base.kernels)), "all")
+        window.set_derated(derated)
+        window.set_mac_units(mac)
+        QApplication.processEvents()
+        check_views_agree(window, qtbot, f"{path.stem} derated={derated} mac={mac} {precision}")
+
+
+def check_views_agree(window, qtbot, mode: str) -> None:
+    model, plot = window.model, window.canvas.overlay_plot
+    plot.finish_pending()
+    cmp, units = model.comparison, model.units
+    table = window.table.table_model
+    rows = list(csv.DictReader(io.StringIO(comparison_csv(cmp))))
+    for c, chip in enumerate(cmp.chips):
+        xs, ys, ids = plot.markers_of(chip.id)
+        drawn = dict(zip(ids, zip(10 ** xs, 10 ** ys, strict=True), strict=True))
+        column = next(col for col in range(table.columnCount()) if table.locate(col) == (c, "attainable"))
+        roofs = {line.tip.split(" roof:")[0].split()[-1]: line for line in plot.roofs.lines
+                 if line.tip.startswith(f"{chip.name} ") and " roof:" in line.tip}
+        for k, kernel in enumerate(cmp.kernels):
+            where = f"{mode}: {kernel.name} on {chip.name}"
+            unsupported = int(cmp.result.limiter[k, c]) == LIMITER_UNSUPPORTED
+            row = rows[c * len(cmp.kernels) + k]
+            cell = table.index(table.view_row(k), column).data()
+            if unsupported:
+                assert kernel.id not in drawn and cell == "—", where
+                continue
+            rate = float(row["attainable_flop_per_s"]) / units.ops_per_unit  # the CSV, in ops
+            intensity = float(row["intensity_flop_per_byte"]) / units.ops_per_unit
+            x, y = drawn[kernel.id]  # the chart's marker
+            assert sig4(x) == sig4(intensity) and sig4(y) == sig4(rate), where
+            assert cell == format_si(rate, f"{units.word}/s"), where  # the table's cell
+            # The marker's roof, as drawn: its bend is the CSV's ridge, its flat part the
+            # ceiling applied, and the marker is on or under it.
+            line = roofs[kernel.precision]
+            ridge_x, peak_y = 10 ** line.x[1], 10 ** line.y[1]
+            assert sig4(ridge_x) == sig4(float(row["ridge_flop_per_byte"]) / units.ops_per_unit), where
+            assert np.log10(y) <= np.interp(np.log10(x), line.x, line.y) + 1e-9, where
+            assert y <= peak_y * (1 + 1e-9), where
+        # The explanation of one supported kernel on this chip names the marker's rate.
+        k = next((k for k in range(len(cmp.kernels))
+                  if int(cmp.result.limiter[k, c]) != LIMITER_UNSUPPORTED), None)
+        if k is not None:
+            model.select(cmp.kernels[k].id, chip.id)
+            text = window.explanation.toPlainText()
+            assert format_si(float(cmp.result.attainable[k, c]) / units.ops_per_unit,
+                             f"{units.word}/s") in text, mode
+            # The readout under the pointer at that marker shows the same numbers.
+            x, y = drawn[cmp.kernels[k].id]
+            vb = plot.plot.getViewBox()
+            window.cursor_label.clear()
+            vb.scene().sigMouseMoved.emit(vb.mapViewToScene(QPointF(np.log10(x), np.log10(y))))
+            qtbot.waitUntil(lambda: window.cursor_label.text() != "", timeout=2000)  # rate-limited
+            readout = window.cursor_label.text()
+            assert f"{x:,.3g} {units.word}/B" in readout, (mode, readout)
+            assert format_si(y, f"{units.word}/s", 3) in readout, (mode, readout)
+
+
+def test_roof_labels_and_readout_follow_count_macs_at_once(window):
+    plot = window.canvas.overlay_plot
+
+    def label_texts():
+        plot.finish_pending()
+        return [label.text for label in plot.roofs.labels]
+
+    assert any(t.endswith("op/s") for t in label_texts())
+    window.canvas.sig_cursor_moved.emit(10.0, 1e13)  # the pointer at 10 op/B, 10 Top/s
+    assert "10 op/B" in window.cursor_label.text() and "10 Top/s" in window.cursor_label.text()
+    window.set_mac_units(True)
+    QApplication.processEvents()
+    # The readout changes unit at once, before the pointer moves again.
+    assert "5 MAC/B" in window.cursor_label.text() and "5 TMAC/s" in window.cursor_label.text()
+    texts = label_texts()
+    rate_labels = [t for t in texts if t.endswith("/s") and "B/s" not in t]
+    assert rate_labels and all(t.endswith("MAC/s") for t in rate_labels), texts
+    # A100 bf16: 312 Top/s is 156 TMAC/s.
+    assert "bf16 156 TMAC/s" in texts
+    assert plot.plot.getAxis("left").labelText.startswith("Attainable performance (MAC/s)")
+    window.set_mac_units(False)
+    QApplication.processEvents()
+    assert "bf16 312 Top/s" in label_texts()
