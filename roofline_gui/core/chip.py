@@ -71,6 +71,15 @@ class Chip:
     def precisions(self) -> tuple[str, ...]:
         return tuple(p for p in PRECISIONS if p in self.compute)
 
+    def rule_broken(self) -> str | None:
+        """Why this chip cannot be in a session, or None: it needs at least one compute ceiling
+        and a main-memory (dram) level. The core's edits, and so every path, enforce it."""
+        if not self.compute:
+            return f"{self.name}: a chip needs at least one compute ceiling"
+        if not any(level.role == "dram" for level in self.memory):
+            return f"{self.name}: a chip needs its main-memory (dram) level"
+        return None
+
     def with_compute(self, precision: str, value: float | None) -> Chip:
         compute = dict(self.compute)
         if value is None:

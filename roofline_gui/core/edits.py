@@ -13,6 +13,7 @@ from typing import Any
 
 from roofline_gui.core.chip import Chip
 from roofline_gui.core.document import Document
+from roofline_gui.core.errors import EditRefused
 from roofline_gui.core.kernel import Kernel
 
 Item = Chip | Kernel
@@ -68,10 +69,17 @@ def _with(doc: Document, collection: str, items: list[Item]) -> Document:
     return replace(doc, **{collection: tuple(items)})
 
 
+def _check(collection: str, item: Item) -> None:
+    if collection == "chips" and (reason := item.rule_broken()):
+        raise EditRefused(reason)
+
+
 def apply(edit: Edit, doc: Document) -> tuple[Document, Edit]:
-    """Apply ``edit`` to ``doc``; return the new document and the edit that undoes it."""
+    """Apply ``edit`` to ``doc``; return the new document and the edit that undoes it.
+    An edit that would break a domain rule (``Chip.rule_broken``) raises EditRefused."""
     match edit:
         case Insert(collection, index, item):
+            _check(collection, item)
             items = list(doc.items(collection))
             if any(existing.id == item.id for existing in items):
                 raise KeyError(f"id {item.id!r} is already used")
@@ -88,6 +96,7 @@ def apply(edit: Edit, doc: Document) -> tuple[Document, Edit]:
                 return replace(new_doc, baseline=None), Batch((inverse, SetField("baseline", item_id)))
             return new_doc, inverse
         case Replace(collection, item):
+            _check(collection, item)
             index = doc.index_of(collection, item.id)
             items = list(doc.items(collection))
             old, items[index] = items[index], item

@@ -38,3 +38,8 @@ class ValidationError(RooflineError):
 
 class SessionVersionError(RooflineError):
     """The session file was written by a newer version of the app."""
+
+
+class EditRefused(RooflineError):
+    """An edit that would break a rule of the domain (a chip without any compute ceiling, or
+    without its main memory); the document stays as it was."""

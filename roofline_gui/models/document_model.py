@@ -19,6 +19,7 @@ from roofline_gui.core.comparison import Comparison, Evaluator
 from roofline_gui.core.display import Units
 from roofline_gui.core.document import Document
 from roofline_gui.core.edits import Edit, Replace, apply, insert_new, next_color, touched_ids
+from roofline_gui.core.errors import EditRefused
 from roofline_gui.core.kernel import Kernel
 from roofline_gui.core.sweep import describe_move, with_intensity
 
@@ -61,6 +62,7 @@ class DocumentModel(QObject):
     #: the file path (or None) after open / save / new
     sig_path_changed = Signal(object)
     sig_derated_changed = Signal(bool)
+    sig_refused = Signal(str)  # an edit the core refused, and why
     sig_units_changed = Signal(object)  # Units: every view shows rates and intensities in them
 
     def __init__(self, document: Document | None = None, parent: QObject | None = None) -> None:
@@ -112,8 +114,13 @@ class DocumentModel(QObject):
 
     # -- changing the document ---------------------------------------------------------------
     def push(self, edit: Edit, text: str, merge_key=None) -> bool:
-        """Apply ``edit`` as one undoable step. An edit that changes nothing is not pushed."""
-        applied = apply(edit, self._doc)
+        """Apply ``edit`` as one undoable step. An edit that changes nothing is not pushed; one
+        the core refuses (a domain rule) is not either, and ``sig_refused`` says why."""
+        try:
+            applied = apply(edit, self._doc)
+        except EditRefused as exc:
+            self.sig_refused.emit(str(exc))
+            return False
         if applied[0] == self._doc:
             return False
         self.undo_stack.push(EditCommand(self, edit, text, merge_key, applied))

@@ -102,6 +102,10 @@ class QuantityEdit(QLineEdit):
             self._value = value
             self.sig_value_committed.emit(value)
 
+    def show_error(self, message: str) -> None:
+        """Show a reason the value typed cannot be taken (from a rule outside the field)."""
+        self._set_error(message)
+
     def _set_error(self, message: str, force: bool = False) -> None:
         if message != self.error or force:
             changed = message != self.error

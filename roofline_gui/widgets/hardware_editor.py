@@ -208,12 +208,13 @@ class ChipForm(QWidget):
         chip = self._chip()
         if chip is None:
             return
-        if value is None and len(chip.compute) == 1 and precision in chip.compute:
-            self.compute_fields[precision]._set_error("a chip needs at least one compute ceiling")
+        new = chip.with_compute(precision, value)
+        if reason := new.rule_broken():  # the core would refuse it: say so at the field
+            self.compute_fields[precision].show_error(reason.split(": ", 1)[1])
             return
         text = (f"Set {chip.name} {precision} peak to {format_si(value, 'op/s')}" if value
                 else f"Remove {chip.name} {precision} peak")
-        self._push(chip.with_compute(precision, value), text, f"compute.{precision}")
+        self._push(new, text, f"compute.{precision}")
 
     def _on_compute_fraction(self, precision: str, value: float | None) -> None:
         chip = self._chip()
@@ -234,13 +235,14 @@ class ChipForm(QWidget):
         level = chip.memory[index]
         if changes.get("name") == "" or all(getattr(level, k) == v for k, v in changes.items()):
             return
-        if "role" in changes and level.role == "dram" and len(chip.levels("dram")) == 1:
-            self.level_fields[index]["role"].setCurrentIndex(MEMORY_ROLES.index("dram"))
-            return  # the only main-memory level keeps its role
+        new = chip.with_level(index, replace(level, **changes))
+        if new.rule_broken():  # the only main-memory level keeps its role
+            self.level_fields[index]["role"].setCurrentIndex(MEMORY_ROLES.index(level.role))
+            self.model.sig_refused.emit(new.rule_broken())
+            return
         what = ", ".join(f"{k} {format_si(v, 'B/s') if k == 'bandwidth' else v}"
                          for k, v in changes.items())
-        self._push(chip.with_level(index, replace(level, **changes)),
-                   f"Set {chip.name} {level.name} {what}", f"level{index}.{','.join(changes)}")
+        self._push(new, f"Set {chip.name} {level.name} {what}", f"level{index}.{','.join(changes)}")
 
     def _on_add_level(self) -> None:
         chip = self._chip()
@@ -255,11 +257,9 @@ class ChipForm(QWidget):
         if chip is None:
             return
         level = chip.memory[index]
-        if level.role == "dram" and len(chip.levels("dram")) == 1:
-            return  # every chip keeps a main memory
         memory = tuple(lv for i, lv in enumerate(chip.memory) if i != index)
-        self.model.push(Replace("chips", replace(chip, memory=memory)),
-                        f"Remove {level.name} from {chip.name}")
+        self.model.push(Replace("chips", replace(chip, memory=memory)),  # the core refuses the
+                        f"Remove {level.name} from {chip.name}")        # last dram level
 
 
 class HardwareEditor(QWidget):

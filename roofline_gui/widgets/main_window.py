@@ -106,6 +106,7 @@ class MainWindow(QMainWindow):
         self._cursor: tuple[float, float] | None = None
         self.canvas.sig_cursor_moved.connect(self._on_cursor_moved)
         self.files.sig_message.connect(lambda m: self.statusBar().showMessage(m, 5000))
+        self.model.sig_refused.connect(lambda reason: self.statusBar().showMessage(reason, 8000))
         self.model.undo_stack.cleanChanged.connect(lambda _c: self._update_title())
         self.model.sig_path_changed.connect(lambda _p: self._update_title())
         self.model.sig_document_changed.connect(lambda _d, _t: self._update_title())

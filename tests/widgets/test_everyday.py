@@ -432,3 +432,28 @@ def test_the_add_chips_dialog_marks_chips_already_in_the_session(window, qtbot):
     rows = [dialog.proxy.index(r, 0).data() for r in range(dialog.proxy.rowCount())]
     marked = [r for r in rows if r.endswith("(in this session)")]
     assert len(marked) == 2 and any("A100 SXM4 40GB" in r for r in marked)
+
+
+def test_the_domain_rules_come_from_the_core_whatever_the_path(window, qtbot):
+    from roofline_gui.core.edits import Replace as ReplaceEdit
+
+    model = window.model
+    chip = model.document.chips[1]  # TPU v3: bf16 only
+    refused = []
+    model.sig_refused.connect(refused.append)
+    # Straight to the model (as a script or an import would): refused, nothing pushed.
+    assert not model.push(ReplaceEdit("chips", replace(chip, compute={})), "clear")
+    assert refused and "at least one compute ceiling" in refused[-1]
+    assert model.undo_stack.count() == 0 and model.document.chips[1] == chip
+    # Through the editor: clearing the only ceiling is refused at the field.
+    model.select(None, chip.id)
+    field = window.hardware.form.compute_fields["bf16"]
+    field.setText("")
+    field.editingFinished.emit()
+    assert "at least one compute ceiling" in field.error
+    assert model.document.chips[1] == chip
+    # Removing the only main-memory level: refused, and the status bar says why.
+    dram = next(i for i, lv in enumerate(chip.memory) if lv.role == "dram")
+    window.hardware.form._on_remove_level(dram)
+    assert model.document.chips[1] == chip
+    assert "main-memory" in window.statusBar().currentMessage()
