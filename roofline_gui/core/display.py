@@ -139,3 +139,69 @@ def chart_spec(comparison: Comparison, units: Units, chips: list[int] | None = N
                                       level.role in used_roles))
     return ChartSpec(units, tuple(roofs), tuple(diagonals),
                      units.intensity(comparison.dram_intensity), units.rate(r.attainable))
+
+
+# -- kernel labels ---------------------------------------------------------------------------------
+#: Where a kernel's label may go around its marker, in order of preference: (offset in pixels
+#: from the marker's centre, the text's anchor): right, left, above, below.
+LABEL_SPOTS = (((8.0, 0.0), (0.0, 0.5)), ((-8.0, 0.0), (1.0, 0.5)),
+               ((0.0, -8.0), (0.5, 1.0)), ((0.0, 8.0), (0.5, 0.0)))
+
+
+@dataclass(frozen=True)
+class KernelLabel:
+    kernel: int  # index into the comparison's kernels
+    text: str
+    x: float  # log10 shown intensity of the marker it names
+    y: float  # log10 shown rate of that marker
+    offset: tuple[float, float]  # pixels from the marker (y down)
+    anchor: tuple[float, float]  # of the text box: (0, 0.5) is its left middle
+
+
+def short_name(name: str, limit: int = 28) -> str:
+    """A kernel's name for a label on the chart, shortened in the middle beyond ``limit``
+    characters (the end, with the batch or size and the precision, stays)."""
+    if len(name) <= limit:
+        return name
+    keep = limit - 1
+    return name[: keep - keep // 2] + "…" + name[len(name) - keep // 2:]
+
+
+def place_kernel_labels(texts: list[str], xs: np.ndarray, ys: np.ndarray,
+                        px_per_decade: tuple[float, float], char_px: float, line_px: float,
+                        taken: list[tuple[float, float, float, float]],
+                        others: tuple[np.ndarray, np.ndarray] | None = None,
+                        bounds: tuple[float, float, float, float] | None = None) -> list[KernelLabel]:
+    """Labels for markers at (log10) ``xs``, ``ys``: each in the first of LABEL_SPOTS where its
+    box overlaps no other label, no roof label (``taken``: boxes in pixels, x right, y down,
+    relative to log10 (0, 0)) and no marker (these and ``others``, the markers on the other
+    chips), inside ``bounds`` (the view, same pixels) when given; a label that fits nowhere is
+    left out (the marker's tooltip still names it). Greedy, in the given order."""
+    sx, sy = px_per_decade
+    boxes = list(taken)
+    ox, oy = others if others is not None else (np.zeros(0), np.zeros(0))
+    markers = [(x * sx - 5, -y * sy - 5, x * sx + 5, -y * sy + 5)
+               for x, y in zip(np.concatenate([xs, ox]), np.concatenate([ys, oy]), strict=True)
+               if np.isfinite(x) and np.isfinite(y)]
+    placed = []
+    for k, (text, x, y) in enumerate(zip(texts, xs, ys, strict=True)):
+        if not (text and np.isfinite(x) and np.isfinite(y)):
+            continue
+        w, h = len(text) * char_px + 4, line_px
+        px, py = x * sx, -y * sy
+        own = (px - 5, py - 5, px + 5, py + 5)
+        for (dx, dy), (ax, ay) in LABEL_SPOTS:
+            left, top = px + dx - ax * w, py + dy - ay * h
+            box = (left, top, left + w, top + h)
+            inside = bounds is None or (bounds[0] <= box[0] and box[2] <= bounds[2]
+                                        and bounds[1] <= box[1] and box[3] <= bounds[3])
+            if inside and not any(_overlap(box, b) for b in boxes) and \
+                    not any(_overlap(box, m) for m in markers if m != own):
+                boxes.append(box)
+                placed.append(KernelLabel(k, text, float(x), float(y), (dx, dy), (ax, ay)))
+                break
+    return placed
+
+
+def _overlap(a, b) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]

@@ -12,6 +12,7 @@ _DEFAULTS: dict[str, object] = {
     "view/mode": "overlay",
     "view/mac_units": False,
     "view/derated": False,
+    "view/kernel_labels": True,
     "last_dir": "",
     "first_start_done": False,
 }

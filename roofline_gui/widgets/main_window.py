@@ -265,6 +265,10 @@ class MainWindow(QMainWindow):
         self.act_derated = self._action("&Derated roofs (achievable fractions)", self.set_derated,
                                         tip="Use each chip's achievable fractions where given")
         self.act_derated.setCheckable(True)
+        self.act_kernel_labels = self._action("&Kernel names on the chart", self.set_kernel_labels,
+                                              "Ctrl+L", tip="Each kernel's name beside its marker")
+        self.act_kernel_labels.setCheckable(True)
+        self.act_kernel_labels.setChecked(True)
         self.act_about = self._action("&About Roofline Explorer", self.show_about)
         m = self.measure
         self.act_measure = self._action("&Measure this computer…", lambda: m.measure_computer(),
@@ -314,6 +318,7 @@ class MainWindow(QMainWindow):
         view.addSeparator()
         view.addAction(self.act_mac)
         view.addAction(self.act_derated)
+        view.addAction(self.act_kernel_labels)
         view.addSeparator()
         for dock in self.docks.values():
             view.addAction(dock.toggleViewAction())
@@ -403,6 +408,12 @@ class MainWindow(QMainWindow):
             self._on_cursor_moved(*self._cursor)
         self.settings.set("view/mac_units", bool(mac))
 
+    def set_kernel_labels(self, shown: bool) -> None:
+        self.act_kernel_labels.setChecked(shown)
+        self.canvas.options.kernel_labels = bool(shown)
+        self.canvas.redraw()
+        self.settings.set("view/kernel_labels", bool(shown))
+
     def set_derated(self, derated: bool) -> None:
         self.act_derated.setChecked(derated)
         self.model.set_derated(bool(derated))
@@ -453,6 +464,8 @@ class MainWindow(QMainWindow):
             self.set_mac_units(True)
         if self.settings.get("view/derated"):
             self.set_derated(True)
+        if not self.settings.get("view/kernel_labels"):
+            self.set_kernel_labels(False)
 
     def closeEvent(self, event) -> None:  # noqa: N802 (Qt API)
         if background.busy():  # a file is being read or written: close once it is done

@@ -181,6 +181,7 @@ class _Label:
     color: QColor
     anchor: tuple[float, float]  # (0, 1): the point is the text's bottom-left corner
     along: tuple[float, float] | None = None  # a data direction the text follows on screen
+    offset: tuple[float, float] = (0.0, 0.0)  # pixels from the point (y down)
 
 
 class RoofLayer(pg.GraphicsObject):
@@ -219,13 +220,14 @@ class RoofLayer(pg.GraphicsObject):
         self.dots.append(_Dot(float(x), float(y), QColor(color), tip))
 
     def add_label(self, text: str, x: float, y: float, color: QColor, anchor=(0, 1),
-                  along: tuple[float, float] | None = None) -> None:
-        self.labels.append(_Label(text, float(x), float(y), QColor(color), tuple(anchor), along))
+                  along: tuple[float, float] | None = None, offset=(0.0, 0.0)) -> None:
+        self.labels.append(_Label(text, float(x), float(y), QColor(color), tuple(anchor), along,
+                                  tuple(offset)))
 
     def finish(self) -> None:
         """Call after adding: recompute the bounds and repaint."""
-        xs = [line.x for line in self.lines] + [np.array([d.x for d in self.dots])]
-        ys = [line.y for line in self.lines] + [np.array([d.y for d in self.dots])]
+        xs = [line.x for line in self.lines] + [np.array([d.x for d in self.dots + self.labels])]
+        ys = [line.y for line in self.lines] + [np.array([d.y for d in self.dots + self.labels])]
         x, y = np.concatenate(xs), np.concatenate(ys)
         x, y = x[np.isfinite(x)], y[np.isfinite(y)]
         self.prepareGeometryChange()
@@ -281,10 +283,12 @@ class RoofLayer(pg.GraphicsObject):
             rect = metrics.boundingRect(label.text)
             w, h = rect.width() + 4, metrics.height()
             painter.save()
-            painter.translate(p)
+            painter.translate(p + QPointF(*label.offset))
             painter.rotate(angle)
             painter.setPen(QPen(label.color))
             gap = -3.0 if label.anchor[1] == 1 else 1.0  # clear of the line it labels
+            if label.offset != (0.0, 0.0):
+                gap = 0.0  # placed by offset, centred on its anchor
             painter.drawText(QRectF(-label.anchor[0] * w + 2 - 4 * label.anchor[0],
                                     -label.anchor[1] * h + gap, w, h),
                              int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),

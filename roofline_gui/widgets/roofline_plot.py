@@ -20,11 +20,18 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QBrush, QColor, QPen
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPen
 from PySide6.QtWidgets import QGraphicsItem
 
 from roofline_gui.core.comparison import Comparison
-from roofline_gui.core.display import X_SPAN, Units, chart_spec, shown_precisions
+from roofline_gui.core.display import (
+    X_SPAN,
+    Units,
+    chart_spec,
+    place_kernel_labels,
+    short_name,
+    shown_precisions,
+)
 from roofline_gui.core.roofline import ROLE_INDEX, evaluate
 from roofline_gui.core.sweep import can_move, sweep
 from roofline_gui.core.units import OPS_PER_MAC, format_si, format_time
@@ -34,6 +41,7 @@ from roofline_gui.widgets.plot_items import ChipLegend, MarkerScatter, RoofLayer
 SYNC_SPOTS = 20_000  # a chart with more markers draws them a chip per event-loop turn
 TURN_BUDGET_S = 0.002  # filling per turn (a chip of 10,000 here); its paint takes ~20 ms more
 LABEL_ALL_CHIPS = 6  # with more chips, only the selected chip's roofs and diagonals are labelled
+KERNEL_LABELS_MAX = 40  # with more kernels, names are in the markers' tooltips only
 BUSY_RETRY_MS = 30  # while a file job runs on a worker, the chart waits (see background.py)
 
 
@@ -60,6 +68,7 @@ class ViewOptions:
     foreground: str = "#202020"
     background: str = "#ffffff"
     hidden_levels: set[str] = field(default_factory=set)
+    kernel_labels: bool = True  # each kernel's short name beside its highest marker
 
 
 class RooflinePlot(QObject):
@@ -79,6 +88,9 @@ class RooflinePlot(QObject):
         self.paths = RoofLayer(smooth_lines=8)
         self.paths.setZValue(8)
         plot_item.addItem(self.paths, ignoreBounds=True)
+        self.kernel_labels = RoofLayer()  # kernels' names by their markers (labels only)
+        self.kernel_labels.setZValue(12)
+        plot_item.addItem(self.kernel_labels, ignoreBounds=True)
         self._markers: dict[str, MarkerScatter] = {}  # chip id -> scatter
         self._extras: list = []  # measured points, selection ring, sweep path
         self.ring: pg.ScatterPlotItem | None = None  # the selected kernel's rings, one per chip
@@ -181,6 +193,51 @@ class RooflinePlot(QObject):
         self.roofs.finish()
         self.legend.set_entries(self._legend_wanted if self.show_legend else [])
 
+    def _draw_kernel_labels(self) -> None:
+        """Each kernel's short name by its highest marker, placed (display.place_kernel_labels)
+        clear of the other names, the roof labels and the markers; left out where none fits."""
+        self.kernel_labels.clear()
+        cmp = self._comparison
+        if (not self.options.kernel_labels or not self._chip_indices or cmp is None
+                or not 0 < len(cmp.kernels) <= KERNEL_LABELS_MAX or self._range is None):
+            self.kernel_labels.finish()
+            return
+        units = self._units()
+        rates = units.rate(cmp.result.attainable[:, self._chip_indices])
+        top = np.where(np.isfinite(rates), rates, -np.inf).max(axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            xs = np.log10(units.intensity(cmp.dram_intensity))
+            ys = np.where(top > 0, np.log10(np.where(top > 0, top, 1.0)), np.nan)
+        (x_lo, x_hi), (y_lo, y_hi) = self._range
+        box = self.plot.getViewBox().boundingRect()
+        width, height = (box.width(), box.height()) if box.width() > 50 else (800.0, 500.0)
+        px = (width / np.log10(x_hi / x_lo), height / np.log10(y_hi / y_lo))
+        metrics = QFontMetricsF(QFont())
+        char, line = metrics.averageCharWidth(), metrics.height()
+        taken = [self.label_box(label, px, char, line) for label in self.roofs.labels]
+        texts = [short_name(k.name) for k in cmp.kernels]
+        color = QColor(self.options.foreground)
+        with np.errstate(divide="ignore", invalid="ignore"):  # every chip's markers, as obstacles
+            others = (np.repeat(xs, rates.shape[1]), np.log10(rates).ravel())
+        bounds = (np.log10(x_lo) * px[0], -np.log10(y_hi) * px[1],
+                  np.log10(x_hi) * px[0], -np.log10(y_lo) * px[1])
+        for label in place_kernel_labels(texts, xs, ys, px, char, line, taken, others, bounds):
+            self.kernel_labels.add_label(label.text, label.x, label.y, color, anchor=label.anchor,
+                                         offset=label.offset)
+        self.kernel_labels.finish()
+
+    @staticmethod
+    def label_box(label, px, char, line) -> tuple[float, float, float, float]:
+        """A roof label's box in pixels (x right, y down from log10 (0, 0)); a label along a
+        diagonal is given the box its slanted text covers."""
+        x, y = label.x * px[0], -label.y * px[1]
+        w = len(label.text) * char + 4
+        if label.along is not None:
+            return (x, y - 0.7 * w - line, x + 0.75 * w, y + 2)
+        left = x - label.anchor[0] * w
+        top = y - label.anchor[1] * line - (3 if label.anchor[1] == 1 else 0)
+        return (left, top, left + w, top + line)
+
     def markers_of(self, chip_id: str) -> tuple[np.ndarray, np.ndarray, list]:
         """(log10 x, log10 y, kernel ids) of the markers drawn for a chip (after
         ``finish_pending``): what the chart shows, for checks and exports."""
@@ -274,6 +331,7 @@ class RooflinePlot(QObject):
         cmp = self._comparison
         if cmp is None:
             return
+        self._draw_kernel_labels()
         wanted = [cmp.chips[c].id for c in self._chip_indices]
         for chip_id in list(self._markers):
             if chip_id not in wanted:

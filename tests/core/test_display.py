@@ -116,3 +116,37 @@ def test_the_explanations_numbers_are_the_charts_and_add_up(mac, derated):
             parts += [t for _, t in r.level_times(k, c)]
             assert max(parts) == pytest.approx(float(r.time_lower[k, c]), rel=1e-9)
             assert sum(parts) == pytest.approx(float(r.pair(k, c).time_upper[0, 0]), rel=1e-9)
+
+
+def _box(label, char, line):
+    w = len(label.text) * char + 4
+    (sx, sy), (dx, dy), (ax, ay) = PX, label.offset, label.anchor
+    left, top = label.x * sx + dx - ax * w, -label.y * sy + dy - ay * line
+    return (left, top, left + w, top + line)
+
+
+PX = (120.0, 90.0)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_kernel_labels_never_overlap_each_other_the_roof_labels_or_a_marker(seed):
+    from roofline_gui.core.display import _overlap, place_kernel_labels, short_name
+
+    rng = np.random.default_rng(seed)
+    n = 30
+    xs, ys = rng.uniform(-1, 3, n), rng.uniform(11, 15, n)
+    texts = [short_name(f"kernel number {i} with a long name, batch {i} (bf16)") for i in range(n)]
+    taken = [(100.0, -1300.0, 260.0, -1286.0), (0.0, -1100.0, 90.0, -1086.0)]
+    bounds = (-1 * PX[0], -15 * PX[1], 3 * PX[0], -11 * PX[1])
+    placed = place_kernel_labels(texts, xs, ys, PX, 7.0, 14.0, taken, bounds=bounds)
+    assert placed, "some labels fit"
+    boxes = [_box(label, 7.0, 14.0) for label in placed]
+    for i, a in enumerate(boxes):
+        assert bounds[0] <= a[0] and a[2] <= bounds[2] and bounds[1] <= a[1] and a[3] <= bounds[3]
+        assert not any(_overlap(a, t) for t in taken)
+        assert not any(_overlap(a, b) for b in boxes[i + 1:])
+        for x, y in zip(xs, ys, strict=True):
+            if (x, y) != (placed[i].x, placed[i].y):
+                assert not _overlap(a, (x * PX[0] - 5, -y * PX[1] - 5, x * PX[0] + 5, -y * PX[1] + 5))
+    assert all(len(label.text) <= 28 for label in placed)
+    assert short_name("out = a + b (int8)") == "out = a + b (int8)"

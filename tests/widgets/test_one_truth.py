@@ -115,3 +115,41 @@ def test_roof_labels_and_readout_follow_count_macs_at_once(window):
     window.set_mac_units(False)
     QApplication.processEvents()
     assert "bf16 312 Top/s" in label_texts()
+
+
+def test_kernels_are_named_on_the_chart_clear_of_each_other_and_the_roof_labels(window):
+    from PySide6.QtGui import QFont, QFontMetricsF
+
+    from roofline_gui.core.display import _overlap
+
+    plot = window.canvas.overlay_plot
+    names = {label.text for label in plot.kernel_labels.labels}
+    assert "out = a + b (int8)" in names and len(names) >= 5
+    (x_lo, x_hi), (y_lo, y_hi) = plot._range
+    box = plot.plot.getViewBox().boundingRect()
+    px = (box.width() / np.log10(x_hi / x_lo), box.height() / np.log10(y_hi / y_lo))
+    metrics = QFontMetricsF(QFont())
+    char, line = metrics.averageCharWidth(), metrics.height()
+
+    def boxes(labels):
+        out = []
+        for label in labels:
+            b = plot.label_box(label, px, char, line)
+            if label.offset != (0.0, 0.0):  # placed by offset from its marker
+                w = len(label.text) * char + 4
+                left = label.x * px[0] + label.offset[0] - label.anchor[0] * w
+                top = -label.y * px[1] + label.offset[1] - label.anchor[1] * line
+                b = (left, top, left + w, top + line)
+            out.append(b)
+        return out
+
+    kernel_boxes, roof_boxes = boxes(plot.kernel_labels.labels), boxes(plot.roofs.labels)
+    for i, a in enumerate(kernel_boxes):
+        assert not any(_overlap(a, b) for b in kernel_boxes[i + 1:])
+        assert not any(_overlap(a, r) for r in roof_boxes)
+    # The View menu's toggle hides them, and it is kept in the settings.
+    window.set_kernel_labels(False)
+    assert plot.kernel_labels.labels == []
+    assert window.settings.get("view/kernel_labels") is False
+    window.set_kernel_labels(True)
+    assert plot.kernel_labels.labels
