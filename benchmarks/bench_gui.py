@@ -69,8 +69,8 @@ LAUNCHERS = {
         import tempfile
         from pathlib import Path
         from PySide6.QtCore import QSettings
-        from roofline_gui.widgets.application import make_app
-        from roofline_gui.widgets.main_window import MainWindow
+        from roofline_gui.widgets.common.application import make_app
+        from roofline_gui.widgets.app.main_window import MainWindow
         from roofline_gui.models.settings import Settings
         app = make_app()
         ini = Path(tempfile.mkdtemp()) / "s.ini"
@@ -162,8 +162,8 @@ def big_document(n_kernels: int = 1000, n_chips: int = 8):
 def bench_drag(steps: int = 40) -> tuple[float, float]:
     from roofline_gui.io.presets import default_presets
     from roofline_gui.models.document_model import DocumentModel
-    from roofline_gui.widgets.application import make_app
-    from roofline_gui.widgets.canvas_panel import CanvasPanel
+    from roofline_gui.widgets.chart.canvas_panel import CanvasPanel
+    from roofline_gui.widgets.common.application import make_app
 
     app = make_app()  # the app's own settings (pixmap cache size included)
     model = DocumentModel()

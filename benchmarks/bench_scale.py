@@ -83,8 +83,8 @@ def main() -> None:
     from roofline_gui.io.session import dump_session, load_session, save_session
     from roofline_gui.models.document_model import DocumentModel
     from roofline_gui.models.settings import Settings
-    from roofline_gui.widgets.application import freeze_startup_heap, make_app
-    from roofline_gui.widgets.main_window import MainWindow
+    from roofline_gui.widgets.app.main_window import MainWindow
+    from roofline_gui.widgets.common.application import freeze_startup_heap, make_app
 
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
     doc = big_session()

@@ -18,9 +18,9 @@ def main() -> None:
     from PySide6.QtWidgets import QApplication
 
     from roofline_gui.models.settings import Settings
-    from roofline_gui.widgets.application import make_app
-    from roofline_gui.widgets.file_actions import examples
-    from roofline_gui.widgets.main_window import MainWindow
+    from roofline_gui.widgets.app.file_actions import examples
+    from roofline_gui.widgets.app.main_window import MainWindow
+    from roofline_gui.widgets.common.application import make_app
 
     app = make_app()
     ini = Path(tempfile.mkdtemp()) / "settings.ini"

@@ -84,7 +84,7 @@ def run_headless(args: argparse.Namespace) -> int:
         rows = export_csv(doc, args.export_csv, derated=args.derated)
         print(f"wrote {rows} rows to {args.export_csv}", file=sys.stderr)
     if args.export_png:
-        from roofline_gui.widgets.export import export_png_headless
+        from roofline_gui.widgets.chart.export import export_png_headless
 
         export_png_headless(doc, Path(args.export_png), args.width, derated=args.derated)
         print(f"wrote {args.export_png}", file=sys.stderr)
@@ -124,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.measure:
         return run_measure(args.json)
     if args.self_test:
-        from roofline_gui.widgets.self_test import run_self_test
+        from roofline_gui.widgets.app.self_test import run_self_test
 
         return run_self_test()
     try:
@@ -142,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
     if problem:
         print(f"roofline-explorer: {problem}", file=sys.stderr)
         return EXIT_NO_WINDOW
-    from roofline_gui.widgets.application import run_app
+    from roofline_gui.widgets.app.launch import run_app
 
     return run_app(args.session)
 

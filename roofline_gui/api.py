@@ -215,6 +215,6 @@ def write_png(doc: Document, path: str | os.PathLike, *, width: int = 1600,
               derated: bool = False) -> None:
     """The app's chart drawn offscreen and saved as a PNG ``width`` pixels wide (needs Qt; in
     a process without a display it draws offscreen)."""
-    from roofline_gui.widgets.export import export_png_headless  # noqa: PLC0415
+    from roofline_gui.widgets.chart.export import export_png_headless  # noqa: PLC0415
 
     export_png_headless(doc, Path(path), width, derated=derated)

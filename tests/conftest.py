@@ -45,7 +45,7 @@ def _qt_fixtures():
 
     @pytest.fixture
     def window(qtbot, settings, model):
-        from roofline_gui.widgets.main_window import MainWindow
+        from roofline_gui.widgets.app.main_window import MainWindow
 
         w = MainWindow(settings=settings, model=model)
         w.show()

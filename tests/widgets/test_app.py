@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QApplication
 from roofline_gui.core.comparison import compare
 from roofline_gui.core.edits import Replace
 from roofline_gui.io.session import load_session
-from roofline_gui.widgets.dialogs import ChipPresetDialog
+from roofline_gui.widgets.common.dialogs import ChipPresetDialog
 
 
 def roof_ys(window, chip_color):
@@ -138,7 +138,7 @@ def test_undo_everything_back_to_the_first_document(window, monkeypatch):
 
 
 def test_save_and_reload_an_identical_document(window, tmp_path, monkeypatch):
-    from roofline_gui.widgets.file_actions import FileDialogs
+    from roofline_gui.widgets.app.file_actions import FileDialogs
 
     window.model.move_kernel_to_intensity(window.model.document.kernels[2].id, 20.0)
     path = tmp_path / "mine.roofline"
@@ -151,7 +151,7 @@ def test_save_and_reload_an_identical_document(window, tmp_path, monkeypatch):
 
 
 def test_export_a_png_and_check_its_pixels(window, tmp_path, monkeypatch):
-    from roofline_gui.widgets.file_actions import FileDialogs
+    from roofline_gui.widgets.app.file_actions import FileDialogs
 
     out = tmp_path / "chart.png"
     monkeypatch.setattr(FileDialogs, "save_path", classmethod(lambda cls, *a, **k: str(out)))
@@ -166,7 +166,7 @@ def test_export_a_png_and_check_its_pixels(window, tmp_path, monkeypatch):
 
 
 def test_vector_exports_are_valid_files(window, tmp_path, monkeypatch):
-    from roofline_gui.widgets.file_actions import FileDialogs
+    from roofline_gui.widgets.app.file_actions import FileDialogs
 
     for name, action in (("c.svg", window.files.export_svg), ("c.pdf", window.files.export_pdf)):
         target = tmp_path / name
@@ -257,7 +257,7 @@ def test_title_shows_the_file_and_an_unsaved_mark(window):
 
 
 def test_closing_with_unsaved_work_asks_first(window, monkeypatch):
-    from roofline_gui.widgets.dialogs import Confirm
+    from roofline_gui.widgets.common.dialogs import Confirm
 
     window.model.move_kernel_to_intensity(window.model.document.kernels[2].id, 30.0)
     asked = []
@@ -269,7 +269,7 @@ def test_closing_with_unsaved_work_asks_first(window, monkeypatch):
 
 
 def test_opening_a_bad_file_keeps_the_current_session(window, tmp_path, monkeypatch):
-    from roofline_gui.widgets.dialogs import Confirm
+    from roofline_gui.widgets.common.dialogs import Confirm
 
     bad = tmp_path / "bad.roofline"
     bad.write_text('{"format": "roofline-session", "version": 1, "chips": [{"name": 3}]}')
@@ -382,7 +382,7 @@ def test_drag_end_moves_the_kernels_spots_in_place_to_where_a_full_redraw_puts_t
 def test_uniform_marker_fill_gives_every_spot_the_symbol_pyqtgraph_would(qtbot):
     import pyqtgraph as pg
 
-    from roofline_gui.widgets.plot_items import MarkerScatter
+    from roofline_gui.widgets.chart.plot_items import MarkerScatter
 
     x, y = np.linspace(0, 1, 50), np.linspace(1, 2, 50)
     brush, pen = pg.mkBrush("#1f77b4"), pg.mkPen("#104060", width=1)
@@ -403,7 +403,7 @@ def test_uniform_marker_fill_gives_every_spot_the_symbol_pyqtgraph_would(qtbot):
 def test_side_panels_come_together_after_the_charts_first_paint(qtbot, settings, model):
     from PySide6.QtCore import QEvent, QObject
 
-    from roofline_gui.widgets.main_window import MainWindow
+    from roofline_gui.widgets.app.main_window import MainWindow
 
     w = MainWindow(settings=settings, model=model)
     qtbot.addWidget(w)
@@ -484,7 +484,7 @@ def test_table_rows_are_headed_by_kernel_names_that_fit_up_to_a_cap(window, exam
 
 def test_a_big_document_shows_in_the_panels_then_roofs_then_a_chip_per_turn(window, example_doc,
                                                                           monkeypatch):
-    from roofline_gui.widgets import roofline_plot
+    from roofline_gui.widgets.chart import roofline_plot
 
     monkeypatch.setattr(roofline_plot, "SYNC_SPOTS", 100)
     monkeypatch.setattr(roofline_plot, "TURN_BUDGET_S", 0.0)  # one chip per turn
@@ -525,7 +525,7 @@ def test_a_big_document_shows_in_the_panels_then_roofs_then_a_chip_per_turn(wind
 
 
 def test_with_many_chips_only_the_selected_chips_roofs_are_labelled(window, example_doc):
-    from roofline_gui.widgets.roofline_plot import LABEL_ALL_CHIPS
+    from roofline_gui.widgets.chart.roofline_plot import LABEL_ALL_CHIPS
 
     plot = window.canvas.overlay_plot
     two = {QColor(label.color).name() for label in plot.roofs.labels}
@@ -582,7 +582,7 @@ def test_plain_strokes_of_thin_lines_use_one_pixel_pens_and_keep_the_style(qtbot
     import pyqtgraph as pg
     from PySide6.QtCore import Qt
 
-    from roofline_gui.widgets.plot_items import _Line
+    from roofline_gui.widgets.chart.plot_items import _Line
 
     dashed = _Line(np.zeros(2), np.ones(2), pg.mkPen("#123456", width=1.2,
                                                      style=Qt.PenStyle.DashLine), "")

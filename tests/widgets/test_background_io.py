@@ -9,9 +9,9 @@ import pytest
 
 from roofline_gui.io import session as session_io
 from roofline_gui.io.session import load_session, save_session
-from roofline_gui.widgets import file_actions
-from roofline_gui.widgets.dialogs import Confirm
-from roofline_gui.widgets.file_actions import FileDialogs
+from roofline_gui.widgets.app import file_actions
+from roofline_gui.widgets.app.file_actions import FileDialogs
+from roofline_gui.widgets.common.dialogs import Confirm
 
 
 @pytest.fixture
@@ -95,7 +95,7 @@ def test_a_worker_job_keeps_the_window_active_and_refuses_to_close_until_done(wi
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication, QProgressDialog
 
-    from roofline_gui.widgets import background
+    from roofline_gui.widgets.common import background
 
     window.activateWindow()
     qtbot.waitUntil(window.isActiveWindow)
@@ -142,7 +142,8 @@ def test_a_big_charts_drawing_waits_for_a_file_job_and_finishes_after_it(window,
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
-    from roofline_gui.widgets import background, roofline_plot
+    from roofline_gui.widgets.chart import roofline_plot
+    from roofline_gui.widgets.common import background
 
     monkeypatch.setattr(roofline_plot, "SYNC_SPOTS", 1)  # every chart is "big"
     plot = window.canvas.overlay_plot

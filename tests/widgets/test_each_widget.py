@@ -2,11 +2,11 @@
 
 import pytest
 
-from roofline_gui.widgets.canvas_panel import CanvasPanel
-from roofline_gui.widgets.comparison_panel import ComparisonTable, ExplanationPane
-from roofline_gui.widgets.dialogs import ChipPresetDialog
-from roofline_gui.widgets.hardware_editor import HardwareEditor
-from roofline_gui.widgets.kernel_library import KernelLibrary, TemplateDialog
+from roofline_gui.widgets.chart.canvas_panel import CanvasPanel
+from roofline_gui.widgets.common.dialogs import ChipPresetDialog
+from roofline_gui.widgets.panels.comparison_panel import ComparisonTable, ExplanationPane
+from roofline_gui.widgets.panels.hardware_editor import HardwareEditor
+from roofline_gui.widgets.panels.kernel_library import KernelLibrary, TemplateDialog
 
 FACTORIES = {
     "hardware editor": lambda m, p: HardwareEditor(m, p),

@@ -13,8 +13,8 @@ from roofline_gui.core.edits import Replace
 from roofline_gui.core.kernel import Kernel
 from roofline_gui.io.presets import default_presets
 from roofline_gui.models.item_models import ID_ROLE
-from roofline_gui.widgets.dialogs import ChipPresetDialog, FindDialog, RecoveryDialog
-from roofline_gui.widgets.kernel_library import TemplateDialog, formula_text
+from roofline_gui.widgets.common.dialogs import ChipPresetDialog, FindDialog, RecoveryDialog
+from roofline_gui.widgets.panels.kernel_library import TemplateDialog, formula_text
 
 CTRL, SHIFT = Qt.KeyboardModifier.ControlModifier, Qt.KeyboardModifier.ShiftModifier
 
@@ -276,7 +276,7 @@ def test_resizing_back_to_the_default_size_restores_the_proportions(window, qtbo
 # -- 6. smaller things -------------------------------------------------------------------------------
 def test_save_as_under_another_name_takes_the_file_name_and_suggests_no_colon(window, tmp_path,
                                                                                 monkeypatch):
-    from roofline_gui.widgets.file_actions import FileDialogs
+    from roofline_gui.widgets.app.file_actions import FileDialogs
 
     assert ":" in window.model.document.title
     assert window.windowTitle().startswith(window.model.document.title)  # not "Untitled"

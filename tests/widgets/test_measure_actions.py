@@ -3,7 +3,7 @@
 from conftest import DATA
 
 from roofline_gui.core.kernel import Kernel
-from roofline_gui.widgets.measure_actions import ImportDialogs
+from roofline_gui.widgets.app.measure_actions import ImportDialogs
 
 SMALL = {"sizes": [64 * 1024, 512 * 1024, 8 * 1024**2], "gemm_sizes": {"fp64": 128, "fp32": 128},
          "threads": 1}
@@ -61,7 +61,7 @@ def test_import_nsight_compute_from_the_menu(window, monkeypatch):
 
 
 def test_a_bad_import_file_imports_nothing(window, monkeypatch, tmp_path):
-    from roofline_gui.widgets.dialogs import Confirm
+    from roofline_gui.widgets.common.dialogs import Confirm
 
     bad = tmp_path / "bad.csv"
     bad.write_text("name,flops\nx,1\n")

@@ -12,14 +12,14 @@ from conftest import ROOT
 from roofline_gui.core.edits import Replace
 from roofline_gui.io.journal import read_journal
 from roofline_gui.models.autosave import Autosave, orphaned_journals
-from roofline_gui.widgets.dialogs import RecoveryDialog
+from roofline_gui.widgets.common.dialogs import RecoveryDialog
 
 CHILD = textwrap.dedent("""
     import os, sys, time
     os.environ["QT_QPA_PLATFORM"] = "offscreen"
     from dataclasses import replace
-    from roofline_gui.widgets.application import make_app
-    from roofline_gui.widgets.main_window import MainWindow
+    from roofline_gui.widgets.common.application import make_app
+    from roofline_gui.widgets.app.main_window import MainWindow
     from roofline_gui.core.edits import Replace
     app = make_app()
     w = MainWindow()
@@ -62,7 +62,7 @@ def test_a_killed_app_is_recovered_at_the_next_start(tmp_path, qtbot, settings, 
     monkeypatch.setenv("ROOFLINE_DATA_DIR", str(tmp_path))
     monkeypatch.setattr(RecoveryDialog, "ask", classmethod(
         lambda cls, descriptions, parent=None: shown.extend(descriptions) or ("recover", 0)))
-    from roofline_gui.widgets.main_window import MainWindow
+    from roofline_gui.widgets.app.main_window import MainWindow
 
     window = MainWindow(settings=settings)
     window.open_initial(None)
@@ -89,7 +89,7 @@ def test_later_keeps_the_journal_and_discard_removes_it(tmp_path, qtbot, model, 
     autosave.write_now().result()
     autosave._lock.unlock()  # as if the process had died
     autosave._lock = None
-    from roofline_gui.widgets.main_window import MainWindow
+    from roofline_gui.widgets.app.main_window import MainWindow
 
     monkeypatch.setenv("ROOFLINE_DATA_DIR", str(tmp_path.parent / "other"))
     window = MainWindow(model=model)

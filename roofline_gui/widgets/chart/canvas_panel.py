@@ -17,9 +17,9 @@ from PySide6.QtWidgets import QStackedWidget, QVBoxLayout, QWidget
 from roofline_gui.io.presets import Presets
 from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.models.mime import MIME_KERNELS, decode
-from roofline_gui.widgets import roofline_plot
-from roofline_gui.widgets.plot_items import SIAxis
-from roofline_gui.widgets.roofline_plot import RooflinePlot, ViewOptions
+from roofline_gui.widgets.chart import roofline_plot
+from roofline_gui.widgets.chart.plot_items import SIAxis
+from roofline_gui.widgets.chart.roofline_plot import RooflinePlot, ViewOptions
 
 
 class _KernelDropMixin:
@@ -275,6 +275,6 @@ class CanvasPanel(QWidget):
 if __name__ == "__main__":
     import sys
 
-    from roofline_gui.widgets.preview import preview
+    from roofline_gui.widgets.common.preview import preview
 
     sys.exit(preview(lambda model, presets: CanvasPanel(model, presets)))

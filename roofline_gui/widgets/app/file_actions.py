@@ -18,8 +18,8 @@ from roofline_gui.io.files import resources_dir, write_atomic
 from roofline_gui.io.session import load_session, save_session
 from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.models.settings import Settings
-from roofline_gui.widgets.background import run_in_background
-from roofline_gui.widgets.dialogs import Confirm
+from roofline_gui.widgets.common.background import run_in_background
+from roofline_gui.widgets.common.dialogs import Confirm
 
 SESSION_FILTER = "Roofline sessions (*.roofline *.json);;All files (*)"
 EXTENSION = ".roofline"
@@ -194,7 +194,7 @@ class FileActions(QObject):
 
     # The export module (pyqtgraph's exporters, QtSvg) is imported on first use, off start-up.
     def export_png(self) -> bool:
-        from roofline_gui.widgets import export  # noqa: PLC0415
+        from roofline_gui.widgets.chart import export  # noqa: PLC0415
 
         width = FileDialogs.png_width(self.window, 1600)
         if width is None:
@@ -205,13 +205,13 @@ class FileActions(QObject):
                                         mode=canvas.mode, options=canvas.options)))
 
     def export_svg(self) -> bool:
-        from roofline_gui.widgets import export  # noqa: PLC0415
+        from roofline_gui.widgets.chart import export  # noqa: PLC0415
 
         return self._export("SVG", ".svg", "SVG image (*.svg)",
                             lambda p: export.export_svg(self.canvas.render_plot_item(), p))
 
     def export_pdf(self) -> bool:
-        from roofline_gui.widgets import export  # noqa: PLC0415
+        from roofline_gui.widgets.chart import export  # noqa: PLC0415
 
         return self._export("PDF", ".pdf", "PDF document (*.pdf)",
                             lambda p: export.export_pdf(self.canvas.render_plot_item(), p))

@@ -16,7 +16,7 @@ def sample_model():
 def preview(factory) -> int:
     """``factory(model, presets) -> QWidget``; shows it and runs the event loop."""
     from roofline_gui.io.presets import default_presets
-    from roofline_gui.widgets.application import make_app
+    from roofline_gui.widgets.common.application import make_app
 
     app = make_app()
     widget = factory(sample_model(), default_presets())

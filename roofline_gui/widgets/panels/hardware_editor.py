@@ -33,8 +33,8 @@ from roofline_gui.core.units import MEMORY_ROLES, PRECISIONS, ROLE_LABELS, forma
 from roofline_gui.io.presets import Presets
 from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.models.item_models import ID_ROLE, ChipListModel
-from roofline_gui.widgets.dialogs import ChipPresetDialog, ColorDialog
-from roofline_gui.widgets.fields import FieldWithMessage, QuantityEdit
+from roofline_gui.widgets.common.dialogs import ChipPresetDialog, ColorDialog
+from roofline_gui.widgets.common.fields import FieldWithMessage, QuantityEdit
 
 
 def _source_label(text: str) -> QLabel:
@@ -376,6 +376,6 @@ class HardwareEditor(QWidget):
 if __name__ == "__main__":
     import sys
 
-    from roofline_gui.widgets.preview import preview
+    from roofline_gui.widgets.common.preview import preview
 
     sys.exit(preview(lambda model, presets: HardwareEditor(model, presets)))

@@ -35,8 +35,8 @@ from roofline_gui.core.display import (
 from roofline_gui.core.roofline import ROLE_INDEX, evaluate
 from roofline_gui.core.sweep import can_move, sweep
 from roofline_gui.core.units import OPS_PER_MAC, format_si, format_time
-from roofline_gui.widgets import background
-from roofline_gui.widgets.plot_items import ChipLegend, MarkerScatter, RoofLayer, log10
+from roofline_gui.widgets.chart.plot_items import ChipLegend, MarkerScatter, RoofLayer, log10
+from roofline_gui.widgets.common import background
 
 SYNC_SPOTS = 20_000  # a chart with more markers draws them a chip per event-loop turn
 TURN_BUDGET_S = 0.002  # filling per turn (a chip of 10,000 here); its paint takes ~20 ms more

@@ -43,19 +43,6 @@ def make_app() -> QApplication:
     return app
 
 
-def run_app(session: str | None = None) -> int:
-    app = make_app()
-    from roofline_gui.widgets.main_window import MainWindow  # noqa: PLC0415
-
-    window = MainWindow()
-    if isinstance(app, RooflineApplication):  # a file opened while running asks about unsaved work
-        app.sig_file_open.connect(window.files.open)
-    window.open_initial(session)  # before show(): one layout pass with the session in place
-    window.sig_panels_built.connect(freeze_startup_heap)
-    window.show()
-    return app.exec()
-
-
 def freeze_startup_heap() -> None:
     """Exempt what start-up made (modules, classes, the window's widgets: ~70,000 objects)
     from the cyclic garbage collector's full collections, which otherwise walk all of it

@@ -202,6 +202,6 @@ class ExplanationPane(QTextBrowser):
 if __name__ == "__main__":
     import sys
 
-    from roofline_gui.widgets.preview import preview
+    from roofline_gui.widgets.common.preview import preview
 
     sys.exit(preview(lambda model, presets: ComparisonTable(model, presets)))

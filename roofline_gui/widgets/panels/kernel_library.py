@@ -35,7 +35,7 @@ from roofline_gui.core.units import PRECISIONS, format_si
 from roofline_gui.io.presets import Presets
 from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.models.item_models import ID_ROLE, KernelListModel, PresetKernelModel
-from roofline_gui.widgets.fields import FieldWithMessage, QuantityEdit
+from roofline_gui.widgets.common.fields import FieldWithMessage, QuantityEdit
 
 
 def formula_text(kernel: Kernel) -> str:
@@ -422,6 +422,6 @@ class KernelLibrary(QWidget):
 if __name__ == "__main__":
     import sys
 
-    from roofline_gui.widgets.preview import preview
+    from roofline_gui.widgets.common.preview import preview
 
     sys.exit(preview(lambda model, presets: KernelLibrary(model, presets)))

@@ -98,7 +98,7 @@ def render_canvas_png(model, presets, *, width: int, height: int | None = None,
 
     from PySide6.QtCore import Qt  # noqa: PLC0415
 
-    from roofline_gui.widgets.canvas_panel import CanvasPanel  # noqa: PLC0415
+    from roofline_gui.widgets.chart.canvas_panel import CanvasPanel  # noqa: PLC0415
 
     height = height or round(width * 2 / 3)
     panel = CanvasPanel(model, presets, background="#ffffff", foreground="#202020")

@@ -29,12 +29,12 @@ from roofline_gui.io.session import load_session
 from roofline_gui.models.autosave import Autosave, discard_journal, orphaned_journals
 from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.models.settings import Settings
-from roofline_gui.widgets import background
-from roofline_gui.widgets.canvas_panel import CanvasPanel
-from roofline_gui.widgets.dialogs import RecoveryDialog, about_text
-from roofline_gui.widgets.dock_shares import DockShares
-from roofline_gui.widgets.file_actions import FileActions, examples
-from roofline_gui.widgets.measure_actions import MeasureActions
+from roofline_gui.widgets.app.dock_shares import DockShares
+from roofline_gui.widgets.app.file_actions import FileActions, examples
+from roofline_gui.widgets.app.measure_actions import MeasureActions
+from roofline_gui.widgets.chart.canvas_panel import CanvasPanel
+from roofline_gui.widgets.common import background
+from roofline_gui.widgets.common.dialogs import RecoveryDialog, about_text
 
 
 class StackAction(QAction):
@@ -128,12 +128,12 @@ class MainWindow(QMainWindow):
 
     def _make_panel(self, name: str) -> QWidget:
         # Imported here, off the start-up path, for the same reason.
-        from roofline_gui.widgets.comparison_panel import (  # noqa: PLC0415
+        from roofline_gui.widgets.panels.comparison_panel import (  # noqa: PLC0415
             ComparisonTable,
             ExplanationPane,
         )
-        from roofline_gui.widgets.hardware_editor import HardwareEditor  # noqa: PLC0415
-        from roofline_gui.widgets.kernel_library import KernelLibrary  # noqa: PLC0415
+        from roofline_gui.widgets.panels.hardware_editor import HardwareEditor  # noqa: PLC0415
+        from roofline_gui.widgets.panels.kernel_library import KernelLibrary  # noqa: PLC0415
 
         factories = {
             "hardware": lambda: HardwareEditor(self.model, self.presets),
@@ -375,7 +375,7 @@ class MainWindow(QMainWindow):
         self.kernels.select_all()
 
     def find(self) -> None:
-        from roofline_gui.widgets.dialogs import FindDialog  # noqa: PLC0415
+        from roofline_gui.widgets.common.dialogs import FindDialog  # noqa: PLC0415
 
         found = FindDialog.ask(self.model.document, self)
         if found is None:

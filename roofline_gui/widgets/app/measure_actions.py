@@ -14,7 +14,7 @@ from roofline_gui.core.edits import Batch, Replace
 from roofline_gui.core.errors import RooflineError
 from roofline_gui.io.presets import Presets, save_user_chip
 from roofline_gui.models.document_model import DocumentModel
-from roofline_gui.widgets.dialogs import Confirm
+from roofline_gui.widgets.common.dialogs import Confirm
 
 # The measurement and import modules are imported where they are used: they are not needed to
 # draw the first chart, and start-up time is measured against a bare pyqtgraph window.

@@ -60,10 +60,10 @@ def _run(folder: Path) -> None:
     from roofline_gui.io.csv_export import export_csv
     from roofline_gui.io.files import resources_dir, write_atomic
     from roofline_gui.models.settings import Settings
-    from roofline_gui.widgets.application import make_app
-    from roofline_gui.widgets.export import export_pdf, export_svg, render_canvas_png
-    from roofline_gui.widgets.file_actions import examples
-    from roofline_gui.widgets.main_window import MainWindow
+    from roofline_gui.widgets.app.file_actions import examples
+    from roofline_gui.widgets.app.main_window import MainWindow
+    from roofline_gui.widgets.chart.export import export_pdf, export_svg, render_canvas_png
+    from roofline_gui.widgets.common.application import make_app
 
     app = make_app()
     _check((resources_dir() / "presets" / "chips.json").is_file(),
