@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QApplication
 from roofline_gui.core.comparison import compare
 from roofline_gui.core.edits import Replace
 from roofline_gui.io.session import load_session
+from roofline_gui.widgets.chart.pg_private import atlas_entries, max_spot_width
 from roofline_gui.widgets.common.dialogs import ChipPresetDialog
 
 
@@ -393,7 +394,7 @@ def test_uniform_marker_fill_gives_every_spot_the_symbol_pyqtgraph_would(qtbot):
         assert list(ours.data[field]) == list(reference.data[field])
     w, h = reference.data["sourceRect"]["w"], reference.data["sourceRect"]["h"]
     assert (ours.data["sourceRect"]["w"] == w).all() and (ours.data["sourceRect"]["h"] == h).all()
-    assert w.min() > 0 and ours._maxSpotPxWidth == reference._maxSpotPxWidth
+    assert w.min() > 0 and max_spot_width(ours) == max_spot_width(reference)
     # Hovering a spot still re-renders just that spot (the general path).
     ours.data["sourceRect"][3] = 0
     ours.updateSpots()
@@ -569,13 +570,13 @@ def test_redraws_and_drag_steps_reuse_the_marker_symbols(window):
     kernel = next(k for k in window.model.document.kernels if k.template == "mlp")
     window.canvas._on_marker_dragged(kernel.id, window.model.document.chips[0].id, 2.0, False)
     QApplication.processEvents()
-    sizes = (len(scatter.fragmentAtlas._coords), len(plot._lifted_item.fragmentAtlas._coords))
+    sizes = (atlas_entries(scatter), atlas_entries(plot._lifted_item))
     for i in range(5):
         window.canvas._on_marker_dragged(kernel.id, window.model.document.chips[0].id,
                                          3.0 + i, False)
         window.canvas.redraw()
         QApplication.processEvents()
-    assert (len(scatter.fragmentAtlas._coords), len(plot._lifted_item.fragmentAtlas._coords)) == sizes
+    assert (atlas_entries(scatter), atlas_entries(plot._lifted_item)) == sizes
 
 
 def test_plain_strokes_of_thin_lines_use_one_pixel_pens_and_keep_the_style(qtbot):

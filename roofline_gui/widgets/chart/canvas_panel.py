@@ -173,8 +173,7 @@ class CanvasPanel(QWidget):
             return
         if only_kernels:
             for plot in self.plots:
-                plot._comparison = cmp
-                plot.update_markers()
+                plot.update_kernels(cmp)
             return
         self._shown = shape
         indices = [i for i, c in enumerate(doc.chips) if c.visible]
@@ -208,7 +207,7 @@ class CanvasPanel(QWidget):
                 item.setXLink(first)
                 item.setYLink(first)
             self.grid_plots.append(plot)
-        ranges = [p._range for p in self.grid_plots if p._range is not None]
+        ranges = [p.view_range for p in self.grid_plots if p.view_range is not None]
         if ranges and first is not None:  # one range that shows every chip's roofs and markers
             (x_lo, x_hi) = (min(r[0][0] for r in ranges), max(r[0][1] for r in ranges))
             (y_lo, y_hi) = (min(r[1][0] for r in ranges), max(r[1][1] for r in ranges))
@@ -219,10 +218,7 @@ class CanvasPanel(QWidget):
     def _on_selection_changed(self, kernel_id, chip_id) -> None:
         for plot in self.plots:
             plot.select_chip(chip_id)
-            if plot.selected != kernel_id:
-                plot.selected = kernel_id
-                if plot._comparison is not None:
-                    plot._draw_extras()
+            plot.select_kernel(kernel_id)
 
     def _on_kernel_clicked(self, kernel_id: str, chip_id: str) -> None:
         self.model.select(kernel_id, chip_id)

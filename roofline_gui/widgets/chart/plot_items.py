@@ -19,6 +19,8 @@ from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPaint
 from PySide6.QtWidgets import QGraphicsItem
 
 from roofline_gui.core.units import format_si
+from roofline_gui.widgets.chart.pg_private import exporting as is_exporting
+from roofline_gui.widgets.chart.pg_private import max_spot_width, uniform_fill
 
 
 def log10(values) -> np.ndarray:
@@ -78,10 +80,10 @@ class MarkerScatter(pg.ScatterPlotItem):
         repaint, and pyqtgraph works it out through Python each time (30 chips, ~95 calls, 2-4
         ms per drag step). pyqtgraph clears ``bounds`` on every change of data or view
         transform, which invalidates this too."""
-        key = (self.bounds[0], self.bounds[1], self._maxSpotPxWidth)
+        key = (self.bounds[0], self.bounds[1], max_spot_width(self))
         if self._rect is None or key != self._rect_key or key[0] is None or key[1] is None:
             self._rect = super().boundingRect()
-            self._rect_key = (self.bounds[0], self.bounds[1], self._maxSpotPxWidth)
+            self._rect_key = (self.bounds[0], self.bounds[1], max_spot_width(self))
         return QRectF(self._rect)
 
     def fill(self, x: np.ndarray, y: np.ndarray, ids: Sequence[str] | np.ndarray, brush, pen,
@@ -104,11 +106,7 @@ class MarkerScatter(pg.ScatterPlotItem):
                 and len(data) > 1 and (data["sourceRect"]["w"] == 0).all()):
             super().updateSpots(dataSet)
             return
-        style = tuple(col[0] for col in self._style(["symbol", "size", "pen", "brush"], data=data[:1]))
-        data["sourceRect"] = self.fragmentAtlas[[style]][0]  # the same image for every spot
-        self._maybeRebuildAtlas()
-        self._updateMaxSpotSizes(data=data[:1])
-        self.invalidate()
+        uniform_fill(self, data)
 
     def move_spot(self, row: int, x: float, y: float, kernel_id: str) -> bool:
         """Move the spot of kernel ``row`` to (x, y) without rebuilding the item. False when
@@ -243,7 +241,7 @@ class RoofLayer(pg.GraphicsObject):
 
     def paint(self, painter: QPainter, option, widget=None) -> None:
         view = self.viewRect()  # what is visible, in data coordinates (None before layout)
-        exporting = self._exportOpts is not False
+        exporting = is_exporting(self)
         # Antialiased strokes cost the software rasterizer about 5x plain ones (70 ms for the
         # 180 lines of 30 chips); with many lines, only those marked smooth (each chip's main
         # roof) are antialiased on screen, and only while they are few. Exports are always

@@ -159,6 +159,24 @@ class RooflinePlot(QObject):
             self.plot.setRange(xRange=(np.log10(x_lo), np.log10(x_hi)),
                                yRange=(np.log10(y_lo), np.log10(y_hi)), padding=0)
 
+    def update_kernels(self, comparison: Comparison) -> None:
+        """Only kernels changed (same chips): redraw the markers from ``comparison``."""
+        self._comparison = comparison
+        self.update_markers()
+
+    @property
+    def view_range(self):
+        """((x_lo, x_hi), (y_lo, y_hi)) in shown units that shows every roof and marker."""
+        return self._range
+
+    def select_kernel(self, kernel_id: str | None) -> None:
+        """Make ``kernel_id`` the selected kernel: its rings and sweep paths are redrawn."""
+        if kernel_id == self.selected:
+            return
+        self.selected = kernel_id
+        if self._comparison is not None:
+            self._draw_extras()
+
     def select_chip(self, chip_id: str | None) -> None:
         """Make ``chip_id`` the selected chip: in a chart of many chips its roofs are the ones
         labelled, so the labels are redrawn (the markers stay as they are)."""
