@@ -3,7 +3,7 @@
 ``apply(edit, doc) -> (new_doc, inverse)``. Applying the inverse to ``new_doc`` gives back a
 document equal to ``doc``. Edits name objects by id, so an edit stays valid after other edits
 have moved things around. Every user action (editor field, drag step, import) is one of these,
-usually wrapped by the Qt undo stack in ``models/commands.py``.
+usually wrapped by the Qt undo stack in ``models/document_model.py`` (``EditCommand``).
 """
 
 from __future__ import annotations

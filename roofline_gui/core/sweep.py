@@ -28,7 +28,7 @@ def main_param_values(kernel: Kernel, points: int = 400) -> np.ndarray:
     if not spec.integer:
         return values
     rounded = np.round(values)  # increasing, so duplicates are neighbours (and np.unique would
-    return rounded[np.concatenate([[True], np.diff(rounded) > 0])]  # import numpy.ma, ~30 ms)
+    return rounded[np.concatenate([[True], np.diff(rounded) > 0])]  # import numpy.ma: docs/performance.md)
 
 
 def sweep(kernel: Kernel, points: int = 400) -> tuple[np.ndarray, KernelArrays]:

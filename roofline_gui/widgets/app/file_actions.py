@@ -25,7 +25,7 @@ SESSION_FILTER = "Roofline sessions (*.roofline *.json);;All files (*)"
 EXTENSION = ".roofline"
 
 
-# Above these sizes (about 60 ms of work here), opening and saving run on a worker thread.
+# Above these sizes (a few frames of work: docs/performance.md), opening and saving run on a worker thread.
 BACKGROUND_BYTES = 1_000_000
 BACKGROUND_ITEMS = 2_000
 

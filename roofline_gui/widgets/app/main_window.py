@@ -148,8 +148,8 @@ class MainWindow(QMainWindow):
         return table
 
     def _build_next_panel(self) -> None:
-        """Build the side panels, together, on the turn after the chart's first paint (about
-        20 ms here: one block, so the window lays out and repaints once, not once per panel)."""
+        """Build the side panels, together, on the turn after the chart's first paint (one
+        block, so the window lays out and repaints once, not once per panel)."""
         for name in self.EAGER_PANELS:
             self._panel(name)
         self._announce_panels()

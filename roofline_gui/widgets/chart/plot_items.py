@@ -90,7 +90,7 @@ class MarkerScatter(pg.ScatterPlotItem):
              rows: np.ndarray | None = None, n_kernels: int = 0) -> None:
         """All spots at once, in one style; spot i is kernel row ``rows[i]`` (for
         ``move_spot``). pyqtgraph looks up every spot's symbol image by a Python tuple key
-        (15 ms for 10,000 spots); with one style, one lookup serves all."""
+        (docs/performance.md); with one style, one lookup serves all."""
         self._uniform = True
         try:
             self.setData(x=x, y=y, data=ids, brush=brush, pen=pen)
@@ -154,7 +154,7 @@ class _Line:
     def plain_pen(self) -> QPen:
         """The pen for a stroke that is not antialiased: thin lines (under 2 px) at 1 px, which
         Qt's rasterizer draws on its fast path; 1.2-1.5 px strokes without antialiasing look
-        the same and cost it about three times as much (12 ms against 4 ms for 30 chips)."""
+        the same and cost it about three times as much (docs/performance.md)."""
         if self.pen.widthF() >= 2:
             return self.pen
         if self.thin is None:
@@ -186,7 +186,7 @@ class RoofLayer(pg.GraphicsObject):
     """Every roof, bandwidth diagonal, ridge point and label of a chart, painted by one item.
 
     With one pyqtgraph item per line (150 of them for 30 chips), every repaint near a moving
-    marker replayed all of them through Python (35 ms per drag step at 30 chips); this item
+    marker replayed all of them through Python (docs/performance.md); this item
     paints them in one call, clipped to the exposed area. Tooltips come from the nearest line or
     point within a few pixels of the cursor.
     """
@@ -242,8 +242,8 @@ class RoofLayer(pg.GraphicsObject):
     def paint(self, painter: QPainter, option, widget=None) -> None:
         view = self.viewRect()  # what is visible, in data coordinates (None before layout)
         exporting = is_exporting(self)
-        # Antialiased strokes cost the software rasterizer about 5x plain ones (70 ms for the
-        # 180 lines of 30 chips); with many lines, only those marked smooth (each chip's main
+        # Antialiased strokes cost the software rasterizer several times plain ones
+        # (docs/performance.md); with many lines, only those marked smooth (each chip's main
         # roof) are antialiased on screen, and only while they are few. Exports are always
         # smooth.
         smooth_all = exporting or len(self.lines) <= self.smooth_lines
@@ -337,7 +337,7 @@ class RoofLayer(pg.GraphicsObject):
 class ChipLegend(pg.LegendItem):
     """The chart's legend, one entry per chip (a line in its roof's pen, and its name), painted
     by this one item. pyqtgraph's legend makes a sample item and a text item per entry and lays
-    them out again after each (50 ms for 30 chips); this keeps its frame, anchoring and
+    them out again after each (docs/performance.md); this keeps its frame, anchoring and
     dragging and paints the entries itself."""
 
     SAMPLE_W = 24.0

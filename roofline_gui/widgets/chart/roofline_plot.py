@@ -39,10 +39,10 @@ from roofline_gui.widgets.chart.plot_items import ChipLegend, MarkerScatter, Roo
 from roofline_gui.widgets.common import background
 
 SYNC_SPOTS = 20_000  # a chart with more markers draws them a chip per event-loop turn
-TURN_BUDGET_S = 0.002  # filling per turn (a chip of 10,000 here); its paint takes ~20 ms more
+TURN_BUDGET_S = 0.002  # filling per turn, in s (about a chip of 10,000: docs/performance.md)
 LABEL_ALL_CHIPS = 6  # with more chips, only the selected chip's roofs and diagonals are labelled
 KERNEL_LABELS_MAX = 40  # with more kernels, names are in the markers' tooltips only
-BUSY_RETRY_MS = 30  # while a file job runs on a worker, the chart waits (see background.py)
+BUSY_RETRY_MS = 30  # while a file job runs on a worker, the chart waits (see widgets/common/background.py)
 
 
 def drawn_in_turns(n_kernels: int, n_chips: int) -> bool:
@@ -133,7 +133,7 @@ class RooflinePlot(QObject):
     def _add_grid(self) -> None:
         """Decade and minor grid lines as two non-antialiased line sets. pyqtgraph's own grid is
         painted by the axes across the whole plot and re-rendered with every repaint of it
-        (about 27 ms per repaint here); these are two cheap paths outside the autorange."""
+        (most of a repaint: docs/performance.md); these are two cheap paths outside the autorange."""
         decades = np.arange(-6, 22)
         minor = np.log10(np.outer(10.0 ** decades, np.arange(2, 10)).ravel())
         for values, alpha in ((decades.astype(float), 45), (minor, 18)):

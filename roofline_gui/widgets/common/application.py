@@ -46,7 +46,7 @@ def make_app() -> QApplication:
 def freeze_startup_heap() -> None:
     """Exempt what start-up made (modules, classes, the window's widgets: ~70,000 objects)
     from the cyclic garbage collector's full collections, which otherwise walk all of it
-    every time: 35 ms of the ~60 ms a full collection takes after opening 10,000 kernels,
+    every time: most of a full collection's time after opening 10,000 kernels (docs/performance.md),
     with the GIL held. Those objects live as long as the app; a cycle among them that becomes
     garbage later is not freed, which start-up's few short-lived objects can afford."""
     gc.freeze()

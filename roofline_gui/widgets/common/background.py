@@ -8,7 +8,7 @@ immutable, so a worker can serialise one safely.
 Why not a modal progress dialog from the start: a modal dialog deactivates the main window,
 which then repaints every view in its inactive colours. Painting the comparison table calls
 the Python model once per cell, and each call has to take the GIL back from the worker (up to
-a 5 ms switch interval each), so the window froze for a quarter of a second during a save. The
+a switch interval each), so the window froze for a noticeable time during a save. The
 window stays active instead: a busy cursor at once, and a small progress window that does not
 take focus only if the work lasts longer than SHOW_AFTER_MS.
 """
@@ -31,7 +31,7 @@ SHOW_AFTER_MS = 800  # a progress window for work the user would otherwise wonde
 LEFT_FOR_COLLECTION = 10_000  # objects a job leaves behind beyond which it collects at its end
 # While a job runs, every Python call the UI thread makes (a slot, a table cell, an item's
 # paint) waits for the worker to hand over the GIL, up to the interpreter's switch interval
-# (5 ms) each time; a repaint makes hundreds. A shorter interval for the job's duration keeps
+# (the switch interval) each time; a repaint makes hundreds. A shorter interval for the job's duration keeps
 # the window's own work close to its usual speed and costs the worker little.
 JOB_SWITCH_INTERVAL_S = 0.0005
 
@@ -112,7 +112,7 @@ def collection_paused() -> Iterator[None]:
     at its end if the job left many new objects (a document just read).
 
     Reading or writing 10,000 kernels allocates millions of small objects, which triggers full
-    collections of the whole heap (60-90 ms each here) as it goes; the collector holds the GIL
+    collections of the whole heap (docs/performance.md) as it goes; the collector holds the GIL
     throughout, so the window stalls with it. The parsed and serialised structures form no
     cycles, so reference counting frees them all the same. A document just read stays, so the
     collector's count is high when it resumes: collecting here, while the window waits for the

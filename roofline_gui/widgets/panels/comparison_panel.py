@@ -96,7 +96,7 @@ class ComparisonTable(QWidget):
         column takes the width of the first chip's column of the same kind or its own header's,
         whichever is wider. Texts are measured with the font's metrics, as the item delegate
         does, from one DisplayRole call per cell (``resizeColumnToContents`` asked the Python
-        model for every role of every cell: ~20 ms at each reset of a 30-chip table)."""
+        model for every role of every cell at each reset: docs/performance.md)."""
         table, view = self.table_model, self.view
         header = view.horizontalHeader()
         metrics = view.fontMetrics()
