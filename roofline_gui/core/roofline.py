@@ -257,7 +257,7 @@ def _level_times(ka: KernelArrays, ca: ChipArrays, derated: bool):
     reads = ka.bytes - ka.writes  # NaN where the kernel has no bytes at a role
     for level in range(ca.role.shape[1]):
         role = ca.role[:, level]
-        # sorted(set()) rather than np.unique: the latter pulls in numpy.ma (slow to import: docs/performance.md)
+        # sorted(set()) rather than np.unique, which imports numpy.ma (docs/performance.md)
         for r in sorted(set(role[role >= 0].tolist())):
             if not np.isfinite(reads[:, r]).any():
                 continue

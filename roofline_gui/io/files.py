@@ -174,9 +174,9 @@ def loads_in_pieces(text: str, decoder: json.JSONDecoder) -> Any:
     """``decoder.decode(text)``, with the same result and the same errors, but a top-level
     object is decoded a member at a time and a member that is an array an element at a time.
 
-    ``json.loads`` is one C call that holds the GIL throughout: tens of ms for a 4 MB session (docs/performance.md)
-    of 10,000 kernels, during which the window's thread cannot run while a worker reads the
-    file. Decoding each kernel on its own lets the interpreter switch threads in between.
+    ``json.loads`` is one C call that holds the GIL throughout (tens of ms for a 4 MB session
+    of 10,000 kernels: docs/performance.md), during which the window's thread cannot run while
+    a worker reads the file. Decoding each kernel on its own lets the interpreter switch threads in between.
     """
     idx = _SPACE.match(text).end()
     if not text.startswith("{", idx):
