@@ -330,7 +330,11 @@ class KernelLibrary(QWidget):
         scroll.setFrameShape(QFrame.Shape.NoFrame)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         splitter.addWidget(self._titled("Selected kernel", scroll))
-        splitter.setSizes([220, 160, 320])
+        # Room by what each part holds: the form with its formula most, then the preset
+        # library (two dozen kernels in groups), then the session's list; kept as shares.
+        splitter.setSizes([300, 140, 400])
+        for index, stretch in enumerate((3, 1, 4)):
+            splitter.setStretchFactor(index, stretch)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addWidget(splitter)
