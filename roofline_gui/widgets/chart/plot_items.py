@@ -108,6 +108,18 @@ class MarkerScatter(pg.ScatterPlotItem):
             return
         uniform_fill(self, data)
 
+    def hoverEvent(self, ev) -> None:  # noqa: N802 (pyqtgraph API)
+        """The tooltip of the markers under the pointer, on this item: pyqtgraph puts it on the
+        view box, the bottom-most item, so a roof or a sweep path under the marker (drawn
+        below the markers, above the view box) showed its own tooltip instead."""
+        super().hoverEvent(ev)
+        tip = self.opts.get("tip")
+        points = [] if ev.exit or tip is None else list(self.pointsAt(ev.pos()))[::-1][:3]
+        self.setToolTip("\n\n".join(tip(x=p.pos().x(), y=p.pos().y(), data=p.data()) for p in points))
+        view = self.getViewBox()
+        if view is not None and view.toolTip():
+            view.setToolTip("")
+
     def move_spot(self, row: int, x: float, y: float, kernel_id: str) -> bool:
         """Move the spot of kernel ``row`` to (x, y) without rebuilding the item. False when
         that cannot be done in place (the kernel had no spot, or has no finite place now)."""

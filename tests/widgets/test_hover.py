@@ -1,0 +1,35 @@
+"""Hovering a marker shows that kernel's numbers, even where it sits on a roof or on the
+selected kernel's sweep path (both drawn under the markers)."""
+
+import numpy as np
+from PySide6.QtCore import QPointF
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication
+
+
+def tooltip_at(window, qtbot, kernel_prefix: str, chip: int = 0) -> str:
+    plot, cmp = window.canvas.overlay_plot, window.model.comparison
+    k = next(i for i, kk in enumerate(cmp.kernels) if kk.name.startswith(kernel_prefix))
+    vb = plot.plot.getViewBox()
+    scene = vb.mapViewToScene(QPointF(np.log10(cmp.dram_intensity[k]), np.log10(cmp.result.attainable[k, chip])))
+    view = window.canvas.overlay
+    QTest.mouseMove(view.viewport(), view.mapFromScene(scene))
+    QApplication.processEvents()
+    qtbot.wait(40)
+    tips = [item.toolTip() for item in view.scene().items(scene) if item.toolTip()]  # topmost first
+    return tips[0] if tips else ""
+
+
+def test_a_marker_on_a_roof_shows_its_kernel_not_the_roof(window, qtbot):
+    tip = tooltip_at(window, qtbot, "GEMM 4096³ (bf16)")  # compute-bound: on the bf16 roof
+    assert tip.startswith("GEMM 4096³ (bf16) on A100 SXM4 40GB"), tip
+    assert "attainable 312 Top/s" in tip and "compute-bound" in tip
+
+
+def test_a_marker_on_the_selected_kernels_path_shows_the_marker_under_the_pointer(window, qtbot):
+    model = window.model
+    batch1 = next(k for k in model.document.kernels if k.name.startswith("MLP layer 4096×4096, batch 1 "))
+    model.select(batch1.id, None)  # its sweep path passes under the batch-64 marker
+    QApplication.processEvents()
+    tip = tooltip_at(window, qtbot, "MLP layer 4096×4096, batch 64")
+    assert tip.startswith("MLP layer 4096×4096, batch 64 (bf16) on A100"), tip
