@@ -11,7 +11,8 @@ def tooltip_at(window, qtbot, kernel_prefix: str, chip: int = 0) -> str:
     plot, cmp = window.canvas.overlay_plot, window.model.comparison
     k = next(i for i, kk in enumerate(cmp.kernels) if kk.name.startswith(kernel_prefix))
     vb = plot.plot.getViewBox()
-    scene = vb.mapViewToScene(QPointF(np.log10(cmp.dram_intensity[k]), np.log10(cmp.result.attainable[k, chip])))
+    x, y = np.log10(cmp.dram_intensity[k]), np.log10(cmp.result.attainable[k, chip])
+    scene = vb.mapViewToScene(QPointF(x, y))
     view = window.canvas.overlay
     QTest.mouseMove(view.viewport(), view.mapFromScene(scene))
     QApplication.processEvents()
