@@ -55,6 +55,23 @@ class Units:
 
 
 @dataclass(frozen=True)
+class View:
+    """How the session is looked at (not saved in it): one value, held by the document model,
+    kept in the settings, observed by every view."""
+
+    mode: str = "overlay"  # or "side_by_side"
+    mac: bool = False  # Count MACs
+    derated: bool = False  # each ceiling's achievable fraction applied
+    kernel_labels: bool = True  # kernels' names on the chart
+
+    MODES = ("overlay", "side_by_side")
+
+    @property
+    def units(self) -> Units:
+        return Units(mac=self.mac)
+
+
+@dataclass(frozen=True)
 class Roof:
     """One chip's compute roof at one precision, on its main-memory diagonal (shown units)."""
 

@@ -9,6 +9,7 @@ everything), and ``comparison`` re-evaluates lazily, reusing whatever did not ch
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
@@ -16,7 +17,7 @@ from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from roofline_gui.core.chip import Chip
 from roofline_gui.core.comparison import Comparison, Evaluator
-from roofline_gui.core.display import Units
+from roofline_gui.core.display import Units, View
 from roofline_gui.core.document import Document
 from roofline_gui.core.edits import Edit, Replace, apply, insert_new, next_color, touched_ids
 from roofline_gui.core.errors import EditRefused
@@ -64,6 +65,8 @@ class DocumentModel(QObject):
     sig_derated_changed = Signal(bool)
     sig_refused = Signal(str)  # an edit the core refused, and why
     sig_units_changed = Signal(object)  # Units: every view shows rates and intensities in them
+    #: (View, names of the fields that changed): the one view state every view observes
+    sig_view_changed = Signal(object, object)
 
     def __init__(self, document: Document | None = None, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -71,8 +74,7 @@ class DocumentModel(QObject):
         self.undo_stack = QUndoStack(self)
         self._evaluator = Evaluator()
         self._comparison: Comparison | None = None
-        self._derated = False
-        self._units = Units()
+        self._view = View()
         self.path: Path | None = None
         self.selected_kernel: str | None = None
         self.selected_chip: str | None = None
@@ -83,32 +85,49 @@ class DocumentModel(QObject):
         return self._doc
 
     @property
+    def view(self) -> View:
+        """How the session is looked at: mode, units, derating, kernel names on the chart."""
+        return self._view
+
+    def set_view(self, **changes) -> None:
+        """Change the view state; every view follows (``sig_view_changed``). Derating changes
+        the evaluation, so it also comes as a document change."""
+        if "mode" in changes and changes["mode"] not in View.MODES:
+            raise ValueError(f"view mode {changes['mode']!r}: one of {', '.join(View.MODES)}")
+        new = replace(self._view, **changes)
+        changed = {name for name in changes if getattr(new, name) != getattr(self._view, name)}
+        if not changed:
+            return
+        self._view = new
+        if "derated" in changed:
+            self._comparison = None
+            self.sig_derated_changed.emit(new.derated)
+            self.sig_document_changed.emit(self._doc, None)
+        if "mac" in changed:
+            self.sig_units_changed.emit(new.units)
+        self.sig_view_changed.emit(new, frozenset(changed))
+
+    @property
     def derated(self) -> bool:
-        return self._derated
+        return self._view.derated
 
     @property
     def units(self) -> Units:
         """How every view shows rates and intensities (ops or MACs)."""
-        return self._units
+        return self._view.units
 
     def set_mac_units(self, mac: bool) -> None:
-        if mac != self._units.mac:
-            self._units = Units(mac=mac)
-            self.sig_units_changed.emit(self._units)
+        self.set_view(mac=bool(mac))
 
     def set_derated(self, derated: bool) -> None:
-        if derated != self._derated:
-            self._derated = derated
-            self._comparison = None
-            self.sig_derated_changed.emit(derated)
-            self.sig_document_changed.emit(self._doc, None)
+        self.set_view(derated=bool(derated))
 
     @property
     def comparison(self) -> Comparison:
         """All kernels on all chips (shown or hidden), evaluated once per document state."""
         if self._comparison is None:
             self._comparison = self._evaluator.compare(
-                self._doc.kernels, self._doc.chips, derated=self._derated
+                self._doc.kernels, self._doc.chips, derated=self._view.derated
             )
         return self._comparison
 
@@ -140,7 +159,7 @@ class DocumentModel(QObject):
         self.undo_stack.clear()
         self._doc = document
         self._comparison = None
-        if (prepared is not None and not self._derated and prepared[1].kernels is document.kernels
+        if (prepared is not None and not self._view.derated and prepared[1].kernels is document.kernels
                 and prepared[1].chips is document.chips):
             self._evaluator, self._comparison = prepared
         self.path = path

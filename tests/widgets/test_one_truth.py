@@ -8,7 +8,7 @@ import itertools
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QPointF
+from PySide6.QtCore import QPointF, Qt
 from PySide6.QtWidgets import QApplication
 
 from roofline_gui.core.edits import Batch, Replace
@@ -153,3 +153,29 @@ def test_kernels_are_named_on_the_chart_clear_of_each_other_and_the_roof_labels(
     assert window.settings.get("view/kernel_labels") is False
     window.set_kernel_labels(True)
     assert plot.kernel_labels.labels
+
+
+def test_one_view_state_in_the_model_observed_by_every_view_and_kept_in_the_settings(
+        window, qtbot, settings, example_doc):
+    from roofline_gui.models.document_model import DocumentModel
+    from roofline_gui.widgets.app.main_window import MainWindow
+
+    model = window.model
+    # Set on the model directly (as a script would): the window's views all follow.
+    model.set_view(mac=True, derated=True, mode="side_by_side", kernel_labels=False)
+    QApplication.processEvents()
+    assert window.act_mac.isChecked() and window.act_derated.isChecked()
+    assert window.act_side.isChecked() and not window.act_kernel_labels.isChecked()
+    assert window.canvas.mode == "side_by_side" and window.canvas.options.ops_per_unit == 2
+    assert "MAC/s" in window.table.table_model.headerData(4, Qt.Orientation.Horizontal)
+    assert model.comparison.result.derated
+    assert all(not p.kernel_labels.labels for p in window.canvas.plots)
+    # Kept in the settings: a new window starts with the same view.
+    other_model = DocumentModel()
+    other_model.reset(example_doc)
+    other = MainWindow(settings=settings, model=other_model)
+    qtbot.addWidget(other)
+    other.settings_restore()
+    assert other.model.view == model.view
+    with pytest.raises(ValueError, match="view mode 'grid'"):
+        model.set_view(mode="grid")

@@ -107,6 +107,7 @@ class MainWindow(QMainWindow):
         self.canvas.sig_cursor_moved.connect(self._on_cursor_moved)
         self.files.sig_message.connect(lambda m: self.statusBar().showMessage(m, 5000))
         self.model.sig_refused.connect(lambda reason: self.statusBar().showMessage(reason, 8000))
+        self.model.sig_view_changed.connect(self._on_view_changed)
         self.model.undo_stack.cleanChanged.connect(lambda _c: self._update_title())
         self.model.sig_path_changed.connect(lambda _p: self._update_title())
         self.model.sig_document_changed.connect(lambda _d, _t: self._update_title())
@@ -144,7 +145,6 @@ class MainWindow(QMainWindow):
         return factories[name]()
 
     def _table_with_units(self, table):
-        table.table_model.set_mac_units(self.model.units.mac)
         return table
 
     def _build_next_panel(self) -> None:
@@ -392,32 +392,32 @@ class MainWindow(QMainWindow):
             self.kernels.list.setFocus()
 
     # -- view state ---------------------------------------------------------------------------------
+    # The view state is the model's (``model.view``): these set it, and _on_view_changed makes
+    # the actions, the readout and the settings follow; the canvas, table and explanation
+    # observe it themselves.
     def set_mode(self, mode: str) -> None:
-        self.canvas.set_mode(mode)
-        (self.act_overlay if mode == "overlay" else self.act_side).setChecked(True)
-        self.settings.set("view/mode", mode)
+        self.model.set_view(mode=mode)
 
     def set_mac_units(self, mac: bool) -> None:
-        """Count MACs: the model's units change and every view follows (chart, table,
-        explanation, readout)."""
-        self.act_mac.setChecked(mac)
-        self.model.set_mac_units(bool(mac))
-        self.canvas.options.ops_per_unit = float(self.model.units.ops_per_unit)
-        self.canvas.redraw()
-        if self._cursor is not None:  # the readout follows at once, not at the next move
-            self._on_cursor_moved(*self._cursor)
-        self.settings.set("view/mac_units", bool(mac))
+        self.model.set_view(mac=bool(mac))
 
     def set_kernel_labels(self, shown: bool) -> None:
-        self.act_kernel_labels.setChecked(shown)
-        self.canvas.options.kernel_labels = bool(shown)
-        self.canvas.redraw()
-        self.settings.set("view/kernel_labels", bool(shown))
+        self.model.set_view(kernel_labels=bool(shown))
 
     def set_derated(self, derated: bool) -> None:
-        self.act_derated.setChecked(derated)
-        self.model.set_derated(bool(derated))
-        self.settings.set("view/derated", bool(derated))
+        self.model.set_view(derated=bool(derated))
+
+    def _on_view_changed(self, view, changed) -> None:
+        (self.act_overlay if view.mode == "overlay" else self.act_side).setChecked(True)
+        self.act_mac.setChecked(view.mac)
+        self.act_derated.setChecked(view.derated)
+        self.act_kernel_labels.setChecked(view.kernel_labels)
+        if "mac" in changed and self._cursor is not None:  # the readout follows at once
+            self._on_cursor_moved(*self._cursor)
+        for name, key in (("mode", "view/mode"), ("mac", "view/mac_units"), ("derated", "view/derated"),
+                          ("kernel_labels", "view/kernel_labels")):
+            if name in changed:
+                self.settings.set(key, getattr(view, name))
 
     def _on_all_precision(self, index: int) -> None:
         precision = self.precision_combo.itemData(index)
@@ -459,13 +459,11 @@ class MainWindow(QMainWindow):
             self.restoreGeometry(geometry)
         if not state.isEmpty():
             self.restoreState(state)
-        self.set_mode(self.settings.get("view/mode"))
-        if self.settings.get("view/mac_units"):
-            self.set_mac_units(True)
-        if self.settings.get("view/derated"):
-            self.set_derated(True)
-        if not self.settings.get("view/kernel_labels"):
-            self.set_kernel_labels(False)
+        mode = self.settings.get("view/mode")
+        self.model.set_view(mode=mode if mode in ("overlay", "side_by_side") else "overlay",
+                            mac=bool(self.settings.get("view/mac_units")),
+                            derated=bool(self.settings.get("view/derated")),
+                            kernel_labels=bool(self.settings.get("view/kernel_labels")))
 
     def closeEvent(self, event) -> None:  # noqa: N802 (Qt API)
         if background.busy():  # a file is being read or written: close once it is done

@@ -76,7 +76,9 @@ class CanvasPanel(QWidget):
         super().__init__(parent)
         self.model, self.presets = model, presets
         self.options = ViewOptions(foreground=foreground,
-                                   background=pg.mkColor(background).name())
+                                   background=pg.mkColor(background).name(),
+                                   ops_per_unit=float(model.units.ops_per_unit),
+                                   kernel_labels=model.view.kernel_labels)
         self.mode = "overlay"
         self._drag_serial = 0
         self._lifted: str | None = None
@@ -102,6 +104,7 @@ class CanvasPanel(QWidget):
         self._redraw_timer.timeout.connect(self._redraw_now)
         model.sig_document_changed.connect(self.refresh)
         model.sig_selection_changed.connect(self._on_selection_changed)
+        model.sig_view_changed.connect(self._on_view_changed)
         self.refresh(model.document, None)
 
     def _watch(self, view) -> None:
@@ -128,6 +131,15 @@ class CanvasPanel(QWidget):
         return [self.overlay_plot] if self.mode == "overlay" else self.grid_plots
 
     # -- keeping up with the document ---------------------------------------------------------------
+    def _on_view_changed(self, view, changed) -> None:
+        """The model's view state: units, kernel names and mode, as the chart draws them."""
+        self.options.ops_per_unit = float(view.units.ops_per_unit)
+        self.options.kernel_labels = view.kernel_labels
+        if "mode" in changed:
+            self.set_mode(view.mode)
+        elif changed & {"mac", "kernel_labels"}:
+            self.redraw()
+
     def set_mode(self, mode: str) -> None:
         if mode not in ("overlay", "side_by_side") or mode == self.mode:
             return
