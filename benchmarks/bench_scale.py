@@ -24,8 +24,8 @@ ROUNDS = 3  # each GUI step is measured this many times (the host's load varies 
 
 def big_session(n_kernels: int = 10_000, n_chips: int = 30):
     from roofline_gui.core.document import Document
+    from roofline_gui.core.edits import PALETTE
     from roofline_gui.io.presets import default_presets
-    from roofline_gui.models.document_model import PALETTE
 
     presets = default_presets()
     chip_list = list(presets.chips.values())

@@ -14,11 +14,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, QTimer
 from PySide6.QtGui import QColor
 
 from roofline_gui.core.comparison import changed_rows
-from roofline_gui.core.roofline import BOUND_UNSUPPORTED
+from roofline_gui.core.roofline import LIMITER_UNSUPPORTED
 from roofline_gui.core.units import OPS_PER_MAC, format_si, format_time
 from roofline_gui.io.presets import Presets
 from roofline_gui.models.document_model import DocumentModel
@@ -27,6 +27,15 @@ from roofline_gui.models.mime import MIME_KERNELS, decode
 
 Index = QModelIndex | QPersistentModelIndex
 FIXED_COLUMNS = ("Kernel", "Precision", "Intensity", "Measured")
+_DISPLAY = int(Qt.ItemDataRole.DisplayRole.value)
+_TOOLTIP = int(Qt.ItemDataRole.ToolTipRole.value)
+_FOREGROUND = int(Qt.ItemDataRole.ForegroundRole.value)
+_ALIGNMENT = int(Qt.ItemDataRole.TextAlignmentRole.value)
+_ROLES_USED = frozenset((_DISPLAY, _TOOLTIP, _FOREGROUND, _ALIGNMENT, int(ID_ROLE)))
+_HEADER_ROLES = frozenset((_DISPLAY, _TOOLTIP, _ALIGNMENT))
+_RIGHT = int((Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter).value)
+_LEFT = int((Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter).value)
+_GREY = QColor("#888888")
 CHIP_COLUMNS = ("attainable", "time", "limiter", "speedup")
 
 
@@ -37,6 +46,15 @@ class ComparisonTableModel(QAbstractTableModel):
         self._presets = presets
         self._ops_per_unit = float(model.units.ops_per_unit)  # the model's units (op or MAC)
         self._shape = self._signature()
+        base = model.document.baseline_chip
+        self._baseline_index = model.document.chips.index(base) if base else None
+        # Rows whose name changed, shown in the rows' header after a short pause: its update
+        # repaints the whole table, which a drag (renaming its kernel at each step) cannot afford.
+        self._renamed: set[int] = set()
+        self._rename_timer = QTimer(self)
+        self._rename_timer.setSingleShot(True)
+        self._rename_timer.setInterval(150)
+        self._rename_timer.timeout.connect(self._show_renamed)
         self._sort: tuple[int, Qt.SortOrder] = (-1, Qt.SortOrder.AscendingOrder)
         self._order = np.arange(len(self._shape[0]))  # view row -> kernel index
         self._rank = self._order.copy()  # kernel index -> view row
@@ -64,6 +82,9 @@ class ComparisonTableModel(QAbstractTableModel):
         return self._shape[2]
 
     def _on_document_changed(self, doc, touched) -> None:
+        base = doc.baseline_chip
+        self._baseline_index = doc.chips.index(base) if base else None
+        old_kernels = self._shape[0]
         shape = self._signature()
         same = self._same_rows(shape, self._shape)
         self._shape = shape
@@ -76,9 +97,13 @@ class ComparisonTableModel(QAbstractTableModel):
         if touched is not None and touched and all(t in kernel_rows for t in touched):
             last = self.columnCount() - 1
             for item_id in touched:
-                row = int(self._rank[kernel_rows[item_id]])
+                k = kernel_rows[item_id]
+                row = int(self._rank[k])
                 self.dataChanged.emit(self.index(row, 0), self.index(row, last))
-                self.headerDataChanged.emit(Qt.Orientation.Vertical, row, row)
+                if k >= len(old_kernels) or old_kernels[k].name != self._shape[0][k].name:
+                    self._renamed.add(row)
+            if self._renamed and not self._rename_timer.isActive():
+                self._rename_timer.start()
         elif self.rowCount() and self.columnCount():
             self.dataChanged.emit(self.index(0, 0),
                                   self.index(self.rowCount() - 1, self.columnCount() - 1))
@@ -87,6 +112,12 @@ class ComparisonTableModel(QAbstractTableModel):
 
     def _on_units(self, units) -> None:
         self.set_mac_units(units.mac)
+
+    def _show_renamed(self) -> None:
+        rows, self._renamed = self._renamed, set()
+        if rows and self.rowCount():
+            self.headerDataChanged.emit(Qt.Orientation.Vertical, min(rows),
+                                        min(max(rows), self.rowCount() - 1))
 
     def set_mac_units(self, mac: bool) -> None:
         self._ops_per_unit = float(OPS_PER_MAC) if mac else 1.0
@@ -97,8 +128,7 @@ class ComparisonTableModel(QAbstractTableModel):
 
     def has_measurements(self) -> bool:
         """Whether any kernel carries a measurement (the view hides an all-empty Measured column)."""
-        cmp = self._model.comparison
-        return any(cmp.measured_rate(k) is not None for k in range(len(cmp.kernels)))
+        return bool(self._model.comparison.measured_rows)  # cached on the comparison
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self._shape[0])
@@ -180,9 +210,12 @@ class ComparisonTableModel(QAbstractTableModel):
 
     # -- data ---------------------------------------------------------------------------------
     def headerData(self, section: int, orientation, role: int = Qt.ItemDataRole.DisplayRole):
+        role = int(role)
+        if role not in _HEADER_ROLES:
+            return None
         if orientation == Qt.Orientation.Vertical:
             return self._row_header(section, role)
-        if role not in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
+        if role == _ALIGNMENT:
             return None
         unit = self._model.units.word
         if section < len(FIXED_COLUMNS):
@@ -194,7 +227,7 @@ class ComparisonTableModel(QAbstractTableModel):
         chip = self._model.document.chips[located[0]]
         field = located[1]
         base = self._model.document.baseline_chip
-        if role == Qt.ItemDataRole.ToolTipRole:
+        if role == _TOOLTIP:
             return chip.name + ": " + {
                 "attainable": f"attainable performance ({unit}/s)",
                 "time": "time for the kernel's work at the attainable rate",
@@ -213,15 +246,21 @@ class ComparisonTableModel(QAbstractTableModel):
         if not 0 <= section < len(cmp.kernels):
             return None
         kernel = cmp.kernels[int(self._order[section])]
-        if role == Qt.ItemDataRole.DisplayRole:
+        if role == _DISPLAY:
             return kernel.name
-        if role == Qt.ItemDataRole.ToolTipRole:
+        if role == _TOOLTIP:
             return f"{kernel.name}\n{kernel.source}" if kernel.source else kernel.name
-        if role == Qt.ItemDataRole.TextAlignmentRole:
-            return int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+        if role == _ALIGNMENT:
+            return _LEFT
         return None
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole):
+        # A view asks each cell for a dozen roles on every repaint (a repaint while a worker
+        # holds the GIL waits for it at each call): the unused ones return at once, compared
+        # as plain ints.
+        role = int(role)
+        if role not in _ROLES_USED:
+            return None
         if not index.isValid():
             return None
         column = index.column()
@@ -236,36 +275,33 @@ class ComparisonTableModel(QAbstractTableModel):
         if located is None:
             return self._fixed(cmp, row, column, role)
         c, field = located
-        value = self._value(cmp, row, c, field)
-        unsupported = int(cmp.result.bound[row, c]) == BOUND_UNSUPPORTED
-        if role == Qt.ItemDataRole.DisplayRole:
-            return self._format(field, value)
-        if role == Qt.ItemDataRole.ToolTipRole:
+        if role == _DISPLAY:
+            return self._format(field, self._value(cmp, row, c, field))
+        if role == _TOOLTIP:
             return (f"{kernel.name} on {cmp.chips[c].name}: {cmp.bound_name(row, c)}-bound, "
                     f"limited by {cmp.limiter_name(row, c)}")
-        if role == Qt.ItemDataRole.ForegroundRole and unsupported:
-            return QColor("#888888")
-        if role == Qt.ItemDataRole.TextAlignmentRole and field != "limiter":
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == _FOREGROUND and int(cmp.result.limiter[row, c]) == LIMITER_UNSUPPORTED:
+            return _GREY
+        if role == _ALIGNMENT and field != "limiter":
+            return _RIGHT
         return None
 
     def _fixed(self, cmp, row: int, column: int, role: int):
         kernel = cmp.kernels[row]
-        measured = cmp.measured_rate(row)
-        values = (kernel.name, kernel.precision, float(cmp.dram_intensity[row]) / self._ops_per_unit,
-                  (measured or math.nan) / self._ops_per_unit)
-        if role == Qt.ItemDataRole.DisplayRole:
+        if role == _DISPLAY:
             if column == 2:
-                return f"{values[2]:,.4g}"
+                return f"{float(cmp.dram_intensity[row]) / self._ops_per_unit:,.4g}"
             if column == 3:
-                return format_si(values[3], f"{self._model.units.word}/s")
-            return values[column]
-        if role == Qt.ItemDataRole.ToolTipRole:
+                measured = cmp.measured_rate(row)
+                return format_si((measured or math.nan) / self._ops_per_unit,
+                                 f"{self._model.units.word}/s")
+            return kernel.name if column == 0 else kernel.precision
+        if role == _TOOLTIP:
             if column == 3:
                 return self._measured_tip(cmp, row)
             return f"{kernel.name}\n{kernel.source}" if kernel.source else kernel.name
-        if role == Qt.ItemDataRole.TextAlignmentRole and column >= 2:
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == _ALIGNMENT and column >= 2:
+            return _RIGHT
         return None
 
     def _measured_tip(self, cmp, row: int) -> str:
@@ -286,8 +322,7 @@ class ComparisonTableModel(QAbstractTableModel):
             bound = cmp.bound_name(row, c)
             name = cmp.limiter_name(row, c)
             return name if bound == "unsupported" else f"{name} ({bound})"
-        base = self._model.document.baseline_chip
-        b = self._model.document.chips.index(base) if base else c
+        b = self._baseline_index if self._baseline_index is not None else c
         return float(r.attainable[row, c] / r.attainable[row, b])
 
     def _format(self, field: str, value) -> str:

@@ -2,6 +2,7 @@
 
 from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
 from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent, QMouseEvent
+from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
 
@@ -42,5 +43,6 @@ def drag_mouse(widget, start: QPointF, end: QPointF, steps: int = 8) -> None:
         p = start + (end - start) * (i / steps)
         mouse(widget, QEvent.Type.MouseMove, p)
         QApplication.processEvents()
+        QTest.qWait(20)  # pyqtgraph drops mouse moves closer together than its rate limit
     mouse(widget, QEvent.Type.MouseButtonRelease, end, Qt.MouseButton.NoButton)
     QApplication.processEvents()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QSize, Qt, QTimer
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -25,6 +25,19 @@ from roofline_gui.io.presets import Presets
 from roofline_gui.models.comparison_model import ComparisonTableModel
 from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.models.item_models import ID_ROLE
+
+
+class NameHeader(QHeaderView):
+    """The rows' header (the kernels' names) at the width ``fit_columns`` measured: Qt's own
+    size hint reads every row's name through the Python model again after each change of a
+    name (a drag renames its kernel), which with 10,000 kernels blocked the window."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(Qt.Orientation.Vertical, parent)
+        self.fitted_width = 80
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt API)
+        return QSize(self.fitted_width, self.defaultSectionSize())
 
 
 class ComparisonTable(QWidget):
@@ -61,7 +74,8 @@ class ComparisonTable(QWidget):
         # The kernel's name heads its row and stays in sight while the chips' columns scroll;
         # long names are elided in the middle (the batch or size and the precision are at the
         # end), whole in the tooltip.
-        rows = self.view.verticalHeader()
+        rows = NameHeader(self.view)
+        self.view.setVerticalHeader(rows)
         rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         rows.setDefaultSectionSize(self.view.fontMetrics().height() + 6)
         rows.setTextElideMode(Qt.TextElideMode.ElideMiddle)
@@ -120,10 +134,21 @@ class ComparisonTable(QWidget):
             width = max(width, header.sectionSizeHint(column))
             if column == 0:  # long names are elided (the tooltip has them whole)
                 width = min(width, self.KERNEL_COLUMN_EM * metrics.height())
+                names = view.verticalHeader()
+                names.fitted_width = max(width, metrics.horizontalAdvance("Kernel") + margin)
+                names.updateGeometry()
+                view.updateGeometries()
             view.setColumnWidth(column, width)
 
-    def _show_measured(self, *_args) -> None:
-        """The Measured column only when some kernel carries a measurement."""
+    def _show_measured(self, doc=None, touched=None) -> None:
+        """The Measured column only when some kernel carries a measurement. After an edit of a
+        few kernels (a drag step) only those are looked at while the column is hidden."""
+        hidden_now = self.view.isColumnHidden(self.MEASURED_COLUMN)
+        if touched and hidden_now and doc is not None:
+            cmp = self.model.comparison
+            kernels = [cmp.kernels[cmp.kernel_index[i]] for i in touched if i in cmp.kernel_index]
+            if not any(k.measured_flops is not None or k.measured_time is not None for k in kernels):
+                return
         hidden = not self.table_model.has_measurements()
         if self.view.isColumnHidden(self.MEASURED_COLUMN) != hidden:
             self.view.setColumnHidden(self.MEASURED_COLUMN, hidden)
