@@ -30,8 +30,11 @@ def main() -> None:
     by_name = {p.stem: p for p in examples()}
 
     def shot(name: str) -> None:
+        from PySide6.QtTest import QTest
+
         for _ in range(5):
             app.processEvents()
+        QTest.qWait(200)  # laid out, and the kernels' names placed in each chart's own size
         window.grab().save(str(ROOT / "docs" / f"screenshot-{name}.png"))
         print("wrote", f"docs/screenshot-{name}.png")
 

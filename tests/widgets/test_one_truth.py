@@ -125,9 +125,7 @@ def test_kernels_are_named_on_the_chart_clear_of_each_other_and_the_roof_labels(
     plot = window.canvas.overlay_plot
     names = {label.text for label in plot.kernel_labels.labels}
     assert "out = a + b (int8)" in names and len(names) >= 5
-    (x_lo, x_hi), (y_lo, y_hi) = plot._range
-    box = plot.plot.getViewBox().boundingRect()
-    px = (box.width() / np.log10(x_hi / x_lo), box.height() / np.log10(y_hi / y_lo))
+    px, bounds = plot.label_geometry()
     metrics = QFontMetricsF(QFont())
     char, line = metrics.averageCharWidth(), metrics.height()
 
@@ -145,6 +143,7 @@ def test_kernels_are_named_on_the_chart_clear_of_each_other_and_the_roof_labels(
 
     kernel_boxes, roof_boxes = boxes(plot.kernel_labels.labels), boxes(plot.roofs.labels)
     for i, a in enumerate(kernel_boxes):
+        assert bounds[0] <= a[0] and a[2] <= bounds[2] and bounds[1] <= a[1] and a[3] <= bounds[3]
         assert not any(_overlap(a, b) for b in kernel_boxes[i + 1:])
         assert not any(_overlap(a, r) for r in roof_boxes)
     # The View menu's toggle hides them, and it is kept in the settings.
@@ -179,3 +178,25 @@ def test_one_view_state_in_the_model_observed_by_every_view_and_kept_in_the_sett
     assert other.model.view == model.view
     with pytest.raises(ValueError, match="view mode 'grid'"):
         model.set_view(mode="grid")
+
+
+def test_side_by_side_charts_place_names_in_their_own_laid_out_views(window, qtbot):
+    from PySide6.QtGui import QFont, QFontMetricsF
+
+    from roofline_gui.core.display import _overlap
+
+    window.set_mode("side_by_side")
+    qtbot.wait(200)  # laid out, then the names placed again in each chart's own size
+    metrics = QFontMetricsF(QFont())
+    char, line = metrics.averageCharWidth(), metrics.height()
+    for plot in window.canvas.plots:
+        px, bounds = plot.label_geometry()
+        assert plot.kernel_labels.labels
+        roofs = [plot.label_box(r, px, char, line) for r in plot.roofs.labels]
+        for label in plot.kernel_labels.labels:
+            w = len(label.text) * char + 4
+            left = label.x * px[0] + label.offset[0] - label.anchor[0] * w
+            top = -label.y * px[1] + label.offset[1] - label.anchor[1] * line
+            box = (left, top, left + w, top + line)
+            assert bounds[0] <= box[0] and box[2] <= bounds[2], label.text
+            assert not any(_overlap(box, r) for r in roofs), label.text

@@ -91,6 +91,13 @@ class RooflinePlot(QObject):
         self.kernel_labels = RoofLayer()  # kernels' names by their markers (labels only)
         self.kernel_labels.setZValue(12)
         plot_item.addItem(self.kernel_labels, ignoreBounds=True)
+        # Placed in pixels: again when the view is resized, zoomed or panned (after a pause).
+        self._relabel = QTimer(self)
+        self._relabel.setSingleShot(True)
+        self._relabel.setInterval(60)
+        self._relabel.timeout.connect(self._draw_kernel_labels)
+        plot_item.getViewBox().sigResized.connect(lambda _vb: self._relabel.start())
+        plot_item.getViewBox().sigRangeChanged.connect(lambda *_args: self._relabel.start())
         self._markers: dict[str, MarkerScatter] = {}  # chip id -> scatter
         self._extras: list = []  # measured points, selection ring, sweep path
         self.ring: pg.ScatterPlotItem | None = None  # the selected kernel's rings, one per chip
@@ -158,6 +165,7 @@ class RooflinePlot(QObject):
             (x_lo, x_hi), (y_lo, y_hi) = self._range
             self.plot.setRange(xRange=(np.log10(x_lo), np.log10(x_hi)),
                                yRange=(np.log10(y_lo), np.log10(y_hi)), padding=0)
+            self._draw_kernel_labels()  # in the range just set
 
     def update_kernels(self, comparison: Comparison) -> None:
         """Only kernels changed (same chips): redraw the markers from ``comparison``."""
@@ -226,10 +234,7 @@ class RooflinePlot(QObject):
         with np.errstate(divide="ignore", invalid="ignore"):
             xs = np.log10(units.intensity(cmp.dram_intensity))
             ys = np.where(top > 0, np.log10(np.where(top > 0, top, 1.0)), np.nan)
-        (x_lo, x_hi), (y_lo, y_hi) = self._range
-        box = self.plot.getViewBox().boundingRect()
-        width, height = (box.width(), box.height()) if box.width() > 50 else (800.0, 500.0)
-        px = (width / np.log10(x_hi / x_lo), height / np.log10(y_hi / y_lo))
+        px, bounds = self.label_geometry()
         metrics = QFontMetricsF(QFont())
         char, line = metrics.averageCharWidth(), metrics.height()
         taken = [self.label_box(label, px, char, line) for label in self.roofs.labels]
@@ -237,12 +242,25 @@ class RooflinePlot(QObject):
         color = QColor(self.options.foreground)
         with np.errstate(divide="ignore", invalid="ignore"):  # every chip's markers, as obstacles
             others = (np.repeat(xs, rates.shape[1]), np.log10(rates).ravel())
-        bounds = (np.log10(x_lo) * px[0], -np.log10(y_hi) * px[1],
-                  np.log10(x_hi) * px[0], -np.log10(y_lo) * px[1])
         for label in place_kernel_labels(texts, xs, ys, px, char, line, taken, others, bounds):
             self.kernel_labels.add_label(label.text, label.x, label.y, color, anchor=label.anchor,
                                          offset=label.offset)
         self.kernel_labels.finish()
+
+    def label_geometry(self) -> tuple[tuple[float, float], tuple[float, float, float, float]]:
+        """(pixels per decade in x and y, the view's box in those pixels): the view as it is
+        on screen, where labels are placed (again whenever it changes)."""
+        view = self.plot.getViewBox()
+        box = view.boundingRect()
+        (lx_lo, lx_hi), (ly_lo, ly_hi) = view.viewRange()
+        if box.width() < 50 or lx_hi <= lx_lo or ly_hi <= ly_lo:  # not laid out yet
+            (x_lo, x_hi), (y_lo, y_hi) = self._range
+            lx_lo, lx_hi, ly_lo, ly_hi = np.log10([x_lo, x_hi, y_lo, y_hi])
+            width, height = 800.0, 500.0
+        else:
+            width, height = box.width(), box.height()
+        px = (width / (lx_hi - lx_lo), height / (ly_hi - ly_lo))
+        return px, (lx_lo * px[0], -ly_hi * px[1], lx_hi * px[0], -ly_lo * px[1])
 
     @staticmethod
     def label_box(label, px, char, line) -> tuple[float, float, float, float]:
