@@ -57,9 +57,10 @@ def _where_it_sits(cmp: Comparison, k, c, code, attainable, units: Units) -> lis
     r = cmp.result
     peak, ceiling = float(r.peak[k, c]), float(r.ceiling[k, c])
     op = units.word
+    # The share is of the roof the kernel runs against: the peak, or the derated roof.
     roof = (f"the {kernel.precision} peak ({units.format_rate(peak)})" if ceiling == peak else
-            f"the derated {kernel.precision} roof ({units.format_rate(ceiling)} of "
-            f"{units.format_rate(peak)})")
+            f"the derated {kernel.precision} roof ({units.format_rate(ceiling)}, "
+            f"{_pct(ceiling / peak * 100)} of the {units.format_rate(peak)} peak)")
     lines = []
     if code >= 0:
         level = chip.memory[code]
@@ -71,19 +72,19 @@ def _where_it_sits(cmp: Comparison, k, c, code, attainable, units: Units) -> lis
         lines.append(
             f"{format_si(bytes_per_unit, 'B')}/{op} ({units.format_intensity(level_intensity)}) at "
             f"{format_si(bandwidth, 'B/s')}{derated_bw} gives {units.format_rate(attainable)}, "
-            f"{_pct(attainable / peak * 100)} of {roof}."
+            f"{_pct(attainable / ceiling * 100)} of {roof}."
         )
         ridge = ceiling / bandwidth
         lines.append(
             f"The ridge point is {units.format_intensity(ridge)}; it needs about "
-            f"{_times(ridge / level_intensity)} more reuse (ops per byte) to reach it."
+            f"{_times(ridge / level_intensity)} more reuse ({op}s per byte) to reach it."
         )
     else:
         intensity = float(cmp.dram_intensity[k])
         lines.append(
             f"Intensity {units.format_intensity(intensity)} is past the ridge point "
             f"({units.format_intensity(float(r.ridge_dram[k, c]))} at {chip.dram.name}): "
-            f"{units.format_rate(attainable)}, {_pct(attainable / peak * 100)} of {roof}."
+            f"{units.format_rate(attainable)}, {_pct(attainable / ceiling * 100)} of {roof}."
         )
     return lines
 

@@ -150,3 +150,15 @@ def test_kernel_labels_never_overlap_each_other_the_roof_labels_or_a_marker(seed
                 assert not _overlap(a, (x * PX[0] - 5, -y * PX[1] - 5, x * PX[0] + 5, -y * PX[1] + 5))
     assert all(len(label.text) <= 28 for label in placed)
     assert short_name("out = a + b (int8)") == "out = a + b (int8)"
+
+
+def test_a_derated_explanation_gives_the_share_of_the_roof_it_names():
+    doc = load_session(resources_dir() / "examples" / "h100-vs-mi300x-llm.roofline")
+    cmp = compare(doc.kernels, doc.chips, derated=True)
+    k = next(i for i, kk in enumerate(cmp.kernels) if kk.name.startswith("GEMM 4096³ (bf16)"))
+    c = next(i for i, ch in enumerate(cmp.chips) if ch.name.startswith("H100"))
+    text = "\n".join(explain(cmp, k, c, Units()))
+    # Compute-bound on the derated roof: all of that roof, which is a share of the peak.
+    assert "100% of the derated bf16 roof (771.7 Top/s, 78% of the 989.4 Top/s peak)" in text, text
+    text = "\n".join(explain(cmp, k, c, Units(mac=True)))
+    assert "MACs per byte" in text or "past the ridge point" in text

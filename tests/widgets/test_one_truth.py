@@ -200,3 +200,31 @@ def test_side_by_side_charts_place_names_in_their_own_laid_out_views(window, qtb
             box = (left, top, left + w, top + line)
             assert bounds[0] <= box[0] and box[2] <= bounds[2], label.text
             assert not any(_overlap(box, r) for r in roofs), label.text
+
+
+def test_after_count_macs_the_painted_roofs_move_with_the_markers(window, qtbot):
+    """The roof layer's cached image was kept when Count MACs shifted everything by the same
+    amount as the axes (a pure translation on log axes): the painted roofs stayed put while the
+    markers moved, 2× off their diagonal. Checked on the painted pixels."""
+    from PySide6.QtGui import QColor
+
+    def colour_near_diagonal(units_per_op):
+        plot, view = window.canvas.overlay_plot, window.canvas.overlay
+        plot.finish_pending()
+        QApplication.processEvents()
+        image = view.viewport().grab().toImage()
+        a100 = window.model.document.chips[0]
+        bw = a100.dram.bandwidth
+        (x_lo, _x_hi), _ = plot.view_range
+        x = x_lo * 3  # shown intensity, clear of every marker
+        scene = plot.plot.getViewBox().mapViewToScene(QPointF(np.log10(x), np.log10(bw * x)))
+        point = view.mapFromScene(scene)
+        colours = {QColor(image.pixel(point.x() + dx, point.y() + dy)).name()
+                   for dx in range(-2, 3) for dy in range(-2, 3)}
+        return a100.color in colours
+
+    assert colour_near_diagonal(1)
+    window.set_mac_units(True)
+    assert colour_near_diagonal(2)
+    window.set_mac_units(False)
+    assert colour_near_diagonal(1)

@@ -246,6 +246,12 @@ class RoofLayer(pg.GraphicsObject):
             self._rect = QRectF(x.min() - 1, y.min() - 1, np.ptp(x) + 2, np.ptp(y) + 2)
         else:
             self._rect = QRectF()
+        # New content: drop the device-coordinate cache outright. update() alone left the old
+        # image up when the new content is the old one moved by exactly the shift the view's
+        # range makes (Count MACs halves both axes: a pure translation on log axes), so the
+        # chart kept the old roofs while the markers moved.
+        self.setCacheMode(QGraphicsItem.CacheMode.NoCache)
+        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.update()
 
     def boundingRect(self) -> QRectF:  # noqa: N802 (Qt API)
