@@ -22,7 +22,7 @@ from __future__ import annotations
 import difflib
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 
@@ -114,8 +114,6 @@ def kernel(template: str, precision: str, *, name: str = "", storage: str | None
     values = {p.name: values.get(p.name, p.default) for p in spec.params}
     made = Kernel("k", "", precision, category=spec.category, template=template, params=values,
                   storage_precision=None if storage == precision else storage)
-    from dataclasses import replace  # noqa: PLC0415
-
     return replace(made, name=name or made.auto_name())
 
 

@@ -8,7 +8,6 @@ from roofline_gui.widgets.common.application import RooflineApplication, freeze_
 
 def run_app(session: str | None = None) -> int:
     app = make_app()
-
     window = MainWindow()
     if isinstance(app, RooflineApplication):  # a file opened while running asks about unsaved work
         app.sig_file_open.connect(window.files.open)
