@@ -184,12 +184,14 @@ def short_name(name: str, limit: int = 28) -> str:
     return name[: keep - keep // 2] + "…" + name[len(name) - keep // 2:]
 
 
-def place_kernel_labels(texts: list[str], xs: np.ndarray, ys: np.ndarray,
+def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: np.ndarray,
                         px_per_decade: tuple[float, float], char_px: float, line_px: float,
                         taken: list[tuple[float, float, float, float]],
                         others: tuple[np.ndarray, np.ndarray] | None = None,
                         bounds: tuple[float, float, float, float] | None = None) -> list[KernelLabel]:
     """Labels for markers at (log10) ``xs``, ``ys``: each in the first of LABEL_SPOTS where its
+    text (or, failing that, each shorter alternative in turn: ``texts[k]`` may be a tuple, the
+    whole name first)
     box overlaps no other label, no roof label (``taken``: boxes in pixels, x right, y down,
     relative to log10 (0, 0)) and no marker (these and ``others``, the markers on the other
     chips), inside ``bounds`` (the view, same pixels) when given; a label that fits nowhere is
@@ -201,21 +203,27 @@ def place_kernel_labels(texts: list[str], xs: np.ndarray, ys: np.ndarray,
                for x, y in zip(np.concatenate([xs, ox]), np.concatenate([ys, oy]), strict=True)
                if np.isfinite(x) and np.isfinite(y)]
     placed = []
-    for k, (text, x, y) in enumerate(zip(texts, xs, ys, strict=True)):
-        if not (text and np.isfinite(x) and np.isfinite(y)):
+    for k, (options, x, y) in enumerate(zip(texts, xs, ys, strict=True)):
+        options = (options,) if isinstance(options, str) else options
+        if not (options and np.isfinite(x) and np.isfinite(y)):
             continue
-        w, h = len(text) * char_px + 4, line_px
         px, py = x * sx, -y * sy
         own = (px - 5, py - 5, px + 5, py + 5)
-        for (dx, dy), (ax, ay) in LABEL_SPOTS:
-            left, top = px + dx - ax * w, py + dy - ay * h
-            box = (left, top, left + w, top + h)
-            inside = bounds is None or (bounds[0] <= box[0] and box[2] <= bounds[2]
-                                        and bounds[1] <= box[1] and box[3] <= bounds[3])
-            if inside and not any(_overlap(box, b) for b in boxes) and \
-                    not any(_overlap(box, m) for m in markers if m != own):
-                boxes.append(box)
-                placed.append(KernelLabel(k, text, float(x), float(y), (dx, dy), (ax, ay)))
+        label = None
+        for text in options:
+            w, h = len(text) * char_px + 4, line_px
+            for (dx, dy), (ax, ay) in LABEL_SPOTS:
+                left, top = px + dx - ax * w, py + dy - ay * h
+                box = (left, top, left + w, top + h)
+                inside = bounds is None or (bounds[0] <= box[0] and box[2] <= bounds[2]
+                                            and bounds[1] <= box[1] and box[3] <= bounds[3])
+                if inside and not any(_overlap(box, b) for b in boxes) and \
+                        not any(_overlap(box, m) for m in markers if m != own):
+                    boxes.append(box)
+                    label = KernelLabel(k, text, float(x), float(y), (dx, dy), (ax, ay))
+                    break
+            if label is not None:
+                placed.append(label)
                 break
     return placed
 

@@ -162,3 +162,17 @@ def test_a_derated_explanation_gives_the_share_of_the_roof_it_names():
     assert "100% of the derated bf16 roof (771.7 Top/s, 78% of the 989.4 Top/s peak)" in text, text
     text = "\n".join(explain(cmp, k, c, Units(mac=True)))
     assert "MACs per byte" in text or "past the ridge point" in text
+
+
+def test_a_label_takes_the_whole_name_where_it_fits_and_the_short_one_where_only_that_fits():
+    from roofline_gui.core.display import place_kernel_labels, short_name
+
+    name = "MLP layer 4096×4096, batch 64 (bf16) of a long experiment"
+    options = (name, short_name(name))
+    xs, ys = np.array([0.0]), np.array([12.0])
+    roomy = (-10 * PX[0], -20 * PX[1], 10 * PX[0], 0.0)
+    assert place_kernel_labels([options], xs, ys, PX, 7.0, 14.0, [], bounds=roomy)[0].text == name
+    # A view only wide enough for the short name on either side of the marker.
+    tight = (-1.3 * PX[0], -20 * PX[1], 1.3 * PX[0], 0.0)
+    placed = place_kernel_labels([options], xs, ys, PX, 7.0, 14.0, [], bounds=tight)
+    assert placed and placed[0].text == short_name(name)

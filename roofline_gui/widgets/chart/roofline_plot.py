@@ -238,7 +238,9 @@ class RooflinePlot(QObject):
         metrics = QFontMetricsF(QFont())
         char, line = metrics.averageCharWidth(), metrics.height()
         taken = [self.label_box(label, px, char, line) for label in self.roofs.labels]
-        texts = [short_name(k.name) for k in cmp.kernels]
+        # The whole name where it fits, else the name shortened in the middle.
+        texts = [(k.name, short_name(k.name)) if len(k.name) > len(short_name(k.name)) else k.name
+                 for k in cmp.kernels]
         color = QColor(self.options.foreground)
         with np.errstate(divide="ignore", invalid="ignore"):  # every chip's markers, as obstacles
             others = (np.repeat(xs, rates.shape[1]), np.log10(rates).ravel())
