@@ -230,3 +230,39 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
 
 def _overlap(a, b) -> bool:
     return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+# -- marker shapes ---------------------------------------------------------------------------------
+#: A marker shape per kernel category (pyqtgraph's symbol names), so kernels tell apart by shape
+#: as chips do by colour. Categories not listed share the star.
+CATEGORY_SYMBOLS = {
+    "streaming": "o", "dense linear algebra": "s", "neural network": "t", "transformer": "d",
+    "sparse": "p", "structured grid": "h", "spectral": "t1", "host transfer": "t2", "cache": "t3",
+}
+OTHER_SYMBOL = "star"
+#: Up to this many kernels the markers take their category's shape; beyond, every marker is a
+#: circle (one shape is what keeps 300,000 markers quick to draw: docs/performance.md).
+SHAPES_MAX = 2000
+
+
+def symbol_of(category: str) -> str:
+    return CATEGORY_SYMBOLS.get(category, OTHER_SYMBOL)
+
+
+def marker_symbols(comparison: Comparison) -> np.ndarray | None:
+    """Each kernel's marker shape by its category, or None (one shape for all) when the kernels
+    are of one category or more than SHAPES_MAX."""
+    kernels = comparison.kernels
+    if len(kernels) > SHAPES_MAX or len({k.category for k in kernels}) < 2:
+        return None
+    return np.array([symbol_of(k.category) for k in kernels], dtype=object)
+
+
+def shape_legend(comparison: Comparison) -> list[tuple[str, str]]:
+    """(category, shape) for the categories the markers show, in first-seen order."""
+    if marker_symbols(comparison) is None:
+        return []
+    seen: dict[str, str] = {}
+    for kernel in comparison.kernels:
+        seen.setdefault(kernel.category, symbol_of(kernel.category))
+    return list(seen.items())

@@ -228,3 +228,21 @@ def test_after_count_macs_the_painted_roofs_move_with_the_markers(window, qtbot)
     assert colour_near_diagonal(2)
     window.set_mac_units(False)
     assert colour_near_diagonal(1)
+
+
+def test_markers_take_their_categorys_shape_and_the_legend_says_which(window):
+    from roofline_gui.core.display import symbol_of
+
+    plot = window.canvas.overlay_plot
+    plot.finish_pending()
+    cmp = window.model.comparison
+    scatter = plot._markers[cmp.chips[0].id]
+    drawn = dict(zip(scatter.data["data"], scatter.data["symbol"], strict=True))
+    for kernel in cmp.kernels:
+        if kernel.id in drawn:
+            assert drawn[kernel.id] == symbol_of(kernel.category), kernel.name
+    assert len(set(drawn.values())) >= 3  # the example's kernels are of several categories
+    shapes = [e for e in plot.legend.entries if len(e) == 3]
+    assert {(e[0], e[2]) for e in shapes} == {(k.category, symbol_of(k.category)) for k in cmp.kernels}
+    # The legend is painted with them: taller than the chips' lines alone.
+    assert plot.legend.height() > (len(cmp.chips) + len(shapes) - 1) * 12

@@ -87,13 +87,16 @@ class MarkerScatter(pg.ScatterPlotItem):
         return QRectF(self._rect)
 
     def fill(self, x: np.ndarray, y: np.ndarray, ids: Sequence[str] | np.ndarray, brush, pen,
-             rows: np.ndarray | None = None, n_kernels: int = 0) -> None:
+             rows: np.ndarray | None = None, n_kernels: int = 0, symbols=None) -> None:
         """All spots at once, in one style; spot i is kernel row ``rows[i]`` (for
         ``move_spot``). pyqtgraph looks up every spot's symbol image by a Python tuple key
         (docs/performance.md); with one style, one lookup serves all."""
-        self._uniform = True
+        self._uniform = symbols is None  # one shape for all: the one-lookup fill applies
         try:
-            self.setData(x=x, y=y, data=ids, brush=brush, pen=pen)
+            if symbols is None:
+                self.setData(x=x, y=y, data=ids, brush=brush, pen=pen, symbol="o")
+            else:
+                self.setData(x=x, y=y, data=ids, brush=brush, pen=pen, symbol=list(symbols))
         finally:
             self._uniform = False
         self._spot_of = np.full(max(n_kernels, len(ids)), -1, dtype=np.intp)
@@ -368,7 +371,8 @@ class ChipLegend(pg.LegendItem):
         self.font = QFont()
         self.font.setPointSizeF(9)
 
-    def set_entries(self, entries: list[tuple[str, QPen]]) -> None:
+    def set_entries(self, entries: list[tuple]) -> None:
+        """(name, pen) per chip, drawn as a line; (category, pen, symbol) per kernel shape."""
         self.entries = list(entries)
         self.updateSize()
         self.update()
@@ -384,7 +388,7 @@ class ChipLegend(pg.LegendItem):
             self.setGeometry(0, 0, 0, 0)
             return
         metrics = QFontMetricsF(self.font)
-        text_w = max(metrics.horizontalAdvance(text) for text, _pen in self.entries)
+        text_w = max(metrics.horizontalAdvance(entry[0]) for entry in self.entries)
         self.setGeometry(0, 0, 3 * self.PAD + self.SAMPLE_W + text_w + 4,
                          2 * self.PAD + self._row_height() * len(self.entries))
 
@@ -396,10 +400,17 @@ class ChipLegend(pg.LegendItem):
         painter.setFont(self.font)
         h, pad = self._row_height(), self.PAD
         text_x = 2 * pad + self.SAMPLE_W
-        for i, (text, pen) in enumerate(self.entries):
+        for i, (text, pen, *shape) in enumerate(self.entries):
             top = pad + i * h
-            painter.setPen(pen)
-            painter.drawLine(QPointF(pad, top + h / 2), QPointF(pad + self.SAMPLE_W, top + h / 2))
+            if shape:  # a marker shape (kernel category), not a roof's line
+                painter.save()
+                painter.translate(QPointF(pad + self.SAMPLE_W / 2, top + h / 2))
+                pg.graphicsItems.ScatterPlotItem.drawSymbol(painter, shape[0], 9, pen,
+                                                            QBrush(QColor("#d0d0d0")))
+                painter.restore()
+            else:
+                painter.setPen(pen)
+                painter.drawLine(QPointF(pad, top + h / 2), QPointF(pad + self.SAMPLE_W, top + h / 2))
             painter.setPen(QPen(self.text_color))
             painter.drawText(QRectF(text_x, top, self.width() - text_x, h),
                              int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), text)

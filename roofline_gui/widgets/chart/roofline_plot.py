@@ -28,7 +28,9 @@ from roofline_gui.core.display import (
     X_SPAN,
     Units,
     chart_spec,
+    marker_symbols,
     place_kernel_labels,
+    shape_legend,
     short_name,
     shown_precisions,
 )
@@ -125,6 +127,7 @@ class RooflinePlot(QObject):
         self.legend.setParentItem(plot_item.vb)
         self._legend_wanted: list[tuple[str, QPen]] = []
         self._ids: tuple[tuple, np.ndarray] = ((), np.zeros(0, dtype=object))  # kernels -> ids
+        self._symbol_cache: tuple = (None, None)  # kernels -> their marker shapes
         # Both labels from the start, so the axes keep their size when the first chart comes.
         plot_item.setLabel("bottom", "Arithmetic intensity (op/B, main memory)", units="")
         plot_item.setLabel("left", "Attainable performance (op/s)")
@@ -217,7 +220,9 @@ class RooflinePlot(QObject):
         for c in chip_indices:
             self._draw_chip(comparison, c)
         self.roofs.finish()
-        self.legend.set_entries(self._legend_wanted if self.show_legend else [])
+        shapes = [(category, self._pen(QColor(self.options.foreground), 1), symbol)
+                  for category, symbol in shape_legend(comparison)]
+        self.legend.set_entries(self._legend_wanted + shapes if self.show_legend else [])
 
     def _draw_kernel_labels(self) -> None:
         """Each kernel's short name by its highest marker, placed (display.place_kernel_labels)
@@ -448,9 +453,17 @@ class RooflinePlot(QObject):
         ids = self._kernel_ids(cmp)
         scatter.kernel_ids = ids
         scatter.show()
+        symbols = self._symbols(cmp)
         scatter.fill(x_all[ok], y[ok], ids[rows],
                      brush=self._brush(color), pen=self._pen(color.darker(150), 1),
-                     rows=rows, n_kernels=len(cmp.kernels))
+                     rows=rows, n_kernels=len(cmp.kernels),
+                     symbols=None if symbols is None else symbols[rows])
+
+    def _symbols(self, cmp: Comparison) -> np.ndarray | None:
+        """Each kernel's marker shape (display.marker_symbols), made once per kernel set."""
+        if self._symbol_cache[0] is not cmp.kernels:
+            self._symbol_cache = (cmp.kernels, marker_symbols(cmp))
+        return self._symbol_cache[1]
 
     # pyqtgraph's symbol atlas keys a marker style by the identity of its pen and brush objects:
     # a new QPen per redraw or drag step rendered the symbol again and grew the atlas each time.
@@ -597,8 +610,10 @@ class RooflinePlot(QObject):
                     xs.append(x)
                     ys.append(float(np.log10(y)))
                     brushes.append(self._brush(QColor(cmp.chips[c].color or "#808080")))
+        symbols = self._symbols(cmp) if k is not None else None
         self._lifted_item.setData(x=xs, y=ys, brush=brushes,
-                                  pen=self._pen(QColor(self.options.foreground), 2))
+                                  pen=self._pen(QColor(self.options.foreground), 2),
+                                  symbol="o" if symbols is None else str(symbols[k]))
         if k is not None and self.lifted == self.selected and self.ring in self._extras:
             self.ring.setData(x=xs, y=ys)  # the selection's rings go where the kernel is
 
