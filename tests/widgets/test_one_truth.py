@@ -246,3 +246,23 @@ def test_markers_take_their_categorys_shape_and_the_legend_says_which(window):
     assert {(e[0], e[2]) for e in shapes} == {(k.category, symbol_of(k.category)) for k in cmp.kernels}
     # The legend is painted with them: taller than the chips' lines alone.
     assert plot.legend.height() > (len(cmp.chips) + len(shapes) - 1) * 12
+
+
+def test_roof_labels_of_near_equal_peaks_do_not_overlap(window, qtbot):
+    from PySide6.QtGui import QFont, QFontMetricsF
+
+    from roofline_gui.core.display import _overlap
+
+    presets = window.presets.chips
+    window.model.add_chips([presets[i] for i in ("nvidia-h100-sxm5-80gb", "amd-instinct-mi300x")])
+    qtbot.wait(200)  # laid out and placed again in the view's pixels
+    plot = window.canvas.overlay_plot
+    px, _bounds = plot.label_geometry()
+    metrics = QFontMetricsF(QFont())
+    roof_labels = [label for label in plot.roofs.labels if label.along is None]  # the peaks'
+    assert len(roof_labels) >= 6
+    boxes = [plot.label_box(label, px, metrics.averageCharWidth(), metrics.height())
+             for label in roof_labels]
+    for i, a in enumerate(boxes):
+        for j, b in enumerate(boxes[i + 1:], i + 1):
+            assert not _overlap(a, b), (roof_labels[i].text, roof_labels[j].text)

@@ -245,8 +245,10 @@ class RoofLayer(pg.GraphicsObject):
         x, y = x[np.isfinite(x)], y[np.isfinite(y)]
         self.prepareGeometryChange()
         if len(x) and len(y):
-            # A decade of margin: labels and dots are sized in pixels around their points.
-            self._rect = QRectF(x.min() - 1, y.min() - 1, np.ptp(x) + 2, np.ptp(y) + 2)
+            # Margin for what is sized in pixels around its point: a decade for dots, more for
+            # labels, whose text can reach further than a decade in a small chart.
+            m = 3.0 if self.labels else 1.0
+            self._rect = QRectF(x.min() - m, y.min() - m, np.ptp(x) + 2 * m, np.ptp(y) + 2 * m)
         else:
             self._rect = QRectF()
         # New content: drop the device-coordinate cache outright. update() alone left the old

@@ -97,7 +97,7 @@ class RooflinePlot(QObject):
         self._relabel = QTimer(self)
         self._relabel.setSingleShot(True)
         self._relabel.setInterval(60)
-        self._relabel.timeout.connect(self._draw_kernel_labels)
+        self._relabel.timeout.connect(self._place_labels_again)
         plot_item.getViewBox().sigResized.connect(lambda _vb: self._relabel.start())
         plot_item.getViewBox().sigRangeChanged.connect(lambda *_args: self._relabel.start())
         self._markers: dict[str, MarkerScatter] = {}  # chip id -> scatter
@@ -213,7 +213,7 @@ class RooflinePlot(QObject):
         for side, shown in self.axis_titles.items():
             self.plot.getAxis(side).showLabel(shown)
         self._range = self._view_range()
-        self._placed_labels: list[tuple[float, float]] = []
+        self._placed_labels: list[tuple[float, float, float, float]] = []  # boxes, in decades
         # The geometry comes from the core (display.chart_spec), in the units shown.
         self.spec = chart_spec(comparison, self._units(), list(chip_indices), self.options.precisions,
                                frozenset(self.options.hidden_levels))
@@ -223,6 +223,13 @@ class RooflinePlot(QObject):
         shapes = [(category, self._pen(QColor(self.options.foreground), 1), symbol)
                   for category, symbol in shape_legend(comparison)]
         self.legend.set_entries(self._legend_wanted + shapes if self.show_legend else [])
+
+    def _place_labels_again(self) -> None:
+        """The view changed size or range: the roofs' and the kernels' labels are placed again
+        in its pixels (roofs and markers stay as they are)."""
+        if self._comparison is not None and self._chip_indices:
+            self._draw_roofs()
+        self._draw_kernel_labels()
 
     def _draw_kernel_labels(self) -> None:
         """Each kernel's short name by its highest marker, placed (display.place_kernel_labels)
@@ -338,15 +345,32 @@ class RooflinePlot(QObject):
                                  roofs[0].bandwidth, top, color)
 
     def _label(self, text, x, y, color, anchor=(0, 1)) -> None:
-        """A roof label at the right; labels of roofs closer than ~a tenth of a decade are moved
-        below their line, then left, so near-equal peaks stay readable."""
+        """A roof label at the right, just above its line; where it would overlap a label
+        already placed (near-equal peaks of several chips), just below its line, then further
+        left, a label's width at a time. Measured in pixels of the view as it is on screen
+        (placed again when the view changes), so the rule holds at any size."""
+        px, _bounds = self.label_geometry()
+        metrics = QFontMetricsF(QFont())
+        w = (len(text) * metrics.averageCharWidth() + 8) / px[0]  # decades
+        h = (metrics.height() + 1) / px[1]
         lx, ly = float(np.log10(x)), float(np.log10(y))
-        placed = self._placed_labels
-        if any(abs(ly - py) < 0.09 and abs(lx - px) < 0.6 for px, py in placed):
-            anchor = (anchor[0], 0)  # below the line
-            while any(abs(ly - 0.07 - py) < 0.09 and abs(lx - px) < 0.6 for px, py in placed):
-                lx -= 0.6
-        placed.append((lx, ly if anchor[1] == 1 else ly - 0.07))
+
+        def box(right: float, above: bool) -> tuple[float, float, float, float]:
+            return (right - w, ly if above else ly - h, right, ly + h if above else ly)
+
+        def free(b) -> bool:
+            return not any(b[0] < o[2] and o[0] < b[2] and b[1] < o[3] and o[1] < b[3]
+                           for o in self._placed_labels)
+
+        right = lx
+        for _attempt in range(6):
+            for above in (True, False):
+                if free(b := box(right, above)):
+                    self._placed_labels.append(b)
+                    self.roofs.add_label(text, right, ly, color, anchor=(anchor[0], 1 if above else 0))
+                    return
+            right -= w
+        self._placed_labels.append(box(lx, True))  # nowhere free: keep it at the right
         self.roofs.add_label(text, lx, ly, color, anchor=anchor)
 
     def _diagonal_label(self, text, bw, top, color, low: bool = False) -> None:
