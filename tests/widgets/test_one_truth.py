@@ -266,3 +266,13 @@ def test_roof_labels_of_near_equal_peaks_do_not_overlap(window, qtbot):
     for i, a in enumerate(boxes):
         for j, b in enumerate(boxes[i + 1:], i + 1):
             assert not _overlap(a, b), (roof_labels[i].text, roof_labels[j].text)
+    # Nor the main-memory diagonals' labels of near-equal bandwidths (HBM3 5.3 and 3.35 TB/s).
+    drams = {chip.dram.name for chip in window.model.document.chips}
+    diagonal = [label for label in plot.roofs.labels
+                if label.along is not None and label.text.split(" ")[0] in drams]
+    assert len(diagonal) == 4
+    boxes = [plot.label_box(label, px, metrics.averageCharWidth(), metrics.height())
+             for label in diagonal]
+    for i, a in enumerate(boxes):
+        for j, b in enumerate(boxes[i + 1:], i + 1):
+            assert not _overlap(a, b), (diagonal[i].text, diagonal[j].text)

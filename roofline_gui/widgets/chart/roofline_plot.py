@@ -377,12 +377,30 @@ class RooflinePlot(QObject):
         """A label along a bandwidth diagonal inside the view: main memory's a decade below its
         ridge, other levels' near the bottom of the chart, so they do not pile up."""
         x = top / bw / 20  # shown units: on a diagonal, shown rate = bandwidth × shown intensity
+        bottom = None
         if self._range is not None:
             (x_lo, x_hi), (y_lo, _y_hi) = self._range
             bottom = max(x_lo * 1.5, y_lo * 2.5 / bw)
             x = bottom if low else max(min(x, x_hi / 8), bottom)
-        self.roofs.add_label(text, float(np.log10(x)), float(np.log10(bw * x)), color,
-                             anchor=(0, 1), along=(1.0, 1.0))
+        # Near-equal bandwidths of several chips: a label that would cover one already placed
+        # slides down its own diagonal, a third of a decade at a time, while there is room.
+        px, _bounds = self.label_geometry()
+        metrics = QFontMetricsF(QFont())
+        w = (len(text) * metrics.averageCharWidth() + 4) / px[0]
+        h = (metrics.height() + 1) / px[1]
+        lx = float(np.log10(x))
+        for _attempt in range(6):
+            ly = lx + float(np.log10(bw))
+            box = (lx, ly - 0.1 * h, lx + 0.75 * w, ly + 0.75 * w * px[0] / px[1] + h)
+            if not any(box[0] < o[2] and o[0] < box[2] and box[1] < o[3] and o[1] < box[3]
+                       for o in self._placed_labels):
+                break
+            if bottom is not None and lx - 1 / 3 < np.log10(bottom):
+                break
+            lx -= 1 / 3
+        self._placed_labels.append(box)
+        self.roofs.add_label(text, lx, lx + float(np.log10(bw)), color, anchor=(0, 1),
+                             along=(1.0, 1.0))
 
     # -- markers ----------------------------------------------------------------------------------
     def update_markers(self) -> None:
