@@ -86,8 +86,7 @@ class Comparison:
     @cached_property
     def measured_rows(self) -> list[int]:
         """Rows of the kernels that carry a measurement (usually few of thousands)."""
-        return [k for k, kernel in enumerate(self.kernels)
-                if kernel.measured_flops is not None or kernel.measured_time is not None]
+        return [k for k, kernel in enumerate(self.kernels) if kernel.is_measured]
 
     def measured_rate(self, k: int) -> float | None:
         """Kernel k's measured op/s (its measured rate, else its ops over its measured time)."""

@@ -217,8 +217,8 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
                 box = (left, top, left + w, top + h)
                 inside = bounds is None or (bounds[0] <= box[0] and box[2] <= bounds[2]
                                             and bounds[1] <= box[1] and box[3] <= bounds[3])
-                if inside and not any(_overlap(box, b) for b in boxes) and \
-                        not any(_overlap(box, m) for m in markers if m != own):
+                if inside and not any(boxes_overlap(box, b) for b in boxes) and \
+                        not any(boxes_overlap(box, m) for m in markers if m != own):
                     boxes.append(box)
                     label = KernelLabel(k, text, float(x), float(y), (dx, dy), (ax, ay))
                     break
@@ -228,7 +228,8 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
     return placed
 
 
-def _overlap(a, b) -> bool:
+def boxes_overlap(a, b) -> bool:
+    """Whether two (left, top, right, bottom) boxes overlap."""
     return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 

@@ -38,6 +38,11 @@ class Kernel:
     preset: str | None = None
 
     @property
+    def is_measured(self) -> bool:
+        """Whether a measurement (rate or time) is attached."""
+        return self.measured_flops is not None or self.measured_time is not None
+
+    @property
     def storage(self) -> str:
         """The precision values are stored in (defaults to the compute precision)."""
         return self.storage_precision or self.precision

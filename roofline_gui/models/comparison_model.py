@@ -19,7 +19,7 @@ from PySide6.QtGui import QColor
 
 from roofline_gui.core.comparison import changed_rows
 from roofline_gui.core.roofline import LIMITER_UNSUPPORTED
-from roofline_gui.core.units import OPS_PER_MAC, format_si, format_time
+from roofline_gui.core.units import format_si, format_time
 from roofline_gui.io.presets import Presets
 from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.models.item_models import ID_ROLE
@@ -44,7 +44,6 @@ class ComparisonTableModel(QAbstractTableModel):
         super().__init__(parent)
         self._model = model
         self._presets = presets
-        self._ops_per_unit = float(model.units.ops_per_unit)  # the model's units (op or MAC)
         self._shape = self._signature()
         base = model.document.baseline_chip
         self._baseline_index = model.document.chips.index(base) if base else None
@@ -59,7 +58,7 @@ class ComparisonTableModel(QAbstractTableModel):
         self._order = np.arange(len(self._shape[0]))  # view row -> kernel index
         self._rank = self._order.copy()  # kernel index -> view row
         model.sig_document_changed.connect(self._on_document_changed)
-        model.sig_units_changed.connect(self._on_units)
+        model.sig_view_changed.connect(self._on_view_changed)
 
     # -- structure ----------------------------------------------------------------------------
     def _signature(self):
@@ -110,17 +109,16 @@ class ComparisonTableModel(QAbstractTableModel):
             self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, self.columnCount() - 1)
             self.headerDataChanged.emit(Qt.Orientation.Vertical, 0, self.rowCount() - 1)
 
-    def _on_units(self, units) -> None:
-        self.set_mac_units(units.mac)
-
     def _show_renamed(self) -> None:
         rows, self._renamed = self._renamed, set()
         if rows and self.rowCount():
             self.headerDataChanged.emit(Qt.Orientation.Vertical, min(rows),
                                         min(max(rows), self.rowCount() - 1))
 
-    def set_mac_units(self, mac: bool) -> None:
-        self._ops_per_unit = float(OPS_PER_MAC) if mac else 1.0
+    def _on_view_changed(self, _view, changed) -> None:
+        """Count MACs changes every rate and intensity shown (the model's units)."""
+        if "mac" not in changed:
+            return
         if self.rowCount() and self.columnCount():
             self.dataChanged.emit(self.index(0, 0),
                                   self.index(self.rowCount() - 1, self.columnCount() - 1))
@@ -290,10 +288,10 @@ class ComparisonTableModel(QAbstractTableModel):
         kernel = cmp.kernels[row]
         if role == _DISPLAY:
             if column == 2:
-                return f"{float(cmp.dram_intensity[row]) / self._ops_per_unit:,.4g}"
+                return f"{float(cmp.dram_intensity[row]) / self._model.units.ops_per_unit:,.4g}"
             if column == 3:
                 measured = cmp.measured_rate(row)
-                return format_si((measured or math.nan) / self._ops_per_unit,
+                return format_si((measured or math.nan) / self._model.units.ops_per_unit,
                                  f"{self._model.units.word}/s")
             return kernel.name if column == 0 else kernel.precision
         if role == _TOOLTIP:
@@ -315,7 +313,7 @@ class ComparisonTableModel(QAbstractTableModel):
     def _value(self, cmp, row: int, c: int, field: str):
         r = cmp.result
         if field == "attainable":
-            return float(r.attainable[row, c]) / self._ops_per_unit
+            return float(r.attainable[row, c]) / self._model.units.ops_per_unit
         if field == "time":
             return float(r.time[row, c])
         if field == "limiter":

@@ -64,7 +64,6 @@ class DocumentModel(QObject):
     sig_path_changed = Signal(object)
     sig_derated_changed = Signal(bool)
     sig_refused = Signal(str)  # an edit the core refused, and why
-    sig_units_changed = Signal(object)  # Units: every view shows rates and intensities in them
     #: (View, names of the fields that changed): the one view state every view observes
     sig_view_changed = Signal(object, object)
 
@@ -103,8 +102,6 @@ class DocumentModel(QObject):
             self._comparison = None
             self.sig_derated_changed.emit(new.derated)
             self.sig_document_changed.emit(self._doc, None)
-        if "mac" in changed:
-            self.sig_units_changed.emit(new.units)
         self.sig_view_changed.emit(new, frozenset(changed))
 
     @property

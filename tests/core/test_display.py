@@ -130,7 +130,8 @@ PX = (120.0, 90.0)
 
 @pytest.mark.parametrize("seed", range(5))
 def test_kernel_labels_never_overlap_each_other_the_roof_labels_or_a_marker(seed):
-    from roofline_gui.core.display import _overlap, place_kernel_labels, short_name
+    from roofline_gui.core.display import boxes_overlap as _overlap
+    from roofline_gui.core.display import place_kernel_labels, short_name
 
     rng = np.random.default_rng(seed)
     n = 30

@@ -120,7 +120,7 @@ def test_roof_labels_and_readout_follow_count_macs_at_once(window):
 def test_kernels_are_named_on_the_chart_clear_of_each_other_and_the_roof_labels(window):
     from PySide6.QtGui import QFont, QFontMetricsF
 
-    from roofline_gui.core.display import _overlap
+    from roofline_gui.core.display import boxes_overlap as _overlap
 
     plot = window.canvas.overlay_plot
     names = {label.text for label in plot.kernel_labels.labels}
@@ -183,7 +183,7 @@ def test_one_view_state_in_the_model_observed_by_every_view_and_kept_in_the_sett
 def test_side_by_side_charts_place_names_in_their_own_laid_out_views(window, qtbot):
     from PySide6.QtGui import QFont, QFontMetricsF
 
-    from roofline_gui.core.display import _overlap
+    from roofline_gui.core.display import boxes_overlap as _overlap
 
     window.set_mode("side_by_side")
     qtbot.wait(200)  # laid out, then the names placed again in each chart's own size
@@ -251,7 +251,7 @@ def test_markers_take_their_categorys_shape_and_the_legend_says_which(window):
 def test_roof_labels_of_near_equal_peaks_do_not_overlap(window, qtbot):
     from PySide6.QtGui import QFont, QFontMetricsF
 
-    from roofline_gui.core.display import _overlap
+    from roofline_gui.core.display import boxes_overlap as _overlap
 
     presets = window.presets.chips
     window.model.add_chips([presets[i] for i in ("nvidia-h100-sxm5-80gb", "amd-instinct-mi300x")])

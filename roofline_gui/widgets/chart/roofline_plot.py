@@ -27,6 +27,7 @@ from roofline_gui.core.comparison import Comparison
 from roofline_gui.core.display import (
     X_SPAN,
     Units,
+    boxes_overlap,
     chart_spec,
     marker_symbols,
     place_kernel_labels,
@@ -214,6 +215,10 @@ class RooflinePlot(QObject):
             self.plot.getAxis(side).showLabel(shown)
         self._range = self._view_range()
         self._placed_labels: list[tuple[float, float, float, float]] = []  # boxes, in decades
+        # The view's pixels per decade and the label font's metrics, once per drawing.
+        metrics = QFontMetricsF(QFont())
+        self._label_scale = (self.label_geometry()[0], metrics.averageCharWidth(), metrics.height())
+        self._wanted = set(shown_precisions(comparison, self.options.precisions))
         # The geometry comes from the core (display.chart_spec), in the units shown.
         self.spec = chart_spec(comparison, self._units(), list(chip_indices), self.options.precisions,
                                frozenset(self.options.hidden_levels))
@@ -306,8 +311,7 @@ class RooflinePlot(QObject):
         labelled = self._labelled(chip.id)
         color = QColor(chip.color or "#808080")
         roofs = spec.roofs_of(c)
-        wanted = set(shown_precisions(comparison, self.options.precisions))
-        dashed = not any(r.precision in wanted for r in roofs)  # none of the kernels' precisions
+        dashed = not any(r.precision in self._wanted for r in roofs)  # none of the kernels' precisions
         rate_unit = f"{units.word}/s"
         for n, roof in enumerate(roofs):
             first = n == 0
@@ -349,18 +353,16 @@ class RooflinePlot(QObject):
         already placed (near-equal peaks of several chips), just below its line, then further
         left, a label's width at a time. Measured in pixels of the view as it is on screen
         (placed again when the view changes), so the rule holds at any size."""
-        px, _bounds = self.label_geometry()
-        metrics = QFontMetricsF(QFont())
-        w = (len(text) * metrics.averageCharWidth() + 8) / px[0]  # decades
-        h = (metrics.height() + 1) / px[1]
+        px, char, line = self._label_scale
+        w = (len(text) * char + 8) / px[0]  # decades
+        h = (line + 1) / px[1]
         lx, ly = float(np.log10(x)), float(np.log10(y))
 
         def box(right: float, above: bool) -> tuple[float, float, float, float]:
             return (right - w, ly if above else ly - h, right, ly + h if above else ly)
 
         def free(b) -> bool:
-            return not any(b[0] < o[2] and o[0] < b[2] and b[1] < o[3] and o[1] < b[3]
-                           for o in self._placed_labels)
+            return not any(boxes_overlap(b, o) for o in self._placed_labels)
 
         right = lx
         for _attempt in range(6):
@@ -384,16 +386,14 @@ class RooflinePlot(QObject):
             x = bottom if low else max(min(x, x_hi / 8), bottom)
         # Near-equal bandwidths of several chips: a label that would cover one already placed
         # slides down its own diagonal, a third of a decade at a time, while there is room.
-        px, _bounds = self.label_geometry()
-        metrics = QFontMetricsF(QFont())
-        w = (len(text) * metrics.averageCharWidth() + 4) / px[0]
-        h = (metrics.height() + 1) / px[1]
+        px, char, line = self._label_scale
+        w = (len(text) * char + 4) / px[0]
+        h = (line + 1) / px[1]
         lx = float(np.log10(x))
         for _attempt in range(6):
             ly = lx + float(np.log10(bw))
             box = (lx, ly - 0.1 * h, lx + 0.75 * w, ly + 0.75 * w * px[0] / px[1] + h)
-            if not any(box[0] < o[2] and o[0] < box[2] and box[1] < o[3] and o[1] < box[3]
-                       for o in self._placed_labels):
+            if not any(boxes_overlap(box, o) for o in self._placed_labels):
                 break
             if bottom is not None and lx - 1 / 3 < np.log10(bottom):
                 break

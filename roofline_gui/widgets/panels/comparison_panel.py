@@ -147,7 +147,7 @@ class ComparisonTable(QWidget):
         if touched and hidden_now and doc is not None:
             cmp = self.model.comparison
             kernels = [cmp.kernels[cmp.kernel_index[i]] for i in touched if i in cmp.kernel_index]
-            if not any(k.measured_flops is not None or k.measured_time is not None for k in kernels):
+            if not any(k.is_measured for k in kernels):
                 return
         hidden = not self.table_model.has_measurements()
         if self.view.isColumnHidden(self.MEASURED_COLUMN) != hidden:
@@ -201,7 +201,7 @@ class ExplanationPane(QTextBrowser):
         self.model = model
         self.setOpenExternalLinks(False)
         model.sig_document_changed.connect(lambda _d, _t: self.refresh())
-        model.sig_units_changed.connect(lambda _u: self.refresh())
+        model.sig_view_changed.connect(lambda _v, changed: "mac" in changed and self.refresh())
         model.sig_selection_changed.connect(lambda _k, _c: self.refresh())
         self.refresh()
 
