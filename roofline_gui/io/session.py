@@ -19,11 +19,13 @@ from roofline_gui.core.errors import Problem, SessionVersionError, ValidationErr
 from roofline_gui.io.files import dumps, parse_json_bytes, read_json, write_atomic
 from roofline_gui.io.presets import Presets, default_presets
 from roofline_gui.io.serialize import chip_to_dict, kernel_to_dict
-from roofline_gui.io.validate import Checker, read_chip, read_kernel
+from roofline_gui.io.validate import PRESET_OVERRIDES, Checker, read_chip, read_kernel
 
 FORMAT = "roofline-session"
 VERSION = 2
 MAX_ITEMS = 100_000
+#: The keys a session file may have at its top level.
+TOP_KEYS = ("format", "version", "title", "baseline", "chips", "kernels")
 
 
 def _v1_to_v2(data: dict) -> dict:
@@ -50,6 +52,8 @@ MIGRATIONS: dict[int, Callable[[dict], dict]] = {1: _v1_to_v2}
 def migrate(data: dict) -> dict:
     """Bring a session dict to the current version, one step at a time."""
     version = data.get("version")
+    if isinstance(version, float) and version.is_integer():
+        version = int(version)  # 2.0 is 2, as JSON Schema's "integer" has it
     if isinstance(version, bool) or not isinstance(version, int) or version < 1:
         raise ValidationError([Problem("version", f"must be a whole number ≥ 1, not {version!r}")])
     if version > VERSION:
@@ -57,6 +61,7 @@ def migrate(data: dict) -> dict:
             f"this session is format version {version}, written by a newer Roofline Explorer; "
             f"this version reads up to {VERSION}. Please update the app."
         )
+    data = {**data, "version": version}
     while data["version"] < VERSION:
         data = MIGRATIONS[data["version"]](data)
     return data
@@ -76,6 +81,7 @@ def parse_session(data: Any, presets: Presets | None = None, source: str = "") -
         root = migrate(root)
     except ValidationError as exc:
         raise ValidationError(exc.problems, source) from None
+    ck.known_keys(root, "", TOP_KEYS)
     chips = _read_items(ck, root, "chips", presets.chips, read_chip)
     kernels = _read_items(ck, root, "kernels", presets.kernels, read_kernel)
     title = ck.text(root, "title", "")
@@ -124,8 +130,10 @@ def _resolve(ck: Checker, d: dict, path: str, item_id: str, library: dict, reade
     if not isinstance(preset_id, str) or preset_id not in library:
         ck.fail(f"{path}.preset", f"unknown preset {preset_id!r} (python app.py --list-presets lists them)")
         return None
+    allowed = PRESET_OVERRIDES["chip" if reader is read_chip else "kernel"]
+    ck.known_keys(d, path, ("id", "preset", *allowed))
     base = replace(library[preset_id], id=item_id)
-    overrides = {k: d[k] for k in ("color", "visible") if k in d}
+    overrides = {k: d[k] for k in allowed if k in d}
     if not overrides:
         return base
     # Overrides go through the same reader as a full entry, so they are validated alike.

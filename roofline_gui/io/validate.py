@@ -22,7 +22,28 @@ MAX_COMPUTE = 1e20
 MAX_BANDWIDTH = 1e18
 MAX_SIZE = 1e27
 MAX_TEXT = 10_000
+MAX_INTENSITY = 1e9
+MAX_YEAR = 3000
 _COLOR = re.compile(r"^#[0-9a-fA-F]{6}$")
+
+
+#: The keys each kind of entry may have. A key outside these is refused by name, so a typo
+#: ("bandwith") is caught instead of silently dropped. ``io/schema.py`` builds the published
+#: JSON Schema from these same tuples.
+LEVEL_KEYS = ("role", "name", "bandwidth", "write_bandwidth", "capacity", "achievable", "source")
+CHIP_KEYS = ("id", "name", "vendor", "year", "notes", "compute", "compute_sources", "achievable",
+             "memory", "color", "visible", "preset")
+#: A kernel is given in exactly one of three forms; each form's keys belong to it alone.
+KERNEL_FORMS = {
+    "template": ("template", "params"),
+    "flops": ("flops", "bytes", "write_bytes"),
+    "intensity": ("intensity",),
+}
+KERNEL_KEYS = ("id", "name", "category", "precision", "storage_precision",
+               *(k for keys in KERNEL_FORMS.values() for k in keys),
+               "measured_time", "measured_flops", "notes", "source", "preset")
+#: What a reference to a preset ({"preset": id}) may set besides its id.
+PRESET_OVERRIDES = {"chip": ("color", "visible"), "kernel": ()}
 
 
 class Checker:
@@ -92,6 +113,12 @@ class Checker:
             return None
         return float(value)
 
+    def known_keys(self, d: dict, path: str, keys: tuple[str, ...]) -> None:
+        for key in d:
+            if key not in keys:
+                self.fail(f"{path}.{key}" if path else str(key),
+                          f"unknown key {key!r}; use one of {', '.join(keys)}")
+
     def optional_number(self, d: dict, key: str, path: str, **kw) -> float | None:
         return None if d.get(key) is None else self.number(d[key], f"{path}.{key}", **kw)
 
@@ -134,6 +161,7 @@ def read_level(ck: Checker, raw: Any, path: str) -> MemoryLevel | None:
     if d is None:
         return None
     start = len(ck.problems)
+    ck.known_keys(d, path, LEVEL_KEYS)
     role = d.get("role")
     if role not in MEMORY_ROLES:
         ck.fail(f"{path}.role", f"must be one of {', '.join(MEMORY_ROLES)}, not {role!r}")
@@ -150,6 +178,7 @@ def read_level(ck: Checker, raw: Any, path: str) -> MemoryLevel | None:
 
 def read_chip(ck: Checker, d: dict, path: str, chip_id: str) -> Chip | None:
     start = len(ck.problems)
+    ck.known_keys(d, path, CHIP_KEYS)
     name = ck.text(d, "name", path, required=True)
     compute = ck.per_key(
         d, "compute", path, PRECISIONS, lambda v, p: ck.number(v, p, maximum=MAX_COMPUTE)
@@ -168,7 +197,7 @@ def read_chip(ck: Checker, d: dict, path: str, chip_id: str) -> Chip | None:
         ck.fail(f"{path}.compute", "needs at least one precision, e.g. {\"fp32\": 19.5e12}")
     year = d.get("year")
     if year is not None:
-        year = ck.number(year, f"{path}.year", integer=True, maximum=3000)
+        year = ck.number(year, f"{path}.year", integer=True, maximum=MAX_YEAR)
     color = d.get("color")
     if color is not None and not (isinstance(color, str) and _COLOR.match(color)):
         ck.fail(f"{path}.color", f"must be a colour like '#1f77b4', not {color!r}")
@@ -177,7 +206,7 @@ def read_chip(ck: Checker, d: dict, path: str, chip_id: str) -> Chip | None:
         ck.fail(f"{path}.visible", "must be true or false")
     vendor = ck.text(d, "vendor", path)
     notes = ck.text(d, "notes", path)
-    preset = d.get("preset") if isinstance(d.get("preset"), str) and d["preset"] else None
+    preset = _origin(ck, d, path)
     if len(ck.problems) > start:
         return None
     return Chip(
@@ -185,6 +214,15 @@ def read_chip(ck: Checker, d: dict, path: str, chip_id: str) -> Chip | None:
         year=None if year is None else int(year), notes=notes, compute_sources=sources,
         compute_achievable=achievable, color=color, visible=visible, preset=preset,
     )
+
+
+def _origin(ck: Checker, d: dict, path: str) -> str | None:
+    """The preset a full entry came from (text), kept as its origin."""
+    preset = d.get("preset")
+    if preset is not None and not isinstance(preset, str):
+        ck.fail(f"{path}.preset", f"must be text (a preset id), not {_kind(preset)}")
+        return None
+    return preset or None
 
 
 def _text_reader(ck: Checker):
@@ -219,22 +257,34 @@ def read_params(ck: Checker, d: dict, path: str, template_id: str) -> dict | Non
 
 def read_kernel(ck: Checker, d: dict, path: str, kernel_id: str) -> Kernel | None:
     start = len(ck.problems)
+    ck.known_keys(d, path, KERNEL_KEYS)
     name = ck.text(d, "name", path, required=True)
     precision = ck.precision(d, "precision", path)
     storage = ck.precision(d, "storage_precision", path, required=False)
     category = ck.text(d, "category", path, default="other") or "other"
-    template = d.get("template")
+    template = None
     params: dict = {}
     flops = None
     nbytes: dict = {}
     writes: dict = {}
     intensity = None
-    if template is not None:
+    form = next((f for f in KERNEL_FORMS if f in d), None)
+    if form is None:
+        ck.fail(path, "needs a 'template' with 'params', 'flops' with 'bytes', or an 'intensity'")
+    else:
+        for other, keys in KERNEL_FORMS.items():
+            for key in keys:
+                if other != form and key in d:
+                    ck.fail(f"{path}.{key}", f"belongs to a kernel given by {other!r}; this "
+                            f"one is given by {form!r} (a kernel has one form)")
+    if form == "template":
+        template = d["template"]
         if not isinstance(template, str) or template not in TEMPLATES:
             ck.fail(f"{path}.template", f"unknown template {template!r}; use one of {', '.join(TEMPLATES)}")
+            template = None
         else:
             params = read_params(ck, d, path, template) or {}
-    elif "flops" in d:
+    elif form == "flops":
         flops = ck.number(d["flops"], f"{path}.flops")
         positive = lambda v, p: ck.number(v, p)  # noqa: E731
         nbytes = ck.per_key(d, "bytes", path, MEMORY_ROLES, positive)
@@ -242,14 +292,13 @@ def read_kernel(ck: Checker, d: dict, path: str, kernel_id: str) -> Kernel | Non
                             lambda v, p: ck.number(v, p, inclusive_min=True))
         if "dram" not in nbytes and not _has_problem_under(ck, start, f"{path}.bytes"):
             ck.fail(f"{path}.bytes.dram", "is required: the bytes moved to and from main memory")
-    elif "intensity" in d:
-        intensity = ck.number(d["intensity"], f"{path}.intensity", maximum=1e9)
-    else:
-        ck.fail(path, "needs a 'template' with 'params', 'flops' with 'bytes', or an 'intensity'")
+    elif form == "intensity":
+        intensity = ck.number(d["intensity"], f"{path}.intensity", maximum=MAX_INTENSITY)
     measured_time = ck.optional_number(d, "measured_time", path)
     measured_flops = ck.optional_number(d, "measured_flops", path, maximum=MAX_COMPUTE)
     notes = ck.text(d, "notes", path)
     source = ck.text(d, "source", path)
+    preset = _origin(ck, d, path)
     if len(ck.problems) > start:
         return None
     return Kernel(
@@ -257,7 +306,7 @@ def read_kernel(ck: Checker, d: dict, path: str, kernel_id: str) -> Kernel | Non
         storage_precision=storage if storage != precision else None, template=template,
         params=params, flops=flops, bytes=nbytes, write_bytes=writes, intensity=intensity,
         measured_time=measured_time, measured_flops=measured_flops, notes=notes, source=source,
-        preset=d.get("preset") if isinstance(d.get("preset"), str) and d["preset"] else None,
+        preset=preset,
     )
 
 

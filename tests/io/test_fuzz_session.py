@@ -1,6 +1,7 @@
 """Fuzzing the session loader: generated and mutated files. Whatever the bytes, loading either
 returns a whole Document or raises a RooflineError that names every problem; nothing else
-escapes and nothing is half-loaded."""
+escapes and nothing is half-loaded. Every file also goes through the published JSON Schema,
+and the two must agree on accept and reject (issue 11: one definition of the format)."""
 
 import copy
 import json
@@ -10,10 +11,12 @@ import random
 from conftest import DATA
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from jsonschema import Draft202012Validator
 
 from roofline_gui.core.document import Document
 from roofline_gui.core.errors import RooflineError, ValidationError
-from roofline_gui.io.files import resources_dir
+from roofline_gui.io.files import parse_json_bytes, resources_dir
+from roofline_gui.io.schema import reference_problems, session_schema
 from roofline_gui.io.session import dump_session, loads_session
 
 #: ROOFLINE_FUZZ_SCALE=20 runs each fuzz test 20 times longer (documented in the closing note).
@@ -32,17 +35,39 @@ session_keys = st.sampled_from(["format", "version", "chips", "kernels", "name",
                                 "bytes", "intensity", "preset", "id", "baseline", "fp32", "dram"])
 
 
+SCHEMA = Draft202012Validator(session_schema())
+
+
+def schema_verdict(raw: bytes):
+    """What the published schema (with its x-roofline-references rules) says of a file: True,
+    False, or None when the bytes are not JSON at all (the schema has nothing to say)."""
+    try:
+        data = parse_json_bytes(raw, "")
+    except RooflineError:
+        return None
+    if next(SCHEMA.iter_errors(data), None) is not None:
+        return False
+    return not reference_problems(data)
+
+
 def check(raw: bytes) -> None:
+    """Every fuzzed file goes through the loader and through the schema; they must agree."""
+    verdict = schema_verdict(raw)
     try:
         doc = loads_session(raw)
     except ValidationError as exc:
         assert exc.problems, "a rejection names at least one problem"
         for problem in exc.problems:
             assert problem.message.strip()
+        assert verdict is not True, f"the schema accepts what the loader refuses: {exc}"
         return
     except RooflineError as exc:
         assert str(exc).strip()
+        assert verdict is not True, f"the schema accepts what the loader refuses: {exc}"
         return
+    assert verdict is True, "the loader accepts what the schema refuses: " + "; ".join(
+        e.message[:200] for e in SCHEMA.iter_errors(json.loads(raw))) + "; ".join(
+        reference_problems(json.loads(raw)))
     assert isinstance(doc, Document)
     assert loads_session(dump_session(doc)) == doc  # what loads is whole: it saves and reloads
 
@@ -158,3 +183,77 @@ def test_mutated_import_files(tmp_path, seed, rng_seed, junk, token):
 def test_generated_csv_tables(tmp_path, table):
     raw = "\n".join(",".join(cell.replace("\n", " ") for cell in row) for row in table)
     check_import(tmp_path, raw.encode())
+
+
+#: Values that sit on the edges of the rules: null (means "not given" for optional fields), the
+#: wrong type, zero, negatives, whole floats, unknown names.
+EDGE_VALUES = ["x", "", " ", None, 0, 1, -1, 2.0, 2.5, True, {}, [], "fp32", "dram", "#123456",
+               {"a": 1}, {"dram": 5}, 1e30, [{"role": "dram", "name": "d", "bandwidth": 1}]]
+
+
+def test_loader_and_schema_agree_on_seeded_mutations():
+    """A fixed, seeded corpus beside hypothesis's: 3,000 files made from the shipped sessions by
+    one to three edits with edge values; on each, the loader and the schema must agree."""
+    verdicts = set()
+    for n in range(3000):
+        rng = random.Random(n)
+        data = json.loads(rng.choice(SEEDS))
+        for _ in range(rng.randint(1, 3)):
+            _mutate(data, rng, rng.choice(EDGE_VALUES))
+        raw = json.dumps(data).encode()
+        check(raw)
+        verdicts.add(schema_verdict(raw))
+    assert verdicts == {True, False}  # the corpus holds both kinds, so agreement means something
+
+
+RICH = {  # one of every kind of entry, every optional field set
+    "format": "roofline-session", "version": 2, "title": "t", "baseline": "c1",
+    "chips": [
+        {"id": "c1", "name": "Chip", "vendor": "v", "year": 2020, "notes": "n",
+         "compute": {"fp32": 1e13, "bf16": 1e14}, "compute_sources": {"fp32": "datasheet"},
+         "achievable": {"fp32": 0.9}, "color": "#123456", "visible": True, "preset": "x",
+         "memory": [{"role": "dram", "name": "HBM", "bandwidth": 1e12, "write_bandwidth": 9e11,
+                     "capacity": 4e10, "achievable": 0.8, "source": "s"},
+                    {"role": "host", "name": "PCIe", "bandwidth": 3.2e10}]},
+        {"id": "c2", "preset": "nvidia-a100-sxm4-40gb", "color": "#654321", "visible": False},
+    ],
+    "kernels": [
+        {"id": "k1", "name": "GEMM", "category": "c", "precision": "bf16",
+         "storage_precision": "int8", "template": "gemm", "params": {"m": 64, "n": 64, "k": 64},
+         "measured_time": 1e-3, "measured_flops": 1e12, "notes": "n", "source": "s", "preset": "p"},
+        {"id": "k2", "name": "Flops", "precision": "fp32", "flops": 1e9,
+         "bytes": {"dram": 1e8, "cache": 1e9}, "write_bytes": {"dram": 0}},
+        {"id": "k3", "name": "AI", "precision": "fp64", "intensity": 0.5},
+        {"id": "k4", "preset": "triad-fp64"},
+    ],
+}
+
+
+def _paths(node, path=()):
+    yield path
+    children = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(
+        node, list) else ()
+    for key, child in children:
+        yield from _paths(child, (*path, key))
+
+
+def test_loader_and_schema_agree_on_every_single_edit():
+    """Exhaustive: every place in a file with every kind of entry, replaced by every edge value,
+    deleted, or given an unknown sibling; the loader and the schema agree on each."""
+    check(json.dumps(RICH).encode())
+    assert schema_verdict(json.dumps(RICH).encode()) is True
+    for path in list(_paths(RICH))[1:]:
+        for edit in [*EDGE_VALUES, "delete", "sibling"]:
+            data = copy.deepcopy(RICH)
+            parent = data
+            for key in path[:-1]:
+                parent = parent[key]
+            if edit == "delete":
+                del parent[path[-1]]
+            elif edit == "sibling":
+                if not isinstance(parent, dict):
+                    continue
+                parent["colour"] = 1
+            else:
+                parent[path[-1]] = copy.deepcopy(edit)
+            check(json.dumps(data).encode())

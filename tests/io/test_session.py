@@ -1,3 +1,4 @@
+import copy
 import json
 import os
 from dataclasses import replace
@@ -141,13 +142,34 @@ def test_session_strings_are_data(tmp_path):
 
 def test_files_validate_against_the_published_json_schema():
     import jsonschema
-    from conftest import ROOT
 
     from roofline_gui.io.files import resources_dir
+    from roofline_gui.io.schema import SCHEMA_PATH, reference_problems, schema_text
 
-    schema = json.loads((ROOT / "docs" / "session.schema.json").read_text())
+    # The published file is the generator's output, not a second hand-written definition.
+    assert SCHEMA_PATH.read_text(encoding="utf-8") == schema_text(), (
+        "docs/session.schema.json is stale: run python -m roofline_gui.io.schema")
+    schema = json.loads(SCHEMA_PATH.read_text())
     jsonschema.Draft202012Validator.check_schema(schema)
     files = [DATA / "session_v1.json", DATA / "session_v2.json",
              *sorted((resources_dir() / "examples").glob("*.roofline"))]
     for path in files:
-        jsonschema.validate(json.loads(path.read_text()), schema)
+        data = json.loads(path.read_text())
+        jsonschema.validate(data, schema)
+        assert reference_problems(data) == []
+        doc = loads_session(path.read_bytes())  # and what the app saves validates too
+        jsonschema.validate(session_to_dict(doc), schema)
+
+
+def test_typos_and_mixed_kernel_forms_are_refused_by_name():
+    """A misspelt key used to be dropped silently (the schema refused it; the loader did not)."""
+    base = json.loads((DATA / "session_v2.json").read_text())
+    typo = copy.deepcopy(base)
+    typo["chips"][0]["memory"][0]["bandwith"] = 1e12
+    with pytest.raises(ValidationError, match=r"memory\[0\]\.bandwith.*unknown key"):
+        loads_session(json.dumps(typo).encode())
+    mixed = copy.deepcopy(base)
+    kernel = next(k for k in mixed["kernels"] if "flops" in k)
+    kernel["intensity"] = 4.0
+    with pytest.raises(ValidationError, match="intensity: belongs to a kernel given by"):
+        loads_session(json.dumps(mixed).encode())

@@ -1,0 +1,247 @@
+"""The session file's JSON Schema, built from the same constants the loader checks against.
+
+``docs/session.schema.json`` is this module's output (``python -m roofline_gui.io.schema``
+writes it; a test fails when the file is stale). The loader (``io/session.py`` with
+``io/validate.py``) and this schema accept and refuse the same files: a test runs both over the
+whole fuzz corpus and fails on the first file where they differ.
+
+JSON Schema cannot state rules that relate one part of a file to another. Those are listed in
+the schema's ``x-roofline-references`` keyword and checked by :func:`reference_problems`:
+chip ids are unique, kernel ids are unique (after version 1's ids are filled in), and
+``baseline`` names a chip of the file.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from roofline_gui.core.templates import TEMPLATES
+from roofline_gui.core.units import MEMORY_ROLES, PRECISIONS
+from roofline_gui.io.presets import Presets, default_presets
+from roofline_gui.io.validate import (
+    CHIP_KEYS,
+    KERNEL_FORMS,
+    KERNEL_KEYS,
+    LEVEL_KEYS,
+    MAX_BANDWIDTH,
+    MAX_COMPUTE,
+    MAX_INTENSITY,
+    MAX_SIZE,
+    MAX_TEXT,
+    MAX_YEAR,
+    PRESET_OVERRIDES,
+)
+
+SCHEMA_PATH = Path(__file__).resolve().parents[2] / "docs" / "session.schema.json"
+
+REFERENCE_RULES = [
+    "chips[*].id are unique; kernels[*].id are unique (a version 1 entry without an id is "
+    "given c1, c2... or k1, k2... by its place in the list before the check)",
+    "baseline, when not null, is the id of one of the file's chips",
+]
+
+
+def _positive(maximum: float, description: str = "") -> dict:
+    out: dict = {"type": "number", "exclusiveMinimum": 0, "maximum": maximum}
+    if description:
+        out["description"] = description
+    return out
+
+
+def _optional(schema: dict) -> dict:
+    """A value that may also be null (null means: not given)."""
+    return {"anyOf": [{"type": "null"}, schema]}
+
+
+def session_schema(presets: Presets | None = None) -> dict:
+    from roofline_gui.io.session import FORMAT, MAX_ITEMS, VERSION
+
+    presets = presets or default_presets()
+    text = {"type": "string", "maxLength": MAX_TEXT}
+    name = {"type": "string", "maxLength": MAX_TEXT, "pattern": r"\S",
+            "description": "not empty or only spaces"}
+    color = {"type": "string", "pattern": "^#[0-9a-fA-F]{6}$"}
+    size = _positive(MAX_SIZE)
+    fraction = _positive(1.0)
+    per_precision = {"type": "object", "propertyNames": {"$ref": "#/$defs/precision"}}
+    item_id = {"type": "string", "minLength": 1}
+
+    level = {
+        "type": "object",
+        "required": ["role", "name", "bandwidth"],
+        "properties": {
+            "role": {"$ref": "#/$defs/role"},
+            "name": name,
+            "bandwidth": _positive(MAX_BANDWIDTH, "B/s (read, or both directions' shared rate)"),
+            "write_bandwidth": _optional(_positive(MAX_BANDWIDTH, "B/s for written bytes")),
+            "capacity": _optional(_positive(MAX_SIZE, "B")),
+            "achievable": _optional(fraction),
+            "source": text,
+        },
+        "additionalProperties": False,
+    }
+    assert set(level["properties"]) == set(LEVEL_KEYS)
+    chip = {
+        "type": "object",
+        "required": ["name", "compute", "memory"],
+        "properties": {
+            "id": item_id,
+            "name": name,
+            "vendor": text,
+            "year": _optional({"type": "integer", "exclusiveMinimum": 0, "maximum": MAX_YEAR}),
+            "notes": text,
+            "compute": {
+                **per_precision, "minProperties": 1,
+                "additionalProperties": _positive(MAX_COMPUTE),
+                "description": "dense peak op/s per precision, per chip",
+            },
+            "compute_sources": {**per_precision, "additionalProperties": {"type": "string"}},
+            "achievable": {**per_precision, "additionalProperties": fraction},
+            "memory": {
+                "type": "array", "items": {"$ref": "#/$defs/level"},
+                "contains": {"type": "object", "required": ["role"],
+                             "properties": {"role": {"const": "dram"}}},
+                "description": "at least one level has role 'dram' (main memory)",
+            },
+            "color": _optional(color),
+            "visible": {"type": "boolean"},
+            "preset": _optional({"type": "string", "description": "the preset this chip came from"}),
+        },
+        "additionalProperties": False,
+    }
+    assert set(chip["properties"]) == set(CHIP_KEYS)
+    per_role = {"type": "object", "propertyNames": {"$ref": "#/$defs/role"}}
+
+    def others(form: str) -> dict:
+        keys = [k for f, ks in KERNEL_FORMS.items() if f != form for k in ks]
+        return {"not": {"anyOf": [{"required": [k]} for k in keys]}}
+
+    kernel = {
+        "type": "object",
+        "required": ["name", "precision"],
+        "properties": {
+            "id": item_id,
+            "name": name,
+            "category": text,
+            "precision": {"$ref": "#/$defs/precision"},
+            "storage_precision": _optional({"$ref": "#/$defs/precision"}),
+            "template": {"enum": list(TEMPLATES)},
+            "params": {"type": "object"},
+            "flops": _positive(MAX_SIZE, "ops per call (1 MAC = 2 ops)"),
+            "bytes": {**per_role, "required": ["dram"], "additionalProperties": size,
+                      "description": "bytes moved per level; dram is required"},
+            "write_bytes": {**per_role, "additionalProperties": {
+                "type": "number", "minimum": 0, "maximum": MAX_SIZE}},
+            "intensity": _positive(MAX_INTENSITY, "ops per dram byte"),
+            "measured_time": _optional(_positive(MAX_SIZE, "s")),
+            "measured_flops": _optional(_positive(MAX_COMPUTE, "op/s")),
+            "notes": text,
+            "source": text,
+            "preset": _optional({"type": "string", "description": "the preset this kernel came from"}),
+        },
+        "additionalProperties": False,
+        "description": "one of three forms: a template with params; flops with bytes; an intensity",
+        "oneOf": [
+            {"required": ["template"], **others("template")},
+            {"required": ["flops", "bytes"], **others("flops")},
+            {"required": ["intensity"], **others("intensity")},
+        ],
+        "allOf": [_template_params(t) for t in TEMPLATES],
+    }
+    assert set(kernel["properties"]) == set(KERNEL_KEYS)
+
+    def reference(kind: str, library: dict) -> dict:
+        allowed = PRESET_OVERRIDES[kind]
+        props: dict = {"id": item_id, "preset": {"enum": sorted(library)}}
+        if "color" in allowed:
+            props["color"] = _optional(color)
+        if "visible" in allowed:
+            props["visible"] = {"type": "boolean"}
+        return {"type": "object", "required": ["preset"], "properties": props,
+                "additionalProperties": False,
+                "description": f"a shipped {kind} preset by id (--list-presets lists them)"}
+
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "roofline-session.schema.json",
+        "title": "Roofline Explorer session",
+        "description": (
+            "A comparison session: chips and kernels. Units are decimal: compute in op/s, "
+            "bandwidth in B/s, bytes in B. Version 1 files have no ids; the app migrates them "
+            "to version 2 on load. Generated by python -m roofline_gui.io.schema from the "
+            "loader's own constants; rules between parts of the file are in "
+            "x-roofline-references."
+        ),
+        "x-roofline-references": REFERENCE_RULES,
+        "type": "object",
+        "required": ["format", "version"],
+        "properties": {
+            "format": {"const": FORMAT},
+            "version": {"type": "integer", "minimum": 1, "maximum": VERSION},
+            "title": text,
+            "baseline": {"type": ["string", "null"],
+                         "description": "id of the chip speedups are measured against"},
+            "chips": {"type": "array", "maxItems": MAX_ITEMS, "items": {
+                "oneOf": [{"$ref": "#/$defs/chip"}, {"$ref": "#/$defs/chipPreset"}]}},
+            "kernels": {"type": "array", "maxItems": MAX_ITEMS, "items": {
+                "oneOf": [{"$ref": "#/$defs/kernel"}, {"$ref": "#/$defs/kernelPreset"}]}},
+        },
+        "additionalProperties": False,
+        "if": {"properties": {"version": {"minimum": 2}}},
+        "then": {"properties": {
+            "chips": {"items": {"required": ["id"]}},
+            "kernels": {"items": {"required": ["id"]}},
+        }},
+        "$defs": {
+            "precision": {"enum": list(PRECISIONS)},
+            "role": {"enum": list(MEMORY_ROLES)},
+            "level": level,
+            "chip": chip,
+            "chipPreset": reference("chip", presets.chips),
+            "kernel": kernel,
+            "kernelPreset": reference("kernel", presets.kernels),
+        },
+    }
+
+
+def _template_params(template_id: str) -> dict:
+    template = TEMPLATES[template_id]
+    props = {}
+    for p in template.params:
+        props[p.name] = {"type": "integer" if p.integer else "number",
+                         "minimum": p.minimum, "maximum": p.maximum, "description": p.label}
+    return {
+        "if": {"required": ["template"], "properties": {"template": {"const": template_id}}},
+        "then": {"properties": {"params": {"properties": props, "additionalProperties": False}}},
+    }
+
+
+def reference_problems(data: Any) -> list[str]:
+    """The ``x-roofline-references`` rules, for a file the schema accepts."""
+    problems = []
+    ids: dict[str, list] = {}
+    for key, prefix in (("chips", "c"), ("kernels", "k")):
+        seen: list = []
+        for i, entry in enumerate(data.get(key, [])):
+            given = entry.get("id", f"{prefix}{i + 1}")
+            if given in seen:
+                problems.append(f"{key}[{i}].id: duplicate id {given!r}")
+            seen.append(given)
+        ids[key] = seen
+    baseline = data.get("baseline")
+    if baseline is not None and baseline not in ids["chips"]:
+        problems.append(f"baseline: names no chip ({baseline!r})")
+    return problems
+
+
+def schema_text(presets: Presets | None = None) -> str:
+    return json.dumps(session_schema(presets), indent=2, ensure_ascii=False) + "\n"
+
+
+if __name__ == "__main__":  # python -m roofline_gui.io.schema [OUT]
+    out = Path(sys.argv[1]) if len(sys.argv) > 1 else SCHEMA_PATH
+    out.write_text(schema_text(), encoding="utf-8")
+    print(f"wrote {out}")
