@@ -39,6 +39,30 @@ def build_parser() -> argparse.ArgumentParser:
                         help="width of --export-png in pixels (default 1600)")
     parser.add_argument("--derated", action="store_true",
                         help="use the chips' achievable fractions (practical roofs) in exports")
+    parser.add_argument("--export-workloads", metavar="OUT.csv",
+                        help="write every workload on every chip (time, throughput, shares, "
+                             "dominant kernel) and exit; with a SESSION, its workloads; with "
+                             "--model, one model on --chips")
+    model = parser.add_argument_group(
+        "a model straight from its config.json (with --export-workloads)")
+    model.add_argument("--model", metavar="CONFIG.json",
+                       help="a Hugging Face-style config.json on disk (nothing is downloaded)")
+    model.add_argument("--phase", choices=("prefill", "decode"), default="decode",
+                       help="prefill S prompt tokens, or decode one token per sequence against a "
+                            "KV cache of L (default decode)")
+    model.add_argument("--batch", type=int, default=1, metavar="B", help="sequences (default 1)")
+    model.add_argument("--sequence", type=int, metavar="S", help="prompt tokens, for prefill")
+    model.add_argument("--context", type=int, metavar="L", help="KV-cache tokens, for decode")
+    for flag, what in (("weights", "weights"), ("activations", "activations and math"),
+                       ("kv-cache", "the KV cache")):
+        model.add_argument(f"--{flag}", default="bf16", metavar="P",
+                           help=f"precision of {what} (default bf16)")
+    model.add_argument("--chips-per-model", type=int, default=1, metavar="N",
+                       help="chips sharing the model by tensor parallelism (default 1)")
+    model.add_argument("--link", choices=("link", "host"), default="link",
+                       help="the memory role joining those chips (default link: NVLink, ICI)")
+    model.add_argument("--chips", metavar="ID[,ID...]",
+                       help="chip preset ids, as --list-presets prints them")
     parser.add_argument("--list-presets", action="store_true",
                         help="print the chip and kernel preset ids with their names and exit")
     parser.add_argument("--measure", action="store_true",
@@ -68,6 +92,57 @@ def list_presets() -> int:
     print("Kernels:")
     for preset_id, kernel in presets.kernels.items():
         print(f"  {preset_id:45s} [{kernel.category}] {kernel.name}")
+    from roofline_gui.io.workloads import shipped_workloads
+
+    print("Example workloads (resources/workloads):")
+    for preset_id, shipped in shipped_workloads().items():
+        print(f"  {preset_id:45s} [{shipped.kind}] {shipped.name}")
+    return 0
+
+
+def run_model(args: argparse.Namespace) -> int:
+    """``--model CONFIG.json ... --chips ... --export-workloads OUT``: no session needed."""
+    from roofline_gui.core.errors import Problem
+    from roofline_gui.io.csv_export import export_workloads_csv
+    from roofline_gui.io.presets import default_presets
+    from roofline_gui.io.workloads import workload_from_config
+
+    if not args.export_workloads:
+        return _fail("--model needs --export-workloads OUT.csv")
+    if not args.chips:
+        return _fail("--chips: give chip preset ids, e.g. --chips nvidia-h100-sxm5-80gb "
+                     "(--list-presets lists them)")
+    if args.phase == "prefill" and args.sequence is None:
+        return _fail("--sequence: prefill needs the prompt length S")
+    if args.phase == "decode" and args.context is None:
+        return _fail("--context: decode needs the KV-cache length L")
+    library = default_presets().chips
+    ids = [c.strip() for c in args.chips.split(",") if c.strip()]
+    unknown = [c for c in ids if c not in library]
+    if unknown or not ids:
+        return _fail(f"--chips: unknown chip id {', '.join(map(repr, unknown)) or '(none)'} "
+                     "(--list-presets lists them)")
+    params = {"phase": args.phase, "batch": args.batch, "weights": args.weights,
+              "activations": args.activations, "kv_cache": args.kv_cache,
+              "chips_per_model": args.chips_per_model, "link": args.link}
+    if args.sequence is not None:
+        params["sequence"] = args.sequence
+    if args.context is not None:
+        params["context"] = args.context
+    from dataclasses import replace
+
+    from roofline_gui.core.document import Document
+    from roofline_gui.core.workload import Workload
+
+    problems = Workload("w1", "", "transformer", {}, **params).problems()
+    if problems:  # the command line's names for the fields, not the session's
+        raise ValidationError([Problem("--" + p.path.replace("_", "-"), p.message)
+                               for p in problems])
+    workload = workload_from_config(args.model, **params)
+    chips = tuple(replace(library[c], id=f"c{i + 1}") for i, c in enumerate(ids))
+    doc = Document(chips=chips, workloads=(workload,))
+    rows = export_workloads_csv(doc, args.export_workloads)
+    print(f"wrote {rows} rows to {args.export_workloads}", file=sys.stderr)
     return 0
 
 
@@ -76,7 +151,8 @@ def run_headless(args: argparse.Namespace) -> int:
     from roofline_gui.io.session import load_session
 
     if not args.session:
-        return _fail("an export needs a session file: roofline-explorer SESSION --export-csv OUT")
+        return _fail("an export needs a session file: roofline-explorer SESSION --export-csv OUT "
+                     "(or --model CONFIG.json for --export-workloads)")
     if args.width < 100 or args.width > 20000:
         return _fail(f"--width {args.width}: must be between 100 and 20000 pixels")
     doc = load_session(args.session)
@@ -88,6 +164,11 @@ def run_headless(args: argparse.Namespace) -> int:
 
         export_png_headless(doc, Path(args.export_png), args.width, derated=args.derated)
         print(f"wrote {args.export_png}", file=sys.stderr)
+    if args.export_workloads:
+        from roofline_gui.io.csv_export import export_workloads_csv
+
+        rows = export_workloads_csv(doc, args.export_workloads, derated=args.derated)
+        print(f"wrote {rows} rows to {args.export_workloads}", file=sys.stderr)
     return 0
 
 
@@ -130,7 +211,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.list_presets:
             return list_presets()
-        if args.export_csv or args.export_png:
+        if args.model:
+            return run_model(args)
+        if args.export_csv or args.export_png or args.export_workloads:
             return run_headless(args)
     except ValidationError as exc:
         return _fail(str(exc))

@@ -1,6 +1,6 @@
 """Document: the whole comparison session, immutable.
 
-The document holds chips and kernels in display order, the id of the baseline chip for
+The document holds chips, kernels and workloads in display order, the id of the baseline chip for
 speedups, and a title. Objects are named by their stable ``id`` everywhere (edits, selection,
 drag-and-drop), never by reference or position.
 """
@@ -12,18 +12,20 @@ from dataclasses import dataclass
 
 from roofline_gui.core.chip import Chip
 from roofline_gui.core.kernel import Kernel
+from roofline_gui.core.workload import Workload
 
-COLLECTIONS = ("chips", "kernels")
+COLLECTIONS = ("chips", "kernels", "workloads")
 
 
 @dataclass(frozen=True)
 class Document:
     chips: tuple[Chip, ...] = ()
     kernels: tuple[Kernel, ...] = ()
+    workloads: tuple[Workload, ...] = ()
     baseline: str | None = None
     title: str = ""
 
-    def items(self, collection: str) -> tuple[Chip | Kernel, ...]:
+    def items(self, collection: str) -> tuple[Chip | Kernel | Workload, ...]:
         if collection not in COLLECTIONS:
             raise KeyError(collection)
         return getattr(self, collection)
@@ -39,6 +41,14 @@ class Document:
 
     def kernel(self, kernel_id: str) -> Kernel:
         return self.kernels[self.index_of("kernels", kernel_id)]
+
+    def workload(self, workload_id: str) -> Workload:
+        return self.workloads[self.index_of("workloads", workload_id)]
+
+    @property
+    def kernels_by_id(self) -> dict[str, Kernel]:
+        """The kernels a custom workload's entries name."""
+        return {k.id: k for k in self.kernels}
 
     @property
     def visible_chips(self) -> tuple[Chip, ...]:
@@ -57,7 +67,7 @@ class Document:
         pattern = re.compile(rf"^{re.escape(prefix)}(\d+)$")
         used = [
             int(m.group(1))
-            for item in (*self.chips, *self.kernels)
+            for item in (*self.chips, *self.kernels, *self.workloads)
             if (m := pattern.match(item.id))
         ]
         return f"{prefix}{max(used, default=0) + 1}"

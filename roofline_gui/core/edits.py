@@ -15,13 +15,14 @@ from roofline_gui.core.chip import Chip
 from roofline_gui.core.document import Document
 from roofline_gui.core.errors import EditRefused
 from roofline_gui.core.kernel import Kernel
+from roofline_gui.core.workload import Workload
 
-Item = Chip | Kernel
+Item = Chip | Kernel | Workload
 
 
 @dataclass(frozen=True)
 class Insert:
-    collection: str  # "chips" or "kernels"
+    collection: str  # "chips", "kernels" or "workloads"
     index: int
     item: Item
 
@@ -72,6 +73,8 @@ def _with(doc: Document, collection: str, items: list[Item]) -> Document:
 def _check(collection: str, item: Item) -> None:
     if collection == "chips" and (reason := item.rule_broken()):
         raise EditRefused(reason)
+    if collection == "workloads" and (problems := item.problems()):
+        raise EditRefused("; ".join(str(p) for p in problems))
 
 
 def apply(edit: Edit, doc: Document) -> tuple[Document, Edit]:
@@ -137,8 +140,10 @@ def touched_ids(edit: Edit) -> set[str]:
 def transform(old: Document, new: Document) -> Batch:
     """One edit that turns ``old`` into ``new`` (as a recovered journal does to the file it
     came from), so the whole change is a single undo step."""
-    edits: list = [Remove(c, item.id) for c in ("kernels", "chips") for item in old.items(c)]
-    edits += [Insert(c, i, item) for c in ("chips", "kernels") for i, item in enumerate(new.items(c))]
+    edits: list = [Remove(c, item.id) for c in ("workloads", "kernels", "chips")
+                   for item in old.items(c)]
+    edits += [Insert(c, i, item) for c in ("chips", "kernels", "workloads")
+              for i, item in enumerate(new.items(c))]
     edits += [SetField("title", new.title), SetField("baseline", new.baseline)]
     return Batch(tuple(edits))
 
@@ -160,7 +165,7 @@ def insert_new(doc: Document, collection: str, items: list[Item],
     """The edit that inserts copies of ``items`` (chips or kernels) with fresh ids at ``index``
     (default: the end); a chip keeps its colour unless another chip has it, else takes the next
     free one. Returns the edit and the new ids. The app's Add and the Python API both use it."""
-    prefix = "c" if collection == "chips" else "k"
+    prefix = {"chips": "c", "kernels": "k", "workloads": "w"}[collection]
     index = len(doc.items(collection)) if index is None else index
     base = int(doc.new_id(prefix)[len(prefix):])
     colors = {c.color for c in doc.chips}

@@ -1,4 +1,5 @@
-"""CSV export of a comparison: one row per (chip, kernel), the columns in CSV_COLUMNS.
+"""CSV export of a comparison: one row per (chip, kernel), the columns in CSV_COLUMNS; and of
+workloads: one row per (chip, workload), the columns in WORKLOAD_CSV_COLUMNS.
 
 The same function serves the headless ``--export-csv`` path and the app's File → Export CSV.
 """
@@ -11,6 +12,11 @@ import os
 
 from roofline_gui.core.comparison import CSV_COLUMNS, Comparison, compare
 from roofline_gui.core.document import Document
+from roofline_gui.core.workload_eval import (
+    WORKLOAD_CSV_COLUMNS,
+    evaluate_workloads,
+    workload_rows,
+)
 from roofline_gui.io.files import write_atomic
 
 
@@ -30,3 +36,21 @@ def export_csv(doc: Document, path: str | os.PathLike, *, derated: bool = False)
     comparison = compare(doc.kernels, doc.chips, derated=derated)
     write_atomic(path, comparison_csv(comparison).encode("utf-8"))
     return len(doc.kernels) * len(doc.chips)
+
+
+def workloads_csv(results) -> str:
+    """One row per (chip, workload), the columns in WORKLOAD_CSV_COLUMNS."""
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=WORKLOAD_CSV_COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(workload_rows(results))
+    return buffer.getvalue()
+
+
+def export_workloads_csv(doc: Document, path: str | os.PathLike, *, derated: bool = False) -> int:
+    """Write every workload of ``doc`` on every chip of it to ``path`` atomically; returns the
+    number of rows."""
+    results = evaluate_workloads(doc.workloads, doc.chips, derated=derated,
+                                 kernels=doc.kernels_by_id)
+    write_atomic(path, workloads_csv(results).encode("utf-8"))
+    return len(doc.workloads) * len(doc.chips)

@@ -20,12 +20,13 @@ from roofline_gui.io.files import dumps, parse_json_bytes, read_json, write_atom
 from roofline_gui.io.presets import Presets, default_presets
 from roofline_gui.io.serialize import chip_to_dict, kernel_to_dict
 from roofline_gui.io.validate import PRESET_OVERRIDES, Checker, read_chip, read_kernel
+from roofline_gui.io.workloads import read_workload, workload_to_dict
 
 FORMAT = "roofline-session"
-VERSION = 2
+VERSION = 3
 MAX_ITEMS = 100_000
 #: The keys a session file may have at its top level.
-TOP_KEYS = ("format", "version", "title", "baseline", "chips", "kernels")
+TOP_KEYS = ("format", "version", "title", "baseline", "chips", "kernels", "workloads")
 
 
 def _v1_to_v2(data: dict) -> dict:
@@ -46,7 +47,12 @@ def _v1_to_v2(data: dict) -> dict:
     return out
 
 
-MIGRATIONS: dict[int, Callable[[dict], dict]] = {1: _v1_to_v2}
+def _v2_to_v3(data: dict) -> dict:
+    """Version 3 adds ``workloads`` (whole models); a version 2 file has none."""
+    return {**data, "version": 3}
+
+
+MIGRATIONS: dict[int, Callable[[dict], dict]] = {1: _v1_to_v2, 2: _v2_to_v3}
 
 
 def migrate(data: dict) -> dict:
@@ -84,6 +90,9 @@ def parse_session(data: Any, presets: Presets | None = None, source: str = "") -
     ck.known_keys(root, "", TOP_KEYS)
     chips = _read_items(ck, root, "chips", presets.chips, read_chip)
     kernels = _read_items(ck, root, "kernels", presets.kernels, read_kernel)
+    by_id = {k.id: k for k in kernels}
+    workloads = _read_items(ck, root, "workloads", {}, lambda ck, d, path, item_id: read_workload(
+        ck, d, path, item_id, by_id))
     title = ck.text(root, "title", "")
     baseline = root.get("baseline")
     if baseline is not None and not isinstance(baseline, str):
@@ -92,7 +101,8 @@ def parse_session(data: Any, presets: Presets | None = None, source: str = "") -
         ck.fail("baseline", f"names no chip in this session ({baseline!r})")
     if ck.problems:
         raise ValidationError(ck.problems, source)
-    return Document(chips=tuple(chips), kernels=tuple(kernels), baseline=baseline, title=title)
+    return Document(chips=tuple(chips), kernels=tuple(kernels), workloads=tuple(workloads),
+                    baseline=baseline, title=title)
 
 
 def _read_items(ck: Checker, root: dict, key: str, library: dict, reader) -> list:
@@ -159,6 +169,7 @@ def session_to_dict(doc: Document) -> dict:
         "baseline": doc.baseline,
         "chips": [chip_to_dict(c) for c in doc.chips],
         "kernels": [kernel_to_dict(k) for k in doc.kernels],
+        "workloads": [workload_to_dict(w) for w in doc.workloads],
     }
 
 

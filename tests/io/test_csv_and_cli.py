@@ -75,3 +75,73 @@ def test_help_and_list_presets():
     listing = run_app("--list-presets")
     assert listing.returncode == 0
     assert "google-tpu-v3" in listing.stdout and "add-int8" in listing.stdout
+
+
+# -- workloads ---------------------------------------------------------------------------------
+
+from roofline_gui.core.workload_eval import WORKLOAD_CSV_COLUMNS  # noqa: E402
+
+LLAMA3 = ROOT / "resources" / "workloads" / "llama-3-8b.config.json"
+
+
+def test_model_straight_from_its_config(tmp_path):
+    """The issue's command line: columns in its order, and the numbers the core gives."""
+    out = tmp_path / "w.csv"
+    result = run_app("--model", LLAMA3, "--phase", "decode", "--batch", 1, "--context", 2048,
+                     "--chips", "nvidia-h100-sxm5-80gb,amd-instinct-mi300x,google-tpu-v5e",
+                     "--export-workloads", out)
+    assert result.returncode == 0, result.stderr
+    rows = list(csv.DictReader(io.StringIO(out.read_text())))
+    assert tuple(rows[0]) == WORKLOAD_CSV_COLUMNS == (
+        "chip", "workload", "phase", "batch", "sequence", "context", "chips_per_model", "time_s",
+        "time_no_overlap_s", "throughput_per_s", "throughput_unit", "memory_bound_time_share",
+        "communication_time_share", "dominant_kernel")
+    h100 = rows[0]
+    assert (h100["chip"], h100["phase"], h100["batch"], h100["context"]) == (
+        "H100 SXM5 80GB", "decode", "1", "2048")
+    # 15.28 GB per token at 3.35 TB/s: 4.563 ms, 219.2 tokens/s, all memory-bound
+    assert float(h100["time_s"]) == pytest.approx(4.5627e-3, rel=1e-4)
+    assert float(h100["throughput_per_s"]) == pytest.approx(219.17, rel=1e-4)
+    assert h100["throughput_unit"] == "tokens/s" and h100["memory_bound_time_share"] == "1"
+    assert float(rows[1]["throughput_per_s"]) > float(h100["throughput_per_s"])  # MI300X 5.3 TB/s
+
+
+def test_session_workloads_export(tmp_path):
+    out = tmp_path / "w.csv"
+    result = run_app(DATA / "session_v3.json", "--export-workloads", out)
+    assert result.returncode == 0, result.stderr
+    rows = list(csv.DictReader(io.StringIO(out.read_text())))
+    assert len(rows) == 5 * 2  # five workloads on two chips
+    assert {r["throughput_unit"] for r in rows} == {"tokens/s", "images/s", "samples/s", "runs/s"}
+
+
+@pytest.mark.parametrize(("args", "named"), [
+    (("--batch", "0", "--context", "8"), "--batch"),
+    (("--batch", "-3", "--context", "8"), "--batch"),
+    (("--phase", "prefill"), "--sequence"),
+    (("--phase", "decode"), "--context"),
+    (("--context", "8", "--weights", "fp7"), "--weights"),
+    (("--context", "8", "--chips", "nvidia-h100-sxm5-80gb,no-such-chip"), "no-such-chip"),
+    (("--context", "8", "--config", "no_hidden"), "hidden_size"),
+    (("--context", "8", "--config", "bad_heads"), "num_attention_heads"),
+])
+def test_bad_model_input_exits_2_naming_the_field(tmp_path, args, named):
+    import json
+
+    configs = {"no_hidden": {"num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 9},
+               "bad_heads": {"hidden_size": 100, "num_hidden_layers": 2,
+                             "num_attention_heads": 3, "vocab_size": 9}}
+    args = list(args)
+    config = LLAMA3
+    if "--config" in args:
+        i = args.index("--config")
+        config = tmp_path / "config.json"
+        config.write_text(json.dumps(configs[args[i + 1]]))
+        del args[i:i + 2]
+    if "--chips" not in args:
+        args += ["--chips", "nvidia-h100-sxm5-80gb"]
+    out = tmp_path / "w.csv"
+    result = run_app("--model", config, *args, "--export-workloads", out)
+    assert result.returncode == 2, result.stderr
+    assert named in result.stderr and "Traceback" not in result.stderr
+    assert not out.exists()

@@ -23,6 +23,7 @@ from roofline_gui.io.session import dump_session, loads_session
 SCALE = int(os.environ.get("ROOFLINE_FUZZ_SCALE", "1"))
 
 SEEDS = [(DATA / "session_v1.json").read_bytes(), (DATA / "session_v2.json").read_bytes(),
+         (DATA / "session_v3.json").read_bytes(),
          *(p.read_bytes() for p in sorted((resources_dir() / "examples").glob("*.roofline")))]
 
 json_leaf = st.one_of(st.none(), st.booleans(), st.integers(-10**30, 10**30),
@@ -206,27 +207,8 @@ def test_loader_and_schema_agree_on_seeded_mutations():
     assert verdicts == {True, False}  # the corpus holds both kinds, so agreement means something
 
 
-RICH = {  # one of every kind of entry, every optional field set
-    "format": "roofline-session", "version": 2, "title": "t", "baseline": "c1",
-    "chips": [
-        {"id": "c1", "name": "Chip", "vendor": "v", "year": 2020, "notes": "n",
-         "compute": {"fp32": 1e13, "bf16": 1e14}, "compute_sources": {"fp32": "datasheet"},
-         "achievable": {"fp32": 0.9}, "color": "#123456", "visible": True, "preset": "x",
-         "memory": [{"role": "dram", "name": "HBM", "bandwidth": 1e12, "write_bandwidth": 9e11,
-                     "capacity": 4e10, "achievable": 0.8, "source": "s"},
-                    {"role": "host", "name": "PCIe", "bandwidth": 3.2e10}]},
-        {"id": "c2", "preset": "nvidia-a100-sxm4-40gb", "color": "#654321", "visible": False},
-    ],
-    "kernels": [
-        {"id": "k1", "name": "GEMM", "category": "c", "precision": "bf16",
-         "storage_precision": "int8", "template": "gemm", "params": {"m": 64, "n": 64, "k": 64},
-         "measured_time": 1e-3, "measured_flops": 1e12, "notes": "n", "source": "s", "preset": "p"},
-        {"id": "k2", "name": "Flops", "precision": "fp32", "flops": 1e9,
-         "bytes": {"dram": 1e8, "cache": 1e9}, "write_bytes": {"dram": 0}},
-        {"id": "k3", "name": "AI", "precision": "fp64", "intensity": 0.5},
-        {"id": "k4", "preset": "triad-fp64"},
-    ],
-}
+#: One of every kind of entry, every optional field set (tests/data/session_v3.json).
+RICH = json.loads(SEEDS[2])
 
 
 def _paths(node, path=()):

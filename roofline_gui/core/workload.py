@@ -1,0 +1,536 @@
+"""Workloads: a whole model as an ordered list of kernels with repeat counts.
+
+A workload is a recipe: a generator (``kind``), its model description (``spec``: a Hugging
+Face-style ``config.json`` for a transformer, a layer list for a CNN, widths for an MLP, sizes for
+an LSTM, kernel ids and counts for a custom workload) and the workload-level parameters that
+bind into every kernel: batch B, prefill sequence S or decode KV-cache length L, the precisions
+of weights, activations and KV cache, and the number of chips N that share the model (tensor
+parallelism over one of the chip's link levels). :func:`build` turns it into entries (a sized
+kernel per layer type with its count and its formula with the numbers filled in);
+:mod:`roofline_gui.core.workload_eval` evaluates them on chips.
+
+Conventions, as the kernel templates have them: ops count every add and multiply (1 MAC = 2 ops);
+bytes are compulsory main-memory traffic (every weight read once per step, activations read
+and written once between kernels, as if each kernel were fused and caches were perfect).
+Every number here is derived from the spec; the formulas are shown to the user as written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from roofline_gui.core.errors import Problem, ValidationError
+from roofline_gui.core.kernel import Kernel
+from roofline_gui.core.templates import TEMPLATES
+from roofline_gui.core.units import BYTES_PER_VALUE, PRECISIONS
+
+KINDS = ("transformer", "cnn", "mlp", "lstm", "custom")
+PHASES = ("prefill", "decode")
+#: What one unit of throughput is, per kind (transformer: tokens, per phase below).
+UNITS = {"transformer": "tokens", "cnn": "images", "mlp": "samples", "lstm": "samples",
+         "custom": "runs"}
+#: Memory roles that can join the chips of one model.
+LINK_ROLES = ("link", "host")
+MAX_DIM = 10**7
+MAX_COUNT = 10**9
+
+
+@dataclass(frozen=True)
+class Workload:
+    id: str
+    name: str
+    kind: str
+    spec: Mapping[str, Any]
+    phase: str = "decode"
+    batch: int = 1
+    sequence: int = 2048  # prefill: prompt tokens per sequence (S)
+    context: int = 2048  # decode: tokens already in the KV cache (L)
+    weights: str = "bf16"
+    activations: str = "bf16"
+    kv_cache: str = "bf16"
+    chips_per_model: int = 1
+    link: str = "link"
+    source: str = ""
+    visible: bool = True
+
+    @property
+    def throughput_unit(self) -> str:
+        return f"{UNITS[self.kind]}/s"
+
+    def tokens(self) -> int:
+        """Items one step processes: tokens for a transformer (B in decode, B·S in prefill),
+        else the batch."""
+        if self.kind == "transformer" and self.phase == "prefill":
+            return self.batch * self.sequence
+        return self.batch
+
+    def per_step_items(self) -> int:
+        """What the throughput counts per step: prefill tokens, decode tokens (one per
+        sequence), images or samples of the batch, or 1 run."""
+        return 1 if self.kind == "custom" else self.tokens()
+
+    def problems(self) -> list[Problem]:
+        """What is wrong with the workload-level parameters (the spec is checked by build)."""
+        out = []
+        if self.kind not in KINDS:
+            out.append(Problem("kind", f"unknown kind {self.kind!r}; use one of {', '.join(KINDS)}"))
+        if self.kind == "transformer" and self.phase not in PHASES:
+            out.append(Problem("phase", f"must be prefill or decode, not {self.phase!r}"))
+        for name in ("batch", "sequence", "context", "chips_per_model"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                out.append(Problem(name, f"must be a positive whole number, not {value!r}"))
+            elif value > MAX_DIM:
+                out.append(Problem(name, f"{value} is beyond the plausible maximum {MAX_DIM}"))
+        for name in ("weights", "activations", "kv_cache"):
+            if getattr(self, name) not in PRECISIONS:
+                out.append(Problem(name, f"unknown precision {getattr(self, name)!r}; "
+                                         f"use one of {', '.join(PRECISIONS)}"))
+        if self.link not in LINK_ROLES:
+            out.append(Problem("link", f"must be one of {', '.join(LINK_ROLES)}, not {self.link!r}"))
+        return out
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One kernel of a workload, run ``count`` times per step (per layer × layers)."""
+
+    kernel: Kernel
+    count: float
+    group: str  # "attention", "MLP", "experts", "norms", "head", "conv", ... for the breakdown
+    steps: tuple[str, ...] = ()
+    #: Bytes at ``dram`` that are weights (read once per step however large the batch).
+    weight_bytes: float = 0.0
+
+
+@dataclass(frozen=True)
+class Built:
+    """A workload's entries and what the generator says about it as a whole."""
+
+    entries: tuple[Entry, ...]
+    #: Bytes each chip sends over the link per step (tensor parallelism), and how it is derived.
+    link_bytes: float = 0.0
+    link_steps: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+    parameters: float = 0.0  # weights of the whole model
+    active_parameters: float = 0.0  # weights one token uses (mixture of experts: k of E)
+
+
+def _g(x: float) -> str:
+    x = float(x)
+    return f"{x:,.0f}" if x.is_integer() and abs(x) < 1e7 else f"{x:.4g}"
+
+
+def _entry(workload: Workload, index: int, name: str, group: str, count: float, ops: float,
+           reads: float, writes: float, steps: list[str], weight_bytes: float = 0.0) -> Entry:
+    kernel = Kernel(
+        id=f"{workload.id}/{index}", name=name, precision=workload.activations,
+        category=f"workload: {workload.name}", flops=ops,
+        bytes={"dram": reads + writes}, write_bytes={"dram": writes},
+        notes="\n".join(steps),
+    )
+    return Entry(kernel, count, group, tuple(steps), weight_bytes)
+
+
+# -- transformer language models -------------------------------------------------------------
+
+#: Architectures whose MLP is gated (three matrices: gate, up, down).
+GATED_TYPES = {"llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "gemma", "gemma2", "phi3"}
+
+
+@dataclass(frozen=True)
+class TransformerConfig:
+    hidden: int
+    layers: int
+    heads: int
+    kv_heads: int
+    head_dim: int
+    intermediate: int
+    gated: bool
+    vocab: int
+    tied: bool
+    experts: int = 1
+    experts_per_token: int = 1
+    attention_bias: bool = False
+    gpt2: bool = False  # LayerNorm with bias, biases on every matrix, learned positions
+    positions: int = 0
+    model_type: str = ""
+    notes: tuple[str, ...] = field(default=())
+
+    @classmethod
+    def from_config(cls, raw: Any, path: str = "config") -> TransformerConfig:
+        """Read a Hugging Face-style ``config.json`` (both the Llama and the GPT-2 spellings);
+        raise ValidationError naming every missing or bad field."""
+        problems: list[Problem] = []
+        if not isinstance(raw, Mapping):
+            raise ValidationError([Problem(path, "must be an object (a config.json)")])
+        notes: list[str] = []
+
+        def whole(*names: str, default: Any = None, required: bool = True) -> int | None:
+            for name in names:
+                if name in raw and raw[name] is not None:
+                    value = raw[name]
+                    if isinstance(value, bool) or not isinstance(value, (int, float)) or \
+                            value != int(value) or value < 1 or value > 10**9:
+                        problems.append(Problem(f"{path}.{name}", f"must be a positive whole "
+                                                                  f"number, not {value!r}"))
+                        return None
+                    return int(value)
+            if default is not None:
+                return default
+            if required:
+                problems.append(Problem(f"{path}.{names[0]}", "is required"))
+            return None
+
+        model_type = str(raw.get("model_type", ""))
+        gpt2 = model_type == "gpt2" or "n_embd" in raw
+        hidden = whole("hidden_size", "n_embd", "d_model")
+        layers = whole("num_hidden_layers", "n_layer", "num_layers")
+        heads = whole("num_attention_heads", "n_head")
+        kv_heads = whole("num_key_value_heads", default=heads or 1)
+        vocab = whole("vocab_size")
+        intermediate = whole("intermediate_size", "n_inner", "ffn_dim",
+                             default=4 * hidden if hidden else None)
+        head_dim = whole("head_dim", required=False)
+        experts = whole("num_local_experts", "num_experts", default=1)
+        per_token = whole("num_experts_per_tok", default=1)
+        positions = whole("n_positions", "max_position_embeddings", default=0) if gpt2 else 0
+        if hidden and heads and head_dim is None:
+            if hidden % heads:
+                problems.append(Problem(f"{path}.num_attention_heads",
+                                        f"{heads} heads do not divide hidden_size {hidden} "
+                                        "(give head_dim if the model sets it)"))
+            head_dim = hidden // heads
+        if heads and kv_heads and heads % kv_heads:
+            problems.append(Problem(f"{path}.num_key_value_heads",
+                                    f"{kv_heads} KV heads do not divide {heads} query heads"))
+        if experts and per_token and per_token > experts:
+            problems.append(Problem(f"{path}.num_experts_per_tok",
+                                    f"{per_token} is more than the {experts} experts"))
+        if raw.get("shared_expert_intermediate_size") or raw.get("moe_intermediate_size"):
+            problems.append(Problem(f"{path}.moe_intermediate_size",
+                                    "shared or fine-grained experts are not modelled yet"))
+        if problems:
+            raise ValidationError(problems)
+        act = str(raw.get("hidden_act", raw.get("activation_function", "")))
+        gated = (model_type in GATED_TYPES or act in ("silu", "swiglu")) and not gpt2
+        notes.append(f"MLP: {'gated (gate, up, down: 3 matrices)' if gated else 'plain (up, down)'}"
+                     f" from {'model_type ' + repr(model_type) if model_type else 'hidden_act ' + repr(act)}")
+        tied = bool(raw.get("tie_word_embeddings", True))
+        bias = bool(raw.get("attention_bias", model_type == "qwen2"))
+        return cls(hidden, layers, heads, kv_heads, head_dim, intermediate, gated, vocab, tied,
+                   experts, per_token, bias, gpt2, positions or 0, model_type, tuple(notes))
+
+    def parameters(self) -> dict[str, float]:
+        """Weights by part, as the model's checkpoint holds them."""
+        h, hd = self.hidden, self.head_dim
+        q, kv = self.heads * hd, self.kv_heads * hd
+        attention = h * (q + 2 * kv) + q * h
+        if self.attention_bias:
+            attention += q + 2 * kv
+        if self.gpt2:
+            attention += q + 2 * kv + h  # c_attn and c_proj biases
+        matrices = 3 if self.gated else 2
+        expert = matrices * h * self.intermediate + (
+            (self.intermediate + h) if self.gpt2 else 0)
+        mlp = expert * self.experts + (h * self.experts if self.experts > 1 else 0)
+        norms = (4 if self.gpt2 else 2) * h
+        embed = self.vocab * h + self.positions * h
+        head = 0 if self.tied else self.vocab * h
+        final = (2 if self.gpt2 else 1) * h
+        return {"attention": attention * self.layers, "mlp": mlp * self.layers,
+                "norms": norms * self.layers + final, "embedding": embed, "head": head,
+                "expert": expert}
+
+    def total_parameters(self) -> float:
+        p = self.parameters()
+        return p["attention"] + p["mlp"] + p["norms"] + p["embedding"] + p["head"]
+
+    def active_parameters(self) -> float:
+        """Weights one token uses: all but the experts it is not routed to."""
+        p = self.parameters()
+        idle = (self.experts - self.experts_per_token) * p["expert"] * self.layers
+        return self.total_parameters() - idle
+
+
+def _transformer(w: Workload) -> Built:
+    cfg = TransformerConfig.from_config(w.spec, "spec")
+    bw, ba, bkv = (BYTES_PER_VALUE[p] for p in (w.weights, w.activations, w.kv_cache))
+    n = w.chips_per_model
+    h, hd, H, Hkv, i_size = cfg.hidden, cfg.head_dim, cfg.heads, cfg.kv_heads, cfg.intermediate
+    decode = w.phase == "decode"
+    B, S, L = w.batch, w.sequence, w.context
+    T = B if decode else B * S
+    tok = f"T = B = {_g(B)}" if decode else f"T = B·S = {_g(B)}·{_g(S)} = {_g(T)}"
+    share = f" ÷ N (N = {n} chips share every matrix)" if n > 1 else ""
+    qkv = (H + 2 * Hkv) * hd
+    entries: list[Entry] = []
+    count = cfg.layers
+
+    def add(name, group, cnt, ops, reads, writes, steps, weight=0.0):
+        entries.append(_entry(w, len(entries), name, group, cnt, ops, reads, writes, steps, weight))
+
+    # Attention projections: Q (H heads), K and V (Hkv heads each, grouped-query attention).
+    wq = h * qkv * bw / n
+    add("QKV projection", "attention", count, 2 * T * h * qkv / n,
+        wq + T * h * ba, T * qkv * ba / n,
+        [tok, f"Q, K, V width = (H + 2·Hkv)·D = ({H} + 2·{Hkv})·{hd} = {_g(qkv)}",
+         f"ops = 2·T·hidden·width{share} = 2·{_g(T)}·{_g(h)}·{_g(qkv)} / {n} = "
+         f"{_g(2 * T * h * qkv / n)}",
+         f"weights = hidden·width·b_w{share} = {_g(wq)} B (read once for the whole batch)",
+         f"activations: read T·hidden·b_a = {_g(T * h * ba)} B, write T·width·b_a / N = "
+         f"{_g(T * qkv * ba / n)} B"], wq)
+    if decode:
+        kv_read = 2 * B * Hkv * L * hd * bkv / n
+        kv_write = 2 * B * Hkv * hd * bkv / n
+        qo = B * H * hd * ba / n
+        ops = 4 * B * H * L * hd / n
+        add(f"Attention decode, L = {_g(L)}", "attention", count, ops, kv_read + qo,
+            kv_write + qo,
+            [f"ops = 4·B·H·L·D{share} = 4·{_g(B)}·{H}·{_g(L)}·{hd} / {n} = {_g(ops)}",
+             f"KV cache read = 2·B·Hkv·L·D·b_kv / N = 2·{_g(B)}·{Hkv}·{_g(L)}·{hd}·{_g(bkv)} / "
+             f"{n} = {_g(kv_read)} B (each sequence has its own cache: batching does not help)",
+             f"new K, V written = 2·B·Hkv·D·b_kv / N = {_g(kv_write)} B; q read and o written "
+             f"= B·H·D·b_a / N = {_g(qo)} B each",
+             f"grouped-query attention: {H // Hkv} query heads share each KV head"])
+    else:
+        ops = 2 * B * H * S * S * hd / n
+        reads = B * S * qkv * ba / n
+        writes = (B * S * H * hd * ba + 2 * B * S * Hkv * hd * bkv) / n
+        add(f"Attention prefill, S = {_g(S)}", "attention", count, ops, reads, writes,
+            [f"ops = 2·B·H·S²·D{share} = 2·{_g(B)}·{H}·{_g(S)}²·{hd} / {n} = {_g(ops)} "
+             "(Q·Kᵀ and P·V, 2·S²·D each per head, halved by the causal mask; fused: the "
+             "S×S scores stay on chip)",
+             f"read Q, K, V = B·S·width·b_a / N = {_g(reads)} B",
+             f"write O = B·S·H·D·b_a / N and the KV cache 2·B·S·Hkv·D·b_kv / N: {_g(writes)} B"])
+    wo = H * hd * h * bw / n
+    add("Output projection", "attention", count, 2 * T * H * hd * h / n,
+        wo + T * H * hd * ba / n, T * h * ba,
+        [f"ops = 2·T·(H·D)·hidden{share} = {_g(2 * T * H * hd * h / n)}",
+         f"weights = H·D·hidden·b_w{share} = {_g(wo)} B"], wo)
+    # MLP: dense, or mixture of experts with E experts and k routed per token.
+    mats_in = 2 if cfg.gated else 1
+    up_w, down_w = mats_in * h * i_size * bw, i_size * h * bw
+    gate = "gate and up (SwiGLU, fused)" if cfg.gated else "up"
+    if cfg.experts == 1:
+        add(f"MLP {gate}", "MLP", count, 2 * T * h * i_size * mats_in / n,
+            up_w / n + T * h * ba, T * i_size * ba / n,
+            [f"ops = 2·T·hidden·{mats_in}·intermediate{share} = 2·{_g(T)}·{_g(h)}·{mats_in}·"
+             f"{_g(i_size)} / {n} = {_g(2 * T * h * i_size * mats_in / n)}",
+             f"weights = {mats_in}·hidden·intermediate·b_w{share} = {_g(up_w / n)} B"], up_w / n)
+        add("MLP down", "MLP", count, 2 * T * i_size * h / n,
+            down_w / n + T * i_size * ba / n, T * h * ba,
+            [f"ops = 2·T·intermediate·hidden{share} = {_g(2 * T * i_size * h / n)}",
+             f"weights = intermediate·hidden·b_w{share} = {_g(down_w / n)} B"], down_w / n)
+    else:
+        E, k = cfg.experts, cfg.experts_per_token
+        touched = E * (1 - (1 - k / E) ** T)
+        route = [f"{E} experts, {k} per token; T = {_g(T)} tokens route to {_g(T * k)} expert "
+                 f"slots",
+                 f"experts whose weights a step reads = E·(1 − (1 − k/E)^T) = {E}·(1 − (1 − "
+                 f"{k}/{E})^{_g(T)}) = {touched:.3g} (routing spread evenly; at batch 1 in decode "
+                 f"that is k = {k}, and with enough tokens every expert)"]
+        router_w = h * E * bw
+        add("MoE router", "experts", count, 2 * T * h * E, router_w + T * h * ba, T * E * ba,
+            [f"ops = 2·T·hidden·E = {_g(2 * T * h * E)}", f"weights = hidden·E·b_w = "
+                                                         f"{_g(router_w)} B"], router_w)
+        wu = touched * up_w / n
+        add(f"Experts {gate}", "experts", count, 2 * T * k * h * i_size * mats_in / n,
+            wu + T * k * h * ba, T * k * i_size * ba / n,
+            [*route, f"ops = 2·T·k·hidden·{mats_in}·intermediate{share} = "
+                     f"{_g(2 * T * k * h * i_size * mats_in / n)}",
+             f"weights = experts read · {mats_in}·hidden·intermediate·b_w{share} = {_g(wu)} B"], wu)
+        wd = touched * down_w / n
+        add("Experts down", "experts", count, 2 * T * k * i_size * h / n,
+            wd + T * k * i_size * ba / n, T * k * h * ba,
+            [f"ops = 2·T·k·intermediate·hidden{share} = {_g(2 * T * k * i_size * h / n)}",
+             f"weights = experts read · intermediate·hidden·b_w{share} = {_g(wd)} B"], wd)
+    norm = "LayerNorm" if cfg.gpt2 else "RMSNorm"
+    add(f"{norm}s and residual adds", "norms", count, 10 * T * h, 8 * T * h * ba, 2 * T * h * ba,
+        [f"2 {norm}s (about 4 ops per value: square, sum, scale, weight) and 2 residual adds "
+         f"(1 op per value): ops = 10·T·hidden = {_g(10 * T * h)}",
+         f"bytes: each norm reads and writes T·hidden values, each add reads 2 and writes 1: "
+         f"10·T·hidden·b_a = {_g(10 * T * h * ba)} B (not split over the N chips)"])
+    emb = T * h * (bw + ba) + 2 * T * h * ba
+    add("Embedding lookup and final norm", "head", 1, 4 * T * h, emb - T * h * ba, T * h * ba,
+        [f"gather T rows of the embedding table: T·hidden·b_w = {_g(T * h * bw)} B, written as "
+         "activations; the final norm reads and writes them once more",
+         f"ops = 4·T·hidden = {_g(4 * T * h)} (the norm; a lookup does no arithmetic)"],
+        T * h * bw)
+    V = cfg.vocab
+    head_w = h * V * bw / n
+    add("LM head (logits)", "head", 1, 2 * B * h * V / n, head_w + B * h * ba, B * V * ba / n,
+        [f"logits for the last token of each of the B = {_g(B)} sequences",
+         f"ops = 2·B·hidden·vocab{share} = 2·{_g(B)}·{_g(h)}·{_g(V)} / {n} = "
+         f"{_g(2 * B * h * V / n)}",
+         f"weights = hidden·vocab·b_w{share} = {_g(head_w)} B"
+         + (" (tied: the embedding table read again)" if cfg.tied else "")], head_w)
+    link_bytes, link_steps = 0.0, ()
+    if n > 1:
+        per = 2 * (n - 1) / n * T * h * ba
+        link_bytes = 2 * per * cfg.layers
+        link_steps = (
+            f"two all-reduces of the activations per layer (after attention and after the MLP), "
+            f"each sending 2·(N−1)/N·T·hidden·b_a = 2·{n - 1}/{n}·{_g(T)}·{_g(h)}·{_g(ba)} = "
+            f"{_g(per)} B per chip",
+            f"per step: 2·layers·that = 2·{cfg.layers}·{_g(per)} = {_g(link_bytes)} B per chip",
+        )
+    return Built(tuple(entries), link_bytes, link_steps, cfg.notes,
+                 cfg.total_parameters(), cfg.active_parameters())
+
+
+# -- CNNs, MLPs, LSTMs (the TPU paper's workloads) ------------------------------------------
+
+CONV_FIELDS = ("c_in", "c_out", "height", "width", "kernel", "stride")
+
+
+def _need(raw: Any, key: str, path: str, problems: list[Problem], maximum: int = MAX_DIM) -> int:
+    value = raw.get(key) if isinstance(raw, Mapping) else None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value) \
+            or not 1 <= value <= maximum:
+        problems.append(Problem(f"{path}.{key}", f"must be a whole number from 1 to {maximum}, "
+                                                 f"not {value!r}"))
+        return 1
+    return int(value)
+
+
+def _cnn(w: Workload) -> Built:
+    problems: list[Problem] = []
+    layers = w.spec.get("layers")
+    if not isinstance(layers, list) or not layers:
+        raise ValidationError([Problem("spec.layers", "needs a list of layers")])
+    bw, ba, B = BYTES_PER_VALUE[w.weights], BYTES_PER_VALUE[w.activations], w.batch
+    entries: list[Entry] = []
+    params = 0.0
+    for j, layer in enumerate(layers):
+        path = f"spec.layers[{j}]"
+        if not isinstance(layer, Mapping):
+            problems.append(Problem(path, "must be an object"))
+            continue
+        name = layer.get("name", f"layer {j + 1}")
+        count = _need(layer, "count", path, problems, MAX_COUNT) if "count" in layer else 1
+        if layer.get("type", "conv") == "fc":
+            di, do = _need(layer, "d_in", path, problems), _need(layer, "d_out", path, problems)
+            weights = di * do * bw
+            ops = 2 * B * di * do
+            params += count * (di * do + do)
+            entries.append(_entry(w, len(entries), str(name), "fully connected", count, ops,
+                                  weights + B * di * ba, B * do * ba,
+                                  [f"ops = 2·B·d_in·d_out = 2·{_g(B)}·{di}·{do} = {_g(ops)}",
+                                   f"weights = d_in·d_out·b_w = {_g(weights)} B"], weights))
+            continue
+        ci, co, hh, ww, kk, s = (_need(layer, f, path, problems) for f in CONV_FIELDS)
+        ho, wo = -(-hh // s), -(-ww // s)
+        ops = 2 * B * co * ho * wo * ci * kk * kk
+        weights = ci * co * kk * kk * bw
+        inp, out = B * ci * hh * ww * ba, B * co * ho * wo * ba
+        params += count * (ci * co * kk * kk + 2 * co)  # weights and batch-norm scale, shift
+        entries.append(_entry(
+            w, len(entries), str(name), "conv", count, ops, weights + inp, out,
+            [f"{kk}×{kk} conv, {ci}→{co} channels, {hh}×{ww} input, stride {s} → {ho}×{wo}",
+             f"ops = 2·B·C_out·Ho·Wo·C_in·K² = {_g(ops)}",
+             f"bytes = input B·C_in·H·W·b_a {_g(inp)} + weights C_in·C_out·K²·b_w {_g(weights)} "
+             f"+ output {_g(out)} B (batch norm and ReLU fused; the weights slide over every "
+             "pixel and image: the reuse that makes CNNs compute-bound)"], weights))
+    if problems:
+        raise ValidationError(problems)
+    return Built(tuple(entries), parameters=params, active_parameters=params)
+
+
+def _mlp(w: Workload) -> Built:
+    widths = w.spec.get("widths")
+    if not isinstance(widths, list) or len(widths) < 2:
+        raise ValidationError([Problem("spec.widths", "needs at least two widths (in, out)")])
+    problems: list[Problem] = []
+    dims = [_need({"w": v}, "w", f"spec.widths[{j}]", problems) for j, v in enumerate(widths)]
+    if problems:
+        raise ValidationError(problems)
+    bw, ba, B = BYTES_PER_VALUE[w.weights], BYTES_PER_VALUE[w.activations], w.batch
+    entries = []
+    for j, (di, do) in enumerate(zip(dims, dims[1:], strict=False)):
+        weights = di * do * bw
+        ops = 2 * B * di * do
+        entries.append(_entry(w, j, f"Layer {j + 1}: {di}×{do}", "fully connected", 1, ops,
+                              weights + B * di * ba, B * do * ba,
+                              [f"ops = 2·B·d_in·d_out = 2·{_g(B)}·{di}·{do} = {_g(ops)}",
+                               f"weights = d_in·d_out·b_w = {_g(weights)} B, read once for the "
+                               f"batch: intensity ≈ 2·B / b_w = {_g(2 * B / bw)} op/B"],
+                              weights))
+    params = sum(di * do + do for di, do in zip(dims, dims[1:], strict=False))
+    return Built(tuple(entries), parameters=params, active_parameters=params)
+
+
+def _lstm(w: Workload) -> Built:
+    problems: list[Problem] = []
+    layers = _need(w.spec, "layers", "spec", problems)
+    x = _need(w.spec, "input", "spec", problems)
+    hid = _need(w.spec, "hidden", "spec", problems)
+    steps = _need(w.spec, "steps", "spec", problems)
+    if problems:
+        raise ValidationError(problems)
+    bw, ba, B = BYTES_PER_VALUE[w.weights], BYTES_PER_VALUE[w.activations], w.batch
+    weights = 4 * hid * (x + hid) * bw
+    ops = 2 * B * 4 * hid * (x + hid)
+    acts = B * (x + 2 * hid) * ba
+    entry = _entry(w, 0, f"LSTM step, h = {hid}", "LSTM", layers * steps, ops, weights + acts,
+                   2 * B * hid * ba,
+                   [f"count = layers·time steps = {layers}·{steps} = {layers * steps} (the "
+                    "weights are read again every step: they do not stay on chip)",
+                    f"ops = 2·B·4h·(x + h) = {_g(ops)}",
+                    f"weights = 4h·(x + h)·b_w = {_g(weights)} B; intensity ≈ 2·B / b_w"],
+                   weights)
+    return Built((entry,), parameters=layers * 4 * hid * (x + hid + 1),
+                 active_parameters=layers * 4 * hid * (x + hid + 1))
+
+
+def _custom(w: Workload, kernels: Mapping[str, Kernel]) -> Built:
+    raw = w.spec.get("entries")
+    if not isinstance(raw, list) or not raw:
+        raise ValidationError([Problem("spec.entries", "needs a list of {kernel, count}")])
+    problems: list[Problem] = []
+    entries = []
+    for j, item in enumerate(raw):
+        path = f"spec.entries[{j}]"
+        kid = item.get("kernel") if isinstance(item, Mapping) else None
+        if not isinstance(kid, str) or kid not in kernels:
+            problems.append(Problem(f"{path}.kernel", f"names no kernel of the session ({kid!r})"))
+            continue
+        count = _need(item, "count", path, problems, MAX_COUNT)
+        k = kernels[kid]
+        if not k.has_size:
+            problems.append(Problem(f"{path}.kernel", f"{k.name!r} has an intensity only, no "
+                                                      "size: it has no time to add up"))
+            continue
+        bound = bool(k.template) and "batch" in {p.name for p in TEMPLATES[k.template].params}
+        if bound:
+            k = replace(k, params={**k.params, "batch": w.batch})
+        t = k.traffic()
+        steps = [f"{count} × the session's kernel {k.name!r}"
+                 + (f" at the workload's batch {w.batch}" if bound else ""),
+                 f"ops = {_g(t.ops)}, dram bytes = {_g(t.bytes.get('dram', 0))}"]
+        entries.append(Entry(replace(k, id=f"{w.id}/{j}"), count,
+                             k.category, tuple(steps)))
+    if problems:
+        raise ValidationError(problems)
+    return Built(tuple(entries))
+
+
+def build(workload: Workload, kernels: Mapping[str, Kernel] | None = None) -> Built:
+    """The workload's entries. Raises ValidationError naming each bad parameter or spec field."""
+    problems = workload.problems()
+    if problems:
+        raise ValidationError(problems)
+    if not isinstance(workload.spec, Mapping):
+        raise ValidationError([Problem("spec", "must be an object")])
+    match workload.kind:
+        case "transformer":
+            return _transformer(workload)
+        case "cnn":
+            return _cnn(workload)
+        case "mlp":
+            return _mlp(workload)
+        case "lstm":
+            return _lstm(workload)
+    return _custom(workload, kernels or {})

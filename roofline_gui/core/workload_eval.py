@@ -1,0 +1,237 @@
+"""Workloads on chips: end-to-end time, throughput and where the time goes.
+
+Every entry of every workload is a kernel evaluated by :func:`roofline.evaluate` in one call
+over all chips (and over a batch sweep, every batch's entries in the same call), so a workload's
+numbers are sums of the very kernel numbers the chart and the table show:
+    time (per step)   = Σ count × kernel time (each kernel's compute and memory overlap) + link
+    no-overlap bound  = Σ count × (compute time + every level's time) + link
+    throughput        = items per step ÷ time (tokens, images, samples; per model of N chips)
+    memory-bound share = the part of the kernel time spent in memory-bound kernels
+    aggregate intensity = total ops ÷ total dram bytes; aggregate rate = total ops ÷ time
+Link time (tensor parallelism over N chips) is the bytes each chip sends per step ÷ the
+bandwidth of the chip's link level (per direction): it adds to the time, without overlap.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from functools import cached_property
+
+import numpy as np
+
+from roofline_gui.core.chip import Chip
+from roofline_gui.core.kernel import Kernel
+from roofline_gui.core.roofline import (
+    BOUND_MEMORY,
+    ROLE_INDEX,
+    ChipArrays,
+    Evaluation,
+    KernelArrays,
+    evaluate,
+)
+from roofline_gui.core.workload import Built, Workload, build
+
+WORKLOAD_CSV_COLUMNS = (
+    "chip", "workload", "phase", "batch", "sequence", "context", "chips_per_model", "time_s",
+    "time_no_overlap_s", "throughput_per_s", "throughput_unit", "memory_bound_time_share",
+    "communication_time_share", "dominant_kernel",
+)
+
+
+@dataclass(frozen=True)
+class WorkloadResult:
+    """One workload on every chip. Arrays are [C] unless stated; NaN where a chip cannot run
+    it (a precision it lacks, or no level of the chosen link role when N > 1)."""
+
+    workload: Workload
+    built: Built
+    chips: tuple[Chip, ...]
+    rows: slice  # this workload's rows in ``evaluation``
+    evaluation: Evaluation
+    link_bandwidth: np.ndarray  # [C] B/s of the link level (NaN where there is none)
+
+    @property
+    def entries(self):
+        return self.built.entries
+
+    @cached_property
+    def counts(self) -> np.ndarray:
+        return np.array([e.count for e in self.entries], dtype=float)
+
+    @cached_property
+    def entry_time(self) -> np.ndarray:
+        """[E, C] seconds of all ``count`` runs of each entry (lower bound, per kernel overlap)."""
+        return self.counts[:, None] * self.evaluation.time_lower[self.rows]
+
+    @cached_property
+    def entry_time_upper(self) -> np.ndarray:
+        return self.counts[:, None] * self.evaluation.time_upper[self.rows]
+
+    @cached_property
+    def entry_bound(self) -> np.ndarray:
+        """[E, C] BOUND_* code of each entry's kernel."""
+        return self.evaluation.bound[self.rows]
+
+    @cached_property
+    def link_time(self) -> np.ndarray:
+        if self.built.link_bytes == 0:
+            return np.zeros(len(self.chips))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return self.built.link_bytes / self.link_bandwidth
+
+    @cached_property
+    def kernel_time(self) -> np.ndarray:
+        return self.entry_time.sum(axis=0)
+
+    @cached_property
+    def time(self) -> np.ndarray:
+        """Seconds per step (one forward pass of the batch; one token per sequence in decode)."""
+        return self.kernel_time + self.link_time
+
+    @cached_property
+    def time_no_overlap(self) -> np.ndarray:
+        return self.entry_time_upper.sum(axis=0) + self.link_time
+
+    @cached_property
+    def throughput(self) -> np.ndarray:
+        return self.workload.per_step_items() / self.time
+
+    @cached_property
+    def memory_time(self) -> np.ndarray:
+        return np.where(self.entry_bound == BOUND_MEMORY, self.entry_time, 0.0).sum(axis=0)
+
+    @cached_property
+    def memory_bound_share(self) -> np.ndarray:
+        return self.memory_time / self.time
+
+    @cached_property
+    def communication_share(self) -> np.ndarray:
+        return self.link_time / self.time
+
+    @cached_property
+    def compute_share(self) -> np.ndarray:
+        return 1.0 - self.memory_bound_share - self.communication_share
+
+    @cached_property
+    def ops(self) -> float:
+        """Ops of one step on one chip of the N (all chips do the same share)."""
+        return float(self.counts @ self.evaluation.kernel_arrays.ops[self.rows])
+
+    @cached_property
+    def dram_bytes(self) -> float:
+        return float(self.counts @ np.nan_to_num(
+            self.evaluation.kernel_arrays.bytes[self.rows, ROLE_INDEX["dram"]]))
+
+    @property
+    def intensity(self) -> float:
+        """Aggregate intensity: total ops ÷ total dram bytes (op/B)."""
+        return self.ops / self.dram_bytes
+
+    @cached_property
+    def attainable(self) -> np.ndarray:
+        """Aggregate rate per chip: total ops ÷ time (op/s)."""
+        return self.ops / self.time
+
+    def dominant(self, c: int) -> int:
+        """The entry that takes the most time on chip ``c`` (-1 where the chip cannot run it)."""
+        column = self.entry_time[:, c]
+        return -1 if np.isnan(column).all() else int(np.nanargmax(column))
+
+    def dominant_name(self, c: int) -> str:
+        e = self.dominant(c)
+        return self.entries[e].kernel.name if e >= 0 else ""
+
+    def csv_row(self, c: int) -> dict[str, str]:
+        w = self.workload
+        transformer = w.kind == "transformer"
+        return {
+            "chip": self.chips[c].name, "workload": w.name,
+            "phase": w.phase if transformer else "inference", "batch": str(w.batch),
+            "sequence": str(w.sequence) if transformer and w.phase == "prefill" else "",
+            "context": str(w.context) if transformer and w.phase == "decode" else "",
+            "chips_per_model": str(w.chips_per_model),
+            "time_s": _num(self.time[c]), "time_no_overlap_s": _num(self.time_no_overlap[c]),
+            "throughput_per_s": _num(self.throughput[c]), "throughput_unit": w.throughput_unit,
+            "memory_bound_time_share": _num(self.memory_bound_share[c]),
+            "communication_time_share": _num(self.communication_share[c]),
+            "dominant_kernel": self.dominant_name(c),
+        }
+
+
+def _num(x: float) -> str:
+    return "" if not np.isfinite(x) else f"{x:.6g}"
+
+
+def link_bandwidth(chips: Sequence[Chip], role: str, ca: ChipArrays, derated: bool) -> np.ndarray:
+    """[C] B/s of each chip's first level of ``role`` (NaN where it has none)."""
+    bw = ca.read_bandwidth(derated)
+    out = np.full(len(chips), np.nan)
+    for c in range(len(chips)):
+        hits = np.flatnonzero(ca.role[c] == ROLE_INDEX[role])
+        if hits.size:
+            out[c] = bw[c, hits[0]]
+    return out
+
+
+def evaluate_workloads(
+    workloads: Sequence[Workload],
+    chips: Sequence[Chip],
+    *,
+    derated: bool = False,
+    kernels: Mapping[str, Kernel] | None = None,
+    built: Sequence[Built] | None = None,
+) -> list[WorkloadResult]:
+    """Every workload on every chip, in one roofline evaluation of all their entries."""
+    chips = tuple(chips)
+    built = list(built) if built is not None else [build(w, kernels) for w in workloads]
+    all_kernels = [e.kernel for b in built for e in b.entries]
+    ca = ChipArrays.from_chips(chips)
+    result = evaluate(KernelArrays.from_kernels(all_kernels), ca, derated=derated)
+    links: dict[str, np.ndarray] = {}
+    out, start = [], 0
+    for w, b in zip(workloads, built, strict=True):
+        if w.link not in links:
+            links[w.link] = link_bandwidth(chips, w.link, ca, derated)
+        rows = slice(start, start + len(b.entries))
+        out.append(WorkloadResult(w, b, chips, rows, result, links[w.link]))
+        start = rows.stop
+    return out
+
+
+#: The batch sweep's batches: powers of two from 1 to 4096 (13 points).
+SWEEP_BATCHES = tuple(2**i for i in range(13))
+
+
+def batch_sweep(workload: Workload, chips: Sequence[Chip], batches: Sequence[int] = SWEEP_BATCHES,
+                *, derated: bool = False, kernels: Mapping[str, Kernel] | None = None,
+                ) -> list[WorkloadResult]:
+    """The workload at each batch, all evaluated together (latency-throughput trade-off)."""
+    variants = [replace(workload, batch=int(b)) for b in batches]
+    return evaluate_workloads(variants, chips, derated=derated, kernels=kernels)
+
+
+def workload_rows(results: Sequence[WorkloadResult]) -> list[dict[str, str]]:
+    return [r.csv_row(c) for r in results for c in range(len(r.chips))]
+
+
+def memory_bound_until(workload: Workload, chips: Sequence[Chip], *, derated: bool = False,
+                       kernels: Mapping[str, Kernel] | None = None) -> list[int | None]:
+    """Per chip, the smallest batch of the sweep at which less than half the time is spent in
+    memory-bound kernels (None: memory-bound over the whole sweep)."""
+    sweep = batch_sweep(workload, chips, derated=derated, kernels=kernels)
+    out: list[int | None] = []
+    for c in range(len(chips)):
+        out.append(next((r.workload.batch for r in sweep if r.memory_bound_share[c] < 0.5), None))
+    return out
+
+
+def communication_dominates_at(workload: Workload, chips: Sequence[Chip], *,
+                               derated: bool = False, most: int = 64) -> list[int | None]:
+    """Per chip, the smallest N (a power of two up to ``most``) at which the link takes more
+    time than the kernels (None: never, or the chip has no such link)."""
+    ns = [2**i for i in range(1, most.bit_length()) if 2**i <= most]
+    results = evaluate_workloads([replace(workload, chips_per_model=n) for n in ns], chips,
+                                 derated=derated)
+    return [next((r.workload.chips_per_model for r in results
+                  if r.communication_share[c] > 0.5), None) for c in range(len(chips))]

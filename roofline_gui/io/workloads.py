@@ -1,0 +1,125 @@
+"""Workloads in files: the shipped examples, model configs opened from disk, and the
+session's ``workloads`` entries (read through the same Checker as chips and kernels)."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, fields, replace
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from roofline_gui.core.errors import Problem, ValidationError
+from roofline_gui.core.workload import KINDS, LINK_ROLES, MAX_DIM, PHASES, Workload, build
+from roofline_gui.io.files import read_json, resources_dir
+from roofline_gui.io.validate import Checker
+
+#: The keys a session's workload entry may have.
+WORKLOAD_KEYS = ("id", "name", "kind", "spec", "phase", "batch", "sequence", "context", "weights",
+                 "activations", "kv_cache", "chips_per_model", "link", "source", "visible")
+_INTS = ("batch", "sequence", "context", "chips_per_model")
+_PRECISIONS = ("weights", "activations", "kv_cache")
+
+
+@dataclass(frozen=True)
+class ShippedWorkload:
+    id: str
+    name: str
+    kind: str
+    spec: dict
+    source: str
+    published_parameters: float | None
+    defaults: dict
+
+    def workload(self, workload_id: str = "w1", **changes: Any) -> Workload:
+        return replace(Workload(workload_id, self.name, self.kind, self.spec, source=self.source,
+                                **self.defaults), **changes)
+
+
+@cache
+def shipped_workloads() -> dict[str, ShippedWorkload]:
+    """The example models under ``resources/workloads`` (index.json names their sources)."""
+    folder = resources_dir() / "workloads"
+    out = {}
+    for item in json.loads((folder / "index.json").read_text(encoding="utf-8")):
+        spec = item["spec"]
+        if isinstance(spec, str):
+            spec = json.loads((folder / spec).read_text(encoding="utf-8"))
+        defaults = {k: item[k] for k in ("batch", "weights", "activations", "phase") if k in item}
+        out[item["id"]] = ShippedWorkload(item["id"], item["name"], item["kind"], spec,
+                                          item["source"], item.get("published_parameters"),
+                                          defaults)
+    return out
+
+
+def workload_from_config(path: str | os.PathLike, workload_id: str = "w1", **params: Any) -> Workload:
+    """A transformer workload from a Hugging Face-style config.json on disk (never a download).
+    Raises ValidationError naming the file and each bad field."""
+    raw = read_json(path)
+    name = Path(path).name.removesuffix(".json").removesuffix(".config")
+    if isinstance(raw, dict) and isinstance(raw.get("_name_or_path"), str):
+        name = raw["_name_or_path"].rsplit("/", 1)[-1] or name
+    workload = Workload(workload_id, name, "transformer", raw if isinstance(raw, dict) else {},
+                        source=f"config.json opened from {path}", **params)
+    if not isinstance(raw, dict):
+        raise ValidationError([Problem("config", "must be a JSON object (a config.json)")],
+                              str(path))
+    try:
+        build(workload)
+    except ValidationError as exc:
+        raise ValidationError([Problem(p.path.replace("spec.", "", 1).replace("spec", "config"),
+                                       p.message) for p in exc.problems], str(path)) from None
+    return workload
+
+
+def workload_to_dict(w: Workload) -> dict:
+    d = {f.name: getattr(w, f.name) for f in fields(w)}
+    d["spec"] = dict(w.spec)
+    if w.visible:
+        del d["visible"]
+    if not w.source:
+        del d["source"]
+    return d
+
+
+def read_workload(ck: Checker, d: dict, path: str, workload_id: str,
+                  kernels: dict | None = None) -> Workload | None:
+    """A session's workload entry, every problem recorded with its path. A custom workload's
+    entries must name ``kernels`` of the same session."""
+    start = len(ck.problems)
+    ck.known_keys(d, path, WORKLOAD_KEYS)
+    name = ck.text(d, "name", path, required=True)
+    kind = d.get("kind")
+    if kind not in KINDS:
+        ck.fail(f"{path}.kind", f"must be one of {', '.join(KINDS)}, not {kind!r}")
+    spec = ck.obj(d.get("spec"), f"{path}.spec")
+    values: dict[str, Any] = {}
+    for key in _INTS:
+        if key in d:
+            number = ck.number(d[key], f"{path}.{key}", integer=True, maximum=MAX_DIM)
+            values[key] = None if number is None else int(number)
+    for key in _PRECISIONS:
+        if key in d:
+            values[key] = ck.precision(d, key, path)
+    phase = d.get("phase", "decode")
+    if phase not in PHASES:
+        ck.fail(f"{path}.phase", f"must be prefill or decode, not {phase!r}")
+    link = d.get("link", "link")
+    if link not in LINK_ROLES:
+        ck.fail(f"{path}.link", f"must be one of {', '.join(LINK_ROLES)}, not {link!r}")
+    visible = d.get("visible", True)
+    if not isinstance(visible, bool):
+        ck.fail(f"{path}.visible", "must be true or false")
+    source = ck.text(d, "source", path)
+    if len(ck.problems) > start:
+        return None
+    workload = Workload(workload_id, name, kind, spec, phase=phase, link=link, source=source,
+                        visible=visible, **values)
+    try:
+        build(workload, kernels or {})
+    except ValidationError as exc:
+        for p in exc.problems:
+            ck.fail(f"{path}.{p.path}", p.message)
+        return None
+    return workload

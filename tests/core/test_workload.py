@@ -1,0 +1,193 @@
+"""Whole-model workloads: the generators against hand derivations, and workload totals against
+the sum of their kernels as the kernel evaluation gives them."""
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from roofline_gui.core.comparison import compare
+from roofline_gui.core.errors import ValidationError
+from roofline_gui.core.workload import TransformerConfig, Workload, build
+from roofline_gui.core.workload_eval import (
+    batch_sweep,
+    communication_dominates_at,
+    evaluate_workloads,
+)
+from roofline_gui.io.presets import default_presets
+from roofline_gui.io.workloads import shipped_workloads
+
+CHIPS = default_presets().chips
+H100, MI300X, TPU_V5E = (CHIPS[i] for i in (
+    "nvidia-h100-sxm5-80gb", "amd-instinct-mi300x", "google-tpu-v5e"))
+
+
+def llama(**kw) -> Workload:
+    return shipped_workloads()["llama-3-8b"].workload(**kw)
+
+
+@pytest.mark.parametrize("model", ["llama-2-7b", "llama-3-8b", "llama-3-70b", "mistral-7b",
+                                   "mixtral-8x7b", "qwen2-7b", "gpt2"])
+def test_parameter_counts_match_the_published_sizes(model):
+    shipped = shipped_workloads()[model]
+    cfg = TransformerConfig.from_config(shipped.spec)
+    # Model cards round to three figures: 8.03 B, 46.7 B, 124 M.
+    assert cfg.total_parameters() == pytest.approx(shipped.published_parameters, rel=0.004)
+
+
+def test_exact_counts_derived_by_hand():
+    # Llama-3-8B: 32 × (Q,O 4096² each + K,V 4096·1024 each + 3·4096·14336 + 2 norms of 4096)
+    # + embeddings and untied head 2·128256·4096 + final norm 4096.
+    per_layer = 2 * 4096**2 + 2 * 4096 * 1024 + 3 * 4096 * 14336 + 2 * 4096
+    assert TransformerConfig.from_config(shipped_workloads()["llama-3-8b"].spec) \
+        .total_parameters() == 32 * per_layer + 2 * 128256 * 4096 + 4096 == 8_030_261_248
+    # Mixtral: 8 experts, 2 per token; active = all but 6 experts' 3·4096·14336 per layer.
+    mixtral = TransformerConfig.from_config(shipped_workloads()["mixtral-8x7b"].spec)
+    assert mixtral.active_parameters() == 46_702_792_704 - 32 * 6 * 3 * 4096 * 14336
+    assert mixtral.active_parameters() == pytest.approx(12.9e9, rel=0.002)
+    # GPT-2 (tied embeddings, biases, learned positions): 124,439,808 as torch counts it.
+    assert TransformerConfig.from_config(shipped_workloads()["gpt2"].spec) \
+        .total_parameters() == 124_439_808
+    # ResNet-50: torchvision's 25,557,032 (conv weights, batch-norm scale and shift, fc).
+    assert build(shipped_workloads()["resnet-50"].workload()).parameters == 25_557_032
+
+
+def test_bytes_read_per_decode_token():
+    """Llama-3-8B, batch 1, KV cache of 2048, bf16: every weight once (the embedding table
+    only its one row) plus the whole KV cache; activations add under 0.1 %."""
+    built = build(llama(batch=1, context=2048))
+    weights = 2 * (32 * (2 * 4096**2 + 2 * 4096 * 1024 + 3 * 4096 * 14336) + 4096 * 128256)
+    assert sum(e.weight_bytes * e.count for e in built.entries) == weights + 2 * 4096
+    kv = 2 * 8 * 2048 * 128 * 2 * 32  # K and V, 8 KV heads, L, head dim 128, 2 B, 32 layers
+    total = sum(e.kernel.bytes["dram"] * e.count for e in built.entries)
+    assert total == pytest.approx(weights + kv, rel=1e-3) and total > weights + kv
+    # fp8 KV cache halves the cache's bytes (read, and the new token's K and V written);
+    # int8 weights halve the weights'.
+    new_kv = 2 * 8 * 128 * 2 * 32
+    fp8 = build(llama(batch=1, context=2048, kv_cache="fp8"))
+    assert sum(e.kernel.bytes["dram"] * e.count for e in fp8.entries) == total - (kv + new_kv) / 2
+    int8 = build(llama(batch=1, context=2048, weights="int8"))
+    assert sum(e.weight_bytes * e.count for e in int8.entries) == (weights + 2 * 4096) / 2
+
+
+def test_prefill_ops_are_two_per_parameter_per_token_plus_attention():
+    S = 2048
+    built = build(llama(phase="prefill", batch=1, sequence=S))
+    ops = sum(e.kernel.flops * e.count for e in built.entries)
+    matrices = 32 * (2 * 4096**2 + 2 * 4096 * 1024 + 3 * 4096 * 14336)
+    head = 2 * 4096 * 128256  # logits of the last token only
+    attention = 32 * 2 * 32 * S * S * 128  # causal: half of 4·H·S²·D per layer
+    norms = 32 * 10 * S * 4096 + 4 * S * 4096
+    assert ops == 2 * matrices * S + head + attention + norms
+    assert ops == pytest.approx(2 * 8.03e9 * S, rel=0.10)  # the rule of thumb, ±10 %
+
+
+def test_workload_totals_are_the_sum_of_their_kernels():
+    w = llama(batch=8, context=4096)
+    chips = (H100, MI300X, TPU_V5E)
+    r, = evaluate_workloads([w], chips)
+    kernels = tuple(e.kernel for e in r.entries)
+    cmp = compare(kernels, chips)
+    counts = np.array([e.count for e in r.entries])
+    np.testing.assert_allclose(r.time, counts @ cmp.result.time, rtol=1e-12)
+    np.testing.assert_allclose(r.time_no_overlap, counts @ cmp.result.time_upper, rtol=1e-12)
+    np.testing.assert_allclose(r.throughput, 8 / r.time)
+    assert r.ops == pytest.approx(float(counts @ cmp.kernel_arrays.ops))
+
+
+def test_decode_at_batch_one_runs_at_the_memory_bandwidth():
+    r, = evaluate_workloads([llama(batch=1, context=2048)], (H100, MI300X))
+    assert r.memory_bound_share.tolist() == [1.0, 1.0]
+    # time = bytes / bandwidth: 15.28 GB at 3.35 TB/s and at 5.3 TB/s
+    np.testing.assert_allclose(r.time, r.dram_bytes / np.array([3.35e12, 5.3e12]), rtol=1e-12)
+    assert r.throughput[0] == pytest.approx(219.2, abs=0.1)  # tokens/s on an H100
+    assert r.dominant_name(0).startswith("MLP gate and up")
+
+
+def test_batching_raises_intensity_and_throughput_until_compute_bound():
+    sweep = batch_sweep(shipped_workloads()["mlp-tpu"].workload(), [H100])
+    intensity = [r.intensity for r in sweep]
+    assert intensity == sorted(intensity) and intensity[-1] > 100 * intensity[0]
+    throughput = [r.throughput[0] for r in sweep]
+    assert throughput == sorted(throughput)
+    shares = [r.memory_bound_share[0] for r in sweep]
+    assert shares[0] == 1.0 and shares[-1] == 0.0  # memory-bound at 1, compute-bound at 4096
+
+
+def test_tensor_parallel_link_cost():
+    """Llama-3-70B prefill on 8 chips: two all-reduces per layer, each 2·(N−1)/N·T·h·b."""
+    w = shipped_workloads()["llama-3-70b"].workload(phase="prefill", batch=1, sequence=2048,
+                                                    chips_per_model=8)
+    built = build(w)
+    assert built.link_bytes == 80 * 2 * 2 * 7 / 8 * 2048 * 8192 * 2
+    r, = evaluate_workloads([w], [H100, TPU_V5E])
+    nvlink = next(lv.bandwidth for lv in H100.memory if lv.role == "link")
+    assert r.link_time[0] == pytest.approx(built.link_bytes / nvlink)
+    assert 0 < r.communication_share[0] < 1
+    one = build(replace(w, chips_per_model=1))
+
+    def matrices(b):  # the weight matrices (the embedding rows a step gathers are not split)
+        return sum(e.weight_bytes * e.count for e in b.entries if e.group != "head" or
+                   e.kernel.name.startswith("LM head"))
+
+    assert matrices(built) == pytest.approx(matrices(one) / 8, rel=1e-12)
+    # A chip without a level of the chosen role cannot join: NaN, not a made-up figure.
+    no_link = replace(H100, memory=tuple(lv for lv in H100.memory if lv.role != "link"))
+    r, = evaluate_workloads([w], [no_link])
+    assert np.isnan(r.time[0])
+    assert communication_dominates_at(w, [H100])[0] in (2, 4, 8, 16, 32, 64, None)
+
+
+def test_mixture_of_experts_reads_the_experts_the_batch_touches():
+    mixtral = shipped_workloads()["mixtral-8x7b"]
+    per_expert = 3 * 4096 * 14336 * 2  # bf16
+
+    def expert_bytes(batch):
+        built = build(mixtral.workload(batch=batch))
+        return sum(e.weight_bytes for e in built.entries if e.kernel.name.startswith("Experts"))
+
+    assert expert_bytes(1) == pytest.approx(2 * per_expert)  # k = 2 of 8 at one token
+    assert expert_bytes(64) == pytest.approx(8 * per_expert * (1 - (6 / 8) ** 64))
+
+
+def test_resnet50_ops_and_images_per_second():
+    w = shipped_workloads()["resnet-50"].workload(batch=1)
+    r, = evaluate_workloads([w], [H100])
+    assert r.ops == 2 * 4_089_184_256  # torchvision's 4.09 GMACs, 1 MAC = 2 ops
+    assert r.workload.throughput_unit == "images/s"
+    assert r.throughput[0] == pytest.approx(1 / r.time[0])
+
+
+@pytest.mark.parametrize(("spec_change", "field"), [
+    ({"hidden_size": None}, "hidden_size"),
+    ({"num_attention_heads": 30}, "num_attention_heads"),
+    ({"num_key_value_heads": 5}, "num_key_value_heads"),
+    ({"num_hidden_layers": -2}, "num_hidden_layers"),
+])
+def test_bad_configs_name_the_field(spec_change, field):
+    spec = {**shipped_workloads()["llama-3-8b"].spec, **spec_change}
+    spec = {k: v for k, v in spec.items() if v is not None}
+    with pytest.raises(ValidationError, match=field):
+        build(llama(spec=spec))
+
+
+@pytest.mark.parametrize(("change", "field"), [
+    ({"batch": 0}, "batch"), ({"context": -1}, "context"), ({"weights": "fp7"}, "weights"),
+    ({"phase": "train"}, "phase"), ({"chips_per_model": 0}, "chips_per_model"),
+])
+def test_bad_workload_parameters_name_the_field(change, field):
+    with pytest.raises(ValidationError, match=field):
+        build(llama(**change))
+
+
+def test_custom_workload_binds_its_batch_into_template_kernels():
+    presets = default_presets().kernels
+    mlp = replace(presets["mlp-bf16-b1"], id="k1")
+    triad = replace(presets["triad-fp64"], id="k2")
+    w = Workload("w1", "mine", "custom", {"entries": [{"kernel": "k1", "count": 3},
+                                                       {"kernel": "k2", "count": 1}]}, batch=32)
+    built = build(w, {"k1": mlp, "k2": triad})
+    assert built.entries[0].kernel.params["batch"] == 32 and built.entries[0].count == 3
+    assert built.entries[1].kernel.traffic() == triad.traffic()
+    with pytest.raises(ValidationError, match=r"entries\[0\]\.kernel"):
+        build(w, {"k2": triad})
