@@ -24,7 +24,7 @@ from typing import Any
 from roofline_gui.core.errors import Problem, ValidationError
 from roofline_gui.core.kernel import Kernel
 from roofline_gui.core.templates import TEMPLATES
-from roofline_gui.core.units import BYTES_PER_VALUE, PRECISIONS
+from roofline_gui.core.units import BYTES_PER_VALUE, PRECISIONS, format_si
 
 KINDS = ("transformer", "cnn", "mlp", "lstm", "custom")
 PHASES = ("prefill", "decode")
@@ -116,11 +116,20 @@ class Built:
     notes: tuple[str, ...] = ()
     parameters: float = 0.0  # weights of the whole model
     active_parameters: float = 0.0  # weights one token uses (mixture of experts: k of E)
+    #: Bytes each chip must hold in main memory: its share of the weights and of the KV cache
+    #: (NaN where unknown: a custom workload).
+    resident_bytes: float = float("nan")
+    resident_steps: tuple[str, ...] = ()
 
 
 def _g(x: float) -> str:
     x = float(x)
     return f"{x:,.0f}" if x.is_integer() and abs(x) < 1e7 else f"{x:.4g}"
+
+
+def _b(x: float) -> str:
+    """Bytes with a decimal prefix (GB = 1e9 B), exact below 10 kB."""
+    return format_si(x, "B") if x >= 1e4 else f"{_g(x)} B"
 
 
 def _entry(workload: Workload, index: int, name: str, group: str, count: float, ops: float,
@@ -279,9 +288,9 @@ def _transformer(w: Workload) -> Built:
         [tok, f"Q, K, V width = (H + 2·Hkv)·D = ({H} + 2·{Hkv})·{hd} = {_g(qkv)}",
          f"ops = 2·T·hidden·width{share} = 2·{_g(T)}·{_g(h)}·{_g(qkv)} / {n} = "
          f"{_g(2 * T * h * qkv / n)}",
-         f"weights = hidden·width·b_w{share} = {_g(wq)} B (read once for the whole batch)",
-         f"activations: read T·hidden·b_a = {_g(T * h * ba)} B, write T·width·b_a / N = "
-         f"{_g(T * qkv * ba / n)} B"], wq)
+         f"weights = hidden·width·b_w{share} = {_b(wq)} (read once for the whole batch)",
+         f"activations: read T·hidden·b_a = {_b(T * h * ba)}, write T·width·b_a / N = "
+         f"{_b(T * qkv * ba / n)}"], wq)
     if decode:
         kv_read = 2 * B * Hkv * L * hd * bkv / n
         kv_write = 2 * B * Hkv * hd * bkv / n
@@ -291,9 +300,9 @@ def _transformer(w: Workload) -> Built:
             kv_write + qo,
             [f"ops = 4·B·H·L·D{share} = 4·{_g(B)}·{H}·{_g(L)}·{hd} / {n} = {_g(ops)}",
              f"KV cache read = 2·B·Hkv·L·D·b_kv / N = 2·{_g(B)}·{Hkv}·{_g(L)}·{hd}·{_g(bkv)} / "
-             f"{n} = {_g(kv_read)} B (each sequence has its own cache: batching does not help)",
-             f"new K, V written = 2·B·Hkv·D·b_kv / N = {_g(kv_write)} B; q read and o written "
-             f"= B·H·D·b_a / N = {_g(qo)} B each",
+             f"{n} = {_b(kv_read)} (each sequence has its own cache: batching does not help)",
+             f"new K, V written = 2·B·Hkv·D·b_kv / N = {_b(kv_write)}; q read and o written "
+             f"= B·H·D·b_a / N = {_b(qo)} each",
              f"grouped-query attention: {H // Hkv} query heads share each KV head"])
     else:
         ops = 2 * B * H * S * S * hd / n
@@ -303,13 +312,13 @@ def _transformer(w: Workload) -> Built:
             [f"ops = 2·B·H·S²·D{share} = 2·{_g(B)}·{H}·{_g(S)}²·{hd} / {n} = {_g(ops)} "
              "(Q·Kᵀ and P·V, 2·S²·D each per head, halved by the causal mask; fused: the "
              "S×S scores stay on chip)",
-             f"read Q, K, V = B·S·width·b_a / N = {_g(reads)} B",
-             f"write O = B·S·H·D·b_a / N and the KV cache 2·B·S·Hkv·D·b_kv / N: {_g(writes)} B"])
+             f"read Q, K, V = B·S·width·b_a / N = {_b(reads)}",
+             f"write O = B·S·H·D·b_a / N and the KV cache 2·B·S·Hkv·D·b_kv / N: {_b(writes)}"])
     wo = H * hd * h * bw / n
     add("Output projection", "attention", count, 2 * T * H * hd * h / n,
         wo + T * H * hd * ba / n, T * h * ba,
         [f"ops = 2·T·(H·D)·hidden{share} = {_g(2 * T * H * hd * h / n)}",
-         f"weights = H·D·hidden·b_w{share} = {_g(wo)} B"], wo)
+         f"weights = H·D·hidden·b_w{share} = {_b(wo)}"], wo)
     # MLP: dense, or mixture of experts with E experts and k routed per token.
     mats_in = 2 if cfg.gated else 1
     up_w, down_w = mats_in * h * i_size * bw, i_size * h * bw
@@ -319,11 +328,11 @@ def _transformer(w: Workload) -> Built:
             up_w / n + T * h * ba, T * i_size * ba / n,
             [f"ops = 2·T·hidden·{mats_in}·intermediate{share} = 2·{_g(T)}·{_g(h)}·{mats_in}·"
              f"{_g(i_size)} / {n} = {_g(2 * T * h * i_size * mats_in / n)}",
-             f"weights = {mats_in}·hidden·intermediate·b_w{share} = {_g(up_w / n)} B"], up_w / n)
+             f"weights = {mats_in}·hidden·intermediate·b_w{share} = {_b(up_w / n)}"], up_w / n)
         add("MLP down", "MLP", count, 2 * T * i_size * h / n,
             down_w / n + T * i_size * ba / n, T * h * ba,
             [f"ops = 2·T·intermediate·hidden{share} = {_g(2 * T * i_size * h / n)}",
-             f"weights = intermediate·hidden·b_w{share} = {_g(down_w / n)} B"], down_w / n)
+             f"weights = intermediate·hidden·b_w{share} = {_b(down_w / n)}"], down_w / n)
     else:
         E, k = cfg.experts, cfg.experts_per_token
         touched = E * (1 - (1 - k / E) ** T)
@@ -335,27 +344,27 @@ def _transformer(w: Workload) -> Built:
         router_w = h * E * bw
         add("MoE router", "experts", count, 2 * T * h * E, router_w + T * h * ba, T * E * ba,
             [f"ops = 2·T·hidden·E = {_g(2 * T * h * E)}", f"weights = hidden·E·b_w = "
-                                                         f"{_g(router_w)} B"], router_w)
+                                                         f"{_b(router_w)}"], router_w)
         wu = touched * up_w / n
         add(f"Experts {gate}", "experts", count, 2 * T * k * h * i_size * mats_in / n,
             wu + T * k * h * ba, T * k * i_size * ba / n,
             [*route, f"ops = 2·T·k·hidden·{mats_in}·intermediate{share} = "
                      f"{_g(2 * T * k * h * i_size * mats_in / n)}",
-             f"weights = experts read · {mats_in}·hidden·intermediate·b_w{share} = {_g(wu)} B"], wu)
+             f"weights = experts read · {mats_in}·hidden·intermediate·b_w{share} = {_b(wu)}"], wu)
         wd = touched * down_w / n
         add("Experts down", "experts", count, 2 * T * k * i_size * h / n,
             wd + T * k * i_size * ba / n, T * k * h * ba,
             [f"ops = 2·T·k·intermediate·hidden{share} = {_g(2 * T * k * i_size * h / n)}",
-             f"weights = experts read · intermediate·hidden·b_w{share} = {_g(wd)} B"], wd)
+             f"weights = experts read · intermediate·hidden·b_w{share} = {_b(wd)}"], wd)
     norm = "LayerNorm" if cfg.gpt2 else "RMSNorm"
     add(f"{norm}s and residual adds", "norms", count, 10 * T * h, 8 * T * h * ba, 2 * T * h * ba,
         [f"2 {norm}s (about 4 ops per value: square, sum, scale, weight) and 2 residual adds "
          f"(1 op per value): ops = 10·T·hidden = {_g(10 * T * h)}",
          f"bytes: each norm reads and writes T·hidden values, each add reads 2 and writes 1: "
-         f"10·T·hidden·b_a = {_g(10 * T * h * ba)} B (not split over the N chips)"])
+         f"10·T·hidden·b_a = {_b(10 * T * h * ba)} (not split over the N chips)"])
     emb = T * h * (bw + ba) + 2 * T * h * ba
     add("Embedding lookup and final norm", "head", 1, 4 * T * h, emb - T * h * ba, T * h * ba,
-        [f"gather T rows of the embedding table: T·hidden·b_w = {_g(T * h * bw)} B, written as "
+        [f"gather T rows of the embedding table: T·hidden·b_w = {_b(T * h * bw)}, written as "
          "activations; the final norm reads and writes them once more",
          f"ops = 4·T·hidden = {_g(4 * T * h)} (the norm; a lookup does no arithmetic)"],
         T * h * bw)
@@ -365,7 +374,7 @@ def _transformer(w: Workload) -> Built:
         [f"logits for the last token of each of the B = {_g(B)} sequences",
          f"ops = 2·B·hidden·vocab{share} = 2·{_g(B)}·{_g(h)}·{_g(V)} / {n} = "
          f"{_g(2 * B * h * V / n)}",
-         f"weights = hidden·vocab·b_w{share} = {_g(head_w)} B"
+         f"weights = hidden·vocab·b_w{share} = {_b(head_w)}"
          + (" (tied: the embedding table read again)" if cfg.tied else "")], head_w)
     link_bytes, link_steps = 0.0, ()
     if n > 1:
@@ -374,11 +383,18 @@ def _transformer(w: Workload) -> Built:
         link_steps = (
             f"two all-reduces of the activations per layer (after attention and after the MLP), "
             f"each sending 2·(N−1)/N·T·hidden·b_a = 2·{n - 1}/{n}·{_g(T)}·{_g(h)}·{_g(ba)} = "
-            f"{_g(per)} B per chip",
-            f"per step: 2·layers·that = 2·{cfg.layers}·{_g(per)} = {_g(link_bytes)} B per chip",
+            f"{_b(per)} per chip",
+            f"per step: 2·layers·that = 2·{cfg.layers}·{_g(per)} = {_b(link_bytes)} per chip",
         )
+    held = L if decode else S
+    weights_held = cfg.total_parameters() * bw / n
+    cache = 2 * cfg.layers * B * Hkv * held * hd * bkv / n
+    resident = (f"weights {format_si(cfg.total_parameters(), '')} parameters · b_w{share} = "
+                f"{_b(weights_held)}",
+                f"KV cache 2·layers·B·Hkv·{'L' if decode else 'S'}·D·b_kv{share} = "
+                f"{_b(cache)}")
     return Built(tuple(entries), link_bytes, link_steps, cfg.notes,
-                 cfg.total_parameters(), cfg.active_parameters())
+                 cfg.total_parameters(), cfg.active_parameters(), weights_held + cache, resident)
 
 
 # -- CNNs, MLPs, LSTMs (the TPU paper's workloads) ------------------------------------------
@@ -419,7 +435,7 @@ def _cnn(w: Workload) -> Built:
             entries.append(_entry(w, len(entries), str(name), "fully connected", count, ops,
                                   weights + B * di * ba, B * do * ba,
                                   [f"ops = 2·B·d_in·d_out = 2·{_g(B)}·{di}·{do} = {_g(ops)}",
-                                   f"weights = d_in·d_out·b_w = {_g(weights)} B"], weights))
+                                   f"weights = d_in·d_out·b_w = {_b(weights)}"], weights))
             continue
         ci, co, hh, ww, kk, s = (_need(layer, f, path, problems) for f in CONV_FIELDS)
         ho, wo = -(-hh // s), -(-ww // s)
@@ -432,11 +448,12 @@ def _cnn(w: Workload) -> Built:
             [f"{kk}×{kk} conv, {ci}→{co} channels, {hh}×{ww} input, stride {s} → {ho}×{wo}",
              f"ops = 2·B·C_out·Ho·Wo·C_in·K² = {_g(ops)}",
              f"bytes = input B·C_in·H·W·b_a {_g(inp)} + weights C_in·C_out·K²·b_w {_g(weights)} "
-             f"+ output {_g(out)} B (batch norm and ReLU fused; the weights slide over every "
+             f"+ output {_b(out)} (batch norm and ReLU fused; the weights slide over every "
              "pixel and image: the reuse that makes CNNs compute-bound)"], weights))
     if problems:
         raise ValidationError(problems)
-    return Built(tuple(entries), parameters=params, active_parameters=params)
+    return Built(tuple(entries), parameters=params, active_parameters=params,
+                 resident_bytes=params * bw, resident_steps=(f"weights {_g(params)} · b_w",))
 
 
 def _mlp(w: Workload) -> Built:
@@ -455,11 +472,12 @@ def _mlp(w: Workload) -> Built:
         entries.append(_entry(w, j, f"Layer {j + 1}: {di}×{do}", "fully connected", 1, ops,
                               weights + B * di * ba, B * do * ba,
                               [f"ops = 2·B·d_in·d_out = 2·{_g(B)}·{di}·{do} = {_g(ops)}",
-                               f"weights = d_in·d_out·b_w = {_g(weights)} B, read once for the "
+                               f"weights = d_in·d_out·b_w = {_b(weights)}, read once for the "
                                f"batch: intensity ≈ 2·B / b_w = {_g(2 * B / bw)} op/B"],
                               weights))
     params = sum(di * do + do for di, do in zip(dims, dims[1:], strict=False))
-    return Built(tuple(entries), parameters=params, active_parameters=params)
+    return Built(tuple(entries), parameters=params, active_parameters=params,
+                 resident_bytes=params * bw, resident_steps=(f"weights {_g(params)} · b_w",))
 
 
 def _lstm(w: Workload) -> Built:
@@ -479,10 +497,11 @@ def _lstm(w: Workload) -> Built:
                    [f"count = layers·time steps = {layers}·{steps} = {layers * steps} (the "
                     "weights are read again every step: they do not stay on chip)",
                     f"ops = 2·B·4h·(x + h) = {_g(ops)}",
-                    f"weights = 4h·(x + h)·b_w = {_g(weights)} B; intensity ≈ 2·B / b_w"],
+                    f"weights = 4h·(x + h)·b_w = {_b(weights)}; intensity ≈ 2·B / b_w"],
                    weights)
-    return Built((entry,), parameters=layers * 4 * hid * (x + hid + 1),
-                 active_parameters=layers * 4 * hid * (x + hid + 1))
+    params = layers * 4 * hid * (x + hid + 1)
+    return Built((entry,), parameters=params, active_parameters=params,
+                 resident_bytes=params * bw, resident_steps=(f"weights {_g(params)} · b_w",))
 
 
 def _custom(w: Workload, kernels: Mapping[str, Kernel]) -> Built:

@@ -133,6 +133,25 @@ class WorkloadResult:
         """Aggregate rate per chip: total ops ÷ time (op/s)."""
         return self.ops / self.time
 
+    @cached_property
+    def capacity(self) -> np.ndarray:
+        """[C] bytes of each chip's main memory (NaN where the preset does not say)."""
+        return np.array([c.dram.capacity or np.nan for c in self.chips], dtype=float)
+
+    @cached_property
+    def fits(self) -> np.ndarray:
+        """[C] whether each chip's share (weights and KV cache) fits in its main memory."""
+        return self.built.resident_bytes <= self.capacity
+
+    def chips_needed(self, c: int) -> int | None:
+        """The fewest chips of kind ``c`` whose main memories hold the model and its cache at
+        this batch (None where the capacity or the size is not known)."""
+        total = self.built.resident_bytes * self.workload.chips_per_model
+        cap = self.capacity[c]
+        if not (np.isfinite(total) and np.isfinite(cap)):
+            return None
+        return max(1, int(np.ceil(total / cap)))
+
     def dominant(self, c: int) -> int:
         """The entry that takes the most time on chip ``c`` (-1 where the chip cannot run it)."""
         column = self.entry_time[:, c]

@@ -20,9 +20,11 @@ from roofline_gui.core.comparison import Comparison, Evaluator
 from roofline_gui.core.display import Units, View
 from roofline_gui.core.document import Document
 from roofline_gui.core.edits import Edit, Replace, apply, insert_new, next_color, touched_ids
-from roofline_gui.core.errors import EditRefused
+from roofline_gui.core.errors import EditRefused, ValidationError
 from roofline_gui.core.kernel import Kernel
 from roofline_gui.core.sweep import describe_move, with_intensity
+from roofline_gui.core.workload import Workload, build
+from roofline_gui.core.workload_eval import WorkloadResult, evaluate_workloads
 
 
 class EditCommand(QUndoCommand):
@@ -73,6 +75,7 @@ class DocumentModel(QObject):
         self.undo_stack = QUndoStack(self)
         self._evaluator = Evaluator()
         self._comparison: Comparison | None = None
+        self._workloads: tuple[list[WorkloadResult], dict[str, str]] | None = None
         self._view = View()
         self.path: Path | None = None
         self.selected_kernel: str | None = None
@@ -99,7 +102,7 @@ class DocumentModel(QObject):
             return
         self._view = new
         if "derated" in changed:
-            self._comparison = None
+            self._comparison = self._workloads = None
             self.sig_derated_changed.emit(new.derated)
             self.sig_document_changed.emit(self._doc, None)
         self.sig_view_changed.emit(new, frozenset(changed))
@@ -128,6 +131,34 @@ class DocumentModel(QObject):
             )
         return self._comparison
 
+    @property
+    def workload_results(self) -> list[WorkloadResult]:
+        """Every workload that builds, on every chip, in one evaluation per document state."""
+        return self._evaluate_workloads()[0]
+
+    @property
+    def workload_problems(self) -> dict[str, str]:
+        """Workload id -> why it cannot be evaluated (say, a kernel it names was removed)."""
+        return self._evaluate_workloads()[1]
+
+    def workload_result(self, workload_id: str | None) -> WorkloadResult | None:
+        return next((r for r in self.workload_results if r.workload.id == workload_id), None)
+
+    def _evaluate_workloads(self):
+        if self._workloads is None:
+            doc, kernels = self._doc, self._doc.kernels_by_id
+            good, built, problems = [], [], {}
+            for w in doc.workloads:
+                try:
+                    built.append(build(w, kernels))
+                    good.append(w)
+                except ValidationError as exc:
+                    problems[w.id] = "; ".join(str(p) for p in exc.problems)
+            results = evaluate_workloads(good, doc.chips, derated=self._view.derated,
+                                         built=built) if good and doc.chips else []
+            self._workloads = (results, problems)
+        return self._workloads
+
     # -- changing the document ---------------------------------------------------------------
     def push(self, edit: Edit, text: str, merge_key=None) -> bool:
         """Apply ``edit`` as one undoable step. An edit that changes nothing is not pushed; one
@@ -143,8 +174,12 @@ class DocumentModel(QObject):
         return True
 
     def _apply(self, edit: Edit, applied: tuple[Document, Edit] | None = None) -> Edit:
+        old = self._doc
         self._doc, inverse = applied or apply(edit, self._doc)
-        self._comparison = None
+        # A workload's edit (a drag of its batch, say) leaves the kernels' evaluation as it was.
+        if self._doc.kernels is not old.kernels or self._doc.chips is not old.chips:
+            self._comparison = None
+        self._workloads = None
         self.sig_document_changed.emit(self._doc, frozenset(touched_ids(edit)))
         return inverse
 
@@ -155,7 +190,7 @@ class DocumentModel(QObject):
         off the UI thread by ``prepare``."""
         self.undo_stack.clear()
         self._doc = document
-        self._comparison = None
+        self._comparison = self._workloads = None
         if (prepared is not None and not self._view.derated and prepared[1].kernels is document.kernels
                 and prepared[1].chips is document.chips):
             self._evaluator, self._comparison = prepared
@@ -214,6 +249,18 @@ class DocumentModel(QObject):
         edit, ids = insert_new(self._doc, "chips", chips, index)
         if ids:
             self.push(edit, text or f"Add chip {', '.join(c.name for c in chips)}")
+        return ids
+
+    def set_workload(self, workload: Workload, text: str = "", merge_key=None) -> bool:
+        """Replace the workload that has ``workload.id`` (a field edit, a drag step)."""
+        return self.push(Replace("workloads", workload), text or f"Change {workload.name}",
+                         merge_key=None if merge_key is None else (*merge_key, workload.id))
+
+    def add_workloads(self, workloads: list[Workload], text: str = "") -> list[str]:
+        """Insert copies of ``workloads`` with fresh ids; returns the new ids."""
+        edit, ids = insert_new(self._doc, "workloads", workloads)
+        if ids:
+            self.push(edit, text or f"Add workload {', '.join(w.name for w in workloads)}")
         return ids
 
     def add_kernels(self, kernels: list[Kernel], index: int | None = None, text: str = "") -> list[str]:

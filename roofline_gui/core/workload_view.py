@@ -1,0 +1,260 @@
+"""What the views show of workloads, in the units they show it (Qt-free): the chart's workload
+marks and paths, the breakdown bars, the drag's batch ladder and the explanation in words.
+
+Like :mod:`roofline_gui.core.display` for kernels, every number comes from a
+:class:`~roofline_gui.core.workload_eval.WorkloadResult`, scaled through
+:class:`~roofline_gui.core.display.Units`, so the chart, the table, the explanation and the CSV
+agree in every mode.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from roofline_gui.core.display import Units
+from roofline_gui.core.roofline import BOUND_COMPUTE, BOUND_MEMORY, LIMITER_COMPUTE, ROLE_INDEX
+from roofline_gui.core.units import format_si, format_time
+from roofline_gui.core.workload import Workload, build
+from roofline_gui.core.workload_eval import (
+    SWEEP_BATCHES,
+    WorkloadResult,
+    batch_sweep,
+    evaluate_workloads,
+)
+
+#: Each workload's markers take one shape, in turn (kernels' shapes are by category).
+WORKLOAD_SYMBOLS = ("x", "+", "d", "s", "t", "p", "h", "star")
+
+
+@dataclass(frozen=True)
+class WorkloadMarks:
+    """One workload on the chart: its kernels as a group and its aggregate point, per chip."""
+
+    workload_id: str
+    name: str
+    symbol: str
+    entry_x: np.ndarray  # [E] shown intensity (main memory) of each entry's kernel
+    entry_y: np.ndarray  # [E, C] shown attainable rate of each entry on each chip
+    entry_names: tuple[str, ...]
+    point_x: float  # shown aggregate intensity (total ops ÷ total dram bytes)
+    point_y: np.ndarray  # [C] shown aggregate rate (total ops ÷ time)
+    label: str  # "Llama-3-8B · B = 8"
+
+
+def label_of(w: Workload) -> str:
+    if w.kind == "transformer":
+        length = f"S = {w.sequence}" if w.phase == "prefill" else f"L = {w.context}"
+        return f"{w.name} · {w.phase} B = {w.batch}, {length}" + (
+            f", N = {w.chips_per_model}" if w.chips_per_model > 1 else "")
+    return f"{w.name} · B = {w.batch}"
+
+
+def workload_marks(results: Sequence[WorkloadResult], units: Units,
+                   chips: Sequence[int]) -> list[WorkloadMarks]:
+    """The marks of each visible workload on the chips at ``chips`` (indices into the results'
+    chips), in shown units."""
+    out = []
+    for n, r in enumerate(results):
+        if not r.workload.visible:
+            continue
+        ev, rows = r.evaluation, r.rows
+        with np.errstate(divide="ignore", invalid="ignore"):
+            x = ev.kernel_arrays.ops[rows] / ev.kernel_arrays.bytes[rows, ROLE_INDEX["dram"]]
+        out.append(WorkloadMarks(
+            r.workload.id, r.workload.name, WORKLOAD_SYMBOLS[n % len(WORKLOAD_SYMBOLS)],
+            units.intensity(x), units.rate(ev.attainable[rows][:, list(chips)]),
+            tuple(e.kernel.name for e in r.entries),
+            float(units.intensity(r.intensity)), units.rate(r.attainable[list(chips)]),
+            label_of(r.workload)))
+    return out
+
+
+def sweep_path(workload: Workload, chips, units: Units, *, derated: bool = False,
+               kernels=None, batches: Sequence[int] = SWEEP_BATCHES):
+    """(x [B], y [B, C], batches): where the workload's point goes as its batch runs over
+    ``batches``: the path a drag of the point follows."""
+    sweep = batch_sweep(workload, chips, batches, derated=derated, kernels=kernels)
+    x = np.array([units.intensity(r.intensity) for r in sweep])
+    y = np.array([units.rate(r.attainable) for r in sweep])
+    return x, y, tuple(batches)
+
+
+# -- dragging a workload's point ------------------------------------------------------------------
+
+DRAG_MAX = {"batch": 4096, "context": 1 << 20, "sequence": 1 << 17}
+
+
+def drag_key(workload: Workload, modifier: bool) -> str:
+    """What a drag of the workload's point changes: its batch, or (with the modifier key) its
+    context in decode or its sequence in prefill."""
+    if not modifier or workload.kind != "transformer":
+        return "batch"
+    return "context" if workload.phase == "decode" else "sequence"
+
+
+def drag_ladder(workload: Workload, key: str, kernels=None) -> tuple[np.ndarray, np.ndarray]:
+    """(values, aggregate intensity at each) for the values a drag may give ``key``: whole
+    numbers on a geometric ladder from 1 to DRAG_MAX[key]. Intensity does not depend on the chip,
+    so this is worked out once per drag."""
+    top = min(DRAG_MAX[key], 10**7)
+    values = np.unique(np.round(np.geomspace(1, top, 97)).astype(int))
+    intensity = np.empty(len(values))
+    for i, v in enumerate(values):
+        built = build(replace(workload, **{key: int(v)}), kernels)
+        ops = sum(e.kernel.flops * e.count for e in built.entries if e.kernel.flops)
+        dram = sum(e.kernel.traffic().bytes.get("dram", 0.0) * e.count for e in built.entries)
+        intensity[i] = ops / dram
+    return values, intensity
+
+
+def value_at(values: np.ndarray, intensity: np.ndarray, target: float) -> int:
+    """The ladder's value whose intensity is nearest ``target`` (op/B) on the log axis."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        gap = np.abs(np.log(intensity) - np.log(max(target, 1e-300)))
+    return int(values[int(np.nanargmin(gap))])
+
+
+# -- the breakdown ---------------------------------------------------------------------------------
+
+#: What bounds a segment of the breakdown bar, and the colour it is drawn in.
+SEGMENT_KINDS = {"memory": "#4c78a8", "compute": "#f58518", "link": "#9d9d9d"}
+
+
+@dataclass(frozen=True)
+class Segment:
+    chip: int
+    start: float  # s from the start of the step
+    width: float  # s
+    kind: str  # memory, compute or link
+    name: str
+    share: float  # of the chip's time
+
+
+def breakdown(result: WorkloadResult, chips: Sequence[int]) -> list[Segment]:
+    """Each chip's step as a bar of segments: every entry's time (count × kernel time), coloured
+    by what bounds it, in the workload's order, then the link's time."""
+    out = []
+    for c in chips:
+        total = float(result.time[c])
+        if not np.isfinite(total):
+            continue
+        start = 0.0
+        for e, entry in enumerate(result.entries):
+            t = float(result.entry_time[e, c])
+            code = int(result.entry_bound[e, c])
+            kind = "memory" if code == BOUND_MEMORY else "compute" if code == BOUND_COMPUTE else ""
+            if kind and t > 0:
+                out.append(Segment(c, start, t, kind, entry.kernel.name, t / total))
+                start += t
+        link = float(result.link_time[c])
+        if link > 0:
+            out.append(Segment(c, start, link, "link", "link (all-reduces)", link / total))
+    return out
+
+
+# -- the explanation -------------------------------------------------------------------------------
+
+def _gb(x: float) -> str:
+    return format_si(x, "B")
+
+
+def explain_workload(result: WorkloadResult, c: int, units: Units = Units(),  # noqa: B008
+                     kernels=None) -> list[str]:
+    """Lines of text for the workload on chip ``c``: what a step reads and does, the bandwidth
+    that limits it, how busy compute is, where the time goes, what would move it, the link,
+    and whether it fits."""
+    w, chip = result.workload, result.chips[c]
+    t = float(result.time[c])
+    if not np.isfinite(t):
+        if w.chips_per_model > 1 and not np.isfinite(result.link_bandwidth[c]):
+            return [f"{w.name} on {chip.name}: the chip has no {w.link} level to join "
+                    f"{w.chips_per_model} chips; choose another link or N = 1."]
+        return [f"{w.name} on {chip.name}: unsupported: {chip.name} has no {w.activations} "
+                f"ceiling (its precisions: {', '.join(chip.precisions)})."]
+    unit = w.throughput_unit
+    lines = [f"{label_of(w)} on {chip.name}: {format_time(t)} per step, "
+             f"{result.throughput[c]:,.4g} {unit}"
+             + (f" per {w.chips_per_model} chips" if w.chips_per_model > 1 else "") + "."]
+    weights = sum(e.weight_bytes * e.count for e in result.entries)
+    other = result.dram_bytes - weights
+    dram = chip.dram
+    bw = float(result.evaluation.chip_arrays.dram_bandwidth(result.evaluation.derated)[c])
+    per = " per chip" if w.chips_per_model > 1 else ""
+    lines.append(
+        f"Each step reads and writes {_gb(result.dram_bytes)} of main memory{per} (weights "
+        f"{_gb(weights)}, {'KV cache and ' if w.kind == 'transformer' else ''}activations "
+        f"{_gb(other)}) and does "
+        f"{format_si(units.rate(result.ops), units.word)}: {units.format_intensity(result.intensity)}.")
+    # The ridge of the workload's precision on this chip, for the aggregate point.
+    ceiling = result.evaluation.ceiling[result.rows][0, c] if len(result.entries) else np.nan
+    if np.isfinite(ceiling):
+        ridge = ceiling / bw
+        side = "left" if result.intensity < ridge else "right"
+        lines.append(
+            f"{dram.name} at {format_si(bw, 'B/s')}{' (derated)' if result.evaluation.derated else ''} "
+            f"meets the {w.activations} roof of {units.format_rate(ceiling)} at "
+            f"{units.format_intensity(ridge)}; the workload sits {side} of it, at "
+            f"{units.format_rate(float(result.attainable[c]))}: compute is busy "
+            f"{100 * result.attainable[c] / ceiling:.3g}% of the step.")
+    mem, comm = float(result.memory_bound_share[c]), float(result.communication_share[c])
+    lines.append(f"Time: {100 * mem:.3g}% in memory-bound kernels, "
+                 f"{100 * max(0.0, 1 - mem - comm):.3g}% compute-bound"
+                 + (f", {100 * comm:.3g}% on the link" if w.chips_per_model > 1 else "") + ".")
+    order = np.argsort(-np.nan_to_num(result.entry_time[:, c]))[:3]
+    top = [f"{result.entries[e].kernel.name} {100 * result.entry_time[e, c] / t:.3g}%"
+           + (" (memory-bound)" if result.evaluation.limiter[result.rows][e, c] != LIMITER_COMPUTE
+              else " (compute-bound)") for e in order]
+    lines.append("Where the time goes: " + ", ".join(top) + ".")
+    moves = _moves(result, c, kernels)
+    if moves:
+        lines.append("What would move it:")
+        lines.extend(f"• {m}" for m in moves)
+    if result.built.link_steps:
+        level = next((lv.name for lv in chip.memory if lv.role == w.link), w.link)
+        lines.append(f"Link ({level}): " + "; ".join(result.built.link_steps)
+                     + f"; at {format_si(float(result.link_bandwidth[c]), 'B/s')} that is "
+                       f"{format_time(float(result.link_time[c]))} per step (latency of each "
+                       "all-reduce not counted).")
+    if np.isfinite(result.built.resident_bytes):
+        cap = float(result.capacity[c])
+        held = _gb(result.built.resident_bytes)
+        if np.isfinite(cap):
+            need = result.chips_needed(c)
+            fits = "fits in" if result.fits[c] else "does NOT fit in"
+            lines.append(f"Memory: each chip holds {held} ({'; '.join(result.built.resident_steps)})"
+                         f", which {fits} its {_gb(cap)}; the model and its cache need at least "
+                         f"{need} such chip{'s' if need != 1 else ''}.")
+    return lines
+
+
+def _moves(result: WorkloadResult, c: int, kernels) -> list[str]:
+    """What batch, precision or chip count would do, each worked out by evaluating the variant."""
+    w, chip = result.workload, result.chips[(c)]
+    t = float(result.time[c])
+    out = []
+    variants = []
+    if w.batch < 4096:
+        variants.append(("batch", replace(w, batch=w.batch * 8),
+                         f"batch {w.batch * 8} (8×)"))
+    if w.weights not in ("int8", "fp8", "int4") and w.kind != "custom":
+        variants.append(("weights", replace(w, weights="int8"), "int8 weights"))
+    if w.kind == "transformer" and w.kv_cache not in ("fp8", "int8", "int4"):
+        variants.append(("kv", replace(w, kv_cache="fp8"), "an fp8 KV cache"))
+    if not variants:
+        return out
+    results = evaluate_workloads([v for _, v, _ in variants], [chip],
+                                 derated=result.evaluation.derated, kernels=kernels)
+    for (what, v, text), r in zip(variants, results, strict=True):
+        t2 = float(r.time[0])
+        if not np.isfinite(t2):
+            continue
+        if what == "batch":
+            gain = float(r.throughput[0] / result.throughput[c])
+            out.append(f"{text}: {r.throughput[0]:,.4g} {w.throughput_unit} ({gain:.3g}× the "
+                       f"throughput) at {format_time(t2)} per step ({t2 / t:.3g}× the latency)")
+        else:
+            out.append(f"{text}: {format_time(t2)} per step, {t / t2:.3g}× faster")
+    return out
