@@ -118,17 +118,20 @@ class ChartSpec:
         return [r for r in self.roofs if r.chip == chip]
 
 
-def shown_precisions(comparison: Comparison, override: tuple[str, ...] | None = None) -> tuple[str, ...]:
-    """The precisions whose roofs are drawn: ``override``, else those the kernels use."""
+def shown_precisions(comparison: Comparison, override: tuple[str, ...] | None = None,
+                     also: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """The precisions whose roofs are drawn: ``override``, else those the kernels use and
+    ``also`` (the workloads' math precisions)."""
     if override is not None:
         return override
     used = np.bincount(comparison.kernel_arrays.precision, minlength=len(PRECISIONS))
-    return tuple(p for p, n in zip(PRECISIONS, used, strict=False) if n) or ("fp32",)
+    return tuple(p for p, n in zip(PRECISIONS, used, strict=False) if n or p in also) or ("fp32",)
 
 
 def chart_spec(comparison: Comparison, units: Units, chips: list[int] | None = None,
                precisions: tuple[str, ...] | None = None,
-               hidden_levels: frozenset[str] = frozenset()) -> ChartSpec:
+               hidden_levels: frozenset[str] = frozenset(),
+               also: tuple[str, ...] = ()) -> ChartSpec:
     """The chart of ``comparison`` for the chips at ``chips`` (default: all): each chip's roof
     per shown precision it has (else every precision it has), its other memory levels'
     diagonals, and every kernel's marker on every chip, all from the comparison's evaluation."""
@@ -137,7 +140,7 @@ def chart_spec(comparison: Comparison, units: Units, chips: list[int] | None = N
     ceiling = ca.ceiling(r.derated)
     read_bw = ca.read_bandwidth(r.derated)
     dram_bw = ca.dram_bandwidth(r.derated)
-    wanted = shown_precisions(comparison, precisions)
+    wanted = shown_precisions(comparison, precisions, also)
     moved = np.isfinite(comparison.kernel_arrays.bytes).any(axis=0)
     used_roles = {role for role, i in ROLE_INDEX.items() if moved[i]}
     roofs, diagonals = [], []

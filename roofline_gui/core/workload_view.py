@@ -247,7 +247,7 @@ def _moves(result: WorkloadResult, c: int, kernels) -> list[str]:
         return out
     results = evaluate_workloads([v for _, v, _ in variants], [chip],
                                  derated=result.evaluation.derated, kernels=kernels)
-    for (what, v, text), r in zip(variants, results, strict=True):
+    for (what, _variant, text), r in zip(variants, results, strict=True):
         t2 = float(r.time[0])
         if not np.isfinite(t2):
             continue

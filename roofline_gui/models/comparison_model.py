@@ -1,5 +1,5 @@
-"""The comparison table: one row per kernel; per shown chip, attainable performance, time,
-limiter and speedup against the baseline chip. Numbers come from the document model's
+"""The comparison table: one row per kernel, then one per workload; per shown chip,
+attainable performance, time, limiter and speedup against the baseline chip. Numbers come from the document model's
 comparison (the same core evaluation the canvas and the CSV use).
 
 The model sorts itself (``sort``): the keys of a column come from the comparison's arrays in
@@ -20,6 +20,7 @@ from PySide6.QtGui import QColor
 from roofline_gui.core.comparison import changed_rows
 from roofline_gui.core.roofline import LIMITER_UNSUPPORTED
 from roofline_gui.core.units import format_si, format_time
+from roofline_gui.core.workload_view import label_of
 from roofline_gui.io.presets import Presets
 from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.models.item_models import ID_ROLE
@@ -67,11 +68,12 @@ class ComparisonTableModel(QAbstractTableModel):
         told from a change of rows by identity for all the others (see ``_same_rows``)."""
         doc = self._model.document
         shown = tuple(i for i, c in enumerate(doc.chips) if c.visible)
-        return doc.kernels, tuple(doc.chips[i].id for i in shown), shown
+        return (doc.kernels, tuple(doc.chips[i].id for i in shown), shown,
+                tuple(w.id for w in doc.workloads))
 
     @staticmethod
     def _same_rows(a, b) -> bool:
-        if len(a[0]) != len(b[0]) or a[1] != b[1]:
+        if len(a[0]) != len(b[0]) or a[1] != b[1] or a[3] != b[3]:
             return False
         return all(a[0][i].id == b[0][i].id for i in changed_rows(a[0], b[0]))
 
@@ -93,6 +95,14 @@ class ComparisonTableModel(QAbstractTableModel):
             self.endResetModel()
             return
         kernel_rows = self._model.comparison.kernel_index
+        workloads = self._shape[3]
+        if touched and all(t in workloads for t in touched):  # a workload's edit or drag step
+            last = self.columnCount() - 1
+            for item_id in touched:
+                row = len(self._shape[0]) + workloads.index(item_id)
+                self.dataChanged.emit(self.index(row, 0), self.index(row, last))
+                self.headerDataChanged.emit(Qt.Orientation.Vertical, row, row)
+            return
         if touched is not None and touched and all(t in kernel_rows for t in touched):
             last = self.columnCount() - 1
             for item_id in touched:
@@ -129,7 +139,8 @@ class ComparisonTableModel(QAbstractTableModel):
         return bool(self._model.comparison.measured_rows)  # cached on the comparison
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._shape[0])
+        """One row per kernel (sortable), then one per workload (always last, in order)."""
+        return 0 if parent.isValid() else len(self._shape[0]) + len(self._shape[3])
 
     def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(FIXED_COLUMNS) + len(CHIP_COLUMNS) * len(self._shape[1])
@@ -160,8 +171,19 @@ class ComparisonTableModel(QAbstractTableModel):
         return self._sort
 
     def kernel_row(self, view_row: int) -> int:
-        """The kernel index (into the document) shown at ``view_row``."""
-        return int(self._order[view_row])
+        """The kernel index (into the document) shown at ``view_row`` (-1: a workload's row)."""
+        return int(self._order[view_row]) if view_row < len(self._order) else -1
+
+    def row_id(self, view_row: int) -> str | None:
+        """The id of the kernel or workload at ``view_row``."""
+        if view_row < len(self._order):
+            return self._shape[0][int(self._order[view_row])].id
+        w = view_row - len(self._order)
+        return self._shape[3][w] if 0 <= w < len(self._shape[3]) else None
+
+    def workload_view_row(self, workload_id: str) -> int | None:
+        workloads = self._shape[3]
+        return len(self._order) + workloads.index(workload_id) if workload_id in workloads else None
 
     def view_row(self, kernel_row: int) -> int:
         return int(self._rank[kernel_row])
@@ -241,6 +263,8 @@ class ComparisonTableModel(QAbstractTableModel):
         """Each row is headed by its kernel's name, so the name stays in sight while the
         chips' columns scroll sideways (the Kernel column holds it too, for sorting and CSV)."""
         cmp = self._model.comparison
+        if section >= len(cmp.kernels):
+            return self._workload_header(section - len(cmp.kernels), role)
         if not 0 <= section < len(cmp.kernels):
             return None
         kernel = cmp.kernels[int(self._order[section])]
@@ -264,7 +288,7 @@ class ComparisonTableModel(QAbstractTableModel):
         column = index.column()
         cmp = self._model.comparison
         if index.row() >= len(cmp.kernels):
-            return None
+            return self._workload_data(index.row() - len(cmp.kernels), column, role)
         row = int(self._order[index.row()])
         kernel = cmp.kernels[row]
         if role == ID_ROLE:
@@ -283,6 +307,78 @@ class ComparisonTableModel(QAbstractTableModel):
         if role == _ALIGNMENT and field != "limiter":
             return _RIGHT
         return None
+
+    # -- workload rows ---------------------------------------------------------------------------
+    def _workload_header(self, w: int, role: int):
+        doc = self._model.document
+        if not 0 <= w < len(doc.workloads):
+            return None
+        workload = doc.workloads[w]
+        if role == _DISPLAY:
+            return f"▣ {label_of(workload)}"
+        if role == _TOOLTIP:
+            return f"Workload: {label_of(workload)}\n{workload.source}".strip()
+        if role == _ALIGNMENT:
+            return _LEFT
+        return None
+
+    def _workload_data(self, w: int, column: int, role: int):
+        doc = self._model.document
+        if not 0 <= w < len(doc.workloads):
+            return None
+        workload = doc.workloads[w]
+        if role == ID_ROLE:
+            return workload.id
+        result = self._model.workload_result(workload.id)
+        units = self._model.units
+        located = self.locate(column)
+        if result is None:  # it does not build (a kernel it names was removed, say)
+            if role == _DISPLAY and column == 0:
+                return f"▣ {workload.name}"
+            if role == _TOOLTIP:
+                return self._model.workload_problems.get(workload.id, "")
+            return _GREY if role == _FOREGROUND else None
+        if located is None:
+            if role == _DISPLAY:
+                if column == 0:
+                    return f"▣ {workload.name}"
+                if column == 1:
+                    return (workload.activations if workload.weights == workload.activations
+                            else f"{workload.weights} weights, {workload.activations}")
+                if column == 2:
+                    return f"{units.intensity(result.intensity):,.4g}"
+                return ""
+            if role == _TOOLTIP:
+                return ("Aggregate intensity: total ops ÷ total main-memory bytes of a step"
+                        if column == 2 else label_of(workload))
+            return _RIGHT if role == _ALIGNMENT and column >= 2 else None
+        c, field = located
+        t = float(result.time[c])
+        if role == _FOREGROUND and not np.isfinite(t):
+            return _GREY
+        if role == _ALIGNMENT and field != "limiter":
+            return _RIGHT
+        if role == _TOOLTIP:
+            return (f"{label_of(workload)} on {doc.chips[c].name}: "
+                    f"{result.throughput[c]:,.4g} {workload.throughput_unit}, "
+                    f"{format_time(t)} per step; aggregate rate = total ops ÷ time")
+        if role != _DISPLAY:
+            return None
+        if not np.isfinite(t):
+            return "—" if field != "limiter" else "unsupported"
+        if field == "attainable":
+            return format_si(units.rate(float(result.attainable[c])), f"{units.word}/s")
+        if field == "time":
+            return format_time(t)
+        if field == "limiter":
+            text = (f"{result.throughput[c]:,.4g} {workload.throughput_unit} · "
+                    f"{100 * result.memory_bound_share[c]:.3g}% memory")
+            if workload.chips_per_model > 1:
+                text += f", {100 * result.communication_share[c]:.3g}% link"
+            return text
+        b = self._baseline_index if self._baseline_index is not None else c
+        speedup = float(result.time[b] / t)
+        return "—" if math.isnan(speedup) else f"{speedup:.3g}×"
 
     def _fixed(self, cmp, row: int, column: int, role: int):
         kernel = cmp.kernels[row]
@@ -353,4 +449,5 @@ class ComparisonTableModel(QAbstractTableModel):
         kernels = [self._presets.kernels[i] for i in decoded[1] if i in self._presets.kernels]
         view_row = row if row >= 0 else (parent.row() if parent.isValid() else -1)
         at = self.kernel_row(view_row) if 0 <= view_row < self.rowCount() else None
+        at = None if at is not None and at < 0 else at  # dropped on a workload's row: the end
         return bool(self._model.add_kernels(kernels, at)) if kernels else False

@@ -15,7 +15,7 @@ grows again.
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
-from PySide6.QtWidgets import QDockWidget, QMainWindow
+from PySide6.QtWidgets import QDockWidget, QMainWindow, QTabBar
 
 Horizontal, Vertical = Qt.Orientation.Horizontal, Qt.Orientation.Vertical
 
@@ -71,9 +71,20 @@ class DockShares(QObject):
                                            (down, Vertical, height)):
             docks = [(d, s) for d, s in docks if d.isVisible() and not d.isFloating()]
             if docks:
-                self.window.resizeDocks([d for d, _ in docks], [max(1, round(s * extent)) for _, s in docks],
-                                        orientation)
+                sizes = [max(1, round(s * extent)) + (self._tab_bar(d) if orientation == Vertical
+                                                      else 0) for d, s in docks]
+                self.window.resizeDocks([d for d, _ in docks], sizes, orientation)
         QTimer.singleShot(0, self._note_sizes)
+
+    def _tab_bar(self, dock: QDockWidget) -> int:
+        """The height of the tab bar under a tabified dock: resizeDocks sizes the dock area,
+        tab bar included, where the share was read from the dock alone."""
+        if not self.window.tabifiedDockWidgets(dock):
+            return 0
+        for bar in self.window.findChildren(QTabBar):
+            if bar.isVisible() and dock.windowTitle() in {bar.tabText(i) for i in range(bar.count())}:
+                return bar.height()
+        return 0
 
     def _note_sizes(self) -> None:
         self._left_at = {d: d.size().toTuple() for d in self.left + self.bottom}

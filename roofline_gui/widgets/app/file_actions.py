@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QFileDialog, QInputDialog, QWidget
 from roofline_gui.core.document import Document
 from roofline_gui.core.edits import SetField
 from roofline_gui.core.errors import RooflineError
-from roofline_gui.io.csv_export import export_csv
+from roofline_gui.io.csv_export import export_csv, export_workloads_csv
 from roofline_gui.io.files import resources_dir, write_atomic
 from roofline_gui.io.session import load_session, save_session
 from roofline_gui.models.document_model import DocumentModel
@@ -219,6 +219,11 @@ class FileActions(QObject):
     def export_csv(self) -> bool:
         return self._export("CSV", ".csv", "CSV table (*.csv)",
                             lambda p: export_csv(self.model.document, p, derated=self.model.derated))
+
+    def export_workloads_csv(self) -> bool:
+        return self._export("workloads CSV", "-workloads.csv", "CSV table (*.csv)",
+                            lambda p: export_workloads_csv(self.model.document, p,
+                                                           derated=self.model.derated))
 
 
 def safe_file_stem(title: str, default: str = "session") -> str:

@@ -61,6 +61,9 @@ class MainWindow(QMainWindow):
     # tab is built when it is first shown.
     EAGER_PANELS = ("hardware", "table", "explanation")
     sig_panels_built = Signal()  # the eager panels exist (emitted once)
+    #: The docks' arrangement saved in the settings; a layout saved by a version with other
+    #: docks is not restored (Qt would leave the new docks wherever it could), the default is.
+    LAYOUT_VERSION = 2
 
     def __init__(self, settings: Settings | None = None, presets: Presets | None = None,
                  model: DocumentModel | None = None) -> None:
@@ -84,14 +87,25 @@ class MainWindow(QMainWindow):
         self.docks = {
             "hardware": self._dock("Hardware", Qt.DockWidgetArea.LeftDockWidgetArea),
             "kernels": self._dock("Kernels", Qt.DockWidgetArea.LeftDockWidgetArea),
+            "workloads": self._dock("Workloads", Qt.DockWidgetArea.LeftDockWidgetArea),
             "table": self._dock("Comparison", Qt.DockWidgetArea.BottomDockWidgetArea),
+            "breakdown": self._dock("Workload breakdown", Qt.DockWidgetArea.BottomDockWidgetArea),
             "explanation": self._dock("Why it sits there", Qt.DockWidgetArea.BottomDockWidgetArea),
         }
-        # Hardware and kernels share the left side as tabs, so the chart gets the width.
+        # Hardware, kernels and workloads share the left side as tabs, so the chart gets the
+        # width; the workload breakdown is a tab beside the comparison table.
         self.tabifyDockWidget(self.docks["hardware"], self.docks["kernels"])
+        self.tabifyDockWidget(self.docks["kernels"], self.docks["workloads"])
         self.docks["hardware"].raise_()
         self.docks["kernels"].visibilityChanged.connect(lambda shown: shown and self.kernels)
+        self.docks["workloads"].visibilityChanged.connect(lambda shown: shown and self.workloads)
         self.splitDockWidget(self.docks["table"], self.docks["explanation"], Qt.Orientation.Horizontal)
+        self.tabifyDockWidget(self.docks["table"], self.docks["breakdown"])
+        self.docks["table"].raise_()
+        self.docks["breakdown"].visibilityChanged.connect(lambda shown: shown and self.breakdown)
+        # A session with workloads shows them: their panels come forward when one is added.
+        self.model.sig_document_changed.connect(self._on_workloads_changed)
+        self._workload_count = 0
         self.resizeDocks([self.docks["table"], self.docks["explanation"]], [800, 460],
                          Qt.Orientation.Horizontal)
         self.resizeDocks([self.docks["hardware"]], [500], Qt.Orientation.Horizontal)
@@ -135,12 +149,18 @@ class MainWindow(QMainWindow):
         )
         from roofline_gui.widgets.panels.hardware_editor import HardwareEditor  # noqa: PLC0415
         from roofline_gui.widgets.panels.kernel_library import KernelLibrary  # noqa: PLC0415
+        from roofline_gui.widgets.panels.workloads_panel import (  # noqa: PLC0415
+            WorkloadCharts,
+            WorkloadsPanel,
+        )
 
         factories = {
             "hardware": lambda: HardwareEditor(self.model, self.presets),
             "kernels": lambda: KernelLibrary(self.model, self.presets),
             "table": lambda: self._table_with_units(ComparisonTable(self.model, self.presets)),
             "explanation": lambda: ExplanationPane(self.model),
+            "workloads": lambda: WorkloadsPanel(self.model),
+            "breakdown": lambda: WorkloadCharts(self.model),
         }
         return factories[name]()
 
@@ -178,6 +198,36 @@ class MainWindow(QMainWindow):
     @property
     def explanation(self):
         return self._panel("explanation")
+
+    @property
+    def workloads(self):
+        return self._panel("workloads")
+
+    @property
+    def breakdown(self):
+        return self._panel("breakdown")
+
+    def _on_workloads_changed(self, doc, _touched) -> None:
+        """When workloads come (added, or a session with some opened), their panel and their
+        breakdown come to the front."""
+        count = len(doc.workloads)
+        if count > self._workload_count:
+            self.docks["workloads"].raise_()
+            self.docks["breakdown"].raise_()
+        self._workload_count = count
+
+    def new_workload(self) -> None:
+        self.docks["workloads"].raise_()
+        self.workloads.new_workload()
+
+    def open_model_config(self) -> None:
+        from roofline_gui.widgets.panels.workloads_panel import WorkloadDialog  # noqa: PLC0415
+
+        dialog = WorkloadDialog(self.model, self)
+        if dialog.open_config() and dialog.exec() and dialog.workload is not None:
+            ids = self.model.add_workloads([dialog.workload])
+            if ids:
+                self.model.select(ids[0], None)
 
     def _start_panels(self) -> None:
         if not self._panels_started:
@@ -226,6 +276,15 @@ class MainWindow(QMainWindow):
         self.act_pdf = self._action("Export P&DF…", files.export_pdf)
         self.act_csv = self._action("Export &CSV…", files.export_csv,
                                     tip="Save the comparison table (one row per chip and kernel)")
+        self.act_workloads_csv = self._action(
+            "Export &Workloads CSV…", files.export_workloads_csv,
+            tip="Save every workload on every chip: time, throughput, shares, dominant kernel")
+        self.act_new_workload = self._action(
+            "&New Workload…", self.new_workload, "Ctrl+Shift+W",
+            "A whole model as a workload: from an example, a config.json or the session's kernels")
+        self.act_open_config = self._action(
+            "&Open Model config.json…", self.open_model_config,
+            tip="A Hugging Face-style config.json on disk becomes a workload (nothing is downloaded)")
         self.act_quit = self._action("&Quit", self.close, key.Quit)
         stack = self.model.undo_stack
         # The menu's Undo/Redo name the command; the toolbar's keep a short, fixed text (so the
@@ -300,7 +359,8 @@ class MainWindow(QMainWindow):
         import_menu = file_menu.addMenu("&Import")
         import_menu.addAction(self.act_import_ncu)
         import_menu.addAction(self.act_import_csv)
-        for action in (self.act_png, self.act_svg, self.act_pdf, self.act_csv):
+        for action in (self.act_png, self.act_svg, self.act_pdf, self.act_csv,
+                       self.act_workloads_csv):
             file_menu.addAction(action)
         file_menu.addSeparator()
         file_menu.addAction(self.act_quit)
@@ -322,6 +382,10 @@ class MainWindow(QMainWindow):
         view.addSeparator()
         for dock in self.docks.values():
             view.addAction(dock.toggleViewAction())
+        workloads = bar.addMenu("&Workloads")
+        workloads.addAction(self.act_new_workload)
+        workloads.addAction(self.act_open_config)
+        workloads.addAction(self.act_workloads_csv)
         tools = bar.addMenu("&Tools")
         for action in (self.act_measure, self.act_run, self.act_save_preset):
             tools.addAction(action)
@@ -458,7 +522,7 @@ class MainWindow(QMainWindow):
         if not geometry.isEmpty():
             self.restoreGeometry(geometry)
         if not state.isEmpty():
-            self.restoreState(state)
+            self.restoreState(state, self.LAYOUT_VERSION)
         mode = self.settings.get("view/mode")
         self.model.set_view(mode=mode if mode in ("overlay", "side_by_side") else "overlay",
                             mac=bool(self.settings.get("view/mac_units")),
@@ -475,7 +539,7 @@ class MainWindow(QMainWindow):
             event.ignore()
             return
         self.settings.set("window/geometry", self.saveGeometry())
-        self.settings.set("window/state", self.saveState())
+        self.settings.set("window/state", self.saveState(self.LAYOUT_VERSION))
         self.settings.sync()
         self.autosave.close()
         event.accept()

@@ -2,18 +2,21 @@
 (one small plot per chip, axes linked), kept in step with the document model.
 
 Kernels dragged from the library can be dropped here to add them to the session; dragging a
-kernel's marker changes its main parameter (through the document model, so it is undoable).
+kernel's marker changes its main parameter (through the document model, so it is undoable),
+and dragging a workload's point changes its batch (Shift: its context or sequence).
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QStackedWidget, QVBoxLayout, QWidget
 
+from roofline_gui.core.workload_view import drag_key, drag_ladder, value_at
 from roofline_gui.io.presets import Presets
 from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.models.mime import MIME_KERNELS, decode
@@ -81,6 +84,7 @@ class CanvasPanel(QWidget):
                                    kernel_labels=model.view.kernel_labels)
         self.mode = "overlay"
         self._drag_serial = 0
+        self._workload_drag: tuple | None = None  # (id, field, ladder values, their intensity)
         self._lifted: str | None = None
         self._shown: tuple = ()
         self.overlay = OverlayView(background=background)
@@ -124,6 +128,8 @@ class CanvasPanel(QWidget):
         plot = RooflinePlot(plot_item, self.options, self)
         plot.sig_kernel_clicked.connect(self._on_kernel_clicked)
         plot.sig_marker_dragged.connect(self._on_marker_dragged)
+        plot.sig_workload_dragged.connect(self._on_workload_dragged)
+        plot.workload_results = self.model.workload_results
         return plot
 
     @property
@@ -154,6 +160,7 @@ class CanvasPanel(QWidget):
     def _shape(self, doc) -> tuple:
         """What the roofs depend on: the shown chips, the kernels' precisions and the mode."""
         used = np.flatnonzero(np.bincount(self.model.comparison.kernel_arrays.precision)).tolist()
+        used += sorted({w.activations for w in doc.workloads})
         return tuple(c for c in doc.chips if c.visible), tuple(used), self.mode
 
     @property
@@ -177,6 +184,13 @@ class CanvasPanel(QWidget):
     def _refresh_now(self, doc, touched) -> None:
         cmp = self.model.comparison
         shape = self._shape(doc)
+        workload_ids = {w.id for w in doc.workloads}
+        if touched and shape == self._shown and touched <= workload_ids:
+            for plot in self.plots:  # a workload's edit or drag step: its marks only
+                plot.update_workloads(self.model.workload_results)
+            return
+        for plot in self.plots:
+            plot.workload_results = self.model.workload_results
         only_kernels = (touched is not None and shape == self._shown
                         and all(t in cmp.kernel_index for t in touched))
         if only_kernels and self._lifted is not None and touched == {self._lifted}:
@@ -253,6 +267,29 @@ class CanvasPanel(QWidget):
             for plot in self.plots:
                 plot.lifted = None
                 plot.move_kernel(kernel_id)
+
+    def _on_workload_dragged(self, workload_id: str, intensity: float, finished: bool,
+                             shift: bool) -> None:
+        """A drag of a workload's point: the batch (Shift: the context or the sequence) whose
+        aggregate intensity is nearest the cursor; each step one edit, the drag one undo step."""
+        doc = self.model.document
+        if workload_id not in {w.id for w in doc.workloads}:
+            return
+        workload = doc.workload(workload_id)
+        if self._workload_drag is None or self._workload_drag[0] != workload_id:
+            key = drag_key(workload, shift)
+            values, at = drag_ladder(workload, key, doc.kernels_by_id)
+            self._workload_drag = (workload_id, key, values, at)
+            self.model.select(workload_id, None)
+        _, key, values, at = self._workload_drag
+        value = value_at(values, at, intensity * self.options.ops_per_unit)
+        if getattr(workload, key) != value:
+            self.model.set_workload(replace(workload, **{key: value}),
+                                    f"Drag {workload.name}: {key} {value}",
+                                    merge_key=("workload drag", self._drag_serial))
+        if finished:
+            self._drag_serial += 1
+            self._workload_drag = None
 
     def _on_kernels_dropped(self, preset_ids: list) -> None:
         kernels = [self.presets.kernels[i] for i in preset_ids if i in self.presets.kernels]

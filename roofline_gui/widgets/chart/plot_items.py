@@ -157,6 +157,33 @@ class MarkerScatter(pg.ScatterPlotItem):
         self.sig_marker_dragged.emit(kernel_id, float(10 ** ev.pos().x()), bool(ev.isFinish()))
 
 
+class WorkloadScatter(MarkerScatter):
+    """Workloads' aggregate points (one per workload and chip). Dragging one emits the
+    intensity under the cursor and whether Shift is held (Shift: context or sequence, not
+    batch)."""
+
+    #: (workload id, target intensity in shown units, finished, Shift held)
+    sig_workload_dragged = Signal(str, float, bool, bool)
+
+    def mouseDragEvent(self, ev) -> None:  # noqa: N802 (Qt API)
+        if ev.button() != Qt.MouseButton.LeftButton:
+            ev.ignore()
+            return
+        if ev.isStart():
+            spots = self.pointsAt(ev.buttonDownPos())
+            self._dragging = spots[0].data() if len(spots) else None
+        if self._dragging is None:
+            ev.ignore()
+            return
+        ev.accept()
+        workload_id = self._dragging
+        if ev.isFinish():
+            self._dragging = None
+        shift = bool(ev.modifiers() & Qt.KeyboardModifier.ShiftModifier)
+        self.sig_workload_dragged.emit(workload_id, float(10 ** ev.pos().x()),
+                                       bool(ev.isFinish()), shift)
+
+
 @dataclass
 class _Line:
     x: np.ndarray  # log10 data coordinates

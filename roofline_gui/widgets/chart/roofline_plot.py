@@ -15,7 +15,7 @@ of points instead of every marker.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pyqtgraph as pg
@@ -38,7 +38,14 @@ from roofline_gui.core.display import (
 from roofline_gui.core.roofline import ROLE_INDEX, evaluate
 from roofline_gui.core.sweep import can_move, sweep
 from roofline_gui.core.units import OPS_PER_MAC, format_si, format_time
-from roofline_gui.widgets.chart.plot_items import ChipLegend, MarkerScatter, RoofLayer, log10
+from roofline_gui.core.workload_view import sweep_path, workload_marks
+from roofline_gui.widgets.chart.plot_items import (
+    ChipLegend,
+    MarkerScatter,
+    RoofLayer,
+    WorkloadScatter,
+    log10,
+)
 from roofline_gui.widgets.common import background
 
 SYNC_SPOTS = 20_000  # a chart with more markers draws them a chip per event-loop turn
@@ -79,6 +86,8 @@ class RooflinePlot(QObject):
 
     sig_kernel_clicked = Signal(str, str)  # kernel id, chip id
     sig_marker_dragged = Signal(str, str, float, bool)  # kernel id, chip id, op/B, finished
+    #: workload id, shown intensity under the cursor, finished, Shift held
+    sig_workload_dragged = Signal(str, float, bool, bool)
 
     def __init__(self, plot_item: pg.PlotItem, options: ViewOptions | None = None,
                  parent: QObject | None = None) -> None:
@@ -109,6 +118,25 @@ class RooflinePlot(QObject):
         # ignoreBounds: the view's range is set explicitly, and an item that informs the view box
         # of bounds changes makes every setData repaint the whole plot instead of its own spots.
         plot_item.addItem(self._lifted_item, ignoreBounds=True)
+        # Workloads: each one's kernels as a group of small marks in its own shape, and its
+        # aggregate point (drag it to change the batch), with its name beside it.
+        self.workload_results: list = []  # WorkloadResult of the document, set by the canvas
+        self._wl_entries = pg.ScatterPlotItem(size=8, hoverable=True, tip=self._workload_tip)
+        self._wl_entries.setZValue(9)
+        plot_item.addItem(self._wl_entries, ignoreBounds=True)
+        self._wl_points = WorkloadScatter(size=17, hoverable=True, hoverSize=21,
+                                          tip=self._workload_tip)
+        self._wl_points.setZValue(14)
+        self._wl_points.sig_workload_dragged.connect(self.sig_workload_dragged)
+        self._wl_points.sigClicked.connect(
+            lambda _s, points, _ev: len(points) and self.sig_kernel_clicked.emit(
+                points[0].data(), self.selected_chip or ""))
+        plot_item.addItem(self._wl_points, ignoreBounds=True)
+        self._wl_labels = RoofLayer()
+        self._wl_labels.setZValue(12)
+        plot_item.addItem(self._wl_labels, ignoreBounds=True)
+        self.marks: list = []  # the workloads' WorkloadMarks as drawn
+        self._drawn_path_key = None
         self._comparison: Comparison | None = None
         self._pending: list[str] = []  # chip ids whose markers are still to be set
         self._extras_pending = False  # the selection's ring and paths are still to be drawn
@@ -165,6 +193,7 @@ class RooflinePlot(QObject):
         self._comparison, self._chip_indices = comparison, chip_indices
         self._draw_roofs()
         self.update_markers()
+        self.update_workloads(self.workload_results)
         if self._range is not None:
             (x_lo, x_hi), (y_lo, y_hi) = self._range
             self.plot.setRange(xRange=(np.log10(x_lo), np.log10(x_hi)),
@@ -218,10 +247,11 @@ class RooflinePlot(QObject):
         # The view's pixels per decade and the label font's metrics, once per drawing.
         metrics = QFontMetricsF(QFont())
         self._label_scale = (self.label_geometry()[0], metrics.averageCharWidth(), metrics.height())
-        self._wanted = set(shown_precisions(comparison, self.options.precisions))
+        also = tuple(r.workload.activations for r in self.workload_results)
+        self._wanted = set(shown_precisions(comparison, self.options.precisions, also))
         # The geometry comes from the core (display.chart_spec), in the units shown.
         self.spec = chart_spec(comparison, self._units(), list(chip_indices), self.options.precisions,
-                               frozenset(self.options.hidden_levels))
+                               frozenset(self.options.hidden_levels), also)
         for c in chip_indices:
             self._draw_chip(comparison, c)
         self.roofs.finish()
@@ -572,6 +602,96 @@ class RooflinePlot(QObject):
         else:
             self._fill_pending(max_seconds=TURN_BUDGET_S)
 
+    # -- workloads ------------------------------------------------------------------------------
+    def update_workloads(self, results: list) -> None:
+        """Draw the workloads' marks (display geometry from core.workload_view.workload_marks):
+        a drag step of a workload redraws these few items and nothing else."""
+        self.workload_results = results
+        units, chips = self._units(), self._chip_indices
+        cmp = self._comparison
+        self.marks = workload_marks(results, units, chips) if cmp is not None and chips else []
+        ex, ey, eb, es, ed = [], [], [], [], []
+        px, py, pb, ps, pd = [], [], [], [], []
+        self._wl_labels.clear()
+        color_of = [QColor(cmp.chips[c].color or "#808080") for c in chips] if cmp else []
+        for mark in self.marks:
+            for j, color in enumerate(color_of):
+                faint = QColor(color)
+                faint.setAlpha(150)
+                ok = np.isfinite(mark.entry_y[:, j]) & np.isfinite(mark.entry_x)
+                ex += log10(mark.entry_x[ok]).tolist()
+                ey += log10(mark.entry_y[ok, j]).tolist()
+                eb += [self._brush(faint)] * int(ok.sum())
+                es += [mark.symbol] * int(ok.sum())
+                ed += [(mark.workload_id, e, j) for e in np.flatnonzero(ok)]
+                if np.isfinite(mark.point_y[j]):
+                    px.append(float(np.log10(mark.point_x)))
+                    py.append(float(np.log10(mark.point_y[j])))
+                    pb.append(self._brush(color))
+                    ps.append(mark.symbol)
+                    pd.append(mark.workload_id)
+            finite = mark.point_y[np.isfinite(mark.point_y)]
+            if len(finite) and self._range is not None:
+                self._wl_labels.add_label(mark.label, float(np.log10(mark.point_x)),
+                                          float(np.log10(finite.max())),
+                                          QColor(self.options.foreground), anchor=(0, 1),
+                                          offset=(10.0, -8.0))
+        self._wl_labels.finish()
+        pen = self._pen(QColor(self.options.foreground), 1)
+        self._wl_entries.setData(x=ex, y=ey, brush=eb, symbol=es, data=ed, pen=pen)
+        self._wl_points.setData(x=px, y=py, brush=pb, symbol=ps, data=pd,
+                                pen=self._pen(QColor(self.options.foreground), 2))
+        if self._path_key() != self._drawn_path_key:  # a drag of the batch keeps its path
+            self._draw_extras()
+
+    def _path_key(self):
+        """What the selected workload's path depends on: all of it but the batch."""
+        r = next((r for r in self.workload_results if r.workload.id == self.selected), None)
+        return None if r is None else (replace(r.workload, batch=1), r.chips, self._chip_indices,
+                                       r.evaluation.derated, self._units())
+
+    def _workload_tip(self, x, y, data) -> str:
+        results = {r.workload.id: r for r in self.workload_results}
+        units = self._units()
+        if isinstance(data, tuple):  # one of the workload's kernels
+            wid, e, j = data
+            r = results.get(wid)
+            if r is None or j >= len(self._chip_indices):
+                return ""
+            c = self._chip_indices[j]
+            entry = r.entries[e]
+            k = r.rows.start + e
+            rate = float(r.evaluation.attainable[k, c])
+            return (f"{entry.kernel.name} × {entry.count:,.0f} in {r.workload.name} on "
+                    f"{r.chips[c].name}\nattainable {units.format_rate(rate)}\n"
+                    f"{format_time(float(r.entry_time[e, c]))} of "
+                    f"{format_time(float(r.time[c]))} per step")
+        r = results.get(data)
+        if r is None:
+            return ""
+        lines = [f"{r.workload.name} (drag: batch; Shift+drag: "
+                 f"{'context' if r.workload.phase == 'decode' else 'sequence'})",
+                 f"aggregate intensity {units.format_intensity(r.intensity)}"]
+        for c in self._chip_indices:
+            if np.isfinite(r.time[c]):
+                lines.append(f"{r.chips[c].name}: {format_time(float(r.time[c]))} per step, "
+                             f"{r.throughput[c]:,.4g} {r.workload.throughput_unit}")
+        return "\n".join(lines)
+
+    def _draw_workload_path(self, wid: str) -> None:
+        """The path the selected workload's point takes as its batch runs from 1 to 4096."""
+        r = next((r for r in self.workload_results if r.workload.id == wid), None)
+        if r is None or not self._chip_indices:
+            return
+        chips = [r.chips[c] for c in self._chip_indices]
+        x, y, _batches = sweep_path(r.workload, chips, self._units(),
+                                    derated=r.evaluation.derated)
+        tip = f"The path {r.workload.name} takes as its batch runs from 1 to 4096"
+        for j, c in enumerate(self._chip_indices):
+            color = QColor(r.chips[c].color or "#808080")
+            color.setAlpha(55)
+            self.paths.add_line(log10(x), log10(y[:, j]), pg.mkPen(color, width=9), tip=tip)
+
     def _draw_extras(self) -> None:
         """Measured points with their gap, the selection ring and its sweep path, lifted kernel."""
         self._extras_pending = False
@@ -586,6 +706,9 @@ class RooflinePlot(QObject):
                 self._draw_measured(cmp, k, measured)
         if self.selected in cmp.kernel_index:
             self._draw_selection(cmp, cmp.kernel_index[self.selected])
+        elif self.selected is not None:
+            self._draw_workload_path(self.selected)
+        self._drawn_path_key = self._path_key()
         self.paths.finish()
         self._draw_lifted()
 
@@ -697,6 +820,13 @@ class RooflinePlot(QObject):
             peaks = np.array(list(chip.compute.values()))
             xs.append(peaks / chip.dram.bandwidth)
             ys.append(peaks)
+        for r in self.workload_results:
+            if r.workload.visible:
+                xs.append(np.array([r.intensity]))
+                ys.append(r.attainable[self._chip_indices])
+                ys.append(r.evaluation.attainable[r.rows][:, self._chip_indices].ravel())
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    xs.append(r.evaluation.kernel_arrays.intensity()[r.rows, ROLE_INDEX["dram"]])
         x = self._units().intensity(np.concatenate(xs))
         y = self._units().rate(np.concatenate(ys))
         x, y = x[np.isfinite(x) & (x > 0)], y[np.isfinite(y) & (y > 0)]

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 
 from roofline_gui.core.edits import SetField
 from roofline_gui.core.explain import explain
+from roofline_gui.core.workload_view import explain_workload
 from roofline_gui.io.presets import Presets
 from roofline_gui.models.comparison_model import ComparisonTableModel
 from roofline_gui.models.document_model import DocumentModel
@@ -170,9 +171,12 @@ class ComparisonTable(QWidget):
         """The selected kernel's row (at the selected chip's value) is highlighted and scrolled
         into view, wherever it was selected."""
         cmp, table = self.model.comparison, self.table_model
-        if kernel_id not in cmp.kernel_index or not table.rowCount():
+        if not table.rowCount():
             return
-        row = table.view_row(cmp.kernel_index[kernel_id])
+        if kernel_id in cmp.kernel_index:
+            row = table.view_row(cmp.kernel_index[kernel_id])
+        elif (row := table.workload_view_row(kernel_id)) is None:
+            return
         chip = cmp.chip_index.get(chip_id, 0)
         column = next((c for c in range(table.columnCount()) if table.locate(c) == (chip, "attainable")), 1)
         index = table.index(row, column)
@@ -183,8 +187,9 @@ class ComparisonTable(QWidget):
         QTimer.singleShot(0, lambda: self.view.scrollTo(self.view.currentIndex()))
 
     def _on_row_header_clicked(self, row: int) -> None:
-        kernel = self.model.comparison.kernels[self.table_model.kernel_row(row)]
-        self.model.select(kernel.id, self.model.selected_chip)
+        item_id = self.table_model.row_id(row)
+        if item_id is not None:
+            self.model.select(item_id, self.model.selected_chip)
 
     def _on_clicked(self, index) -> None:
         kernel_id = index.data(ID_ROLE)
@@ -194,7 +199,8 @@ class ComparisonTable(QWidget):
 
 
 class ExplanationPane(QTextBrowser):
-    """Why the selected kernel sits where it does on the selected chip, and what would move it."""
+    """Why the selected kernel (or workload) sits where it does on the selected chip, and what
+    would move it."""
 
     def __init__(self, model: DocumentModel, parent=None) -> None:
         super().__init__(parent)
@@ -207,17 +213,34 @@ class ExplanationPane(QTextBrowser):
 
     def refresh(self) -> None:
         cmp = self.model.comparison
-        k = cmp.kernel_index.get(self.model.selected_kernel)
+        selected = self.model.selected_kernel
+        k = cmp.kernel_index.get(selected)
         c = cmp.chip_index.get(self.model.selected_chip)
-        if k is None or c is None:
-            self.setHtml("<p>Select a kernel (click a marker or a table cell) and a chip.</p>")
+        workload = self.model.workload_result(selected)
+        if selected in self.model.workload_problems:
+            self.setHtml(f"<p><b>This workload cannot be evaluated:</b> "
+                         f"{html.escape(self.model.workload_problems[selected])}</p>")
             return
-        lines = explain(cmp, k, c, self.model.units)
+        if (k is None and workload is None) or c is None:
+            self.setHtml("<p>Select a kernel or a workload (click a marker or a table cell) and "
+                         "a chip.</p>")
+            return
+        if workload is not None:
+            lines = explain_workload(workload, c, self.model.units,
+                                     self.model.document.kernels_by_id)
+        else:
+            lines = explain(cmp, k, c, self.model.units)
         body = [f"<p><b>{html.escape(lines[0])}</b></p>"]
-        bullets = [line[2:] for line in lines[1:] if line.startswith("• ")]
-        body += [f"<p>{html.escape(line)}</p>" for line in lines[1:] if not line.startswith("• ")]
-        if bullets:
-            body.append("<ul>" + "".join(f"<li>{html.escape(b)}</li>" for b in bullets) + "</ul>")
+        bullets: list[str] = []  # a run of "• " lines is one list, where it stands in the text
+        for line in [*lines[1:], ""]:
+            if line.startswith("• "):
+                bullets.append(f"<li>{html.escape(line[2:])}</li>")
+                continue
+            if bullets:
+                body.append("<ul>" + "".join(bullets) + "</ul>")
+                bullets = []
+            if line:
+                body.append(f"<p>{html.escape(line)}</p>")
         self.setHtml("".join(body))
 
     def plain_text(self) -> str:

@@ -1,0 +1,536 @@
+"""Workloads: whole models as the user sizes them.
+
+- :class:`WorkloadsPanel` (a dock): the session's workloads, and the fields of the selected one
+  (phase, batch, sequence or context, precisions, chips per model and their link), with its
+  kernel breakdown and every formula filled in. Each change is one undoable edit.
+- :class:`WorkloadDialog`: a new workload from a shipped example, a ``config.json`` opened from
+  disk (nothing is downloaded) or the session's own kernels, with a live preview of its kernels.
+- :class:`WorkloadCharts`: the selected workload on every chip: a bar per chip of its step's
+  time by kernel, coloured by what bounds each (memory, compute, link), and the batch sweep
+  (throughput against latency, the trade-off a batch makes).
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import replace
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QSpinBox,
+    QTableWidget,
+    QTableWidgetItem,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from roofline_gui.core.errors import RooflineError, ValidationError
+from roofline_gui.core.units import PRECISIONS, format_si, format_time
+from roofline_gui.core.workload import LINK_ROLES, MAX_DIM, Workload, build
+from roofline_gui.core.workload_eval import SWEEP_BATCHES, batch_sweep
+from roofline_gui.core.workload_view import SEGMENT_KINDS, breakdown, label_of
+from roofline_gui.io.workloads import shipped_workloads, workload_from_config
+from roofline_gui.models.document_model import DocumentModel
+
+_INT_FIELDS = (("batch", "Batch B", "sequences (or images, samples) per step"),
+               ("sequence", "Sequence S", "prompt tokens per sequence, for prefill"),
+               ("context", "Context L", "tokens already in the KV cache, for decode"),
+               ("chips_per_model", "Chips N", "chips sharing the model (tensor parallelism)"))
+_PRECISION_FIELDS = (("weights", "Weights"), ("activations", "Activations, math"),
+                     ("kv_cache", "KV cache"))
+
+
+class WorkloadFields(QWidget):
+    """The workload-level parameters as fields; ``sig_changed(field, value)`` on each edit."""
+
+    sig_changed = Signal(str, object)
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        form = QFormLayout(self)
+        form.setContentsMargins(0, 0, 0, 0)
+        self.phase = QComboBox()
+        self.phase.addItems(["decode", "prefill"])
+        self.phase.setToolTip("prefill: the prompt's S tokens at once; decode: one new token per "
+                              "sequence against a KV cache of L")
+        self.phase.currentTextChanged.connect(lambda t: self.sig_changed.emit("phase", t))
+        form.addRow("Phase", self.phase)
+        self.spins: dict[str, QSpinBox] = {}
+        for name, label, tip in _INT_FIELDS:
+            spin = QSpinBox()
+            spin.setRange(1, MAX_DIM)
+            spin.setToolTip(tip)
+            spin.setKeyboardTracking(False)  # one edit per value typed, not per digit
+            spin.valueChanged.connect(lambda v, n=name: self.sig_changed.emit(n, int(v)))
+            self.spins[name] = spin
+            form.addRow(label, spin)
+        self.combos: dict[str, QComboBox] = {}
+        for name, label in _PRECISION_FIELDS:
+            combo = QComboBox()
+            combo.addItems(list(PRECISIONS))
+            combo.currentTextChanged.connect(lambda t, n=name: self.sig_changed.emit(n, t))
+            self.combos[name] = combo
+            form.addRow(label, combo)
+        self.link = QComboBox()
+        self.link.addItems(list(LINK_ROLES))
+        self.link.setToolTip("The memory role joining the N chips: link (NVLink, ICI, Infinity "
+                             "Fabric) or host (PCIe)")
+        self.link.currentTextChanged.connect(lambda t: self.sig_changed.emit("link", t))
+        form.addRow("Link", self.link)
+        self._form = form
+
+    def show_workload(self, w: Workload) -> None:
+        widgets = [self.phase, self.link, *self.spins.values(), *self.combos.values()]
+        for widget in widgets:
+            widget.blockSignals(True)
+        try:
+            self.phase.setCurrentText(w.phase)
+            self.link.setCurrentText(w.link)
+            for name, spin in self.spins.items():
+                spin.setValue(getattr(w, name))
+            for name, combo in self.combos.items():
+                combo.setCurrentText(getattr(w, name))
+        finally:
+            for widget in widgets:
+                widget.blockSignals(False)
+        transformer = w.kind == "transformer"
+        for widget, shown in ((self.phase, transformer),
+                              (self.spins["sequence"], transformer and w.phase == "prefill"),
+                              (self.spins["context"], transformer and w.phase == "decode"),
+                              (self.combos["kv_cache"], transformer),
+                              (self.spins["chips_per_model"], transformer),
+                              (self.link, transformer)):
+            widget.setVisible(shown)
+            self._form.labelForField(widget).setVisible(shown)
+
+
+def entries_html(w: Workload, kernels=None) -> str:
+    """The workload's kernels with their counts and formulas, numbers filled in."""
+    try:
+        built = build(w, kernels)
+    except ValidationError as exc:
+        return "<p><b>Cannot build:</b> " + html.escape("; ".join(map(str, exc.problems))) + "</p>"
+    parts = [f"<p><b>{html.escape(label_of(w))}</b>"]
+    if built.parameters:
+        parts.append(f"<br>{format_si(built.parameters, '')} parameters"
+                     + (f" ({format_si(built.active_parameters, '')} active per token)"
+                        if built.active_parameters != built.parameters else ""))
+    parts.append("</p>")
+    for note in built.notes:
+        parts.append(f"<p><i>{html.escape(note)}</i></p>")
+    for e in built.entries:
+        k = e.kernel
+        t = k.traffic()
+        dram = t.bytes.get("dram", 0.0)
+        parts.append(
+            f"<p><b>{html.escape(k.name)}</b> × {e.count:,.0f}: "
+            f"{format_si(t.ops, 'op')}, {format_si(dram, 'B')}, "
+            f"{t.ops / dram if dram else float('nan'):,.4g} op/B<br>"
+            + "<br>".join(html.escape(s) for s in e.steps) + "</p>")
+    if built.link_steps:
+        parts.append("<p><b>Link</b><br>" + "<br>".join(map(html.escape, built.link_steps)) + "</p>")
+    if built.resident_steps:
+        parts.append("<p><b>Held in memory per chip</b><br>"
+                     + "<br>".join(map(html.escape, built.resident_steps)) + "</p>")
+    if w.source:
+        parts.append(f"<p><small>Source: {html.escape(w.source)}</small></p>")
+    return "".join(parts)
+
+
+class WorkloadsPanel(QWidget):
+    def __init__(self, model: DocumentModel, parent=None) -> None:
+        super().__init__(parent)
+        self.model = model
+        self.list = QListWidget()
+        self.list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.list.currentItemChanged.connect(self._on_current)
+        self.list.itemChanged.connect(self._on_item_changed)
+        self.add_button = QPushButton("New…")
+        self.add_button.setToolTip("A workload from an example model, a config.json on disk or "
+                                   "the session's kernels")
+        self.add_button.clicked.connect(self.new_workload)
+        self.remove_button = QPushButton("Remove")
+        self.remove_button.clicked.connect(self.remove_selected)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.add_button)
+        buttons.addWidget(self.remove_button)
+        buttons.addStretch(1)
+        self.fields = WorkloadFields()
+        self.fields.sig_changed.connect(self._on_field)
+        self.formulas = QTextBrowser()
+        self.formulas.setOpenLinks(False)
+        self.hint = QLabel("Drag a workload's big point on the chart to change its batch "
+                           "(Shift+drag: its context or sequence).")
+        self.hint.setWordWrap(True)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.list, 1)
+        layout.addLayout(buttons)
+        layout.addWidget(self.fields)
+        layout.addWidget(self.hint)
+        layout.addWidget(self.formulas, 2)
+        self._serial = 0  # spin-box edits of one field merge into one undo step until another
+        self._last_field = None
+        model.sig_document_changed.connect(lambda _d, _t: self.refresh())
+        model.sig_selection_changed.connect(lambda _k, _c: self._follow_selection())
+        self.refresh()
+
+    @property
+    def selected(self) -> Workload | None:
+        item = self.list.currentItem()
+        wid = item.data(Qt.ItemDataRole.UserRole) if item else None
+        doc = self.model.document
+        return doc.workload(wid) if wid in {w.id for w in doc.workloads} else None
+
+    def refresh(self) -> None:
+        doc = self.model.document
+        current = self.selected.id if self.selected else self.model.selected_kernel
+        self.list.blockSignals(True)
+        try:
+            self.list.clear()
+            for w in doc.workloads:
+                item = QListWidgetItem(label_of(w))
+                item.setData(Qt.ItemDataRole.UserRole, w.id)
+                item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+                item.setCheckState(Qt.CheckState.Checked if w.visible else Qt.CheckState.Unchecked)
+                problem = self.model.workload_problems.get(w.id)
+                item.setToolTip(problem or w.source)
+                if problem:
+                    item.setForeground(QColor("#b00020"))
+                self.list.addItem(item)
+                if w.id == current:
+                    self.list.setCurrentItem(item)
+        finally:
+            self.list.blockSignals(False)
+        self._show_selected()
+
+    def _show_selected(self) -> None:
+        w = self.selected
+        self.fields.setEnabled(w is not None)
+        self.remove_button.setEnabled(w is not None)
+        if w is None:
+            self.formulas.setHtml("<p>No workload selected. <b>New…</b> makes one from a model "
+                                  "(Llama, Mistral, Mixtral, Qwen2, GPT-2 or your own "
+                                  "config.json), ResNet-50, an MLP or LSTM stack, or the "
+                                  "session's kernels.</p>")
+            return
+        self.fields.show_workload(w)
+        scroll = self.formulas.verticalScrollBar().value()
+        self.formulas.setHtml(entries_html(w, self.model.document.kernels_by_id))
+        self.formulas.verticalScrollBar().setValue(scroll)
+
+    def _follow_selection(self) -> None:
+        wid = self.model.selected_kernel
+        for i in range(self.list.count()):
+            if self.list.item(i).data(Qt.ItemDataRole.UserRole) == wid:
+                if self.list.currentRow() != i:
+                    self.list.setCurrentRow(i)
+                return
+
+    def _on_current(self, item, _previous) -> None:
+        self._show_selected()
+        if item is not None:
+            self.model.select(item.data(Qt.ItemDataRole.UserRole), None)
+
+    def _on_item_changed(self, item) -> None:
+        wid = item.data(Qt.ItemDataRole.UserRole)
+        w = self.model.document.workload(wid)
+        visible = item.checkState() == Qt.CheckState.Checked
+        if visible != w.visible:
+            self.model.set_workload(replace(w, visible=visible),
+                                    f"{'Show' if visible else 'Hide'} {w.name}")
+
+    def _on_field(self, name: str, value) -> None:
+        w = self.selected
+        if w is None or getattr(w, name) == value:
+            return
+        if name != self._last_field:
+            self._serial += 1
+            self._last_field = name
+        self.model.set_workload(replace(w, **{name: value}), f"{w.name}: {name} {value}",
+                                merge_key=("workload field", self._serial, name))
+
+    def new_workload(self) -> list[str]:
+        dialog = WorkloadDialog(self.model, self)
+        if dialog.exec() != QDialog.DialogCode.Accepted or dialog.workload is None:
+            return []
+        ids = self.model.add_workloads([dialog.workload])
+        if ids:
+            self.model.select(ids[0], None)
+        return ids
+
+    def remove_selected(self) -> None:
+        from roofline_gui.core.edits import Remove  # noqa: PLC0415
+
+        w = self.selected
+        if w is not None:
+            self.model.push(Remove("workloads", w.id), f"Remove workload {w.name}")
+
+
+class WorkloadDialog(QDialog):
+    """A new workload, previewed live as its source and fields change."""
+
+    CUSTOM = "The session's kernels (counts below)"
+
+    def __init__(self, model: DocumentModel, parent=None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("New workload")
+        self.model = model
+        self.workload: Workload | None = None
+        self._opened: Workload | None = None  # a config.json read from disk
+        self.source = QComboBox()
+        for shipped in shipped_workloads().values():
+            self.source.addItem(shipped.name, shipped.id)
+        self.source.addItem(self.CUSTOM, "custom")
+        self.source.currentIndexChanged.connect(self._on_source)
+        self.open_button = QPushButton("Open config.json…")
+        self.open_button.setToolTip("A Hugging Face-style config.json on disk (nothing is "
+                                    "downloaded)")
+        self.open_button.clicked.connect(self.open_config)
+        top = QHBoxLayout()
+        top.addWidget(QLabel("Model"))
+        top.addWidget(self.source, 1)
+        top.addWidget(self.open_button)
+        self.fields = WorkloadFields()
+        self.fields.sig_changed.connect(lambda name, value: self._set(**{name: value}))
+        self.kernel_counts = QTableWidget(0, 2)
+        self.kernel_counts.setHorizontalHeaderLabels(["Kernel", "Count"])
+        self.kernel_counts.horizontalHeader().setStretchLastSection(True)
+        self.kernel_counts.itemChanged.connect(lambda _i: self._preview())
+        self.preview = QTextBrowser()
+        self.error = QLabel()
+        self.error.setStyleSheet("color: #b00020")
+        self.error.setWordWrap(True)
+        box = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
+                               | QDialogButtonBox.StandardButton.Cancel)
+        box.accepted.connect(self.accept)
+        box.rejected.connect(self.reject)
+        self.ok = box.button(QDialogButtonBox.StandardButton.Ok)
+        left = QVBoxLayout()
+        left.addLayout(top)
+        left.addWidget(self.fields)
+        left.addWidget(self.kernel_counts, 1)
+        right = QVBoxLayout()
+        right.addWidget(QLabel("Its kernels, with their formulas"))
+        right.addWidget(self.preview, 1)
+        body = QHBoxLayout()
+        body.addLayout(left, 2)
+        body.addLayout(right, 3)
+        layout = QVBoxLayout(self)
+        layout.addLayout(body, 1)
+        layout.addWidget(self.error)
+        layout.addWidget(box)
+        self.resize(1000, 640)
+        self._draft: Workload | None = None
+        self._on_source()
+
+    def _on_source(self) -> None:
+        key = self.source.currentData()
+        custom = key == "custom"
+        self.kernel_counts.setVisible(custom)
+        if custom:
+            self._fill_kernels()
+            self._draft = Workload("w0", "My workload", "custom", {"entries": []},
+                                   source="the session's kernels")
+        elif key == "opened" and self._opened is not None:
+            self._draft = self._opened
+        else:
+            self._draft = shipped_workloads()[key].workload("w0")
+        self.fields.show_workload(self._draft)
+        self._preview()
+
+    def _fill_kernels(self) -> None:
+        self.kernel_counts.blockSignals(True)
+        self.kernel_counts.setRowCount(0)
+        for kernel in self.model.document.kernels:
+            if not kernel.has_size:
+                continue
+            row = self.kernel_counts.rowCount()
+            self.kernel_counts.insertRow(row)
+            name = QTableWidgetItem(kernel.name)
+            name.setData(Qt.ItemDataRole.UserRole, kernel.id)
+            name.setFlags(name.flags() & ~Qt.ItemFlag.ItemIsEditable)
+            self.kernel_counts.setItem(row, 0, name)
+            self.kernel_counts.setItem(row, 1, QTableWidgetItem("0"))
+        self.kernel_counts.blockSignals(False)
+
+    def open_config(self, path: str | None = None) -> bool:
+        if not path:
+            path = QFileDialog.getOpenFileName(self, "Open a model's config.json", "",
+                                               "Model config (*.json);;All files (*)")[0]
+        if not path:
+            return False
+        try:
+            workload = workload_from_config(path, "w0")
+        except RooflineError as exc:
+            self.error.setText(str(exc))
+            return False
+        self._opened = workload
+        index = self.source.findData("opened")
+        if index < 0:
+            self.source.addItem("", "opened")
+            index = self.source.count() - 1
+        self.source.setItemText(index, f"{workload.name} (opened)")
+        self.source.setCurrentIndex(index)
+        self._on_source()
+        return True
+
+    def _set(self, **changes) -> None:
+        if self._draft is not None:
+            self._draft = replace(self._draft, **changes)
+            self.fields.show_workload(self._draft)
+            self._preview()
+
+    def _custom_entries(self) -> list[dict]:
+        entries = []
+        for row in range(self.kernel_counts.rowCount()):
+            text = self.kernel_counts.item(row, 1).text().strip()
+            try:
+                count = int(float(text))
+            except ValueError:
+                self.error.setText(f"Row {row + 1}: count {text!r} is not a whole number")
+                continue
+            if count > 0:
+                entries.append({"kernel": self.kernel_counts.item(row, 0).data(
+                    Qt.ItemDataRole.UserRole), "count": count})
+        return entries
+
+    def _preview(self) -> None:
+        self.error.setText("")
+        if self._draft is None:
+            return
+        if self._draft.kind == "custom":
+            self._draft = replace(self._draft, spec={"entries": self._custom_entries()})
+        kernels = self.model.document.kernels_by_id
+        try:
+            build(self._draft, kernels)
+        except ValidationError as exc:
+            self.error.setText("; ".join(str(p) for p in exc.problems))
+            self.ok.setEnabled(False)
+            self.preview.setHtml("")
+            self.workload = None
+            return
+        self.ok.setEnabled(True)
+        self.workload = self._draft
+        self.preview.setHtml(entries_html(self._draft, kernels))
+
+
+class WorkloadCharts(QWidget):
+    """The selected workload on every shown chip: its step's time by kernel, and its batch
+    sweep. Both from the core (workload_view.breakdown, workload_eval.batch_sweep)."""
+
+    def __init__(self, model: DocumentModel, parent=None) -> None:
+        super().__init__(parent)
+        self.model = model
+        self.title = QLabel()
+        self.title.setWordWrap(True)
+        self.bars = pg.PlotWidget(background="w")
+        self.bars.setMenuEnabled(False)
+        self.bars.setLabel("bottom", "time per step", units="s")
+        self.bars.getPlotItem().hideButtons()
+        self.sweep = pg.PlotWidget(background="w")
+        self.sweep.setMenuEnabled(False)
+        self.sweep.setLogMode(True, True)
+        self.sweep.getPlotItem().hideButtons()
+        self.sweep.showGrid(True, True, 0.25)
+        self.sweep_legend = self.sweep.addLegend(offset=(-10, 10))
+        charts = QHBoxLayout()
+        charts.addWidget(self.bars, 3)
+        charts.addWidget(self.sweep, 2)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.title)
+        layout.addLayout(charts, 1)
+        self.segments: list = []  # what the bars show, for checks
+        model.sig_document_changed.connect(lambda _d, _t: self.refresh())
+        model.sig_selection_changed.connect(lambda _k, _c: self.refresh())
+        self._shown_key = None
+        self.refresh()
+
+    def _result(self):
+        results = self.model.workload_results
+        selected = self.model.workload_result(self.model.selected_kernel)
+        return selected or (results[0] if results else None)
+
+    def refresh(self) -> None:
+        r = self._result()
+        self.bars.clear()
+        if r is None:
+            self.sweep.clear()
+            self._shown_key = None
+            self.title.setText("No workload: Workloads → New… makes one from a model.")
+            self.segments = []
+            return
+        chips = [i for i, c in enumerate(r.chips) if c.visible]
+        self.segments = breakdown(r, chips)
+        unit = r.workload.throughput_unit
+        self.title.setText(f"<b>{html.escape(label_of(r.workload))}</b>: time per step by "
+                           "kernel, coloured by what bounds it (blue memory, orange compute, "
+                           f"grey link); right, {unit} against latency as the batch grows.")
+        for kind, color in SEGMENT_KINDS.items():
+            parts = [s for s in self.segments if s.kind == kind]
+            if not parts:
+                continue
+            rows = {c: n for n, c in enumerate(chips)}
+            bars = pg.BarGraphItem(
+                x0=[s.start for s in parts], y=[rows[s.chip] for s in parts],
+                width=[s.width for s in parts], height=0.6, brush=color,
+                pen=pg.mkPen("w", width=1))
+            self.bars.addItem(bars)
+        axis = self.bars.getAxis("left")
+        axis.setTicks([[(n, r.chips[c].name) for n, c in enumerate(chips)]])
+        self.bars.getViewBox().invertY(True)
+        times = [float(r.time[c]) for c in chips if np.isfinite(r.time[c])]
+        if times:
+            self.bars.setXRange(0, max(times) * 1.05, padding=0)
+            self.bars.setYRange(-0.6, len(chips) - 0.4, padding=0)
+        self.bars.setToolTip("\n".join(
+            f"{r.chips[c].name}: {format_time(float(r.time[c]))}, "
+            + ", ".join(f"{s.name} {100 * s.share:.2g}%" for s in self.segments
+                        if s.chip == c and s.share >= 0.05) for c in chips))
+        key = (replace(r.workload, batch=1), r.chips, r.evaluation.derated)
+        if key != self._shown_key:
+            self._draw_sweep(r, chips)
+            self._shown_key = key
+        self._mark_batch(r, chips)
+
+    def _draw_sweep(self, r, chips) -> None:
+        self.sweep.clear()
+        self.sweep_legend.clear()
+        sweep = batch_sweep(r.workload, [r.chips[c] for c in chips], SWEEP_BATCHES,
+                            derated=r.evaluation.derated)
+        self._sweep = sweep
+        self.sweep.setLabel("bottom", f"throughput ({r.workload.throughput_unit})")
+        self.sweep.setLabel("left", "latency per step (s)")
+        for j, c in enumerate(chips):
+            thr = np.array([s.throughput[j] for s in sweep])
+            lat = np.array([s.time[j] for s in sweep])
+            ok = np.isfinite(thr) & np.isfinite(lat)
+            if ok.any():
+                self.sweep.plot(thr[ok], lat[ok], pen=pg.mkPen(r.chips[c].color or "#808080",
+                                                               width=2),
+                                symbol="o", symbolSize=5, name=r.chips[c].name,
+                                symbolBrush=r.chips[c].color or "#808080")
+        self._marker = pg.ScatterPlotItem(size=14, pen=pg.mkPen("k", width=2),
+                                          brush=pg.mkBrush(None))
+        self.sweep.addItem(self._marker)
+
+    def _mark_batch(self, r, chips) -> None:
+        xs = [float(np.log10(r.throughput[c])) for c in chips if np.isfinite(r.throughput[c])]
+        ys = [float(np.log10(r.time[c])) for c in chips if np.isfinite(r.time[c])]
+        self._marker.setData(xs, ys)
+        self._marker.setToolTip(f"batch {r.workload.batch}")
