@@ -96,15 +96,17 @@ def drag_key(workload: Workload, modifier: bool) -> str:
 
 
 def drag_ladder(workload: Workload, key: str, kernels=None) -> tuple[np.ndarray, np.ndarray]:
-    """(values, aggregate intensity at each) for the values a drag may give ``key``: whole
-    numbers on a geometric ladder from 1 to DRAG_MAX[key]. Intensity does not depend on the chip,
-    so this is worked out once per drag."""
-    top = min(DRAG_MAX[key], 10**7)
-    values = np.unique(np.round(np.geomspace(1, top, 97)).astype(int))
+    """(values, aggregate intensity at each) for the values a drag may give ``key``: the round
+    numbers people size with, powers of two and the halves between (1, 2, 3, 4, 6, 8, 12, 16,
+    24...), up to DRAG_MAX[key]. Intensity does not depend on the chip, so this is worked out
+    once per drag."""
+    top = DRAG_MAX[key]
+    values = np.array(sorted({v for p in range(top.bit_length()) for v in (2**p, 3 * 2**p // 2)
+                              if 1 <= v <= top}))
     intensity = np.empty(len(values))
     for i, v in enumerate(values):
         built = build(replace(workload, **{key: int(v)}), kernels)
-        ops = sum(e.kernel.flops * e.count for e in built.entries if e.kernel.flops)
+        ops = sum(e.kernel.traffic().ops * e.count for e in built.entries)
         dram = sum(e.kernel.traffic().bytes.get("dram", 0.0) * e.count for e in built.entries)
         intensity[i] = ops / dram
     return values, intensity

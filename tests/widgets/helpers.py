@@ -29,20 +29,23 @@ def drop_on(widget, mime, pos: QPointF) -> bool:
     return drop.isAccepted()
 
 
-def mouse(widget, kind, pos: QPointF, buttons=Qt.MouseButton.LeftButton):
+def mouse(widget, kind, pos: QPointF, buttons=Qt.MouseButton.LeftButton,
+          modifiers=Qt.KeyboardModifier.NoModifier):
     button = Qt.MouseButton.NoButton if kind == QEvent.Type.MouseMove else Qt.MouseButton.LeftButton
     global_pos = QPointF(widget.mapToGlobal(pos.toPoint()))
-    event = QMouseEvent(kind, QPointF(pos), global_pos, button, buttons, Qt.KeyboardModifier.NoModifier)
+    event = QMouseEvent(kind, QPointF(pos), global_pos, button, buttons, modifiers)
     QApplication.sendEvent(widget, event)
 
 
-def drag_mouse(widget, start: QPointF, end: QPointF, steps: int = 8) -> None:
-    """Press at ``start``, move in steps to ``end`` with the button held, release."""
-    mouse(widget, QEvent.Type.MouseButtonPress, start)
+def drag_mouse(widget, start: QPointF, end: QPointF, steps: int = 8,
+               modifiers=Qt.KeyboardModifier.NoModifier) -> None:
+    """Press at ``start``, move in steps to ``end`` with the button (and ``modifiers``) held,
+    release."""
+    mouse(widget, QEvent.Type.MouseButtonPress, start, modifiers=modifiers)
     for i in range(1, steps + 1):
         p = start + (end - start) * (i / steps)
-        mouse(widget, QEvent.Type.MouseMove, p)
+        mouse(widget, QEvent.Type.MouseMove, p, modifiers=modifiers)
         QApplication.processEvents()
         QTest.qWait(20)  # pyqtgraph drops mouse moves closer together than its rate limit
-    mouse(widget, QEvent.Type.MouseButtonRelease, end, Qt.MouseButton.NoButton)
+    mouse(widget, QEvent.Type.MouseButtonRelease, end, Qt.MouseButton.NoButton, modifiers)
     QApplication.processEvents()

@@ -121,20 +121,10 @@ class RooflinePlot(QObject):
         # Workloads: each one's kernels as a group of small marks in its own shape, and its
         # aggregate point (drag it to change the batch), with its name beside it.
         self.workload_results: list = []  # WorkloadResult of the document, set by the canvas
-        self._wl_entries = pg.ScatterPlotItem(size=8, hoverable=True, tip=self._workload_tip)
-        self._wl_entries.setZValue(9)
-        plot_item.addItem(self._wl_entries, ignoreBounds=True)
-        self._wl_points = WorkloadScatter(size=17, hoverable=True, hoverSize=21,
-                                          tip=self._workload_tip)
-        self._wl_points.setZValue(14)
-        self._wl_points.sig_workload_dragged.connect(self.sig_workload_dragged)
-        self._wl_points.sigClicked.connect(
-            lambda _s, points, _ev: len(points) and self.sig_kernel_clicked.emit(
-                points[0].data(), self.selected_chip or ""))
-        plot_item.addItem(self._wl_points, ignoreBounds=True)
-        self._wl_labels = RoofLayer()
-        self._wl_labels.setZValue(12)
-        plot_item.addItem(self._wl_labels, ignoreBounds=True)
+        # Per workload: its kernels (small marks), its point and its label, as their own items,
+        # so a drag step of one workload updates (and repaints) that workload's items only.
+        self._wl_items: dict[str, tuple] = {}  # workload id -> (entries, point, label)
+        self._wl_drawn: dict[str, tuple] = {}  # workload id -> what its items were drawn from
         self.marks: list = []  # the workloads' WorkloadMarks as drawn
         self._drawn_path_key = None
         self._comparison: Comparison | None = None
@@ -605,44 +595,88 @@ class RooflinePlot(QObject):
     # -- workloads ------------------------------------------------------------------------------
     def update_workloads(self, results: list) -> None:
         """Draw the workloads' marks (display geometry from core.workload_view.workload_marks):
-        a drag step of a workload redraws these few items and nothing else."""
+        each workload's three items are set only when what they show changed, so a drag step
+        of one workload redraws that workload alone."""
         self.workload_results = results
         units, chips = self._units(), self._chip_indices
         cmp = self._comparison
         self.marks = workload_marks(results, units, chips) if cmp is not None and chips else []
-        ex, ey, eb, es, ed = [], [], [], [], []
-        px, py, pb, ps, pd = [], [], [], [], []
-        self._wl_labels.clear()
-        color_of = [QColor(cmp.chips[c].color or "#808080") for c in chips] if cmp else []
+        colors = tuple(cmp.chips[c].color or "#808080" for c in chips) if cmp else ()
+        wanted = {m.workload_id for m in self.marks}
+        for wid in list(self._wl_items):
+            if wid not in wanted:
+                for item in self._wl_items.pop(wid):
+                    self.plot.removeItem(item)
+                self._wl_drawn.pop(wid, None)
         for mark in self.marks:
-            for j, color in enumerate(color_of):
-                faint = QColor(color)
-                faint.setAlpha(150)
-                ok = np.isfinite(mark.entry_y[:, j]) & np.isfinite(mark.entry_x)
-                ex += log10(mark.entry_x[ok]).tolist()
-                ey += log10(mark.entry_y[ok, j]).tolist()
-                eb += [self._brush(faint)] * int(ok.sum())
-                es += [mark.symbol] * int(ok.sum())
-                ed += [(mark.workload_id, e, j) for e in np.flatnonzero(ok)]
-                if np.isfinite(mark.point_y[j]):
-                    px.append(float(np.log10(mark.point_x)))
-                    py.append(float(np.log10(mark.point_y[j])))
-                    pb.append(self._brush(color))
-                    ps.append(mark.symbol)
-                    pd.append(mark.workload_id)
-            finite = mark.point_y[np.isfinite(mark.point_y)]
-            if len(finite) and self._range is not None:
-                self._wl_labels.add_label(mark.label, float(np.log10(mark.point_x)),
-                                          float(np.log10(finite.max())),
-                                          QColor(self.options.foreground), anchor=(0, 1),
-                                          offset=(10.0, -8.0))
-        self._wl_labels.finish()
-        pen = self._pen(QColor(self.options.foreground), 1)
-        self._wl_entries.setData(x=ex, y=ey, brush=eb, symbol=es, data=ed, pen=pen)
-        self._wl_points.setData(x=px, y=py, brush=pb, symbol=ps, data=pd,
-                                pen=self._pen(QColor(self.options.foreground), 2))
+            key = (mark.label, mark.symbol, colors, mark.point_x, mark.point_y.tobytes(),
+                   mark.entry_y.tobytes(), self.options.foreground)
+            if self._wl_drawn.get(mark.workload_id) != key:
+                self._draw_workload(mark, colors)
+                self._wl_drawn[mark.workload_id] = key
         if self._path_key() != self._drawn_path_key:  # a drag of the batch keeps its path
             self._draw_extras()
+
+    def _workload_items(self, wid: str) -> tuple:
+        items = self._wl_items.get(wid)
+        if items is None:
+            entries = pg.ScatterPlotItem(size=8, hoverable=True, tip=self._workload_tip)
+            entries.setZValue(9)
+            point = WorkloadScatter(size=17, hoverable=True, hoverSize=21, tip=self._workload_tip)
+            point.setZValue(14)
+            point.sig_workload_dragged.connect(self.sig_workload_dragged)
+            point.sigClicked.connect(lambda _s, points, _ev: len(points) and (
+                self.sig_kernel_clicked.emit(points[0].data(), self.selected_chip or "")))
+            label = pg.TextItem(color=self.options.foreground, anchor=(0, 1))
+            label.setZValue(12)
+            for item in (entries, point, label):
+                self.plot.addItem(item, ignoreBounds=True)
+            items = self._wl_items[wid] = (entries, point, label)
+        return items
+
+    def _draw_workload(self, mark, colors: tuple[str, ...]) -> None:
+        entries, point, label = self._workload_items(mark.workload_id)
+        ex, ey, eb, ed = [], [], [], []
+        px, py, pb = [], [], []
+        for j, name in enumerate(colors):
+            color = QColor(name)
+            faint = QColor(color)
+            faint.setAlpha(150)
+            ok = np.isfinite(mark.entry_y[:, j]) & np.isfinite(mark.entry_x)
+            ex += log10(mark.entry_x[ok]).tolist()
+            ey += log10(mark.entry_y[ok, j]).tolist()
+            eb += [self._brush(faint)] * int(ok.sum())
+            ed += [(mark.workload_id, int(e), j) for e in np.flatnonzero(ok)]
+            if np.isfinite(mark.point_y[j]):
+                px.append(float(np.log10(mark.point_x)))
+                py.append(float(np.log10(mark.point_y[j])))
+                pb.append(self._brush(color))
+        pen = self._pen(QColor(self.options.foreground), 1)
+        entries.setData(x=ex, y=ey, brush=eb, symbol=mark.symbol, data=ed, pen=pen)
+        point.setData(x=px, y=py, brush=pb, symbol=mark.symbol, data=[mark.workload_id] * len(px),
+                      pen=self._pen(QColor(self.options.foreground), 2))
+        if py:
+            if label.toPlainText() != mark.label:
+                label.setText(mark.label)
+            label.setPos(px[0], max(py))
+            label.show()
+        else:
+            label.hide()
+
+    def workload_labels(self) -> list[str]:
+        """The workloads' labels as shown on the chart."""
+        return [items[2].toPlainText() for items in self._wl_items.values()
+                if items[2].isVisible()]
+
+    def workload_spots(self) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
+        """((log10 x, log10 y) of the workloads' kernels, the same of their points) as drawn:
+        what the chart shows, for checks and exports."""
+        out = []
+        for n in (0, 1):
+            data = [items[n].getData() for items in self._wl_items.values()]
+            out.append((np.concatenate([np.asarray(d[0]) for d in data] or [np.zeros(0)]),
+                        np.concatenate([np.asarray(d[1]) for d in data] or [np.zeros(0)])))
+        return out[0], out[1]
 
     def _path_key(self):
         """What the selected workload's path depends on: all of it but the batch."""

@@ -206,10 +206,27 @@ class ExplanationPane(QTextBrowser):
         super().__init__(parent)
         self.model = model
         self.setOpenExternalLinks(False)
-        model.sig_document_changed.connect(lambda _d, _t: self.refresh())
+        # A workload's explanation works out what batch and precision would do (three more
+        # evaluations): during a drag of its point it follows at most every 40 ms.
+        self._later = QTimer(self)
+        self._later.setSingleShot(True)
+        self._later.setInterval(40)
+        self._later.timeout.connect(self.refresh)
+        model.sig_document_changed.connect(self._on_document_changed)
         model.sig_view_changed.connect(lambda _v, changed: "mac" in changed and self.refresh())
         model.sig_selection_changed.connect(lambda _k, _c: self.refresh())
         self.refresh()
+
+    def _on_document_changed(self, doc, touched) -> None:
+        if touched and touched <= {w.id for w in doc.workloads}:
+            if not self._later.isActive():
+                self._later.start()
+            return
+        self.refresh()
+
+    @property
+    def pending(self) -> bool:
+        return self._later.isActive()
 
     def refresh(self) -> None:
         cmp = self.model.comparison

@@ -17,7 +17,7 @@ from dataclasses import replace
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -185,9 +185,27 @@ class WorkloadsPanel(QWidget):
         layout.addWidget(self.formulas, 2)
         self._serial = 0  # spin-box edits of one field merge into one undo step until another
         self._last_field = None
-        model.sig_document_changed.connect(lambda _d, _t: self.refresh())
+        self._later = QTimer(self)  # a drag's stream of edits: shown at most every 40 ms
+        self._later.setSingleShot(True)
+        self._later.setInterval(40)
+        self._later.timeout.connect(self.refresh)
+        model.sig_document_changed.connect(self._on_document_changed)
         model.sig_selection_changed.connect(lambda _k, _c: self._follow_selection())
         self.refresh()
+
+    def _on_document_changed(self, doc, touched) -> None:
+        ids = tuple(w.id for w in doc.workloads)
+        shown = tuple(self.list.item(i).data(Qt.ItemDataRole.UserRole)
+                      for i in range(self.list.count()))
+        if touched and ids == shown and touched <= set(ids):  # edits of workloads: throttled
+            if not self._later.isActive():
+                self._later.start()
+            return
+        self.refresh()
+
+    @property
+    def pending(self) -> bool:
+        return self._later.isActive()
 
     @property
     def selected(self) -> Workload | None:
@@ -440,6 +458,7 @@ class WorkloadCharts(QWidget):
         self.title.setWordWrap(True)
         self.bars = pg.PlotWidget(background="w")
         self.bars.setMenuEnabled(False)
+        self.bars.getViewBox().disableAutoRange()
         self.bars.setLabel("bottom", "time per step", units="s")
         self.bars.getPlotItem().hideButtons()
         self.sweep = pg.PlotWidget(background="w")
@@ -456,10 +475,27 @@ class WorkloadCharts(QWidget):
         layout.addWidget(self.title)
         layout.addLayout(charts, 1)
         self.segments: list = []  # what the bars show, for checks
-        model.sig_document_changed.connect(lambda _d, _t: self.refresh())
-        model.sig_selection_changed.connect(lambda _k, _c: self.refresh())
+        self._bar_items: dict = {}  # kind -> its BarGraphItem, updated in place
+        self._chips_shown = None
+        self._x_top = 0.0
         self._shown_key = None
+        # Changes come at a drag's pace (60 a second); the charts follow at most every
+        # THROTTLE_MS, so a drag step does not wait for two more plots to repaint.
+        self._later = QTimer(self)
+        self._later.setSingleShot(True)
+        self._later.setInterval(self.THROTTLE_MS)
+        self._later.timeout.connect(self.refresh)
+        model.sig_document_changed.connect(
+            lambda _d, _t: self._later.isActive() or self._later.start())
+        model.sig_selection_changed.connect(lambda _k, _c: self.refresh())
         self.refresh()
+
+    THROTTLE_MS = 40
+
+    @property
+    def pending(self) -> bool:
+        """Whether a change is still to be shown."""
+        return self._later.isActive()
 
     def _result(self):
         results = self.model.workload_results
@@ -467,37 +503,49 @@ class WorkloadCharts(QWidget):
         return selected or (results[0] if results else None)
 
     def refresh(self) -> None:
+        """Bring both charts up to date. A drag step changes the bars' lengths and the sweep's
+        marker only: the bar items are updated in place and the axes keep their range unless
+        the bars outgrow it (or shrink to under half), so a step repaints bars, not axes."""
         r = self._result()
-        self.bars.clear()
         if r is None:
+            self.bars.clear()
+            self._bar_items = {}
             self.sweep.clear()
-            self._shown_key = None
+            self._shown_key = self._chips_shown = None
             self.title.setText("No workload: Workloads → New… makes one from a model.")
             self.segments = []
             return
         chips = [i for i, c in enumerate(r.chips) if c.visible]
         self.segments = breakdown(r, chips)
         unit = r.workload.throughput_unit
-        self.title.setText(f"<b>{html.escape(label_of(r.workload))}</b>: time per step by "
-                           "kernel, coloured by what bounds it (blue memory, orange compute, "
-                           f"grey link); right, {unit} against latency as the batch grows.")
+        title = (f"<b>{html.escape(label_of(r.workload))}</b>: time per step by kernel, "
+                 "coloured by what bounds it (blue memory, orange compute, grey link); right, "
+                 f"{unit} against latency as the batch grows.")
+        if self.title.text() != title:
+            self.title.setText(title)
+        rows = {c: n for n, c in enumerate(chips)}
+        names = tuple(r.chips[c].name for c in chips)
+        if names != self._chips_shown:
+            self.bars.getAxis("left").setTicks([list(enumerate(names))])
+            self.bars.getViewBox().invertY(True)
+            self.bars.setYRange(-0.6, len(chips) - 0.4, padding=0)
+            self._chips_shown = names
         for kind, color in SEGMENT_KINDS.items():
             parts = [s for s in self.segments if s.kind == kind]
-            if not parts:
-                continue
-            rows = {c: n for n, c in enumerate(chips)}
-            bars = pg.BarGraphItem(
-                x0=[s.start for s in parts], y=[rows[s.chip] for s in parts],
-                width=[s.width for s in parts], height=0.6, brush=color,
-                pen=pg.mkPen("w", width=1))
-            self.bars.addItem(bars)
-        axis = self.bars.getAxis("left")
-        axis.setTicks([[(n, r.chips[c].name) for n, c in enumerate(chips)]])
-        self.bars.getViewBox().invertY(True)
+            item = self._bar_items.get(kind)
+            if item is None:
+                item = pg.BarGraphItem(x0=[], y=[], width=[], height=0.6, brush=color,
+                                       pen=pg.mkPen("w", width=1))
+                self.bars.addItem(item, ignoreBounds=True)  # the range is set below
+                self._bar_items[kind] = item
+            item.setOpts(x0=[s.start for s in parts], y=[rows[s.chip] for s in parts],
+                         width=[s.width for s in parts], height=0.6)
         times = [float(r.time[c]) for c in chips if np.isfinite(r.time[c])]
         if times:
-            self.bars.setXRange(0, max(times) * 1.05, padding=0)
-            self.bars.setYRange(-0.6, len(chips) - 0.4, padding=0)
+            top = max(times) * 1.05
+            if not self._x_top or top > self._x_top or top < self._x_top / 2:
+                self._x_top = top
+                self.bars.setXRange(-0.01 * top, top, padding=0)
         self.bars.setToolTip("\n".join(
             f"{r.chips[c].name}: {format_time(float(r.time[c]))}, "
             + ", ".join(f"{s.name} {100 * s.share:.2g}%" for s in self.segments
@@ -527,7 +575,11 @@ class WorkloadCharts(QWidget):
                                 symbolBrush=r.chips[c].color or "#808080")
         self._marker = pg.ScatterPlotItem(size=14, pen=pg.mkPen("k", width=2),
                                           brush=pg.mkBrush(None))
-        self.sweep.addItem(self._marker)
+        # The range fits the sweep's lines once; the marker moving along them changes no range
+        # (so a drag step repaints the marker, not the axes).
+        self.sweep.getViewBox().autoRange(padding=0.08)
+        self.sweep.getViewBox().disableAutoRange()
+        self.sweep.addItem(self._marker, ignoreBounds=True)
 
     def _mark_batch(self, r, chips) -> None:
         xs = [float(np.log10(r.throughput[c])) for c in chips if np.isfinite(r.throughput[c])]

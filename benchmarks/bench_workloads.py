@@ -1,0 +1,117 @@
+"""Workload timings, printed (issue 12's aims):
+
+1. Evaluating a 100-entry workload on 30 chips over a 13-point batch sweep (aim: under 20 ms):
+   the 1,300 kernels built and evaluated in one roofline call.
+2. One workload drag step with 10 workloads x 8 chips on screen (aim: under 16 ms, as kernel
+   drags): the edit, the re-evaluation of every workload, and the canvas's redraw of the
+   workloads' marks and repaint, through the real window.
+
+Run: python benchmarks/bench_workloads.py   (offscreen by default)
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import statistics
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from roofline_gui.core.workload import Workload  # noqa: E402
+from roofline_gui.core.workload_eval import SWEEP_BATCHES, batch_sweep  # noqa: E402
+from roofline_gui.io.presets import default_presets  # noqa: E402
+from roofline_gui.io.workloads import shipped_workloads  # noqa: E402
+
+
+def hundred_entry_workload() -> Workload:
+    """A CNN of 100 distinct conv layers (so 100 entries, none merged by a count)."""
+    layers = [{"name": f"conv {i}", "c_in": 64 + i, "c_out": 128 + 2 * i, "height": 56,
+               "width": 56, "kernel": 3, "stride": 1} for i in range(100)]
+    return Workload("w1", "100 layers", "cnn", {"layers": layers})
+
+
+def median_ms(fn, repeat: int = 15) -> float:
+    fn()
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t) * 1e3)
+    return statistics.median(times)
+
+
+def bench_sweep() -> float:
+    presets = list(default_presets().chips.values())
+    chips = [replace(presets[i % len(presets)], id=f"c{i}") for i in range(30)]  # 29 presets
+    w = hundred_entry_workload()
+    results = batch_sweep(w, chips, SWEEP_BATCHES)
+    assert len(results) == 13 and len(results[0].entries) == 100 and len(chips) == 30
+    return median_ms(lambda: batch_sweep(w, chips, SWEEP_BATCHES))
+
+
+def bench_drag_step(panels: bool = True) -> tuple[float, float]:
+    from PySide6.QtCore import QSettings
+
+    from roofline_gui.core.document import Document
+    from roofline_gui.models.settings import Settings
+    from roofline_gui.widgets.app.main_window import MainWindow
+    from roofline_gui.widgets.common.application import make_app
+
+    app = make_app()
+    import tempfile
+
+    ini = Path(tempfile.mkdtemp()) / "s.ini"
+    window = MainWindow(settings=Settings(QSettings(str(ini), QSettings.Format.IniFormat)))
+    chips = tuple(replace(c, id=f"c{i + 1}") for i, c in
+                  enumerate(list(default_presets().chips.values())[:8]))
+    names = ["llama-3-8b", "llama-2-7b", "mistral-7b", "qwen2-7b", "gpt2", "llama-3-70b",
+             "mixtral-8x7b", "resnet-50", "mlp-tpu", "lstm"]
+    workloads = tuple(shipped_workloads()[n].workload(f"w{i + 1}") for i, n in enumerate(names))
+    window.model.reset(Document(chips=chips, workloads=workloads))
+    if not panels:  # the chart alone, as bench_gui.py times a kernel's drag
+        for dock in window.docks.values():
+            dock.hide()
+    window.resize(1500, 940)
+    window.show()
+    for _ in range(30):
+        app.processEvents()
+    canvas = window.canvas
+    wid = "w1"
+    r = window.model.workload_result(wid)
+    targets = [r.intensity * f for f in (2, 4, 8, 16, 8, 4, 2, 1)] * 3
+
+    steps = []
+    model_only = []
+    for n, x in enumerate(targets):
+        t = time.perf_counter()
+        canvas._on_workload_dragged(wid, x, n == len(targets) - 1, False)  # noqa: SLF001
+        model_only.append((time.perf_counter() - t) * 1e3)
+        app.processEvents()  # Qt repaints what changed, as between two mouse moves
+        steps.append((time.perf_counter() - t) * 1e3)
+    window.model.undo_stack.setClean()
+    window.close()
+    return statistics.median(steps[1:]), statistics.median(model_only[1:])
+
+
+def main() -> None:
+    print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+          f"Python {platform.python_version()}")
+    sweep = bench_sweep()
+    print(f"100-entry workload x 30 chips x 13 batches: {sweep:.1f} ms (aim < 20 ms)")
+    print("one workload drag step, 10 workloads x 8 chips on screen (aim < 16 ms):")
+    step, model = bench_drag_step(panels=False)
+    print(f"  chart alone (as bench_gui.py times kernel drags): {step:.1f} ms, of which the "
+          f"edit, evaluation and marks {model:.1f} ms")
+    step, model = bench_drag_step(panels=True)
+    print(f"  whole window (table row, explanation, breakdown following): {step:.1f} ms, of "
+          f"which the edit, evaluation and marks {model:.1f} ms")
+
+
+if __name__ == "__main__":
+    main()

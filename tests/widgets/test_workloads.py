@@ -1,0 +1,126 @@
+"""Workloads in the window, as a user drives them: a model from a shipped config through the New
+Workload dialog, its point dragged on the chart from batch 1 to 64 with every kernel, the table
+row and the explanation following, one undo back, and the session saved and opened again."""
+
+import numpy as np
+import pytest
+from helpers import drag_mouse
+from PySide6.QtCore import QPointF, Qt
+from PySide6.QtWidgets import QDialog
+
+from roofline_gui.core.units import format_time
+from roofline_gui.core.workload_eval import evaluate_workloads
+from roofline_gui.core.workload_view import drag_ladder
+from roofline_gui.io.session import load_session, save_session
+from roofline_gui.widgets.panels.workloads_panel import WorkloadDialog
+
+
+@pytest.fixture
+def with_llama(window, qtbot, monkeypatch):
+    """Llama-3-8B, decode at batch 1 against 2,048 cached tokens, made through the dialog."""
+    def fill_in(dialog):
+        dialog.source.setCurrentIndex(dialog.source.findData("llama-3-8b"))
+        dialog.fields.spins["batch"].setValue(1)
+        dialog.fields.spins["context"].setValue(2048)
+        assert dialog.ok.isEnabled()
+        assert "QKV projection" in dialog.preview.toPlainText()  # the live preview
+        return QDialog.DialogCode.Accepted
+
+    monkeypatch.setattr(WorkloadDialog, "exec", fill_in)
+    ids = window.workloads.new_workload()
+    assert len(ids) == 1
+    qtbot.waitUntil(lambda: not window.canvas.drawing)
+    window.breakdown  # noqa: B018 (built on first use)
+    return ids[0]
+
+
+def _workload_row(window, wid):
+    table = window.table.table_model
+    row = table.workload_view_row(wid)
+    column = next(c for c in range(table.columnCount()) if table.locate(c) == (0, "time"))
+    return table.index(row, column)
+
+
+def _point_pos(window, x, y):
+    vb = window.canvas.overlay_plot.plot.getViewBox()
+    return QPointF(window.canvas.overlay.mapFromScene(vb.mapViewToScene(QPointF(x, y))))
+
+
+def test_drag_a_workload_from_batch_1_to_64_undo_and_reload(window, with_llama, qtbot, tmp_path):
+    model, wid = window.model, with_llama
+    workload = model.document.workload(wid)
+    assert (workload.name, workload.batch, workload.context) == ("Llama-3-8B", 1, 2048)
+    chip = model.document.chips[0]
+    before = model.workload_result(wid)
+    assert _workload_row(window, wid).data() == format_time(float(before.time[0]))
+
+    plot = window.canvas.overlay_plot
+    mark = next(m for m in plot.marks if m.workload_id == wid)
+    start = _point_pos(window, np.log10(mark.point_x), np.log10(mark.point_y[0]))
+    values, intensity = drag_ladder(workload, "batch")
+    target = float(intensity[list(values).index(64)])
+    end = _point_pos(window, np.log10(target), np.log10(mark.point_y[0]))
+    drag_mouse(window.canvas.overlay.viewport(), start, end)
+    qtbot.waitUntil(lambda: model.document.workload(wid).batch != 1)
+
+    moved = model.document.workload(wid)
+    assert moved.batch == 64 and model.selected_kernel == wid
+    expected, = evaluate_workloads([moved], model.document.chips)
+    # Every kernel of the workload moved with it, on every chip, as drawn.
+    mark = next(m for m in plot.marks if m.workload_id == wid)
+    np.testing.assert_allclose(mark.entry_y, expected.evaluation.attainable[expected.rows])
+    (x, y), _points = plot.workload_spots()
+    assert len(x) == len(expected.entries) * len(model.document.chips)
+    np.testing.assert_allclose(sorted(10 ** np.asarray(y)), sorted(
+        expected.evaluation.attainable[expected.rows].ravel()), rtol=1e-9)
+    # The table's row and the explanation follow (a drag's stream: within 40 ms).
+    qtbot.waitUntil(lambda: not window.explanation.pending)
+    assert _workload_row(window, wid).data() == format_time(float(expected.time[0]))
+    text = window.explanation.toPlainText()
+    assert "B = 64" in text and f"{expected.throughput[0]:,.4g} tokens/s" in text
+    assert chip.name in text
+    # The breakdown shows the new step, kernel by kernel, adding up to the time.
+    qtbot.waitUntil(lambda: not window.breakdown.pending)
+    segments = [s for s in window.breakdown.segments if s.chip == 0]
+    assert sum(s.width for s in segments) == pytest.approx(float(expected.time[0]))
+
+    # The whole drag is one undo step.
+    model.undo_stack.undo()
+    assert model.document.workload(wid).batch == 1
+    assert _workload_row(window, wid).data() == format_time(float(before.time[0]))
+    qtbot.waitUntil(lambda: not window.explanation.pending)
+    assert "B = 1," in window.explanation.toPlainText()
+    model.undo_stack.redo()
+    assert model.document.workload(wid).batch == 64
+
+    # Saved and opened again, the workload is the same.
+    path = tmp_path / "llama.roofline"
+    save_session(model.document, path)
+    assert load_session(path).workloads == model.document.workloads
+
+
+def test_fields_edit_the_workload_and_shift_drag_changes_the_context(window, with_llama, qtbot):
+    model, wid = window.model, with_llama
+    panel = window.workloads
+    panel.fields.combos["weights"].setCurrentText("int8")
+    assert model.document.workload(wid).weights == "int8"
+    panel.fields.spins["chips_per_model"].setValue(2)
+    w = model.document.workload(wid)
+    assert w.chips_per_model == 2
+    qtbot.waitUntil(lambda: not (window.explanation.pending or panel.pending))
+    assert "Link" in window.explanation.toPlainText()
+    assert "KV cache 2·layers·B·Hkv·L·D·b_kv" in panel.formulas.toPlainText()
+    model.undo_stack.undo()
+    model.undo_stack.undo()
+    assert model.document.workload(wid).weights == "bf16"
+    # Shift+drag: the context, not the batch. At batch 1 a longer cache raises the intensity
+    # (attention does 2·G op per cached byte, the weights' matrices 1), so: to the right.
+    qtbot.waitUntil(lambda: not window.canvas.drawing)
+    plot = window.canvas.overlay_plot
+    mark = next(m for m in plot.marks if m.workload_id == wid)
+    start = _point_pos(window, np.log10(mark.point_x), np.log10(mark.point_y[0]))
+    end = _point_pos(window, np.log10(mark.point_x) + 0.1, np.log10(mark.point_y[0]))
+    drag_mouse(window.canvas.overlay.viewport(), start, end,
+               modifiers=Qt.KeyboardModifier.ShiftModifier)
+    w = model.document.workload(wid)
+    assert w.batch == 1 and w.context > 2048
