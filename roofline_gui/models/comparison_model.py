@@ -1,6 +1,6 @@
 """The comparison table: one row per kernel, then one per workload; per shown chip,
-attainable performance, time, limiter and speedup against the baseline chip. Numbers come from the document model's
-comparison (the same core evaluation the canvas and the CSV use).
+attainable performance, time, limiter and speedup against the baseline chip. Numbers come from
+the document model's comparison (the same core evaluation the canvas and the CSV use).
 
 The model sorts itself (``sort``): the keys of a column come from the comparison's arrays in
 one numpy call, so sorting 10,000 rows takes milliseconds, where a QSortFilterProxyModel asks
