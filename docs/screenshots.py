@@ -62,6 +62,16 @@ def main() -> None:
     window.model.select(mlp.id, None)
     shot("1280x800")
     window.resize(1600, 1000)
+    # A real model on three chips, with its breakdown.
+    window.model.undo_stack.setClean()  # the chips added above: no "discard changes?" question
+    window.files.open_example(by_name["llama-3-8b-on-three-chips"])
+    doc = window.model.document
+    window.model.select(doc.workloads[0].id, doc.chips[0].id)
+    window.docks["workloads"].raise_()
+    window.docks["breakdown"].raise_()
+    shot("workload-llama")
+    window.docks["table"].raise_()
+    window.docks["hardware"].raise_()
     if "--measured" in sys.argv:
         measured_shot(app, window, shot)
     window.model.undo_stack.setClean()

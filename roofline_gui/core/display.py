@@ -168,6 +168,14 @@ LABEL_SPOTS = (((8.0, 0.0), (0.0, 0.5)), ((-8.0, 0.0), (1.0, 0.5)),
                ((0.0, -8.0), (0.5, 1.0)), ((0.0, 8.0), (0.5, 0.0)))
 
 
+#: Spots for a workload's label around its (bigger) point: the kernel spots further out, then
+#: the four corners.
+WORKLOAD_LABEL_SPOTS = (((13.0, 0.0), (0.0, 0.5)), ((-13.0, 0.0), (1.0, 0.5)),
+                        ((0.0, -13.0), (0.5, 1.0)), ((0.0, 13.0), (0.5, 0.0)),
+                        ((11.0, 11.0), (0.0, 0.0)), ((-11.0, 11.0), (1.0, 0.0)),
+                        ((11.0, -11.0), (0.0, 1.0)), ((-11.0, -11.0), (1.0, 1.0)))
+
+
 @dataclass(frozen=True)
 class KernelLabel:
     kernel: int  # index into the comparison's kernels
@@ -191,7 +199,8 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
                         px_per_decade: tuple[float, float], char_px: float, line_px: float,
                         taken: list[tuple[float, float, float, float]],
                         others: tuple[np.ndarray, np.ndarray] | None = None,
-                        bounds: tuple[float, float, float, float] | None = None) -> list[KernelLabel]:
+                        bounds: tuple[float, float, float, float] | None = None,
+                        spots=LABEL_SPOTS) -> list[KernelLabel]:
     """Labels for markers at (log10) ``xs``, ``ys``: each in the first of LABEL_SPOTS where its
     text (or, failing that, each shorter alternative in turn: ``texts[k]`` may be a tuple, the
     whole name first)
@@ -215,7 +224,7 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
         label = None
         for text in options:
             w, h = len(text) * char_px + 4, line_px
-            for (dx, dy), (ax, ay) in LABEL_SPOTS:
+            for (dx, dy), (ax, ay) in spots:
                 left, top = px + dx - ax * w, py + dy - ay * h
                 box = (left, top, left + w, top + h)
                 inside = bounds is None or (bounds[0] <= box[0] and box[2] <= bounds[2]

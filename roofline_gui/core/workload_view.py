@@ -45,9 +45,11 @@ class WorkloadMarks:
 
 
 def label_of(w: Workload) -> str:
+    """'Llama-3-8B · decode B = 8, L = 2048' (the phase left out when the name says it)."""
     if w.kind == "transformer":
         length = f"S = {w.sequence}" if w.phase == "prefill" else f"L = {w.context}"
-        return f"{w.name} · {w.phase} B = {w.batch}, {length}" + (
+        phase = "" if w.phase in w.name.lower() else f"{w.phase} "
+        return f"{w.name} · {phase}B = {w.batch}, {length}" + (
             f", N = {w.chips_per_model}" if w.chips_per_model > 1 else "")
     return f"{w.name} · B = {w.batch}"
 

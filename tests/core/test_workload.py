@@ -191,3 +191,70 @@ def test_custom_workload_binds_its_batch_into_template_kernels():
     assert built.entries[1].kernel.traffic() == triad.traffic()
     with pytest.raises(ValidationError, match=r"entries\[0\]\.kernel"):
         build(w, {"k2": triad})
+
+
+# -- what the views show (core.workload_view) ------------------------------------------------------
+
+from roofline_gui.core.display import Units  # noqa: E402
+from roofline_gui.core.units import format_time  # noqa: E402
+from roofline_gui.core.workload_view import (  # noqa: E402
+    breakdown,
+    drag_ladder,
+    explain_workload,
+    value_at,
+    workload_marks,
+)
+
+
+@pytest.mark.parametrize("mac", [False, True])
+@pytest.mark.parametrize("derated", [False, True])
+def test_marks_lie_on_or_under_their_roofs_and_agree_with_the_numbers(mac, derated):
+    """Every workload kernel's mark is the kernel evaluation's point (on or under its chip's
+    roof, on the diagonal when memory-bound); the workload's point is total ops ÷ time."""
+    chips = (H100, MI300X, TPU_V5E)
+    ws = [llama(batch=8), shipped_workloads()["resnet-50"].workload("w2", batch=16)]
+    results = evaluate_workloads(ws, chips, derated=derated)
+    units = Units(mac=mac)
+    marks = workload_marks(results, units, [0, 1, 2])
+    for mark, r in zip(marks, results, strict=True):
+        ev = r.evaluation
+        ceiling = units.rate(ev.ceiling[r.rows])
+        assert np.all(mark.entry_y <= ceiling * (1 + 1e-12))
+        bw = ev.chip_arrays.dram_bandwidth(derated)
+        memory = ev.bound[r.rows] == 0
+        diagonal = mark.entry_x[:, None] * bw[None, :]
+        np.testing.assert_allclose(mark.entry_y[memory], np.broadcast_to(diagonal, memory.shape)[memory],
+                                   rtol=1e-9)
+        np.testing.assert_allclose(mark.point_y, units.rate(r.ops / r.time))
+        assert mark.point_x == pytest.approx(units.intensity(r.ops / r.dram_bytes))
+        # The explanation quotes the same time and throughput the CSV row gives.
+        for c in range(3):
+            text = "\n".join(explain_workload(r, c, units))
+            row = r.csv_row(c)
+            assert format_time(float(row["time_s"])) in text
+            assert f"{float(row['throughput_per_s']):,.4g}" in text
+
+
+def test_breakdown_bars_add_up_to_the_step_and_are_coloured_by_bound():
+    w = shipped_workloads()["llama-3-70b"].workload(phase="prefill", batch=1, sequence=2048,
+                                                    chips_per_model=8)
+    r, = evaluate_workloads([w], (H100, MI300X))
+    segments = breakdown(r, [0, 1])
+    for c in (0, 1):
+        mine = [s for s in segments if s.chip == c]
+        assert sum(s.width for s in mine) == pytest.approx(float(r.time[c]))
+        assert sum(s.share for s in mine) == pytest.approx(1.0)
+        assert mine[-1].kind == "link" and mine[-1].width == pytest.approx(float(r.link_time[c]))
+        memory = sum(s.width for s in mine if s.kind == "memory")
+        assert memory / r.time[c] == pytest.approx(float(r.memory_bound_share[c]))
+
+
+def test_the_drag_ladder_finds_the_batch_under_the_cursor():
+    values, intensity = drag_ladder(llama(), "batch")
+    assert list(values[:8]) == [1, 2, 3, 4, 6, 8, 12, 16] and values[-1] == 4096
+    assert np.all(np.diff(intensity) > 0)  # decode: intensity rises with batch (then flattens)
+    for b in (1, 8, 64, 512):
+        assert value_at(values, intensity, float(intensity[list(values).index(b)]) * 1.01) == b
+    # The intensity the ladder gives is the evaluation's aggregate intensity.
+    r, = evaluate_workloads([llama(batch=64)], [H100])
+    assert intensity[list(values).index(64)] == pytest.approx(r.intensity)

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import QGraphicsItem
 
 from roofline_gui.core.comparison import Comparison
 from roofline_gui.core.display import (
+    WORKLOAD_LABEL_SPOTS,
     X_SPAN,
     Units,
     boxes_overlap,
@@ -255,6 +256,7 @@ class RooflinePlot(QObject):
         if self._comparison is not None and self._chip_indices:
             self._draw_roofs()
         self._draw_kernel_labels()
+        self._place_workload_labels()
 
     def _draw_kernel_labels(self) -> None:
         """Each kernel's short name by its highest marker, placed (display.place_kernel_labels)
@@ -614,8 +616,61 @@ class RooflinePlot(QObject):
             if self._wl_drawn.get(mark.workload_id) != key:
                 self._draw_workload(mark, colors)
                 self._wl_drawn[mark.workload_id] = key
+        self._place_workload_labels()
         if self._path_key() != self._drawn_path_key:  # a drag of the batch keeps its path
             self._draw_extras()
+
+    def _place_workload_labels(self) -> None:
+        """Each workload's label by its highest point, placed as the kernels' names are
+        (display.place_kernel_labels) clear of the roof labels, the kernels' names and each
+        other; where none of the spots is free, to the right above the point."""
+        if not self.marks or self._range is None:
+            return
+        px, bounds = self.label_geometry()
+        metrics = QFontMetricsF(QFont())
+        char, line = metrics.averageCharWidth(), metrics.height()
+        taken = [self.label_box(lb, px, char, line)
+                 for lb in (*self.roofs.labels, *self.kernel_labels.labels)]
+        xs = np.array([np.log10(m.point_x) for m in self.marks])
+        tops = [m.point_y[np.isfinite(m.point_y)] for m in self.marks]
+        ys = np.array([np.log10(t.max()) if len(t) else np.nan for t in tops])
+        texts = [(m.label, m.name) for m in self.marks]
+        with np.errstate(divide="ignore", invalid="ignore"):  # every mark, as an obstacle
+            ox = np.concatenate([np.repeat(np.log10(m.entry_x), m.entry_y.shape[1])
+                                 for m in self.marks] + [np.repeat(xs, [len(t) for t in tops])])
+            oy = np.concatenate([np.log10(m.entry_y).ravel() for m in self.marks]
+                                + [np.log10(t) for t in tops])
+        placed = {lb.kernel: lb for lb in place_kernel_labels(
+            texts, xs, ys, px, char, line, taken, (ox, oy), bounds, WORKLOAD_LABEL_SPOTS)}
+        # Those with no room by their highest point: by their lowest (the slowest chip's).
+        lows = np.array([np.log10(t.min()) if len(t) else np.nan for t in tops])
+        missing = [n for n in range(len(self.marks)) if n not in placed]
+        if missing:
+            def box(lb):  # a placed label's box, as place_kernel_labels works it out
+                w = len(lb.text) * char + 4
+                left = lb.x * px[0] + lb.offset[0] - lb.anchor[0] * w
+                top = -lb.y * px[1] + lb.offset[1] - lb.anchor[1] * line
+                return (left, top, left + w, top + line)
+
+            boxes = taken + [box(lb) for lb in placed.values()]
+            for lb in place_kernel_labels([texts[n] for n in missing], xs[missing], lows[missing],
+                                          px, char, line, boxes, (ox, oy), bounds,
+                                          WORKLOAD_LABEL_SPOTS):
+                n = missing[lb.kernel]
+                placed[n] = replace(lb, kernel=n)
+                ys[n] = lows[n]
+        for n, mark in enumerate(self.marks):
+            label = self._wl_items[mark.workload_id][2]
+            lb = placed.get(n)
+            right = bounds[2] - xs[n] * px[0] > len(mark.label) * char + 20  # room on the right
+            fallback = ((11.0, -11.0), (0.0, 1.0)) if right else ((-11.0, -11.0), (1.0, 1.0))
+            (dx, dy), anchor = (lb.offset, lb.anchor) if lb else fallback
+            text = lb.text if lb is not None else mark.label
+            if label.toPlainText() != text:
+                label.setText(text)
+            label.setAnchor(anchor)
+            # TextItem pads its text by a few pixels; the offsets are the text box's corner.
+            label.setPos(float(xs[n]) + dx / px[0], float(ys[n]) - dy / px[1])
 
     def _workload_items(self, wid: str) -> tuple:
         items = self._wl_items.get(wid)
@@ -655,13 +710,9 @@ class RooflinePlot(QObject):
         entries.setData(x=ex, y=ey, brush=eb, symbol=mark.symbol, data=ed, pen=pen)
         point.setData(x=px, y=py, brush=pb, symbol=mark.symbol, data=[mark.workload_id] * len(px),
                       pen=self._pen(QColor(self.options.foreground), 2))
-        if py:
-            if label.toPlainText() != mark.label:
-                label.setText(mark.label)
-            label.setPos(px[0], max(py))
-            label.show()
-        else:
-            label.hide()
+        if label.toPlainText() != mark.label:
+            label.setText(mark.label)
+        label.setVisible(bool(py))
 
     def workload_labels(self) -> list[str]:
         """The workloads' labels as shown on the chart."""

@@ -18,7 +18,7 @@ from dataclasses import replace
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QFont, QFontMetricsF
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -466,7 +466,7 @@ class WorkloadCharts(QWidget):
         self.sweep.setLogMode(True, True)
         self.sweep.getPlotItem().hideButtons()
         self.sweep.showGrid(True, True, 0.25)
-        self.sweep_legend = self.sweep.addLegend(offset=(-10, 10))
+        self.sweep_legend = self.sweep.addLegend(offset=(10, 10))  # top left: the curves rise right
         charts = QHBoxLayout()
         charts.addWidget(self.bars, 3)
         charts.addWidget(self.sweep, 2)
@@ -476,6 +476,7 @@ class WorkloadCharts(QWidget):
         layout.addLayout(charts, 1)
         self.segments: list = []  # what the bars show, for checks
         self._bar_items: dict = {}  # kind -> its BarGraphItem, updated in place
+        self._segment_labels: list = []
         self._chips_shown = None
         self._x_top = 0.0
         self._shown_key = None
@@ -510,6 +511,7 @@ class WorkloadCharts(QWidget):
         if r is None:
             self.bars.clear()
             self._bar_items = {}
+            self._segment_labels = []
             self.sweep.clear()
             self._shown_key = self._chips_shown = None
             self.title.setText("No workload: Workloads → New… makes one from a model.")
@@ -540,6 +542,21 @@ class WorkloadCharts(QWidget):
                 self._bar_items[kind] = item
             item.setOpts(x0=[s.start for s in parts], y=[rows[s.chip] for s in parts],
                          width=[s.width for s in parts], height=0.6)
+        # The big segments are named inside their bar (every one is in the tooltip).
+        for item in self._segment_labels:
+            self.bars.removeItem(item)
+        self._segment_labels = []
+        times = [float(r.time[c]) for c in chips if np.isfinite(r.time[c])]
+        span = max(self._x_top, max(times, default=0.0) * 1.05) or 1.0
+        px_per_s = max(self.bars.getViewBox().width(), 100.0) / span
+        char = QFontMetricsF(QFont()).averageCharWidth()
+        for seg in self.segments:
+            words = f"{seg.name.split(' (')[0]} {100 * seg.share:.0f}%"
+            if seg.width * px_per_s > len(words) * char + 8:  # only where it fits in its bar
+                text = pg.TextItem(words, color="w", anchor=(0.5, 0.5))
+                text.setPos(seg.start + seg.width / 2, rows[seg.chip])
+                self.bars.addItem(text, ignoreBounds=True)
+                self._segment_labels.append(text)
         times = [float(r.time[c]) for c in chips if np.isfinite(r.time[c])]
         if times:
             top = max(times) * 1.05
