@@ -24,8 +24,9 @@ def test_every_marker_is_on_or_under_its_own_roof_and_memory_bound_ones_on_the_d
         path, mac, derated):
     doc = load_session(path)
     cmp = compare(doc.kernels, doc.chips, derated=derated)
-    spec = chart_spec(cmp, Units(mac=mac))
-    checked = 0
+    also = tuple(w.activations for w in doc.workloads)
+    spec = chart_spec(cmp, Units(mac=mac), also=also)
+    checked = _check_workload_marks(doc, spec, mac, derated)
     for k, kernel in enumerate(cmp.kernels):
         for c, chip in enumerate(cmp.chips):
             code = int(cmp.result.limiter[k, c])
@@ -43,6 +44,29 @@ def test_every_marker_is_on_or_under_its_own_roof_and_memory_bound_ones_on_the_d
                 assert x <= roof.ridge * (1 + 1e-9)
             checked += 1
     assert checked > 0
+
+
+def _check_workload_marks(doc, spec, mac, derated) -> int:
+    """Workloads' kernels drawn through the same roofs: on or under, on the diagonal when
+    bound by main memory; the workload's point under its chip's roof too."""
+    from roofline_gui.core.workload_eval import evaluate_workloads
+    from roofline_gui.core.workload_view import workload_marks
+
+    results = evaluate_workloads(doc.workloads, doc.chips, derated=derated)
+    checked = 0
+    for mark, r in zip(workload_marks(results, Units(mac=mac), list(range(len(doc.chips)))),
+                       results, strict=True):
+        for c in range(len(doc.chips)):
+            roof = next(rf for rf in spec.roofs_of(c) if rf.precision == r.workload.activations)
+            for e in range(len(r.entries)):
+                x, y = mark.entry_x[e], mark.entry_y[e, c]
+                assert y <= min(roof.peak, roof.bandwidth * x) * (1 + 1e-9)
+                code = int(r.evaluation.limiter[r.rows][e, c])
+                if code >= 0 and doc.chips[c].memory[code].role == "dram":
+                    assert y == pytest.approx(roof.bandwidth * x, rel=1e-9)
+                checked += 1
+            assert mark.point_y[c] <= min(roof.peak, roof.bandwidth * mark.point_x) * (1 + 1e-9)
+    return checked
 
 
 def test_count_macs_moves_the_ridge_and_keeps_the_diagonal():
