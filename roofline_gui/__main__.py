@@ -29,7 +29,10 @@ def build_parser() -> argparse.ArgumentParser:
             "attainable_flop_per_s, bound, limiter, ridge_flop_per_byte, time_s, "
             "percent_of_peak (one row per chip and kernel; intensity and ridge at the dram "
             "level; bound is memory, compute or unsupported; time_s is empty for kernels "
-            "given only as an intensity). Bad input exits with status 2."
+            "given only as an intensity). Workloads CSV columns: chip, workload, phase, batch, "
+            "sequence, context, chips_per_model, time_s, time_no_overlap_s, throughput_per_s, "
+            "throughput_unit, memory_bound_time_share, communication_time_share, "
+            "dominant_kernel (docs/workloads.md). Bad input exits with status 2."
         ),
     )
     parser.add_argument("session", nargs="?", help="a session file (.roofline or .json) to open")
@@ -48,8 +51,8 @@ def build_parser() -> argparse.ArgumentParser:
     model.add_argument("--model", metavar="CONFIG.json",
                        help="a Hugging Face-style config.json on disk (nothing is downloaded)")
     model.add_argument("--phase", choices=("prefill", "decode"), default="decode",
-                       help="prefill S prompt tokens, or decode one token per sequence against a "
-                            "KV cache of L (default decode)")
+                       help="prefill S prompt tokens (needs --sequence), or decode one token per "
+                            "sequence against a KV cache of L (needs --context); default decode")
     model.add_argument("--batch", type=int, default=1, metavar="B", help="sequences (default 1)")
     model.add_argument("--sequence", type=int, metavar="S", help="prompt tokens, for prefill")
     model.add_argument("--context", type=int, metavar="L", help="KV-cache tokens, for decode")
@@ -101,27 +104,39 @@ def list_presets() -> int:
 
 
 def run_model(args: argparse.Namespace) -> int:
-    """``--model CONFIG.json ... --chips ... --export-workloads OUT``: no session needed."""
+    """``--model CONFIG.json ... --chips ... --export-workloads OUT``: no session needed. Every
+    problem with the command line is reported at once, each by its option."""
+    from dataclasses import replace
+
+    from roofline_gui.core.document import Document
     from roofline_gui.core.errors import Problem
+    from roofline_gui.core.workload import Workload
     from roofline_gui.io.csv_export import export_workloads_csv
     from roofline_gui.io.presets import default_presets
     from roofline_gui.io.workloads import workload_from_config
 
+    problems: list[Problem] = []
     if not args.export_workloads:
-        return _fail("--model needs --export-workloads OUT.csv")
-    if not args.chips:
-        return _fail("--chips: give chip preset ids, e.g. --chips nvidia-h100-sxm5-80gb "
-                     "(--list-presets lists them)")
-    if args.phase == "prefill" and args.sequence is None:
-        return _fail("--sequence: prefill needs the prompt length S")
-    if args.phase == "decode" and args.context is None:
-        return _fail("--context: decode needs the KV-cache length L")
+        problems.append(Problem("--export-workloads", "--model needs an output: "
+                                                      "--export-workloads OUT.csv"))
     library = default_presets().chips
-    ids = [c.strip() for c in args.chips.split(",") if c.strip()]
-    unknown = [c for c in ids if c not in library]
-    if unknown or not ids:
-        return _fail(f"--chips: unknown chip id {', '.join(map(repr, unknown)) or '(none)'} "
-                     "(--list-presets lists them)")
+    ids = [c.strip() for c in (args.chips or "").split(",") if c.strip()]
+    if not ids:
+        problems.append(Problem("--chips", "give chip preset ids, e.g. --chips "
+                                           "nvidia-h100-sxm5-80gb (--list-presets lists them)"))
+    for chip_id in dict.fromkeys(c for c in ids if c not in library):
+        problems.append(Problem("--chips", f"unknown chip id {chip_id!r} (--list-presets lists "
+                                           "them)"))
+    for chip_id in sorted({c for c in ids if ids.count(c) > 1}):
+        problems.append(Problem("--chips", f"{chip_id!r} is given twice"))
+    if args.phase == "prefill" and args.sequence is None:
+        problems.append(Problem("--sequence", "prefill needs the prompt length S"))
+    if args.phase == "decode" and args.context is None:
+        problems.append(Problem("--context", "decode needs the KV-cache length L"))
+    if args.phase == "decode" and args.sequence is not None:
+        problems.append(Problem("--sequence", "applies to prefill; decode takes --context"))
+    if args.phase == "prefill" and args.context is not None:
+        problems.append(Problem("--context", "applies to decode; prefill takes --sequence"))
     params = {"phase": args.phase, "batch": args.batch, "weights": args.weights,
               "activations": args.activations, "kv_cache": args.kv_cache,
               "chips_per_model": args.chips_per_model, "link": args.link}
@@ -129,20 +144,25 @@ def run_model(args: argparse.Namespace) -> int:
         params["sequence"] = args.sequence
     if args.context is not None:
         params["context"] = args.context
-    from dataclasses import replace
-
-    from roofline_gui.core.document import Document
-    from roofline_gui.core.workload import Workload
-
-    problems = Workload("w1", "", "transformer", {}, **params).problems()
-    if problems:  # the command line's names for the fields, not the session's
-        raise ValidationError([Problem("--" + p.path.replace("_", "-"), p.message)
-                               for p in problems])
+    # The command line's names for the fields, not the session's.
+    problems += [Problem("--" + p.path.replace("_", "-"), p.message)
+                 for p in Workload("w1", "", "transformer", {}, **params).problems()]
+    if problems:
+        raise ValidationError(problems)
     workload = workload_from_config(args.model, **params)
     chips = tuple(replace(library[c], id=f"c{i + 1}") for i, c in enumerate(ids))
     doc = Document(chips=chips, workloads=(workload,))
     rows = export_workloads_csv(doc, args.export_workloads)
     print(f"wrote {rows} rows to {args.export_workloads}", file=sys.stderr)
+    from roofline_gui.core.workload_eval import evaluate_workloads
+
+    result, = evaluate_workloads(doc.workloads, doc.chips)
+    for c, chip in enumerate(chips):
+        if not result.fits[c] and result.chips_needed(c):
+            print(f"note: on {chip.name} it does not fit: each chip must hold "
+                  f"{result.built.resident_bytes / 1e9:.1f} GB of its "
+                  f"{result.capacity[c] / 1e9:.0f} GB; it needs at least "
+                  f"{result.chips_needed(c)} chips (--chips-per-model)", file=sys.stderr)
     return 0
 
 

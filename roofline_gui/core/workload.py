@@ -266,6 +266,11 @@ class TransformerConfig:
 
 def _transformer(w: Workload) -> Built:
     cfg = TransformerConfig.from_config(w.spec, "spec")
+    if cfg.heads % w.chips_per_model:
+        raise ValidationError([Problem(
+            "chips_per_model", f"{w.chips_per_model} chips cannot share {cfg.heads} attention "
+                               f"heads evenly (tensor parallelism splits the heads): use a divisor "
+                               f"of {cfg.heads}")])
     bw, ba, bkv = (BYTES_PER_VALUE[p] for p in (w.weights, w.activations, w.kv_cache))
     n = w.chips_per_model
     h, hd, H, Hkv, i_size = cfg.hidden, cfg.head_dim, cfg.heads, cfg.kv_heads, cfg.intermediate
@@ -386,6 +391,13 @@ def _transformer(w: Workload) -> Built:
             f"{_b(per)} per chip",
             f"per step: 2·layers·that = 2·{cfg.layers}·{_g(per)} = {_b(link_bytes)} per chip",
         )
+    limit = w.spec.get("max_position_embeddings", w.spec.get("n_positions"))
+    length = L if decode else S
+    notes = list(cfg.notes)
+    if isinstance(limit, int) and not isinstance(limit, bool) and length > limit:
+        notes.append(f"{'L' if decode else 'S'} = {length} is beyond the model's "
+                     f"{limit} positions (max_position_embeddings): it would need a longer "
+                     "context than it was trained for")
     held = L if decode else S
     weights_held = cfg.total_parameters() * bw / n
     cache = 2 * cfg.layers * B * Hkv * held * hd * bkv / n
@@ -393,7 +405,7 @@ def _transformer(w: Workload) -> Built:
                 f"{_b(weights_held)}",
                 f"KV cache 2·layers·B·Hkv·{'L' if decode else 'S'}·D·b_kv{share} = "
                 f"{_b(cache)}")
-    return Built(tuple(entries), link_bytes, link_steps, cfg.notes,
+    return Built(tuple(entries), link_bytes, link_steps, tuple(notes),
                  cfg.total_parameters(), cfg.active_parameters(), weights_held + cache, resident)
 
 
@@ -453,7 +465,8 @@ def _cnn(w: Workload) -> Built:
     if problems:
         raise ValidationError(problems)
     return Built(tuple(entries), parameters=params, active_parameters=params,
-                 resident_bytes=params * bw, resident_steps=(f"weights {_g(params)} · b_w",))
+                 resident_bytes=params * bw,
+                 resident_steps=(f"weights {format_si(params, '')} · b_w = {_b(params * bw)}",))
 
 
 def _mlp(w: Workload) -> Built:
@@ -477,7 +490,8 @@ def _mlp(w: Workload) -> Built:
                               weights))
     params = sum(di * do + do for di, do in zip(dims, dims[1:], strict=False))
     return Built(tuple(entries), parameters=params, active_parameters=params,
-                 resident_bytes=params * bw, resident_steps=(f"weights {_g(params)} · b_w",))
+                 resident_bytes=params * bw,
+                 resident_steps=(f"weights {format_si(params, '')} · b_w = {_b(params * bw)}",))
 
 
 def _lstm(w: Workload) -> Built:
@@ -501,7 +515,8 @@ def _lstm(w: Workload) -> Built:
                    weights)
     params = layers * 4 * hid * (x + hid + 1)
     return Built((entry,), parameters=params, active_parameters=params,
-                 resident_bytes=params * bw, resident_steps=(f"weights {_g(params)} · b_w",))
+                 resident_bytes=params * bw,
+                 resident_steps=(f"weights {format_si(params, '')} · b_w = {_b(params * bw)}",))
 
 
 def _custom(w: Workload, kernels: Mapping[str, Kernel]) -> Built:

@@ -24,6 +24,7 @@ from roofline_gui.core.chip import Chip
 from roofline_gui.core.kernel import Kernel
 from roofline_gui.core.roofline import (
     BOUND_MEMORY,
+    LIMITER_COMPUTE,
     ROLE_INDEX,
     ChipArrays,
     Evaluation,
@@ -50,6 +51,7 @@ class WorkloadResult:
     rows: slice  # this workload's rows in ``evaluation``
     evaluation: Evaluation
     link_bandwidth: np.ndarray  # [C] B/s of the link level (NaN where there is none)
+    kernels: Mapping[str, Kernel] | None = None  # the session's, for a custom workload's sweeps
 
     @property
     def entries(self):
@@ -96,6 +98,29 @@ class WorkloadResult:
     @cached_property
     def throughput(self) -> np.ndarray:
         return self.workload.per_step_items() / self.time
+
+    @property
+    def precisions(self) -> tuple[str, ...]:
+        """The precisions its kernels run at (the roofs the chart must draw)."""
+        return tuple(sorted({e.kernel.precision for e in self.entries}))
+
+    def limiter_name(self, c: int) -> str:
+        """What holds the step back on chip ``c``: the memory level, the compute roof or the
+        link that takes the largest share of its time."""
+        if not np.isfinite(self.time[c]):
+            return "unsupported"
+        ev, chip = self.evaluation, self.chips[c]
+        by: dict[str, float] = {}
+        for e in range(len(self.entries)):
+            code = int(ev.limiter[self.rows][e, c])
+            name = (f"{self.entries[e].kernel.precision} peak" if code == LIMITER_COMPUTE
+                    else chip.memory[code].name)
+            by[name] = by.get(name, 0.0) + float(self.entry_time[e, c])
+        if self.link_time[c] > 0:
+            level = next((lv.name for lv in chip.memory if lv.role == self.workload.link), "link")
+            by[level] = by.get(level, 0.0) + float(self.link_time[c])
+        name, t = max(by.items(), key=lambda kv: kv[1])
+        return f"{name} {100 * t / self.time[c]:.3g}%"
 
     @cached_property
     def memory_time(self) -> np.ndarray:
@@ -155,7 +180,21 @@ class WorkloadResult:
     def dominant(self, c: int) -> int:
         """The entry that takes the most time on chip ``c`` (-1 where the chip cannot run it)."""
         column = self.entry_time[:, c]
-        return -1 if np.isnan(column).all() else int(np.nanargmax(column))
+        return -1 if not np.isfinite(self.time[c]) else int(np.nanargmax(column))
+
+    def batch_that_fits(self, c: int) -> int | None:
+        """The largest batch whose weights and KV cache fit in chip ``c``'s main memory (0: not
+        even one; None: unknown). Resident bytes grow linearly with the batch."""
+        cap = self.capacity[c]
+        if not np.isfinite(cap) or not np.isfinite(self.built.resident_bytes):
+            return None
+        w = self.workload
+        one = build(replace(w, batch=1)).resident_bytes
+        two = build(replace(w, batch=2)).resident_bytes
+        per = two - one
+        if one > cap:
+            return 0
+        return 10**7 if per <= 0 else int(1 + (cap - one) // per)
 
     def dominant_name(self, c: int) -> str:
         e = self.dominant(c)
@@ -213,7 +252,7 @@ def evaluate_workloads(
         if w.link not in links:
             links[w.link] = link_bandwidth(chips, w.link, ca, derated)
         rows = slice(start, start + len(b.entries))
-        out.append(WorkloadResult(w, b, chips, rows, result, links[w.link]))
+        out.append(WorkloadResult(w, b, chips, rows, result, links[w.link], kernels))
         start = rows.stop
     return out
 

@@ -42,6 +42,7 @@ class WorkloadMarks:
     point_x: float  # shown aggregate intensity (total ops ÷ total dram bytes)
     point_y: np.ndarray  # [C] shown aggregate rate (total ops ÷ time)
     label: str  # "Llama-3-8B · B = 8"
+    fits: tuple[bool, ...] = ()  # [C] whether weights and KV cache fit in each chip's memory
 
 
 def label_of(w: Workload) -> str:
@@ -70,7 +71,8 @@ def workload_marks(results: Sequence[WorkloadResult], units: Units,
             units.intensity(x), units.rate(ev.attainable[rows][:, list(chips)]),
             tuple(e.kernel.name for e in r.entries),
             float(units.intensity(r.intensity)), units.rate(r.attainable[list(chips)]),
-            label_of(r.workload)))
+            label_of(r.workload),
+            tuple(bool(f) or not np.isfinite(r.built.resident_bytes) for f in r.fits[list(chips)])))
     return out
 
 
@@ -165,50 +167,88 @@ def _gb(x: float) -> str:
     return format_si(x, "B")
 
 
+def rate_count(x: float) -> str:
+    """Throughputs as people read them: 219.2, 1,557, 10,020 (no exponent below 1e9)."""
+    if not np.isfinite(x):
+        return "—"
+    return f"{x:,.0f}" if 1e4 <= abs(x) < 1e9 else f"{x:,.4g}"
+
+
+def share_text(share: float) -> str:
+    """A share of time as a percentage, 0% for rounding dust."""
+    return "0%" if abs(share) < 5e-4 else f"{100 * share:.3g}%"
+
+
+def fit_line(result: WorkloadResult, c: int) -> str | None:
+    """Whether the workload's weights and KV cache fit in chip ``c``'s main memory, and how
+    many chips it needs if not (None where unknown)."""
+    if not np.isfinite(result.built.resident_bytes) or not np.isfinite(result.capacity[c]):
+        return None
+    held, cap = _gb(result.built.resident_bytes), _gb(float(result.capacity[c]))
+    need = result.chips_needed(c)
+    how = "; ".join(result.built.resident_steps)
+    if result.fits[c]:
+        return (f"Memory: each chip holds {held} ({how}) of its {cap}"
+                + (f"; the model would fit on {need} chip{'s' if need != 1 else ''}."
+                   if need < result.workload.chips_per_model else "."))
+    fits = result.batch_that_fits(c)
+    batch = (f"; at most batch {fits} fits" if fits else "") if result.workload.batch > 1 else ""
+    return (f"Does NOT fit: each chip must hold {held} ({how}) but has {cap}: the model and "
+            f"its cache need at least {need} such chips{batch}. The times assume it fits.")
+
+
 def explain_workload(result: WorkloadResult, c: int, units: Units = Units(),  # noqa: B008
                      kernels=None) -> list[str]:
-    """Lines of text for the workload on chip ``c``: what a step reads and does, the bandwidth
-    that limits it, how busy compute is, where the time goes, what would move it, the link,
-    and whether it fits."""
+    """Lines of text for the workload on chip ``c``: whether it fits, what a step reads and
+    does, the bandwidth that limits it, how busy compute is, where the time goes, what would
+    move it and the link's cost."""
     w, chip = result.workload, result.chips[c]
     t = float(result.time[c])
     if not np.isfinite(t):
         if w.chips_per_model > 1 and not np.isfinite(result.link_bandwidth[c]):
             return [f"{w.name} on {chip.name}: the chip has no {w.link} level to join "
                     f"{w.chips_per_model} chips; choose another link or N = 1."]
-        return [f"{w.name} on {chip.name}: unsupported: {chip.name} has no {w.activations} "
-                f"ceiling (its precisions: {', '.join(chip.precisions)})."]
+        missing = sorted({e.kernel.precision for e in result.entries} - set(chip.precisions))
+        return [f"{w.name} on {chip.name}: unsupported: {chip.name} has no "
+                f"{', '.join(missing) or w.activations} ceiling (its precisions: "
+                f"{', '.join(chip.precisions)})."]
     unit = w.throughput_unit
     lines = [f"{label_of(w)} on {chip.name}: {format_time(t)} per step, "
-             f"{result.throughput[c]:,.4g} {unit}"
+             f"{rate_count(float(result.throughput[c]))} {unit}"
              + (f" per {w.chips_per_model} chips" if w.chips_per_model > 1 else "") + "."]
-    weights = sum(e.weight_bytes * e.count for e in result.entries)
-    other = result.dram_bytes - weights
-    dram = chip.dram
-    bw = float(result.evaluation.chip_arrays.dram_bandwidth(result.evaluation.derated)[c])
+    fit = fit_line(result, c)
+    if fit and not result.fits[c]:
+        lines.append(fit)  # first, where it cannot be missed
     per = " per chip" if w.chips_per_model > 1 else ""
-    lines.append(
-        f"Each step reads and writes {_gb(result.dram_bytes)} of main memory{per} (weights "
-        f"{_gb(weights)}, {'KV cache and ' if w.kind == 'transformer' else ''}activations "
-        f"{_gb(other)}) and does "
-        f"{format_si(units.rate(result.ops), units.word)}: {units.format_intensity(result.intensity)}.")
-    # The ridge of the workload's precision on this chip, for the aggregate point.
-    ceiling = result.evaluation.ceiling[result.rows][0, c] if len(result.entries) else np.nan
-    if np.isfinite(ceiling):
+    work = f"does {format_si(units.rate(result.ops), units.word)}: " \
+           f"{units.format_intensity(result.intensity)}"
+    if w.kind == "custom":
+        lines.append(f"Each step moves {_gb(result.dram_bytes)} of main memory{per} and {work}.")
+    else:
+        weights = sum(e.weight_bytes * e.count for e in result.entries)
+        cache = "KV cache and " if w.kind == "transformer" else ""
+        lines.append(f"Each step moves {_gb(result.dram_bytes)} of main memory{per} (weights "
+                     f"{_gb(weights)}, {cache}activations {_gb(result.dram_bytes - weights)}) "
+                     f"and {work}.")
+    bw = float(result.evaluation.chip_arrays.dram_bandwidth(result.evaluation.derated)[c])
+    precisions = {e.kernel.precision for e in result.entries}
+    if len(precisions) == 1:  # one roof to compare the aggregate point with
+        precision = precisions.pop()
+        ceiling = float(result.evaluation.ceiling[result.rows][0, c])
         ridge = ceiling / bw
         side = "left" if result.intensity < ridge else "right"
         lines.append(
-            f"{dram.name} at {format_si(bw, 'B/s')}{' (derated)' if result.evaluation.derated else ''} "
-            f"meets the {w.activations} roof of {units.format_rate(ceiling)} at "
-            f"{units.format_intensity(ridge)}; the workload sits {side} of it, at "
-            f"{units.format_rate(float(result.attainable[c]))}: compute is busy "
-            f"{100 * result.attainable[c] / ceiling:.3g}% of the step.")
+            f"{chip.dram.name} at {format_si(bw, 'B/s')}"
+            f"{' (derated)' if result.evaluation.derated else ''} meets the {precision} roof of "
+            f"{units.format_rate(ceiling)} at {units.format_intensity(ridge)}; the workload sits "
+            f"{side} of it, at {units.format_rate(float(result.attainable[c]))}: compute is busy "
+            f"{share_text(float(result.attainable[c]) / ceiling)} of the step.")
     mem, comm = float(result.memory_bound_share[c]), float(result.communication_share[c])
-    lines.append(f"Time: {100 * mem:.3g}% in memory-bound kernels, "
-                 f"{100 * max(0.0, 1 - mem - comm):.3g}% compute-bound"
-                 + (f", {100 * comm:.3g}% on the link" if w.chips_per_model > 1 else "") + ".")
+    lines.append(f"Time: {share_text(mem)} in memory-bound kernels, "
+                 f"{share_text(max(0.0, 1 - mem - comm))} compute-bound"
+                 + (f", {share_text(comm)} on the link" if w.chips_per_model > 1 else "") + ".")
     order = np.argsort(-np.nan_to_num(result.entry_time[:, c]))[:3]
-    top = [f"{result.entries[e].kernel.name} {100 * result.entry_time[e, c] / t:.3g}%"
+    top = [f"{result.entries[e].kernel.name} {share_text(result.entry_time[e, c] / t)}"
            + (" (memory-bound)" if result.evaluation.limiter[result.rows][e, c] != LIMITER_COMPUTE
               else " (compute-bound)") for e in order]
     lines.append("Where the time goes: " + ", ".join(top) + ".")
@@ -222,27 +262,27 @@ def explain_workload(result: WorkloadResult, c: int, units: Units = Units(),  # 
                      + f"; at {format_si(float(result.link_bandwidth[c]), 'B/s')} that is "
                        f"{format_time(float(result.link_time[c]))} per step (latency of each "
                        "all-reduce not counted).")
-    if np.isfinite(result.built.resident_bytes):
-        cap = float(result.capacity[c])
-        held = _gb(result.built.resident_bytes)
-        if np.isfinite(cap):
-            need = result.chips_needed(c)
-            fits = "fits in" if result.fits[c] else "does NOT fit in"
-            lines.append(f"Memory: each chip holds {held} ({'; '.join(result.built.resident_steps)})"
-                         f", which {fits} its {_gb(cap)}; the model and its cache need at least "
-                         f"{need} such chip{'s' if need != 1 else ''}.")
+    for note in result.built.notes:
+        if "beyond" in note:
+            lines.append(f"Note: {note}.")
+    if fit and result.fits[c]:
+        lines.append(fit)
     return lines
 
 
 def _moves(result: WorkloadResult, c: int, kernels) -> list[str]:
-    """What batch, precision or chip count would do, each worked out by evaluating the variant."""
-    w, chip = result.workload, result.chips[(c)]
+    """What batch, precision or chip count would do, each worked out by evaluating the variant;
+    a larger batch only as far as memory holds it, and only changes worth making."""
+    w, chip = result.workload, result.chips[c]
     t = float(result.time[c])
-    out = []
+    out: list[str] = []
     variants = []
-    if w.batch < 4096:
-        variants.append(("batch", replace(w, batch=w.batch * 8),
-                         f"batch {w.batch * 8} (8×)"))
+    most = result.batch_that_fits(c)
+    bigger = min(w.batch * 8, 4096) if most is None else min(w.batch * 8, most)
+    if bigger > w.batch:
+        variants.append(("batch", replace(w, batch=bigger), f"batch {bigger}"
+                         + (" (the most that fits)" if most is not None and bigger == most
+                            else f" ({bigger // w.batch}×)")))
     if w.weights not in ("int8", "fp8", "int4") and w.kind != "custom":
         variants.append(("weights", replace(w, weights="int8"), "int8 weights"))
     if w.kind == "transformer" and w.kv_cache not in ("fp8", "int8", "int4"):
@@ -257,8 +297,15 @@ def _moves(result: WorkloadResult, c: int, kernels) -> list[str]:
             continue
         if what == "batch":
             gain = float(r.throughput[0] / result.throughput[c])
-            out.append(f"{text}: {r.throughput[0]:,.4g} {w.throughput_unit} ({gain:.3g}× the "
-                       f"throughput) at {format_time(t2)} per step ({t2 / t:.3g}× the latency)")
-        else:
+            if gain < 1.05:
+                out.append(f"a larger batch: {text} would add latency ({t2 / t:.3g}×) for "
+                           f"{gain:.3g}× the throughput: the step is compute-bound already")
+            else:
+                out.append(f"{text}: {rate_count(float(r.throughput[0]))} {w.throughput_unit} "
+                           f"({gain:.3g}× the throughput) at {format_time(t2)} per step "
+                           f"({t2 / t:.3g}× the latency)")
+        elif t / t2 >= 1.02:
             out.append(f"{text}: {format_time(t2)} per step, {t / t2:.3g}× faster")
+    if most == 0:
+        out.append("more chips: the model does not fit on one; set Chips N")
     return out

@@ -65,6 +65,12 @@ def workload_from_config(path: str | os.PathLike, workload_id: str = "w1", **par
     if not isinstance(raw, dict):
         raise ValidationError([Problem("config", "must be a JSON object (a config.json)")],
                               str(path))
+    if "layers" in raw or "widths" in raw or "entries" in raw:
+        raise ValidationError([Problem("config", "this is a CNN, MLP or custom workload's spec, "
+                                                 "not a transformer's config.json: --model and "
+                                                 "Open Model config.json take a language model's "
+                                                 "config (hidden_size, num_hidden_layers...)")],
+                              str(path))
     try:
         build(workload)
     except ValidationError as exc:

@@ -20,7 +20,7 @@ from PySide6.QtGui import QColor
 from roofline_gui.core.comparison import changed_rows
 from roofline_gui.core.roofline import LIMITER_UNSUPPORTED
 from roofline_gui.core.units import format_si, format_time
-from roofline_gui.core.workload_view import label_of
+from roofline_gui.core.workload_view import fit_line, label_of, rate_count, share_text
 from roofline_gui.io.presets import Presets
 from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.models.item_models import ID_ROLE
@@ -37,6 +37,7 @@ _HEADER_ROLES = frozenset((_DISPLAY, _TOOLTIP, _ALIGNMENT))
 _RIGHT = int((Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter).value)
 _LEFT = int((Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter).value)
 _GREY = QColor("#888888")
+_RED = QColor("#b00020")  # a workload that does not fit in the chip's memory
 CHIP_COLUMNS = ("attainable", "time", "limiter", "speedup")
 
 
@@ -358,24 +359,27 @@ class ComparisonTableModel(QAbstractTableModel):
             return _GREY
         if role == _ALIGNMENT and field != "limiter":
             return _RIGHT
+        fits = bool(result.fits[c]) or not np.isfinite(result.built.resident_bytes)
         if role == _TOOLTIP:
+            fit = fit_line(result, c)
             return (f"{label_of(workload)} on {doc.chips[c].name}: "
-                    f"{result.throughput[c]:,.4g} {workload.throughput_unit}, "
-                    f"{format_time(t)} per step; aggregate rate = total ops ÷ time")
+                    f"{rate_count(float(result.throughput[c]))} {workload.throughput_unit}, "
+                    f"{format_time(t)} per step; aggregate rate = total ops ÷ time; "
+                    f"{share_text(float(result.memory_bound_share[c]))} of the time "
+                    "memory-bound" + (f"\n{fit}" if fit else ""))
+        if role == _FOREGROUND and not fits:
+            return _RED
         if role != _DISPLAY:
             return None
         if not np.isfinite(t):
             return "—" if field != "limiter" else "unsupported"
         if field == "attainable":
             return format_si(units.rate(float(result.attainable[c])), f"{units.word}/s")
-        if field == "time":
-            return format_time(t)
+        if field == "time":  # a step's time, and what it gives per second
+            return (f"{format_time(t)} · {rate_count(float(result.throughput[c]))} "
+                    f"{workload.throughput_unit}")
         if field == "limiter":
-            text = (f"{result.throughput[c]:,.4g} {workload.throughput_unit} · "
-                    f"{100 * result.memory_bound_share[c]:.3g}% memory")
-            if workload.chips_per_model > 1:
-                text += f", {100 * result.communication_share[c]:.3g}% link"
-            return text
+            return result.limiter_name(c) + ("" if fits else " · does not fit")
         b = self._baseline_index if self._baseline_index is not None else c
         speedup = float(result.time[b] / t)
         return "—" if math.isnan(speedup) else f"{speedup:.3g}×"

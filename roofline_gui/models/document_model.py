@@ -155,7 +155,7 @@ class DocumentModel(QObject):
                 except ValidationError as exc:
                     problems[w.id] = "; ".join(str(p) for p in exc.problems)
             results = evaluate_workloads(good, doc.chips, derated=self._view.derated,
-                                         built=built) if good and doc.chips else []
+                                         built=built, kernels=kernels) if good and doc.chips else []
             self._workloads = (results, problems)
         return self._workloads
 

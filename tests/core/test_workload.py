@@ -201,6 +201,7 @@ from roofline_gui.core.workload_view import (  # noqa: E402
     breakdown,
     drag_ladder,
     explain_workload,
+    rate_count,
     value_at,
     workload_marks,
 )
@@ -232,7 +233,7 @@ def test_marks_lie_on_or_under_their_roofs_and_agree_with_the_numbers(mac, derat
             text = "\n".join(explain_workload(r, c, units))
             row = r.csv_row(c)
             assert format_time(float(row["time_s"])) in text
-            assert f"{float(row['throughput_per_s']):,.4g}" in text
+            assert rate_count(float(row["throughput_per_s"])) in text
 
 
 def test_breakdown_bars_add_up_to_the_step_and_are_coloured_by_bound():
@@ -258,3 +259,28 @@ def test_the_drag_ladder_finds_the_batch_under_the_cursor():
     # The intensity the ladder gives is the evaluation's aggregate intensity.
     r, = evaluate_workloads([llama(batch=64)], [H100])
     assert intensity[list(values).index(64)] == pytest.approx(r.intensity)
+
+
+def test_memory_capacity_is_checked_and_the_advice_stays_inside_it():
+    """Llama-3-70B in bf16 does not fit in one 80 GB H100 (141 GB of weights): the explanation
+    says so first, with the chips it needs; a batch the memory cannot hold is never advised."""
+    w70 = shipped_workloads()["llama-3-70b"].workload(batch=1, context=2048)
+    r, = evaluate_workloads([w70], [H100, MI300X])
+    assert not r.fits[0] and r.fits[1]  # 192 GB MI300X holds it
+    assert r.chips_needed(0) == 2
+    lines = explain_workload(r, 0)
+    assert lines[1].startswith("Does NOT fit") and "at least 2 such chips" in lines[1]
+    # Llama-3-8B at batch 32 with 8k contexts: the KV cache limits the batch.
+    w = llama(batch=32, context=8192)
+    r, = evaluate_workloads([w], [H100])
+    most = r.batch_that_fits(0)
+    per_seq = 2 * 32 * 8 * 8192 * 128 * 2  # K and V, 32 layers, bytes per sequence
+    assert most == int((80e9 - 8_030_261_248 * 2 - per_seq) // per_seq) + 1
+    text = "\n".join(explain_workload(r, 0))
+    assert f"batch {most} (the most that fits)" in text
+    assert "batch 256" not in text
+
+
+def test_tensor_parallel_chips_must_divide_the_heads():
+    with pytest.raises(ValidationError, match="chips_per_model.*32 attention heads"):
+        build(llama(chips_per_model=3))

@@ -106,6 +106,15 @@ def test_model_straight_from_its_config(tmp_path):
     assert float(rows[1]["throughput_per_s"]) > float(h100["throughput_per_s"])  # MI300X 5.3 TB/s
 
 
+def test_a_model_that_does_not_fit_is_said_to(tmp_path):
+    result = run_app("--model", ROOT / "resources" / "workloads" / "llama-3-70b.config.json",
+                     "--context", 2048, "--chips", "nvidia-h100-sxm5-80gb,amd-instinct-mi300x",
+                     "--export-workloads", tmp_path / "w.csv")
+    assert result.returncode == 0, result.stderr
+    assert "on H100 SXM5 80GB it does not fit" in result.stderr and "at least 2 chips" in result.stderr
+    assert "MI300X it does not fit" not in result.stderr  # 192 GB holds 141 GB
+
+
 def test_session_workloads_export(tmp_path):
     out = tmp_path / "w.csv"
     result = run_app(DATA / "session_v3.json", "--export-workloads", out)
@@ -124,13 +133,19 @@ def test_session_workloads_export(tmp_path):
     (("--context", "8", "--chips", "nvidia-h100-sxm5-80gb,no-such-chip"), "no-such-chip"),
     (("--context", "8", "--config", "no_hidden"), "hidden_size"),
     (("--context", "8", "--config", "bad_heads"), "num_attention_heads"),
+    (("--context", "8", "--chips", "nvidia-h100-sxm5-80gb,nvidia-h100-sxm5-80gb"), "given twice"),
+    (("--context", "8", "--config", "cnn"), "not a transformer's config.json"),
+    (("--context", "8", "--chips-per-model", "3"), "32 attention heads"),
+    (("--phase", "decode", "--batch", "0", "--chips", "no-such-chip"), "--context"),
 ])
 def test_bad_model_input_exits_2_naming_the_field(tmp_path, args, named):
     import json
 
     configs = {"no_hidden": {"num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 9},
                "bad_heads": {"hidden_size": 100, "num_hidden_layers": 2,
-                             "num_attention_heads": 3, "vocab_size": 9}}
+                             "num_attention_heads": 3, "vocab_size": 9},
+               "cnn": {"layers": [{"c_in": 3, "c_out": 8, "height": 8, "width": 8, "kernel": 3,
+                                   "stride": 1}]}}
     args = list(args)
     config = LLAMA3
     if "--config" in args:

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QDialog
 
 from roofline_gui.core.units import format_time
 from roofline_gui.core.workload_eval import evaluate_workloads
-from roofline_gui.core.workload_view import drag_ladder
+from roofline_gui.core.workload_view import drag_ladder, rate_count
 from roofline_gui.io.session import load_session, save_session
 from roofline_gui.widgets.panels.workloads_panel import WorkloadDialog
 
@@ -52,7 +52,7 @@ def test_drag_a_workload_from_batch_1_to_64_undo_and_reload(window, with_llama, 
     assert (workload.name, workload.batch, workload.context) == ("Llama-3-8B", 1, 2048)
     chip = model.document.chips[0]
     before = model.workload_result(wid)
-    assert _workload_row(window, wid).data() == format_time(float(before.time[0]))
+    assert _workload_row(window, wid).data().startswith(format_time(float(before.time[0])))
 
     plot = window.canvas.overlay_plot
     mark = next(m for m in plot.marks if m.workload_id == wid)
@@ -75,9 +75,11 @@ def test_drag_a_workload_from_batch_1_to_64_undo_and_reload(window, with_llama, 
         expected.evaluation.attainable[expected.rows].ravel()), rtol=1e-9)
     # The table's row and the explanation follow (a drag's stream: within 40 ms).
     qtbot.waitUntil(lambda: not window.explanation.pending)
-    assert _workload_row(window, wid).data() == format_time(float(expected.time[0]))
+    assert _workload_row(window, wid).data() == (
+        f"{format_time(float(expected.time[0]))} · {rate_count(float(expected.throughput[0]))} "
+        "tokens/s")
     text = window.explanation.toPlainText()
-    assert "B = 64" in text and f"{expected.throughput[0]:,.4g} tokens/s" in text
+    assert "B = 64" in text and f"{rate_count(float(expected.throughput[0]))} tokens/s" in text
     assert chip.name in text
     # The breakdown shows the new step, kernel by kernel, adding up to the time.
     qtbot.waitUntil(lambda: not window.breakdown.pending)
@@ -87,7 +89,7 @@ def test_drag_a_workload_from_batch_1_to_64_undo_and_reload(window, with_llama, 
     # The whole drag is one undo step.
     model.undo_stack.undo()
     assert model.document.workload(wid).batch == 1
-    assert _workload_row(window, wid).data() == format_time(float(before.time[0]))
+    assert _workload_row(window, wid).data().startswith(format_time(float(before.time[0])))
     qtbot.waitUntil(lambda: not window.explanation.pending)
     assert "B = 1," in window.explanation.toPlainText()
     model.undo_stack.redo()

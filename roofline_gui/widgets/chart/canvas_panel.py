@@ -21,8 +21,8 @@ from roofline_gui.io.presets import Presets
 from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.models.mime import MIME_KERNELS, decode
 from roofline_gui.widgets.chart import roofline_plot
-from roofline_gui.widgets.chart.plot_items import SIAxis
 from roofline_gui.widgets.chart.roofline_plot import RooflinePlot, ViewOptions
+from roofline_gui.widgets.common.axes import SIAxis
 
 
 class _KernelDropMixin:

@@ -18,42 +18,15 @@ from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen, QPolygonF
 from PySide6.QtWidgets import QGraphicsItem
 
-from roofline_gui.core.units import format_si
 from roofline_gui.widgets.chart.pg_private import exporting as is_exporting
 from roofline_gui.widgets.chart.pg_private import max_spot_width, uniform_fill
+from roofline_gui.widgets.common.axes import SIAxis  # noqa: F401 (the chart's axes)
 
 
 def log10(values) -> np.ndarray:
     """log10 of positive values; anything else becomes NaN (and is not drawn)."""
     arr = np.asarray(values, dtype=float)
     return np.log10(arr, out=np.full(arr.shape, np.nan), where=arr > 0)
-
-
-class SIAxis(pg.AxisItem):
-    """A log-labelled axis whose ticks read 1 T, 100 G, 0.1 rather than 10¹²."""
-
-    WIDEST_TICK = "100 m"  # decades read 1 m ... 100 P: never more than five characters
-
-    def __init__(self, orientation: str, **kwargs) -> None:
-        super().__init__(orientation, **kwargs)
-        self.setLogMode(True)
-        self.enableAutoSIPrefix(False)  # the tick labels carry the SI prefix themselves
-        # Room for the widest tick label from the start, and no resizing to the labels of the
-        # moment: pyqtgraph measures tick text while painting, so an axis that grows after a
-        # chart's first paint shrinks the plot by a few pixels and every cached layer (30
-        # chips of 10,000 markers) is rendered a second time.
-        metrics = QFontMetricsF(self.style["tickFont"] or QFont())
-        self.textWidth = int(metrics.horizontalAdvance(self.WIDEST_TICK)) + 2
-        self.textHeight = int(metrics.height()) + 1
-        self.setStyle(autoExpandTextSpace=False, autoReduceTextSpace=False)
-
-    def logTickStrings(self, values, scale, spacing):  # noqa: N802 (pyqtgraph API)
-        out = []
-        for v in values:
-            x = 10 ** float(v) * scale
-            # Label whole decades only; minor ticks stay unlabelled to avoid clutter.
-            out.append(format_si(x, digits=3).strip() if abs(v - round(v)) < 1e-6 else "")
-        return out
 
 
 class MarkerScatter(pg.ScatterPlotItem):

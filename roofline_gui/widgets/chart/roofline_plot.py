@@ -238,7 +238,7 @@ class RooflinePlot(QObject):
         # The view's pixels per decade and the label font's metrics, once per drawing.
         metrics = QFontMetricsF(QFont())
         self._label_scale = (self.label_geometry()[0], metrics.averageCharWidth(), metrics.height())
-        also = tuple(r.workload.activations for r in self.workload_results)
+        also = tuple(p for r in self.workload_results for p in r.precisions)
         self._wanted = set(shown_precisions(comparison, self.options.precisions, also))
         # The geometry comes from the core (display.chart_spec), in the units shown.
         self.spec = chart_spec(comparison, self._units(), list(chip_indices), self.options.precisions,
@@ -612,7 +612,7 @@ class RooflinePlot(QObject):
                 self._wl_drawn.pop(wid, None)
         for mark in self.marks:
             key = (mark.label, mark.symbol, colors, mark.point_x, mark.point_y.tobytes(),
-                   mark.entry_y.tobytes(), self.options.foreground)
+                   mark.entry_y.tobytes(), mark.fits, self.options.foreground)
             if self._wl_drawn.get(mark.workload_id) != key:
                 self._draw_workload(mark, colors)
                 self._wl_drawn[mark.workload_id] = key
@@ -662,6 +662,12 @@ class RooflinePlot(QObject):
         for n, mark in enumerate(self.marks):
             label = self._wl_items[mark.workload_id][2]
             lb = placed.get(n)
+            # A label with no free spot is left out (the point's tooltip names it), unless its
+            # workload is the selected one.
+            if not np.isfinite(ys[n]):
+                label.hide()
+                continue
+            label.setVisible(lb is not None or mark.workload_id == self.selected)
             right = bounds[2] - xs[n] * px[0] > len(mark.label) * char + 20  # room on the right
             fallback = ((11.0, -11.0), (0.0, 1.0)) if right else ((-11.0, -11.0), (1.0, 1.0))
             (dx, dy), anchor = (lb.offset, lb.anchor) if lb else fallback
@@ -692,7 +698,7 @@ class RooflinePlot(QObject):
     def _draw_workload(self, mark, colors: tuple[str, ...]) -> None:
         entries, point, label = self._workload_items(mark.workload_id)
         ex, ey, eb, ed = [], [], [], []
-        px, py, pb = [], [], []
+        px, py, pb, pp = [], [], [], []
         for j, name in enumerate(colors):
             color = QColor(name)
             faint = QColor(color)
@@ -705,11 +711,14 @@ class RooflinePlot(QObject):
             if np.isfinite(mark.point_y[j]):
                 px.append(float(np.log10(mark.point_x)))
                 py.append(float(np.log10(mark.point_y[j])))
-                pb.append(self._brush(color))
+                # Hollow where the model and its cache do not fit in the chip's memory.
+                pb.append(self._brush(color if mark.fits[j] else QColor("#ffffff")))
+                pp.append(self._pen(color.darker(130) if not mark.fits[j]
+                                    else QColor(self.options.foreground), 2))
         pen = self._pen(QColor(self.options.foreground), 1)
         entries.setData(x=ex, y=ey, brush=eb, symbol=mark.symbol, data=ed, pen=pen)
         point.setData(x=px, y=py, brush=pb, symbol=mark.symbol, data=[mark.workload_id] * len(px),
-                      pen=self._pen(QColor(self.options.foreground), 2))
+                      pen=pp)
         if label.toPlainText() != mark.label:
             label.setText(mark.label)
         label.setVisible(bool(py))
@@ -770,7 +779,7 @@ class RooflinePlot(QObject):
             return
         chips = [r.chips[c] for c in self._chip_indices]
         x, y, _batches = sweep_path(r.workload, chips, self._units(),
-                                    derated=r.evaluation.derated)
+                                    derated=r.evaluation.derated, kernels=r.kernels)
         tip = f"The path {r.workload.name} takes as its batch runs from 1 to 4096"
         for j, c in enumerate(self._chip_indices):
             color = QColor(r.chips[c].color or "#808080")

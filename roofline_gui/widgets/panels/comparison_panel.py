@@ -100,10 +100,22 @@ class ComparisonTable(QWidget):
         layout.addWidget(self.view)
         model.sig_document_changed.connect(self._fill_baseline)
         model.sig_document_changed.connect(self._show_measured)
+        # Count MACs changes every value's width; a workload added or removed adds a row.
+        model.sig_view_changed.connect(lambda _v, changed: "mac" in changed and self._fit_timer.start(0))
+        model.sig_document_changed.connect(self._refit_for_workloads)
         model.sig_selection_changed.connect(self._follow_selection)
         self._fill_baseline(model.document, None)
         self.fit_columns()
         self._follow_selection(model.selected_kernel, model.selected_chip)
+
+    #: Up to this many chips each chip's columns are measured (values differ in width between
+    #: chips); beyond, the first chip's widths serve for all.
+    MEASURE_EACH_CHIP = 8
+
+    def _refit_for_workloads(self, doc, _touched) -> None:
+        if len(doc.workloads) != getattr(self, "_workload_rows", 0):
+            self._workload_rows = len(doc.workloads)
+            self._fit_timer.start(0)
 
     def fit_columns(self) -> None:
         """Size the columns to their contents: the widest of the first FIT_ROWS rows' texts or
@@ -117,19 +129,22 @@ class ComparisonTable(QWidget):
         metrics = view.fontMetrics()
         # The delegate's text margins (focus frame + 1 on each side) and a little air.
         margin = 2 * (view.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, view) + 1) + 8
-        rows = range(min(self.FIT_ROWS, table.rowCount()))
+        kernels = len(self.model.document.kernels)
+        # The first rows, and every workload row (after the kernels, a few).
+        rows = [*range(min(self.FIT_ROWS, kernels)), *range(kernels, table.rowCount())]
         measured: dict[str, int] = {}
+        each_chip = len(self.model.document.chips) <= self.MEASURE_EACH_CHIP
         self._show_measured()
         for column in range(table.columnCount()):
             located = table.locate(column)
-            if located is not None and located[1] in measured:
+            if located is not None and located[1] in measured and not each_chip:
                 width = measured[located[1]]
             else:
                 texts = (table.data(table.index(row, column)) for row in rows)
                 width = max((metrics.horizontalAdvance(str(t)) for t in texts if t is not None),
                             default=0) + margin
                 if located is not None:
-                    measured[located[1]] = width
+                    measured[located[1]] = max(width, measured.get(located[1], 0))
             # The header decides where it names the chip (a chip's first column, see the model's
             # headerData); elsewhere a column is as wide as its values or its one-word label.
             width = max(width, header.sectionSizeHint(column))

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QFileDialog,
-    QFormLayout,
+    QGridLayout,
     QHBoxLayout,
     QLabel,
     QListWidget,
@@ -46,6 +46,7 @@ from roofline_gui.core.workload_eval import SWEEP_BATCHES, batch_sweep
 from roofline_gui.core.workload_view import SEGMENT_KINDS, breakdown, label_of
 from roofline_gui.io.workloads import shipped_workloads, workload_from_config
 from roofline_gui.models.document_model import DocumentModel
+from roofline_gui.widgets.common.axes import SIAxis
 
 _INT_FIELDS = (("batch", "Batch B", "sequences (or images, samples) per step"),
                ("sequence", "Sequence S", "prompt tokens per sequence, for prefill"),
@@ -56,43 +57,64 @@ _PRECISION_FIELDS = (("weights", "Weights"), ("activations", "Activations, math"
 
 
 class WorkloadFields(QWidget):
-    """The workload-level parameters as fields; ``sig_changed(field, value)`` on each edit."""
+    """The workload-level parameters as fields, two to a row (the panel shares the left side
+    with the workload list and the formulas); ``sig_changed(field, value)`` on each edit."""
 
     sig_changed = Signal(str, object)
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
-        form = QFormLayout(self)
-        form.setContentsMargins(0, 0, 0, 0)
+        grid = QGridLayout(self)
+        grid.setContentsMargins(0, 0, 0, 0)
+        grid.setHorizontalSpacing(6)
+        grid.setVerticalSpacing(3)
+        self._labels: dict[QWidget, QLabel] = {}
         self.phase = QComboBox()
         self.phase.addItems(["decode", "prefill"])
         self.phase.setToolTip("prefill: the prompt's S tokens at once; decode: one new token per "
                               "sequence against a KV cache of L")
         self.phase.currentTextChanged.connect(lambda t: self.sig_changed.emit("phase", t))
-        form.addRow("Phase", self.phase)
         self.spins: dict[str, QSpinBox] = {}
-        for name, label, tip in _INT_FIELDS:
+        for name, _label, tip in _INT_FIELDS:
             spin = QSpinBox()
             spin.setRange(1, MAX_DIM)
             spin.setToolTip(tip)
             spin.setKeyboardTracking(False)  # one edit per value typed, not per digit
             spin.valueChanged.connect(lambda v, n=name: self.sig_changed.emit(n, int(v)))
             self.spins[name] = spin
-            form.addRow(label, spin)
         self.combos: dict[str, QComboBox] = {}
-        for name, label in _PRECISION_FIELDS:
+        for name, _label in _PRECISION_FIELDS:
             combo = QComboBox()
             combo.addItems(list(PRECISIONS))
             combo.currentTextChanged.connect(lambda t, n=name: self.sig_changed.emit(n, t))
             self.combos[name] = combo
-            form.addRow(label, combo)
         self.link = QComboBox()
         self.link.addItems(list(LINK_ROLES))
         self.link.setToolTip("The memory role joining the N chips: link (NVLink, ICI, Infinity "
                              "Fabric) or host (PCIe)")
         self.link.currentTextChanged.connect(lambda t: self.sig_changed.emit("link", t))
-        form.addRow("Link", self.link)
-        self._form = form
+        labels = {name: label for name, label, _tip in _INT_FIELDS}
+        labels.update(dict(_PRECISION_FIELDS))
+        rows = [(("Phase", self.phase), ("Batch B", self.spins["batch"])),
+                ((labels["sequence"], self.spins["sequence"]),
+                 (labels["context"], self.spins["context"])),
+                (("Weights", self.combos["weights"]), ("Math", self.combos["activations"])),
+                (("KV cache", self.combos["kv_cache"]), ("Chips N", self.spins["chips_per_model"])),
+                (("Link", self.link), None)]
+        for r, pair in enumerate(rows):
+            for k, cell in enumerate(pair):
+                if cell is None:
+                    continue
+                text, widget = cell
+                label = QLabel(text)
+                label.setBuddy(widget)
+                self._labels[widget] = label
+                grid.addWidget(label, r, 2 * k)
+                grid.addWidget(widget, r, 2 * k + 1)
+        self.combos["activations"].setToolTip("Precision of activations and of the math: the "
+                                              "compute roof used")
+        grid.setColumnStretch(1, 1)
+        grid.setColumnStretch(3, 1)
 
     def show_workload(self, w: Workload) -> None:
         widgets = [self.phase, self.link, *self.spins.values(), *self.combos.values()]
@@ -116,7 +138,7 @@ class WorkloadFields(QWidget):
                               (self.spins["chips_per_model"], transformer),
                               (self.link, transformer)):
             widget.setVisible(shown)
-            self._form.labelForField(widget).setVisible(shown)
+            self._labels[widget].setVisible(shown)
 
 
 def entries_html(w: Workload, kernels=None) -> str:
@@ -232,6 +254,8 @@ class WorkloadsPanel(QWidget):
                 self.list.addItem(item)
                 if w.id == current:
                     self.list.setCurrentItem(item)
+            if self.list.currentItem() is None and self.list.count():
+                self.list.setCurrentRow(0)  # shown here; the chart's selection stays as it was
         finally:
             self.list.blockSignals(False)
         self._show_selected()
@@ -247,6 +271,10 @@ class WorkloadsPanel(QWidget):
                                   "session's kernels.</p>")
             return
         self.fields.show_workload(w)
+        self.hint.setText("Drag the workload's big point on the chart: its batch"
+                          + ("; Shift+drag: its context (decode) or prompt length (prefill). "
+                             "The point moves the way the intensity goes."
+                             if w.kind == "transformer" else "."))
         scroll = self.formulas.verticalScrollBar().value()
         self.formulas.setHtml(entries_html(w, self.model.document.kernels_by_id))
         self.formulas.verticalScrollBar().setValue(scroll)
@@ -461,7 +489,10 @@ class WorkloadCharts(QWidget):
         self.bars.getViewBox().disableAutoRange()
         self.bars.setLabel("bottom", "time per step", units="s")
         self.bars.getPlotItem().hideButtons()
-        self.sweep = pg.PlotWidget(background="w")
+        # Decade ticks read 1 k, 10 k, 1 m (pyqtgraph's own log axis labels the minor ticks too,
+        # which run into each other over a few decades).
+        self.sweep = pg.PlotWidget(background="w", axisItems={"left": SIAxis("left"),
+                                                              "bottom": SIAxis("bottom")})
         self.sweep.setMenuEnabled(False)
         self.sweep.setLogMode(True, True)
         self.sweep.getPlotItem().hideButtons()
@@ -522,7 +553,8 @@ class WorkloadCharts(QWidget):
         unit = r.workload.throughput_unit
         title = (f"<b>{html.escape(label_of(r.workload))}</b>: time per step by kernel, "
                  "coloured by what bounds it (blue memory, orange compute, grey link); right, "
-                 f"{unit} against latency as the batch grows.")
+                 f"{unit} against latency as the batch grows (a hollow point on the chart: it does not "
+                 "fit in that chip's memory).")
         if self.title.text() != title:
             self.title.setText(title)
         rows = {c: n for n, c in enumerate(chips)}
@@ -560,7 +592,7 @@ class WorkloadCharts(QWidget):
         times = [float(r.time[c]) for c in chips if np.isfinite(r.time[c])]
         if times:
             top = max(times) * 1.05
-            if not self._x_top or top > self._x_top or top < self._x_top / 2:
+            if not self._x_top or top > self._x_top or top < 0.7 * self._x_top:
                 self._x_top = top
                 self.bars.setXRange(-0.01 * top, top, padding=0)
         self.bars.setToolTip("\n".join(
@@ -577,14 +609,18 @@ class WorkloadCharts(QWidget):
         self.sweep.clear()
         self.sweep_legend.clear()
         sweep = batch_sweep(r.workload, [r.chips[c] for c in chips], SWEEP_BATCHES,
-                            derated=r.evaluation.derated)
+                            derated=r.evaluation.derated, kernels=r.kernels)
         self._sweep = sweep
-        self.sweep.setLabel("bottom", f"throughput ({r.workload.throughput_unit})")
+        self.sweep.setLabel("bottom", f"throughput ({r.workload.throughput_unit}), batch 1 to "
+                                      "4,096 or the most that fits")
         self.sweep.setLabel("left", "latency per step (s)")
         for j, c in enumerate(chips):
             thr = np.array([s.throughput[j] for s in sweep])
             lat = np.array([s.time[j] for s in sweep])
-            ok = np.isfinite(thr) & np.isfinite(lat)
+            # Up to the batch whose weights and KV cache still fit in the chip's memory.
+            fits = np.array([bool(s.fits[j]) or not np.isfinite(s.built.resident_bytes)
+                             for s in sweep])
+            ok = np.isfinite(thr) & np.isfinite(lat) & fits
             if ok.any():
                 self.sweep.plot(thr[ok], lat[ok], pen=pg.mkPen(r.chips[c].color or "#808080",
                                                                width=2),
