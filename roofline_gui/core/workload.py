@@ -401,10 +401,10 @@ def _transformer(w: Workload) -> Built:
     held = L if decode else S
     weights_held = cfg.total_parameters() * bw / n
     cache = 2 * cfg.layers * B * Hkv * held * hd * bkv / n
-    resident = (f"weights {format_si(cfg.total_parameters(), '')} parameters · b_w{share} = "
+    split = f" ÷ {n}" if n > 1 else ""
+    resident = (f"weights {format_si(cfg.total_parameters(), '')} parameters · b_w{split} = "
                 f"{_b(weights_held)}",
-                f"KV cache 2·layers·B·Hkv·{'L' if decode else 'S'}·D·b_kv{share} = "
-                f"{_b(cache)}")
+                f"KV cache 2·layers·B·Hkv·{'L' if decode else 'S'}·D·b_kv{split} = {_b(cache)}")
     return Built(tuple(entries), link_bytes, link_steps, tuple(notes),
                  cfg.total_parameters(), cfg.active_parameters(), weights_held + cache, resident)
 

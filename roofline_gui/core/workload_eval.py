@@ -31,7 +31,7 @@ from roofline_gui.core.roofline import (
     KernelArrays,
     evaluate,
 )
-from roofline_gui.core.workload import Built, Workload, build
+from roofline_gui.core.workload import Built, TransformerConfig, Workload, build
 
 WORKLOAD_CSV_COLUMNS = (
     "chip", "workload", "phase", "batch", "sequence", "context", "chips_per_model", "time_s",
@@ -170,12 +170,17 @@ class WorkloadResult:
 
     def chips_needed(self, c: int) -> int | None:
         """The fewest chips of kind ``c`` whose main memories hold the model and its cache at
-        this batch (None where the capacity or the size is not known)."""
+        this batch, a divisor of the heads for a transformer (None where the capacity or the
+        size is not known)."""
         total = self.built.resident_bytes * self.workload.chips_per_model
         cap = self.capacity[c]
         if not (np.isfinite(total) and np.isfinite(cap)):
             return None
-        return max(1, int(np.ceil(total / cap)))
+        need = max(1, int(np.ceil(total / cap)))
+        if self.workload.kind == "transformer":  # tensor parallelism splits the heads evenly
+            heads = TransformerConfig.from_config(self.workload.spec).heads
+            need = next((n for n in range(need, heads + 1) if heads % n == 0), need)
+        return need
 
     def dominant(self, c: int) -> int:
         """The entry that takes the most time on chip ``c`` (-1 where the chip cannot run it)."""
@@ -288,7 +293,10 @@ def communication_dominates_at(workload: Workload, chips: Sequence[Chip], *,
                                derated: bool = False, most: int = 64) -> list[int | None]:
     """Per chip, the smallest N (a power of two up to ``most``) at which the link takes more
     time than the kernels (None: never, or the chip has no such link)."""
-    ns = [2**i for i in range(1, most.bit_length()) if 2**i <= most]
+    heads = TransformerConfig.from_config(workload.spec).heads
+    ns = [2**i for i in range(1, most.bit_length()) if 2**i <= most and heads % 2**i == 0]
+    if not ns:
+        return [None] * len(chips)
     results = evaluate_workloads([replace(workload, chips_per_model=n) for n in ns], chips,
                                  derated=derated)
     return [next((r.workload.chips_per_model for r in results

@@ -22,6 +22,7 @@ from roofline_gui.core.workload_eval import (
     SWEEP_BATCHES,
     WorkloadResult,
     batch_sweep,
+    communication_dominates_at,
     evaluate_workloads,
 )
 
@@ -262,6 +263,13 @@ def explain_workload(result: WorkloadResult, c: int, units: Units = Units(),  # 
                      + f"; at {format_si(float(result.link_bandwidth[c]), 'B/s')} that is "
                        f"{format_time(float(result.link_time[c]))} per step (latency of each "
                        "all-reduce not counted).")
+    if w.kind == "transformer" and np.isfinite(result.link_bandwidth[c]):
+        level = next((lv.name for lv in chip.memory if lv.role == w.link), w.link)
+        at = communication_dominates_at(w, [chip], derated=result.evaluation.derated)[0]
+        lines.append(f"Splitting it over more chips on {level}: "
+                     + (f"from N = {at} the link takes more of the step than the kernels."
+                        if at else "up to N = 64 the link takes less of the step than the "
+                                   "kernels."))
     for note in result.built.notes:
         if "beyond" in note:
             lines.append(f"Note: {note}.")

@@ -284,3 +284,14 @@ def test_memory_capacity_is_checked_and_the_advice_stays_inside_it():
 def test_tensor_parallel_chips_must_divide_the_heads():
     with pytest.raises(ValidationError, match="chips_per_model.*32 attention heads"):
         build(llama(chips_per_model=3))
+
+
+def test_the_n_at_which_the_link_dominates():
+    w = shipped_workloads()["llama-3-70b"].workload(phase="prefill", batch=1, sequence=2048)
+    at, = communication_dominates_at(w, [H100])
+    assert at == 32  # NVLink at 450 GB/s per direction
+    shares = {n: evaluate_workloads([replace(w, chips_per_model=n)], [H100])[0]
+              .communication_share[0] for n in (at // 2, at)}
+    assert shares[at // 2] <= 0.5 < shares[at]
+    text = "\n".join(explain_workload(evaluate_workloads([w], [H100])[0], 0))
+    assert "from N = 32 the link takes more of the step than the kernels" in text
