@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from roofline_gui.core.chip import Chip
 from roofline_gui.core.kernel import Kernel
-from roofline_gui.core.workload import Workload
+
+if TYPE_CHECKING:  # workloads are imported where they are used, off the start-up path
+    from roofline_gui.core.workload import Workload
 
 COLLECTIONS = ("chips", "kernels", "workloads")
 

@@ -9,15 +9,15 @@ usually wrapped by the Qt undo stack in ``models/document_model.py`` (``EditComm
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from roofline_gui.core.chip import Chip
 from roofline_gui.core.document import Document
 from roofline_gui.core.errors import EditRefused
-from roofline_gui.core.kernel import Kernel
-from roofline_gui.core.workload import Workload
 
-Item = Chip | Kernel | Workload
+if TYPE_CHECKING:  # off the start-up path
+    pass
+
+Item = "Chip | Kernel | Workload"
 
 
 @dataclass(frozen=True)

@@ -12,11 +12,6 @@ import os
 
 from roofline_gui.core.comparison import CSV_COLUMNS, Comparison, compare
 from roofline_gui.core.document import Document
-from roofline_gui.core.workload_eval import (
-    WORKLOAD_CSV_COLUMNS,
-    evaluate_workloads,
-    workload_rows,
-)
 from roofline_gui.io.files import write_atomic
 
 
@@ -40,6 +35,11 @@ def export_csv(doc: Document, path: str | os.PathLike, *, derated: bool = False)
 
 def workloads_csv(results) -> str:
     """One row per (chip, workload), the columns in WORKLOAD_CSV_COLUMNS."""
+    from roofline_gui.core.workload_eval import (  # noqa: PLC0415 (off the start-up path)
+        WORKLOAD_CSV_COLUMNS,
+        workload_rows,
+    )
+
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=WORKLOAD_CSV_COLUMNS, lineterminator="\n")
     writer.writeheader()
@@ -50,6 +50,8 @@ def workloads_csv(results) -> str:
 def export_workloads_csv(doc: Document, path: str | os.PathLike, *, derated: bool = False) -> int:
     """Write every workload of ``doc`` on every chip of it to ``path`` atomically; returns the
     number of rows."""
+    from roofline_gui.core.workload_eval import evaluate_workloads  # noqa: PLC0415
+
     results = evaluate_workloads(doc.workloads, doc.chips, derated=derated,
                                  kernels=doc.kernels_by_id)
     write_atomic(path, workloads_csv(results).encode("utf-8"))

@@ -20,7 +20,6 @@ from roofline_gui.io.files import dumps, parse_json_bytes, read_json, write_atom
 from roofline_gui.io.presets import Presets, default_presets
 from roofline_gui.io.serialize import chip_to_dict, kernel_to_dict
 from roofline_gui.io.validate import PRESET_OVERRIDES, Checker, read_chip, read_kernel
-from roofline_gui.io.workloads import read_workload, workload_to_dict
 
 FORMAT = "roofline-session"
 VERSION = 3
@@ -90,9 +89,16 @@ def parse_session(data: Any, presets: Presets | None = None, source: str = "") -
     ck.known_keys(root, "", TOP_KEYS)
     chips = _read_items(ck, root, "chips", presets.chips, read_chip)
     kernels = _read_items(ck, root, "kernels", presets.kernels, read_kernel)
-    by_id = {k.id: k for k in kernels}
-    workloads = _read_items(ck, root, "workloads", {}, lambda ck, d, path, item_id: read_workload(
-        ck, d, path, item_id, by_id))
+    workloads = []
+    if root.get("workloads"):  # the workload modules only for a session that has workloads
+        from roofline_gui.io.workloads import read_workload  # noqa: PLC0415
+
+        by_id = {k.id: k for k in kernels}
+        workloads = _read_items(ck, root, "workloads", {},
+                                lambda ck, d, path, item_id: read_workload(ck, d, path, item_id,
+                                                                           by_id))
+    elif "workloads" in root:
+        ck.array(root["workloads"], "workloads")  # [] is fine; anything else is named
     title = ck.text(root, "title", "")
     baseline = root.get("baseline")
     if baseline is not None and not isinstance(baseline, str):
@@ -169,8 +175,16 @@ def session_to_dict(doc: Document) -> dict:
         "baseline": doc.baseline,
         "chips": [chip_to_dict(c) for c in doc.chips],
         "kernels": [kernel_to_dict(k) for k in doc.kernels],
-        "workloads": [workload_to_dict(w) for w in doc.workloads],
+        "workloads": _workloads_to_dicts(doc),
     }
+
+
+def _workloads_to_dicts(doc: Document) -> list[dict]:
+    if not doc.workloads:
+        return []
+    from roofline_gui.io.workloads import workload_to_dict  # noqa: PLC0415
+
+    return [workload_to_dict(w) for w in doc.workloads]
 
 
 def dump_session(doc: Document) -> bytes:

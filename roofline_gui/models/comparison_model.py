@@ -20,7 +20,6 @@ from PySide6.QtGui import QColor
 from roofline_gui.core.comparison import changed_rows
 from roofline_gui.core.roofline import LIMITER_UNSUPPORTED
 from roofline_gui.core.units import format_si, format_time
-from roofline_gui.core.workload_view import fit_line, label_of, rate_count, share_text
 from roofline_gui.io.presets import Presets
 from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.models.item_models import ID_ROLE
@@ -311,6 +310,8 @@ class ComparisonTableModel(QAbstractTableModel):
 
     # -- workload rows ---------------------------------------------------------------------------
     def _workload_header(self, w: int, role: int):
+        from roofline_gui.core.workload_view import label_of  # noqa: PLC0415
+
         doc = self._model.document
         if not 0 <= w < len(doc.workloads):
             return None
@@ -324,6 +325,13 @@ class ComparisonTableModel(QAbstractTableModel):
         return None
 
     def _workload_data(self, w: int, column: int, role: int):
+        from roofline_gui.core.workload_view import (  # noqa: PLC0415
+            fit_line,
+            label_of,
+            rate_count,
+            share_text,
+        )
+
         doc = self._model.document
         if not 0 <= w < len(doc.workloads):
             return None

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
@@ -23,8 +24,10 @@ from roofline_gui.core.edits import Edit, Replace, apply, insert_new, next_color
 from roofline_gui.core.errors import EditRefused, ValidationError
 from roofline_gui.core.kernel import Kernel
 from roofline_gui.core.sweep import describe_move, with_intensity
-from roofline_gui.core.workload import Workload, build
-from roofline_gui.core.workload_eval import WorkloadResult, evaluate_workloads
+
+if TYPE_CHECKING:  # the workload modules are imported on first use, off the start-up path
+    from roofline_gui.core.workload import Workload
+    from roofline_gui.core.workload_eval import WorkloadResult
 
 
 class EditCommand(QUndoCommand):
@@ -145,7 +148,12 @@ class DocumentModel(QObject):
         return next((r for r in self.workload_results if r.workload.id == workload_id), None)
 
     def _evaluate_workloads(self):
+        if self._workloads is None and not self._doc.workloads:
+            self._workloads = ([], {})
         if self._workloads is None:
+            from roofline_gui.core.workload import build  # noqa: PLC0415
+            from roofline_gui.core.workload_eval import evaluate_workloads  # noqa: PLC0415
+
             doc, kernels = self._doc, self._doc.kernels_by_id
             good, built, problems = [], [], {}
             for w in doc.workloads:

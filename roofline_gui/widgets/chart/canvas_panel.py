@@ -16,7 +16,6 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QStackedWidget, QVBoxLayout, QWidget
 
-from roofline_gui.core.workload_view import drag_key, drag_ladder, value_at
 from roofline_gui.io.presets import Presets
 from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.models.mime import MIME_KERNELS, decode
@@ -272,6 +271,12 @@ class CanvasPanel(QWidget):
                              shift: bool) -> None:
         """A drag of a workload's point: the batch (Shift: the context or the sequence) whose
         aggregate intensity is nearest the cursor; each step one edit, the drag one undo step."""
+        from roofline_gui.core.workload_view import (  # noqa: PLC0415
+            drag_key,
+            drag_ladder,
+            value_at,
+        )
+
         doc = self.model.document
         if workload_id not in {w.id for w in doc.workloads}:
             return

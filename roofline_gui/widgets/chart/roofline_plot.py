@@ -39,7 +39,6 @@ from roofline_gui.core.display import (
 from roofline_gui.core.roofline import ROLE_INDEX, evaluate
 from roofline_gui.core.sweep import can_move, sweep
 from roofline_gui.core.units import OPS_PER_MAC, format_si, format_time
-from roofline_gui.core.workload_view import sweep_path, workload_marks
 from roofline_gui.widgets.chart.plot_items import (
     ChipLegend,
     MarkerScatter,
@@ -602,7 +601,11 @@ class RooflinePlot(QObject):
         self.workload_results = results
         units, chips = self._units(), self._chip_indices
         cmp = self._comparison
-        self.marks = workload_marks(results, units, chips) if cmp is not None and chips else []
+        self.marks = []
+        if results and cmp is not None and chips:
+            from roofline_gui.core.workload_view import workload_marks  # noqa: PLC0415
+
+            self.marks = workload_marks(results, units, chips)
         colors = tuple(cmp.chips[c].color or "#808080" for c in chips) if cmp else ()
         wanted = {m.workload_id for m in self.marks}
         for wid in list(self._wl_items):
@@ -777,6 +780,8 @@ class RooflinePlot(QObject):
         r = next((r for r in self.workload_results if r.workload.id == wid), None)
         if r is None or not self._chip_indices:
             return
+        from roofline_gui.core.workload_view import sweep_path  # noqa: PLC0415
+
         chips = [r.chips[c] for c in self._chip_indices]
         x, y, _batches = sweep_path(r.workload, chips, self._units(),
                                     derated=r.evaluation.derated, kernels=r.kernels)

@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
 
 from roofline_gui.core.edits import SetField
 from roofline_gui.core.explain import explain
-from roofline_gui.core.workload_view import explain_workload
 from roofline_gui.io.presets import Presets
 from roofline_gui.models.comparison_model import ComparisonTableModel
 from roofline_gui.models.document_model import DocumentModel
@@ -258,6 +257,8 @@ class ExplanationPane(QTextBrowser):
                          "a chip.</p>")
             return
         if workload is not None:
+            from roofline_gui.core.workload_view import explain_workload  # noqa: PLC0415
+
             lines = explain_workload(workload, c, self.model.units,
                                      self.model.document.kernels_by_id)
         else:
