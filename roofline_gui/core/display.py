@@ -209,18 +209,26 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
     chips), inside ``bounds`` (the view, same pixels) when given; a label that fits nowhere is
     left out (the marker's tooltip still names it). Greedy, in the given order."""
     sx, sy = px_per_decade
-    boxes = list(taken)
+    # Boxes as arrays, so a candidate is tested against all of them in one numpy expression
+    # (ten workloads' marks on eight chips are hundreds of obstacles, tested at each drag step).
+    boxes = np.array(list(taken), dtype=float).reshape(-1, 4)
     ox, oy = others if others is not None else (np.zeros(0), np.zeros(0))
-    markers = [(x * sx - 5, -y * sy - 5, x * sx + 5, -y * sy + 5)
-               for x, y in zip(np.concatenate([xs, ox]), np.concatenate([ys, oy]), strict=True)
-               if np.isfinite(x) and np.isfinite(y)]
+    mx, my = np.concatenate([xs, ox]) * sx, -np.concatenate([ys, oy]) * sy
+    keep = np.isfinite(mx) & np.isfinite(my)
+    markers = np.column_stack([mx - 5, my - 5, mx + 5, my + 5])[keep]
+
+    def clear(box, obstacles) -> bool:
+        return not np.any((box[0] < obstacles[:, 2]) & (obstacles[:, 0] < box[2])
+                          & (box[1] < obstacles[:, 3]) & (obstacles[:, 1] < box[3]))
+
     placed = []
     for k, (options, x, y) in enumerate(zip(texts, xs, ys, strict=True)):
         options = (options,) if isinstance(options, str) else options
         if not (options and np.isfinite(x) and np.isfinite(y)):
             continue
         px, py = x * sx, -y * sy
-        own = (px - 5, py - 5, px + 5, py + 5)
+        # The marker's own box is not an obstacle to its label.
+        others_boxes = markers[~((markers[:, 0] == px - 5) & (markers[:, 1] == py - 5))]
         label = None
         for text in options:
             w, h = len(text) * char_px + 4, line_px
@@ -229,9 +237,8 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
                 box = (left, top, left + w, top + h)
                 inside = bounds is None or (bounds[0] <= box[0] and box[2] <= bounds[2]
                                             and bounds[1] <= box[1] and box[3] <= bounds[3])
-                if inside and not any(boxes_overlap(box, b) for b in boxes) and \
-                        not any(boxes_overlap(box, m) for m in markers if m != own):
-                    boxes.append(box)
+                if inside and clear(box, boxes) and clear(box, others_boxes):
+                    boxes = np.vstack([boxes, box])
                     label = KernelLabel(k, text, float(x), float(y), (dx, dy), (ax, ay))
                     break
             if label is not None:

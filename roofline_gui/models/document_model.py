@@ -79,6 +79,7 @@ class DocumentModel(QObject):
         self._evaluator = Evaluator()
         self._comparison: Comparison | None = None
         self._workloads: tuple[list[WorkloadResult], dict[str, str]] | None = None
+        self._built: dict = {}  # workload id -> (workload, kernels, its Built), reused
         self._view = View()
         self.path: Path | None = None
         self.selected_kernel: str | None = None
@@ -156,12 +157,25 @@ class DocumentModel(QObject):
 
             doc, kernels = self._doc, self._doc.kernels_by_id
             good, built, problems = [], [], {}
+            # A workload's entries are built again only when it (or, for a custom one, the
+            # session's kernels) changed: a drag step of one of ten rebuilds one.
+            cache, self._built = self._built, {}
             for w in doc.workloads:
-                try:
-                    built.append(build(w, kernels))
+                old = cache.get(w.id)
+                if old is not None and old[0] is w and (w.kind != "custom"
+                                                        or old[1] is doc.kernels):
+                    self._built[w.id] = old
+                    built.append(old[2])
                     good.append(w)
+                    continue
+                try:
+                    b = build(w, kernels)
                 except ValidationError as exc:
                     problems[w.id] = "; ".join(str(p) for p in exc.problems)
+                    continue
+                self._built[w.id] = (w, doc.kernels, b)
+                built.append(b)
+                good.append(w)
             results = evaluate_workloads(good, doc.chips, derated=self._view.derated,
                                          built=built, kernels=kernels) if good and doc.chips else []
             self._workloads = (results, problems)
