@@ -634,6 +634,11 @@ class RooflinePlot(QObject):
         char, line = metrics.averageCharWidth(), metrics.height()
         taken = [self.label_box(lb, px, char, line)
                  for lb in (*self.roofs.labels, *self.kernel_labels.labels)]
+        # The labels' own widest character per character (their dots and capitals run wider
+        # than the font's average), plus the text item's margins, so a label placed at an
+        # edge is not cut.
+        char = max([char] + [(metrics.horizontalAdvance(m.label) + 6) / len(m.label)
+                             for m in self.marks if m.label])
         xs = np.array([np.log10(m.point_x) for m in self.marks])
         tops = [m.point_y[np.isfinite(m.point_y)] for m in self.marks]
         ys = np.array([np.log10(t.max()) if len(t) else np.nan for t in tops])
@@ -671,10 +676,16 @@ class RooflinePlot(QObject):
                 label.hide()
                 continue
             label.setVisible(lb is not None or mark.workload_id == self.selected)
-            right = bounds[2] - xs[n] * px[0] > len(mark.label) * char + 20  # room on the right
+            # No free spot (the selected workload's label is shown anyway): the side with more
+            # room, and the name alone where the whole label does not fit there.
+            room_right = bounds[2] - xs[n] * px[0] - 20
+            room_left = xs[n] * px[0] - bounds[0] - 20
+            right = room_right >= room_left
             fallback = ((11.0, -11.0), (0.0, 1.0)) if right else ((-11.0, -11.0), (1.0, 1.0))
             (dx, dy), anchor = (lb.offset, lb.anchor) if lb else fallback
-            text = lb.text if lb is not None else mark.label
+            room = max(room_right, room_left)
+            text = lb.text if lb is not None else (
+                mark.label if len(mark.label) * char <= room else mark.name)
             if label.toPlainText() != text:
                 label.setText(text)
             label.setAnchor(anchor)

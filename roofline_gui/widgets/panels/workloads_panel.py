@@ -612,7 +612,7 @@ class WorkloadCharts(QWidget):
                             derated=r.evaluation.derated, kernels=r.kernels)
         self._sweep = sweep
         self.sweep.setLabel("bottom", f"throughput ({r.workload.throughput_unit}), batch 1 to "
-                                      "4,096 or the most that fits")
+                                      "4,096; dashed: does not fit")
         self.sweep.setLabel("left", "latency per step (s)")
         for j, c in enumerate(chips):
             thr = np.array([s.throughput[j] for s in sweep])
@@ -620,12 +620,21 @@ class WorkloadCharts(QWidget):
             # Up to the batch whose weights and KV cache still fit in the chip's memory.
             fits = np.array([bool(s.fits[j]) or not np.isfinite(s.built.resident_bytes)
                              for s in sweep])
-            ok = np.isfinite(thr) & np.isfinite(lat) & fits
-            if ok.any():
-                self.sweep.plot(thr[ok], lat[ok], pen=pg.mkPen(r.chips[c].color or "#808080",
-                                                               width=2),
-                                symbol="o", symbolSize=5, name=r.chips[c].name,
-                                symbolBrush=r.chips[c].color or "#808080")
+            ok = np.isfinite(thr) & np.isfinite(lat)
+            color = r.chips[c].color or "#808080"
+            if (ok & fits).any():
+                self.sweep.plot(thr[ok & fits], lat[ok & fits], pen=pg.mkPen(color, width=2),
+                                symbol="o", symbolSize=5, name=r.chips[c].name, symbolBrush=color)
+            # Batches whose weights and cache do not fit in the chip: dashed, hollow points.
+            beyond = ok & ~fits
+            if beyond.any():
+                first = max(0, int(np.argmax(beyond)) - 1)  # joined to the last that fits
+                span = np.arange(len(thr)) >= first
+                self.sweep.plot(thr[ok & span], lat[ok & span],
+                                pen=pg.mkPen(color, width=1, style=Qt.PenStyle.DashLine),
+                                symbol="o", symbolSize=5, symbolBrush="w", symbolPen=color,
+                                name=None if (ok & fits).any() else
+                                f"{r.chips[c].name} (does not fit)")
         self._marker = pg.ScatterPlotItem(size=14, pen=pg.mkPen("k", width=2),
                                           brush=pg.mkBrush(None))
         # The range fits the sweep's lines once; the marker moving along them changes no range
