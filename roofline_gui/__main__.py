@@ -7,6 +7,7 @@ Qt is imported only when a window or a PNG is needed, so ``--export-csv`` and
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -230,7 +231,13 @@ def main(argv: list[str] | None = None) -> int:
         return run_self_test()
     try:
         if args.list_presets:
-            return list_presets()
+            try:
+                list_presets()
+                sys.stdout.flush()  # here, where a reader that went away can be told apart
+                return 0
+            except BrokenPipeError:  # `--list-presets | head`: the reader stopped; not an error
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+                return 0
         if args.model:
             return run_model(args)
         if args.export_csv or args.export_png or args.export_workloads:

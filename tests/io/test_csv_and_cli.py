@@ -160,3 +160,14 @@ def test_bad_model_input_exits_2_naming_the_field(tmp_path, args, named):
     assert result.returncode == 2, result.stderr
     assert named in result.stderr and "Traceback" not in result.stderr
     assert not out.exists()
+
+
+def test_list_presets_into_a_reader_that_stops_early():
+    """`roofline-explorer --list-presets | head -1` (or grep -q): no traceback, status 0."""
+    proc = subprocess.Popen([sys.executable, str(ROOT / "app.py"), "--list-presets"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    proc.stdout.close()  # the reader goes away before the list is written, as grep -q does
+    with proc.stderr:
+        err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 0, err
+    assert "Traceback" not in err and "Exception ignored" not in err
