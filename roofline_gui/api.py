@@ -22,7 +22,7 @@ from __future__ import annotations
 import difflib
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from functools import cache
 from pathlib import Path
 
@@ -36,13 +36,16 @@ from roofline_gui.core.errors import RooflineError
 from roofline_gui.core.kernel import Kernel
 from roofline_gui.core.templates import TEMPLATES, Template
 from roofline_gui.core.units import PRECISIONS
+from roofline_gui.core.workload import Workload
 from roofline_gui.io import csv_export
 from roofline_gui.io import session as session_io
 from roofline_gui.io.presets import Presets, default_presets
 
 __all__ = [
-    "Results", "chip", "chips", "evaluate", "kernel", "load_session", "preset_kernel",
-    "preset_kernels", "presets", "save_session", "session", "templates", "write_csv", "write_png",
+    "Results", "WorkloadResults", "batch_sweep", "chip", "chips", "evaluate",
+    "evaluate_workloads", "kernel", "load_session", "preset_kernel", "preset_kernels", "presets",
+    "save_session", "session", "templates", "workload", "workloads", "write_csv", "write_png",
+    "write_workloads_csv",
 ]
 
 
@@ -117,12 +120,13 @@ def kernel(template: str, precision: str, *, name: str = "", storage: str | None
     return replace(made, name=name or made.auto_name())
 
 
-def session(chips: Iterable[Chip], kernels: Iterable[Kernel], *, title: str = "",
-            baseline: int = 0) -> Document:
-    """A session of these chips and kernels, with fresh ids and colours as the app's Add gives;
-    ``baseline`` is the index of the chip speedups are measured against."""
+def session(chips: Iterable[Chip], kernels: Iterable[Kernel] = (), *, title: str = "",
+            baseline: int = 0, workloads: Iterable[Workload] = ()) -> Document:
+    """A session of these chips, kernels and workloads, with fresh ids and colours as the app's
+    Add gives; ``baseline`` is the index of the chip speedups are measured against."""
     doc = Document(title=title)
-    for collection, items in (("chips", list(chips)), ("kernels", list(kernels))):
+    for collection, items in (("chips", list(chips)), ("kernels", list(kernels)),
+                              ("workloads", list(workloads))):
         edit, _ids = insert_new(doc, collection, items)
         doc, _inverse = apply(edit, doc)
     if doc.chips:
@@ -202,6 +206,126 @@ def evaluate(doc: Document | None = None, *, chips: Sequence[Chip] = (),
     if doc is not None:
         chips, kernels = doc.chips, doc.kernels
     return Results(compare(tuple(kernels), tuple(chips), derated=derated))
+
+
+# -- whole models ------------------------------------------------------------------------------
+
+def workloads() -> dict[str, Workload]:
+    """The example models by id ("llama-3-8b", "resnet-50"...), at their default parameters."""
+    from roofline_gui.io.workloads import shipped_workloads  # noqa: PLC0415
+
+    return {key: shipped.workload() for key, shipped in shipped_workloads().items()}
+
+
+def workload(model: str | os.PathLike, *, name: str = "", **params) -> Workload:
+    """A whole model as a workload: an example by id or name ("llama-3-8b", "Mixtral-8x7B-v0.1")
+    or a Hugging Face-style ``config.json`` on disk, with its parameters: ``phase`` ("prefill"
+    or "decode"), ``batch``, ``sequence`` (S, prefill), ``context`` (L, decode), ``weights``,
+    ``activations``, ``kv_cache`` (precisions), ``chips_per_model`` and ``link``. A bad field
+    raises RooflineError naming it."""
+    from roofline_gui.core.workload import build  # noqa: PLC0415
+    from roofline_gui.io.workloads import shipped_workloads, workload_from_config  # noqa: PLC0415
+
+    known = {f.name for f in fields(Workload)} - {"id", "name", "kind", "spec", "source"}
+    unknown = sorted(set(params) - known)
+    if unknown:
+        raise RooflineError(f"workload has no parameter {', '.join(map(repr, unknown))}; it has "
+                            f"{', '.join(sorted(known))}")
+    library = {key: s.workload() for key, s in shipped_workloads().items()}
+    if isinstance(model, str) and not model.endswith(".json"):
+        made = replace(_find(library, "workload", model), **params)
+        build(made)  # every problem named, as the app's fields and files have them
+    else:
+        made = workload_from_config(model, **params)
+    return replace(made, name=name or made.name)
+
+
+@dataclass(frozen=True)
+class WorkloadResults:
+    """Every workload on every chip: arrays are [workload, chip], NaN where a chip cannot run
+    one. ``results`` are the objects the app's table, chart, breakdown and CSV read."""
+
+    results: tuple
+
+    @property
+    def workloads(self) -> tuple[str, ...]:
+        return tuple(r.workload.name for r in self.results)
+
+    @property
+    def chips(self) -> tuple[str, ...]:
+        return tuple(c.name for c in self.results[0].chips) if self.results else ()
+
+    def _stack(self, name: str) -> np.ndarray:
+        return np.array([getattr(r, name) for r in self.results], dtype=float)
+
+    @property
+    def time(self) -> np.ndarray:
+        """Seconds per step (decode: one token per sequence), kernels' overlap within each."""
+        return self._stack("time")
+
+    @property
+    def time_no_overlap(self) -> np.ndarray:
+        return self._stack("time_no_overlap")
+
+    @property
+    def throughput(self) -> np.ndarray:
+        """Tokens, images or samples per second (``units``)."""
+        return self._stack("throughput")
+
+    @property
+    def units(self) -> tuple[str, ...]:
+        return tuple(r.workload.throughput_unit for r in self.results)
+
+    @property
+    def memory_bound_share(self) -> np.ndarray:
+        return self._stack("memory_bound_share")
+
+    @property
+    def communication_share(self) -> np.ndarray:
+        return self._stack("communication_share")
+
+    @property
+    def fits(self) -> np.ndarray:
+        """Whether each chip's main memory holds its share of weights and KV cache."""
+        return np.array([r.fits for r in self.results], dtype=bool)
+
+    @property
+    def intensity(self) -> np.ndarray:
+        """Aggregate intensity (total ops ÷ total main-memory bytes) of each workload, op/B."""
+        return np.array([r.intensity for r in self.results])
+
+    def rows(self) -> list[dict[str, str]]:
+        """The workloads CSV's rows, one per (chip, workload), as the app writes them."""
+        return [r.csv_row(c) for r in self.results for c in range(len(r.chips))]
+
+
+def evaluate_workloads(doc: Document | None = None, *, chips: Sequence[Chip] = (),
+                       workloads: Sequence[Workload] = (), derated: bool = False
+                       ) -> WorkloadResults:
+    """Evaluate workloads on chips as the app does: every kernel of every workload on every
+    chip in one roofline evaluation, summed per workload."""
+    from roofline_gui.core.workload_eval import evaluate_workloads as run  # noqa: PLC0415
+
+    kernels = None
+    if doc is not None:
+        chips, workloads, kernels = doc.chips, doc.workloads, doc.kernels_by_id
+    return WorkloadResults(tuple(run(tuple(workloads), tuple(chips), derated=derated,
+                                     kernels=kernels)))
+
+
+def batch_sweep(model: Workload, chips: Sequence[Chip],
+                batches: Sequence[int] = tuple(2**i for i in range(13)), *,
+                derated: bool = False) -> WorkloadResults:
+    """The workload at each batch (1 … 4,096 by default), all in one evaluation: rows of the
+    results are the batches."""
+    from roofline_gui.core.workload_eval import batch_sweep as sweep  # noqa: PLC0415
+
+    return WorkloadResults(tuple(sweep(model, tuple(chips), batches, derated=derated)))
+
+
+def write_workloads_csv(doc: Document, path: str | os.PathLike, *, derated: bool = False) -> int:
+    """The app's workloads CSV (one row per chip and workload); returns the number of rows."""
+    return csv_export.export_workloads_csv(doc, path, derated=derated)
 
 
 def write_csv(doc: Document, path: str | os.PathLike, *, derated: bool = False) -> int:

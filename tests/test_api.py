@@ -38,6 +38,12 @@ def test_the_documented_example_runs_and_its_comments_are_true(tmp_path, monkeyp
     assert rates[0, 0] == pytest.approx(1.555e12 * 1.0, rel=0.01)  # batch 1: ~1 op/B
     assert rates[-1, 0] == 312e12 and rates[-1, 1] == 123e12
     assert (tmp_path / "table.csv").read_text().count("\n") == 1 + 3 * 2
+    assert float(printed[7]) == pytest.approx(219.17, rel=1e-4)
+    assert printed[8] == "[ True  True]"
+    tokens = ns["tokens"]
+    assert tokens.shape == (13,) and tokens[0] == pytest.approx(float(printed[7]))
+    assert np.all(np.diff(tokens) >= -1e-9)  # batching never lowers the throughput
+    assert (tmp_path / "workloads.csv").read_text().count("\n") == 1 + 2
     assert (tmp_path / "chart.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert ns["again"] == ns["doc"]
 
@@ -73,3 +79,23 @@ def test_a_session_gets_fresh_ids_and_distinct_colours_like_the_apps_add():
     assert [k.id for k in doc.kernels] == ["k1", "k2"]
     assert len({c.color for c in doc.chips}) == 3
     assert doc.baseline == "c2"
+
+
+def test_workload_api_names_bad_parameters_and_gives_the_apps_numbers(tmp_path):
+    from roofline_gui.core.workload_eval import evaluate_workloads
+
+    with pytest.raises(RooflineError, match="batch"):
+        rf.workload("llama-3-8b", batch=0)
+    with pytest.raises(RooflineError, match="no parameter 'batchh'"):
+        rf.workload("llama-3-8b", batchh=2)
+    with pytest.raises(RooflineError, match="did you mean 'llama-3-8b'"):
+        rf.workload("lama-3-8b")
+    config = tmp_path / "tiny.json"
+    config.write_text('{"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, '
+                      '"vocab_size": 100}')
+    tiny = rf.workload(config, name="tiny", batch=4, context=16)
+    assert tiny.name == "tiny" and tiny.batch == 4
+    chips = [rf.chip("nvidia-h100-sxm5-80gb")]
+    ours = rf.evaluate_workloads(chips=chips, workloads=[tiny])
+    app, = evaluate_workloads([tiny], chips)
+    assert ours.time[0, 0] == app.time[0] and ours.rows() == [app.csv_row(0)]
