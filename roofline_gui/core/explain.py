@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 from roofline_gui.core.comparison import Comparison
+from roofline_gui.core.diagnose import diagnosis_lines
 from roofline_gui.core.display import Units
 from roofline_gui.core.roofline import LIMITER_COMPUTE, LIMITER_UNSUPPORTED, ROLE_INDEX
 from roofline_gui.core.templates import TEMPLATES
@@ -49,6 +50,7 @@ def explain(comparison: Comparison, k: int, c: int, units: Units = Units()) -> l
     if moves:
         lines.append("What would move it:")
         lines.extend(f"• {m}" for m in moves)
+    lines.extend(diagnosis_lines(comparison, k, c, units))  # a measured point above its roof
     return lines
 
 

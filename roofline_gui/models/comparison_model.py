@@ -399,9 +399,12 @@ class ComparisonTableModel(QAbstractTableModel):
                 return f"{float(cmp.dram_intensity[row]) / self._model.units.ops_per_unit:,.4g}"
             if column == 3:
                 measured = cmp.measured_rate(row)
-                return format_si((measured or math.nan) / self._model.units.ops_per_unit,
+                text = format_si((measured or math.nan) / self._model.units.ops_per_unit,
                                  f"{self._model.units.word}/s")
+                return f"⚠ {text}" if self._above_roof(cmp, row) else text
             return kernel.name if column == 0 else kernel.precision
+        if role == _FOREGROUND and column == 3 and self._above_roof(cmp, row):
+            return _RED
         if role == _TOOLTIP:
             if column == 3:
                 return self._measured_tip(cmp, row)
@@ -410,8 +413,18 @@ class ComparisonTableModel(QAbstractTableModel):
             return _RIGHT
         return None
 
+    def _above_roof(self, cmp, row: int) -> list[str]:
+        """The shown chips whose roof the kernel's measured point is above."""
+        if cmp.measured_rate(row) is None:
+            return []
+        from roofline_gui.core.diagnose import above_roof  # noqa: PLC0415
+
+        return [cmp.chips[c].name for c in self._chip_columns() if above_roof(cmp, row, c)]
+
     def _measured_tip(self, cmp, row: int) -> str:
-        lines = []
+        above = self._above_roof(cmp, row)
+        lines = ([f"Above its roof on {', '.join(above)}: a figure is wrong; the explanation "
+                  "checks the usual causes"] if above else [])
         for c in self._chip_columns():
             rate, percent = cmp.measured(row, c)
             if rate is not None and percent is not None:

@@ -829,9 +829,17 @@ class RooflinePlot(QObject):
     def _draw_measured(self, cmp: Comparison, k: int, measured: float) -> None:
         x = float(np.log10(self._units().intensity(cmp.dram_intensity[k])))
         y = float(np.log10(self._units().rate(measured)))
-        star = pg.ScatterPlotItem([x], [y], symbol="star", size=14, brush=pg.mkBrush(None),
-                                  pen=pg.mkPen(self.options.foreground, width=1.5))
-        star.setToolTip(f"{cmp.kernels[k].name}: measured {format_si(measured, 'op/s')}")
+        from roofline_gui.core.diagnose import above_roof  # noqa: PLC0415
+
+        above = [cmp.chips[c].name for c in self._chip_indices if above_roof(cmp, k, c)]
+        # Above a roof: drawn red, as the table flags it; the explanation says why.
+        star = pg.ScatterPlotItem([x], [y], symbol="star", size=16 if above else 14,
+                                  brush=pg.mkBrush(None),
+                                  pen=pg.mkPen("#d00000" if above else self.options.foreground,
+                                               width=2 if above else 1.5))
+        star.setToolTip(f"{cmp.kernels[k].name}: measured {self._units().format_rate(measured)}"
+                        + (f"\nABOVE its roof on {', '.join(above)}: a figure is wrong (select "
+                           "it: the explanation checks the usual causes)" if above else ""))
         star.setZValue(12)
         self._add_extra(star)
         for c in self._chip_indices:
