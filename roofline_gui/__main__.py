@@ -51,19 +51,19 @@ def build_parser() -> argparse.ArgumentParser:
         "a model straight from its config.json (with --export-workloads)")
     model.add_argument("--model", metavar="CONFIG.json",
                        help="a Hugging Face-style config.json on disk (nothing is downloaded)")
-    model.add_argument("--phase", choices=("prefill", "decode"), default="decode",
+    model.add_argument("--phase", choices=("prefill", "decode"),
                        help="prefill S prompt tokens (needs --sequence), or decode one token per "
                             "sequence against a KV cache of L (needs --context); default decode")
-    model.add_argument("--batch", type=int, default=1, metavar="B", help="sequences (default 1)")
+    model.add_argument("--batch", type=int, metavar="B", help="sequences (default 1)")
     model.add_argument("--sequence", type=int, metavar="S", help="prompt tokens, for prefill")
     model.add_argument("--context", type=int, metavar="L", help="KV-cache tokens, for decode")
     for flag, what in (("weights", "weights"), ("activations", "activations and math"),
                        ("kv-cache", "the KV cache")):
-        model.add_argument(f"--{flag}", default="bf16", metavar="P",
+        model.add_argument(f"--{flag}", metavar="P",
                            help=f"precision of {what} (default bf16)")
-    model.add_argument("--chips-per-model", type=int, default=1, metavar="N",
+    model.add_argument("--chips-per-model", type=int, metavar="N",
                        help="chips sharing the model by tensor parallelism (default 1)")
-    model.add_argument("--link", choices=("link", "host"), default="link",
+    model.add_argument("--link", choices=("link", "host"),
                        help="the memory role joining those chips (default link: NVLink, ICI)")
     model.add_argument("--chips", metavar="ID[,ID...]",
                        help="chip preset ids, as --list-presets prints them")
@@ -104,6 +104,12 @@ def list_presets() -> int:
     return 0
 
 
+#: The --model options' defaults (None on the parser, so a use without --model can be told).
+MODEL_DEFAULTS = {"phase": "decode", "batch": 1, "weights": "bf16", "activations": "bf16",
+                  "kv_cache": "bf16", "chips_per_model": 1, "link": "link"}
+MODEL_ONLY = (*MODEL_DEFAULTS, "sequence", "context", "chips")
+
+
 def run_model(args: argparse.Namespace) -> int:
     """``--model CONFIG.json ... --chips ... --export-workloads OUT``: no session needed. Every
     problem with the command line is reported at once, each by its option."""
@@ -116,6 +122,9 @@ def run_model(args: argparse.Namespace) -> int:
     from roofline_gui.io.presets import default_presets
     from roofline_gui.io.workloads import workload_from_config
 
+    for key, default in MODEL_DEFAULTS.items():
+        if getattr(args, key) is None:
+            setattr(args, key, default)
     problems: list[Problem] = []
     if not args.export_workloads:
         problems.append(Problem("--export-workloads", "--model needs an output: "
@@ -148,29 +157,48 @@ def run_model(args: argparse.Namespace) -> int:
     # The command line's names for the fields, not the session's.
     problems += [Problem("--" + p.path.replace("_", "-"), p.message)
                  for p in Workload("w1", "", "transformer", {}, **params).problems()]
+    workload = None
+    try:  # the config's own problems, reported with the rest
+        workload = workload_from_config(args.model, **(params if not problems else {}))
+    except ValidationError as exc:
+        problems += [Problem(f"{args.model}: {p.path}", p.message) for p in exc.problems]
+    except RooflineError as exc:
+        problems.append(Problem("--model", str(exc)))
     if problems:
         raise ValidationError(problems)
-    workload = workload_from_config(args.model, **params)
     chips = tuple(replace(library[c], id=f"c{i + 1}") for i, c in enumerate(ids))
     doc = Document(chips=chips, workloads=(workload,))
     rows = export_workloads_csv(doc, args.export_workloads)
     print(f"wrote {rows} rows to {args.export_workloads}", file=sys.stderr)
-    from roofline_gui.core.workload_eval import evaluate_workloads
-
-    result, = evaluate_workloads(doc.workloads, doc.chips)
-    for c, chip in enumerate(chips):
-        if not result.fits[c] and result.chips_needed(c):
-            print(f"note: on {chip.name} it does not fit: each chip must hold "
-                  f"{result.built.resident_bytes / 1e9:.1f} GB of its "
-                  f"{result.capacity[c] / 1e9:.0f} GB; it needs at least "
-                  f"{result.chips_needed(c)} chips (--chips-per-model)", file=sys.stderr)
+    _workload_notes(doc)
     return 0
+
+
+def _workload_notes(doc) -> None:
+    """On stderr, what the workloads CSV cannot say in a number: rows left empty (and why) and
+    models that do not fit in a chip's memory."""
+    from roofline_gui.core.workload_eval import evaluate_workloads
+    from roofline_gui.core.workload_view import explain_workload
+
+    for r in evaluate_workloads(doc.workloads, doc.chips, kernels=doc.kernels_by_id):
+        for c, chip in enumerate(r.chips):
+            if not r.time[c] == r.time[c]:  # NaN: the row's numbers are empty
+                print(f"note: {explain_workload(r, c)[0]}", file=sys.stderr)
+            elif r.built.resident_bytes == r.built.resident_bytes and not r.fits[c]:
+                print(f"note: {r.workload.name} on {chip.name} does not fit: each chip must "
+                      f"hold {r.built.resident_bytes / 1e9:.1f} GB of its "
+                      f"{r.capacity[c] / 1e9:.0f} GB; it needs at least {r.chips_needed(c)} "
+                      "chips (--chips-per-model)", file=sys.stderr)
 
 
 def run_headless(args: argparse.Namespace) -> int:
     from roofline_gui.io.csv_export import export_csv
     from roofline_gui.io.session import load_session
 
+    given = [f"--{key.replace('_', '-')}" for key in MODEL_ONLY if getattr(args, key) is not None]
+    if given:  # a session's workloads carry their own parameters
+        return _fail(f"{', '.join(given)}: only with --model CONFIG.json (a session's workloads "
+                     "have their own batch, lengths and precisions)")
     if not args.session:
         return _fail("an export needs a session file: roofline-explorer SESSION --export-csv OUT "
                      "(or --model CONFIG.json for --export-workloads)")
@@ -190,6 +218,7 @@ def run_headless(args: argparse.Namespace) -> int:
 
         rows = export_workloads_csv(doc, args.export_workloads, derated=args.derated)
         print(f"wrote {rows} rows to {args.export_workloads}", file=sys.stderr)
+        _workload_notes(doc)
     return 0
 
 

@@ -73,8 +73,18 @@ def _with(doc: Document, collection: str, items: list[Item]) -> Document:
 def _check(collection: str, item: Item) -> None:
     if collection == "chips" and (reason := item.rule_broken()):
         raise EditRefused(reason)
-    if collection == "workloads" and (problems := item.problems()):
-        raise EditRefused("; ".join(str(p) for p in problems))
+    if collection == "workloads":
+        problems = item.problems()
+        if not problems and item.kind != "custom":  # a custom one is checked with the session
+            from roofline_gui.core.errors import ValidationError  # noqa: PLC0415
+            from roofline_gui.core.workload import build  # noqa: PLC0415
+
+            try:
+                build(item)
+            except ValidationError as exc:
+                problems = list(exc.problems)
+        if problems:
+            raise EditRefused(f"{item.name}: " + "; ".join(str(p) for p in problems))
 
 
 def apply(edit: Edit, doc: Document) -> tuple[Document, Edit]:

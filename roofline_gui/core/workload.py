@@ -127,6 +127,14 @@ def _g(x: float) -> str:
     return f"{x:,.0f}" if x.is_integer() and abs(x) < 1e7 else f"{x:.4g}"
 
 
+def parameters_text(x: float) -> str:
+    """Parameter counts as model cards write them: 8.03 B, 124 M, 25.6 M."""
+    for scale, suffix in ((1e9, "B"), (1e6, "M"), (1e3, "k")):
+        if abs(x) >= scale:
+            return f"{x / scale:.3g} {suffix}"
+    return f"{x:g}"
+
+
 def _b(x: float) -> str:
     """Bytes with a decimal prefix (GB = 1e9 B), exact below 10 kB."""
     return format_si(x, "B") if x >= 1e4 else f"{_g(x)} B"
@@ -296,23 +304,36 @@ def _transformer(w: Workload) -> Built:
          f"weights = hidden·width·b_w{share} = {_b(wq)} (read once for the whole batch)",
          f"activations: read T·hidden·b_a = {_b(T * h * ba)}, write T·width·b_a / N = "
          f"{_b(T * qkv * ba / n)}"], wq)
+    # KV heads per chip: split N ways, but never below one whole head (with N > Hkv the
+    # cache is replicated N / Hkv times, as Megatron-style tensor parallelism does).
+    kvn = max(Hkv / n, 1.0)
+    kv_split = (f"Hkv / N = {Hkv}/{n}" if n <= Hkv else f"1 (N = {n} > Hkv = {Hkv}: each chip keeps "
+                f"one whole KV head)") if n > 1 else f"Hkv = {Hkv}"
+    window = w.spec.get("sliding_window")
+    windowed = (isinstance(window, int) and not isinstance(window, bool) and window > 0
+                and w.spec.get("use_sliding_window", True) is not False)
     if decode:
-        kv_read = 2 * B * Hkv * L * hd * bkv / n
-        kv_write = 2 * B * Hkv * hd * bkv / n
+        held = min(L, window) if windowed else L  # tokens the attention reads and keeps
+        kv_read = 2 * B * kvn * held * hd * bkv
+        kv_write = 2 * B * kvn * hd * bkv
         qo = B * H * hd * ba / n
-        ops = 4 * B * H * L * hd / n
+        ops = 4 * B * H * held * hd / n
+        seen = f"L = {_g(L)}" + (f" (attends the last {_g(window)}: sliding window)"
+                                 if windowed and L > window else "")
         add(f"Attention decode, L = {_g(L)}", "attention", count, ops, kv_read + qo,
             kv_write + qo,
-            [f"ops = 4·B·H·L·D{share} = 4·{_g(B)}·{H}·{_g(L)}·{hd} / {n} = {_g(ops)}",
-             f"KV cache read = 2·B·Hkv·L·D·b_kv / N = 2·{_g(B)}·{Hkv}·{_g(L)}·{hd}·{_g(bkv)} / "
-             f"{n} = {_b(kv_read)} (each sequence has its own cache: batching does not help)",
-             f"new K, V written = 2·B·Hkv·D·b_kv / N = {_b(kv_write)}; q read and o written "
-             f"= B·H·D·b_a / N = {_b(qo)} each",
+            [f"{seen}; KV heads per chip = {kv_split}",
+             f"ops = 4·B·H·L·D{share} = 4·{_g(B)}·{H}·{_g(held)}·{hd} / {n} = {_g(ops)}",
+             f"KV cache read = 2·B·(KV heads per chip)·L·D·b_kv = 2·{_g(B)}·{kvn:g}·{_g(held)}·"
+             f"{hd}·{_g(bkv)} = {_b(kv_read)} (each sequence has its own cache: batching does "
+             "not help)",
+             f"new K, V written = {_b(kv_write)}; q read and o written = B·H·D·b_a / N = "
+             f"{_b(qo)} each",
              f"grouped-query attention: {H // Hkv} query heads share each KV head"])
     else:
         ops = 2 * B * H * S * S * hd / n
         reads = B * S * qkv * ba / n
-        writes = (B * S * H * hd * ba + 2 * B * S * Hkv * hd * bkv) / n
+        writes = B * S * H * hd * ba / n + 2 * B * S * kvn * hd * bkv
         add(f"Attention prefill, S = {_g(S)}", "attention", count, ops, reads, writes,
             [f"ops = 2·B·H·S²·D{share} = 2·{_g(B)}·{H}·{_g(S)}²·{hd} / {n} = {_g(ops)} "
              "(Q·Kᵀ and P·V, 2·S²·D each per head, halved by the causal mask; fused: the "
@@ -327,7 +348,7 @@ def _transformer(w: Workload) -> Built:
     # MLP: dense, or mixture of experts with E experts and k routed per token.
     mats_in = 2 if cfg.gated else 1
     up_w, down_w = mats_in * h * i_size * bw, i_size * h * bw
-    gate = "gate and up (SwiGLU, fused)" if cfg.gated else "up"
+    gate = "gate and up (gated, fused)" if cfg.gated else "up"
     if cfg.experts == 1:
         add(f"MLP {gate}", "MLP", count, 2 * T * h * i_size * mats_in / n,
             up_w / n + T * h * ba, T * i_size * ba / n,
@@ -399,12 +420,19 @@ def _transformer(w: Workload) -> Built:
                      f"{limit} positions (max_position_embeddings): it would need a longer "
                      "context than it was trained for")
     held = L if decode else S
+    if windowed:
+        held = min(held, window)
+        notes.append(f"sliding window of {window} tokens: the KV cache keeps (and decode "
+                     "attends) the last window only" + ("; prefill's attention is counted over "
+                                                         "the whole prompt" if not decode and
+                                                         S > window else ""))
     weights_held = cfg.total_parameters() * bw / n
-    cache = 2 * cfg.layers * B * Hkv * held * hd * bkv / n
+    cache = 2 * cfg.layers * B * kvn * held * hd * bkv
     split = f" ÷ {n}" if n > 1 else ""
-    resident = (f"weights {format_si(cfg.total_parameters(), '')} parameters · b_w{split} = "
+    resident = (f"weights {parameters_text(cfg.total_parameters())} parameters · b_w{split} = "
                 f"{_b(weights_held)}",
-                f"KV cache 2·layers·B·Hkv·{'L' if decode else 'S'}·D·b_kv{split} = {_b(cache)}")
+                f"KV cache 2·layers·B·(KV heads per chip {kvn:g})·{'L' if decode else 'S'}·D·b_kv "
+                f"= {_b(cache)}")
     return Built(tuple(entries), link_bytes, link_steps, tuple(notes),
                  cfg.total_parameters(), cfg.active_parameters(), weights_held + cache, resident)
 
@@ -466,7 +494,7 @@ def _cnn(w: Workload) -> Built:
         raise ValidationError(problems)
     return Built(tuple(entries), parameters=params, active_parameters=params,
                  resident_bytes=params * bw,
-                 resident_steps=(f"weights {format_si(params, '')} · b_w = {_b(params * bw)}",))
+                 resident_steps=(f"weights {parameters_text(params)} · b_w = {_b(params * bw)}",))
 
 
 def _mlp(w: Workload) -> Built:
@@ -491,7 +519,7 @@ def _mlp(w: Workload) -> Built:
     params = sum(di * do + do for di, do in zip(dims, dims[1:], strict=False))
     return Built(tuple(entries), parameters=params, active_parameters=params,
                  resident_bytes=params * bw,
-                 resident_steps=(f"weights {format_si(params, '')} · b_w = {_b(params * bw)}",))
+                 resident_steps=(f"weights {parameters_text(params)} · b_w = {_b(params * bw)}",))
 
 
 def _lstm(w: Workload) -> Built:
@@ -516,7 +544,7 @@ def _lstm(w: Workload) -> Built:
     params = layers * 4 * hid * (x + hid + 1)
     return Built((entry,), parameters=params, active_parameters=params,
                  resident_bytes=params * bw,
-                 resident_steps=(f"weights {format_si(params, '')} · b_w = {_b(params * bw)}",))
+                 resident_steps=(f"weights {parameters_text(params)} · b_w = {_b(params * bw)}",))
 
 
 def _custom(w: Workload, kernels: Mapping[str, Kernel]) -> Built:

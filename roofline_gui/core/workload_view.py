@@ -266,10 +266,13 @@ def explain_workload(result: WorkloadResult, c: int, units: Units = Units(),  # 
     if w.kind == "transformer" and np.isfinite(result.link_bandwidth[c]):
         level = next((lv.name for lv in chip.memory if lv.role == w.link), w.link)
         at = communication_dominates_at(w, [chip], derated=result.evaluation.derated)[0]
-        lines.append(f"Splitting it over more chips on {level}: "
-                     + (f"from N = {at} the link takes more of the step than the kernels."
-                        if at else "up to N = 64 the link takes less of the step than the "
-                                   "kernels."))
+        heads = int(w.spec.get("num_attention_heads", w.spec.get("n_head", 64)) or 64)
+        top = max((n for n in (2, 4, 8, 16, 32, 64) if heads % n == 0), default=1)
+        if top > 1:
+            lines.append(f"Splitting it over more chips on {level}: "
+                         + (f"from N = {at} the link takes more of the step than the kernels."
+                            if at else f"up to N = {top} (its {heads} heads split evenly) the "
+                                       "link takes less of the step than the kernels."))
     for note in result.built.notes:
         if "beyond" in note:
             lines.append(f"Note: {note}.")
@@ -287,7 +290,7 @@ def _moves(result: WorkloadResult, c: int, kernels) -> list[str]:
     variants = []
     most = result.batch_that_fits(c)
     bigger = min(w.batch * 8, 4096) if most is None else min(w.batch * 8, most)
-    if bigger > w.batch:
+    if bigger > w.batch and w.kind != "custom":  # a custom workload's batch is its kernels' own
         variants.append(("batch", replace(w, batch=bigger), f"batch {bigger}"
                          + (" (the most that fits)" if most is not None and bigger == most
                             else f" ({bigger // w.batch}×)")))
@@ -306,14 +309,21 @@ def _moves(result: WorkloadResult, c: int, kernels) -> list[str]:
         if what == "batch":
             gain = float(r.throughput[0] / result.throughput[c])
             if gain < 1.05:
-                out.append(f"a larger batch: {text} would add latency ({t2 / t:.3g}×) for "
-                           f"{gain:.3g}× the throughput: the step is compute-bound already")
+                why = ("the step is compute-bound already"
+                       if result.memory_bound_share[c] < 0.5 else
+                       "each sequence's KV cache is read at every step, so the time grows with "
+                       "the batch" if w.kind == "transformer" and w.phase == "decode" else
+                       "the time grows with the batch as fast as the work")
+                out.append(f"not a larger batch: {text} would add latency ({t2 / t:.3g}×) for "
+                           f"{gain:.3g}× the throughput: {why}")
             else:
                 out.append(f"{text}: {rate_count(float(r.throughput[0]))} {w.throughput_unit} "
                            f"({gain:.3g}× the throughput) at {format_time(t2)} per step "
                            f"({t2 / t:.3g}× the latency)")
-        elif t / t2 >= 1.02:
+        elif t / t2 >= 1.05:
             out.append(f"{text}: {format_time(t2)} per step, {t / t2:.3g}× faster")
     if most == 0:
-        out.append("more chips: the model does not fit on one; set Chips N")
+        need = result.chips_needed(c)
+        out.append(f"more chips: it does not fit on {w.chips_per_model}; it needs at least "
+                   f"{need} (Chips N)")
     return out

@@ -295,3 +295,19 @@ def test_the_n_at_which_the_link_dominates():
     assert shares[at // 2] <= 0.5 < shares[at]
     text = "\n".join(explain_workload(evaluate_workloads([w], [H100])[0], 0))
     assert "from N = 32 the link takes more of the step than the kernels" in text
+
+
+def test_kv_heads_are_not_split_below_one_and_a_sliding_window_bounds_the_cache():
+    w70 = shipped_workloads()["llama-3-70b"].workload(batch=1, context=4096)
+    per_head = 2 * 80 * 4096 * 128 * 2  # K and V, 80 layers, L, D, bf16: bytes per KV head
+    assert build(replace(w70, chips_per_model=8)).resident_bytes == pytest.approx(
+        70_553_706_496 * 2 / 8 + per_head * 1)  # 8 KV heads over 8 chips: one each
+    assert build(replace(w70, chips_per_model=16)).resident_bytes == pytest.approx(
+        70_553_706_496 * 2 / 16 + per_head * 1)  # still one whole head each, not half
+    mistral = shipped_workloads()["mistral-7b"].workload(batch=1, context=32768)
+    built = build(mistral)
+    window = 4096  # the config's sliding_window
+    assert built.resident_bytes == pytest.approx(7_241_732_096 * 2 + 2 * 32 * 8 * window * 128 * 2)
+    attention = next(e for e in built.entries if e.kernel.name.startswith("Attention decode"))
+    assert attention.kernel.flops == 4 * 32 * window * 128
+    assert any("sliding window of 4096" in note for note in built.notes)

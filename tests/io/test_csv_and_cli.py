@@ -111,8 +111,17 @@ def test_a_model_that_does_not_fit_is_said_to(tmp_path):
                      "--context", 2048, "--chips", "nvidia-h100-sxm5-80gb,amd-instinct-mi300x",
                      "--export-workloads", tmp_path / "w.csv")
     assert result.returncode == 0, result.stderr
-    assert "on H100 SXM5 80GB it does not fit" in result.stderr and "at least 2 chips" in result.stderr
-    assert "MI300X it does not fit" not in result.stderr  # 192 GB holds 141 GB
+    assert "on H100 SXM5 80GB does not fit" in result.stderr and "at least 2 chips" in result.stderr
+    assert "MI300X does not fit" not in result.stderr  # 192 GB holds 141 GB
+
+
+def test_empty_rows_say_why_and_model_options_need_model(tmp_path):
+    result = run_app("--model", LLAMA3, "--context", 8, "--chips", "google-tpu-v1",
+                     "--export-workloads", tmp_path / "w.csv")
+    assert result.returncode == 0 and "TPU v1 has no bf16 ceiling" in result.stderr
+    result = run_app(DATA / "session_v3.json", "--batch", 4, "--export-workloads",
+                     tmp_path / "w.csv")
+    assert result.returncode == 2 and "--batch: only with --model" in result.stderr
 
 
 def test_session_workloads_export(tmp_path):

@@ -111,7 +111,7 @@ def test_fields_edit_the_workload_and_shift_drag_changes_the_context(window, wit
     assert w.chips_per_model == 2
     qtbot.waitUntil(lambda: not (window.explanation.pending or panel.pending))
     assert "Link" in window.explanation.toPlainText()
-    assert "KV cache 2·layers·B·Hkv·L·D·b_kv" in panel.formulas.toPlainText()
+    assert "KV cache 2·layers·B·(KV heads per chip 4)·L·D·b_kv" in panel.formulas.toPlainText()
     model.undo_stack.undo()
     model.undo_stack.undo()
     assert model.document.workload(wid).weights == "bf16"

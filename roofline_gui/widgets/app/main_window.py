@@ -3,6 +3,7 @@ No computation and no file I/O here: those live in the core, the models and File
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
@@ -224,7 +225,13 @@ class MainWindow(QMainWindow):
         from roofline_gui.widgets.panels.workloads_panel import WorkloadDialog  # noqa: PLC0415
 
         dialog = WorkloadDialog(self.model, self)
-        if dialog.open_config() and dialog.exec() and dialog.workload is not None:
+        if not dialog.open_config():
+            if dialog.error.text():  # not a cancelled file dialog: say what is wrong with it
+                from roofline_gui.widgets.common.dialogs import Confirm  # noqa: PLC0415
+
+                Confirm.error(self, "Could not open the model's config", dialog.error.text())
+            return
+        if dialog.exec() and dialog.workload is not None:
             ids = self.model.add_workloads([dialog.workload])
             if ids:
                 self.model.select(ids[0], None)
@@ -421,15 +428,27 @@ class MainWindow(QMainWindow):
         dock = self.docks["hardware"]
         return focus is not None and (focus is dock or dock.isAncestorOf(focus))
 
+    def _selected_workload(self):
+        """The selected workload, when the selection is one (not a kernel)."""
+        doc, selected = self.model.document, self.model.selected_kernel
+        return next((w for w in doc.workloads if w.id == selected), None)
+
     def delete_selected(self) -> None:
         if self._chips_have_focus():
             self.hardware.delete()
+        elif self._selected_workload() is not None:
+            self.workloads.remove_selected(self._selected_workload())
         else:
             self.kernels.delete()
 
     def duplicate_selected(self) -> None:
         if self._chips_have_focus():
             self.hardware.duplicate()
+        elif (workload := self._selected_workload()) is not None:
+            ids = self.model.add_workloads([replace(workload, name=f"{workload.name} (copy)")],
+                                           f"Duplicate {workload.name}")
+            if ids:
+                self.model.select(ids[0], None)
         else:
             self.kernels.duplicate()
 

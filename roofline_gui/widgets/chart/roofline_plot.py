@@ -126,6 +126,8 @@ class RooflinePlot(QObject):
         self._wl_items: dict[str, tuple] = {}  # workload id -> (entries, point, label)
         self._wl_drawn: dict[str, tuple] = {}  # workload id -> what its items were drawn from
         self.marks: list = []  # the workloads' WorkloadMarks as drawn
+        self._shape_entries: list = []
+        self._legend_workloads = None
         self._drawn_path_key = None
         self._comparison: Comparison | None = None
         self._pending: list[str] = []  # chip ids whose markers are still to be set
@@ -245,9 +247,22 @@ class RooflinePlot(QObject):
         for c in chip_indices:
             self._draw_chip(comparison, c)
         self.roofs.finish()
-        shapes = [(category, self._pen(QColor(self.options.foreground), 1), symbol)
-                  for category, symbol in shape_legend(comparison)]
-        self.legend.set_entries(self._legend_wanted + shapes if self.show_legend else [])
+        self._shape_entries = [(category, self._pen(QColor(self.options.foreground), 1), symbol)
+                               for category, symbol in shape_legend(comparison)]
+        self._legend_workloads = None
+        self._set_legend()
+
+    def _set_legend(self) -> None:
+        """Chips by colour, kernel categories by shape, then each workload by its shape."""
+        pen = self._pen(QColor(self.options.foreground), 1)
+        workloads = tuple((m.name, m.symbol)
+                          for m in self.marks)
+        if workloads == self._legend_workloads:
+            return
+        self._legend_workloads = workloads
+        entries = self._legend_wanted + self._shape_entries + [(name, pen, symbol)
+                                                               for name, symbol in workloads]
+        self.legend.set_entries(entries if self.show_legend else [])
 
     def _place_labels_again(self) -> None:
         """The view changed size or range: the roofs' and the kernels' labels are placed again
@@ -620,6 +635,8 @@ class RooflinePlot(QObject):
                 self._draw_workload(mark, colors)
                 self._wl_drawn[mark.workload_id] = key
         self._place_workload_labels()
+        if self._comparison is not None and self._chip_indices:
+            self._set_legend()  # only when the workloads' names or shapes changed
         if self._path_key() != self._drawn_path_key:  # a drag of the batch keeps its path
             self._draw_extras()
 

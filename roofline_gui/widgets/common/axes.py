@@ -28,9 +28,11 @@ class SIAxis(pg.AxisItem):
         self.setStyle(autoExpandTextSpace=False, autoReduceTextSpace=False)
 
     def logTickStrings(self, values, scale, spacing):  # noqa: N802 (pyqtgraph API)
+        decades = [abs(v - round(v)) < 1e-6 for v in values]
         out = []
-        for v in values:
+        for v, decade in zip(values, decades, strict=True):
             x = 10 ** float(v) * scale
-            # Label whole decades only; minor ticks stay unlabelled to avoid clutter.
-            out.append(format_si(x, digits=3).strip() if abs(v - round(v)) < 1e-6 else "")
+            # Whole decades only, minor ticks unlabelled to avoid clutter; but a range within one
+            # decade (no whole decade in it) labels its ticks, or it would read nothing at all.
+            out.append(format_si(x, digits=3).strip() if decade or not any(decades) else "")
         return out

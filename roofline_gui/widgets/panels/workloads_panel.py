@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import html
+import time
 from dataclasses import replace
 
 import numpy as np
@@ -28,6 +29,7 @@ from PySide6.QtWidgets import (
     QGridLayout,
     QHBoxLayout,
     QLabel,
+    QLineEdit,
     QListWidget,
     QListWidgetItem,
     QPushButton,
@@ -41,7 +43,7 @@ from PySide6.QtWidgets import (
 
 from roofline_gui.core.errors import RooflineError, ValidationError
 from roofline_gui.core.units import PRECISIONS, format_si, format_time
-from roofline_gui.core.workload import LINK_ROLES, MAX_DIM, Workload, build
+from roofline_gui.core.workload import LINK_ROLES, MAX_DIM, Workload, build, parameters_text
 from roofline_gui.core.workload_eval import SWEEP_BATCHES, batch_sweep
 from roofline_gui.core.workload_view import SEGMENT_KINDS, breakdown, label_of
 from roofline_gui.io.workloads import shipped_workloads, workload_from_config
@@ -54,6 +56,20 @@ _INT_FIELDS = (("batch", "Batch B", "sequences (or images, samples) per step"),
                ("chips_per_model", "Chips N", "chips sharing the model (tensor parallelism)"))
 _PRECISION_FIELDS = (("weights", "Weights"), ("activations", "Activations, math"),
                      ("kv_cache", "KV cache"))
+#: Fields by the names the window gives them (the undo history says "Chips N 4").
+FIELD_LABELS = {**{name: label for name, label, _tip in _INT_FIELDS}, **dict(_PRECISION_FIELDS),
+                "phase": "Phase", "link": "Link"}
+
+
+class DoublingSpinBox(QSpinBox):
+    """Its arrows double and halve (1, 2, 4, 8...): chip counts that split a model's heads;
+    any other number can still be typed."""
+
+    def stepBy(self, steps: int) -> None:  # noqa: N802 (Qt API)
+        value = self.value()
+        for _ in range(abs(steps)):
+            value = value * 2 if steps > 0 else max(1, value // 2)
+        self.setValue(value)
 
 
 class WorkloadFields(QWidget):
@@ -76,7 +92,7 @@ class WorkloadFields(QWidget):
         self.phase.currentTextChanged.connect(lambda t: self.sig_changed.emit("phase", t))
         self.spins: dict[str, QSpinBox] = {}
         for name, _label, tip in _INT_FIELDS:
-            spin = QSpinBox()
+            spin = DoublingSpinBox() if name == "chips_per_model" else QSpinBox()
             spin.setRange(1, MAX_DIM)
             spin.setToolTip(tip)
             spin.setKeyboardTracking(False)  # one edit per value typed, not per digit
@@ -149,8 +165,8 @@ def entries_html(w: Workload, kernels=None) -> str:
         return "<p><b>Cannot build:</b> " + html.escape("; ".join(map(str, exc.problems))) + "</p>"
     parts = [f"<p><b>{html.escape(label_of(w))}</b>"]
     if built.parameters:
-        parts.append(f"<br>{format_si(built.parameters, '')} parameters"
-                     + (f" ({format_si(built.active_parameters, '')} active per token)"
+        parts.append(f"<br>{parameters_text(built.parameters)} parameters"
+                     + (f" ({parameters_text(built.active_parameters)} active per token)"
                         if built.active_parameters != built.parameters else ""))
     parts.append("</p>")
     for note in built.notes:
@@ -192,6 +208,9 @@ class WorkloadsPanel(QWidget):
         buttons.addWidget(self.add_button)
         buttons.addWidget(self.remove_button)
         buttons.addStretch(1)
+        self.name = QLineEdit()
+        self.name.setToolTip("The workload's name, on the chart, in the table and the CSV")
+        self.name.editingFinished.connect(self._on_name)
         self.fields = WorkloadFields()
         self.fields.sig_changed.connect(self._on_field)
         self.formulas = QTextBrowser()
@@ -202,11 +221,16 @@ class WorkloadsPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(self.list, 1)
         layout.addLayout(buttons)
+        name_row = QHBoxLayout()
+        name_row.addWidget(QLabel("Name"))
+        name_row.addWidget(self.name, 1)
+        layout.addLayout(name_row)
         layout.addWidget(self.fields)
         layout.addWidget(self.hint)
         layout.addWidget(self.formulas, 2)
         self._serial = 0  # spin-box edits of one field merge into one undo step until another
         self._last_field = None
+        self._last_edit = 0.0
         self._later = QTimer(self)  # a drag's stream of edits: shown at most every 40 ms
         self._later.setSingleShot(True)
         self._later.setInterval(40)
@@ -263,6 +287,7 @@ class WorkloadsPanel(QWidget):
     def _show_selected(self) -> None:
         w = self.selected
         self.fields.setEnabled(w is not None)
+        self.name.setEnabled(w is not None)
         self.remove_button.setEnabled(w is not None)
         if w is None:
             self.formulas.setHtml("<p>No workload selected. <b>New…</b> makes one from a model "
@@ -271,6 +296,8 @@ class WorkloadsPanel(QWidget):
                                   "session's kernels.</p>")
             return
         self.fields.show_workload(w)
+        if not self.name.hasFocus():
+            self.name.setText(w.name)
         self.hint.setText("Drag the workload's big point on the chart: its batch"
                           + ("; Shift+drag: its context (decode) or prompt length (prefill). "
                              "The point moves the way the intensity goes."
@@ -300,15 +327,30 @@ class WorkloadsPanel(QWidget):
             self.model.set_workload(replace(w, visible=visible),
                                     f"{'Show' if visible else 'Hide'} {w.name}")
 
+    #: A stream of edits of one field (a spin box's arrows held) is one undo step; an edit of
+    #: the same field after this pause is a step of its own.
+    MERGE_SECONDS = 1.5
+
     def _on_field(self, name: str, value) -> None:
         w = self.selected
         if w is None or getattr(w, name) == value:
             return
-        if name != self._last_field:
+        now = time.monotonic()
+        if name != self._last_field or now - self._last_edit > self.MERGE_SECONDS:
             self._serial += 1
             self._last_field = name
-        self.model.set_workload(replace(w, **{name: value}), f"{w.name}: {name} {value}",
+        self._last_edit = now
+        label = FIELD_LABELS.get(name, name)
+        self.model.set_workload(replace(w, **{name: value}), f"{w.name}: {label} {value}",
                                 merge_key=("workload field", self._serial, name))
+
+    def _on_name(self) -> None:
+        w = self.selected
+        name = self.name.text().strip()
+        if w is None or not name or name == w.name:
+            self.name.setText(w.name if w else "")
+            return
+        self.model.set_workload(replace(w, name=name), f"Rename {w.name} to {name}")
 
     def new_workload(self) -> list[str]:
         dialog = WorkloadDialog(self.model, self)
@@ -319,10 +361,10 @@ class WorkloadsPanel(QWidget):
             self.model.select(ids[0], None)
         return ids
 
-    def remove_selected(self) -> None:
+    def remove_selected(self, w: Workload | None = None) -> None:
         from roofline_gui.core.edits import Remove  # noqa: PLC0415
 
-        w = self.selected
+        w = w or self.selected
         if w is not None:
             self.model.push(Remove("workloads", w.id), f"Remove workload {w.name}")
 
@@ -412,6 +454,8 @@ class WorkloadDialog(QDialog):
             name.setFlags(name.flags() & ~Qt.ItemFlag.ItemIsEditable)
             self.kernel_counts.setItem(row, 0, name)
             self.kernel_counts.setItem(row, 1, QTableWidgetItem("0"))
+            name.setToolTip(kernel.name)
+        self.kernel_counts.resizeColumnToContents(0)  # whole names: "batch 1" from "batch 64"
         self.kernel_counts.blockSignals(False)
 
     def open_config(self, path: str | None = None) -> bool:
@@ -441,15 +485,21 @@ class WorkloadDialog(QDialog):
             self.fields.show_workload(self._draft)
             self._preview()
 
-    def _custom_entries(self) -> list[dict]:
+    def _custom_entries(self) -> list[dict] | None:
+        """The counts typed, or None (with the reason shown) when one is not a whole number
+        from 0 up."""
         entries = []
         for row in range(self.kernel_counts.rowCount()):
-            text = self.kernel_counts.item(row, 1).text().strip()
+            text = self.kernel_counts.item(row, 1).text().strip() or "0"
+            name = self.kernel_counts.item(row, 0).text()
             try:
-                count = int(float(text))
+                count = float(text)
             except ValueError:
-                self.error.setText(f"Row {row + 1}: count {text!r} is not a whole number")
-                continue
+                count = -1.0
+            if count < 0 or count != int(count):
+                self.error.setText(f"{name}: the count {text!r} must be a whole number, 0 or more")
+                return None
+            count = int(count)
             if count > 0:
                 entries.append({"kernel": self.kernel_counts.item(row, 0).data(
                     Qt.ItemDataRole.UserRole), "count": count})
@@ -460,7 +510,12 @@ class WorkloadDialog(QDialog):
         if self._draft is None:
             return
         if self._draft.kind == "custom":
-            self._draft = replace(self._draft, spec={"entries": self._custom_entries()})
+            entries = self._custom_entries()
+            if entries is None:
+                self.ok.setEnabled(False)
+                self.workload = None
+                return
+            self._draft = replace(self._draft, spec={"entries": entries})
         kernels = self.model.document.kernels_by_id
         try:
             build(self._draft, kernels)
@@ -497,7 +552,7 @@ class WorkloadCharts(QWidget):
         self.sweep.setLogMode(True, True)
         self.sweep.getPlotItem().hideButtons()
         self.sweep.showGrid(True, True, 0.25)
-        self.sweep_legend = self.sweep.addLegend(offset=(10, 10))  # top left: the curves rise right
+
         charts = QHBoxLayout()
         charts.addWidget(self.bars, 3)
         charts.addWidget(self.sweep, 2)
@@ -530,9 +585,12 @@ class WorkloadCharts(QWidget):
         return self._later.isActive()
 
     def _result(self):
+        """The selected workload's result; the first workload's when a kernel is selected."""
         results = self.model.workload_results
-        selected = self.model.workload_result(self.model.selected_kernel)
-        return selected or (results[0] if results else None)
+        selected = self.model.selected_kernel
+        if selected in {w.id for w in self.model.document.workloads}:
+            return self.model.workload_result(selected)  # None: it cannot be evaluated
+        return results[0] if results else None
 
     def refresh(self) -> None:
         """Bring both charts up to date. A drag step changes the bars' lengths and the sweep's
@@ -545,16 +603,28 @@ class WorkloadCharts(QWidget):
             self._segment_labels = []
             self.sweep.clear()
             self._shown_key = self._chips_shown = None
-            self.title.setText("No workload: Workloads → New… makes one from a model.")
+            problem = self.model.workload_problems.get(self.model.selected_kernel)
+            self.title.setText(f"This workload cannot be evaluated: {html.escape(problem)}"
+                               if problem else
+                               "No workload: Workloads → New… makes one from a model.")
             self.segments = []
             return
         chips = [i for i, c in enumerate(r.chips) if c.visible]
         self.segments = breakdown(r, chips)
         unit = r.workload.throughput_unit
+        # What the bars do not show: chips that cannot run it, or cannot hold it.
+        cannot = [r.chips[c].name for c in chips if not np.isfinite(r.time[c])]
+        too_small = [r.chips[c].name for c in chips if np.isfinite(r.time[c])
+                     and np.isfinite(r.built.resident_bytes) and not r.fits[c]]
+        notes = ""
+        if too_small:
+            notes += (f" <span style='color:#b00020'>Does not fit in the memory of "
+                      f"{html.escape(', '.join(too_small))}</span>: the bars assume it did.")
+        if cannot:
+            notes += f" No bar: {html.escape(', '.join(cannot))} cannot run it (Why it sits there)."
         title = (f"<b>{html.escape(label_of(r.workload))}</b>: time per step by kernel, "
                  "coloured by what bounds it (blue memory, orange compute, grey link); right, "
-                 f"{unit} against latency as the batch grows (a hollow point on the chart: it does not "
-                 "fit in that chip's memory).")
+                 f"{unit} against latency as the batch grows.{notes}")
         if self.title.text() != title:
             self.title.setText(title)
         rows = {c: n for n, c in enumerate(chips)}
@@ -584,7 +654,7 @@ class WorkloadCharts(QWidget):
         char = QFontMetricsF(QFont()).averageCharWidth()
         for seg in self.segments:
             words = f"{seg.name.split(' (')[0]} {100 * seg.share:.0f}%"
-            if seg.width * px_per_s > len(words) * char + 8:  # only where it fits in its bar
+            if seg.width * px_per_s > len(words) * char + 24:  # only where it fits in its bar
                 text = pg.TextItem(words, color="w", anchor=(0.5, 0.5))
                 text.setPos(seg.start + seg.width / 2, rows[seg.chip])
                 self.bars.addItem(text, ignoreBounds=True)
@@ -607,13 +677,12 @@ class WorkloadCharts(QWidget):
 
     def _draw_sweep(self, r, chips) -> None:
         self.sweep.clear()
-        self.sweep_legend.clear()
         sweep = batch_sweep(r.workload, [r.chips[c] for c in chips], SWEEP_BATCHES,
                             derated=r.evaluation.derated, kernels=r.kernels)
         self._sweep = sweep
-        self.sweep.setLabel("bottom", f"throughput ({r.workload.throughput_unit}), batch 1 to "
-                                      "4,096; dashed: does not fit")
-        self.sweep.setLabel("left", "latency per step (s)")
+        # Each chip in its colour, as on the chart and in the bars (no legend over the curves).
+        self.sweep.setLabel("bottom", f"{r.workload.throughput_unit} (dashed: does not fit)")
+        self.sweep.setLabel("left", "s per step")
         for j, c in enumerate(chips):
             thr = np.array([s.throughput[j] for s in sweep])
             lat = np.array([s.time[j] for s in sweep])
@@ -632,9 +701,7 @@ class WorkloadCharts(QWidget):
                 span = np.arange(len(thr)) >= first
                 self.sweep.plot(thr[ok & span], lat[ok & span],
                                 pen=pg.mkPen(color, width=1, style=Qt.PenStyle.DashLine),
-                                symbol="o", symbolSize=5, symbolBrush="w", symbolPen=color,
-                                name=None if (ok & fits).any() else
-                                f"{r.chips[c].name} (does not fit)")
+                                symbol="o", symbolSize=5, symbolBrush="w", symbolPen=color)
         self._marker = pg.ScatterPlotItem(size=14, pen=pg.mkPen("k", width=2),
                                           brush=pg.mkBrush(None))
         # The range fits the sweep's lines once; the marker moving along them changes no range
