@@ -177,6 +177,7 @@ def run_model(args: argparse.Namespace) -> int:
 def _workload_notes(doc) -> None:
     """On stderr, what the workloads CSV cannot say in a number: rows left empty (and why) and
     models that do not fit in a chip's memory."""
+    from roofline_gui.core.units import format_si
     from roofline_gui.core.workload_eval import evaluate_workloads
     from roofline_gui.core.workload_view import explain_workload
 
@@ -186,9 +187,9 @@ def _workload_notes(doc) -> None:
                 print(f"note: {explain_workload(r, c)[0]}", file=sys.stderr)
             elif r.built.resident_bytes == r.built.resident_bytes and not r.fits[c]:
                 print(f"note: {r.workload.name} on {chip.name} does not fit: each chip must "
-                      f"hold {r.built.resident_bytes / 1e9:.1f} GB of its "
-                      f"{r.capacity[c] / 1e9:.0f} GB; it needs at least {r.chips_needed(c)} "
-                      "chips (--chips-per-model)", file=sys.stderr)
+                      f"hold {format_si(r.built.resident_bytes, 'B')} of its "
+                      f"{format_si(float(r.capacity[c]), 'B')}; it needs at least "
+                      f"{r.chips_needed(c)} chips (--chips-per-model)", file=sys.stderr)
 
 
 def run_headless(args: argparse.Namespace) -> int:

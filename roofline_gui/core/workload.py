@@ -410,7 +410,7 @@ def _transformer(w: Workload) -> Built:
             f"two all-reduces of the activations per layer (after attention and after the MLP), "
             f"each sending 2·(N−1)/N·T·hidden·b_a = 2·{n - 1}/{n}·{_g(T)}·{_g(h)}·{_g(ba)} = "
             f"{_b(per)} per chip",
-            f"per step: 2·layers·that = 2·{cfg.layers}·{_g(per)} = {_b(link_bytes)} per chip",
+            f"per step: 2·layers·that = 2·{cfg.layers}·{_b(per)} = {_b(link_bytes)} per chip",
         )
     limit = w.spec.get("max_position_embeddings", w.spec.get("n_positions"))
     length = L if decode else S

@@ -169,10 +169,12 @@ def _gb(x: float) -> str:
 
 
 def rate_count(x: float) -> str:
-    """Throughputs as people read them: 219.2, 1,557, 10,020 (no exponent below 1e9)."""
+    """Throughputs as people read them: 219.2, 1,557, 10,020, 10.08 M (never an exponent)."""
     if not np.isfinite(x):
         return "—"
-    return f"{x:,.0f}" if 1e4 <= abs(x) < 1e9 else f"{x:,.4g}"
+    if abs(x) >= 1e6:  # 10.08 M, not 10,075,188: four figures are what the model is good for
+        return format_si(x, "", 4).strip()
+    return f"{x:,.0f}" if abs(x) >= 1e4 else f"{x:,.4g}"
 
 
 def share_text(share: float) -> str:

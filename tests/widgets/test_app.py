@@ -530,16 +530,16 @@ def test_with_many_chips_only_the_selected_chips_roofs_are_labelled(window, exam
     from roofline_gui.widgets.chart.roofline_plot import LABEL_ALL_CHIPS
 
     plot = window.canvas.overlay_plot
-    two = {QColor(label.color).name() for label in plot.roofs.labels}
+    two = {QColor(label.color).name() for label in plot.roof_labels.labels}
     assert two == {c.color for c in example_doc.chips}  # a few chips: every chip is labelled
     colours = [f"#{i:02x}{i:02x}a0" for i in range(LABEL_ALL_CHIPS + 2)]
     chips = tuple(replace(example_doc.chips[i % 2], id=f"c{i}", color=col)
                   for i, col in enumerate(colours))
     window.model.reset(replace(example_doc, chips=chips, baseline=None))
-    assert {QColor(label.color).name() for label in plot.roofs.labels} == {colours[0]}
+    assert {QColor(label.color).name() for label in plot.roof_labels.labels} == {colours[0]}
     lines_before = len(plot.roofs.lines)
     window.model.select(None, "c3")
-    assert {QColor(label.color).name() for label in plot.roofs.labels} == {colours[3]}
+    assert {QColor(label.color).name() for label in plot.roof_labels.labels} == {colours[3]}
     assert len(plot.roofs.lines) == lines_before  # every chip's roofs are still drawn
     assert [e[0] for e in plot.legend.entries if len(e) == 2] == [c.name for c in chips]
 

@@ -97,7 +97,7 @@ def test_roof_labels_and_readout_follow_count_macs_at_once(window):
 
     def label_texts():
         plot.finish_pending()
-        return [label.text for label in plot.roofs.labels]
+        return [label.text for label in plot.roof_labels.labels]
 
     assert any(t.endswith("op/s") for t in label_texts())
     window.canvas.sig_cursor_moved.emit(10.0, 1e13)  # the pointer at 10 op/B, 10 Top/s
@@ -141,7 +141,7 @@ def test_kernels_are_named_on_the_chart_clear_of_each_other_and_the_roof_labels(
             out.append(b)
         return out
 
-    kernel_boxes, roof_boxes = boxes(plot.kernel_labels.labels), boxes(plot.roofs.labels)
+    kernel_boxes, roof_boxes = boxes(plot.kernel_labels.labels), boxes(plot.roof_labels.labels)
     for i, a in enumerate(kernel_boxes):
         assert bounds[0] <= a[0] and a[2] <= bounds[2] and bounds[1] <= a[1] and a[3] <= bounds[3]
         assert not any(_overlap(a, b) for b in kernel_boxes[i + 1:])
@@ -192,7 +192,7 @@ def test_side_by_side_charts_place_names_in_their_own_laid_out_views(window, qtb
     for plot in window.canvas.plots:
         px, bounds = plot.label_geometry()
         assert plot.kernel_labels.labels
-        roofs = [plot.label_box(r, px, char, line) for r in plot.roofs.labels]
+        roofs = [plot.label_box(r, px, char, line) for r in plot.roof_labels.labels]
         for label in plot.kernel_labels.labels:
             w = len(label.text) * char + 4
             left = label.x * px[0] + label.offset[0] - label.anchor[0] * w
@@ -259,7 +259,7 @@ def test_roof_labels_of_near_equal_peaks_do_not_overlap(window, qtbot):
     plot = window.canvas.overlay_plot
     px, _bounds = plot.label_geometry()
     metrics = QFontMetricsF(QFont())
-    roof_labels = [label for label in plot.roofs.labels if label.along is None]  # the peaks'
+    roof_labels = [label for label in plot.roof_labels.labels if label.along is None]  # the peaks'
     assert len(roof_labels) >= 6
     boxes = [plot.label_box(label, px, metrics.averageCharWidth(), metrics.height())
              for label in roof_labels]
@@ -268,7 +268,7 @@ def test_roof_labels_of_near_equal_peaks_do_not_overlap(window, qtbot):
             assert not _overlap(a, b), (roof_labels[i].text, roof_labels[j].text)
     # Nor the main-memory diagonals' labels of near-equal bandwidths (HBM3 5.3 and 3.35 TB/s).
     drams = {chip.dram.name for chip in window.model.document.chips}
-    diagonal = [label for label in plot.roofs.labels
+    diagonal = [label for label in plot.roof_labels.labels
                 if label.along is not None and label.text.split(" ")[0] in drams]
     assert len(diagonal) == 4
     boxes = [plot.label_box(label, px, metrics.averageCharWidth(), metrics.height())

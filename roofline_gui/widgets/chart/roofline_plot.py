@@ -94,8 +94,12 @@ class RooflinePlot(QObject):
         super().__init__(parent)
         self.plot = plot_item
         self.options = options or ViewOptions()
-        self.roofs = RoofLayer()  # roofs, diagonals, ridge points, labels: one item
+        self.roofs = RoofLayer()  # roofs, diagonals, ridge points: one item
         plot_item.addItem(self.roofs, ignoreBounds=True)
+        # Their labels above every marker and point, so none is hidden under one.
+        self.roof_labels = RoofLayer()
+        self.roof_labels.setZValue(15)
+        plot_item.addItem(self.roof_labels, ignoreBounds=True)
         # The selected kernel's sweep paths: bands 9 px wide, so antialiased for a few chips only.
         self.paths = RoofLayer(smooth_lines=8)
         self.paths.setZValue(8)
@@ -226,6 +230,7 @@ class RooflinePlot(QObject):
     def _draw_roofs(self) -> None:
         comparison, chip_indices = self._comparison, self._chip_indices
         self.roofs.clear()
+        self.roof_labels.clear()
         self._legend_wanted = []
         unit = self._units().word
         if self._axis_unit != unit:  # each setLabel re-lays out the axis
@@ -247,6 +252,7 @@ class RooflinePlot(QObject):
         for c in chip_indices:
             self._draw_chip(comparison, c)
         self.roofs.finish()
+        self.roof_labels.finish()
         self._shape_entries = [(category, self._pen(QColor(self.options.foreground), 1), symbol)
                                for category, symbol in shape_legend(comparison)]
         self._legend_workloads = None
@@ -290,7 +296,7 @@ class RooflinePlot(QObject):
         px, bounds = self.label_geometry()
         metrics = QFontMetricsF(QFont())
         char, line = metrics.averageCharWidth(), metrics.height()
-        taken = [self.label_box(label, px, char, line) for label in self.roofs.labels]
+        taken = [self.label_box(label, px, char, line) for label in self.roof_labels.labels]
         # The whole name where it fits, else the name shortened in the middle.
         texts = [(k.name, short_name(k.name)) if len(k.name) > len(short_name(k.name)) else k.name
                  for k in cmp.kernels]
@@ -405,11 +411,11 @@ class RooflinePlot(QObject):
             for above in (True, False):
                 if free(b := box(right, above)):
                     self._placed_labels.append(b)
-                    self.roofs.add_label(text, right, ly, color, anchor=(anchor[0], 1 if above else 0))
+                    self.roof_labels.add_label(text, right, ly, color, anchor=(anchor[0], 1 if above else 0))
                     return
             right -= w
         self._placed_labels.append(box(lx, True))  # nowhere free: keep it at the right
-        self.roofs.add_label(text, lx, ly, color, anchor=anchor)
+        self.roof_labels.add_label(text, lx, ly, color, anchor=anchor)
 
     def _diagonal_label(self, text, bw, top, color, low: bool = False) -> None:
         """A label along a bandwidth diagonal inside the view: main memory's a decade below its
@@ -435,7 +441,7 @@ class RooflinePlot(QObject):
                 break
             lx -= 1 / 3
         self._placed_labels.append(box)
-        self.roofs.add_label(text, lx, lx + float(np.log10(bw)), color, anchor=(0, 1),
+        self.roof_labels.add_label(text, lx, lx + float(np.log10(bw)), color, anchor=(0, 1),
                              along=(1.0, 1.0))
 
     # -- markers ----------------------------------------------------------------------------------
@@ -650,7 +656,7 @@ class RooflinePlot(QObject):
         metrics = QFontMetricsF(QFont())
         char, line = metrics.averageCharWidth(), metrics.height()
         taken = [self.label_box(lb, px, char, line)
-                 for lb in (*self.roofs.labels, *self.kernel_labels.labels)]
+                 for lb in (*self.roof_labels.labels, *self.kernel_labels.labels)]
         # The labels' own widest character per character (their dots and capitals run wider
         # than the font's average), plus the text item's margins, so a label placed at an
         # edge is not cut.
