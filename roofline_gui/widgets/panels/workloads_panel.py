@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QPushButton,
+    QSizePolicy,
     QSpinBox,
     QTableWidget,
     QTableWidgetItem,
@@ -131,6 +132,8 @@ class WorkloadFields(QWidget):
                                               "compute roof used")
         grid.setColumnStretch(1, 1)
         grid.setColumnStretch(3, 1)
+        # As tall as its rows, wherever it sits (a dialog's spare height is not spread between them).
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
 
     def show_workload(self, w: Workload) -> None:
         widgets = [self.phase, self.link, *self.spins.values(), *self.combos.values()]
@@ -147,7 +150,9 @@ class WorkloadFields(QWidget):
             for widget in widgets:
                 widget.blockSignals(False)
         transformer = w.kind == "transformer"
-        for widget, shown in ((self.phase, transformer),
+        own = w.kind != "custom"  # a custom workload's kernels keep their own precisions
+        for widget, shown in ((self.combos["weights"], own), (self.combos["activations"], own),
+                              (self.phase, transformer),
                               (self.spins["sequence"], transformer and w.phase == "prefill"),
                               (self.spins["context"], transformer and w.phase == "decode"),
                               (self.combos["kv_cache"], transformer),
@@ -411,7 +416,8 @@ class WorkloadDialog(QDialog):
         left = QVBoxLayout()
         left.addLayout(top)
         left.addWidget(self.fields)
-        left.addWidget(self.kernel_counts, 1)
+        left.addWidget(self.kernel_counts, 10)
+        left.addStretch(1)  # the fields stay at the top when the kernel table is hidden
         right = QVBoxLayout()
         right.addWidget(QLabel("Its kernels, with their formulas"))
         right.addWidget(self.preview, 1)
@@ -516,6 +522,13 @@ class WorkloadDialog(QDialog):
                 self.workload = None
                 return
             self._draft = replace(self._draft, spec={"entries": entries})
+            if not entries:  # nothing chosen yet: a hint, not an error
+                self.ok.setEnabled(False)
+                self.workload = None
+                self.preview.setHtml("<p>Give a count to one or more of the session's kernels "
+                                     "(how many times a step runs each). Template kernels with a "
+                                     "batch take the workload's batch.</p>")
+                return
         kernels = self.model.document.kernels_by_id
         try:
             build(self._draft, kernels)
