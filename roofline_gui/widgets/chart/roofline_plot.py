@@ -188,8 +188,8 @@ class RooflinePlot(QObject):
         """Rebuild roofs and markers for the chips at ``chip_indices`` of the comparison."""
         self._comparison, self._chip_indices = comparison, chip_indices
         self._draw_roofs()
+        self.update_workloads(self.workload_results)  # first: the kernels' names avoid them
         self.update_markers()
-        self.update_workloads(self.workload_results)
         if self._range is not None:
             (x_lo, x_hi), (y_lo, y_hi) = self._range
             self.plot.setRange(xRange=(np.log10(x_lo), np.log10(x_hi)),
@@ -303,6 +303,11 @@ class RooflinePlot(QObject):
         color = QColor(self.options.foreground)
         with np.errstate(divide="ignore", invalid="ignore"):  # every chip's markers, as obstacles
             others = (np.repeat(xs, rates.shape[1]), np.log10(rates).ravel())
+            for mark in self.marks:  # and the workloads' points and their kernels' marks
+                wx = np.concatenate([np.full(len(mark.point_y), np.log10(mark.point_x)),
+                                     np.repeat(np.log10(mark.entry_x), mark.entry_y.shape[1])])
+                wy = np.concatenate([np.log10(mark.point_y), np.log10(mark.entry_y).ravel()])
+                others = (np.concatenate([others[0], wx]), np.concatenate([others[1], wy]))
         for label in place_kernel_labels(texts, xs, ys, px, char, line, taken, others, bounds):
             self.kernel_labels.add_label(label.text, label.x, label.y, color, anchor=label.anchor,
                                          offset=label.offset)
