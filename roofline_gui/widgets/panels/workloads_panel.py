@@ -112,12 +112,13 @@ class WorkloadFields(QWidget):
         self.link.currentTextChanged.connect(lambda t: self.sig_changed.emit("link", t))
         labels = {name: label for name, label, _tip in _INT_FIELDS}
         labels.update(dict(_PRECISION_FIELDS))
+        # Sequence (prefill) and context (decode) share a cell: one of them is shown.
         rows = [(("Phase", self.phase), ("Batch B", self.spins["batch"])),
-                ((labels["sequence"], self.spins["sequence"]),
-                 (labels["context"], self.spins["context"])),
+                (("Link", self.link), (labels["sequence"], self.spins["sequence"])),
+                (None, (labels["context"], self.spins["context"])),
                 (("Weights", self.combos["weights"]), ("Math", self.combos["activations"])),
-                (("KV cache", self.combos["kv_cache"]), ("Chips N", self.spins["chips_per_model"])),
-                (("Link", self.link), None)]
+                (("KV cache", self.combos["kv_cache"]), ("Chips N", self.spins["chips_per_model"]))]
+        shared = {2: 1}  # grid row 2's cells go into row 1
         for r, pair in enumerate(rows):
             for k, cell in enumerate(pair):
                 if cell is None:
@@ -126,8 +127,8 @@ class WorkloadFields(QWidget):
                 label = QLabel(text)
                 label.setBuddy(widget)
                 self._labels[widget] = label
-                grid.addWidget(label, r, 2 * k)
-                grid.addWidget(widget, r, 2 * k + 1)
+                grid.addWidget(label, shared.get(r, r), 2 * k)
+                grid.addWidget(widget, shared.get(r, r), 2 * k + 1)
         self.combos["activations"].setToolTip("Precision of activations and of the math: the "
                                               "compute roof used")
         grid.setColumnStretch(1, 1)
@@ -223,6 +224,10 @@ class WorkloadsPanel(QWidget):
         self.hint = QLabel("Drag a workload's big point on the chart to change its batch "
                            "(Shift+drag: its context or sequence).")
         self.hint.setWordWrap(True)
+        # A few rows for the list, so the formulas keep the room on a laptop screen.
+        row = self.list.fontMetrics().height() + 6
+        self.list.setMinimumHeight(2 * row + 6)
+        self.list.setMaximumHeight(5 * row + 6)
         layout = QVBoxLayout(self)
         layout.addWidget(self.list, 1)
         layout.addLayout(buttons)
@@ -232,7 +237,7 @@ class WorkloadsPanel(QWidget):
         layout.addLayout(name_row)
         layout.addWidget(self.fields)
         layout.addWidget(self.hint)
-        layout.addWidget(self.formulas, 2)
+        layout.addWidget(self.formulas, 4)
         self._serial = 0  # spin-box edits of one field merge into one undo step until another
         self._last_field = None
         self._last_edit = 0.0
@@ -303,10 +308,11 @@ class WorkloadsPanel(QWidget):
         self.fields.show_workload(w)
         if not self.name.hasFocus():
             self.name.setText(w.name)
-        self.hint.setText("Drag the workload's big point on the chart: its batch"
-                          + ("; Shift+drag: its context (decode) or prompt length (prefill). "
-                             "The point moves the way the intensity goes."
+        self.hint.setText("On the chart, drag its big point: the batch"
+                          + ("; Shift+drag: the context or prompt length."
                              if w.kind == "transformer" else "."))
+        self.hint.setToolTip("The point moves the way the intensity goes: in decode a longer "
+                             "KV cache moves it left at large batches, right at batch 1.")
         scroll = self.formulas.verticalScrollBar().value()
         self.formulas.setHtml(entries_html(w, self.model.document.kernels_by_id))
         self.formulas.verticalScrollBar().setValue(scroll)
