@@ -126,3 +126,47 @@ def test_fields_edit_the_workload_and_shift_drag_changes_the_context(window, wit
                modifiers=Qt.KeyboardModifier.ShiftModifier)
     w = model.document.workload(wid)
     assert w.batch == 1 and w.context > 2048
+
+
+def test_delete_duplicate_rename_and_refused_chip_counts(window, with_llama, qtbot, monkeypatch):
+    model, wid = window.model, with_llama
+    panel = window.workloads
+    # Rename through the panel's Name field.
+    panel.name.setText("Llama decode")
+    panel.name.editingFinished.emit()
+    assert model.document.workload(wid).name == "Llama decode"
+    # The chips spin box doubles and halves; 3 (which does not divide 32 heads) is refused by
+    # the core, and the status bar says why.
+    spin = panel.fields.spins["chips_per_model"]
+    spin.stepBy(1)
+    assert model.document.workload(wid).chips_per_model == 2
+    spin.stepBy(1)
+    assert model.document.workload(wid).chips_per_model == 4
+    refused = []
+    model.sig_refused.connect(refused.append)
+    spin.setValue(3)
+    assert model.document.workload(wid).chips_per_model == 4
+    assert refused and "32 attention heads" in refused[0]
+    # Edit → Duplicate and Delete act on the selected workload.
+    model.select(wid, None)
+    window.act_duplicate.trigger()
+    copy = model.document.workloads[-1]
+    assert copy.id != wid and copy.name == "Llama decode (copy)" and model.selected_kernel == copy.id
+    window.act_delete.trigger()
+    assert [w.id for w in model.document.workloads] == [wid]
+    # Open Model config.json… on a file that is not a model's config says what is wrong.
+    from roofline_gui.widgets.common.dialogs import Confirm
+
+    errors = []
+    monkeypatch.setattr(Confirm, "error", classmethod(lambda cls, parent, title, message:
+                                                      errors.append(message)))
+    from pathlib import Path
+
+    from roofline_gui.io.files import resources_dir
+    from roofline_gui.widgets.panels.workloads_panel import WorkloadDialog
+
+    cnn = Path(resources_dir()) / "workloads" / "resnet-50.layers.json"
+    monkeypatch.setattr(WorkloadDialog, "open_config",
+                        lambda self, path=None, _o=WorkloadDialog.open_config: _o(self, str(cnn)))
+    window.open_model_config()
+    assert errors and "not a transformer's config.json" in errors[0]
