@@ -170,3 +170,23 @@ def test_delete_duplicate_rename_and_refused_chip_counts(window, with_llama, qtb
                         lambda self, path=None, _o=WorkloadDialog.open_config: _o(self, str(cnn)))
     window.open_model_config()
     assert errors and "not a transformer's config.json" in errors[0]
+
+
+def test_edits_of_one_field_merge_only_while_they_stream(window, with_llama, monkeypatch):
+    """Held arrows make one undo step; the same field edited again later is a step of its own
+    (the second tour found Batch 64, then 3, undone straight back to 1)."""
+    from roofline_gui.widgets.panels import workloads_panel
+
+    clock = [100.0]
+    monkeypatch.setattr(workloads_panel.time, "monotonic", lambda: clock[0])
+    model, wid, spin = window.model, with_llama, window.workloads.fields.spins["batch"]
+    for value in (2, 3, 4):  # a stream: one step
+        spin.setValue(value)
+        clock[0] += 0.1
+    clock[0] += 5.0
+    spin.setValue(64)
+    assert model.undo_stack.undoText().endswith("Batch B 64")
+    model.undo_stack.undo()
+    assert model.document.workload(wid).batch == 4
+    model.undo_stack.undo()
+    assert model.document.workload(wid).batch == 1
