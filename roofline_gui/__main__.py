@@ -118,7 +118,6 @@ def run_model(args: argparse.Namespace) -> int:
     from roofline_gui.core.document import Document
     from roofline_gui.core.errors import Problem
     from roofline_gui.core.workload import Workload
-    from roofline_gui.io.csv_export import export_workloads_csv
     from roofline_gui.io.presets import default_presets
     from roofline_gui.io.workloads import workload_from_config
 
@@ -167,21 +166,24 @@ def run_model(args: argparse.Namespace) -> int:
     if problems:
         raise ValidationError(problems)
     chips = tuple(replace(library[c], id=f"c{i + 1}") for i, c in enumerate(ids))
-    doc = Document(chips=chips, workloads=(workload,))
-    rows = export_workloads_csv(doc, args.export_workloads)
-    print(f"wrote {rows} rows to {args.export_workloads}", file=sys.stderr)
-    _workload_notes(doc)
+    _export_workloads(Document(chips=chips, workloads=(workload,)), args.export_workloads)
     return 0
 
 
-def _workload_notes(doc) -> None:
-    """On stderr, what the workloads CSV cannot say in a number: rows left empty (and why) and
-    models that do not fit in a chip's memory."""
+def _export_workloads(doc, path: str, *, derated: bool = False) -> None:
+    """``--export-workloads``: one evaluation, written as the CSV; then, on stderr, what the
+    CSV cannot say in a number: rows left empty (and why) and models that do not fit in a
+    chip's memory."""
     from roofline_gui.core.units import format_si
     from roofline_gui.core.workload_eval import evaluate_workloads
     from roofline_gui.core.workload_view import explain_workload
+    from roofline_gui.io.csv_export import write_workloads_csv
 
-    for r in evaluate_workloads(doc.workloads, doc.chips, kernels=doc.kernels_by_id):
+    results = evaluate_workloads(doc.workloads, doc.chips, derated=derated,
+                                 kernels=doc.kernels_by_id)
+    rows = write_workloads_csv(results, path)
+    print(f"wrote {rows} rows to {path}", file=sys.stderr)
+    for r in results:
         for c, chip in enumerate(r.chips):
             if not r.time[c] == r.time[c]:  # NaN: the row's numbers are empty
                 print(f"note: {explain_workload(r, c)[0]}", file=sys.stderr)
@@ -215,11 +217,7 @@ def run_headless(args: argparse.Namespace) -> int:
         export_png_headless(doc, Path(args.export_png), args.width, derated=args.derated)
         print(f"wrote {args.export_png}", file=sys.stderr)
     if args.export_workloads:
-        from roofline_gui.io.csv_export import export_workloads_csv
-
-        rows = export_workloads_csv(doc, args.export_workloads, derated=args.derated)
-        print(f"wrote {rows} rows to {args.export_workloads}", file=sys.stderr)
-        _workload_notes(doc)
+        _export_workloads(doc, args.export_workloads, derated=args.derated)
     return 0
 
 

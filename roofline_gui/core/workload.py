@@ -120,6 +120,7 @@ class Built:
     #: (NaN where unknown: a custom workload).
     resident_bytes: float = float("nan")
     resident_steps: tuple[str, ...] = ()
+    heads: int = 1  # attention heads: tensor parallelism splits them evenly (1: not a transformer)
 
 
 def _g(x: float) -> str:
@@ -434,7 +435,8 @@ def _transformer(w: Workload) -> Built:
                 f"KV cache 2·layers·B·(KV heads per chip {kvn:g})·{'L' if decode else 'S'}·D·b_kv "
                 f"= {_b(cache)}")
     return Built(tuple(entries), link_bytes, link_steps, tuple(notes),
-                 cfg.total_parameters(), cfg.active_parameters(), weights_held + cache, resident)
+                 cfg.total_parameters(), cfg.active_parameters(), weights_held + cache, resident,
+                 cfg.heads)
 
 
 # -- CNNs, MLPs, LSTMs (the TPU paper's workloads) ------------------------------------------

@@ -31,7 +31,7 @@ from roofline_gui.core.roofline import (
     KernelArrays,
     evaluate,
 )
-from roofline_gui.core.workload import Built, TransformerConfig, Workload, build
+from roofline_gui.core.workload import Built, Workload, build
 
 WORKLOAD_CSV_COLUMNS = (
     "chip", "workload", "phase", "batch", "sequence", "context", "chips_per_model", "time_s",
@@ -177,10 +177,8 @@ class WorkloadResult:
         if not (np.isfinite(total) and np.isfinite(cap)):
             return None
         need = max(1, int(np.ceil(total / cap)))
-        if self.workload.kind == "transformer":  # tensor parallelism splits the heads evenly
-            heads = TransformerConfig.from_config(self.workload.spec).heads
-            need = next((n for n in range(need, heads + 1) if heads % n == 0), need)
-        return need
+        heads = self.built.heads  # tensor parallelism splits a transformer's heads evenly
+        return next((n for n in range(need, heads + 1) if heads % n == 0), need)
 
     def dominant(self, c: int) -> int:
         """The entry that takes the most time on chip ``c`` (-1 where the chip cannot run it)."""
@@ -193,13 +191,16 @@ class WorkloadResult:
         cap = self.capacity[c]
         if not np.isfinite(cap) or not np.isfinite(self.built.resident_bytes):
             return None
-        w = self.workload
-        one = build(replace(w, batch=1)).resident_bytes
-        two = build(replace(w, batch=2)).resident_bytes
-        per = two - one
+        one, per = self._resident_by_batch
         if one > cap:
             return 0
         return 10**7 if per <= 0 else int(1 + (cap - one) // per)
+
+    @cached_property
+    def _resident_by_batch(self) -> tuple[float, float]:
+        """(bytes held at batch 1, more bytes per sequence): built once, for every chip."""
+        one = build(replace(self.workload, batch=1), self.kernels).resident_bytes
+        return one, build(replace(self.workload, batch=2), self.kernels).resident_bytes - one
 
     def dominant_name(self, c: int) -> str:
         e = self.dominant(c)
@@ -278,22 +279,11 @@ def workload_rows(results: Sequence[WorkloadResult]) -> list[dict[str, str]]:
     return [r.csv_row(c) for r in results for c in range(len(r.chips))]
 
 
-def memory_bound_until(workload: Workload, chips: Sequence[Chip], *, derated: bool = False,
-                       kernels: Mapping[str, Kernel] | None = None) -> list[int | None]:
-    """Per chip, the smallest batch of the sweep at which less than half the time is spent in
-    memory-bound kernels (None: memory-bound over the whole sweep)."""
-    sweep = batch_sweep(workload, chips, derated=derated, kernels=kernels)
-    out: list[int | None] = []
-    for c in range(len(chips)):
-        out.append(next((r.workload.batch for r in sweep if r.memory_bound_share[c] < 0.5), None))
-    return out
-
-
 def communication_dominates_at(workload: Workload, chips: Sequence[Chip], *,
                                derated: bool = False, most: int = 64) -> list[int | None]:
     """Per chip, the smallest N (a power of two up to ``most``) at which the link takes more
     time than the kernels (None: never, or the chip has no such link)."""
-    heads = TransformerConfig.from_config(workload.spec).heads
+    heads = build(workload).heads
     ns = [2**i for i in range(1, most.bit_length()) if 2**i <= most and heads % 2**i == 0]
     if not ns:
         return [None] * len(chips)

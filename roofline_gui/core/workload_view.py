@@ -39,7 +39,6 @@ class WorkloadMarks:
     symbol: str
     entry_x: np.ndarray  # [E] shown intensity (main memory) of each entry's kernel
     entry_y: np.ndarray  # [E, C] shown attainable rate of each entry on each chip
-    entry_names: tuple[str, ...]
     point_x: float  # shown aggregate intensity (total ops ÷ total dram bytes)
     point_y: np.ndarray  # [C] shown aggregate rate (total ops ÷ time)
     label: str  # "Llama-3-8B · B = 8"
@@ -70,7 +69,6 @@ def workload_marks(results: Sequence[WorkloadResult], units: Units,
         out.append(WorkloadMarks(
             r.workload.id, r.workload.name, WORKLOAD_SYMBOLS[n % len(WORKLOAD_SYMBOLS)],
             units.intensity(x), units.rate(ev.attainable[rows][:, list(chips)]),
-            tuple(e.kernel.name for e in r.entries),
             float(units.intensity(r.intensity)), units.rate(r.attainable[list(chips)]),
             label_of(r.workload),
             tuple(bool(f) or not np.isfinite(r.built.resident_bytes) for f in r.fits[list(chips)])))
@@ -248,7 +246,7 @@ def explain_workload(result: WorkloadResult, c: int, units: Units = Units(),  # 
             f"{share_text(float(result.attainable[c]) / ceiling)} of the step.")
     mem, comm = float(result.memory_bound_share[c]), float(result.communication_share[c])
     lines.append(f"Time: {share_text(mem)} in memory-bound kernels, "
-                 f"{share_text(max(0.0, 1 - mem - comm))} compute-bound"
+                 f"{share_text(max(0.0, float(result.compute_share[c])))} compute-bound"
                  + (f", {share_text(comm)} on the link" if w.chips_per_model > 1 else "") + ".")
     order = np.argsort(-np.nan_to_num(result.entry_time[:, c]))[:3]
     top = [f"{result.entries[e].kernel.name} {share_text(result.entry_time[e, c] / t)}"
@@ -268,7 +266,7 @@ def explain_workload(result: WorkloadResult, c: int, units: Units = Units(),  # 
     if w.kind == "transformer" and np.isfinite(result.link_bandwidth[c]):
         level = next((lv.name for lv in chip.memory if lv.role == w.link), w.link)
         at = communication_dominates_at(w, [chip], derated=result.evaluation.derated)[0]
-        heads = int(w.spec.get("num_attention_heads", w.spec.get("n_head", 64)) or 64)
+        heads = result.built.heads
         top = max((n for n in (2, 4, 8, 16, 32, 64) if heads % n == 0), default=1)
         if top > 1:
             lines.append(f"Splitting it over more chips on {level}: "

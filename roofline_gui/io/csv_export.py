@@ -54,5 +54,11 @@ def export_workloads_csv(doc: Document, path: str | os.PathLike, *, derated: boo
 
     results = evaluate_workloads(doc.workloads, doc.chips, derated=derated,
                                  kernels=doc.kernels_by_id)
+    return write_workloads_csv(results, path)
+
+
+def write_workloads_csv(results, path: str | os.PathLike) -> int:
+    """Write evaluated workloads (``evaluate_workloads``'s results) to ``path`` atomically;
+    returns the number of rows."""
     write_atomic(path, workloads_csv(results).encode("utf-8"))
-    return len(doc.workloads) * len(doc.chips)
+    return sum(len(r.chips) for r in results)

@@ -124,10 +124,14 @@ class MarkerScatter(pg.ScatterPlotItem):
             ev.ignore()
             return
         ev.accept()
-        kernel_id = self._dragging
+        item_id = self._dragging
         if ev.isFinish():
             self._dragging = None
-        self.sig_marker_dragged.emit(kernel_id, float(10 ** ev.pos().x()), bool(ev.isFinish()))
+        self._dragged(item_id, float(10 ** ev.pos().x()), bool(ev.isFinish()), ev)
+
+    def _dragged(self, kernel_id: str, x: float, finished: bool, ev) -> None:
+        """One step of a drag of the spot whose data is ``kernel_id``, to intensity ``x``."""
+        self.sig_marker_dragged.emit(kernel_id, x, finished)
 
 
 class WorkloadScatter(MarkerScatter):
@@ -138,23 +142,9 @@ class WorkloadScatter(MarkerScatter):
     #: (workload id, target intensity in shown units, finished, Shift held)
     sig_workload_dragged = Signal(str, float, bool, bool)
 
-    def mouseDragEvent(self, ev) -> None:  # noqa: N802 (Qt API)
-        if ev.button() != Qt.MouseButton.LeftButton:
-            ev.ignore()
-            return
-        if ev.isStart():
-            spots = self.pointsAt(ev.buttonDownPos())
-            self._dragging = spots[0].data() if len(spots) else None
-        if self._dragging is None:
-            ev.ignore()
-            return
-        ev.accept()
-        workload_id = self._dragging
-        if ev.isFinish():
-            self._dragging = None
+    def _dragged(self, workload_id: str, x: float, finished: bool, ev) -> None:
         shift = bool(ev.modifiers() & Qt.KeyboardModifier.ShiftModifier)
-        self.sig_workload_dragged.emit(workload_id, float(10 ** ev.pos().x()),
-                                       bool(ev.isFinish()), shift)
+        self.sig_workload_dragged.emit(workload_id, x, finished, shift)
 
 
 @dataclass

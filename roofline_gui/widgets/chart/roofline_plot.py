@@ -765,11 +765,6 @@ class RooflinePlot(QObject):
             label.setText(mark.label)
         label.setVisible(bool(py))
 
-    def workload_labels(self) -> list[str]:
-        """The workloads' labels as shown on the chart."""
-        return [items[2].toPlainText() for items in self._wl_items.values()
-                if items[2].isVisible()]
-
     def workload_spots(self) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
         """((log10 x, log10 y) of the workloads' kernels, the same of their points) as drawn:
         what the chart shows, for checks and exports."""

@@ -25,6 +25,7 @@ from roofline_gui.io.presets import Presets
 from roofline_gui.models.comparison_model import ComparisonTableModel
 from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.models.item_models import ID_ROLE
+from roofline_gui.widgets.common.throttle import Throttle
 
 
 class NameHeader(QHeaderView):
@@ -222,10 +223,7 @@ class ExplanationPane(QTextBrowser):
         self.setOpenExternalLinks(False)
         # A workload's explanation works out what batch and precision would do (three more
         # evaluations): during a drag of its point it follows at most every 40 ms.
-        self._later = QTimer(self)
-        self._later.setSingleShot(True)
-        self._later.setInterval(40)
-        self._later.timeout.connect(self.refresh)
+        self._later = Throttle(self, self.refresh)
         model.sig_document_changed.connect(self._on_document_changed)
         model.sig_view_changed.connect(lambda _v, changed: "mac" in changed and self.refresh())
         model.sig_selection_changed.connect(lambda _k, _c: self.refresh())
@@ -233,14 +231,13 @@ class ExplanationPane(QTextBrowser):
 
     def _on_document_changed(self, doc, touched) -> None:
         if touched and touched <= {w.id for w in doc.workloads}:
-            if not self._later.isActive():
-                self._later.start()
+            self._later.request()
             return
         self.refresh()
 
     @property
     def pending(self) -> bool:
-        return self._later.isActive()
+        return self._later.pending
 
     def refresh(self) -> None:
         cmp = self.model.comparison

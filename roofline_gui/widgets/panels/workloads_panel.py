@@ -18,7 +18,7 @@ from dataclasses import replace
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetricsF
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -50,6 +50,7 @@ from roofline_gui.core.workload_view import SEGMENT_KINDS, breakdown, label_of
 from roofline_gui.io.workloads import shipped_workloads, workload_from_config
 from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.widgets.common.axes import SIAxis
+from roofline_gui.widgets.common.throttle import Throttle
 
 _INT_FIELDS = (("batch", "Batch B", "sequences (or images, samples) per step"),
                ("sequence", "Sequence S", "prompt tokens per sequence, for prefill"),
@@ -241,10 +242,7 @@ class WorkloadsPanel(QWidget):
         self._serial = 0  # spin-box edits of one field merge into one undo step until another
         self._last_field = None
         self._last_edit = 0.0
-        self._later = QTimer(self)  # a drag's stream of edits: shown at most every 40 ms
-        self._later.setSingleShot(True)
-        self._later.setInterval(40)
-        self._later.timeout.connect(self.refresh)
+        self._later = Throttle(self, self.refresh)  # a drag's stream of edits
         model.sig_document_changed.connect(self._on_document_changed)
         model.sig_selection_changed.connect(lambda _k, _c: self._follow_selection())
         self.refresh()
@@ -254,14 +252,13 @@ class WorkloadsPanel(QWidget):
         shown = tuple(self.list.item(i).data(Qt.ItemDataRole.UserRole)
                       for i in range(self.list.count()))
         if touched and ids == shown and touched <= set(ids):  # edits of workloads: throttled
-            if not self._later.isActive():
-                self._later.start()
+            self._later.request()
             return
         self.refresh()
 
     @property
     def pending(self) -> bool:
-        return self._later.isActive()
+        return self._later.pending
 
     @property
     def selected(self) -> Workload | None:
@@ -586,22 +583,16 @@ class WorkloadCharts(QWidget):
         self._x_top = 0.0
         self._shown_key = None
         # Changes come at a drag's pace (60 a second); the charts follow at most every
-        # THROTTLE_MS, so a drag step does not wait for two more plots to repaint.
-        self._later = QTimer(self)
-        self._later.setSingleShot(True)
-        self._later.setInterval(self.THROTTLE_MS)
-        self._later.timeout.connect(self.refresh)
-        model.sig_document_changed.connect(
-            lambda _d, _t: self._later.isActive() or self._later.start())
+        # 40 ms, so a drag step does not wait for two more plots to repaint.
+        self._later = Throttle(self, self.refresh)
+        model.sig_document_changed.connect(lambda _d, _t: self._later.request())
         model.sig_selection_changed.connect(lambda _k, _c: self.refresh())
         self.refresh()
-
-    THROTTLE_MS = 40
 
     @property
     def pending(self) -> bool:
         """Whether a change is still to be shown."""
-        return self._later.isActive()
+        return self._later.pending
 
     def _result(self):
         """The selected workload's result; the first workload's when a kernel is selected."""
