@@ -1,8 +1,13 @@
-"""How close `roofline-explorer --measure` comes to references on this machine.
+"""How close `roofline-explorer --measure` comes to compiled references on this machine.
 
-1. Main-memory bandwidth: the measured DRAM plateau against a compiled C STREAM triad
-   (benchmarks/stream_triad.c, OpenMP, all cores, 24 B per element, best of 20).
-2. dgemm: the quick measurement against a long run (about 20 s) of the same BLAS matrix multiply.
+1. Main memory: the app's compiled STREAM triad (numba) and a C OpenMP triad
+   (benchmarks/stream_triad.c, all cores, 40 M doubles per array, ordinary stores, best of 20)
+   run interleaved, five rounds at the C reference's size; the median ratio is the figure. The
+   numpy fallback's triad is run in the same rounds for comparison.
+2. The full `--measure` (timed: aim under 60 s): its levels with their working-set ranges, and
+   its DRAM level against a C triad run right after it.
+3. Compute: the FMA peak per precision beside cores × clock × FMA width × 2 (where the clock
+   can be read) and the BLAS GEMM rate; dgemm against a 20 s run of the same BLAS.
 Run: python benchmarks/bench_measure.py   (needs gcc with OpenMP)
 """
 
@@ -19,31 +24,45 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from roofline_gui.core.units import format_si  # noqa: E402
+from roofline_gui.measure.compiled import CompiledStream  # noqa: E402
 from roofline_gui.measure.machine import measure, to_chip  # noqa: E402
+from roofline_gui.measure.stream import NumpyStream, measure_size  # noqa: E402
+from roofline_gui.measure.timing import thread_count  # noqa: E402
+
+C_ELEMENTS = 40_000_000
 
 
-def c_stream() -> tuple[float, float, int]:
+def c_binary() -> Path:
     binary = ROOT / "build" / "stream_triad"
     binary.parent.mkdir(exist_ok=True)
     subprocess.run(["gcc", "-O3", "-march=native", "-fopenmp", str(ROOT / "benchmarks" / "stream_triad.c"),
                     "-o", str(binary)], check=True)
+    return binary
+
+
+def c_stream(binary: Path) -> tuple[float, float, int]:
+    """(triad B/s, add B/s, threads) of one run of the C reference."""
     out = subprocess.run([str(binary)], check=True, capture_output=True, text=True).stdout.split()
     return float(out[1]) * 1e9, float(out[7]) * 1e9, int(out[3])
 
 
-def interleaved_dram(rounds: int = 5) -> list[tuple[float, float]]:
-    """(numpy best STREAM kernel at 384 MiB, C triad) pairs, run back to back: this machine's
-    bandwidth drifts by tens of percent over minutes, so only pairs taken together compare."""
-    from roofline_gui.measure.stream import measure_size
-    from roofline_gui.measure.timing import ParallelRunner, thread_count
+def triad_at(backend, elements: int) -> float:
+    return measure_size(elements * 24, backend, ("triad",))[0].bandwidth
 
-    runner = ParallelRunner(thread_count())
-    pairs = []
+
+def interleaved(binary: Path, rounds: int = 5) -> list[tuple[float, float, float]]:
+    """(compiled triad, numpy triad, C triad) per round, back to back: this machine's
+    bandwidth drifts by tens of percent over minutes, so only figures taken together compare."""
+    threads = thread_count()
+    jit, numpy_kernels = CompiledStream(threads), NumpyStream(threads)
+    rows = []
     for _ in range(rounds):
-        ours = max(p.bandwidth for p in measure_size(384 * 1024**2, runner))
-        pairs.append((ours, c_stream()[0]))
-    runner.close()
-    return pairs
+        ours = triad_at(jit, C_ELEMENTS)
+        fallback = triad_at(numpy_kernels, C_ELEMENTS)
+        rows.append((ours, fallback, c_stream(binary)[0]))
+    numpy_kernels.close()
+    return rows
 
 
 def long_dgemm(n: int = 2048, seconds: float = 20.0) -> float:
@@ -58,35 +77,46 @@ def long_dgemm(n: int = 2048, seconds: float = 20.0) -> float:
     return best
 
 
+def median(values: list[float]) -> float:
+    return sorted(values)[len(values) // 2]
+
+
 def main() -> None:
+    binary = c_binary()
+    print(f"machine: {os.uname().machine}, {thread_count()} threads ({os.cpu_count()} CPUs)")
+    rows = interleaved(binary)
+    print("1. interleaved at 40 M doubles per array (GB/s): compiled / numpy / C triad")
+    for ours, fallback, c in rows:
+        print(f"   {ours / 1e9:6.1f} {fallback / 1e9:6.1f} {c / 1e9:6.1f}   "
+              f"compiled/C {ours / c:5.2f}   numpy/C {fallback / c:5.2f}")
+    print(f"   median ratio compiled / C triad   {median([o / c for o, _, c in rows]):5.2f}  (aim >= 0.9)")
+    print(f"   median ratio numpy / C triad      {median([f / c for _, f, c in rows]):5.2f}  (the fallback)")
+
     start = time.perf_counter()
     result = measure()
     took = time.perf_counter() - start
+    triad_after, add_after, threads = c_stream(binary)
     chip = to_chip(result)
-    print(f"machine: {result.cpu}, {result.threads} threads ({os.cpu_count()} CPUs)")
-    print(f"--measure took {took:.1f} s")
-    dram = chip.dram.bandwidth
-    triad, add, threads = c_stream()
-    big = max(p.elements for p in result.bandwidth)
-    numpy_triad = max(p.bandwidth for p in result.bandwidth if p.kernel == "triad" and p.elements == big)
-    print(f"DRAM level, --measure (best STREAM kernel, numpy) {dram / 1e9:7.2f} GB/s")
-    print(f"  numpy triad alone at the largest size           {numpy_triad / 1e9:7.2f} GB/s")
-    print(f"C STREAM triad (OpenMP, {threads} threads)                 {triad / 1e9:7.2f} GB/s")
-    print(f"C STREAM add (OpenMP, {threads} threads)                   {add / 1e9:7.2f} GB/s")
-    print(f"ratio measure / C triad                           {dram / triad:7.2f}")
-    print(f"ratio measure / best C kernel                     {dram / max(triad, add):7.2f}")
-    pairs = interleaved_dram()
-    ratios = sorted(o / c for o, c in pairs)
-    print("interleaved DRAM pairs (numpy best kernel / C triad), GB/s: "
-          + ", ".join(f"{o / 1e9:.1f}/{c / 1e9:.1f}" for o, c in pairs))
-    print(f"median ratio of the pairs                         {ratios[len(ratios) // 2]:7.2f}")
-    quick = chip.compute["fp64"]
-    reference = long_dgemm()
-    print(f"dgemm, --measure                                  {quick / 1e9:7.2f} GFLOP/s")
-    print(f"dgemm, 20 s run of the same BLAS                  {reference / 1e9:7.2f} GFLOP/s")
-    print(f"ratio measure / long run                          {quick / reference:7.2f}")
+    print(f"2. --measure took {took:.1f} s (aim < 60 s); method: {result.method}")
     for level in chip.memory:
-        print(f"level {level.name:6s} {level.bandwidth / 1e9:8.2f} GB/s")
+        print(f"   {level.name:5s} {format_si(level.bandwidth, 'B/s'):>12s}   {level.source}")
+    print(f"   DRAM level / C triad right after  {chip.dram.bandwidth / triad_after:5.2f}  "
+          f"({chip.dram.bandwidth / 1e9:.1f} vs {triad_after / 1e9:.1f} GB/s, {threads} threads)")
+    for note in result.notes:
+        print(f"   note: {note}")
+    print("3. compute")
+    theory = result.theoretical
+    for precision, measured in chip.compute_measured.items():
+        gemm = next(c for c in result.compute if c.method == "gemm" and c.precision == precision)
+        line = (f"   {precision}: FMA peak {format_si(measured.value, 'FLOP/s')}, "
+                f"BLAS GEMM {format_si(gemm.rate, 'FLOP/s')}")
+        if theory is not None:
+            line += (f", theoretical {format_si(theory.peak(precision), 'FLOP/s')} "
+                     f"(ratio {measured.value / theory.peak(precision):.2f}; {theory.formula(precision)})")
+        print(line)
+    reference = long_dgemm()
+    gemm64 = next(c for c in result.compute if c.method == "gemm" and c.precision == "fp64")
+    print(f"   dgemm quick / 20 s run of the same BLAS  {gemm64.rate / reference:5.2f}")
 
 
 if __name__ == "__main__":

@@ -73,7 +73,12 @@ def build_parser() -> argparse.ArgumentParser:
                         help="measure this computer's memory bandwidth per level and peak compute "
                              "(about a minute) and print the figures")
     parser.add_argument("--json", metavar="OUT.json",
-                        help="with --measure: also write every measured figure as JSON")
+                        help="with --measure: also write every measured figure as JSON, with "
+                             "the measured chip in the session's chip format (File → Open "
+                             "opens it)")
+    parser.add_argument("--keep-preset", action="store_true",
+                        help="with --measure: also keep the measured chip as one of your chip "
+                             "presets")
     parser.add_argument("--self-test", action="store_true",
                         help="start the app offscreen, open the example, export PNG and CSV, "
                              "verify them and exit 0 (non-zero with the reason otherwise)")
@@ -221,38 +226,63 @@ def run_headless(args: argparse.Namespace) -> int:
     return 0
 
 
-def run_measure(json_path: str | None) -> int:
-    """``--measure``: run the measurement, print a summary, optionally write JSON."""
-    import json
+def run_measure(json_path: str | None, keep_preset: bool = False) -> int:
+    """``--measure``: run the measurement, print a summary, optionally write JSON (with the
+    measured chip in the session's chip format) and keep the chip as a user preset."""
     import time
 
     from roofline_gui.core.units import format_si
-    from roofline_gui.io.files import write_atomic
-    from roofline_gui.measure.machine import measure, to_chip
+    from roofline_gui.io.files import dumps, write_atomic
+    from roofline_gui.io.presets import save_user_chip, user_preset_id
+    from roofline_gui.measure.machine import measure, measurement_file, to_chip
 
     start = time.perf_counter()
     result = measure(progress=lambda f, msg: print(f"[{f:4.0%}] {msg}", file=sys.stderr))
     chip = to_chip(result)
-    print(f"{result.cpu}, {result.threads} threads, {time.perf_counter() - start:.0f} s")
+    print(f"{result.cpu}, {result.threads} threads, {time.perf_counter() - start:.0f} s; "
+          f"{result.method}")
+    if result.fallback:
+        print(f"  compiled kernels not used: {result.fallback}; numpy's kernels measured instead")
     for level in chip.memory:
-        print(f"  {level.name:6s} {format_si(level.bandwidth, 'B/s'):>12s}  ({level.role})")
-    for precision, value in chip.compute.items():
-        print(f"  {precision} GEMM {format_si(value, 'FLOP/s'):>12s}")
-    for line in chip.notes.splitlines()[-2:]:
-        print(f"  {line}")
+        print(f"  {level.name:6s} {format_si(level.bandwidth, 'B/s'):>12s}  ({level.role}; "
+              f"{level.source.split(': ', 1)[-1]})")
+    for precision, measured in chip.compute_measured.items():
+        line = f"  {precision} vector peak {format_si(measured.value, 'FLOP/s'):>12s}"
+        if result.theoretical is not None:
+            peak = result.theoretical.peak(precision)
+            line += f"  ({measured.value / peak:.2f}× the theoretical {format_si(peak, 'FLOP/s')})"
+        print(line)
+    for c in result.compute:
+        if c.method == "gemm":
+            print(f"  {c.precision} BLAS GEMM {format_si(c.rate, 'FLOP/s'):>12s}")
+    if result.theoretical is not None:
+        print(f"  theoretical: {result.theoretical.formula('fp64')}")
+    for note in result.notes:
+        print(f"  note: {note}")
     if json_path:
         try:
-            write_atomic(json_path, (json.dumps(result.to_json(), indent=1) + "\n").encode())
+            write_atomic(json_path, dumps(measurement_file(result)))
         except RooflineError as exc:
             return _fail(str(exc))
-        print(f"wrote {json_path}", file=sys.stderr)
+        print(f"wrote {json_path} (open it, or File → Import → Chips from a file, to use the "
+              f"chip)", file=sys.stderr)
+    if keep_preset:
+        try:
+            preset_id = user_preset_id(chip.name)
+            path = save_user_chip(chip, preset_id)
+        except RooflineError as exc:
+            return _fail(str(exc))
+        print(f"kept as preset {preset_id} in {path}", file=sys.stderr)
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.measure:
-        return run_measure(args.json)
+        return run_measure(args.json, args.keep_preset)
+    if args.json or args.keep_preset:
+        return _fail(f"{'--json' if args.json else '--keep-preset'} goes with --measure "
+                     f"(roofline-explorer --measure --json OUT.json)")
     if args.self_test:
         from roofline_gui.widgets.app.self_test import run_self_test
 

@@ -16,6 +16,24 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 
+def synthetic_measurement():
+    """A Measurement as the compiled sweep of a 2-thread machine gives it, without running it:
+    L1 300 GB/s, L2 150 GB/s, DRAM 25 GB/s; an fp64 FMA peak of 80 GFLOP/s beside a GEMM."""
+    from roofline_gui.measure.compute import ComputePoint
+    from roofline_gui.measure.machine import Measurement
+    from roofline_gui.measure.stream import Plateau
+    from roofline_gui.measure.timing import Timing
+
+    kib = 1024
+    m = Measurement(2, "2026-12-01 09:00", "Test CPU", {"L1": 64 * kib, "L2": 1024 * kib},
+                    method="compiled loops (numba), one slice per core, numba 0.68.1")
+    m.plateaus = [Plateau(16 * kib, 48 * kib, 300e9, 4), Plateau(128 * kib, 768 * kib, 150e9, 6),
+                  Plateau(512 * kib**2, 1024 * kib**2, 25e9, 4)]
+    m.compute = [ComputePoint("gemm", "fp64", 2048, 2 * 2048**3, Timing(0.25, 0.25, 0.26, 5)),
+                 ComputePoint("fma", "fp64", 8, 80e9, Timing(1.0, 1.0, 1.0, 3))]
+    return m
+
+
 def _qt_fixtures():
     """Qt fixtures, defined only when pytest-qt is importable (the core tests never need Qt)."""
     import pytest

@@ -3,13 +3,81 @@
 A chip has dense compute ceilings per precision (op/s, per chip) and an ordered list of memory
 levels, each a bandwidth ceiling (B/s) with a role. Every value may carry a source string, shown
 to the user next to it. Instances are immutable; change them with :func:`dataclasses.replace`.
+
+Provenance: a ceiling's value is its datasheet figure (with its ``source``) unless it was
+measured and nothing else is known, in which case value and measurement are the same number. A
+ceiling may carry a :class:`Measured` value beside its datasheet value; the achievable roof
+(View → Achievable roofs) is the measured value where there is one, else the datasheet value ×
+its achievable fraction (derated), else the datasheet value. :func:`provenance` says which.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from roofline_gui.core.units import PRECISIONS
+from roofline_gui.core.units import PRECISIONS, format_si
+
+
+@dataclass(frozen=True)
+class Measured:
+    """A ceiling as measured: ``value`` (op/s or B/s), when (``date``, "YYYY-MM-DD HH:MM"), how
+    (``method``: kernel, sizes, threads, repetitions) and where (``host``: the machine)."""
+
+    value: float
+    date: str
+    method: str
+    host: str
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where the roof applied for a ceiling comes from.
+
+    ``kind`` is ``datasheet``, ``measured`` or ``derated``; ``value`` is the roof applied (op/s
+    or B/s); ``datasheet`` the datasheet figure when there is one (None for a ceiling known only
+    by measurement); ``text`` says it in words, with the source, or the date, method and host."""
+
+    kind: str
+    value: float
+    datasheet: float | None
+    text: str
+
+    @property
+    def of_datasheet(self) -> float | None:
+        """The roof applied as a fraction of the datasheet figure, or None without one."""
+        return None if not self.datasheet else self.value / self.datasheet
+
+
+def provenance(value: float, source: str, achievable: float | None, measured: Measured | None,
+               applied: bool) -> Provenance:
+    """The provenance of one ceiling of datasheet ``value``: of the achievable roof when
+    ``applied`` (derated or measured), else of the datasheet roof. A ceiling whose value is its
+    measurement (``measured.value == value``) has no datasheet figure."""
+    only_measured = measured is not None and measured.value == value
+    datasheet = None if only_measured else value
+    said = (f"datasheet: {source}" if source else "datasheet (no source given)")
+    if measured is not None and (applied or only_measured):
+        text = f"measured {measured.date} on {measured.host}: {measured.method}"
+        return Provenance("measured", measured.value, datasheet, text)
+    if applied and achievable is not None and achievable != 1.0:
+        return Provenance("derated", value * achievable, value,
+                          f"derated: {achievable:.0%} of the datasheet value ({said})")
+    return Provenance("datasheet", value, value, said)
+
+
+def ceiling_note(value: float, source: str, measured: Measured | None, unit: str) -> tuple[str, str]:
+    """A ceiling's provenance in words, as the hardware editor shows it beside the value: a
+    short line (with how much of the datasheet a measurement reaches) and the whole text."""
+    said = f"datasheet: {source}" if source else "no source given"
+    if measured is None:
+        return source.split(" [")[0] or "no source given", said
+    how = f"measured {measured.date} on {measured.host or 'this computer'}: {measured.method}"
+    if measured.value == value:
+        return f"measured {measured.date}", how
+    share = measured.value / value
+    flag = " ⚠ above the datasheet" if share > 1.05 else ""
+    return (f"measured {format_si(measured.value, unit)}: {share:.0%} of the datasheet{flag}",
+            f"{said}\n{how}")
 
 
 @dataclass(frozen=True)
@@ -20,7 +88,8 @@ class MemoryLevel:
     (host link such as PCIe, per direction) or ``link`` (chip-to-chip, per direction).
     ``bandwidth`` is the read (or only) bandwidth in B/s; ``write_bandwidth`` applies to the bytes
     a kernel writes when given. ``achievable`` is the fraction of ``bandwidth`` reached in
-    practice (for derated roofs), None for "not stated".
+    practice (for derated roofs), None for "not stated". ``measured`` is the bandwidth as
+    measured, if it was (it takes the place of ``achievable`` in the achievable roofs).
     """
 
     role: str
@@ -30,6 +99,18 @@ class MemoryLevel:
     capacity: float | None = None
     achievable: float | None = None
     source: str = ""
+    measured: Measured | None = None
+
+    def provenance(self, applied: bool = False) -> Provenance:
+        return provenance(self.bandwidth, self.source, self.achievable, self.measured, applied)
+
+    @property
+    def applied_fraction(self) -> float:
+        """The achievable roof as a fraction of ``bandwidth``: measured ÷ datasheet where
+        measured, else the achievable fraction, else 1."""
+        if self.measured is not None:
+            return self.measured.value / self.bandwidth
+        return self.achievable or 1.0
 
 
 @dataclass(frozen=True)
@@ -38,8 +119,9 @@ class Chip:
 
     A precision missing from ``compute`` is not supported: kernels at that precision evaluate as
     ``unsupported``, never with a fallback. ``compute_achievable`` holds optional derating
-    fractions per precision. ``id`` is stable within a document; ``preset`` names the preset the
-    chip came from, if any.
+    fractions per precision; ``compute_measured`` the measured peaks per precision, where
+    measured (they take the place of the fractions in the achievable roofs). ``id`` is stable
+    within a document; ``preset`` names the preset the chip came from, if any.
     """
 
     id: str
@@ -51,6 +133,7 @@ class Chip:
     notes: str = ""
     compute_sources: dict[str, str] = field(default_factory=dict)
     compute_achievable: dict[str, float] = field(default_factory=dict)
+    compute_measured: dict[str, Measured] = field(default_factory=dict)
     color: str | None = None
     visible: bool = True
     preset: str | None = None
@@ -58,6 +141,18 @@ class Chip:
     def peak(self, precision: str) -> float | None:
         """Dense peak op/s at ``precision``, or None when the chip has no such mode."""
         return self.compute.get(precision)
+
+    def compute_provenance(self, precision: str, applied: bool = False) -> Provenance:
+        return provenance(self.compute[precision], self.compute_sources.get(precision, ""),
+                          self.compute_achievable.get(precision),
+                          self.compute_measured.get(precision), applied)
+
+    def applied_compute_fraction(self, precision: str) -> float:
+        """The achievable compute roof as a fraction of the peak (see MemoryLevel's)."""
+        measured = self.compute_measured.get(precision)
+        if measured is not None:
+            return measured.value / self.compute[precision]
+        return self.compute_achievable.get(precision, 1.0)
 
     def levels(self, role: str) -> tuple[MemoryLevel, ...]:
         return tuple(level for level in self.memory if level.role == role)
@@ -82,13 +177,45 @@ class Chip:
 
     def with_compute(self, precision: str, value: float | None) -> Chip:
         compute = dict(self.compute)
+        measured = dict(self.compute_measured)
         if value is None:
             compute.pop(precision, None)
+            measured.pop(precision, None)
         else:
             compute[precision] = float(value)
-        return replace(self, compute=compute)
+        return replace(self, compute=compute, compute_measured=measured)
 
     def with_level(self, index: int, level: MemoryLevel) -> Chip:
         memory = list(self.memory)
         memory[index] = level
         return replace(self, memory=tuple(memory))
+
+
+def attach_measured(chip: Chip, measured: Chip) -> tuple[Chip, list[str], list[str]]:
+    """``chip`` with the measured values of ``measured`` (a chip from a measurement) beside its
+    datasheet values: each measured memory level goes to the level of the same name (else, for
+    main memory, to the chip's dram level), each measured peak to the same precision. Returns
+    the chip and the names of the ceilings matched and not matched."""
+    memory = list(chip.memory)
+    matched, unmatched = [], []
+    for level in measured.memory:
+        if level.measured is None:
+            continue
+        index = next((i for i, lv in enumerate(memory) if lv.name.lower() == level.name.lower()),
+                     None)
+        if index is None and level.role == "dram":
+            index = next(i for i, lv in enumerate(memory) if lv.role == "dram")
+        if index is None:
+            unmatched.append(level.name)
+            continue
+        memory[index] = replace(memory[index], measured=level.measured)
+        matched.append(memory[index].name)
+    compute_measured = dict(chip.compute_measured)
+    for precision, value in measured.compute_measured.items():
+        if precision in chip.compute:
+            compute_measured[precision] = value
+            matched.append(precision)
+        else:
+            unmatched.append(precision)
+    return (replace(chip, memory=tuple(memory), compute_measured=compute_measured),
+            matched, unmatched)

@@ -113,7 +113,7 @@ def diagnose(comparison: Comparison, k: int, c: int, units: Units = Units()) -> 
     others = []
     if compute_bound:  # another compute roof above the point
         for precision, peak in chip.compute.items():
-            ceiling = peak * (chip.compute_achievable.get(precision, 1.0) if r.derated else 1.0)
+            ceiling = peak * (chip.applied_compute_fraction(precision) if r.derated else 1.0)
             if precision != kernel.precision and rate <= ceiling * TOLERANCE:
                 others.append(f"{precision} roof ({units.format_rate(ceiling)})")
     else:  # fewer bytes per value than the label: the memory roof moves up as much

@@ -8,8 +8,10 @@ Every view (chart, table, explanation, status bar, exports) takes its numbers fr
 - **Count MACs** divides every rate and every intensity by ``OPS_PER_MAC`` (1 MAC = 2 ops). A
   roof keeps its bandwidth: attainable/2 = min(peak/2, (intensity/2) × bandwidth), so in MAC
   units the diagonal is still y = bandwidth × x and the ridge moves to peak/2 ÷ bandwidth.
-- **Derated** applies each ceiling's achievable fraction; the evaluation carries it
-  (``Evaluation.ceiling``, ``ChipArrays.read_bandwidth``) and everything here reads those.
+- **Derated** (View → Achievable roofs) applies each ceiling's measured value where it has one,
+  else its achievable fraction; the evaluation carries it (``Evaluation.ceiling``,
+  ``ChipArrays.read_bandwidth``) and everything here reads those. The chart then also lists the
+  datasheet roofs that differ (``ChartSpec.datasheet_roofs``), drawn dashed beside them.
 """
 
 from __future__ import annotations
@@ -80,6 +82,7 @@ class Roof:
     peak: float  # shown rate of the flat part (derated when the comparison is)
     ridge: float  # shown intensity where the diagonal meets the flat part
     bandwidth: float  # B/s of the diagonal (dram, derated when the comparison is)
+    kind: str = "datasheet"  # the compute roof's provenance: datasheet, measured or derated
 
     def points(self, x_lo: float = X_SPAN[0], x_hi: float = X_SPAN[1]) -> tuple[np.ndarray, np.ndarray]:
         """The roof's polyline: (x, y) at x_lo, the ridge and x_hi, in shown units."""
@@ -113,6 +116,9 @@ class ChartSpec:
     diagonals: tuple[Diagonal, ...]
     marker_x: np.ndarray  # [K] shown intensity (main memory) of each kernel
     marker_y: np.ndarray  # [K, C] shown attainable rate; NaN where unsupported
+    #: with achievable roofs: the datasheet roof (peak on the datasheet dram diagonal) of each
+    #: shown roof whose peak or diagonal the measurement or the derating moved
+    datasheet_roofs: tuple[Roof, ...] = ()
 
     def roofs_of(self, chip: int) -> list[Roof]:
         return [r for r in self.roofs if r.chip == chip]
@@ -140,6 +146,8 @@ def chart_spec(comparison: Comparison, units: Units, chips: list[int] | None = N
     ceiling = ca.ceiling(r.derated)
     read_bw = ca.read_bandwidth(r.derated)
     dram_bw = ca.dram_bandwidth(r.derated)
+    nominal_dram = ca.dram_bandwidth(False)
+    datasheet: list[Roof] = []
     wanted = shown_precisions(comparison, precisions, also)
     moved = np.isfinite(comparison.kernel_arrays.bytes).any(axis=0)
     used_roles = {role for role, i in ROLE_INDEX.items() if moved[i]}
@@ -149,8 +157,13 @@ def chart_spec(comparison: Comparison, units: Units, chips: list[int] | None = N
         have = [p for p in wanted if p in chip.compute] or list(chip.precisions)
         peaks = {p: float(ceiling[c, PRECISIONS.index(p)]) for p in have}
         for p, peak in sorted(peaks.items(), key=lambda kv: -kv[1]):
+            kind = chip.compute_provenance(p, r.derated).kind
             roofs.append(Roof(c, p, float(units.rate(peak)),
-                              float(units.intensity(peak / dram_bw[c])), float(dram_bw[c])))
+                              float(units.intensity(peak / dram_bw[c])), float(dram_bw[c]), kind))
+            nominal, nominal_bw = float(ca.peak[c, PRECISIONS.index(p)]), float(nominal_dram[c])
+            if r.derated and (nominal != peak or nominal_bw != dram_bw[c]):
+                datasheet.append(Roof(c, p, float(units.rate(nominal)),
+                                      float(units.intensity(nominal / nominal_bw)), nominal_bw))
         top = units.rate(max(peaks.values(), default=0.0))
         for j, level in enumerate(chip.memory):
             if level.role == "dram" or level.role in hidden_levels:
@@ -158,7 +171,8 @@ def chart_spec(comparison: Comparison, units: Units, chips: list[int] | None = N
             diagonals.append(Diagonal(c, j, level.name, level.role, float(read_bw[c, j]), float(top),
                                       level.role in used_roles))
     return ChartSpec(units, tuple(roofs), tuple(diagonals),
-                     units.intensity(comparison.dram_intensity), units.rate(r.attainable))
+                     units.intensity(comparison.dram_intensity), units.rate(r.attainable),
+                     tuple(datasheet))
 
 
 # -- kernel labels ---------------------------------------------------------------------------------

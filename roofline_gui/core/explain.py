@@ -39,8 +39,9 @@ def explain(comparison: Comparison, k: int, c: int, units: Units = Units()) -> l
     attainable = float(r.attainable[k, c])
     lines = []
     if code == LIMITER_COMPUTE:
+        kind = chip.compute_provenance(kernel.precision, r.derated).kind
         lines.append(f"{kernel.name} on {chip.name}: compute-bound at the {kernel.precision} peak"
-                     + (" (derated)." if r.derated else "."))
+                     + (f" ({kind})." if kind != "datasheet" else "."))
     else:
         level = chip.memory[code]
         lines.append(f"{kernel.name} on {chip.name}: memory-bound on {level.name} ({level.role}).")
@@ -60,9 +61,10 @@ def _where_it_sits(cmp: Comparison, k, c, code, attainable, units: Units) -> lis
     peak, ceiling = float(r.peak[k, c]), float(r.ceiling[k, c])
     op = units.word
     # The share is of the roof the kernel runs against: the peak, or the derated roof.
+    kind = chip.compute_provenance(kernel.precision, r.derated).kind
     roof = (f"the {kernel.precision} peak ({units.format_rate(peak)})" if ceiling == peak else
-            f"the derated {kernel.precision} roof ({units.format_rate(ceiling)}, "
-            f"{_pct(ceiling / peak * 100)} of the {units.format_rate(peak)} peak)")
+            f"the {kind} {kernel.precision} roof ({units.format_rate(ceiling)}, "
+            f"{_pct(ceiling / peak * 100)} of the {units.format_rate(peak)} datasheet peak)")
     lines = []
     if code >= 0:
         level = chip.memory[code]
@@ -70,7 +72,8 @@ def _where_it_sits(cmp: Comparison, k, c, code, attainable, units: Units) -> lis
         level_intensity = float(r.intensity[k, ROLE_INDEX[level.role]])
         bytes_per_unit = units.ops_per_unit / level_intensity
         derated_bw = ("" if bandwidth == level.bandwidth
-                      else f" (derated from {format_si(level.bandwidth, 'B/s')})")
+                      else f" ({level.provenance(True).kind}; the datasheet says "
+                           f"{format_si(level.bandwidth, 'B/s')})")
         lines.append(
             f"{format_si(bytes_per_unit, 'B')}/{op} ({units.format_intensity(level_intensity)}) at "
             f"{format_si(bandwidth, 'B/s')}{derated_bw} gives {units.format_rate(attainable)}, "

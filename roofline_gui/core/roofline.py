@@ -99,7 +99,7 @@ class ChipArrays:
     """Chips as arrays; levels padded to the longest hierarchy (role -1, bandwidth NaN)."""
 
     peak: np.ndarray  # [C, P] op/s, NaN where the precision is absent
-    peak_fraction: np.ndarray  # [C, P] achievable fraction, 1 where not stated
+    peak_fraction: np.ndarray  # [C, P] achievable (measured ÷ peak, or derated) fraction, else 1
     bandwidth: np.ndarray  # [C, L] B/s
     write_bandwidth: np.ndarray  # [C, L] B/s (= bandwidth where not stated)
     bandwidth_fraction: np.ndarray  # [C, L]
@@ -120,12 +120,13 @@ class ChipArrays:
         for i, chip in enumerate(chips):
             for prec, value in chip.compute.items():
                 peak[i, PRECISION_INDEX[prec]] = value
-            for prec, value in chip.compute_achievable.items():
-                peak_fraction[i, PRECISION_INDEX[prec]] = value
+            for prec in {*chip.compute_achievable, *chip.compute_measured}:
+                if prec in chip.compute:
+                    peak_fraction[i, PRECISION_INDEX[prec]] = chip.applied_compute_fraction(prec)
             for j, level in enumerate(chip.memory):
                 bw[i, j] = level.bandwidth
                 wbw[i, j] = level.write_bandwidth or level.bandwidth
-                frac[i, j] = level.achievable or 1.0
+                frac[i, j] = level.applied_fraction
                 role[i, j] = ROLE_INDEX[level.role]
             dram[i] = next((j for j, lv in enumerate(chip.memory) if lv.role == "dram"), 0)
         return cls(peak, peak_fraction, bw, wbw, frac, role, dram)

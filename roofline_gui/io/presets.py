@@ -66,6 +66,14 @@ def load_presets(folder: Path | None = None, user_file: Path | None = None) -> P
     return Presets(chips=chips, kernels=_read(folder / "kernels.json", "kernels", read_kernel))
 
 
+def user_preset_id(name: str) -> str:
+    """The id a chip saved as a user preset gets: ``user-`` and its name in lower case, each
+    run of other characters a hyphen (``This computer, measured 2026-12-01`` →
+    ``user-this-computer-measured-2026-12-01``)."""
+    slug = "".join(ch if ch.isalnum() else "-" for ch in name.lower())
+    return "user-" + "-".join(part for part in slug.split("-") if part)
+
+
 def save_user_chip(chip: Chip, preset_id: str, user_file: Path | None = None) -> Path:
     """Add (or replace) ``chip`` in the user's preset file, atomically; returns the file."""
     user_file = user_file or user_presets_path()

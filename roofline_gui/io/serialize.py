@@ -26,6 +26,7 @@ def chip_to_dict(chip: Chip) -> dict:
         "compute": dict(chip.compute),
         "compute_sources": dict(chip.compute_sources),
         "achievable": dict(chip.compute_achievable),
+        "compute_measured": {p: asdict(m) for p, m in chip.compute_measured.items()},
         "memory": [level_to_dict(level) for level in chip.memory],
         "color": chip.color,
         "preset": chip.preset,

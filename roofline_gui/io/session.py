@@ -22,7 +22,7 @@ from roofline_gui.io.serialize import chip_to_dict, kernel_to_dict
 from roofline_gui.io.validate import PRESET_OVERRIDES, Checker, read_chip, read_kernel
 
 FORMAT = "roofline-session"
-VERSION = 3
+VERSION = 4
 MAX_ITEMS = 100_000
 #: The keys a session file may have at its top level.
 TOP_KEYS = ("format", "version", "title", "baseline", "chips", "kernels", "workloads")
@@ -51,7 +51,13 @@ def _v2_to_v3(data: dict) -> dict:
     return {**data, "version": 3}
 
 
-MIGRATIONS: dict[int, Callable[[dict], dict]] = {1: _v1_to_v2, 2: _v2_to_v3}
+def _v3_to_v4(data: dict) -> dict:
+    """Version 4 adds measured ceilings (a level's ``measured``, a chip's ``compute_measured``);
+    a version 3 file has none."""
+    return {**data, "version": 4}
+
+
+MIGRATIONS: dict[int, Callable[[dict], dict]] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4}
 
 
 def migrate(data: dict) -> dict:
@@ -157,8 +163,40 @@ def _resolve(ck: Checker, d: dict, path: str, item_id: str, library: dict, reade
     return reader(ck, {**to_dict(base), **overrides}, path, item_id)
 
 
+#: What ``--measure --json`` writes: the measured figures and, under ``chip``, the machine in
+#: the session's chip format.
+MEASUREMENT_FORMAT = "roofline-measurement"
+
+
+def parse_measurement(data: dict, presets: Presets | None = None, source: str = "") -> Document:
+    """A measurement file's chip as a session of its own (no kernels)."""
+    ck = Checker()
+    d = ck.obj(data.get("chip"), "chip")
+    chip = None
+    if d is not None:
+        chip_id = d.get("id") if isinstance(d.get("id"), str) and d.get("id") else "this-computer"
+        chip = read_chip(ck, d, "chip", chip_id)
+    if ck.problems or chip is None:
+        raise ValidationError(ck.problems, source)
+    return Document(chips=(chip,), title=chip.name)
+
+
+def parse_document(data: Any, presets: Presets | None = None,
+                   source: str = "") -> tuple[Document, bool]:
+    """A session, or a measurement file (its chip, as a new session); the flag says whether it
+    was a session (one that saving may write back to)."""
+    if isinstance(data, dict) and data.get("format") == MEASUREMENT_FORMAT:
+        return parse_measurement(data, presets, source), False
+    return parse_session(data, presets, source), True
+
+
+def open_document(path: str | os.PathLike, presets: Presets | None = None) -> tuple[Document, bool]:
+    return parse_document(read_json(path), presets, str(path))
+
+
 def load_session(path: str | os.PathLike, presets: Presets | None = None) -> Document:
-    return parse_session(read_json(path), presets, str(path))
+    """The document in a session file (or a measurement file's chip)."""
+    return open_document(path, presets)[0]
 
 
 def loads_session(raw: bytes, presets: Presets | None = None, source: str = "") -> Document:

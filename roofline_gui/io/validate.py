@@ -11,7 +11,7 @@ import math
 import re
 from typing import Any
 
-from roofline_gui.core.chip import Chip, MemoryLevel
+from roofline_gui.core.chip import Chip, Measured, MemoryLevel
 from roofline_gui.core.errors import Problem
 from roofline_gui.core.kernel import Kernel
 from roofline_gui.core.templates import TEMPLATES
@@ -30,9 +30,12 @@ _COLOR = re.compile(r"^#[0-9a-fA-F]{6}$")
 #: The keys each kind of entry may have. A key outside these is refused by name, so a typo
 #: ("bandwith") is caught instead of silently dropped. ``io/schema.py`` builds the published
 #: JSON Schema from these same tuples.
-LEVEL_KEYS = ("role", "name", "bandwidth", "write_bandwidth", "capacity", "achievable", "source")
+LEVEL_KEYS = ("role", "name", "bandwidth", "write_bandwidth", "capacity", "achievable", "source",
+              "measured")
 CHIP_KEYS = ("id", "name", "vendor", "year", "notes", "compute", "compute_sources", "achievable",
-             "memory", "color", "visible", "preset")
+             "compute_measured", "memory", "color", "visible", "preset")
+#: A measured ceiling: its value (op/s or B/s), when, how and where.
+MEASURED_KEYS = ("value", "date", "method", "host")
 #: A kernel is given in exactly one of three forms; each form's keys belong to it alone.
 KERNEL_FORMS = {
     "template": ("template", "params"),
@@ -171,9 +174,27 @@ def read_level(ck: Checker, raw: Any, path: str) -> MemoryLevel | None:
     capacity = ck.optional_number(d, "capacity", path)
     achievable = None if d.get("achievable") is None else ck.fraction(d["achievable"], f"{path}.achievable")
     source = ck.text(d, "source", path)
+    measured = (None if d.get("measured") is None
+                else read_measured(ck, d["measured"], f"{path}.measured", MAX_BANDWIDTH))
     if len(ck.problems) > start:
         return None
-    return MemoryLevel(role, name, bandwidth, write_bw, capacity, achievable, source)
+    return MemoryLevel(role, name, bandwidth, write_bw, capacity, achievable, source, measured)
+
+
+def read_measured(ck: Checker, raw: Any, path: str, maximum: float) -> Measured | None:
+    """``{"value": …, "date": …, "method": …, "host": …}``: date and method are required."""
+    d = ck.obj(raw, path)
+    if d is None:
+        return None
+    start = len(ck.problems)
+    ck.known_keys(d, path, MEASURED_KEYS)
+    value = ck.number(d.get("value"), f"{path}.value", maximum=maximum)
+    date = ck.text(d, "date", path, required=True)
+    method = ck.text(d, "method", path, required=True)
+    host = ck.text(d, "host", path)
+    if len(ck.problems) > start:
+        return None
+    return Measured(value, date, method, host)
 
 
 def read_chip(ck: Checker, d: dict, path: str, chip_id: str) -> Chip | None:
@@ -185,6 +206,12 @@ def read_chip(ck: Checker, d: dict, path: str, chip_id: str) -> Chip | None:
     )
     sources = ck.per_key(d, "compute_sources", path, PRECISIONS, _text_reader(ck))
     achievable = ck.per_key(d, "achievable", path, PRECISIONS, ck.fraction)
+    measured = ck.per_key(d, "compute_measured", path, PRECISIONS,
+                          lambda v, p: read_measured(ck, v, p, MAX_COMPUTE))
+    for precision in measured:
+        if precision not in compute:
+            ck.fail(f"{path}.compute_measured.{precision}",
+                    f"is a measured {precision} peak, but compute has no {precision} peak")
     levels_raw = ck.array(d.get("memory"), f"{path}.memory")
     levels = [read_level(ck, raw, f"{path}.memory[{i}]") for i, raw in enumerate(levels_raw or [])]
     if levels_raw is not None and not any(
@@ -212,7 +239,7 @@ def read_chip(ck: Checker, d: dict, path: str, chip_id: str) -> Chip | None:
     return Chip(
         id=chip_id, name=name, compute=compute, memory=tuple(levels), vendor=vendor,
         year=None if year is None else int(year), notes=notes, compute_sources=sources,
-        compute_achievable=achievable, color=color, visible=visible, preset=preset,
+        compute_achievable=achievable, compute_measured=measured, color=color, visible=visible, preset=preset,
     )
 
 

@@ -58,3 +58,27 @@ def vector_rate(precision: str, runner: ParallelRunner, *, elements: int = 4096,
     timing = time_repeated(lambda: runner.run(work), repeats=repeats, min_time=0.02, cancel=cancel)
     ops = 2.0 * elements * passes * runner.threads
     return ComputePoint("vector", precision, elements, ops, timing)
+
+
+#: Elements per thread in the FMA kernel's array: 16 KiB of fp64, well inside any L1.
+FMA_ELEMENTS = 2048
+
+
+def fma_sweep(precision: str, threads: int, *, repeats: int = 3,
+              cancel: threading.Event | None = None) -> list[ComputePoint]:
+    """The compiled ERT-style multiply-add kernel at each of ``FMA_STEPS`` steps per element
+    (``size`` of each point: the steps), all threads, L1-resident. The vector peak is the best."""
+    from roofline_gui.measure.compiled import FMA_STEPS, fma_kernel  # noqa: PLC0415
+
+    dtype = DTYPES[precision]
+    x = np.full((threads, FMA_ELEMENTS), 0.5, dtype=dtype)
+    a, b = dtype(0.999), dtype(1e-4)
+    points = []
+    for steps in FMA_STEPS:
+        kernel = fma_kernel(steps)
+        kernel(x, a, b, 1)  # compiles for this dtype
+        reps = max(1, int(2e8 // (2 * steps * x.size)))
+        timing = time_repeated(lambda k=kernel, r=reps: k(x, a, b, r), repeats=repeats,
+                               min_time=0.02, cancel=cancel)
+        points.append(ComputePoint("fma", precision, steps, 2.0 * steps * x.size * reps, timing))
+    return points

@@ -1,9 +1,12 @@
 """Measure this computer and describe it as a Chip.
 
-The memory levels are the plateaus of a triad bandwidth sweep (sizes from inside L1 to well past
-the last cache); each level's bandwidth is its best sustained plateau. The compute ceilings are
-BLAS matrix multiply rates (fp64, fp32). Method, sizes, thread count and the spread of the
-repetitions go into the chip's notes and sources.
+The memory levels are the plateaus of a STREAM bandwidth sweep (working sets from inside L1 to
+at least 4× the largest cache); each level's bandwidth is its best sustained plateau. The
+compute ceilings are the vector multiply-add peak per precision (an ERT-style compiled kernel),
+with the BLAS matrix multiply rate and the theoretical peak (cores × clock × vector width × FMA
+units × 2, where the clock can be read) reported beside it. The kernels are compiled through
+numba; where it cannot run, numpy's kernels measure instead and the result says so. Method,
+sizes, thread count and the spread of the repetitions go into the chip's notes and sources.
 """
 
 from __future__ import annotations
@@ -17,12 +20,13 @@ from pathlib import Path
 
 import numpy as np
 
-from roofline_gui.core.chip import Chip, MemoryLevel
+from roofline_gui.core.chip import Chip, Measured, MemoryLevel
 from roofline_gui.core.units import format_si
-from roofline_gui.measure.compute import ComputePoint, gemm_rate, vector_rate
+from roofline_gui.measure.compute import ComputePoint, fma_sweep, gemm_rate, vector_rate
 from roofline_gui.measure.stream import (
     KERNELS,
     BandwidthPoint,
+    NumpyStream,
     Plateau,
     find_plateaus,
     measure_size,
@@ -31,6 +35,37 @@ from roofline_gui.measure.stream import (
 from roofline_gui.measure.timing import Cancelled, ParallelRunner, thread_count
 
 Progress = Callable[[float, str], None]
+
+#: The sweep goes at least this far, and to 6× the largest cache where that is further, so
+#: that at least two sizes meet STREAM's rule (arrays of at least 4× the largest cache).
+DRAM_FLOOR = 1024**3
+CACHE_MULTIPLE = 6
+#: ... but never takes more than this share of the memory available when it starts.
+MEMORY_SHARE = 0.5
+WORD_BYTES = {"fp64": 8, "fp32": 4}
+
+
+@dataclass(frozen=True)
+class Theoretical:
+    """cores × clock × (vector bits ÷ word bits) × FMA units × 2 flops."""
+
+    cores: int
+    clock_hz: float
+    clock_source: str
+    vector_bits: int
+    fma_units: int
+    isa: str
+
+    def peak(self, precision: str) -> float:
+        lanes = self.vector_bits // (8 * WORD_BYTES[precision])
+        return self.cores * self.clock_hz * lanes * self.fma_units * 2
+
+    def formula(self, precision: str) -> str:
+        lanes = self.vector_bits // (8 * WORD_BYTES[precision])
+        cores = f"{self.cores} core{'s' if self.cores != 1 else ''}"
+        return (f"{cores} × {self.clock_hz / 1e9:.3g} GHz ({self.clock_source}) × "
+                f"{lanes} {precision} lanes ({self.isa}) × {self.fma_units} FMA units × 2 = "
+                f"{format_si(self.peak(precision), 'FLOP/s')}")
 
 
 @dataclass
@@ -42,10 +77,23 @@ class Measurement:
     bandwidth: list[BandwidthPoint] = field(default_factory=list)
     compute: list[ComputePoint] = field(default_factory=list)
     plateaus: list[Plateau] = field(default_factory=list)
+    method: str = ""  # which kernels measured the bandwidth (compiled or numpy)
+    fallback: str | None = None  # why the compiled kernels were not used, when they were not
+    theoretical: Theoretical | None = None
+    notes: list[str] = field(default_factory=list)  # what the sweep could not do
+
+    def peak(self, precision: str) -> ComputePoint | None:
+        """The vector peak at ``precision``: the best FMA point (the numpy vector rate where
+        the compiled kernels could not run)."""
+        points = [c for c in self.compute if c.precision == precision and c.method in ("fma", "vector")]
+        return max(points, key=lambda c: c.rate, default=None)
 
     def to_json(self) -> dict:
+        theory = self.theoretical
         return {
+            "format": "roofline-measurement", "version": 1,
             "cpu": self.cpu, "threads": self.threads, "date": self.date, "caches": self.caches,
+            "method": self.method, "fallback": self.fallback, "notes": self.notes,
             "bandwidth": [{"kernel": p.kernel, "working_set_bytes": p.working_set,
                            "bytes_per_s": p.bandwidth, "best_s": p.timing.best,
                            "median_s": p.timing.median, "spread": p.timing.spread}
@@ -54,17 +102,62 @@ class Measurement:
                           "bytes_per_s": p.bandwidth, "points": p.points} for p in self.plateaus],
             "compute": [{"method": c.method, "precision": c.precision, "size": c.size,
                          "ops_per_s": c.rate, "spread": c.timing.spread} for c in self.compute],
+            "theoretical": None if theory is None else {
+                p: {"flop_per_s": theory.peak(p), "formula": theory.formula(p)} for p in WORD_BYTES},
         }
 
 
-def cpu_name() -> str:
+def _cpuinfo() -> dict[str, str]:
+    """The first processor's fields of /proc/cpuinfo ({} where there is none)."""
+    out: dict[str, str] = {}
     try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
+        text = Path("/proc/cpuinfo").read_text()
     except OSError:
-        pass
-    return platform.processor() or platform.machine()
+        return out
+    for line in text.split("\n\n")[0].splitlines():
+        key, _, value = line.partition(":")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def cpu_name() -> str:
+    return _cpuinfo().get("model name") or platform.processor() or platform.machine()
+
+
+def theoretical_peak(cores: int, info: dict[str, str] | None = None,
+                     max_freq: Path = Path("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq"),
+                     ) -> Theoretical | None:
+    """The theoretical vector peak of an x86-64 CPU, or None where the clock or the vector width
+    cannot be read. The clock is the highest one sysfs gives (cpufreq), else /proc/cpuinfo's
+    ``cpu MHz`` (the clock now; under a hypervisor, the nominal clock: cores may boost above
+    it). Two FMA units of the full width per core are assumed (every Intel core since Haswell
+    and AMD's since Zen 2 has two; AMD's Zen 4 runs a 512-bit FMA as two 256-bit halves)."""
+    info = _cpuinfo() if info is None else info
+    flags = set(info.get("flags", "").split())
+    if "fma" not in flags:
+        return None
+    if "avx512f" in flags and info.get("vendor_id") != "AuthenticAMD":
+        bits, isa = 512, "AVX-512"
+    else:
+        bits, isa = 256, "AVX2" if "avx512f" not in flags else "AVX-512 as 2 × 256 bits"
+    try:
+        clock, source = int(max_freq.read_text()) * 1e3, "cpufreq maximum"
+    except (OSError, ValueError):
+        try:
+            clock, source = float(info["cpu MHz"]) * 1e6, "cpu MHz in /proc/cpuinfo"
+        except (KeyError, ValueError):
+            return None
+    return Theoretical(cores, clock, source, bits, 2, isa)
+
+
+def fp16_note(info: dict[str, str] | None = None) -> str:
+    """Why there is no fp16 ceiling."""
+    flags = set((_cpuinfo() if info is None else info).get("flags", "").split())
+    if "avx512fp16" in flags:
+        return ("fp16: this CPU has fp16 arithmetic (AVX512-FP16), but numba compiles no fp16 "
+                "arithmetic for the CPU, so its peak is not measured")
+    return ("fp16: this CPU has no fp16 arithmetic (F16C only converts), so there is no fp16 "
+            "ceiling" if "f16c" in flags else "fp16: not measured (no fp16 arithmetic found)")
 
 
 def cache_sizes(threads: int = 1) -> dict[str, int]:
@@ -89,29 +182,89 @@ def cache_sizes(threads: int = 1) -> dict[str, int]:
     return out
 
 
+def memory_available() -> int | None:
+    """Bytes of memory available now (Linux's MemAvailable), or None where unknown."""
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def sweep_plan(caches: dict[str, int], threads: int, compiled: bool,
+               available: int | None) -> tuple[list[int], str | None]:
+    """Working-set sizes from inside L1 (compiled kernels; numpy's call overhead hides L1, so
+    its sweep starts at 24 KiB) to max(384 MiB, 6× the largest cache), bounded by half the
+    memory available, and a note when that bound keeps the sweep under 4× the largest cache."""
+    largest_cache = max(caches.values(), default=0)
+    want = max(DRAM_FLOOR, CACHE_MULTIPLE * largest_cache)
+    top = want if available is None else min(want, int(available * MEMORY_SHARE))
+    note = None
+    if largest_cache and top < 4 * largest_cache:
+        note = (f"main memory was measured up to {format_si(top, 'B')} only: STREAM's rule "
+                f"(4× the largest cache, {format_si(4 * largest_cache, 'B')}) needs more memory "
+                f"than the {format_si(available or 0, 'B')} available, so the DRAM level may "
+                f"still be partly served by the cache")
+    smallest = 8 * 1024 * threads if compiled else 24 * 1024
+    return sweep_sizes(smallest, top, per_octave=3 if compiled else 2), note
+
+
+def _stream_backend(threads: int, compiled: bool):
+    """The compiled STREAM kernels, or numpy's with the reason they are used instead."""
+    if not compiled:
+        return NumpyStream(threads), "the numpy kernels were asked for"
+    from roofline_gui.measure import compiled as jit  # noqa: PLC0415 (numba is heavy)
+
+    reason = jit.unavailable()
+    if reason is not None:
+        return NumpyStream(threads), reason
+    return jit.CompiledStream(threads), None
+
+
 def measure(progress: Progress | None = None, cancel: threading.Event | None = None, *,
             sizes: list[int] | None = None, gemm_sizes: dict[str, int] | None = None,
-            threads: int | None = None) -> Measurement:
-    """Run the sweep and the compute measurements. Raises Cancelled if ``cancel`` is set."""
+            threads: int | None = None, compiled: bool = True) -> Measurement:
+    """Run the sweep and the compute measurements. Raises Cancelled if ``cancel`` is set.
+    ``sizes`` replaces the planned sweep (and its extension); ``compiled=False`` measures
+    with numpy's kernels."""
+    extend = sizes is None
     progress = progress or (lambda _f, _m: None)
     threads = threads or thread_count()
-    sizes = sizes or sweep_sizes()
     gemm_sizes = gemm_sizes or {"fp64": 2048, "fp32": 3072}
+    info = _cpuinfo()
     result = Measurement(threads, dt.datetime.now().strftime("%Y-%m-%d %H:%M"), cpu_name(),
-                         cache_sizes(threads))
-    runner = ParallelRunner(threads)
+                         cache_sizes(threads), theoretical=theoretical_peak(threads, info))
+    progress(0.0, "compiling the measurement kernels (numba)" if compiled else "starting")
+    backend, result.fallback = _stream_backend(threads, compiled)
+    use_jit = result.fallback is None
+    result.method = backend.label + (f", {_jit_version()}" if use_jit else "")
+    if sizes is None:
+        sizes, note = sweep_plan(result.caches, threads, use_jit, memory_available())
+        if note:
+            result.notes.append(note)
+    result.notes.append(fp16_note(info))
+    runner = ParallelRunner(threads) if not use_jit else None
     steps = len(sizes) + 2 * len(gemm_sizes)
     try:
         for i, size in enumerate(sizes):
             progress(i / steps, f"memory bandwidth, working set {format_si(size, 'B')}")
-            result.bandwidth += measure_size(size, runner, KERNELS, cancel=cancel)
+            result.bandwidth += measure_size(size, backend, KERNELS, cancel=cancel)
+        if extend:  # a cache larger than sysfs says: go on while the curve still falls
+            _extend_sweep(result, sizes, backend, progress, cancel, memory_available())
         for j, (precision, n) in enumerate(gemm_sizes.items()):
             progress((len(sizes) + 2 * j) / steps, f"{precision} matrix multiply {n}×{n}")
             result.compute.append(gemm_rate(precision, n, cancel=cancel))
             progress((len(sizes) + 2 * j + 1) / steps, f"{precision} vector multiply-add")
-            result.compute.append(vector_rate(precision, runner, cancel=cancel))
+            if use_jit:
+                result.compute += fma_sweep(precision, threads, cancel=cancel)
+            else:
+                result.compute.append(vector_rate(precision, runner, cancel=cancel))
     finally:
-        runner.close()
+        backend.close()
+        if runner is not None:
+            runner.close()
     sizes_seen, envelope = best_per_size(result.bandwidth)
     result.plateaus = _dram_by_stream_rule(find_plateaus(sizes_seen, envelope), sizes_seen,
                                            envelope, result.caches)
@@ -119,18 +272,55 @@ def measure(progress: Progress | None = None, cancel: threading.Event | None = N
     return result
 
 
+#: At most this many doublings beyond the planned sweep while the curve still falls.
+MAX_EXTENSIONS = 2
+
+
+def _extend_sweep(result: Measurement, sizes: list[int], backend, progress, cancel,
+                  available: int | None) -> None:
+    size = sizes[-1]
+    for _ in range(MAX_EXTENSIONS):
+        if not still_falling(best_per_size(result.bandwidth)[1]):
+            return
+        size *= 2
+        if available is not None and size > available * MEMORY_SHARE:
+            break
+        progress(0.9, f"memory bandwidth still falling: working set {format_si(size, 'B')}")
+        result.bandwidth += measure_size(size, backend, KERNELS, cancel=cancel)
+    if still_falling(best_per_size(result.bandwidth)[1]):
+        result.notes.append(
+            f"the bandwidth was still falling at the largest working set "
+            f"({format_si(size, 'B')}): main memory may be slower than the DRAM level says")
+
+
+def _jit_version() -> str:
+    from roofline_gui.measure.compiled import version  # noqa: PLC0415
+
+    return version()
+
+
 def _dram_by_stream_rule(plateaus, sizes, envelope, caches) -> list[Plateau]:
     """STREAM's rule for main memory: arrays at least 4× the largest cache. The last plateau's
-    level is taken from those sizes only, so working sets still partly cached do not count."""
+    level is the median of its sizes that meet the rule, so working sets still partly cached
+    (the edge of the plateau, or a cache larger than sysfs says) do not count."""
     if not plateaus or not caches:
         return plateaus
-    floor = 4 * max(caches.values())
-    big = [bw for size, bw in zip(sizes, envelope, strict=True) if size >= floor]
+    last = plateaus[-1]
+    floor = max(4 * max(caches.values()), last.first_size)
+    big = [bw for size, bw in zip(sizes, envelope, strict=True) if floor <= size <= last.last_size]
     if not big:
         return plateaus
-    last = plateaus[-1]
     level = float(np.median(big))
-    return [*plateaus[:-1], Plateau(max(last.first_size, floor), last.last_size, level, len(big))]
+    return [*plateaus[:-1], Plateau(floor, last.last_size, level, len(big))]
+
+
+def still_falling(envelope: list[float], points: int = 3, drop: float = 0.1) -> bool:
+    """Whether the bandwidth curve's last ``points`` sizes still fall by more than ``drop``:
+    the sweep has not yet reached main memory's plateau."""
+    if len(envelope) < points:
+        return False
+    tail = envelope[-points:]
+    return tail[-1] < tail[0] * (1 - drop)
 
 
 def best_per_size(points: list[BandwidthPoint]) -> tuple[list[int], list[float]]:
@@ -152,11 +342,14 @@ def best_per_size(points: list[BandwidthPoint]) -> tuple[list[int], list[float]]
 
 
 def _level_names(plateaus: list[Plateau], caches: dict[str, int]) -> list[str]:
-    """Name plateaus by the smallest cache that holds their last working set; the last is DRAM."""
+    """Name plateaus by the smallest cache that holds the working set in their middle
+    (geometric: a plateau's ends stray past the cache it stands for, as a working set just
+    larger than a cache is still partly served by it); the last is DRAM."""
     names: list[str] = []
     for p in plateaus[:-1]:
+        middle = (p.first_size * p.last_size) ** 0.5
         fitting = [level for level, size in sorted(caches.items(), key=lambda kv: kv[1])
-                   if p.last_size <= size * 1.5]
+                   if middle <= size]
         name = fitting[0] if fitting else "cache"
         while name in names:  # two plateaus in one level's range: keep both, named apart
             name += "'"
@@ -164,39 +357,74 @@ def _level_names(plateaus: list[Plateau], caches: dict[str, int]) -> list[str]:
     return [*names, "DRAM"]
 
 
+def host_name(m: Measurement) -> str:
+    return f"{m.cpu}, {m.threads} threads ({platform.node() or 'this computer'})"
+
+
 def to_chip(m: Measurement, chip_id: str = "this-computer") -> Chip:
-    """The measured machine as a chip: cache plateaus, DRAM, BLAS compute ceilings."""
+    """The measured machine as a chip: cache plateaus and DRAM (measured: no datasheet figure is
+    known), and the vector peak per precision, measured. Where sysfs gives the highest clock,
+    the compute ceiling's datasheet value is the theoretical peak and the measurement sits
+    beside it; ``cpu MHz`` alone (the clock now, or under a hypervisor the nominal clock) is
+    not trusted for that, and the theoretical peak is only reported."""
     if not m.plateaus:
         raise ValueError("no bandwidth plateau was found")
+    host = host_name(m)
     names = _level_names(m.plateaus, m.caches)
-    method = (f"measured by Roofline Explorer on {m.date}: better of the STREAM add and triad "
-              f"kernels at each working-set size (24 B counted per element as STREAM does, "
-              f"write-allocate not counted), {m.threads} threads, best of 3 repetitions; main "
-              f"memory from working sets at least 4x the largest cache")
+    method = (f"better of the STREAM add and triad kernels at each working-set size, "
+              f"{m.method} (24 B counted per element as STREAM does, write-allocate not "
+              f"counted), {m.threads} threads, best of 3 repetitions; main memory from working "
+              f"sets at least 4x the largest cache")
     levels = []
     for name, p in zip(names, m.plateaus, strict=True):
         role = "dram" if name == "DRAM" else "cache"
-        label = name if role == "cache" else "DRAM"
-        levels.append(MemoryLevel(role, label, p.bandwidth, source=(
-            f"{method}; plateau over working sets {format_si(p.first_size, 'B')}–"
-            f"{format_si(p.last_size, 'B')} ({p.points} sizes)")))
+        span = (f"plateau over working sets {format_si(p.first_size, 'B')}–"
+                f"{format_si(p.last_size, 'B')} ({p.points} sizes)")
+        measured = Measured(p.bandwidth, m.date, f"{method}; {span}", host)
+        levels.append(MemoryLevel(role, name, p.bandwidth, source=f"measured on {m.date}: {span}",
+                                  measured=measured))
     gemm = {c.precision: c for c in m.compute if c.method == "gemm"}
-    vector = {c.precision: c for c in m.compute if c.method == "vector"}
-    compute = {p: c.rate for p, c in gemm.items()}
-    sources = {p: (f"measured on {m.date}: numpy matmul {c.size}×{c.size} through its BLAS, "
-                   f"all threads, best of {c.timing.repeats} (spread {c.timing.spread:.1%})")
-               for p, c in gemm.items()}
+    theory = m.theoretical
+    compute, sources, measured_peaks = {}, {}, {}
+    for precision in gemm:
+        peak = m.peak(precision)
+        if peak is None:
+            continue
+        how = (f"ERT-style multiply-add kernel, compiled ({m.method.rsplit(', ', 1)[-1]}), "
+               f"{peak.size} FMAs per element in L1, all threads, best of the intensity sweep"
+               if peak.method == "fma" else
+               "x = x·a + b through numpy in L1 (no fused multiply-add: below the FMA peak)")
+        measured = Measured(peak.rate, m.date, how, host)
+        measured_peaks[precision] = measured
+        if theory is not None and theory.clock_source == "cpufreq maximum":
+            compute[precision] = theory.peak(precision)
+            sources[precision] = f"theoretical: {theory.formula(precision)}"
+        else:
+            compute[precision] = peak.rate
+            sources[precision] = f"measured on {m.date}: {how}"
     caches = ", ".join(f"{k} {format_si(v, 'B')}" for k, v in m.caches.items()) or "unknown"
     notes = [f"{m.cpu}, {m.threads} threads; measured {m.date} by Roofline Explorer.",
              f"Caches (sysfs): {caches}.",
-             "Memory levels: plateaus of the STREAM bandwidth sweep (add/triad), "
+             f"Memory levels: plateaus of the STREAM bandwidth sweep (add/triad, {m.method}), "
              "best sustained rate each.",
-             "Compute: BLAS matrix multiply (the rate a long GEMM reaches, not the datasheet peak).",
-             *(f"Vector rate through numpy ({p}, x = x·a + b in L1): "
-               f"{format_si(c.rate, 'FLOP/s')}" for p, c in vector.items())]
+             *(f"Compiled kernels not used: {m.fallback}." for _ in [0] if m.fallback),
+             *(f"{precision} BLAS matrix multiply {c.size}×{c.size}: "
+               f"{format_si(c.rate, 'FLOP/s')}" for precision, c in gemm.items()),
+             *(f"Theoretical {p}: {theory.formula(p)}; measured "
+               f"{measured_peaks[p].value / theory.peak(p):.2f}× of it."
+               for p in measured_peaks if theory is not None),
+             *m.notes]
     return Chip(id=chip_id, name=f"This computer, measured {m.date}", compute=compute,
-                memory=tuple(levels), vendor=m.cpu,
-                year=int(m.date[:4]), notes="\n".join(notes), compute_sources=sources)
+                memory=tuple(levels), vendor=m.cpu, year=int(m.date[:4]), notes="\n".join(notes),
+                compute_sources=sources, compute_measured=measured_peaks)
 
 
-__all__ = ["Cancelled", "Measurement", "measure", "to_chip"]
+def measurement_file(m: Measurement) -> dict:
+    """What ``--measure --json`` writes: every figure, and the measured chip in the session's
+    chip format under ``chip`` (File → Open and File → Import → Chips from a file read it)."""
+    from roofline_gui.io.serialize import chip_to_dict  # noqa: PLC0415
+
+    return {**m.to_json(), "chip": chip_to_dict(to_chip(m))}
+
+
+__all__ = ["Cancelled", "Measurement", "measure", "measurement_file", "to_chip"]

@@ -45,10 +45,6 @@ def _slices(n: int, threads: int) -> list[slice]:
 ELEMENTS_PER_DISPATCH = 4_000_000
 
 
-def passes_per_dispatch(n: int) -> int:
-    return max(1, ELEMENTS_PER_DISPATCH // max(n, 1))
-
-
 def stream_kernel(name: str, a, b, c, parts: list[slice], runner: ParallelRunner,
                   passes: int = 1) -> Callable[[], None]:
     """A callable that runs ``passes`` passes of kernel ``name`` over all elements, each thread
@@ -82,16 +78,37 @@ def stream_kernel(name: str, a, b, c, parts: list[slice], runner: ParallelRunner
     return lambda: runner.run(work)
 
 
-def measure_size(working_set: int, runner: ParallelRunner, kernels=KERNELS, *, repeats: int = 3,
+class NumpyStream:
+    """STREAM kernels through numpy's ufuncs, one Python thread per core (the fallback when the
+    compiled kernels cannot run: slower, and blind to L1)."""
+
+    label = "numpy ufuncs, one Python thread per core"
+    elements_per_dispatch = ELEMENTS_PER_DISPATCH
+
+    def __init__(self, threads: int) -> None:
+        self.threads = threads
+        self.runner = ParallelRunner(threads)
+
+    def arrays(self, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return np.full(n, 1.0), np.full(n, 2.0), np.full(n, 0.5)
+
+    def kernel(self, name: str, a, b, c, passes: int) -> Callable[[], None]:
+        return stream_kernel(name, a, b, c, _slices(a.size, self.threads), self.runner, passes)
+
+    def close(self) -> None:
+        self.runner.close()
+
+
+def measure_size(working_set: int, backend, kernels=KERNELS, *, repeats: int = 3,
                  cancel: threading.Event | None = None) -> list[BandwidthPoint]:
-    """All ``kernels`` at one working-set size (the 3-array size; copy/scale touch 2 of them)."""
-    n = max(runner.threads * 64, working_set // (3 * 8))
-    a, b, c = (np.full(n, v, dtype=np.float64) for v in (1.0, 2.0, 0.5))
-    parts = _slices(n, runner.threads)
+    """All ``kernels`` at one working-set size (the 3-array size; copy/scale touch 2 of them),
+    run by ``backend`` (:class:`NumpyStream` or the compiled one)."""
+    n = max(backend.threads * 64, working_set // (3 * 8))
+    a, b, c = backend.arrays(n)
     points = []
-    passes = passes_per_dispatch(n)
+    passes = max(1, backend.elements_per_dispatch // n)
     for name in kernels:
-        run = stream_kernel(name, a, b, c, parts, runner, passes)
+        run = backend.kernel(name, a, b, c, passes)
         timing = time_repeated(run, repeats=repeats, min_time=0.02, cancel=cancel)
         arrays = 2 if name in ("copy", "scale") else 3
         per_pass = Timing(timing.best / passes, timing.median / passes, timing.worst / passes,

@@ -184,7 +184,7 @@ def test_a_derated_explanation_gives_the_share_of_the_roof_it_names():
     c = next(i for i, ch in enumerate(cmp.chips) if ch.name.startswith("H100"))
     text = "\n".join(explain(cmp, k, c, Units()))
     # Compute-bound on the derated roof: all of that roof, which is a share of the peak.
-    assert "100% of the derated bf16 roof (771.7 Top/s, 78% of the 989.4 Top/s peak)" in text, text
+    assert "100% of the derated bf16 roof (771.7 Top/s, 78% of the 989.4 Top/s datasheet peak)" in text, text
     text = "\n".join(explain(cmp, k, c, Units(mac=True)))
     assert "MACs per byte" in text or "past the ridge point" in text
 

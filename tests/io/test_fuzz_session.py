@@ -23,7 +23,7 @@ from roofline_gui.io.session import dump_session, loads_session
 SCALE = int(os.environ.get("ROOFLINE_FUZZ_SCALE", "1"))
 
 SEEDS = [(DATA / "session_v1.json").read_bytes(), (DATA / "session_v2.json").read_bytes(),
-         (DATA / "session_v3.json").read_bytes(),
+         (DATA / "session_v3.json").read_bytes(), (DATA / "session_v4.json").read_bytes(),
          *(p.read_bytes() for p in sorted((resources_dir() / "examples").glob("*.roofline")))]
 
 json_leaf = st.one_of(st.none(), st.booleans(), st.integers(-10**30, 10**30),
@@ -207,8 +207,8 @@ def test_loader_and_schema_agree_on_seeded_mutations():
     assert verdicts == {True, False}  # the corpus holds both kinds, so agreement means something
 
 
-#: One of every kind of entry, every optional field set (tests/data/session_v3.json).
-RICH = json.loads(SEEDS[2])
+#: One of every kind of entry, every optional field set (tests/data/session_v4.json).
+RICH = json.loads(SEEDS[3])
 
 
 def _paths(node, path=()):

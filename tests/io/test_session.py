@@ -13,6 +13,7 @@ from roofline_gui.io.session import (
     dump_session,
     load_session,
     loads_session,
+    parse_session,
     save_session,
     session_to_dict,
 )
@@ -173,3 +174,27 @@ def test_typos_and_mixed_kernel_forms_are_refused_by_name():
     kernel["intensity"] = 4.0
     with pytest.raises(ValidationError, match="intensity: belongs to a kernel given by"):
         loads_session(json.dumps(mixed).encode())
+
+
+def test_measured_ceilings_survive_a_save_and_load(tmp_path):
+    doc = load_session(DATA / "session_v4.json")
+    chip = doc.chips[0]
+    assert chip.dram.measured.value == 7.5e11 and chip.dram.measured.host == "test host"
+    assert chip.compute_measured["fp32"].method == "FMA kernel, 2 threads"
+    path = tmp_path / "again.roofline"
+    save_session(doc, path)
+    assert load_session(path) == doc
+
+
+def test_a_measured_value_is_checked_like_any_other_field():
+    data = json.loads((DATA / "session_v4.json").read_text())
+    chip = data["chips"][0]
+    chip["compute_measured"]["fp8"] = {"value": 1e12, "date": "2026-12-01", "method": "m"}
+    del chip["memory"][0]["measured"]["date"]
+    chip["memory"][0]["measured"]["value"] = -1
+    with pytest.raises(ValidationError) as info:
+        parse_session(data)
+    text = str(info.value)
+    assert "chips[0].compute_measured.fp8: is a measured fp8 peak, but compute has no fp8 peak" in text
+    assert "chips[0].memory[0].measured.date: is required" in text
+    assert "chips[0].memory[0].measured.value: must be greater than 0" in text

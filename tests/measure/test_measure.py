@@ -5,10 +5,12 @@ import threading
 import numpy as np
 import pytest
 
+from roofline_gui.measure.compiled import FMA_STEPS
 from roofline_gui.measure.machine import Measurement, best_per_size, measure, to_chip
 from roofline_gui.measure.stream import (
     WORDS,
     BandwidthPoint,
+    NumpyStream,
     find_plateaus,
     measure_size,
     stream_kernel,
@@ -74,8 +76,14 @@ def test_a_small_measurement_makes_a_whole_chip():
     assert set(chip.compute) == {"fp64", "fp32"} and all(v > 0 for v in chip.compute.values())
     assert "measured" in chip.name and chip.compute_sources["fp64"].startswith("measured")
     assert all(level.source for level in chip.memory)
+    # every ceiling is measured: its value is its measurement (no datasheet figure is known)
+    assert all(level.measured.value == level.bandwidth for level in chip.memory)
+    assert {p: m.value for p, m in chip.compute_measured.items()} == chip.compute
+    assert all(lv.provenance().kind == "measured" for lv in chip.memory)
     json = result.to_json()
-    assert json["threads"] == 1 and len(json["compute"]) == 4
+    # a GEMM per precision and the FMA kernel at each of its intensities
+    assert json["threads"] == 1 and len(json["compute"]) == 2 * (1 + len(FMA_STEPS))
+    assert json["fallback"] is None and "numba" in json["method"]
 
 
 def test_cancel_stops_between_measurements_and_returns_nothing():
@@ -107,7 +115,7 @@ def test_measurement_json_is_plain_data():
 
 
 def test_measure_size_small():
-    runner = ParallelRunner(2)
-    points = measure_size(48 * 1024, runner, ("add",), repeats=2)
-    runner.close()
+    backend = NumpyStream(2)
+    points = measure_size(48 * 1024, backend, ("add",), repeats=2)
+    backend.close()
     assert points[0].kernel == "add" and points[0].bandwidth > 1e8

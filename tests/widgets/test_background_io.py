@@ -20,7 +20,7 @@ def always_background(monkeypatch):
     monkeypatch.setattr(file_actions, "BACKGROUND_BYTES", -1)
     monkeypatch.setattr(file_actions, "BACKGROUND_ITEMS", -1)
     threads = []
-    real_load, real_save = session_io.load_session, session_io.save_session
+    real_load, real_save = session_io.open_document, session_io.save_session
 
     def load(path):
         threads.append(threading.current_thread().name)
@@ -30,7 +30,7 @@ def always_background(monkeypatch):
         threads.append(threading.current_thread().name)
         return real_save(doc, path)
 
-    monkeypatch.setattr(file_actions, "load_session", load)
+    monkeypatch.setattr(file_actions, "open_document", load)
     monkeypatch.setattr(file_actions, "save_session", save)
     return threads
 

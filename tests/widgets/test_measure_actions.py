@@ -1,27 +1,90 @@
 """Measuring, running and importing from the window: off the UI thread, cancellable, undoable."""
 
-from conftest import DATA
+from conftest import DATA, synthetic_measurement
 
 from roofline_gui.core.kernel import Kernel
-from roofline_gui.widgets.app.measure_actions import ImportDialogs
+from roofline_gui.widgets.app.measure_actions import ImportDialogs, MeasureDialogs
 
 SMALL = {"sizes": [64 * 1024, 512 * 1024, 8 * 1024**2], "gemm_sizes": {"fp64": 128, "fp32": 128},
          "threads": 1}
 
 
-def test_measure_this_computer_adds_a_measured_chip(window, qtbot):
+def _answer(monkeypatch, answer, seen=None):
+    def ask(cls, parent, chip, fallback, selected):
+        if seen is not None:
+            seen.append((chip, fallback, selected))
+        return answer(selected) if callable(answer) else answer
+
+    monkeypatch.setattr(MeasureDialogs, "ask", classmethod(ask))
+
+
+def test_measure_this_computer_adds_a_measured_chip(window, qtbot, monkeypatch):
+    seen = []
+    _answer(monkeypatch, (None, False), seen)
     before = len(window.model.document.chips)
     with qtbot.waitSignal(window.measure.sig_finished, timeout=60000) as blocker:
         window.measure.measure_computer(**SMALL)
     assert blocker.args == ["done"]
+    assert seen[0][1] is None  # the compiled kernels measured: no fallback to report
     chips = window.model.document.chips
     assert len(chips) == before + 1
     measured = chips[-1]
     assert measured.name.startswith("This computer, measured")
     assert measured.dram.bandwidth > 0 and measured.compute["fp64"] > 0
+    assert measured.dram.measured is not None and "fp64" in measured.compute_measured
     assert window.model.selected_chip == measured.id
     window.model.undo_stack.undo()  # one undoable step
     assert len(window.model.document.chips) == before
+
+
+def test_measured_values_go_beside_the_selected_chips_datasheet_and_into_my_presets(
+        window, qtbot, monkeypatch, tmp_path):
+    monkeypatch.setenv("ROOFLINE_DATA_DIR", str(tmp_path))
+    target = window.model.document.chips[0]
+    window.model.select(None, target.id)
+    _answer(monkeypatch, lambda selected: (selected, True))
+    before = len(window.model.document.chips)
+    with qtbot.waitSignal(window.measure.sig_finished, timeout=60000):
+        window.measure.measure_computer(**SMALL)
+    assert len(window.model.document.chips) == before  # no new chip
+    merged = window.model.document.chip(target.id)
+    assert merged.dram.bandwidth == target.dram.bandwidth  # the datasheet value stays
+    assert merged.dram.measured is not None and merged.dram.provenance(True).kind == "measured"
+    assert merged.dram.provenance(False).kind == "datasheet"
+    assert window.model.undo_stack.undoText() == f"Add measured values to {target.name}"
+    from roofline_gui.io.presets import load_presets
+
+    kept = [c for c in load_presets().chips.values() if c.name.startswith("This computer")]
+    assert len(kept) == 1 and kept[0].dram.measured is not None
+    window.model.undo_stack.undo()
+    assert window.model.document.chip(target.id) == target
+
+
+def test_a_discarded_measurement_changes_nothing(window, qtbot, monkeypatch):
+    _answer(monkeypatch, None)
+    first = window.model.document
+    with qtbot.waitSignal(window.measure.sig_finished, timeout=60000):
+        window.measure.measure_computer(**SMALL)
+    assert window.model.document is first
+
+
+def test_import_the_chip_of_a_measurement_file(window, monkeypatch, tmp_path):
+    from roofline_gui.io.files import dumps
+    from roofline_gui.measure.machine import measurement_file
+
+    out = tmp_path / "m.json"
+    out.write_bytes(dumps(measurement_file(synthetic_measurement())))
+    monkeypatch.setattr(ImportDialogs, "chips_path", classmethod(lambda cls, p, t: str(out)))
+    before = len(window.model.document.chips)
+    assert window.measure.import_chips()
+    chips = window.model.document.chips
+    assert len(chips) == before + 1 and chips[-1].name == "This computer, measured 2026-12-01 09:00"
+    assert chips[-1].dram.measured.value == 25e9 and chips[-1].memory[0].name == "L1"
+    # File → Open of the same file: a new untitled session with that chip; Save asks a name
+    monkeypatch.setattr(window.files, "maybe_save", lambda: True)
+    assert window.files.open(out)
+    assert [c.name for c in window.model.document.chips] == [chips[-1].name]
+    assert window.model.path is None
 
 
 def test_a_cancelled_measurement_changes_nothing(window, qtbot):

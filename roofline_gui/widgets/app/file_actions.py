@@ -15,7 +15,7 @@ from roofline_gui.core.edits import SetField
 from roofline_gui.core.errors import RooflineError
 from roofline_gui.io.csv_export import export_csv, export_workloads_csv
 from roofline_gui.io.files import resources_dir, write_atomic
-from roofline_gui.io.session import load_session, save_session
+from roofline_gui.io.session import open_document, save_session
 from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.models.settings import Settings
 from roofline_gui.widgets.common.background import run_in_background
@@ -34,12 +34,12 @@ def _size(path: Path) -> int:
     try:
         return path.stat().st_size if path.is_file() else 0
     except OSError:
-        return 0  # load_session reports the problem
+        return 0  # open_document reports the problem
 
 
 def _load_prepared(path: Path):
-    doc = load_session(path)
-    return doc, DocumentModel.prepare(doc)
+    doc, is_session = open_document(path)
+    return doc, is_session, DocumentModel.prepare(doc)
 
 
 def examples() -> list[Path]:
@@ -91,7 +91,9 @@ class FileActions(QObject):
             self.model.reset(Document(), None)
 
     def open(self, path: str | Path | None = None, *, as_template: bool = False) -> bool:
-        """Open ``path`` (or ask). On an error the current session is left untouched."""
+        """Open ``path`` (or ask). On an error the current session is left untouched. A
+        measurement file (``--measure --json``) opens as an untitled session with its chip, so
+        saving never writes a session over it."""
         if not self.maybe_save():
             return False
         if path is None:
@@ -102,15 +104,16 @@ class FileActions(QObject):
         prepared = None
         try:
             if _size(path) > BACKGROUND_BYTES:  # read, check and evaluate off the UI thread
-                doc, prepared = run_in_background(
+                doc, is_session, prepared = run_in_background(
                     self.window, f"Opening {path.name}…", lambda: _load_prepared(path))
             else:
-                doc = load_session(path)
+                doc, is_session = open_document(path)
         except RooflineError as exc:
             Confirm.error(self.window, f"Could not open {path.name}", str(exc))
             if not path.exists():
                 self.settings.remove_recent(str(path))
             return False
+        as_template = as_template or not is_session
         self.model.reset(doc, None if as_template else path, prepared)
         if not as_template:
             self.settings.add_recent(str(path.resolve()))

@@ -333,8 +333,10 @@ class MainWindow(QMainWindow):
         self.act_mac = self._action("Count &MACs (1 MAC = 2 ops)", self.set_mac_units,
                                     tip="Show performance in MAC/s and intensity in MAC/B")
         self.act_mac.setCheckable(True)
-        self.act_derated = self._action("&Derated roofs (achievable fractions)", self.set_derated,
-                                        tip="Use each chip's achievable fractions where given")
+        self.act_derated = self._action(
+            "&Achievable roofs (measured, else derated)", self.set_derated,
+            tip="Each ceiling's measured value where it has one, else its datasheet value × its "
+                "achievable fraction; the datasheet roofs stay on the chart, dashed")
         self.act_derated.setCheckable(True)
         self.act_kernel_labels = self._action("&Kernel names on the chart", self.set_kernel_labels,
                                               "Ctrl+L", tip="Each kernel's name beside its marker")
@@ -344,7 +346,8 @@ class MainWindow(QMainWindow):
         m = self.measure
         self.act_measure = self._action("&Measure this computer…", lambda: m.measure_computer(),
                                         tip="Memory bandwidth per level and peak compute of this "
-                                            "machine (about 20 s); the result becomes a chip")
+                                            "machine (about 30 s); the result becomes a chip, or "
+                                            "the selected chip's measured values")
         self.act_run = self._action("&Run selected kernel on this computer", m.run_selected_kernel,
                                     "Ctrl+R", "Time the selected kernel through numpy and draw "
                                               "its measured point beside its roof")
@@ -356,6 +359,9 @@ class MainWindow(QMainWindow):
         self.act_import_csv = self._action(
             "Import measurements CSV…", m.import_plain,
             tip="name, precision, flops, bytes, time_s (docs/import-formats.md)")
+        self.act_import_chips = self._action(
+            "Import chips from a file…", m.import_chips,
+            tip="The chip of a measurement (--measure --json) or the chips of a session")
 
     def _build_menus(self) -> None:
         bar = self.menuBar()
@@ -371,6 +377,7 @@ class MainWindow(QMainWindow):
         import_menu = file_menu.addMenu("&Import")
         import_menu.addAction(self.act_import_ncu)
         import_menu.addAction(self.act_import_csv)
+        import_menu.addAction(self.act_import_chips)
         for action in (self.act_png, self.act_svg, self.act_pdf, self.act_csv,
                        self.act_workloads_csv):
             file_menu.addAction(action)

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox, QProgressDialog, QWidget
 
 from roofline_gui.core.edits import Batch, Replace
 from roofline_gui.core.errors import RooflineError
-from roofline_gui.io.presets import Presets, save_user_chip
+from roofline_gui.io.presets import Presets, save_user_chip, user_preset_id
 from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.widgets.common.dialogs import Confirm
 
@@ -26,11 +26,30 @@ class ImportDialogs:
         return QFileDialog.getOpenFileName(parent, title, "", "CSV files (*.csv);;All files (*)")[0]
 
     @classmethod
+    def chips_path(cls, parent: QWidget, title: str) -> str:
+        return QFileDialog.getOpenFileName(
+            parent, title, "", "Measurements and sessions (*.json *.roofline);;All files (*)")[0]
+
+    @classmethod
     def report(cls, parent: QWidget, title: str, text: str) -> None:
         box = QMessageBox(QMessageBox.Icon.Information, title, title, parent=parent)
         box.setTextFormat(Qt.TextFormat.PlainText)
         box.setInformativeText(text)
         box.exec()
+
+
+class MeasureDialogs:
+    @classmethod
+    def ask(cls, parent: QWidget, chip, fallback: str | None, selected) -> tuple | None:
+        """What to do with a measured chip: (None, keep) adds it as a new chip, (selected,
+        keep) adds its measured values to the selected chip; ``keep`` also keeps it as a user
+        preset. None: discard."""
+        from roofline_gui.widgets.common.measured_dialog import MeasuredDialog  # noqa: PLC0415
+
+        dialog = MeasuredDialog(chip, fallback, selected, parent)
+        if not dialog.exec():
+            return None
+        return dialog.answer()
 
 
 class _Worker(QObject):
@@ -121,20 +140,55 @@ class MeasureActions(QObject):
 
     # -- measure this computer ------------------------------------------------------------------------
     def measure_computer(self, **options) -> None:
-        """Measure bandwidth per level and peak compute; the result becomes a chip."""
+        """Measure bandwidth per level and peak compute; the result becomes a chip, or the
+        selected chip's measured values, and may be kept as a user preset."""
         from roofline_gui.measure.machine import measure, to_chip  # noqa: PLC0415
 
         def job(progress, cancel):
-            return to_chip(measure(progress, cancel, **options))
+            result = measure(progress, cancel, **options)
+            return to_chip(result), result.fallback
 
-        def done(chip):
-            new = self.model.add_chips([chip], text=f"Add {chip.name}")
-            if new:
-                self.model.select(None, new[-1])
+        def done(payload):
+            chip, fallback = payload
+            selected = next((c for c in self.model.document.chips
+                             if c.id == self.model.selected_chip), None)
+            answer = MeasureDialogs.ask(self.window, chip, fallback, selected)
+            if answer is None:
+                self.sig_message.emit("Measurement discarded: nothing was changed")
+                return
+            target, keep = answer
+            if keep:
+                self._keep_as_preset(chip)
+            if target is None:
+                new = self.model.add_chips([chip], text=f"Add {chip.name}")
+                if new:
+                    self.model.select(None, new[-1])
+            else:
+                from roofline_gui.core.chip import attach_measured  # noqa: PLC0415
+
+                merged, matched, unmatched = attach_measured(target, chip)
+                self.model.push(Replace("chips", merged),
+                                f"Add measured values to {target.name}")
+                if unmatched:
+                    self.sig_message.emit(f"{target.name} has no ceiling for "
+                                          f"{', '.join(unmatched)}: those were not added")
+                    return
             levels = ", ".join(f"{lv.name} {lv.bandwidth / 1e9:.1f} GB/s" for lv in chip.memory)
             self.sig_message.emit(f"Measured: {levels}")
 
         self._start("Measuring this computer…", job, done)
+
+    def _keep_as_preset(self, chip) -> str | None:
+        preset_id = user_preset_id(chip.name)
+        try:
+            path = save_user_chip(replace(chip, visible=True), preset_id)
+        except RooflineError as exc:
+            Confirm.error(self.window, "Could not save the preset", str(exc))
+            return None
+        # The preset library object is shared by every panel: the saved chip joins it at once.
+        self.presets.chips[preset_id] = replace(chip, id=preset_id, preset=preset_id)
+        self.sig_message.emit(f"Saved {chip.name} as preset {preset_id} in {path}")
+        return preset_id
 
     # -- run kernels on this computer ------------------------------------------------------------------
     def run_selected_kernel(self) -> None:
@@ -178,6 +232,30 @@ class MeasureActions(QObject):
 
         return self._import("Import measurements (CSV)", import_plain_csv)
 
+    def import_chips(self) -> bool:
+        """Add the chip of a measurement file (``--measure --json``) or the chips of a session
+        to this session, as one undoable step."""
+        from roofline_gui.io.session import open_document  # noqa: PLC0415
+
+        title = "Import chips from a file"
+        path = ImportDialogs.chips_path(self.window, title)
+        if not path:
+            return False
+        try:
+            doc, _is_session = open_document(path)
+        except RooflineError as exc:
+            Confirm.error(self.window, f"Could not import {path}", str(exc))
+            return False
+        if not doc.chips:
+            Confirm.error(self.window, title, f"{path} holds no chip")
+            return False
+        names = ", ".join(c.name for c in doc.chips)
+        new = self.model.add_chips(list(doc.chips), text=f"Import {names}")
+        if new:
+            self.model.select(None, new[-1])
+        self.sig_message.emit(f"Imported {names}")
+        return bool(new)
+
     def _import(self, title: str, importer) -> bool:
         path = ImportDialogs.csv_path(self.window, title)
         if not path:
@@ -200,14 +278,7 @@ class MeasureActions(QObject):
         chip = next((c for c in self.model.document.chips if c.id == self.model.selected_chip), None)
         if chip is None:
             return
-        preset_id = "user-" + "".join(ch if ch.isalnum() else "-" for ch in chip.name.lower()).strip("-")
-        try:
-            path = save_user_chip(replace(chip, visible=True), preset_id)
-        except RooflineError as exc:
-            Confirm.error(self.window, "Could not save the preset", str(exc))
-            return
-        # The preset library object is shared by every panel: the saved chip joins it at once.
-        self.presets.chips[preset_id] = replace(chip, id=preset_id, preset=preset_id)
-        self.sig_message.emit(f"Saved {chip.name} as preset {preset_id} in {path}")
-        self.model.push(Batch((Replace("chips", replace(chip, preset=preset_id)),)),
-                        f"{chip.name} is preset {preset_id}")
+        preset_id = self._keep_as_preset(chip)
+        if preset_id is not None:
+            self.model.push(Batch((Replace("chips", replace(chip, preset=preset_id)),)),
+                            f"{chip.name} is preset {preset_id}")

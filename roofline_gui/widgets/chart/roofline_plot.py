@@ -50,6 +50,7 @@ from roofline_gui.widgets.common import background
 
 SYNC_SPOTS = 20_000  # a chart with more markers draws them a chip per event-loop turn
 TURN_BUDGET_S = 0.002  # filling per turn, in s (about a chip of 10,000: docs/performance.md)
+DATASHEET_LEGEND = "datasheet roofs (dashed)"
 LABEL_ALL_CHIPS = 6  # with more chips, only the selected chip's roofs and diagonals are labelled
 KERNEL_LABELS_MAX = 40  # with more kernels, names are in the markers' tooltips only
 BUSY_RETRY_MS = 30  # while a file job runs on a worker, the chart waits (see widgets/common/background.py)
@@ -366,8 +367,12 @@ class RooflinePlot(QObject):
             pen = pg.mkPen(color, width=2.5 if first else 1.5,
                            style=Qt.PenStyle.DashLine if dashed else Qt.PenStyle.SolidLine)
             legend = f"{chip.name} (none of the kernels' precisions)" if dashed else chip.name
+            derated = comparison.result.derated
+            said = chip.compute_provenance(roof.precision, derated).text
             self.roofs.add_line(log10(xs), log10(ys), pen,
-                                tip=f"{chip.name} {roof.precision} roof: {format_si(roof.peak, rate_unit)}",
+                                tip=f"{chip.name} {roof.precision} roof: "
+                                    f"{format_si(roof.peak, rate_unit)}, {said}; {chip.dram.name} "
+                                    f"{chip.dram.provenance(derated).text}",
                                 smooth=first)
             if first:
                 self._legend_wanted.append((legend, pen))
@@ -376,8 +381,10 @@ class RooflinePlot(QObject):
                                    f"{roof.ridge:,.4g} {units.word}/B")
             if labelled:
                 right = self._range[0][1] / 1.15 if self._range else X_SPAN[1]
-                self._label(f"{roof.precision} {format_si(roof.peak, rate_unit)}", right, roof.peak,
-                            color, anchor=(1, 1))
+                kind = "" if roof.kind == "datasheet" else f" {roof.kind}"
+                self._label(f"{roof.precision} {format_si(roof.peak, rate_unit)}{kind}", right,
+                            roof.peak, color, anchor=(1, 1))
+        self._draw_datasheet_roofs(chip, c, color, rate_unit)
         top = roofs[0].peak if roofs else 0.0
         for diagonal in (d for d in spec.diagonals if d.chip == c):
             xs, ys = diagonal.points()
@@ -394,6 +401,25 @@ class RooflinePlot(QObject):
         if labelled and roofs:
             self._diagonal_label(f"{chip.dram.name} {format_si(roofs[0].bandwidth, 'B/s')}",
                                  roofs[0].bandwidth, top, color)
+
+    def _draw_datasheet_roofs(self, chip, c: int, color: QColor, rate_unit: str) -> None:
+        """With achievable roofs: the datasheet roofs they stand below (or above), thin and
+        dashed, so theoretical and measured (or derated) roofs show together."""
+        pen = None
+        for roof in (r for r in self.spec.datasheet_roofs if r.chip == c):
+            faint = QColor(color)
+            faint.setAlpha(150)
+            pen = pg.mkPen(faint, width=1.2, style=Qt.PenStyle.DashLine)
+            xs, ys = roof.points()
+            self.roofs.add_line(
+                log10(xs), log10(ys), pen,
+                tip=f"{chip.name} {roof.precision} datasheet roof: "
+                    f"{format_si(roof.peak, rate_unit)}, {chip.dram.name} "
+                    f"{format_si(roof.bandwidth, 'B/s')} "
+                    f"({chip.compute_provenance(roof.precision).text})")
+        if pen is not None and not any(name == DATASHEET_LEGEND for name, _p in self._legend_wanted):
+            self._legend_wanted.append((DATASHEET_LEGEND, pg.mkPen(
+                QColor(self.options.foreground), width=1.2, style=Qt.PenStyle.DashLine)))
 
     def _label(self, text, x, y, color, anchor=(0, 1)) -> None:
         """A roof label at the right, just above its line; where it would overlap a label

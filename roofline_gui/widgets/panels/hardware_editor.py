@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from roofline_gui.core.chip import Chip, MemoryLevel
+from roofline_gui.core.chip import Chip, MemoryLevel, ceiling_note
 from roofline_gui.core.edits import Move, Remove, Replace, SetField
 from roofline_gui.core.units import MEMORY_ROLES, PRECISIONS, ROLE_LABELS, format_si
 from roofline_gui.io.presets import Presets
@@ -37,16 +37,22 @@ from roofline_gui.widgets.common.dialogs import ChipPresetDialog, ColorDialog
 from roofline_gui.widgets.common.fields import FieldWithMessage, QuantityEdit
 
 
-def _source_label(text: str) -> QLabel:
-    """The source of a value, shortened; the full text is the tooltip. It takes only the width
-    left over, so the fields beside it never shrink."""
-    label = QLabel(text.split(" [")[0][:80] + ("…" if len(text) > 80 else ""))
-    label.setToolTip(text or "no source given")
+def _source_label() -> QLabel:
+    """The provenance of a value, shortened; the full text is the tooltip (set by
+    ChipForm._fill). It takes only the width left over, so the fields beside it never shrink."""
+    label = QLabel()
     label.setStyleSheet("color: palette(mid);")
     label.setTextFormat(Qt.TextFormat.PlainText)
     label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
     label.setMinimumWidth(40)
     return label
+
+
+def _set_note(label: QLabel, note: tuple[str, str]) -> None:
+    short, full = note
+    label.setText(short[:80] + ("…" if len(short) > 80 else ""))
+    label.setToolTip(full)
+    label.setStyleSheet("color: #b00020;" if "⚠" in short else "color: palette(mid);")
 
 
 class ChipForm(QWidget):
@@ -60,6 +66,7 @@ class ChipForm(QWidget):
         self._structure = None
         self.compute_fields: dict[str, QuantityEdit] = {}
         self.fraction_fields: dict[str, QuantityEdit] = {}
+        self.compute_notes: dict[str, QLabel] = {}
         self.level_fields: list[dict] = []
         self._layout = QVBoxLayout(self)
         self._layout.setContentsMargins(4, 4, 4, 4)
@@ -88,6 +95,7 @@ class ChipForm(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         self.compute_fields.clear()
         self.fraction_fields.clear()
+        self.compute_notes.clear()
         self.level_fields.clear()
         if chip is None:
             layout.addWidget(QLabel("Select a chip to edit its ceilings."))
@@ -117,7 +125,7 @@ class ChipForm(QWidget):
     def _compute_group(self, chip: Chip) -> QGroupBox:
         box = QGroupBox("Compute ceilings (dense peak per chip; empty = not supported)")
         grid = QGridLayout(box)
-        for col, title in enumerate(("", "peak", "achievable", "source")):
+        for col, title in enumerate(("", "peak", "achievable", "source or measurement")):
             grid.addWidget(QLabel(f"<i>{title}</i>"), 0, col)
         for row, precision in enumerate(PRECISIONS, start=1):
             peak = QuantityEdit("compute", allow_empty=True)
@@ -132,7 +140,8 @@ class ChipForm(QWidget):
             grid.addWidget(QLabel(precision), row, 0)
             grid.addWidget(FieldWithMessage(peak), row, 1)
             grid.addWidget(frac, row, 2)
-            grid.addWidget(_source_label(chip.compute_sources.get(precision, "")), row, 3)
+            self.compute_notes[precision] = _source_label()
+            grid.addWidget(self.compute_notes[precision], row, 3)
         grid.setColumnStretch(1, 2)
         grid.setColumnStretch(3, 3)
         return box
@@ -177,8 +186,9 @@ class ChipForm(QWidget):
         grid.addWidget(remove, row, 4)
         grid.addWidget(FieldWithMessage(bandwidth), row + 1, 1)
         grid.addWidget(frac, row + 1, 2)
-        grid.addWidget(_source_label(level.source), row + 1, 3, 1, 2)
-        return {"role": role, "name": name, "bandwidth": bandwidth, "achievable": frac}
+        note = _source_label()
+        grid.addWidget(note, row + 1, 3, 1, 2)
+        return {"role": role, "name": name, "bandwidth": bandwidth, "achievable": frac, "note": note}
 
     def _fill(self, chip: Chip) -> None:
         if not self.name_edit.hasFocus():
@@ -186,9 +196,13 @@ class ChipForm(QWidget):
         for precision, edit in self.compute_fields.items():
             edit.set_value(chip.compute.get(precision))
             self.fraction_fields[precision].set_value(chip.compute_achievable.get(precision))
+            _set_note(self.compute_notes[precision], ceiling_note(
+                chip.compute.get(precision, 0.0), chip.compute_sources.get(precision, ""),
+                chip.compute_measured.get(precision), "op/s"))
         for fields, level in zip(self.level_fields, chip.memory, strict=True):
             fields["bandwidth"].set_value(level.bandwidth)
             fields["achievable"].set_value(level.achievable)
+            _set_note(fields["note"], ceiling_note(level.bandwidth, level.source, level.measured, "B/s"))
             if not fields["name"].hasFocus():
                 fields["name"].setText(level.name)
 
@@ -209,6 +223,10 @@ class ChipForm(QWidget):
         if chip is None:
             return
         new = chip.with_compute(precision, value)
+        measured = chip.compute_measured.get(precision)
+        if value is not None and measured is not None and measured.value == chip.compute.get(precision):
+            # a measured-only ceiling given a value by hand: that value is now its datasheet
+            new = replace(new, compute_sources={**new.compute_sources, precision: "entered by hand"})
         if reason := new.rule_broken():  # the core would refuse it: say so at the field
             self.compute_fields[precision].show_error(reason.split(": ", 1)[1])
             return
@@ -235,7 +253,10 @@ class ChipForm(QWidget):
         level = chip.memory[index]
         if changes.get("name") == "" or all(getattr(level, k) == v for k, v in changes.items()):
             return
-        new = chip.with_level(index, replace(level, **changes))
+        by_hand = ("bandwidth" in changes and level.measured is not None
+                   and level.measured.value == level.bandwidth)  # the measurement stays beside it
+        new = chip.with_level(index, replace(level, **changes,
+                                             **({"source": "entered by hand"} if by_hand else {})))
         if new.rule_broken():  # the only main-memory level keeps its role
             self.level_fields[index]["role"].setCurrentIndex(MEMORY_ROLES.index(level.role))
             self.model.sig_refused.emit(new.rule_broken())

@@ -1,0 +1,75 @@
+"""What to do with a measurement of this computer: the figures, then add it as a chip or as the
+selected chip's measured values, and keep it as a user preset or not."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QCheckBox,
+    QDialog,
+    QDialogButtonBox,
+    QLabel,
+    QRadioButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from roofline_gui.core.chip import Chip
+from roofline_gui.core.units import format_si
+
+
+def measured_summary(chip: Chip) -> str:
+    """The measured figures, a line each."""
+    lines = [f"{level.name}: {format_si(level.measured.value if level.measured else level.bandwidth, 'B/s')}"
+             f"  ({level.source.split(': ', 1)[-1]})" for level in chip.memory]
+    lines += [f"{p} vector peak: {format_si(m.value, 'FLOP/s')}"
+              for p, m in chip.compute_measured.items()]
+    lines += [line for line in chip.notes.splitlines()
+              if line.startswith(("Theoretical", "fp16", "fp64 BLAS", "fp32 BLAS"))]
+    return "\n".join(lines)
+
+
+class MeasuredDialog(QDialog):
+    def __init__(self, chip: Chip, fallback: str | None, selected: Chip | None,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("This computer, measured")
+        self.selected = selected
+        layout = QVBoxLayout(self)
+        figures = QLabel(measured_summary(chip))
+        figures.setTextFormat(Qt.TextFormat.PlainText)
+        figures.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        figures.setWordWrap(True)
+        layout.addWidget(figures)
+        if fallback:
+            warning = QLabel(f"Measured with numpy's kernels, not the compiled ones: {fallback}. "
+                             "Bandwidths are lower than the machine's and L1 is not seen.")
+            warning.setWordWrap(True)
+            warning.setStyleSheet("color: #b00020;")
+            layout.addWidget(warning)
+        self.as_new = QRadioButton("Add it to the session as a new chip")
+        self.as_new.setChecked(True)
+        self.onto_selected = QRadioButton(
+            f"Add the measured values to {selected.name}, beside its datasheet values"
+            if selected is not None else "Add the measured values to the selected chip")
+        self.onto_selected.setEnabled(selected is not None)
+        self.onto_selected.setToolTip("Each measured level goes to the level of the same name "
+                                      "(DRAM to main memory), each peak to its precision; "
+                                      "View → Achievable roofs draws them")
+        group = QButtonGroup(self)
+        for button in (self.as_new, self.onto_selected):
+            group.addButton(button)
+            layout.addWidget(button)
+        self.keep = QCheckBox("Keep it as one of my chip presets (the hardware editor's Add… lists it)")
+        layout.addWidget(self.keep)
+        buttons = QDialogButtonBox()
+        buttons.addButton("Add", QDialogButtonBox.ButtonRole.AcceptRole)
+        buttons.addButton("Discard", QDialogButtonBox.ButtonRole.RejectRole)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout.addWidget(buttons)
+
+    def answer(self) -> tuple[Chip | None, bool]:
+        target = self.selected if self.onto_selected.isChecked() else None
+        return target, self.keep.isChecked()
