@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 from roofline_gui.core.units import format_si  # noqa: E402
 from roofline_gui.measure.compiled import CompiledStream  # noqa: E402
-from roofline_gui.measure.machine import measure, to_chip  # noqa: E402
+from roofline_gui.measure.machine import DRAM_REPEATS, measure, to_chip  # noqa: E402
 from roofline_gui.measure.stream import NumpyStream, measure_size  # noqa: E402
 from roofline_gui.measure.timing import thread_count  # noqa: E402
 
@@ -48,7 +48,8 @@ def c_stream(binary: Path) -> tuple[float, float, int]:
 
 
 def triad_at(backend, elements: int) -> float:
-    return measure_size(elements * 24, backend, ("triad",))[0].bandwidth
+    """The triad at one size, with as many repetitions as --measure gives main memory's sizes."""
+    return measure_size(elements * 24, backend, ("triad",), repeats=DRAM_REPEATS)[0].bandwidth
 
 
 def interleaved(binary: Path, rounds: int = 5) -> list[tuple[float, float, float]]:

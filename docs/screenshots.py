@@ -83,6 +83,7 @@ def measured_shot(app, window, shot) -> None:
     """This computer measured, with kernels run on it: measured stars beside modelled points."""
     from dataclasses import replace
 
+    from roofline_gui.core.chip import attach_measured
     from roofline_gui.core.document import Document
     from roofline_gui.core.kernel import Kernel
     from roofline_gui.measure.kernels import run_kernel, with_measurement
@@ -103,6 +104,38 @@ def measured_shot(app, window, shot) -> None:
     window.model.reset(Document(chips=(chip,), kernels=tuple(kernels), title="This computer"))
     window.model.select("k4", chip.id)
     shot("this-computer-measured")
+    # The same measurements beside the datasheet of the processor the machine is a slice of,
+    # with View → Achievable roofs: measured roofs solid, datasheet roofs dashed.
+    merged, _matched, _unmatched = attach_measured(milan_datasheet(), chip)
+    window.model.reset(Document(chips=(merged,), kernels=tuple(kernels), title="Datasheet and measured"))
+    window.set_derated(True)
+    window.model.select("k5", merged.id)
+    window.docks["hardware"].raise_()
+    shot("datasheet-and-measured")
+    window.set_derated(False)
+
+
+def milan_datasheet():
+    """Two cores of an AMD EPYC 7763 (Zen 3, what this machine's 2.45 GHz family 19h model 1
+    processor is a slice of; the hypervisor masks the model name), from its datasheet and AMD's
+    optimisation guide, for the measured values to stand beside."""
+    from roofline_gui.core.chip import Chip, MemoryLevel
+
+    guide = "AMD Software Optimization Guide for Family 19h (Zen 3), 56665 rev 3.00"
+    boost = 3.5e9  # EPYC 7763 max boost (AMD product page)
+    return Chip(
+        "sheet", "2 cores of an AMD EPYC 7763 (datasheet)",
+        {"fp64": 2 * boost * 16, "fp32": 2 * boost * 32},
+        (MemoryLevel("cache", "L1", 2 * boost * 96,
+                     source=f"2 cores × 3.5 GHz × (2 loads + 1 store of 32 B) per cycle; {guide}"),
+         MemoryLevel("cache", "L2", 2 * boost * 64, source=f"2 cores × 3.5 GHz × 64 B per cycle; {guide}"),
+         MemoryLevel("cache", "L3", 2 * boost * 32, source=f"2 cores × 3.5 GHz × 32 B per cycle; {guide}"),
+         MemoryLevel("dram", "DRAM", 204.8e9,
+                     source="the socket's 8 channels of DDR4-3200 × 8 B (EPYC 7763 product page)")),
+        vendor="AMD", year=2021, color="#d62728",
+        compute_sources={"fp64": "2 cores × 3.5 GHz max boost × 4 lanes × 2 FMA units × 2",
+                         "fp32": "2 cores × 3.5 GHz max boost × 8 lanes × 2 FMA units × 2"},
+        notes="EPYC 7763: 64 cores, 2.45 GHz base, 3.5 GHz max boost, 8 channels of DDR4-3200.")
 
 
 if __name__ == "__main__":

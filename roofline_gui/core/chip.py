@@ -76,7 +76,7 @@ def ceiling_note(value: float, source: str, measured: Measured | None, unit: str
         return f"measured {measured.date}", how
     share = measured.value / value
     flag = " ⚠ above the datasheet" if share > 1.05 else ""
-    return (f"measured {format_si(measured.value, unit)}: {share:.0%} of the datasheet{flag}",
+    return (f"measured {share:.0%} of it: {format_si(measured.value, unit)}{flag}",
             f"{said}\n{how}")
 
 

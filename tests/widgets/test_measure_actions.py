@@ -1,5 +1,6 @@
 """Measuring, running and importing from the window: off the UI thread, cancellable, undoable."""
 
+import pytest
 from conftest import DATA, synthetic_measurement
 
 from roofline_gui.core.kernel import Kernel
@@ -145,3 +146,39 @@ def test_save_a_chip_as_a_user_preset(window, tmp_path, monkeypatch):
     reloaded = load_presets()
     assert "user-tpu-v3" in reloaded.chips
     assert reloaded.chips["user-tpu-v3"].compute == window.model.document.chips[1].compute
+
+
+def test_achievable_roofs_draw_measured_roofs_solid_and_the_datasheet_roofs_dashed(window):
+    from dataclasses import replace
+
+    from PySide6.QtCore import Qt
+
+    from roofline_gui.core.chip import Measured
+    from roofline_gui.widgets.chart.roofline_plot import DATASHEET_LEGEND
+
+    doc = window.model.document
+    a100 = doc.chips[0]
+    dram = next(i for i, lv in enumerate(a100.memory) if lv.role == "dram")
+    measured = a100.with_level(dram, replace(a100.memory[dram], measured=Measured(
+        1.3e12, "2026-12-01 09:00", "BabelStream triad", "dgx-7")))
+    window.model.reset(replace(doc, chips=(measured, *doc.chips[1:])))
+    plot = window.canvas.overlay_plot
+
+    def dashed_tips():
+        return [line.tip for line in plot.roofs.lines
+                if line.pen.style() == Qt.PenStyle.DashLine and "datasheet roof" in line.tip]
+
+    assert dashed_tips() == [] and DATASHEET_LEGEND not in [e[0] for e in plot.legend.entries]
+    window.set_derated(True)
+    tips = dashed_tips()
+    assert tips and all(t.startswith(a100.name) for t in tips)  # only the measured chip's
+    assert DATASHEET_LEGEND in [e[0] for e in plot.legend.entries]
+    solid = [line.tip for line in plot.roofs.lines if "roof:" in line.tip and a100.name in line.tip
+             and "datasheet roof" not in line.tip]
+    assert solid and all("measured 2026-12-01 09:00 on dgx-7: BabelStream triad" in t for t in solid)
+    # the table and the explanation run against the measured bandwidth too
+    cmp = window.model.comparison
+    k = next(i for i, kern in enumerate(cmp.kernels) if kern.name.startswith("out = a + b"))
+    assert cmp.result.attainable[k, 0] == pytest.approx(1.3e12 / 3)
+    window.set_derated(False)
+    assert dashed_tips() == []

@@ -338,6 +338,7 @@ class MainWindow(QMainWindow):
             tip="Each ceiling's measured value where it has one, else its datasheet value × its "
                 "achievable fraction; the datasheet roofs stay on the chart, dashed")
         self.act_derated.setCheckable(True)
+        self.act_derated.setIconText("Achievable roofs")  # the toolbar's shorter name
         self.act_kernel_labels = self._action("&Kernel names on the chart", self.set_kernel_labels,
                                               "Ctrl+L", tip="Each kernel's name beside its marker")
         self.act_kernel_labels.setCheckable(True)
