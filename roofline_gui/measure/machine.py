@@ -32,7 +32,7 @@ from roofline_gui.measure.stream import (
     measure_size,
     sweep_sizes,
 )
-from roofline_gui.measure.timing import Cancelled, ParallelRunner, thread_count
+from roofline_gui.measure.timing import Cancelled, thread_count
 
 Progress = Callable[[float, str], None]
 
@@ -245,7 +245,6 @@ def measure(progress: Progress | None = None, cancel: threading.Event | None = N
         if note:
             result.notes.append(note)
     result.notes.append(fp16_note(info))
-    runner = ParallelRunner(threads) if not use_jit else None
     steps = len(sizes) + 2 * len(gemm_sizes)
     try:
         floor = 4 * max(result.caches.values(), default=0)
@@ -262,11 +261,9 @@ def measure(progress: Progress | None = None, cancel: threading.Event | None = N
             if use_jit:
                 result.compute += fma_sweep(precision, threads, cancel=cancel)
             else:
-                result.compute.append(vector_rate(precision, runner, cancel=cancel))
+                result.compute.append(vector_rate(precision, backend.runner, cancel=cancel))
     finally:
         backend.close()
-        if runner is not None:
-            runner.close()
     sizes_seen, envelope = best_per_size(result.bandwidth)
     result.plateaus = _dram_by_stream_rule(find_plateaus(sizes_seen, envelope), sizes_seen,
                                            envelope, result.caches)

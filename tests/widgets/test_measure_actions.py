@@ -166,7 +166,7 @@ def test_achievable_roofs_draw_measured_roofs_solid_and_the_datasheet_roofs_dash
 
     def dashed_tips():
         return [line.tip for line in plot.roofs.lines
-                if line.pen.style() == Qt.PenStyle.DashLine and "datasheet roof" in line.tip]
+                if line.pen.style() == Qt.PenStyle.CustomDashLine and "datasheet roof" in line.tip]
 
     assert dashed_tips() == [] and DATASHEET_LEGEND not in [e[0] for e in plot.legend.entries]
     window.set_derated(True)

@@ -336,7 +336,7 @@ class MainWindow(QMainWindow):
         self.act_derated = self._action(
             "&Achievable roofs (measured, else derated)", self.set_derated,
             tip="Each ceiling's measured value where it has one, else its datasheet value × its "
-                "achievable fraction; the datasheet roofs stay on the chart, dashed")
+                "achievable fraction; the datasheet roofs stay on the chart in long dashes")
         self.act_derated.setCheckable(True)
         self.act_derated.setIconText("Achievable roofs")  # the toolbar's shorter name
         self.act_kernel_labels = self._action("&Kernel names on the chart", self.set_kernel_labels,

@@ -50,7 +50,14 @@ from roofline_gui.widgets.common import background
 
 SYNC_SPOTS = 20_000  # a chart with more markers draws them a chip per event-loop turn
 TURN_BUDGET_S = 0.002  # filling per turn, in s (about a chip of 10,000: docs/performance.md)
-DATASHEET_LEGEND = "datasheet roofs (dashed)"
+DATASHEET_LEGEND = "datasheet roofs (long dashes)"
+DATASHEET_DASHES = [9.0, 5.0]  # in pen widths: longer than the cache diagonals' dashes
+
+
+def datasheet_pen(color: QColor) -> QPen:
+    pen = pg.mkPen(color, width=1.2)
+    pen.setDashPattern(DATASHEET_DASHES)
+    return pen
 LABEL_ALL_CHIPS = 6  # with more chips, only the selected chip's roofs and diagonals are labelled
 KERNEL_LABELS_MAX = 40  # with more kernels, names are in the markers' tooltips only
 BUSY_RETRY_MS = 30  # while a file job runs on a worker, the chart waits (see widgets/common/background.py)
@@ -403,23 +410,24 @@ class RooflinePlot(QObject):
                                  roofs[0].bandwidth, top, color)
 
     def _draw_datasheet_roofs(self, chip, c: int, color: QColor, rate_unit: str) -> None:
-        """With achievable roofs: the datasheet roofs they stand below (or above), thin and
-        dashed, so theoretical and measured (or derated) roofs show together."""
-        pen = None
+        """With achievable roofs: the datasheet roofs they stand below (or above), thin, faint
+        and in long dashes (short dashes are cache diagonals), so theoretical and measured (or
+        derated) roofs show together."""
+        drawn = False
         for roof in (r for r in self.spec.datasheet_roofs if r.chip == c):
             faint = QColor(color)
             faint.setAlpha(150)
-            pen = pg.mkPen(faint, width=1.2, style=Qt.PenStyle.DashLine)
             xs, ys = roof.points()
             self.roofs.add_line(
-                log10(xs), log10(ys), pen,
+                log10(xs), log10(ys), datasheet_pen(faint),
                 tip=f"{chip.name} {roof.precision} datasheet roof: "
                     f"{format_si(roof.peak, rate_unit)}, {chip.dram.name} "
                     f"{format_si(roof.bandwidth, 'B/s')} "
                     f"({chip.compute_provenance(roof.precision).text})")
-        if pen is not None and not any(name == DATASHEET_LEGEND for name, _p in self._legend_wanted):
-            self._legend_wanted.append((DATASHEET_LEGEND, pg.mkPen(
-                QColor(self.options.foreground), width=1.2, style=Qt.PenStyle.DashLine)))
+            drawn = True
+        if drawn and not any(name == DATASHEET_LEGEND for name, *_ in self._legend_wanted):
+            self._legend_wanted.append((DATASHEET_LEGEND,
+                                        datasheet_pen(QColor(self.options.foreground))))
 
     def _label(self, text, x, y, color, anchor=(0, 1)) -> None:
         """A roof label at the right, just above its line; where it would overlap a label
