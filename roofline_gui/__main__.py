@@ -71,7 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="print the chip and kernel preset ids with their names and exit")
     parser.add_argument("--measure", action="store_true",
                         help="measure this computer's memory bandwidth per level and peak compute "
-                             "(about a minute) and print the figures")
+                             "(about 30 s on an idle 2-core machine) and print the figures")
     parser.add_argument("--json", metavar="OUT.json",
                         help="with --measure: also write every measured figure as JSON, with "
                              "the measured chip in the session's chip format (File → Open "

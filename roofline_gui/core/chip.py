@@ -76,7 +76,7 @@ def ceiling_note(value: float, source: str, measured: Measured | None, unit: str
         return f"measured {measured.date}", how
     share = measured.value / value
     flag = " ⚠ above the datasheet" if share > 1.05 else ""
-    return (f"measured {share:.0%} of it: {format_si(measured.value, unit)}{flag}",
+    return (f"measured {share:.0%}: {format_si(measured.value, unit)}{flag}",
             f"{said}\n{how}")
 
 
@@ -191,25 +191,32 @@ class Chip:
         return replace(self, memory=tuple(memory))
 
 
+def _same_level(a: str, b: str) -> bool:
+    """Whether two level names mean the same level: equal, or equal in their first word
+    ("L2" and "L2 (40 MB)")."""
+    a, b = a.strip().lower(), b.strip().lower()
+    return a == b or (a.split() or [""])[0] == (b.split() or [""])[0]
+
+
 def attach_measured(chip: Chip, measured: Chip) -> tuple[Chip, list[str], list[str]]:
     """``chip`` with the measured values of ``measured`` (a chip from a measurement) beside its
     datasheet values: each measured memory level goes to the level of the same name (else, for
     main memory, to the chip's dram level), each measured peak to the same precision. Returns
-    the chip and the names of the ceilings matched and not matched."""
+    the chip, what went where ("DRAM → HBM2", "fp64") and what found no ceiling."""
     memory = list(chip.memory)
     matched, unmatched = [], []
     for level in measured.memory:
         if level.measured is None:
             continue
-        index = next((i for i, lv in enumerate(memory) if lv.name.lower() == level.name.lower()),
-                     None)
+        index = next((i for i, lv in enumerate(memory) if _same_level(lv.name, level.name)), None)
         if index is None and level.role == "dram":
             index = next(i for i, lv in enumerate(memory) if lv.role == "dram")
         if index is None:
             unmatched.append(level.name)
             continue
         memory[index] = replace(memory[index], measured=level.measured)
-        matched.append(memory[index].name)
+        target = memory[index].name
+        matched.append(level.name if target == level.name else f"{level.name} → {target}")
     compute_measured = dict(chip.compute_measured)
     for precision, value in measured.compute_measured.items():
         if precision in chip.compute:

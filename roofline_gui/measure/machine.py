@@ -267,8 +267,46 @@ def measure(progress: Progress | None = None, cancel: threading.Event | None = N
     sizes_seen, envelope = best_per_size(result.bandwidth)
     result.plateaus = _dram_by_stream_rule(find_plateaus(sizes_seen, envelope), sizes_seen,
                                            envelope, result.caches)
+    result.notes += plausibility_notes(result)
     progress(1.0, "done")
     return result
+
+
+#: Repetitions whose worst is this much slower than their best mean the machine was busy.
+BUSY_SPREAD = 0.5
+
+
+def plausibility_notes(m: Measurement) -> list[str]:
+    """What in the figures says they are not the machine's: another program on the cores (the
+    vector peak below the BLAS rate, fp32 no faster than fp64, repetitions far apart), or a
+    theoretical peak exceeded because ``cpu MHz`` is the nominal clock."""
+    notes = []
+    again = "measure again with the machine otherwise idle"
+    for precision in WORD_BYTES:
+        peak = m.peak(precision)
+        gemm = next((c for c in m.compute if c.method == "gemm" and c.precision == precision), None)
+        if peak is not None and peak.method == "fma" and gemm is not None and peak.rate < 0.9 * gemm.rate:
+            notes.append(f"the {precision} vector peak ({format_si(peak.rate, 'FLOP/s')}) came out "
+                         f"below the BLAS matrix multiply ({format_si(gemm.rate, 'FLOP/s')}), which "
+                         f"cannot outrun it: the cores were probably busy; {again}")
+    fp64, fp32 = m.peak("fp64"), m.peak("fp32")
+    if fp64 is not None and fp32 is not None and fp64.method == "fma" and fp32.rate < 1.5 * fp64.rate:
+        notes.append(f"fp32 ({format_si(fp32.rate, 'FLOP/s')}) came out less than 1.5× fp64 "
+                     f"({format_si(fp64.rate, 'FLOP/s')}) though a vector holds twice as many "
+                     f"fp32 values: the cores were probably busy; {again}")
+    spread = max((p.timing.spread for p in m.bandwidth), default=0.0)
+    if spread > BUSY_SPREAD:
+        notes.append(f"the slowest repetition of a bandwidth measurement took {1 + spread:.1f}× the "
+                     f"fastest: the machine was busy or its memory shared; {again}")
+    theory = m.theoretical
+    if theory is not None and theory.clock_source != "cpufreq maximum":
+        above = [p for p in WORD_BYTES if m.peak(p) is not None
+                 and m.peak(p).rate > 1.05 * theory.peak(p)]
+        if above:
+            notes.append(f"the measured {' and '.join(above)} peak exceeds the theoretical one: "
+                         f"{theory.clock_hz / 1e9:.3g} GHz ({theory.clock_source}) is the clock "
+                         "now or, under a hypervisor, the nominal one; the cores boost above it")
+    return notes
 
 
 #: Repetitions at the working sets main memory's level is taken from (at least 4× the largest
@@ -389,7 +427,7 @@ def to_chip(m: Measurement, chip_id: str = "this-computer") -> Chip:
     for name, p in zip(names, m.plateaus, strict=True):
         role = "dram" if name == "DRAM" else "cache"
         span = (f"plateau over working sets {format_si(p.first_size, 'B')}–"
-                f"{format_si(p.last_size, 'B')} ({p.points} sizes)")
+                f"{format_si(p.last_size, 'B')} ({p.points} size{'s' if p.points != 1 else ''})")
         measured = Measured(p.bandwidth, m.date, f"{method}; {span}", host)
         levels.append(MemoryLevel(role, name, p.bandwidth, source=f"measured on {m.date}: {span}",
                                   measured=measured))

@@ -93,14 +93,18 @@ def test_measured_values_are_attached_by_level_name_and_precision():
     assert merged.memory[1].measured.value == 25e9  # DRAM goes to main memory, by role
     assert merged.memory[1].bandwidth == 200e9  # the datasheet value stays
     assert merged.compute_measured["fp64"].value == 80e9
-    assert matched == ["L2", "DDR5", "fp64"] and unmatched == ["L3", "fp16"]
+    assert matched == ["L2", "DRAM → DDR5", "fp64"] and unmatched == ["L3", "fp16"]
+    # "L2" is the A100's "L2 (40 MB)"
+    a100ish = replace(target, memory=(MemoryLevel("cache", "L2 (40 MB)", 5e12),
+                                      MemoryLevel("dram", "HBM2", 1.5e12)))
+    assert attach_measured(a100ish, measured)[1] == ["L2 → L2 (40 MB)", "DRAM → HBM2", "fp64"]
 
 
 def test_the_editors_note_says_how_much_of_the_datasheet_a_measurement_reaches():
     short, full = ceiling_note(200e9, "8 × DDR5-6400", Measured(150e9, WHEN, HOW, HOST), "B/s")
-    assert short == "measured 75% of it: 150 GB/s"
+    assert short == "measured 75%: 150 GB/s"
     assert "datasheet: 8 × DDR5-6400" in full and HOW in full and HOST in full
     above, _ = ceiling_note(78e9, "cores × clock", Measured(92e9, WHEN, "FMA", HOST), "FLOP/s")
-    assert above == "measured 118% of it: 92 GFLOP/s ⚠ above the datasheet"
+    assert above == "measured 118%: 92 GFLOP/s ⚠ above the datasheet"
     assert ceiling_note(25e9, "", Measured(25e9, WHEN, HOW, HOST), "B/s")[0] == f"measured {WHEN}"
     assert ceiling_note(1e12, "", None, "B/s") == ("no source given", "no source given")

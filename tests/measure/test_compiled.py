@@ -207,3 +207,25 @@ def test_json_and_keep_preset_go_with_measure(capsys):
 
     assert main(["--json", "out.json"]) == 2
     assert "--json goes with --measure" in capsys.readouterr().err
+
+
+def test_figures_that_cannot_be_the_machines_are_said_to_be_suspect():
+    from conftest import synthetic_measurement
+
+    from roofline_gui.measure.compute import ComputePoint
+    from roofline_gui.measure.machine import plausibility_notes
+    from roofline_gui.measure.timing import Timing
+
+    m = synthetic_measurement()  # fp64 FMA 80 GFLOP/s beside a GEMM of 68.7: plausible
+    assert plausibility_notes(m) == []
+    m.compute += [ComputePoint("gemm", "fp32", 2048, 2 * 2048**3, Timing(0.1, 0.1, 0.1, 5)),
+                  ComputePoint("fma", "fp32", 8, 100e9, Timing(1.0, 1.0, 1.0, 3))]
+    notes = plausibility_notes(m)
+    assert any("fp32 vector peak (100 GFLOP/s) came out below the BLAS" in n for n in notes)
+    assert any("less than 1.5× fp64" in n for n in notes)
+    assert all("idle" in n for n in notes)
+    max_freq = Path("/nonexistent")
+    m = synthetic_measurement()
+    m.theoretical = theoretical_peak(2, {**AVX2, "cpu MHz": "2000"}, max_freq)  # 64 GFLOP/s fp64
+    (boost,) = plausibility_notes(m)
+    assert "fp64 peak exceeds the theoretical one" in boost and "boost" in boost

@@ -11,9 +11,9 @@ SMALL = {"sizes": [64 * 1024, 512 * 1024, 8 * 1024**2], "gemm_sizes": {"fp64": 1
 
 
 def _answer(monkeypatch, answer, seen=None):
-    def ask(cls, parent, chip, fallback, selected):
+    def ask(cls, parent, chip, measurement, selected):
         if seen is not None:
-            seen.append((chip, fallback, selected))
+            seen.append((chip, measurement, selected))
         return answer(selected) if callable(answer) else answer
 
     monkeypatch.setattr(MeasureDialogs, "ask", classmethod(ask))
@@ -26,7 +26,7 @@ def test_measure_this_computer_adds_a_measured_chip(window, qtbot, monkeypatch):
     with qtbot.waitSignal(window.measure.sig_finished, timeout=60000) as blocker:
         window.measure.measure_computer(**SMALL)
     assert blocker.args == ["done"]
-    assert seen[0][1] is None  # the compiled kernels measured: no fallback to report
+    assert seen[0][1].fallback is None  # the compiled kernels measured: no fallback to report
     chips = window.model.document.chips
     assert len(chips) == before + 1
     measured = chips[-1]
@@ -45,9 +45,14 @@ def test_measured_values_go_beside_the_selected_chips_datasheet_and_into_my_pres
     window.model.select(None, target.id)
     _answer(monkeypatch, lambda selected: (selected, True))
     before = len(window.model.document.chips)
+    messages = []
+    window.measure.sig_message.connect(messages.append)
     with qtbot.waitSignal(window.measure.sig_finished, timeout=60000):
         window.measure.measure_computer(**SMALL)
     assert len(window.model.document.chips) == before  # no new chip
+    dram = target.dram.name
+    assert any(m.startswith(f"Measured values added to {target.name}: ") and f"DRAM → {dram}" in m
+               for m in messages), messages
     merged = window.model.document.chip(target.id)
     assert merged.dram.bandwidth == target.dram.bandwidth  # the datasheet value stays
     assert merged.dram.measured is not None and merged.dram.provenance(True).kind == "measured"
@@ -182,3 +187,31 @@ def test_achievable_roofs_draw_measured_roofs_solid_and_the_datasheet_roofs_dash
     assert cmp.result.attainable[k, 0] == pytest.approx(1.3e12 / 3)
     window.set_derated(False)
     assert dashed_tips() == []
+
+
+def test_the_measured_dialog_says_what_measured_and_warns_in_words(qtbot, example_doc):
+    from roofline_gui.measure.machine import to_chip
+    from roofline_gui.widgets.common.measured_dialog import MeasuredDialog
+
+    m = synthetic_measurement()
+    m.fallback = "numba could not be used (ModuleNotFoundError: No module named 'numba')"
+    m.notes = ["the fp32 vector peak came out below the BLAS matrix multiply; measure again"]
+    chip = to_chip(m)
+    dialog = MeasuredDialog(chip, m, example_doc.chips[0])
+    qtbot.addWidget(dialog)
+    from PySide6.QtWidgets import QLabel
+
+    texts = [label.text() for label in dialog.findChildren(QLabel)]
+    assert any("Test CPU, 2 threads" in t and "compiled loops (numba)" in t for t in texts)
+    assert any(t.startswith("Measured with numpy's kernels, not the compiled ones: numba could")
+               for t in texts)
+    assert "The fp32 vector peak came out below the BLAS matrix multiply; measure again" in texts
+    assert any(t.startswith("DRAM: 25 GB/s") for t in "\n".join(texts).splitlines())
+    assert dialog.answer() == (None, False)  # a new chip, not kept: the default
+    assert f"only if {example_doc.chips[0].name} is this computer's datasheet" in dialog.onto_selected.text()
+    dialog.onto_selected.setChecked(True)
+    dialog.keep.setChecked(True)
+    assert dialog.answer() == (example_doc.chips[0], True)
+    nothing_selected = MeasuredDialog(chip, m, None)
+    qtbot.addWidget(nothing_selected)
+    assert not nothing_selected.onto_selected.isEnabled()

@@ -118,7 +118,10 @@ class FileActions(QObject):
         if not as_template:
             self.settings.add_recent(str(path.resolve()))
             self.settings.set("last_dir", str(path.resolve().parent))
-        self.sig_message.emit(f"Opened {path.name}: {len(doc.chips)} chips, {len(doc.kernels)} kernels")
+        chips, kernels = len(doc.chips), len(doc.kernels)
+        self.sig_message.emit(f"Opened {path.name}: {chips} chip{'s' * (chips != 1)}, "
+                              f"{kernels} kernel{'s' * (kernels != 1)}"
+                              + ("" if is_session else " (a new untitled session: Save asks where)"))
         return True
 
     def open_example(self, path: Path) -> bool:

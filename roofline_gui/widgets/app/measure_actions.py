@@ -40,13 +40,13 @@ class ImportDialogs:
 
 class MeasureDialogs:
     @classmethod
-    def ask(cls, parent: QWidget, chip, fallback: str | None, selected) -> tuple | None:
+    def ask(cls, parent: QWidget, chip, measurement, selected) -> tuple | None:
         """What to do with a measured chip: (None, keep) adds it as a new chip, (selected,
         keep) adds its measured values to the selected chip; ``keep`` also keeps it as a user
         preset. None: discard."""
         from roofline_gui.widgets.common.measured_dialog import MeasuredDialog  # noqa: PLC0415
 
-        dialog = MeasuredDialog(chip, fallback, selected, parent)
+        dialog = MeasuredDialog(chip, measurement, selected, parent)
         if not dialog.exec():
             return None
         return dialog.answer()
@@ -146,13 +146,13 @@ class MeasureActions(QObject):
 
         def job(progress, cancel):
             result = measure(progress, cancel, **options)
-            return to_chip(result), result.fallback
+            return to_chip(result), result
 
         def done(payload):
-            chip, fallback = payload
+            chip, result = payload
             selected = next((c for c in self.model.document.chips
                              if c.id == self.model.selected_chip), None)
-            answer = MeasureDialogs.ask(self.window, chip, fallback, selected)
+            answer = MeasureDialogs.ask(self.window, chip, result, selected)
             if answer is None:
                 self.sig_message.emit("Measurement discarded: nothing was changed")
                 return
@@ -169,10 +169,12 @@ class MeasureActions(QObject):
                 merged, matched, unmatched = attach_measured(target, chip)
                 self.model.push(Replace("chips", merged),
                                 f"Add measured values to {target.name}")
+                message = f"Measured values added to {target.name}: {', '.join(matched) or 'none'}"
                 if unmatched:
-                    self.sig_message.emit(f"{target.name} has no ceiling for "
-                                          f"{', '.join(unmatched)}: those were not added")
-                    return
+                    message += (f"; it has no ceiling for {', '.join(unmatched)}, so those were "
+                                "not added")
+                self.sig_message.emit(message)
+                return
             levels = ", ".join(f"{lv.name} {lv.bandwidth / 1e9:.1f} GB/s" for lv in chip.memory)
             self.sig_message.emit(f"Measured: {levels}")
 

@@ -406,7 +406,9 @@ class RooflinePlot(QObject):
                 self._diagonal_label(f"{diagonal.name} {format_si(diagonal.bandwidth, 'B/s')}",
                                      diagonal.bandwidth, top, color, low=True)
         if labelled and roofs:
-            self._diagonal_label(f"{chip.dram.name} {format_si(roofs[0].bandwidth, 'B/s')}",
+            kind = chip.dram.provenance(comparison.result.derated).kind
+            self._diagonal_label(f"{chip.dram.name} {format_si(roofs[0].bandwidth, 'B/s')}"
+                                 + ("" if kind == "datasheet" else f" {kind}"),
                                  roofs[0].bandwidth, top, color)
 
     def _draw_datasheet_roofs(self, chip, c: int, color: QColor, rate_unit: str) -> None:

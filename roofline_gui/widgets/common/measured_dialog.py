@@ -3,6 +3,8 @@ selected chip's measured values, and keep it as a user preset or not."""
 
 from __future__ import annotations
 
+from html import escape
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QButtonGroup,
@@ -31,37 +33,56 @@ def measured_summary(chip: Chip) -> str:
 
 
 class MeasuredDialog(QDialog):
-    def __init__(self, chip: Chip, fallback: str | None, selected: Chip | None,
+    """The figures of a measurement (what measured, on what, with any warning in red) and the
+    choice of what to do with them."""
+
+    def __init__(self, chip: Chip, measurement, selected: Chip | None,
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("This computer, measured")
         self.selected = selected
         layout = QVBoxLayout(self)
+        host = chip.compute_measured and next(iter(chip.compute_measured.values())).host
+        header = QLabel(f"<b>{escape(host or measurement.cpu)}</b>, measured {measurement.date} "
+                        f"with {escape(measurement.method)}")
+        header.setWordWrap(True)
+        layout.addWidget(header)
         figures = QLabel(measured_summary(chip))
         figures.setTextFormat(Qt.TextFormat.PlainText)
         figures.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         figures.setWordWrap(True)
         layout.addWidget(figures)
-        if fallback:
-            warning = QLabel(f"Measured with numpy's kernels, not the compiled ones: {fallback}. "
-                             "Bandwidths are lower than the machine's and L1 is not seen.")
+        warnings = list(measurement.notes)
+        if measurement.fallback:
+            warnings.insert(0, f"Measured with numpy's kernels, not the compiled ones: "
+                               f"{measurement.fallback}. Bandwidths are lower than the machine's "
+                               "and L1 is not seen.")
+        for text in warnings:
+            if text.startswith("fp16"):
+                continue  # in the figures already
+            warning = QLabel(text[0].upper() + text[1:])
             warning.setWordWrap(True)
+            warning.setTextFormat(Qt.TextFormat.PlainText)
             warning.setStyleSheet("color: #b00020;")
             layout.addWidget(warning)
         self.as_new = QRadioButton("Add it to the session as a new chip")
         self.as_new.setChecked(True)
         self.onto_selected = QRadioButton(
-            f"Add the measured values to {selected.name}, beside its datasheet values"
-            if selected is not None else "Add the measured values to the selected chip")
+            f"Add the measured values to {selected.name}, beside its datasheet values: only if "
+            f"{selected.name} is this computer's datasheet" if selected is not None
+            else "Add the measured values to the selected chip (select a chip first)")
         self.onto_selected.setEnabled(selected is not None)
-        self.onto_selected.setToolTip("Each measured level goes to the level of the same name "
-                                      "(DRAM to main memory), each peak to its precision; "
-                                      "View → Achievable roofs draws them")
+        self.onto_selected.setToolTip(
+            "For a chip that describes this machine (a datasheet you typed in, or the preset of "
+            "its processor with as many cores as were measured): each measured level goes to the "
+            "level of the same name (DRAM to main memory), each peak to its precision; View → "
+            "Achievable roofs draws them")
         group = QButtonGroup(self)
         for button in (self.as_new, self.onto_selected):
             group.addButton(button)
             layout.addWidget(button)
-        self.keep = QCheckBox("Keep it as one of my chip presets (the hardware editor's Add… lists it)")
+        self.keep = QCheckBox(f"Also keep “{chip.name}” as one of my chip presets (the hardware "
+                              "editor's Add… lists it)")
         layout.addWidget(self.keep)
         buttons = QDialogButtonBox()
         buttons.addButton("Add", QDialogButtonBox.ButtonRole.AcceptRole)

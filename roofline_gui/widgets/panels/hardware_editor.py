@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -41,7 +42,6 @@ def _source_label() -> QLabel:
     """The provenance of a value, shortened; the full text is the tooltip (set by
     ChipForm._fill). It takes only the width left over, so the fields beside it never shrink."""
     label = QLabel()
-    label.setStyleSheet("color: palette(mid);")
     label.setTextFormat(Qt.TextFormat.PlainText)
     label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
     label.setMinimumWidth(40)
@@ -52,7 +52,11 @@ def _set_note(label: QLabel, note: tuple[str, str]) -> None:
     short, full = note
     label.setText(short[:80] + ("…" if len(short) > 80 else ""))
     label.setToolTip(full)
-    label.setStyleSheet("color: #b00020;" if "⚠" in short else "color: palette(mid);")
+    # The text's colour through the palette: a style sheet would colour the tooltip too
+    palette = label.palette()
+    palette.setColor(QPalette.ColorRole.WindowText,
+                     QColor("#b00020") if "⚠" in short else label.palette().color(QPalette.ColorRole.Mid))
+    label.setPalette(palette)
 
 
 class ChipForm(QWidget):
