@@ -265,15 +265,16 @@ def measure(progress: Progress | None = None, cancel: threading.Event | None = N
     finally:
         backend.close()
     sizes_seen, envelope = best_per_size(result.bandwidth)
-    result.plateaus = _dram_by_stream_rule(find_plateaus(sizes_seen, envelope), sizes_seen,
-                                           envelope, result.caches)
+    result.plateaus = _dram_by_stream_rule(
+        find_plateaus(sizes_seen, envelope, edges=tuple(result.caches.values())), sizes_seen,
+        envelope, result.caches)
     result.notes += plausibility_notes(result)
     progress(1.0, "done")
     return result
 
 
-#: Repetitions whose worst is this much slower than their best mean the machine was busy.
-BUSY_SPREAD = 0.5
+#: Median repetitions this much slower than the best, at most sizes, mean the machine was busy.
+BUSY_SPREAD = 0.25
 
 
 def plausibility_notes(m: Measurement) -> list[str]:
@@ -294,10 +295,13 @@ def plausibility_notes(m: Measurement) -> list[str]:
         notes.append(f"fp32 ({format_si(fp32.rate, 'FLOP/s')}) came out less than 1.5× fp64 "
                      f"({format_si(fp64.rate, 'FLOP/s')}) though a vector holds twice as many "
                      f"fp32 values: the cores were probably busy; {again}")
-    spread = max((p.timing.spread for p in m.bandwidth), default=0.0)
-    if spread > BUSY_SPREAD:
-        notes.append(f"the slowest repetition of a bandwidth measurement took {1 + spread:.1f}× the "
-                     f"fastest: the machine was busy or its memory shared; {again}")
+    # One slow repetition is a moment's interference; the best of the others is kept. A median
+    # repetition well behind the best, at most sizes, is a machine busy all along.
+    slow = [p.timing.median / p.timing.best - 1 for p in m.bandwidth if p.timing.best > 0]
+    if slow and float(np.median(slow)) > BUSY_SPREAD:
+        notes.append(f"half the bandwidth measurements took more than {1 + float(np.median(slow)):.2g}× "
+                     f"their best time in their median repetition: the machine was busy or its "
+                     f"memory shared; {again}")
     theory = m.theoretical
     if theory is not None and theory.clock_source != "cpufreq maximum":
         above = [p for p in WORD_BYTES if m.peak(p) is not None

@@ -131,7 +131,8 @@ class Plateau:
     points: int
 
 
-def find_plateaus(sizes, bandwidths, *, flat: float = 0.2, merge: float = 0.25) -> list[Plateau]:
+def find_plateaus(sizes, bandwidths, *, flat: float = 0.2, merge: float = 0.25,
+                  edges=()) -> list[Plateau]:
     """Flat stretches of a bandwidth-vs-size curve, smallest sizes first.
 
     The curve is first smoothed with a running median of three (in log space), which removes
@@ -139,6 +140,12 @@ def find_plateaus(sizes, bandwidths, *, flat: float = 0.2, merge: float = 0.25) 
     ``flat`` (|d ln bw / d ln size|; a cache edge drops much faster). Consecutive flat points
     form a plateau; neighbouring plateaus whose levels differ by less than ``merge`` (in ln) are
     joined. A plateau's bandwidth is the upper quartile of its points: the best sustained rate.
+
+    ``edges`` are the caches' capacities, where known: a plateau that runs across one with at
+    least two points on each side, whose sides differ by more than ``EDGE_STEP`` (in ln), is
+    split there, and two plateaus on either side of one are joined only when they differ by less
+    than that (L1 and L2 can be within 25 % of each other on a busy host, and the gentle slope
+    between them then reads as flat).
     """
     sizes = np.asarray(sizes, dtype=float)
     raw = np.asarray(bandwidths, dtype=float)
@@ -159,6 +166,8 @@ def find_plateaus(sizes, bandwidths, *, flat: float = 0.2, merge: float = 0.25) 
             groups[-1].append(int(i))
         else:
             groups.append([int(i)])
+    for edge in sorted(edges):
+        groups = [part for g in groups for part in _split_at(g, edge, sizes, raw)]
     # Smoothing finds the plateaus; their level is the upper quartile of the points on them:
     # interference only slows runs down, but the edge points of a plateau can still be partly
     # served by the level above, so the single best point would overstate it.
@@ -166,7 +175,9 @@ def find_plateaus(sizes, bandwidths, *, flat: float = 0.2, merge: float = 0.25) 
                 for g in groups]
     merged: list[Plateau] = []
     for p in plateaus:
-        if merged and abs(np.log(p.bandwidth / merged[-1].bandwidth)) < merge:
+        step = abs(np.log(p.bandwidth / merged[-1].bandwidth)) if merged else np.inf
+        across = merged and any(merged[-1].last_size <= e < p.first_size for e in edges)
+        if merged and step < merge and not (across and step >= EDGE_STEP):
             q = merged[-1]
             merged[-1] = Plateau(q.first_size, p.last_size, max(q.bandwidth, p.bandwidth),
                                  q.points + p.points)
@@ -179,3 +190,17 @@ def find_plateaus(sizes, bandwidths, *, flat: float = 0.2, merge: float = 0.25) 
         if all(p.bandwidth > q.bandwidth * 1.1 for q in merged[i + 1:]):
             kept.append(p)
     return kept
+
+
+#: Two sides of a cache's capacity differing by more than this (in ln, about 12 %) are two levels.
+EDGE_STEP = 0.12
+
+
+def _split_at(group: list[int], edge: float, sizes, raw) -> list[list[int]]:
+    below = [i for i in group if sizes[i] <= edge]
+    above = [i for i in group if sizes[i] > edge]
+    if len(below) < 2 or len(above) < 2:
+        return [group]
+    if abs(np.log(np.median(raw[below]) / np.median(raw[above]))) <= EDGE_STEP:
+        return [group]
+    return [below, above]

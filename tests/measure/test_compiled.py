@@ -229,3 +229,33 @@ def test_figures_that_cannot_be_the_machines_are_said_to_be_suspect():
     m.theoretical = theoretical_peak(2, {**AVX2, "cpu MHz": "2000"}, max_freq)  # 64 GFLOP/s fp64
     (boost,) = plausibility_notes(m)
     assert "fp64 peak exceeds the theoretical one" in boost and "boost" in boost
+
+
+def test_l1_and_l2_within_25_percent_are_told_apart_at_the_caches_capacity():
+    # measured here on a busy host: L1 about 225 GB/s, L2 about 180, the slope between gentle
+    kib = [16, 20, 25, 32, 40, 51, 64, 81, 102, 128, 161, 203, 256, 323, 406, 512, 645, 813, 1024,
+           1290, 1625, 2048]
+    gbs = [209, 228, 232, 236, 214, 237, 220, 177, 167, 175, 183, 173, 161, 149, 171, 174, 195, 186,
+           174, 172, 158, 128]
+    sizes, bw = [k * KIB for k in kib], [g * 1e9 for g in gbs]
+    caches = {"L1": 64 * KIB, "L2": 1024 * KIB}
+    assert len(find_plateaus(sizes, bw)) < 3  # without the capacities: L1 and L2 run together
+    plateaus = find_plateaus(sizes, bw, edges=tuple(caches.values()))
+    assert _level_names([*plateaus[:2], plateaus[-1]], caches)[:2] == ["L1", "L2"]
+    assert plateaus[0].bandwidth / 1e9 == pytest.approx(234, rel=0.03)
+    assert plateaus[0].last_size <= 64 * KIB < plateaus[1].first_size
+
+
+def test_a_machine_busy_all_along_is_told_from_a_moments_interference():
+    from conftest import synthetic_measurement
+
+    from roofline_gui.measure.machine import plausibility_notes
+    from roofline_gui.measure.stream import BandwidthPoint
+    from roofline_gui.measure.timing import Timing
+
+    m = synthetic_measurement()
+    m.bandwidth = [BandwidthPoint("triad", 24 * 1000, 1000, Timing(1.0, 1.02, 6.0, 3))] * 10
+    assert plausibility_notes(m) == []  # one repetition was slow: the best of the rest is kept
+    m.bandwidth = [BandwidthPoint("triad", 24 * 1000, 1000, Timing(1.0, 1.6, 2.0, 3))] * 10
+    (busy,) = plausibility_notes(m)
+    assert "busy" in busy and "1.6×" in busy
