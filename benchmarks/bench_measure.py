@@ -109,8 +109,9 @@ def main() -> None:
     theory = result.theoretical
     for precision, measured in chip.compute_measured.items():
         gemm = next(c for c in result.compute if c.method == "gemm" and c.precision == precision)
-        line = (f"   {precision}: FMA peak {format_si(measured.value, 'FLOP/s')}, "
-                f"BLAS GEMM {format_si(gemm.rate, 'FLOP/s')}")
+        line = (f"   {precision}: FMA kernel {format_si(result.vector(precision).rate, 'FLOP/s')}, "
+                f"BLAS GEMM {format_si(gemm.rate, 'FLOP/s')}, the chip's peak "
+                f"{format_si(measured.value, 'FLOP/s')}")
         if theory is not None:
             line += (f", theoretical {format_si(theory.peak(precision), 'FLOP/s')} "
                      f"(ratio {measured.value / theory.peak(precision):.2f}; {theory.formula(precision)})")

@@ -247,14 +247,14 @@ def run_measure(json_path: str | None, keep_preset: bool = False) -> int:
         print(f"  {level.name:6s} {format_si(level.bandwidth, 'B/s'):>12s}  ({level.role}; "
               f"{level.source.split(': ', 1)[-1]})")
     for precision, measured in chip.compute_measured.items():
-        line = f"  {precision} vector peak {format_si(measured.value, 'FLOP/s'):>12s}"
+        vector = result.vector(precision)
+        gemm = next(c for c in result.compute if c.method == "gemm" and c.precision == precision)
+        line = (f"  {precision} peak  {format_si(measured.value, 'FLOP/s'):>12s}  (multiply-add "
+                f"kernel {format_si(vector.rate, 'FLOP/s')}, BLAS GEMM {format_si(gemm.rate, 'FLOP/s')}")
         if result.theoretical is not None:
             peak = result.theoretical.peak(precision)
-            line += f"  ({measured.value / peak:.2f}× the theoretical {format_si(peak, 'FLOP/s')})"
-        print(line)
-    for c in result.compute:
-        if c.method == "gemm":
-            print(f"  {c.precision} BLAS GEMM {format_si(c.rate, 'FLOP/s'):>12s}")
+            line += f"; {measured.value / peak:.2f}× the theoretical {format_si(peak, 'FLOP/s')}"
+        print(line + ")")
     if result.theoretical is not None:
         print(f"  theoretical: {result.theoretical.formula('fp64')}")
     for note in result.notes:

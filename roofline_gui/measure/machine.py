@@ -82,11 +82,19 @@ class Measurement:
     theoretical: Theoretical | None = None
     notes: list[str] = field(default_factory=list)  # what the sweep could not do
 
-    def peak(self, precision: str) -> ComputePoint | None:
-        """The vector peak at ``precision``: the best FMA point (the numpy vector rate where
-        the compiled kernels could not run)."""
+    def vector(self, precision: str) -> ComputePoint | None:
+        """The best point of the multiply-add kernel at ``precision`` (numpy's vector rate
+        where the compiled kernels could not run)."""
         points = [c for c in self.compute if c.precision == precision and c.method in ("fma", "vector")]
         return max(points, key=lambda c: c.rate, default=None)
+
+    def peak(self, precision: str) -> ComputePoint | None:
+        """The measured compute peak at ``precision``: the higher of the multiply-add kernel and
+        the BLAS matrix multiply (no kernel outruns the peak, so the best rate any reached is
+        the closest to it; an SGEMM can beat a short FMA loop by a few percent)."""
+        points = [c for c in self.compute if c.precision == precision]
+        vector = self.vector(precision)
+        return max(points, key=lambda c: c.rate, default=None) if vector is not None else None
 
     def to_json(self) -> dict:
         theory = self.theoretical
@@ -284,13 +292,15 @@ def plausibility_notes(m: Measurement) -> list[str]:
     notes = []
     again = "measure again with the machine otherwise idle"
     for precision in WORD_BYTES:
-        peak = m.peak(precision)
+        vector = m.vector(precision)
         gemm = next((c for c in m.compute if c.method == "gemm" and c.precision == precision), None)
-        if peak is not None and peak.method == "fma" and gemm is not None and peak.rate < 0.9 * gemm.rate:
-            notes.append(f"the {precision} vector peak ({format_si(peak.rate, 'FLOP/s')}) came out "
-                         f"below the BLAS matrix multiply ({format_si(gemm.rate, 'FLOP/s')}), which "
-                         f"cannot outrun it: the cores were probably busy; {again}")
-    fp64, fp32 = m.peak("fp64"), m.peak("fp32")
+        if vector is not None and vector.method == "fma" and gemm is not None \
+                and vector.rate < 0.8 * gemm.rate:
+            notes.append(f"the {precision} multiply-add kernel ({format_si(vector.rate, 'FLOP/s')}) "
+                         f"came out well below the BLAS matrix multiply "
+                         f"({format_si(gemm.rate, 'FLOP/s')}), which does more than multiply-adds: "
+                         f"the cores were probably busy; {again}")
+    fp64, fp32 = m.vector("fp64"), m.vector("fp32")
     if fp64 is not None and fp32 is not None and fp64.method == "fma" and fp32.rate < 1.5 * fp64.rate:
         notes.append(f"fp32 ({format_si(fp32.rate, 'FLOP/s')}) came out less than 1.5× fp64 "
                      f"({format_si(fp64.rate, 'FLOP/s')}) though a vector holds twice as many "
@@ -442,10 +452,14 @@ def to_chip(m: Measurement, chip_id: str = "this-computer") -> Chip:
         peak = m.peak(precision)
         if peak is None:
             continue
-        how = (f"ERT-style multiply-add kernel, compiled ({m.method.rsplit(', ', 1)[-1]}), "
-               f"{peak.size} FMAs per element in L1, all threads, best of the intensity sweep"
-               if peak.method == "fma" else
-               "x = x·a + b through numpy in L1 (no fused multiply-add: below the FMA peak)")
+        vector = m.vector(precision)
+        kernel = (f"ERT-style multiply-add kernel, compiled ({m.method.rsplit(', ', 1)[-1]}), "
+                  f"{vector.size} FMAs per element in L1, all threads, best of the intensity sweep"
+                  if vector.method == "fma" else
+                  "x = x·a + b through numpy in L1 (no fused multiply-add: below the FMA peak)")
+        how = (kernel if peak is vector else
+               f"BLAS matrix multiply {peak.size}×{peak.size}, all threads, which outran the "
+               f"{kernel} ({format_si(vector.rate, 'FLOP/s')})")
         measured = Measured(peak.rate, m.date, how, host)
         measured_peaks[precision] = measured
         if theory is not None and theory.clock_source == "cpufreq maximum":

@@ -25,7 +25,7 @@ def measured_summary(chip: Chip) -> str:
     """The measured figures, a line each."""
     lines = [f"{level.name}: {format_si(level.measured.value if level.measured else level.bandwidth, 'B/s')}"
              f"  ({level.source.split(': ', 1)[-1]})" for level in chip.memory]
-    lines += [f"{p} vector peak: {format_si(m.value, 'FLOP/s')}"
+    lines += [f"{p} peak: {format_si(m.value, 'FLOP/s')}"
               for p, m in chip.compute_measured.items()]
     lines += [line for line in chip.notes.splitlines()
               if line.startswith(("Theoretical", "fp16", "fp64 BLAS", "fp32 BLAS"))]
