@@ -154,6 +154,15 @@ class Chip:
             return measured.value / self.compute[precision]
         return self.compute_achievable.get(precision, 1.0)
 
+    def measured_notes(self) -> list[str]:
+        """A line per measured ceiling: how much of its datasheet value it reaches (the
+        hardware editor's note), for the table's header and the like."""
+        lines = [f"{p}: {ceiling_note(self.compute[p], self.compute_sources.get(p, ''), m, 'op/s')[0]}"
+                 for p, m in self.compute_measured.items() if p in self.compute]
+        lines += [f"{lv.name}: {ceiling_note(lv.bandwidth, lv.source, lv.measured, 'B/s')[0]}"
+                  for lv in self.memory if lv.measured is not None]
+        return lines
+
     def levels(self, role: str) -> tuple[MemoryLevel, ...]:
         return tuple(level for level in self.memory if level.role == role)
 

@@ -248,11 +248,13 @@ class ComparisonTableModel(QAbstractTableModel):
         field = located[1]
         base = self._model.document.baseline_chip
         if role == _TOOLTIP:
-            return chip.name + ": " + {
+            tip = chip.name + ": " + {
                 "attainable": f"attainable performance ({unit}/s)",
                 "time": "time for the kernel's work at the attainable rate",
                 "limiter": "the roof that limits the kernel (memory level or compute precision)",
                 "speedup": f"attainable performance ÷ {base.name if base else 'the baseline'}'s"}[field]
+            measured = chip.measured_notes() if field == "attainable" else []
+            return "\n".join([tip, *measured])
         # The chip's name heads its first column only (a group of columns, like a spanning
         # header), so its other columns can be as narrow as their values; the tooltip names it.
         if field == "attainable":

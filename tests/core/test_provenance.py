@@ -108,3 +108,9 @@ def test_the_editors_note_says_how_much_of_the_datasheet_a_measurement_reaches()
     assert above == "measured 118%: 92 GFLOP/s ⚠ above the datasheet"
     assert ceiling_note(25e9, "", Measured(25e9, WHEN, HOW, HOST), "B/s")[0] == f"measured {WHEN}"
     assert ceiling_note(1e12, "", None, "B/s") == ("no source given", "no source given")
+
+
+def test_a_chip_lists_its_measured_ceilings_with_their_share_of_the_datasheet():
+    chip = cpu(measured_dram=150e9, measured_fp64=1.5e12)
+    assert chip.measured_notes() == ["fp64: measured 75%: 1.5 Top/s", "DRAM: measured 75%: 150 GB/s"]
+    assert cpu().measured_notes() == []

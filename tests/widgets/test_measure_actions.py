@@ -187,6 +187,12 @@ def test_achievable_roofs_draw_measured_roofs_solid_and_the_datasheet_roofs_dash
     assert cmp.result.attainable[k, 0] == pytest.approx(1.3e12 / 3)
     window.set_derated(False)
     assert dashed_tips() == []
+    # the table's header says how much of the datasheet the measurement reaches
+    table = window.table.table_model
+    tips = [table.headerData(i, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)
+            for i in range(table.columnCount())]
+    header = next(t for t in tips if t and t.startswith(f"{a100.name}: attainable"))
+    assert f"{a100.dram.name}: measured 84%: 1.3 TB/s" in header
 
 
 def test_the_measured_dialog_says_what_measured_and_warns_in_words(qtbot, example_doc):
