@@ -43,9 +43,9 @@ from roofline_gui.io.presets import Presets, default_presets
 
 __all__ = [
     "Results", "WorkloadResults", "batch_sweep", "chip", "chips", "evaluate",
-    "evaluate_workloads", "kernel", "load_session", "preset_kernel", "preset_kernels", "presets",
-    "save_session", "session", "templates", "workload", "workloads", "write_csv", "write_png",
-    "write_workloads_csv",
+    "evaluate_workloads", "kernel", "load_session", "measure_this_computer", "preset_kernel",
+    "preset_kernels", "presets", "save_session", "session", "templates", "with_measured",
+    "workload", "workloads", "write_csv", "write_png", "write_workloads_csv",
 ]
 
 
@@ -202,10 +202,37 @@ class Results:
 def evaluate(doc: Document | None = None, *, chips: Sequence[Chip] = (),
              kernels: Sequence[Kernel] = (), derated: bool = False) -> Results:
     """Evaluate a session (or lists of chips and kernels) as the app does, vectorised over every
-    kernel × chip pair. ``derated`` applies each ceiling's achievable fraction."""
+    kernel × chip pair. ``derated`` runs against the achievable roofs: each ceiling's measured
+    value where it has one, else its achievable fraction (View → Achievable roofs)."""
     if doc is not None:
         chips, kernels = doc.chips, doc.kernels
     return Results(compare(tuple(kernels), tuple(chips), derated=derated))
+
+
+# -- measured roofs ----------------------------------------------------------------------------
+
+def measure_this_computer(**options) -> Chip:
+    """Measure the machine this runs on (about 30 s: compiled STREAM kernels from L1 to main
+    memory, the multiply-add peak per precision, BLAS GEMM) and describe it as a chip whose
+    every ceiling is measured, as ``--measure`` does. ``options`` go to the measurement
+    (``sizes``, ``threads``, ``compiled=False`` for numpy's kernels)."""
+    from roofline_gui.measure.machine import measure, to_chip  # noqa: PLC0415
+
+    return to_chip(measure(**options))
+
+
+def with_measured(datasheet: Chip, measured: Chip) -> Chip:
+    """``datasheet`` with the measured values of ``measured`` beside its own, level by name
+    (DRAM to main memory) and peak by precision, as Tools → Measure's "add to the selected
+    chip" does. A measured value with no ceiling to go to raises, naming it."""
+    from roofline_gui.core.chip import attach_measured  # noqa: PLC0415
+    from roofline_gui.core.errors import Problem, ValidationError  # noqa: PLC0415
+
+    merged, _matched, unmatched = attach_measured(datasheet, measured)
+    if unmatched:
+        raise ValidationError([Problem(name, f"{datasheet.name} has no such ceiling")
+                               for name in unmatched])
+    return merged
 
 
 # -- whole models ------------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 import os
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -99,3 +100,28 @@ def test_workload_api_names_bad_parameters_and_gives_the_apps_numbers(tmp_path):
     ours = rf.evaluate_workloads(chips=chips, workloads=[tiny])
     app, = evaluate_workloads([tiny], chips)
     assert ours.time[0, 0] == app.time[0] and ours.rows() == [app.csv_row(0)]
+
+
+def test_measured_values_beside_a_datasheet_from_python():
+    from conftest import synthetic_measurement
+
+    from roofline_gui.core.errors import ValidationError
+    from roofline_gui.measure.machine import to_chip
+
+    measured = to_chip(synthetic_measurement())  # L1 300, L2 150, DRAM 25 GB/s; fp64 80 GFLOP/s
+    cpu = rf.chip("amd-epyc-9654-genoa")
+    with pytest.raises(ValidationError, match="L1: .* has no such ceiling"):
+        rf.with_measured(cpu, measured)
+    cpu = rf.with_measured(replace(cpu, compute={"fp64": cpu.compute["fp64"]}),
+                           replace(measured, memory=measured.memory[2:]))
+    add = rf.kernel("elementwise", "fp64", n=1e8)
+    assert rf.evaluate(chips=[cpu], kernels=[add]).attainable[0, 0] == pytest.approx(
+        cpu.dram.bandwidth / 24)
+    assert rf.evaluate(chips=[cpu], kernels=[add], derated=True).attainable[0, 0] == pytest.approx(
+        25e9 / 24)
+
+
+def test_measure_this_computer_from_python():
+    chip = rf.measure_this_computer(sizes=[64 * 1024, 512 * 1024, 8 * 1024**2],
+                                    gemm_sizes={"fp64": 64}, threads=1)
+    assert chip.dram.measured is not None and "fp64" in chip.compute_measured
