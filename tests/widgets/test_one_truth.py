@@ -186,7 +186,9 @@ def test_side_by_side_charts_place_names_in_their_own_laid_out_views(window, qtb
     from roofline_gui.core.display import boxes_overlap as _overlap
 
     window.set_mode("side_by_side")
-    qtbot.wait(200)  # laid out, then the names placed again in each chart's own size
+    qtbot.wait(200)  # laid out, then the names placed again in each chart's own size ...
+    # ... which on a loaded machine can take longer than that
+    qtbot.waitUntil(lambda: not any(p.labels_pending for p in window.canvas.plots), timeout=5000)
     metrics = QFontMetricsF(QFont())
     char, line = metrics.averageCharWidth(), metrics.height()
     for plot in window.canvas.plots:
@@ -257,6 +259,7 @@ def test_roof_labels_of_near_equal_peaks_do_not_overlap(window, qtbot):
     window.model.add_chips([presets[i] for i in ("nvidia-h100-sxm5-80gb", "amd-instinct-mi300x")])
     qtbot.wait(200)  # laid out and placed again in the view's pixels
     plot = window.canvas.overlay_plot
+    qtbot.waitUntil(lambda: not plot.labels_pending, timeout=5000)  # slower on a loaded machine
     px, _bounds = plot.label_geometry()
     metrics = QFontMetricsF(QFont())
     roof_labels = [label for label in plot.roof_labels.labels if label.along is None]  # the peaks'

@@ -541,6 +541,11 @@ class RooflinePlot(QObject):
         self._fill_timer.stop()  # nothing is left for it
 
     @property
+    def labels_pending(self) -> bool:
+        """Whether the labels are waiting to be placed again after a resize or a range change."""
+        return self._relabel.isActive()
+
+    @property
     def pending(self) -> list[str]:
         """Chips whose markers are not yet set or moved."""
         return list(dict.fromkeys([*self._pending, *(c for c, _k in self._moves)]))
