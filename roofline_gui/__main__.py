@@ -261,7 +261,7 @@ def run_measure(json_path: str | None, keep_preset: bool = False) -> int:
         print(f"  note: {note}")
     if json_path:
         try:
-            write_atomic(json_path, dumps(measurement_file(result)))
+            write_atomic(json_path, dumps(measurement_file(result, chip)))
         except RooflineError as exc:
             return _fail(str(exc))
         print(f"wrote {json_path} (open it, or File → Import → Chips from a file, to use the "

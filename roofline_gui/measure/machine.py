@@ -204,7 +204,7 @@ def memory_available() -> int | None:
 def sweep_plan(caches: dict[str, int], threads: int, compiled: bool,
                available: int | None) -> tuple[list[int], str | None]:
     """Working-set sizes from inside L1 (compiled kernels; numpy's call overhead hides L1, so
-    its sweep starts at 24 KiB) to max(384 MiB, 6× the largest cache), bounded by half the
+    its sweep starts at 24 KiB) to max(1 GiB, 6× the largest cache), bounded by half the
     memory available, and a note when that bound keeps the sweep under 4× the largest cache."""
     largest_cache = max(caches.values(), default=0)
     want = max(DRAM_FLOOR, CACHE_MULTIPLE * largest_cache)
@@ -248,8 +248,9 @@ def measure(progress: Progress | None = None, cancel: threading.Event | None = N
     backend, result.fallback = _stream_backend(threads, compiled)
     use_jit = result.fallback is None
     result.method = backend.label + (f", {_jit_version()}" if use_jit else "")
+    available = memory_available()
     if sizes is None:
-        sizes, note = sweep_plan(result.caches, threads, use_jit, memory_available())
+        sizes, note = sweep_plan(result.caches, threads, use_jit, available)
         if note:
             result.notes.append(note)
     result.notes.append(fp16_note(info))
@@ -261,7 +262,7 @@ def measure(progress: Progress | None = None, cancel: threading.Event | None = N
             result.bandwidth += measure_size(size, backend, KERNELS, cancel=cancel,
                                              repeats=dram_repeats(size, floor))
         if extend:  # a cache larger than sysfs says: go on while the curve still falls
-            _extend_sweep(result, sizes, backend, progress, cancel, memory_available())
+            _extend_sweep(result, sizes, backend, progress, cancel, available)
         for j, (precision, n) in enumerate(gemm_sizes.items()):
             progress((len(sizes) + 2 * j) / steps, f"{precision} matrix multiply {n}×{n}")
             result.compute.append(gemm_rate(precision, n, cancel=cancel))
@@ -435,8 +436,8 @@ def to_chip(m: Measurement, chip_id: str = "this-computer") -> Chip:
     names = _level_names(m.plateaus, m.caches)
     method = (f"better of the STREAM add and triad kernels at each working-set size, "
               f"{m.method} (24 B counted per element as STREAM does, write-allocate not "
-              f"counted), {m.threads} threads, best of 3 repetitions; main memory from working "
-              f"sets at least 4x the largest cache")
+              f"counted), {m.threads} threads, best of 3 repetitions ({DRAM_REPEATS} at main "
+              f"memory's sizes); main memory from working sets at least 4x the largest cache")
     levels = []
     for name, p in zip(names, m.plateaus, strict=True):
         role = "dram" if name == "DRAM" else "cache"
@@ -473,7 +474,7 @@ def to_chip(m: Measurement, chip_id: str = "this-computer") -> Chip:
              f"Caches (sysfs): {caches}.",
              f"Memory levels: plateaus of the STREAM bandwidth sweep (add/triad, {m.method}), "
              "best sustained rate each.",
-             *(f"Compiled kernels not used: {m.fallback}." for _ in [0] if m.fallback),
+             *([f"Compiled kernels not used: {m.fallback}."] if m.fallback else []),
              *(f"{precision} BLAS matrix multiply {c.size}×{c.size}: "
                f"{format_si(c.rate, 'FLOP/s')}" for precision, c in gemm.items()),
              *(f"Theoretical {p}: {theory.formula(p)}; measured "
@@ -485,12 +486,13 @@ def to_chip(m: Measurement, chip_id: str = "this-computer") -> Chip:
                 compute_sources=sources, compute_measured=measured_peaks)
 
 
-def measurement_file(m: Measurement) -> dict:
-    """What ``--measure --json`` writes: every figure, and the measured chip in the session's
-    chip format under ``chip`` (File → Open and File → Import → Chips from a file read it)."""
+def measurement_file(m: Measurement, chip: Chip | None = None) -> dict:
+    """What ``--measure --json`` writes: every figure, and the measured chip (``to_chip(m)``
+    unless given) in the session's chip format under ``chip`` (File → Open and File → Import →
+    Chips from a file read it)."""
     from roofline_gui.io.serialize import chip_to_dict  # noqa: PLC0415
 
-    return {**m.to_json(), "chip": chip_to_dict(to_chip(m))}
+    return {**m.to_json(), "chip": chip_to_dict(chip or to_chip(m))}
 
 
 __all__ = ["Cancelled", "Measurement", "measure", "measurement_file", "to_chip"]

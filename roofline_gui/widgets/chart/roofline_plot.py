@@ -368,18 +368,18 @@ class RooflinePlot(QObject):
         roofs = spec.roofs_of(c)
         dashed = not any(r.precision in self._wanted for r in roofs)  # none of the kernels' precisions
         rate_unit = f"{units.word}/s"
+        derated = comparison.result.derated
+        dram_said = f"{chip.dram.name} {chip.dram.provenance(derated).text}"
         for n, roof in enumerate(roofs):
             first = n == 0
             xs, ys = roof.points()
             pen = pg.mkPen(color, width=2.5 if first else 1.5,
                            style=Qt.PenStyle.DashLine if dashed else Qt.PenStyle.SolidLine)
             legend = f"{chip.name} (none of the kernels' precisions)" if dashed else chip.name
-            derated = comparison.result.derated
             said = chip.compute_provenance(roof.precision, derated).text
             self.roofs.add_line(log10(xs), log10(ys), pen,
                                 tip=f"{chip.name} {roof.precision} roof: "
-                                    f"{format_si(roof.peak, rate_unit)}, {said}; {chip.dram.name} "
-                                    f"{chip.dram.provenance(derated).text}",
+                                    f"{format_si(roof.peak, rate_unit)}, {said}; {dram_said}",
                                 smooth=first)
             if first:
                 self._legend_wanted.append((legend, pen))
@@ -406,7 +406,7 @@ class RooflinePlot(QObject):
                 self._diagonal_label(f"{diagonal.name} {format_si(diagonal.bandwidth, 'B/s')}",
                                      diagonal.bandwidth, top, color, low=True)
         if labelled and roofs:
-            kind = chip.dram.provenance(comparison.result.derated).kind
+            kind = chip.dram.provenance(derated).kind
             self._diagonal_label(f"{chip.dram.name} {format_si(roofs[0].bandwidth, 'B/s')}"
                                  + ("" if kind == "datasheet" else f" {kind}"),
                                  roofs[0].bandwidth, top, color)
