@@ -208,6 +208,7 @@ class RoofLayer(pg.GraphicsObject):
         self.dots: list[_Dot] = []
         self.labels: list[_Label] = []
         self._rect = QRectF()
+        self.painted = False  # whether it has been on screen (or in an export) yet
         self.setZValue(1)
         # Painted once per view change into one image; a repaint near a moving marker blits it.
         self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
@@ -253,6 +254,7 @@ class RoofLayer(pg.GraphicsObject):
         return self._rect
 
     def paint(self, painter: QPainter, option, widget=None) -> None:
+        self.painted = True
         view = self.viewRect()  # what is visible, in data coordinates (None before layout)
         exporting = is_exporting(self)
         # Antialiased strokes cost the software rasterizer several times plain ones

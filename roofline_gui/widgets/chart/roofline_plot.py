@@ -120,8 +120,9 @@ class RooflinePlot(QObject):
         self._relabel.setSingleShot(True)
         self._relabel.setInterval(60)
         self._relabel.timeout.connect(self._place_labels_again)
-        plot_item.getViewBox().sigResized.connect(lambda _vb: self._relabel.start())
-        plot_item.getViewBox().sigRangeChanged.connect(lambda *_args: self._relabel.start())
+        self._setting_range = False
+        plot_item.getViewBox().sigResized.connect(lambda _vb: self._on_view_changed())
+        plot_item.getViewBox().sigRangeChanged.connect(lambda *_args: self._on_view_changed())
         self._markers: dict[str, MarkerScatter] = {}  # chip id -> scatter
         self._extras: list = []  # measured points, selection ring, sweep path
         self.ring: pg.ScatterPlotItem | None = None  # the selected kernel's rings, one per chip
@@ -195,14 +196,22 @@ class RooflinePlot(QObject):
     def draw(self, comparison: Comparison, chip_indices: list[int]) -> None:
         """Rebuild roofs and markers for the chips at ``chip_indices`` of the comparison."""
         self._comparison, self._chip_indices = comparison, chip_indices
+        # The range first, so every label is placed once, in the pixels it will be shown in
+        # (the range change's own relabelling would place them all a second time).
+        self._range = self._view_range()
+        if self._range is not None:
+            (x_lo, x_hi), (y_lo, y_hi) = self._range
+            self._setting_range = True
+            try:
+                self.plot.setRange(xRange=(np.log10(x_lo), np.log10(x_hi)),
+                                   yRange=(np.log10(y_lo), np.log10(y_hi)), padding=0)
+            finally:
+                self._setting_range = False
         self._draw_roofs()
         self.update_workloads(self.workload_results)  # first: the kernels' names avoid them
         self.update_markers()
         if self._range is not None:
-            (x_lo, x_hi), (y_lo, y_hi) = self._range
-            self.plot.setRange(xRange=(np.log10(x_lo), np.log10(x_hi)),
-                               yRange=(np.log10(y_lo), np.log10(y_hi)), padding=0)
-            self._draw_kernel_labels()  # in the range just set
+            self._draw_kernel_labels()
 
     def update_kernels(self, comparison: Comparison) -> None:
         """Only kernels changed (same chips): redraw the markers from ``comparison``."""
@@ -277,6 +286,18 @@ class RooflinePlot(QObject):
         entries = self._legend_wanted + self._shape_entries + [(name, pen, symbol)
                                                                for name, symbol in workloads]
         self.legend.set_entries(entries if self.show_legend else [])
+
+    def _on_view_changed(self) -> None:
+        """On screen, the labels follow a resize or a range change after a pause. Before the
+        chart's first paint (the window being laid out as it is shown) they are placed at once,
+        so that paint is right and no second full repaint follows it."""
+        if self._setting_range:  # draw() places them itself, in the range it sets
+            return
+        if self.roofs.painted or self.roof_labels.painted:
+            self._relabel.start()
+        else:
+            self._relabel.stop()
+            self._place_labels_again()
 
     def _place_labels_again(self) -> None:
         """The view changed size or range: the roofs' and the kernels' labels are placed again
