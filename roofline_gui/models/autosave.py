@@ -7,8 +7,8 @@ next start offers to recover. A clean exit, or saving, removes the journal.
 
 from __future__ import annotations
 
-from concurrent.futures import Future
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QLockFile, QObject, Qt, QTimer, Signal
 
@@ -16,6 +16,9 @@ from roofline_gui.core.errors import RooflineError
 from roofline_gui.io.files import data_dir
 from roofline_gui.io.journal import journals_in, new_journal_path, remove_journal, write_journal
 from roofline_gui.models.document_model import DocumentModel
+
+if TYPE_CHECKING:  # the executor's module is imported on the first write, off the start-up path
+    from concurrent.futures import Future
 
 DELAY_MS = 3000
 

@@ -20,6 +20,7 @@ class QuantityEdit(QLineEdit):
     sig_value_committed = Signal(object)
     sig_value_edited = Signal(object)  # each keystroke that leaves a valid value (not committed)
     sig_error_changed = Signal(str)  # "" when valid
+    _height: int | None = None  # a field's fixed height, measured on the first one built
 
     def __init__(self, kind: str, *, allow_empty: bool = False, fraction: bool = False,
                  integer: bool = False, minimum: float = 0.0, maximum: float = float("inf"),
@@ -33,7 +34,10 @@ class QuantityEdit(QLineEdit):
         self.setPlaceholderText("not supported" if allow_empty else "")
         # The red border of an error is a style sheet, which sizes the field by its own box
         # model: the height is fixed so the form does not move when an error comes or goes.
-        self.setFixedHeight(self.sizeHint().height())
+        # Every field has the same font and style: the height is measured once, not per field.
+        if QuantityEdit._height is None:
+            QuantityEdit._height = self.sizeHint().height()
+        self.setFixedHeight(QuantityEdit._height)
         self.editingFinished.connect(self._on_editing_finished)
         self.textEdited.connect(self._on_text_edited)
 
@@ -110,7 +114,8 @@ class QuantityEdit(QLineEdit):
         if message != self.error or force:
             changed = message != self.error
             self.error = message
-            self.setStyleSheet(_INVALID if message else "")
+            if self.styleSheet() != (_INVALID if message else ""):  # each change re-polishes
+                self.setStyleSheet(_INVALID if message else "")
             self.setToolTip(message or (f"exactly {self._exact}" if self._exact else ""))
             if changed:
                 self.sig_error_changed.emit(message)
@@ -125,19 +130,26 @@ class FieldWithMessage(QWidget):
     def __init__(self, edit: QuantityEdit, parent=None) -> None:
         super().__init__(parent)
         self.edit = edit
-        self.message = QLabel()
-        self.message.setStyleSheet("color: #d62728; background: palette(base); "
-                                   "border: 1px solid #d62728; padding: 1px 3px;")
-        self.message.setWordWrap(True)
-        # It floats over the field below: clicks go through to that field.
-        self.message.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
-        self.message.hide()
+        self._message: QLabel | None = None  # made when the first error comes (most never do)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(edit)
         edit.sig_error_changed.connect(self._on_error_changed)
         edit.installEventFilter(self)
-        self.destroyed.connect(self.message.deleteLater)  # it may live in another parent
+
+    @property
+    def message(self) -> QLabel:
+        """The floating label that shows the field's error."""
+        if self._message is None:
+            self._message = QLabel()
+            self._message.setStyleSheet("color: #d62728; background: palette(base); "
+                                        "border: 1px solid #d62728; padding: 1px 3px;")
+            self._message.setWordWrap(True)
+            # It floats over the field below: clicks go through to that field.
+            self._message.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+            self._message.hide()
+            self.destroyed.connect(self._message.deleteLater)  # it may live in another parent
+        return self._message
 
     def _host(self) -> QWidget:
         """The widget the message floats in: the form inside a scroll area, else the window."""
@@ -159,13 +171,17 @@ class FieldWithMessage(QWidget):
         self.message.raise_()
 
     def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt API)
-        if event.type() in (QEvent.Type.Move, QEvent.Type.Resize) and self.message.isVisible():
+        if self._message is None:
+            return False
+        if event.type() in (QEvent.Type.Move, QEvent.Type.Resize) and self._message.isVisible():
             self._place()
         elif event.type() == QEvent.Type.Hide:
-            self.message.hide()
+            self._message.hide()
         return False
 
     def _on_error_changed(self, message: str) -> None:
+        if not message and self._message is None:
+            return
         self.message.setText(message)
         if message and self.isVisible():
             self._place()
