@@ -32,9 +32,10 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # the app has work left at that point (its side panels, built on the following turns of the
 # event loop), so for the two baselines both lines come together.
 PAINTED = """
+import time
 from PySide6.QtCore import QObject, QEvent, QTimer
 def _complete():
-    print("complete", flush=True)
+    print("complete", time.process_time(), flush=True)
     app.quit()
 class _Painted(QObject):
     \"\"\"On the watched widget's first paint: print ``label`` from a zero-delay timer (after the
@@ -44,7 +45,8 @@ class _Painted(QObject):
         self.then, self.label = then, label
     def eventFilter(self, obj, ev):
         if ev.type() == QEvent.Type.Paint:
-            QTimer.singleShot(0, lambda: (print(self.label, flush=True), self.then()))
+            QTimer.singleShot(0, lambda: (print(self.label, time.process_time(), flush=True),
+                                          self.then()))
             obj.removeEventFilter(self)
         return False
 """
@@ -54,7 +56,7 @@ LAUNCHERS = {
         from PySide6.QtWidgets import QApplication, QMainWindow, QLabel
         app = QApplication([])
         w = QMainWindow(); w.setCentralWidget(QLabel("hello")); w.resize(800, 600)
-        _filter = _Painted(lambda: print("complete", flush=True) or app.quit())
+        _filter = _Painted(_complete)
         w.centralWidget().installEventFilter(_filter); w.show(); app.exec()
     """),
     "minimal pyqtgraph plot window": PAINTED + textwrap.dedent("""
@@ -62,7 +64,7 @@ LAUNCHERS = {
         import pyqtgraph as pg
         app = QApplication([])
         w = pg.PlotWidget(); w.plot([1, 2, 3], [1, 4, 9], symbol="o"); w.resize(800, 600)
-        _filter = _Painted(lambda: print("complete", flush=True) or app.quit())
+        _filter = _Painted(_complete)
         w.viewport().installEventFilter(_filter); w.show(); app.exec()
     """),
     "Roofline Explorer, example session": PAINTED + textwrap.dedent("""
@@ -104,8 +106,9 @@ CHILD_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECOD
 CHILD_ENV["ROOFLINE_DATA_DIR"] = tempfile.mkdtemp(prefix="roofline-bench-")
 
 
-def launch_once(code: str) -> tuple[float, float]:
-    """Seconds from spawn until the chart was painted, and until the window was complete."""
+def launch_once(code: str) -> tuple[float, float, float, float]:
+    """Seconds from spawn until the chart was painted and until the window was complete, then
+    the child's own CPU seconds (all its threads) at those two moments."""
     start = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, text=True, env=CHILD_ENV)
@@ -114,27 +117,29 @@ def launch_once(code: str) -> tuple[float, float]:
     complete_line = proc.stdout.readline()
     complete = time.perf_counter() - start
     proc.wait(timeout=60)
-    if "painted" not in painted_line or "complete" not in complete_line:
+    if not painted_line.startswith("painted") or not complete_line.startswith("complete"):
         raise RuntimeError(f"launch did not paint: {painted_line!r} {complete_line!r}")
-    return painted, complete
+    return painted, complete, float(painted_line.split()[1]), float(complete_line.split()[1])
 
 
-def bench_launch(rounds: int = 15) -> tuple[dict[str, tuple[float, float]], list[float], list[float]]:
-    """Median (painted, complete) launch times per candidate, and the app / pyqtgraph ratios of
-    each round for both (the candidates run back to back in a round, so a ratio compares like
-    with like)."""
+APP, PG = "Roofline Explorer, example session", "minimal pyqtgraph plot window"
+
+
+def bench_launch(rounds: int = 15) -> tuple[dict[str, tuple[float, ...]], dict[str, list[float]]]:
+    """Median (painted, complete, CPU at painted, CPU at complete) per candidate, and the app /
+    pyqtgraph window ratios of each round for each of the four (the candidates run back to back
+    in a round, so a ratio compares like with like)."""
     for code in LAUNCHERS.values():
         launch_once(code)  # fills the bytecode cache; not timed
-    times: dict[str, list[tuple[float, float]]] = {name: [] for name in LAUNCHERS}
+    times: dict[str, list[tuple[float, ...]]] = {name: [] for name in LAUNCHERS}
     for _ in range(rounds):  # interleaved, so drift in machine load hits all three alike
         for name, code in LAUNCHERS.items():
             times[name].append(launch_once(code))
-    app, pg = times["Roofline Explorer, example session"], times["minimal pyqtgraph plot window"]
-    painted = sorted(a[0] / p[0] for a, p in zip(app, pg, strict=True))
-    complete = sorted(a[1] / p[1] for a, p in zip(app, pg, strict=True))
-    medians = {name: (statistics.median(t[0] for t in v), statistics.median(t[1] for t in v))
+    ratios = {what: sorted(a[i] / p[i] for a, p in zip(times[APP], times[PG], strict=True))
+              for i, what in enumerate(("painted", "complete", "cpu painted", "cpu complete"))}
+    medians = {name: tuple(statistics.median(t[i] for t in v) for i in range(4))
                for name, v in times.items()}
-    return medians, painted, complete
+    return medians, ratios
 
 
 def big_document(n_kernels: int = 1000, n_chips: int = 8):
@@ -233,14 +238,17 @@ def main() -> None:
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
           f"PySide6 {PySide6.__version__}, pyqtgraph {pyqtgraph.__version__}, numpy {np.__version__}, "
           f"QT_QPA_PLATFORM={os.environ.get('QT_QPA_PLATFORM')}")
-    launch, painted, complete = bench_launch()
-    print(f"\nlaunch, median of {len(painted)} fresh processes each:   chart painted   window complete")
-    for name, (t_paint, t_done) in launch.items():
-        print(f"  {name:38s} {t_paint * 1e3:9.0f} ms {t_done * 1e3:13.0f} ms")
-    for label, ratios in (("chart painted", painted), ("window complete", complete)):
-        q1, med, q3 = (ratios[int(len(ratios) * f)] for f in (0.25, 0.5, 0.75))
-        print(f"  app / minimal pyqtgraph window, {label:15s}: per-round median {med:.2f}x "
-              f"(quartiles {q1:.2f}-{q3:.2f})" + ("  (aim: within 1.3x)" if label == "chart painted" else ""))
+    launch, ratios = bench_launch()
+    print(f"\nlaunch, median of {len(ratios['painted'])} fresh processes each:"
+          "   chart painted   window complete   (CPU time at each)")
+    for name, (t_paint, t_done, c_paint, c_done) in launch.items():
+        print(f"  {name:38s} {t_paint * 1e3:9.0f} ms {t_done * 1e3:13.0f} ms"
+              f"   ({c_paint * 1e3:.0f} / {c_done * 1e3:.0f} ms)")
+    aims = {"painted": "  (aim: within 1.3x)", "complete": "  (aim: within 1.2x)"}
+    for label, values in ratios.items():
+        q1, med, q3 = (values[int(len(values) * f)] for f in (0.25, 0.5, 0.75))
+        print(f"  app / minimal pyqtgraph window, {label:12s}: per-round median {med:.2f}x "
+              f"(quartiles {q1:.2f}-{q3:.2f})" + aims.get(label, ""))
     step, naive = bench_drag()
     print("\none drag step, 1,000 kernels x 8 chips (edit + re-evaluation + redraw + repaint):")
     print(f"  drag step (lifted kernel only)         {step * 1e3:7.1f} ms  (aim: under 16 ms)")

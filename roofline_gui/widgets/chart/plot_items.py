@@ -16,7 +16,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen, QPolygonF
-from PySide6.QtWidgets import QGraphicsItem
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem
 
 from roofline_gui.widgets.chart.pg_private import exporting as is_exporting
 from roofline_gui.widgets.chart.pg_private import max_spot_width, uniform_fill
@@ -185,6 +185,23 @@ class _Label:
     anchor: tuple[float, float]  # (0, 1): the point is the text's bottom-left corner
     along: tuple[float, float] | None = None  # a data direction the text follows on screen
     offset: tuple[float, float] = (0.0, 0.0)  # pixels from the point (y down)
+
+
+class GridLines(QGraphicsPathItem):
+    """Line segments, from pairs of points in data coordinates, in a 1 px cosmetic pen and never
+    antialiased: the chart's decade and minor grid. A plain Qt path item, painted in C++ (the
+    two pyqtgraph curve items it replaces, each with its own scatter item, took about 6 ms of
+    every start to build)."""
+
+    def __init__(self, x: np.ndarray, y: np.ndarray, color: QColor) -> None:
+        super().__init__(pg.arrayToQPath(np.asarray(x, float), np.asarray(y, float), connect="pairs"))
+        pen = QPen(color, 1)
+        pen.setCosmetic(True)
+        self.setPen(pen)
+
+    def paint(self, painter: QPainter, option, widget=None) -> None:
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)  # the view's is on
+        super().paint(painter, option, widget)
 
 
 class RoofLayer(pg.GraphicsObject):

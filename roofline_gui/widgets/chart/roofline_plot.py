@@ -41,6 +41,7 @@ from roofline_gui.core.sweep import can_move, sweep
 from roofline_gui.core.units import OPS_PER_MAC, format_si, format_time
 from roofline_gui.widgets.chart.plot_items import (
     ChipLegend,
+    GridLines,
     MarkerScatter,
     RoofLayer,
     WorkloadScatter,
@@ -187,8 +188,7 @@ class RooflinePlot(QObject):
             seg_y = np.concatenate([np.tile([4.0, 21.0], len(xs)), np.repeat(ys, 2)])
             color = QColor(self.options.foreground)
             color.setAlpha(alpha)
-            grid = pg.PlotDataItem(seg_x, seg_y, connect="pairs", antialias=False,
-                                   pen=pg.mkPen(color, width=1))
+            grid = GridLines(seg_x, seg_y, color)
             grid.setZValue(-10)
             self.plot.addItem(grid, ignoreBounds=True)
 
