@@ -346,6 +346,12 @@ def test_selected_kernel_shows_its_sweep_path_on_every_chip_also_while_dragged(w
         # The kernel's own marker lies on its path.
         assert np.interp(x_k, line.x, line.y) == pytest.approx(
             np.log10(cmp.result.attainable[k, c]), abs=0.02)
+    # The path runs along the A100's main-memory roof: hovering it there names both.
+    on_both = QPointF(x_k, float(np.interp(x_k, plot.paths.lines[0].x, plot.paths.lines[0].y)))
+    roof_tip = plot.roofs.tip_at(on_both)
+    assert "A100" in roof_tip and kernel.name not in roof_tip
+    tip = plot.paths.hover_tip(on_both)
+    assert kernel.name in tip and roof_tip in tip
     paths = [(line.x.copy(), line.y.copy()) for line in plot.paths.lines]
     window.canvas._on_marker_dragged(kernel.id, model.document.chips[0].id, 50.0, False)
     assert len(plot.paths.lines) == len(paths)

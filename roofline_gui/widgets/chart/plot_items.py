@@ -226,6 +226,7 @@ class RoofLayer(pg.GraphicsObject):
         self.labels: list[_Label] = []
         self._rect = QRectF()
         self.painted = False  # whether it has been on screen (or in an export) yet
+        self.beneath: RoofLayer | None = None  # a layer under this one whose tooltips show too
         self.setZValue(1)
         # Painted once per view change into one image; a repaint near a moving marker blits it.
         self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
@@ -331,7 +332,14 @@ class RoofLayer(pg.GraphicsObject):
         if ev.isExit():
             self.setToolTip("")
             return
-        self.setToolTip(self.tip_at(ev.pos()))
+        self.setToolTip(self.hover_tip(ev.pos()))
+
+    def hover_tip(self, pos: QPointF) -> str:
+        """The tooltip under the pointer: this layer's, and the one of the layer it lies over
+        (``beneath``) too. The selected kernel's sweep path runs along the roofs, and its band
+        would otherwise hide their sources and measurements."""
+        tips = [self.tip_at(pos)] + ([self.beneath.tip_at(pos)] if self.beneath is not None else [])
+        return "\n\n".join(tip for tip in tips if tip)
 
     def tip_at(self, pos: QPointF) -> str:
         """The tooltip of the ridge point or line nearest ``pos`` (data coordinates), if it is

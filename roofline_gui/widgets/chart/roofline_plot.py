@@ -112,6 +112,7 @@ class RooflinePlot(QObject):
         # The selected kernel's sweep paths: bands 9 px wide, so antialiased for a few chips only.
         self.paths = RoofLayer(smooth_lines=8)
         self.paths.setZValue(8)
+        self.paths.beneath = self.roofs  # hovering the band over a roof names the roof as well
         plot_item.addItem(self.paths, ignoreBounds=True)
         self.kernel_labels = RoofLayer()  # kernels' names by their markers (labels only)
         self.kernel_labels.setZValue(12)
