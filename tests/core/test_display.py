@@ -152,6 +152,33 @@ def _box(label, char, line):
 PX = (120.0, 90.0)
 
 
+def test_kernel_labels_are_placed_by_the_width_the_text_is_measured_at():
+    """A label is boxed at its measured width, not len × the average character: a name of wide
+    glyphs left of a marker near the view's left edge is moved to where it fits whole."""
+    from roofline_gui.core.display import offset_label_box, place_kernel_labels
+
+    name = "WWWW MMMM attention (bf16)"  # 26 characters, far wider than 26 × 7 px
+
+    def wide(text):
+        return len(text) * 11.0
+
+    xs, ys = np.array([2.0]), np.array([12.0])
+    # The view: from 240 px left of the marker (room for 26 × 7 + 4 px, not for 26 × 11 + 4) to
+    # 20 px right of it (no room on the right, nor above or below, centred on the marker).
+    bounds = (2.0 * PX[0] - 240, -13 * PX[1], 2.0 * PX[0] + 20, -11 * PX[1])
+    (estimated,) = place_kernel_labels([name], xs, ys, PX, 7.0, 14.0, [], bounds=bounds)
+    # By the estimate it goes left of the marker, where its real width reaches past the edge ...
+    assert estimated.anchor == (1.0, 0.5)
+    assert offset_label_box(estimated, PX, wide, 14.0)[0] < bounds[0]
+    # ... measured, it fits nowhere, and is left out rather than cut (the tooltip names it).
+    assert place_kernel_labels([name], xs, ys, PX, wide, 14.0, [], bounds=bounds) == []
+    # With room, the measured label is placed inside the view.
+    roomy = (bounds[0] - 100, bounds[1], bounds[2], bounds[3])
+    (measured,) = place_kernel_labels([name], xs, ys, PX, wide, 14.0, [], bounds=roomy)
+    box = offset_label_box(measured, PX, wide, 14.0)
+    assert roomy[0] <= box[0] and box[2] <= roomy[2]
+
+
 @pytest.mark.parametrize("seed", range(5))
 def test_kernel_labels_never_overlap_each_other_the_roof_labels_or_a_marker(seed):
     from roofline_gui.core.display import boxes_overlap as _overlap

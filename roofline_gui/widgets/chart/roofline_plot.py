@@ -14,6 +14,7 @@ of points instead of every marker.
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field, replace
 
@@ -27,14 +28,17 @@ from roofline_gui.core.comparison import Comparison
 from roofline_gui.core.display import (
     WORKLOAD_LABEL_SPOTS,
     X_SPAN,
+    TextWidth,
     Units,
     boxes_overlap,
     chart_spec,
     marker_symbols,
+    offset_label_box,
     place_kernel_labels,
     shape_legend,
     short_name,
     shown_precisions,
+    text_width,
 )
 from roofline_gui.core.roofline import ROLE_INDEX, evaluate
 from roofline_gui.core.sweep import can_move, sweep
@@ -261,7 +265,7 @@ class RooflinePlot(QObject):
         self._placed_labels: list[tuple[float, float, float, float]] = []  # boxes, in decades
         # The view's pixels per decade and the label font's metrics, once per drawing.
         metrics = QFontMetricsF(QFont())
-        self._label_scale = (self.label_geometry()[0], metrics.averageCharWidth(), metrics.height())
+        self._label_scale = (self.label_geometry()[0], metrics.horizontalAdvance, metrics.height())
         also = tuple(p for r in self.workload_results for p in r.precisions)
         self._wanted = set(shown_precisions(comparison, self.options.precisions, also))
         # The geometry comes from the core (display.chart_spec), in the units shown.
@@ -325,8 +329,9 @@ class RooflinePlot(QObject):
             ys = np.where(top > 0, np.log10(np.where(top > 0, top, 1.0)), np.nan)
         px, bounds = self.label_geometry()
         metrics = QFontMetricsF(QFont())
-        char, line = metrics.averageCharWidth(), metrics.height()
-        taken = [self.label_box(label, px, char, line) for label in self.roof_labels.labels]
+        text_px, line = metrics.horizontalAdvance, metrics.height()
+        taken = [box for label in self.roof_labels.labels
+                 for box in self.label_footprint(label, px, text_px, line)]
         # The whole name where it fits, else the name shortened in the middle.
         texts = [(k.name, short_name(k.name)) if len(k.name) > len(short_name(k.name)) else k.name
                  for k in cmp.kernels]
@@ -338,7 +343,7 @@ class RooflinePlot(QObject):
                                      np.repeat(np.log10(mark.entry_x), mark.entry_y.shape[1])])
                 wy = np.concatenate([np.log10(mark.point_y), np.log10(mark.entry_y).ravel()])
                 others = (np.concatenate([others[0], wx]), np.concatenate([others[1], wy]))
-        for label in place_kernel_labels(texts, xs, ys, px, char, line, taken, others, bounds):
+        for label in place_kernel_labels(texts, xs, ys, px, text_px, line, taken, others, bounds):
             self.kernel_labels.add_label(label.text, label.x, label.y, color, anchor=label.anchor,
                                          offset=label.offset)
         self.kernel_labels.finish()
@@ -359,11 +364,35 @@ class RooflinePlot(QObject):
         return px, (lx_lo * px[0], -ly_hi * px[1], lx_hi * px[0], -ly_lo * px[1])
 
     @staticmethod
-    def label_box(label, px, char, line) -> tuple[float, float, float, float]:
-        """A roof label's box in pixels (x right, y down from log10 (0, 0)); a label along a
-        diagonal is given the box its slanted text covers."""
+    def label_footprint(label, px, text_px: TextWidth, line) -> list[tuple[float, float, float, float]]:
+        """Boxes (pixels, as ``label_box``) that a roof label covers, as obstacles for the
+        kernels' and workloads' names: a label along a diagonal as a staircase of small boxes
+        along its slanted text, one per text height (its one enclosing box, most of it empty,
+        kept names off a wide band beside every bandwidth label), any other as its box."""
+        if label.along is None:
+            return [RooflinePlot.label_box(label, px, text_px, line)]
         x, y = label.x * px[0], -label.y * px[1]
-        w = len(label.text) * char + 4
+        angle = math.atan2(-label.along[1] * px[1], label.along[0] * px[0])
+        c, s = math.cos(angle), math.sin(angle)
+        w = text_width(label.text, text_px) + 4
+        # The text's rectangle in its own turned frame, as RoofLayer paints it (plus a pixel).
+        x0 = -label.anchor[0] * w + 2 - 4 * label.anchor[0] - 1
+        y0 = -label.anchor[1] * line + (-3.0 if label.anchor[1] == 1 else 1.0) - 1
+        pieces = max(1, math.ceil(w / line))
+        boxes = []
+        for i in range(pieces):
+            a, b = x0 + (w + 2) * i / pieces, x0 + (w + 2) * (i + 1) / pieces
+            corners = [(u * c - v * s, u * s + v * c) for u in (a, b) for v in (y0, y0 + line + 2)]
+            xs, ys = [x + cx for cx, _ in corners], [y + cy for _, cy in corners]
+            boxes.append((min(xs), min(ys), max(xs), max(ys)))
+        return boxes
+
+    @staticmethod
+    def label_box(label, px, text_px: TextWidth, line) -> tuple[float, float, float, float]:
+        """A roof label's box in pixels (x right, y down from log10 (0, 0)); a label along a
+        diagonal is given the box its slanted text covers. ``text_px``: display.TextWidth."""
+        x, y = label.x * px[0], -label.y * px[1]
+        w = text_width(label.text, text_px) + 4
         if label.along is not None:
             return (x, y - 0.7 * w - line, x + 0.75 * w, y + 2)
         left = x - label.anchor[0] * w
@@ -458,8 +487,8 @@ class RooflinePlot(QObject):
         already placed (near-equal peaks of several chips), just below its line, then further
         left, a label's width at a time. Measured in pixels of the view as it is on screen
         (placed again when the view changes), so the rule holds at any size."""
-        px, char, line = self._label_scale
-        w = (len(text) * char + 8) / px[0]  # decades
+        px, text_px, line = self._label_scale
+        w = (text_px(text) + 8) / px[0]  # decades
         h = (line + 1) / px[1]
         lx, ly = float(np.log10(x)), float(np.log10(y))
 
@@ -491,8 +520,8 @@ class RooflinePlot(QObject):
             x = bottom if low else max(min(x, x_hi / 8), bottom)
         # Near-equal bandwidths of several chips: a label that would cover one already placed
         # slides down its own diagonal, a third of a decade at a time, while there is room.
-        px, char, line = self._label_scale
-        w = (len(text) * char + 4) / px[0]
+        px, text_px, line = self._label_scale
+        w = (text_px(text) + 4) / px[0]
         h = (line + 1) / px[1]
         lx = float(np.log10(x))
         for _attempt in range(6):
@@ -722,14 +751,13 @@ class RooflinePlot(QObject):
             return
         px, bounds = self.label_geometry()
         metrics = QFontMetricsF(QFont())
-        char, line = metrics.averageCharWidth(), metrics.height()
-        taken = [self.label_box(lb, px, char, line)
-                 for lb in (*self.roof_labels.labels, *self.kernel_labels.labels)]
-        # The labels' own widest character per character (their dots and capitals run wider
-        # than the font's average), plus the text item's margins, so a label placed at an
-        # edge is not cut.
-        char = max([char] + [(metrics.horizontalAdvance(m.label) + 6) / len(m.label)
-                             for m in self.marks if m.label])
+        line = metrics.height()
+        taken = [box for lb in (*self.roof_labels.labels, *self.kernel_labels.labels)
+                 for box in self.label_footprint(lb, px, metrics.horizontalAdvance, line)]
+
+        def item_px(text: str) -> float:  # a text item's width: the text's and its margins
+            return metrics.horizontalAdvance(text) + 6
+
         xs = np.array([np.log10(m.point_x) for m in self.marks])
         tops = [m.point_y[np.isfinite(m.point_y)] for m in self.marks]
         ys = np.array([np.log10(t.max()) if len(t) else np.nan for t in tops])
@@ -740,20 +768,14 @@ class RooflinePlot(QObject):
             oy = np.concatenate([np.log10(m.entry_y).ravel() for m in self.marks]
                                 + [np.log10(t) for t in tops])
         placed = {lb.kernel: lb for lb in place_kernel_labels(
-            texts, xs, ys, px, char, line, taken, (ox, oy), bounds, WORKLOAD_LABEL_SPOTS)}
+            texts, xs, ys, px, item_px, line, taken, (ox, oy), bounds, WORKLOAD_LABEL_SPOTS)}
         # Those with no room by their highest point: by their lowest (the slowest chip's).
         lows = np.array([np.log10(t.min()) if len(t) else np.nan for t in tops])
         missing = [n for n in range(len(self.marks)) if n not in placed]
         if missing:
-            def box(lb):  # a placed label's box, as place_kernel_labels works it out
-                w = len(lb.text) * char + 4
-                left = lb.x * px[0] + lb.offset[0] - lb.anchor[0] * w
-                top = -lb.y * px[1] + lb.offset[1] - lb.anchor[1] * line
-                return (left, top, left + w, top + line)
-
-            boxes = taken + [box(lb) for lb in placed.values()]
+            boxes = taken + [offset_label_box(lb, px, item_px, line) for lb in placed.values()]
             for lb in place_kernel_labels([texts[n] for n in missing], xs[missing], lows[missing],
-                                          px, char, line, boxes, (ox, oy), bounds,
+                                          px, item_px, line, boxes, (ox, oy), bounds,
                                           WORKLOAD_LABEL_SPOTS):
                 n = missing[lb.kernel]
                 placed[n] = replace(lb, kernel=n)
@@ -776,7 +798,7 @@ class RooflinePlot(QObject):
             (dx, dy), anchor = (lb.offset, lb.anchor) if lb else fallback
             room = max(room_right, room_left)
             text = lb.text if lb is not None else (
-                mark.label if len(mark.label) * char <= room else mark.name)
+                mark.label if item_px(mark.label) <= room else mark.name)
             if label.toPlainText() != text:
                 label.setText(text)
             label.setAnchor(anchor)
