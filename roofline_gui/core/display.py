@@ -178,9 +178,13 @@ def chart_spec(comparison: Comparison, units: Units, chips: list[int] | None = N
 
 # -- kernel labels ---------------------------------------------------------------------------------
 #: Where a kernel's label may go around its marker, in order of preference: (offset in pixels
-#: from the marker's centre, the text's anchor): right, left, above, below.
+#: from the marker's centre, the text's anchor): right, left, above, below, then the four
+#: corners (in a small chart, with the other chips' markers beside each one, the sides are
+#: often taken).
 LABEL_SPOTS = (((8.0, 0.0), (0.0, 0.5)), ((-8.0, 0.0), (1.0, 0.5)),
-               ((0.0, -8.0), (0.5, 1.0)), ((0.0, 8.0), (0.5, 0.0)))
+               ((0.0, -8.0), (0.5, 1.0)), ((0.0, 8.0), (0.5, 0.0)),
+               ((6.0, -6.0), (0.0, 1.0)), ((6.0, 6.0), (0.0, 0.0)),
+               ((-6.0, -6.0), (1.0, 1.0)), ((-6.0, 6.0), (1.0, 0.0)))
 
 
 #: Spots for a workload's label around its (bigger) point: the kernel spots further out, then

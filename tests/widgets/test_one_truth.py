@@ -151,7 +151,9 @@ def test_kernels_are_named_on_the_chart_clear_of_each_other_and_the_roof_labels(
     window.resize(1280, 800)
     qtbot.waitUntil(lambda: plot.labels_pending, timeout=2000)
     qtbot.waitUntil(lambda: not plot.labels_pending, timeout=5000)
-    assert plot.kernel_labels.labels
+    # Most kernels keep a name there: the names shortened to 20 characters and the corners
+    # beside a marker are tried too (only 4 of the 9 were named with the sides alone).
+    assert len(plot.kernel_labels.labels) >= 6
     check()
     # The View menu's toggle hides them, and it is kept in the settings.
     window.set_kernel_labels(False)

@@ -53,6 +53,7 @@ from roofline_gui.widgets.chart.plot_items import (
 )
 from roofline_gui.widgets.common import background
 
+SHORTEST_NAME = 20  # characters of a kernel's name on the chart, where no longer one fits
 SYNC_SPOTS = 20_000  # a chart with more markers draws them a chip per event-loop turn
 TURN_BUDGET_S = 0.002  # filling per turn, in s (about a chip of 10,000: docs/performance.md)
 DATASHEET_LEGEND = "datasheet roofs (long dashes)"
@@ -332,8 +333,9 @@ class RooflinePlot(QObject):
         text_px, line = metrics.horizontalAdvance, metrics.height()
         taken = [box for label in self.roof_labels.labels
                  for box in self.label_footprint(label, px, text_px, line)]
-        # The whole name where it fits, else the name shortened in the middle.
-        texts = [(k.name, short_name(k.name)) if len(k.name) > len(short_name(k.name)) else k.name
+        # The whole name where it fits, else the name shortened in the middle, to 28 characters,
+        # then (a small chart, side by side at 1280×800) to 20; the tooltip has it whole.
+        texts = [tuple(dict.fromkeys((k.name, short_name(k.name), short_name(k.name, SHORTEST_NAME))))
                  for k in cmp.kernels]
         color = QColor(self.options.foreground)
         with np.errstate(divide="ignore", invalid="ignore"):  # every chip's markers, as obstacles
