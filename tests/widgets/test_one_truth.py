@@ -287,3 +287,38 @@ def test_roof_labels_of_near_equal_peaks_do_not_overlap(window, qtbot):
     for i, a in enumerate(boxes):
         for j, b in enumerate(boxes[i + 1:], i + 1):
             assert not _overlap(a, b), (diagonal[i].text, diagonal[j].text)
+
+
+def test_peak_labels_keep_clear_of_the_markers_on_their_flat_part(window, qtbot):
+    """In the H100 / MI300X example the MI300X's GEMM squares sat at the right end of its roofs,
+    on their labels (and on the H100's fp8 label just below). A peak's label now moves left,
+    on its roof's flat part (right of the ridge), clear of every marker where there is room."""
+    from PySide6.QtGui import QFont, QFontMetricsF
+
+    from roofline_gui.core.display import boxes_overlap as _overlap
+    from roofline_gui.widgets.app.file_actions import examples
+
+    window.files.open(str(next(p for p in examples() if p.stem == "h100-vs-mi300x-llm")))
+    plot = window.canvas.overlay_plot
+    qtbot.waitUntil(lambda: not plot.labels_pending and not window.canvas.drawing, timeout=5000)
+    cmp, units = window.model.comparison, plot._units()
+    px, _bounds = plot.label_geometry()
+    metrics = QFontMetricsF(QFont())
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mx = np.log10(units.intensity(cmp.dram_intensity)) * px[0]
+        my = -np.log10(units.rate(cmp.result.attainable)) * px[1]
+    # Markers as the label placement takes them (a marker's half size), against the labels'
+    # boxes as placed (the text's own box, its bottom on the line).
+    markers = [(x - 5, y - 5, x + 5, y + 5)
+               for x, y in zip(np.repeat(mx, my.shape[1]), my.ravel(), strict=True)
+               if np.isfinite(x) and np.isfinite(y)]
+    peaks = {label.text: label for label in plot.roof_labels.labels if label.along is None}
+    for text in ("fp8 2.615 Pop/s", "fp8 1.979 Pop/s"):
+        label = peaks[text]
+        x0, _y0, x1, _y1 = plot.label_box(label, px, metrics.horizontalAdvance, metrics.height())
+        y = -label.y * px[1]
+        box = (x0, y - metrics.height(), x1, y) if label.anchor[1] == 1 else (x0, y, x1, y + metrics.height())
+        assert not any(_overlap(box, m) for m in markers), text
+        chip = next(c for c in cmp.chips if c.color == label.color.name())
+        ridge = chip.compute["fp8"] / chip.dram.bandwidth
+        assert x0 >= np.log10(units.intensity(ridge)) * px[0] - 1, text  # on the flat part

@@ -267,6 +267,7 @@ class RooflinePlot(QObject):
         # The view's pixels per decade and the label font's metrics, once per drawing.
         metrics = QFontMetricsF(QFont())
         self._label_scale = (self.label_geometry()[0], metrics.horizontalAdvance, metrics.height())
+        self._marker_boxes = self._markers_as_obstacles(comparison, chip_indices)
         also = tuple(p for r in self.workload_results for p in r.precisions)
         self._wanted = set(shown_precisions(comparison, self.options.precisions, also))
         # The geometry comes from the core (display.chart_spec), in the units shown.
@@ -443,7 +444,7 @@ class RooflinePlot(QObject):
                 right = self._range[0][1] / 1.15 if self._range else X_SPAN[1]
                 kind = "" if roof.kind == "datasheet" else f" {roof.kind}"
                 self._label(f"{roof.precision} {format_si(roof.peak, rate_unit)}{kind}", right,
-                            roof.peak, color, anchor=(1, 1))
+                            roof.peak, color, anchor=(1, 1), ridge=roof.ridge)
         self._draw_datasheet_roofs(chip, c, color, rate_unit)
         top = roofs[0].peak if roofs else 0.0
         for diagonal in (d for d in spec.diagonals if d.chip == c):
@@ -484,10 +485,27 @@ class RooflinePlot(QObject):
             self._legend_wanted.append((DATASHEET_LEGEND,
                                         datasheet_pen(QColor(self.options.foreground))))
 
-    def _label(self, text, x, y, color, anchor=(0, 1)) -> None:
+    def _markers_as_obstacles(self, comparison: Comparison, chip_indices) -> np.ndarray:
+        """The shown chips' kernel markers as boxes (decades: x0, y0, x1, y1), which the roofs'
+        labels keep clear of where they can: a GEMM's square at the right end of its roof had
+        sat on the roof's "bf16 312 Top/s". None in a chart of more than KERNEL_LABELS_MAX
+        kernels, whose markers cover the roofs anyway."""
+        if not chip_indices or not 0 < len(comparison.kernels) <= KERNEL_LABELS_MAX:
+            return np.zeros((0, 4))
+        units, px = self._units(), self._label_scale[0]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            x = np.log10(units.intensity(comparison.dram_intensity))
+            y = np.log10(units.rate(comparison.result.attainable[:, chip_indices]))
+        xs, ys = np.repeat(x, y.shape[1]), y.ravel()
+        ok = np.isfinite(xs) & np.isfinite(ys)
+        rx, ry = 6.0 / px[0], 6.0 / px[1]  # a marker's half size, and a pixel
+        return np.column_stack([xs - rx, ys - ry, xs + rx, ys + ry])[ok]
+
+    def _label(self, text, x, y, color, anchor=(0, 1), ridge: float | None = None) -> None:
         """A roof label at the right, just above its line; where it would overlap a label
-        already placed (near-equal peaks of several chips), just below its line, then further
-        left, a label's width at a time. Measured in pixels of the view as it is on screen
+        already placed (near-equal peaks of several chips) or a kernel's marker, just below
+        its line, then further left, a third of a label's width at a time, while it stays on
+        the flat part (right of ``ridge``). Measured in pixels of the view as it is on screen
         (placed again when the view changes), so the rule holds at any size."""
         px, text_px, line = self._label_scale
         w = (text_px(text) + 8) / px[0]  # decades
@@ -497,17 +515,29 @@ class RooflinePlot(QObject):
         def box(right: float, above: bool) -> tuple[float, float, float, float]:
             return (right - w, ly if above else ly - h, right, ly + h if above else ly)
 
-        def free(b) -> bool:
-            return not any(boxes_overlap(b, o) for o in self._placed_labels)
+        markers = self._marker_boxes
 
-        right = lx
-        for _attempt in range(6):
-            for above in (True, False):
-                if free(b := box(right, above)):
-                    self._placed_labels.append(b)
-                    self.roof_labels.add_label(text, right, ly, color, anchor=(anchor[0], 1 if above else 0))
-                    return
-            right -= w
+        def free(b, of_markers: bool) -> bool:
+            if any(boxes_overlap(b, o) for o in self._placed_labels):
+                return False
+            return not (of_markers and np.any((b[0] < markers[:, 2]) & (markers[:, 0] < b[2])
+                                              & (b[1] < markers[:, 3]) & (markers[:, 1] < b[3])))
+
+        flat_from = float(np.log10(ridge)) if ridge else -np.inf
+        # Clear of labels and markers on the flat part; else clear of labels there; else clear
+        # of labels anywhere to the left.
+        for of_markers, flat in ((True, True), (False, True), (False, False)):
+            right = lx
+            for _attempt in range(18):  # up to six widths, a third of one at a time
+                if flat and right - w < flat_from:  # it would leave its roof's flat part
+                    break
+                for above in (True, False):
+                    if free(b := box(right, above), of_markers):
+                        self._placed_labels.append(b)
+                        self.roof_labels.add_label(text, right, ly, color,
+                                                   anchor=(anchor[0], 1 if above else 0))
+                        return
+                right -= w / 3
         self._placed_labels.append(box(lx, True))  # nowhere free: keep it at the right
         self.roof_labels.add_label(text, lx, ly, color, anchor=anchor)
 
