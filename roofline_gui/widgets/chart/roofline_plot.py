@@ -34,6 +34,7 @@ from roofline_gui.core.display import (
     chart_spec,
     marker_symbols,
     offset_label_box,
+    overlaps_any,
     place_kernel_labels,
     shape_legend,
     short_name,
@@ -267,12 +268,12 @@ class RooflinePlot(QObject):
         # The view's pixels per decade and the label font's metrics, once per drawing.
         metrics = QFontMetricsF(QFont())
         self._label_scale = (self.label_geometry()[0], metrics.horizontalAdvance, metrics.height())
-        self._marker_boxes = self._markers_as_obstacles(comparison, chip_indices)
         also = tuple(p for r in self.workload_results for p in r.precisions)
         self._wanted = set(shown_precisions(comparison, self.options.precisions, also))
         # The geometry comes from the core (display.chart_spec), in the units shown.
         self.spec = chart_spec(comparison, self._units(), list(chip_indices), self.options.precisions,
                                frozenset(self.options.hidden_levels), also)
+        self._marker_boxes = self._markers_as_obstacles(self.spec)
         for c in chip_indices:
             self._draw_chip(comparison, c)
         self.roofs.finish()
@@ -485,19 +486,18 @@ class RooflinePlot(QObject):
             self._legend_wanted.append((DATASHEET_LEGEND,
                                         datasheet_pen(QColor(self.options.foreground))))
 
-    def _markers_as_obstacles(self, comparison: Comparison, chip_indices) -> np.ndarray:
-        """The shown chips' kernel markers as boxes (decades: x0, y0, x1, y1), which the roofs'
-        labels keep clear of where they can: a GEMM's square at the right end of its roof had
-        sat on the roof's "bf16 312 Top/s". None in a chart of more than KERNEL_LABELS_MAX
-        kernels, whose markers cover the roofs anyway."""
-        if not chip_indices or not 0 < len(comparison.kernels) <= KERNEL_LABELS_MAX:
+    def _markers_as_obstacles(self, spec) -> np.ndarray:
+        """The shown chips' kernel markers (the chart spec's) as boxes (decades: x0, y0, x1,
+        y1), which the roofs' labels keep clear of where they can: a GEMM's square at the
+        right end of its roof had sat on the roof's label. None in a chart of more than
+        KERNEL_LABELS_MAX kernels, whose markers cover the roofs anyway."""
+        if not 0 < len(spec.marker_x) <= KERNEL_LABELS_MAX or not spec.marker_y.size:
             return np.zeros((0, 4))
-        units, px = self._units(), self._label_scale[0]
         with np.errstate(divide="ignore", invalid="ignore"):
-            x = np.log10(units.intensity(comparison.dram_intensity))
-            y = np.log10(units.rate(comparison.result.attainable[:, chip_indices]))
+            x, y = np.log10(spec.marker_x), np.log10(spec.marker_y)
         xs, ys = np.repeat(x, y.shape[1]), y.ravel()
         ok = np.isfinite(xs) & np.isfinite(ys)
+        px = self._label_scale[0]
         rx, ry = 6.0 / px[0], 6.0 / px[1]  # a marker's half size, and a pixel
         return np.column_stack([xs - rx, ys - ry, xs + rx, ys + ry])[ok]
 
@@ -520,8 +520,7 @@ class RooflinePlot(QObject):
         def free(b, of_markers: bool) -> bool:
             if any(boxes_overlap(b, o) for o in self._placed_labels):
                 return False
-            return not (of_markers and np.any((b[0] < markers[:, 2]) & (markers[:, 0] < b[2])
-                                              & (b[1] < markers[:, 3]) & (markers[:, 1] < b[3])))
+            return not (of_markers and overlaps_any(b, markers))
 
         flat_from = float(np.log10(ridge)) if ridge else -np.inf
         # Clear of labels and markers on the flat part; else clear of labels there; else clear
