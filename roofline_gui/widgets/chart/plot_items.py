@@ -187,6 +187,16 @@ class _Label:
     offset: tuple[float, float] = (0.0, 0.0)  # pixels from the point (y down)
 
 
+def label_text_origin(label, w: float, h: float) -> tuple[float, float]:
+    """The top-left corner of a label's text box (``w`` × ``h`` pixels) from its point, in the
+    label's own frame (turned along its line, if it follows one): placed by its anchor, and a
+    few pixels clear of the line it labels unless it is placed by an offset from a marker."""
+    gap = -3.0 if label.anchor[1] == 1 else 1.0
+    if label.offset != (0.0, 0.0):
+        gap = 0.0  # placed by offset, centred on its anchor
+    return -label.anchor[0] * w + 2 - 4 * label.anchor[0], -label.anchor[1] * h + gap
+
+
 class GridLines(QGraphicsPathItem):
     """Line segments, from pairs of points in data coordinates, in a 1 px cosmetic pen and never
     antialiased: the chart's decade and minor grid. A plain Qt path item, painted in C++ (the
@@ -317,11 +327,7 @@ class RoofLayer(pg.GraphicsObject):
             painter.translate(p + QPointF(*label.offset))
             painter.rotate(angle)
             painter.setPen(QPen(label.color))
-            gap = -3.0 if label.anchor[1] == 1 else 1.0  # clear of the line it labels
-            if label.offset != (0.0, 0.0):
-                gap = 0.0  # placed by offset, centred on its anchor
-            painter.drawText(QRectF(-label.anchor[0] * w + 2 - 4 * label.anchor[0],
-                                    -label.anchor[1] * h + gap, w, h),
+            painter.drawText(QRectF(*label_text_origin(label, w, h), w, h),
                              int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
                              label.text)
             painter.restore()

@@ -50,6 +50,7 @@ from roofline_gui.widgets.chart.plot_items import (
     MarkerScatter,
     RoofLayer,
     WorkloadScatter,
+    label_text_origin,
     log10,
 )
 from roofline_gui.widgets.common import background
@@ -214,7 +215,7 @@ class RooflinePlot(QObject):
                                    yRange=(np.log10(y_lo), np.log10(y_hi)), padding=0)
             finally:
                 self._setting_range = False
-        self._draw_roofs()
+        self._draw_roofs(view_range_known=True)
         self.update_workloads(self.workload_results)  # first: the kernels' names avoid them
         self.update_markers()
         if self._range is not None:
@@ -251,7 +252,9 @@ class RooflinePlot(QObject):
         return self.options.show_labels and (len(self._chip_indices) <= LABEL_ALL_CHIPS
                                              or chip_id == self.selected_chip)
 
-    def _draw_roofs(self) -> None:
+    def _draw_roofs(self, view_range_known: bool = False) -> None:
+        """Every roof, diagonal and roof label (``view_range_known``: draw() has just worked
+        out the range, so it is not worked out again here)."""
         comparison, chip_indices = self._comparison, self._chip_indices
         self.roofs.clear()
         self.roof_labels.clear()
@@ -263,7 +266,8 @@ class RooflinePlot(QObject):
             self.plot.setLabel("bottom", f"Arithmetic intensity ({unit}/B, main memory)")
         for side, shown in self.axis_titles.items():
             self.plot.getAxis(side).showLabel(shown)
-        self._range = self._view_range()
+        if not view_range_known:
+            self._range = self._view_range()
         self._placed_labels: list[tuple[float, float, float, float]] = []  # boxes, in decades
         # The view's pixels per decade and the label font's metrics, once per drawing.
         metrics = QFontMetricsF(QFont())
@@ -380,8 +384,8 @@ class RooflinePlot(QObject):
         c, s = math.cos(angle), math.sin(angle)
         w = text_width(label.text, text_px) + 4
         # The text's rectangle in its own turned frame, as RoofLayer paints it (plus a pixel).
-        x0 = -label.anchor[0] * w + 2 - 4 * label.anchor[0] - 1
-        y0 = -label.anchor[1] * line + (-3.0 if label.anchor[1] == 1 else 1.0) - 1
+        x0, y0 = label_text_origin(label, w, line)
+        x0, y0 = x0 - 1, y0 - 1
         pieces = max(1, math.ceil(w / line))
         boxes = []
         for i in range(pieces):
