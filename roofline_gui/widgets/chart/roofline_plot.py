@@ -110,6 +110,10 @@ class RooflinePlot(QObject):
         super().__init__(parent)
         self.plot = plot_item
         self.options = options or ViewOptions()
+        # The hidden top and right axes: pyqtgraph's SI prefix would re-render their (hidden)
+        # titles as rich text on every range change, ten times before the first paint.
+        for side in ("top", "right"):
+            plot_item.getAxis(side).enableAutoSIPrefix(False)
         self.roofs = RoofLayer()  # roofs, diagonals, ridge points: one item
         plot_item.addItem(self.roofs, ignoreBounds=True)
         # Their labels above every marker and point, so none is hidden under one.
@@ -217,9 +221,7 @@ class RooflinePlot(QObject):
                 self._setting_range = False
         self._draw_roofs(view_range_known=True)
         self.update_workloads(self.workload_results)  # first: the kernels' names avoid them
-        self.update_markers()
-        if self._range is not None:
-            self._draw_kernel_labels()
+        self.update_markers()  # and their names, in the range just set
 
     def update_kernels(self, comparison: Comparison) -> None:
         """Only kernels changed (same chips): redraw the markers from ``comparison``."""
