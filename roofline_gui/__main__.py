@@ -310,9 +310,20 @@ def main(argv: list[str] | None = None) -> int:
     if problem:
         print(f"roofline-explorer: {problem}", file=sys.stderr)
         return EXIT_NO_WINDOW
+    return start_window(args.session)
+
+
+def start_window(session: str | None = None, on_shown=None) -> int:
+    """The desktop app (``launch.run_app``), prepared as ``widgets.app.startup`` says: the
+    garbage collector off until the window is complete, and PySide6's source scan of every
+    later import skipped. ``on_shown`` (a callable given the window once shown) is for
+    benchmarks/bench_gui.py, which times this same start."""
+    from roofline_gui.widgets.app.startup import prepare_start
+
+    prepare_start()
     from roofline_gui.widgets.app.launch import run_app
 
-    return run_app(args.session)
+    return run_app(session, on_shown=on_shown)
 
 
 if __name__ == "__main__":

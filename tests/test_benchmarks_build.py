@@ -22,3 +22,12 @@ def test_the_benchmarks_build_their_sessions():
     assert len(gui.kernels) == 20 and len(gui.chips) == 3
     for name in ("bench_core", "bench_measure"):
         assert callable(_bench(name).main)
+
+
+def test_the_launch_benchmark_starts_each_candidate():
+    """Each launcher of bench_gui.py paints and completes its window (the app through
+    start_window, as roofline-explorer starts it); the seconds are not checked."""
+    gui = _bench("bench_gui")
+    for name, code in gui.LAUNCHERS.items():
+        painted, complete, cpu_painted, cpu_complete = gui.launch_once(code)
+        assert 0 < painted <= complete and 0 < cpu_painted <= cpu_complete, name

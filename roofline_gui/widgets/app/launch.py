@@ -2,16 +2,32 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from PySide6.QtCore import QTimer
+
 from roofline_gui.widgets.app.main_window import MainWindow
 from roofline_gui.widgets.common.application import RooflineApplication, freeze_startup_heap, make_app
 
 
-def run_app(session: str | None = None) -> int:
+# If the window is never painted (started minimized, say), its panels wait; the collector that
+# start-up switched off must not wait with them.
+FREEZE_AT_LATEST_MS = 10_000
+
+
+def run_app(session: str | None = None,
+            on_shown: Callable[[MainWindow], None] | None = None) -> int:
+    """The application and its window with ``session`` (None: the example), until it closes.
+    ``on_shown`` is called with the window just after it is shown, before the event loop runs
+    (benchmarks/bench_gui.py watches the first paints from there)."""
     app = make_app()
     window = MainWindow()
     if isinstance(app, RooflineApplication):  # a file opened while running asks about unsaved work
         app.sig_file_open.connect(window.files.open)
     window.open_initial(session)  # before show(): one layout pass with the session in place
     window.sig_panels_built.connect(freeze_startup_heap)
+    QTimer.singleShot(FREEZE_AT_LATEST_MS, freeze_startup_heap)
     window.show()
+    if on_shown is not None:
+        on_shown(window)
     return app.exec()

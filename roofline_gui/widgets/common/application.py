@@ -48,5 +48,17 @@ def freeze_startup_heap() -> None:
     from the cyclic garbage collector's full collections, which otherwise walk all of it
     every time: most of a full collection's time after opening 10,000 kernels (docs/performance.md),
     with the GIL held. Those objects live as long as the app; a cycle among them that becomes
-    garbage later is not freed, which start-up's few short-lived objects can afford."""
+    garbage later is not freed, which start-up's few short-lived objects can afford.
+
+    Then the collector is switched on again (``roofline_gui.__main__.start_window`` switches it
+    off for start-up). Only the first call does anything: a later one would freeze what the
+    user has opened since, which must stay collectable."""
+    global _heap_frozen
+    if _heap_frozen:
+        return
+    _heap_frozen = True
     gc.freeze()
+    gc.enable()
+
+
+_heap_frozen = False
