@@ -46,6 +46,8 @@ CSV_COLUMNS = (
 
 @dataclass(frozen=True)
 class Comparison:
+    """The kernels and chips of a document, as arrays, and their evaluation (``result``)."""
+
     kernels: tuple[Kernel, ...]
     chips: tuple[Chip, ...]
     kernel_arrays: KernelArrays

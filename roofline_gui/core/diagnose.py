@@ -41,6 +41,8 @@ BOOST_MAX = 1.35  # boost clock over base clock, at most, for the chips in the p
 
 @dataclass(frozen=True)
 class Cause:
+    """A usual cause of a point above its roof, whether it fits this point, and why."""
+
     name: str
     fits: bool
     why: str

@@ -197,6 +197,8 @@ WORKLOAD_LABEL_SPOTS = (((13.0, 0.0), (0.0, 0.5)), ((-13.0, 0.0), (1.0, 0.5)),
 
 @dataclass(frozen=True)
 class KernelLabel:
+    """A kernel's name, placed beside its highest marker."""
+
     kernel: int  # index into the comparison's kernels
     text: str
     x: float  # log10 shown intensity of the marker it names

@@ -22,6 +22,9 @@ COLLECTIONS = ("chips", "kernels", "workloads")
 
 @dataclass(frozen=True)
 class Document:
+    """A session: its chips, kernels and workloads, the baseline chip and the title. Immutable;
+    every change is an edit (core/edits.py) that makes a new one."""
+
     chips: tuple[Chip, ...] = ()
     kernels: tuple[Kernel, ...] = ()
     workloads: tuple[Workload, ...] = ()

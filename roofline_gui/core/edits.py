@@ -22,6 +22,8 @@ Item = "Chip | Kernel | Workload"
 
 @dataclass(frozen=True)
 class Insert:
+    """Insert ``item`` at ``index`` of a collection."""
+
     collection: str  # "chips", "kernels" or "workloads"
     index: int
     item: Item
@@ -29,6 +31,8 @@ class Insert:
 
 @dataclass(frozen=True)
 class Remove:
+    """Remove the item with ``item_id`` from a collection."""
+
     collection: str
     item_id: str
 
@@ -43,6 +47,8 @@ class Replace:
 
 @dataclass(frozen=True)
 class Move:
+    """Move the item with ``item_id`` to ``index`` of its collection."""
+
     collection: str
     item_id: str
     index: int

@@ -20,6 +20,9 @@ from roofline_gui.core.units import BYTES_PER_VALUE
 
 @dataclass(frozen=True)
 class Kernel:
+    """A kernel at one precision: from a template and its parameters, or given as ops and
+    bytes per memory role; with its measurement, if one is attached, and its source."""
+
     id: str
     name: str
     precision: str

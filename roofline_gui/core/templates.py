@@ -32,6 +32,8 @@ class Traffic:
 
 @dataclass(frozen=True)
 class Param:
+    """One parameter of a template (a matrix size, a batch): its label, default and range."""
+
     name: str
     label: str
     default: float
@@ -42,6 +44,9 @@ class Param:
 
 @dataclass(frozen=True)
 class Template:
+    """A kernel formula: ``function(params, bytes per value)`` gives the ops and bytes of one
+    call; ``main_param`` is what dragging the kernel on the chart changes."""
+
     id: str
     name: str
     category: str

@@ -35,6 +35,8 @@ def write_journal(path: Path, doc: Document, source_path: str | None) -> None:
 
 @dataclass(frozen=True)
 class Journal:
+    """A crash journal found at start: the session as it was last autosaved, and from where."""
+
     path: Path
     document: Document
     source_path: str | None

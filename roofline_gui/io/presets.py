@@ -20,6 +20,8 @@ from roofline_gui.io.validate import Checker, read_chip, read_kernel
 
 @dataclass(frozen=True)
 class Presets:
+    """Chip and kernel presets by id: the shipped ones, and the user's saved chips."""
+
     chips: dict[str, Chip]
     kernels: dict[str, Kernel]
 

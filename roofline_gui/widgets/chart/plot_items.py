@@ -149,6 +149,8 @@ class WorkloadScatter(MarkerScatter):
 
 @dataclass
 class _Line:
+    """A polyline of a RoofLayer."""
+
     x: np.ndarray  # log10 data coordinates
     y: np.ndarray
     pen: QPen
@@ -170,6 +172,8 @@ class _Line:
 
 @dataclass
 class _Dot:
+    """A ridge point of a RoofLayer."""
+
     x: float
     y: float
     color: QColor
@@ -178,6 +182,8 @@ class _Dot:
 
 @dataclass
 class _Label:
+    """A text of a RoofLayer."""
+
     text: str
     x: float
     y: float
