@@ -444,9 +444,14 @@ class RooflinePlot(QObject):
                                 smooth=first)
             if first:
                 self._legend_wanted.append((legend, pen))
+            # The ridge's derivation, so the number can be checked: peak ÷ bandwidth.
             self.roofs.add_dot(np.log10(roof.ridge), np.log10(roof.peak), color,
                                tip=f"{chip.name} {roof.precision} ridge point: "
-                                   f"{roof.ridge:,.4g} {units.word}/B")
+                                   f"{roof.ridge:,.4g} {units.word}/B = "
+                                   f"{format_si(roof.peak, rate_unit)} ÷ "
+                                   f"{format_si(roof.bandwidth, 'B/s')} ({chip.dram.name}). "
+                                   f"Left of it the {chip.dram.name} diagonal is the roof, "
+                                   f"right of it the {roof.precision} peak.")
             if labelled:
                 right = self._range[0][1] / 1.15 if self._range else X_SPAN[1]
                 kind = "" if roof.kind == "datasheet" else f" {roof.kind}"
