@@ -243,14 +243,19 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
                         taken: list[tuple[float, float, float, float]],
                         others: tuple[np.ndarray, np.ndarray] | None = None,
                         bounds: tuple[float, float, float, float] | None = None,
-                        spots=LABEL_SPOTS) -> list[KernelLabel]:
+                        spots=LABEL_SPOTS, lines: list[np.ndarray] | None = None) -> list[KernelLabel]:
     """Labels for markers at (log10) ``xs``, ``ys``: each in the first of LABEL_SPOTS where its
     text (or, failing that, each shorter alternative in turn: ``texts[k]`` may be a tuple, the
     whole name first)
     box overlaps no other label, no roof label (``taken``: boxes in pixels, x right, y down,
     relative to log10 (0, 0)) and no marker (these and ``others``, the markers on the other
     chips), inside ``bounds`` (the view, same pixels) when given; a label that fits nowhere is
-    left out (the marker's tooltip still names it). Greedy, in the given order."""
+    left out (the marker's tooltip still names it). Greedy, in the given order.
+
+    ``lines``: polylines ([N, 2] points, same pixels) the text should not be written over (the
+    roofs). Of the spots where a text fits, the first that no line crosses is taken; only where
+    every one is crossed does the text go over a line, in the first spot it fits (so the same
+    names are shown, and only their places change)."""
     sx, sy = px_per_decade
     # Boxes as arrays, so a candidate is tested against all of them in one numpy expression
     # (ten workloads' marks on eight chips are hundreds of obstacles, tested at each drag step).
@@ -263,6 +268,10 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
     def clear(box, obstacles) -> bool:
         return not overlaps_any(box, obstacles)
 
+    segments = np.concatenate([np.column_stack([p[:-1], p[1:]]) for p in lines if len(p) > 1]
+                              ) if lines else np.zeros((0, 4))
+    segments = segments[np.isfinite(segments).all(axis=1)]
+
     placed = []
     for k, (options, x, y) in enumerate(zip(texts, xs, ys, strict=True)):
         options = (options,) if isinstance(options, str) else options
@@ -274,19 +283,42 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
         label = None
         for text in options:
             w, h = text_width(text, text_px) + 4, line_px
+            fits = []  # the spots where this text fits, in order of preference
             for (dx, dy), (ax, ay) in spots:
                 left, top = px + dx - ax * w, py + dy - ay * h
                 box = (left, top, left + w, top + h)
                 inside = bounds is None or (bounds[0] <= box[0] and box[2] <= bounds[2]
                                             and bounds[1] <= box[1] and box[3] <= bounds[3])
                 if inside and clear(box, boxes) and clear(box, others_boxes):
-                    boxes = np.vstack([boxes, box])
-                    label = KernelLabel(k, text, float(x), float(y), (dx, dy), (ax, ay))
-                    break
-            if label is not None:
-                placed.append(label)
+                    fits.append((box, (dx, dy), (ax, ay)))
+                    if not crosses_any(box, segments):
+                        break
+            if fits:
+                box, offset, anchor = next((f for f in fits if not crosses_any(f[0], segments)),
+                                           fits[0])
+                boxes = np.vstack([boxes, box])
+                placed.append(KernelLabel(k, text, float(x), float(y), offset, anchor))
                 break
     return placed
+
+
+def crosses_any(box, segments: np.ndarray) -> bool:
+    """Whether any of ``segments`` ([M, 4]: x1, y1, x2, y2) passes through ``box`` (left, top,
+    right, bottom): the part of each segment inside the box's four slabs (Liang-Barsky) is not
+    empty. One numpy expression for all of them."""
+    if not len(segments):
+        return False
+    x1, y1, x2, y2 = segments.T
+    dx, dy = x2 - x1, y2 - y1
+    p = np.stack([-dx, dx, -dy, dy])
+    q = np.stack([x1 - box[0], box[2] - x1, y1 - box[1], box[3] - y1])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = q / p
+    # Parallel to a slab (p == 0): outside it, the segment misses; inside, that slab allows all.
+    outside = ((p == 0) & (q < 0)).any(axis=0)
+    t0 = np.max(np.where(p < 0, t, 0.0), axis=0)
+    t1 = np.min(np.where(p > 0, t, 1.0), axis=0)
+    return bool(np.any(~outside & (t0 <= t1)))
 
 
 def boxes_overlap(a, b) -> bool:

@@ -179,6 +179,49 @@ def test_kernel_labels_are_placed_by_the_width_the_text_is_measured_at():
     assert roomy[0] <= box[0] and box[2] <= roomy[2]
 
 
+def test_a_label_is_not_written_over_a_roof_where_another_spot_is_free_of_it():
+    """A marker on a flat roof: the spot right of it, centred on the line, is crossed by the
+    roof; the name goes to the first spot the line does not cross (above it). Where every spot
+    is crossed, it stays where it first fits, so no name is lost to a line."""
+    from roofline_gui.core.display import (
+        LABEL_SPOTS,
+        crosses_any,
+        offset_label_box,
+        place_kernel_labels,
+    )
+
+    xs, ys = np.array([1.0]), np.array([12.0])
+    mx, my = 1.0 * PX[0], -12.0 * PX[1]
+    flat = np.array([[mx - 500, my], [mx + 500, my]])  # the roof through the marker, in pixels
+    (free,) = place_kernel_labels(["GEMM 4096³ (bf16)"], xs, ys, PX, 7.0, 14.0, [], lines=[flat])
+    (first,) = place_kernel_labels(["GEMM 4096³ (bf16)"], xs, ys, PX, 7.0, 14.0, [])
+    assert first.anchor == LABEL_SPOTS[0][1]  # without lines: right of the marker, on the roof
+    segment = np.array([[*flat[0], *flat[1]]])
+    assert crosses_any(offset_label_box(first, PX, 7.0, 14.0), segment)
+    assert free.offset == LABEL_SPOTS[2][0]  # above the marker, the first spot clear of it
+    assert not crosses_any(offset_label_box(free, PX, 7.0, 14.0), segment)
+    # Lines through every spot (a vertical one too): it keeps the first spot it fits in.
+    upright = np.array([[mx, my - 500], [mx, my + 500]])
+    diagonal = np.array([[mx - 500, my + 500], [mx + 500, my - 500]])
+    slope = np.array([[mx - 500, my - 500], [mx + 500, my + 500]])
+    (crossed,) = place_kernel_labels(["GEMM 4096³ (bf16)"], xs, ys, PX, 7.0, 14.0, [],
+                                     lines=[flat, upright, diagonal, slope,
+                                            flat + [0, -16], flat + [0, 16]])
+    assert crossed == first
+
+
+def test_crossing_a_box():
+    from roofline_gui.core.display import crosses_any
+
+    segments = np.array([[0.0, 0.0, 10.0, 10.0]])
+    assert crosses_any((4, 4, 6, 6), segments)        # through it
+    assert not crosses_any((6, 0, 10, 3), segments)   # beside it
+    assert not crosses_any((11, 11, 12, 12), segments)  # past its end
+    assert crosses_any((0, 4, 3, 6), np.array([[1.0, 0.0, 1.0, 10.0]]))  # upright, through it
+    assert not crosses_any((2, 4, 3, 6), np.array([[1.0, 0.0, 1.0, 10.0]]))  # upright, beside it
+    assert not crosses_any((0, 0, 1, 1), np.zeros((0, 4)))
+
+
 @pytest.mark.parametrize("seed", range(5))
 def test_kernel_labels_never_overlap_each_other_the_roof_labels_or_a_marker(seed):
     from roofline_gui.core.display import boxes_overlap as _overlap

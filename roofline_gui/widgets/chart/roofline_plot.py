@@ -353,7 +353,15 @@ class RooflinePlot(QObject):
                                      np.repeat(np.log10(mark.entry_x), mark.entry_y.shape[1])])
                 wy = np.concatenate([np.log10(mark.point_y), np.log10(mark.entry_y).ravel()])
                 others = (np.concatenate([others[0], wx]), np.concatenate([others[1], wy]))
-        for label in place_kernel_labels(texts, xs, ys, px, text_px, line, taken, others, bounds):
+        # Not written over a roof where another spot beside the marker is free of them.
+        spec = getattr(self, "spec", None)  # set by _draw_roofs, which draw() runs first
+        roofs = [np.column_stack([np.log10(rx) * px[0], -np.log10(ry) * px[1]])
+                 for rx, ry in (roof.points() for roof in (spec.roofs if spec else ()))]
+        # A few pixels in from the view's edges: a name that starts right at the left axis has
+        # its first glyph clipped by it.
+        inset = (bounds[0] + 4, bounds[1] + 2, bounds[2] - 4, bounds[3] - 2)
+        for label in place_kernel_labels(texts, xs, ys, px, text_px, line, taken, others, inset,
+                                         lines=roofs):
             self.kernel_labels.add_label(label.text, label.x, label.y, color, anchor=label.anchor,
                                          offset=label.offset)
         self.kernel_labels.finish()
