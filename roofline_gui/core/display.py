@@ -265,12 +265,13 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
     keep = np.isfinite(mx) & np.isfinite(my)
     markers = np.column_stack([mx - 5, my - 5, mx + 5, my + 5])[keep]
 
-    def clear(box, obstacles) -> bool:
-        return not overlaps_any(box, obstacles)
-
     segments = np.concatenate([np.column_stack([p[:-1], p[1:]]) for p in lines if len(p) > 1]
                               ) if lines else np.zeros((0, 4))
     segments = segments[np.isfinite(segments).all(axis=1)]
+    # Every spot of a text is tested at once: its candidate boxes against every obstacle and
+    # every roof segment, one numpy expression each.
+    offsets = np.array([d for d, _ in spots], dtype=float)
+    anchors = np.array([a for _, a in spots], dtype=float)
 
     placed = []
     for k, (options, x, y) in enumerate(zip(texts, xs, ys, strict=True)):
@@ -280,50 +281,65 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
         px, py = x * sx, -y * sy
         # The marker's own box is not an obstacle to its label.
         others_boxes = markers[~((markers[:, 0] == px - 5) & (markers[:, 1] == py - 5))]
-        label = None
         for text in options:
             w, h = text_width(text, text_px) + 4, line_px
-            fits = []  # the spots where this text fits, in order of preference
-            for (dx, dy), (ax, ay) in spots:
-                left, top = px + dx - ax * w, py + dy - ay * h
-                box = (left, top, left + w, top + h)
-                inside = bounds is None or (bounds[0] <= box[0] and box[2] <= bounds[2]
-                                            and bounds[1] <= box[1] and box[3] <= bounds[3])
-                if inside and clear(box, boxes) and clear(box, others_boxes):
-                    fits.append((box, (dx, dy), (ax, ay)))
-                    if not crosses_any(box, segments):
-                        break
-            if fits:
-                box, offset, anchor = next((f for f in fits if not crosses_any(f[0], segments)),
-                                           fits[0])
-                boxes = np.vstack([boxes, box])
-                placed.append(KernelLabel(k, text, float(x), float(y), offset, anchor))
-                break
+            left = px + offsets[:, 0] - anchors[:, 0] * w
+            top = py + offsets[:, 1] - anchors[:, 1] * h
+            candidates = np.column_stack([left, top, left + w, top + h])
+            fits = ~overlaps_each(candidates, boxes) & ~overlaps_each(candidates, others_boxes)
+            if bounds is not None:
+                fits &= ((bounds[0] <= candidates[:, 0]) & (candidates[:, 2] <= bounds[2])
+                         & (bounds[1] <= candidates[:, 1]) & (candidates[:, 3] <= bounds[3]))
+            if not fits.any():
+                continue
+            ok = np.flatnonzero(fits)
+            free = ok[~crosses_each(candidates[ok], segments)]
+            s = int(free[0] if len(free) else ok[0])  # the first free of the roofs, else the first
+            boxes = np.vstack([boxes, candidates[s]])
+            placed.append(KernelLabel(k, text, float(x), float(y), spots[s][0], spots[s][1]))
+            break
     return placed
 
 
-def crosses_any(box, segments: np.ndarray) -> bool:
-    """Whether any of ``segments`` ([M, 4]: x1, y1, x2, y2) passes through ``box`` (left, top,
-    right, bottom): the part of each segment inside the box's four slabs (Liang-Barsky) is not
-    empty. One numpy expression for all of them."""
+def crosses_each(boxes: np.ndarray, segments: np.ndarray) -> np.ndarray:
+    """For each of ``boxes`` ([S, 4]: left, top, right, bottom), whether any of ``segments``
+    ([M, 4]: x1, y1, x2, y2) passes through it: the part of the segment inside the box's four
+    slabs (Liang-Barsky) is not empty. One numpy expression for all [S, M] pairs."""
+    boxes = np.asarray(boxes, dtype=float).reshape(-1, 4)
     if not len(segments):
-        return False
-    x1, y1, x2, y2 = segments.T
+        return np.zeros(len(boxes), dtype=bool)
+    x1, y1, x2, y2 = (segments[:, i][None, :] for i in range(4))
     dx, dy = x2 - x1, y2 - y1
-    p = np.stack([-dx, dx, -dy, dy])
-    q = np.stack([x1 - box[0], box[2] - x1, y1 - box[1], box[3] - y1])
+    left, top, right, bottom = (boxes[:, i][:, None] for i in range(4))
+    shape = (len(boxes), len(segments))
+    p = np.stack([np.broadcast_to(v, shape) for v in (-dx, dx, -dy, dy)])
+    q = np.stack([np.broadcast_to(v, shape) for v in (x1 - left, right - x1, y1 - top, bottom - y1)])
     with np.errstate(divide="ignore", invalid="ignore"):
         t = q / p
     # Parallel to a slab (p == 0): outside it, the segment misses; inside, that slab allows all.
     outside = ((p == 0) & (q < 0)).any(axis=0)
     t0 = np.max(np.where(p < 0, t, 0.0), axis=0)
     t1 = np.min(np.where(p > 0, t, 1.0), axis=0)
-    return bool(np.any(~outside & (t0 <= t1)))
+    return (~outside & (t0 <= t1)).any(axis=1)
+
+
+def crosses_any(box, segments: np.ndarray) -> bool:
+    """Whether any of ``segments`` ([M, 4]) passes through ``box`` (crosses_each, one box)."""
+    return bool(crosses_each(np.asarray(box, dtype=float)[None, :], segments)[0])
 
 
 def boxes_overlap(a, b) -> bool:
     """Whether two (left, top, right, bottom) boxes overlap."""
     return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def overlaps_each(candidates: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+    """For each of ``candidates`` ([S, 4]), whether it overlaps any of ``boxes`` ([N, 4])."""
+    if not len(boxes):
+        return np.zeros(len(candidates), dtype=bool)
+    c, b = candidates[:, None, :], boxes[None, :, :]
+    return ((c[..., 0] < b[..., 2]) & (b[..., 0] < c[..., 2])
+            & (c[..., 1] < b[..., 3]) & (b[..., 1] < c[..., 3])).any(axis=1)
 
 
 def overlaps_any(box, boxes: np.ndarray) -> bool:
