@@ -265,8 +265,8 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
     keep = np.isfinite(mx) & np.isfinite(my)
     markers = np.column_stack([mx - 5, my - 5, mx + 5, my + 5])[keep]
 
-    segments = np.concatenate([np.column_stack([p[:-1], p[1:]]) for p in lines if len(p) > 1]
-                              ) if lines else np.zeros((0, 4))
+    pieces = [np.column_stack([p[:-1], p[1:]]) for p in lines or () if len(p) > 1]
+    segments = np.concatenate(pieces) if pieces else np.zeros((0, 4))
     segments = segments[np.isfinite(segments).all(axis=1)]
     # Every spot of a text is tested at once: its candidate boxes against every obstacle and
     # every roof segment, one numpy expression each.
