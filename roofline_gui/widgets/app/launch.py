@@ -9,7 +9,6 @@ from PySide6.QtCore import QTimer
 from roofline_gui.widgets.app.main_window import MainWindow
 from roofline_gui.widgets.common.application import RooflineApplication, freeze_startup_heap, make_app
 
-
 # If the window is never painted (started minimized, say), its panels wait; the collector that
 # start-up switched off must not wait with them.
 FREEZE_AT_LATEST_MS = 10_000
