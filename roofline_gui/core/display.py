@@ -343,10 +343,9 @@ def overlaps_each(candidates: np.ndarray, boxes: np.ndarray) -> np.ndarray:
 
 
 def overlaps_any(box, boxes: np.ndarray) -> bool:
-    """Whether ``box`` overlaps any row of ``boxes`` ([N, 4], as boxes_overlap), in one numpy
-    expression (hundreds of obstacles are tested at each drag step)."""
-    return bool(np.any((box[0] < boxes[:, 2]) & (boxes[:, 0] < box[2])
-                       & (box[1] < boxes[:, 3]) & (boxes[:, 1] < box[3])))
+    """Whether ``box`` overlaps any row of ``boxes`` ([N, 4], as boxes_overlap): overlaps_each,
+    one box."""
+    return bool(overlaps_each(np.asarray(box, dtype=float)[None, :], boxes)[0])
 
 
 # -- marker shapes ---------------------------------------------------------------------------------

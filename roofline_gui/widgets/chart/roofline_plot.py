@@ -28,6 +28,7 @@ from roofline_gui.core.comparison import Comparison
 from roofline_gui.core.display import (
     WORKLOAD_LABEL_SPOTS,
     X_SPAN,
+    ChartSpec,
     TextWidth,
     Units,
     boxes_overlap,
@@ -55,6 +56,7 @@ from roofline_gui.widgets.chart.plot_items import (
 )
 from roofline_gui.widgets.common import background
 
+LABEL_INSET = (4.0, 2.0)  # pixels between the view's edges (sides, top and bottom) and any name
 SHORTEST_NAME = 20  # characters of a kernel's name on the chart, where no longer one fits
 SYNC_SPOTS = 20_000  # a chart with more markers draws them a chip per event-loop turn
 TURN_BUDGET_S = 0.002  # filling per turn, in s (about a chip of 10,000: docs/performance.md)
@@ -110,6 +112,7 @@ class RooflinePlot(QObject):
         super().__init__(parent)
         self.plot = plot_item
         self.options = options or ViewOptions()
+        self.spec: ChartSpec | None = None  # what the chart draws (display.chart_spec), once drawn
         # The hidden top and right axes: pyqtgraph's SI prefix would re-render their (hidden)
         # titles as rich text on every range change, ten times before the first paint.
         for side in ("top", "right"):
@@ -354,21 +357,19 @@ class RooflinePlot(QObject):
                 wy = np.concatenate([np.log10(mark.point_y), np.log10(mark.entry_y).ravel()])
                 others = (np.concatenate([others[0], wx]), np.concatenate([others[1], wy]))
         # Not written over a roof where another spot beside the marker is free of them.
-        spec = getattr(self, "spec", None)  # set by _draw_roofs, which draw() runs first
         roofs = [np.column_stack([np.log10(rx) * px[0], -np.log10(ry) * px[1]])
-                 for rx, ry in (roof.points() for roof in (spec.roofs if spec else ()))]
-        # A few pixels in from the view's edges: a name that starts right at the left axis has
-        # its first glyph clipped by it.
-        inset = (bounds[0] + 4, bounds[1] + 2, bounds[2] - 4, bounds[3] - 2)
-        for label in place_kernel_labels(texts, xs, ys, px, text_px, line, taken, others, inset,
+                 for rx, ry in (roof.points() for roof in (self.spec.roofs if self.spec else ()))]
+        for label in place_kernel_labels(texts, xs, ys, px, text_px, line, taken, others, bounds,
                                          lines=roofs):
             self.kernel_labels.add_label(label.text, label.x, label.y, color, anchor=label.anchor,
                                          offset=label.offset)
         self.kernel_labels.finish()
 
     def label_geometry(self) -> tuple[tuple[float, float], tuple[float, float, float, float]]:
-        """(pixels per decade in x and y, the view's box in those pixels): the view as it is
-        on screen, where labels are placed (again whenever it changes)."""
+        """(pixels per decade in x and y, the box names are placed in, in those pixels): the
+        view as it is on screen (names are placed again whenever it changes), a few pixels in
+        from its edges (LABEL_INSET: a name that started right at the left axis had its first
+        glyph clipped by it)."""
         view = self.plot.getViewBox()
         box = view.boundingRect()
         (lx_lo, lx_hi), (ly_lo, ly_hi) = view.viewRange()
@@ -379,7 +380,8 @@ class RooflinePlot(QObject):
         else:
             width, height = box.width(), box.height()
         px = (width / (lx_hi - lx_lo), height / (ly_hi - ly_lo))
-        return px, (lx_lo * px[0], -ly_hi * px[1], lx_hi * px[0], -ly_lo * px[1])
+        dx, dy = LABEL_INSET
+        return px, (lx_lo * px[0] + dx, -ly_hi * px[1] + dy, lx_hi * px[0] - dx, -ly_lo * px[1] - dy)
 
     @staticmethod
     def label_footprint(label, px, text_px: TextWidth, line) -> list[tuple[float, float, float, float]]:
