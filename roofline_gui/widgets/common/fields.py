@@ -11,23 +11,35 @@ from roofline_gui.core.units import format_si, parse_quantity
 
 _UNITS = {"bandwidth": "B/s", "compute": "op/s", "bytes": "B", "intensity": "op/B", "count": ""}
 _INVALID = "QLineEdit { border: 2px solid #d62728; }"
+# Focus that goes to a popup (the field's context menu) or to another window comes back: the
+# field is not being left.
+_STAYING = (Qt.FocusReason.PopupFocusReason, Qt.FocusReason.ActiveWindowFocusReason)
 
 
 class QuantityEdit(QLineEdit):
     """A line edit for one quantity. Emits ``sig_value_committed`` with the parsed value (None
-    when emptied and ``allow_empty``) only when the text is valid and the value changed."""
+    when emptied and ``allow_empty``) only when the text is valid and the value changed.
+
+    ``bound``: the value is held elsewhere (the document) and only ``set_value`` changes it, so
+    the field never shows what is not held once it is left: leaving it (Tab, a click elsewhere)
+    with text that was not taken puts the held value back, and ``sig_input_refused`` says why.
+    ``confirm_empty`` (a bound field that ``allow_empty``): emptying is committed by Enter only;
+    leaving an emptied field keeps the value."""
 
     sig_value_committed = Signal(object)
     sig_value_edited = Signal(object)  # each keystroke that leaves a valid value (not committed)
     sig_error_changed = Signal(str)  # "" when valid
+    sig_input_refused = Signal(str, str)  # (text typed, why) when leaving put the value back
     _height: int | None = None  # a field's fixed height, measured on the first one built
 
     def __init__(self, kind: str, *, allow_empty: bool = False, fraction: bool = False,
                  integer: bool = False, minimum: float = 0.0, maximum: float = float("inf"),
-                 parent=None) -> None:
+                 bound: bool = False, confirm_empty: bool = False, parent=None) -> None:
         super().__init__(parent)
         self.kind, self.allow_empty, self.fraction = kind, allow_empty, fraction
         self.integer, self.minimum, self.maximum = integer, minimum, maximum
+        self.bound, self.confirm_empty = bound, confirm_empty and allow_empty
+        self._focus_out: Qt.FocusReason | None = None  # its reason, within focusOutEvent
         self._value: float | None = None
         self._shown = self._exact = ""  # the text set_value showed; the value in full
         self.error = ""
@@ -92,9 +104,47 @@ class QuantityEdit(QLineEdit):
             return  # said when the field is left or Enter is pressed, not mid-typing
         self.sig_value_edited.emit(value)
 
+    def focusOutEvent(self, event) -> None:  # noqa: N802 (Qt API)
+        """Leaving a bound field commits a valid value (Qt's editingFinished), else puts the
+        held value back."""
+        self._focus_out = event.reason()
+        try:
+            super().focusOutEvent(event)
+        finally:
+            self._focus_out = None
+        if self._left(event.reason()) and self.text() != self._shown:
+            self._put_back()
+
+    def _left(self, reason: Qt.FocusReason) -> bool:
+        return self.bound and reason not in _STAYING
+
+    def _put_back(self) -> None:
+        typed, reason = self.text(), self.error or self._why_not_taken(self.text())
+        self.set_value(self._value)
+        if reason:
+            self.sig_input_refused.emit(typed, reason)
+
+    def _why_not_taken(self, text: str) -> str:
+        if self.confirm_empty and not text.strip():
+            return "press Enter in the emptied field to remove it"
+        try:
+            self.parse(text)
+        except UnitError as exc:
+            return str(exc)
+        return ""
+
+    def _held_on_focus_out(self) -> bool:
+        """Focus going away commits no emptied ``confirm_empty`` field (Enter alone does), and
+        nothing a bound field being left cannot take (focusOutEvent puts the value back)."""
+        if self.confirm_empty and not self.text().strip():
+            return True
+        return self._left(self._focus_out) and bool(self._why_not_taken(self.text()))
+
     def _on_editing_finished(self) -> None:
         if self.text() == self._shown:  # left as shown: keep the exact value, not the rounded text
             self._set_error("")
+            return
+        if self._focus_out is not None and self._held_on_focus_out():
             return
         try:
             value = self.parse(self.text())
@@ -103,7 +153,8 @@ class QuantityEdit(QLineEdit):
             return
         self._set_error("")
         if value != self._value:
-            self._value = value
+            if not self.bound:  # a bound field's value comes back through set_value
+                self._value = value
             self.sig_value_committed.emit(value)
 
     def show_error(self, message: str) -> None:

@@ -71,6 +71,7 @@ class ChipForm(QWidget):
         self.compute_fields: dict[str, QuantityEdit] = {}
         self.fraction_fields: dict[str, QuantityEdit] = {}
         self.compute_notes: dict[str, QLabel] = {}
+        self.remove_buttons: dict[str, QToolButton] = {}
         self.level_fields: list[dict] = []
         self._layout = QVBoxLayout(self)
         self._layout.setContentsMargins(4, 4, 4, 4)
@@ -100,6 +101,7 @@ class ChipForm(QWidget):
         self.compute_fields.clear()
         self.fraction_fields.clear()
         self.compute_notes.clear()
+        self.remove_buttons.clear()
         self.level_fields.clear()
         if chip is None:
             layout.addWidget(QLabel("Select a chip to edit its ceilings."))
@@ -132,23 +134,34 @@ class ChipForm(QWidget):
         for col, title in enumerate(("", "peak", "achievable", "source or measurement")):
             grid.addWidget(QLabel(f"<i>{title}</i>"), 0, col)
         for row, precision in enumerate(PRECISIONS, start=1):
-            peak = QuantityEdit("compute", allow_empty=True)
-            peak.setMinimumWidth(120)
-            peak.sig_value_committed.connect(lambda v, p=precision: self._on_compute(p, v))
-            frac = QuantityEdit("count", allow_empty=True, fraction=True)
-            frac.setPlaceholderText("full")
-            frac.setMaximumWidth(70)
-            frac.setToolTip("Fraction of the peak reached in practice (for derated roofs)")
-            frac.sig_value_committed.connect(lambda v, p=precision: self._on_compute_fraction(p, v))
-            self.compute_fields[precision], self.fraction_fields[precision] = peak, frac
-            grid.addWidget(QLabel(precision), row, 0)
-            grid.addWidget(FieldWithMessage(peak), row, 1)
-            grid.addWidget(frac, row, 2)
-            self.compute_notes[precision] = _source_label()
-            grid.addWidget(self.compute_notes[precision], row, 3)
+            self._compute_row(grid, row, precision)
         grid.setColumnStretch(1, 2)
         grid.setColumnStretch(3, 3)
         return box
+
+    def _compute_row(self, grid: QGridLayout, row: int, precision: str) -> None:
+        """Peak, achievable fraction, source and remove button of one precision. Emptying the
+        peak removes the precision only with Enter (a workload may need it), or with ✕."""
+        peak = QuantityEdit("compute", allow_empty=True, bound=True, confirm_empty=True)
+        peak.setMinimumWidth(120)
+        peak.sig_value_committed.connect(lambda v, p=precision: self._on_compute(p, v))
+        peak.sig_input_refused.connect(lambda t, why, p=precision: self._say_kept(f"{p} peak", t, why))
+        frac = QuantityEdit("count", allow_empty=True, fraction=True, bound=True)
+        frac.setPlaceholderText("full")
+        frac.setMaximumWidth(70)
+        frac.setToolTip("Fraction of the peak reached in practice (for derated roofs)")
+        frac.sig_value_committed.connect(lambda v, p=precision: self._on_compute_fraction(p, v))
+        frac.sig_input_refused.connect(
+            lambda t, why, p=precision: self._say_kept(f"{p} achievable fraction", t, why))
+        remove = QToolButton(text="✕", toolTip=f"Remove {precision} from this chip")
+        remove.clicked.connect(lambda _c=False, p=precision: self._on_remove_precision(p))
+        self.compute_fields[precision], self.fraction_fields[precision] = peak, frac
+        self.compute_notes[precision], self.remove_buttons[precision] = _source_label(), remove
+        grid.addWidget(QLabel(precision), row, 0)
+        grid.addWidget(FieldWithMessage(peak), row, 1)
+        grid.addWidget(frac, row, 2)
+        grid.addWidget(self.compute_notes[precision], row, 3)
+        grid.addWidget(remove, row, 4)
 
     def _memory_group(self, chip: Chip) -> QGroupBox:
         box = QGroupBox("Memory levels (bandwidth per level; links per direction)")
@@ -174,15 +187,19 @@ class ChipForm(QWidget):
         name = QLineEdit(level.name)
         name.setToolTip("Name shown on the chart and as the limiter")
         name.editingFinished.connect(lambda n=index, w=name: self._on_level(n, name=w.text().strip()))
-        bandwidth = QuantityEdit("bandwidth")
+        bandwidth = QuantityEdit("bandwidth", bound=True)
         bandwidth.setMinimumWidth(120)
         bandwidth.setToolTip("Bandwidth, e.g. 1.5 TB/s or 900G")
         bandwidth.sig_value_committed.connect(lambda v, n=index: self._on_level(n, bandwidth=v))
-        frac = QuantityEdit("count", allow_empty=True, fraction=True)
+        bandwidth.sig_input_refused.connect(
+            lambda t, why: self._say_kept(f"{level.name} bandwidth", t, why))
+        frac = QuantityEdit("count", allow_empty=True, fraction=True, bound=True)
         frac.setPlaceholderText("full")
         frac.setMaximumWidth(70)
         frac.setToolTip("Fraction of the bandwidth reached in practice (for derated roofs)")
         frac.sig_value_committed.connect(lambda v, n=index: self._on_level(n, achievable=v))
+        frac.sig_input_refused.connect(
+            lambda t, why: self._say_kept(f"{level.name} achievable fraction", t, why))
         remove = QToolButton(text="✕", toolTip="Remove this level")
         remove.clicked.connect(lambda _c=False, n=index: self._on_remove_level(n))
         grid.addWidget(role, row, 0)
@@ -200,6 +217,7 @@ class ChipForm(QWidget):
         for precision, edit in self.compute_fields.items():
             edit.set_value(chip.compute.get(precision))
             self.fraction_fields[precision].set_value(chip.compute_achievable.get(precision))
+            self.remove_buttons[precision].setEnabled(precision in chip.compute)
             _set_note(self.compute_notes[precision], ceiling_note(
                 chip.compute.get(precision, 0.0), chip.compute_sources.get(precision, ""),
                 chip.compute_measured.get(precision), "op/s"))
@@ -222,21 +240,38 @@ class ChipForm(QWidget):
         if chip and name and name != chip.name:
             self._push(replace(chip, name=name), f"Rename {chip.name} to {name}", "name")
 
+    def _say_kept(self, what: str, typed: str, why: str) -> None:
+        """A field was left with text it did not take and shows the chip's value again: the
+        status bar says what was typed and why it was not taken."""
+        chip = self._chip()
+        if chip is not None:
+            said = f"{what}: “{typed.strip()}” not taken" if typed.strip() else f"{what} kept"
+            self.model.sig_refused.emit(f"{chip.name} {said} ({why})")
+
+    def _on_remove_precision(self, precision: str) -> None:
+        """✕ of a precision row; the core refuses removing a chip's last compute ceiling."""
+        chip = self._chip()
+        if chip is not None and precision in chip.compute:
+            self.model.push(Replace("chips", chip.with_compute(precision, None)),
+                            f"Remove {chip.name} {precision} peak")
+
     def _on_compute(self, precision: str, value: float | None) -> None:
         chip = self._chip()
         if chip is None:
             return
+        if value is None:  # the emptied field confirmed with Enter
+            if reason := chip.with_compute(precision, None).rule_broken():
+                self.compute_fields[precision].show_error(reason.split(": ", 1)[1])  # said there
+            else:
+                self._on_remove_precision(precision)
+            return
         new = chip.with_compute(precision, value)
         measured = chip.compute_measured.get(precision)
-        if value is not None and measured is not None and measured.value == chip.compute.get(precision):
+        if measured is not None and measured.value == chip.compute.get(precision):
             # a measured-only ceiling given a value by hand: that value is now its datasheet
             new = replace(new, compute_sources={**new.compute_sources, precision: "entered by hand"})
-        if reason := new.rule_broken():  # the core would refuse it: say so at the field
-            self.compute_fields[precision].show_error(reason.split(": ", 1)[1])
-            return
-        text = (f"Set {chip.name} {precision} peak to {format_si(value, 'op/s')}" if value
-                else f"Remove {chip.name} {precision} peak")
-        self._push(new, text, f"compute.{precision}")
+        self._push(new, f"Set {chip.name} {precision} peak to {format_si(value, 'op/s')}",
+                   f"compute.{precision}")
 
     def _on_compute_fraction(self, precision: str, value: float | None) -> None:
         chip = self._chip()

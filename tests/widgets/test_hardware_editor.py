@@ -1,0 +1,135 @@
+"""The hardware editor never shows what the document does not hold once a field is left:
+emptying a peak removes the precision only when confirmed (Enter, or the row's ✕), and text
+that is refused gives way to the chip's value on leaving the field."""
+
+import pytest
+from PySide6.QtCore import QEvent, Qt
+from PySide6.QtGui import QFocusEvent
+from PySide6.QtWidgets import QApplication
+
+from roofline_gui.io.presets import load_presets
+from roofline_gui.widgets.panels.hardware_editor import HardwareEditor
+
+
+@pytest.fixture
+def editor(qtbot, model):
+    widget = HardwareEditor(model, load_presets())
+    qtbot.addWidget(widget)
+    widget.resize(700, 900)
+    widget.show()
+    widget.activateWindow()
+    qtbot.waitActive(widget)
+    model.select(None, model.document.chips[0].id)  # the A100: six precisions
+    return widget
+
+
+def a100(editor):
+    return editor.model.document.chips[0]
+
+
+def typed_in(editor, qtbot, precision: str, text: str):
+    """The peak field of ``precision`` with its text replaced by ``text``, as typed, focused."""
+    field = editor.form.compute_fields[precision]
+    field.setFocus()
+    qtbot.waitUntil(field.hasFocus)
+    field.selectAll()
+    qtbot.keyClick(field, Qt.Key.Key_Delete)
+    qtbot.keyClicks(field, text)
+    return field
+
+
+def test_an_emptied_peak_left_with_tab_keeps_the_precision_and_shows_it_again(editor, qtbot):
+    before = a100(editor)
+    field = typed_in(editor, qtbot, "bf16", "")
+    with qtbot.waitSignal(editor.model.sig_refused) as blocker:
+        qtbot.keyClick(field, Qt.Key.Key_Tab)
+    assert not field.hasFocus()
+    assert a100(editor) == before
+    assert field.text() == "312 Top/s" and field.value() == 312e12
+    assert blocker.args == ["A100 SXM4 40GB bf16 peak kept (press Enter in the emptied field to remove it)"]
+    assert editor.model.undo_stack.count() == 0
+
+
+def test_an_emptied_peak_confirmed_with_enter_removes_the_precision_undoably(editor, qtbot):
+    field = typed_in(editor, qtbot, "bf16", "")
+    qtbot.keyClick(field, Qt.Key.Key_Return)
+    assert "bf16" not in a100(editor).compute
+    assert field.text() == "" and not editor.form.remove_buttons["bf16"].isEnabled()
+    assert editor.model.undo_stack.undoText() == "Remove A100 SXM4 40GB bf16 peak"
+    editor.model.undo_stack.undo()
+    assert a100(editor).compute["bf16"] == 312e12
+    assert field.text() == "312 Top/s"
+
+
+def test_a_removal_is_its_own_undo_step_after_a_change_of_the_same_peak(editor, qtbot):
+    field = typed_in(editor, qtbot, "bf16", "400T")
+    qtbot.keyClick(field, Qt.Key.Key_Return)
+    field = typed_in(editor, qtbot, "bf16", "")
+    qtbot.keyClick(field, Qt.Key.Key_Return)
+    editor.model.undo_stack.undo()
+    assert a100(editor).compute["bf16"] == 400e12
+
+
+def test_a_refused_value_is_shown_then_gives_way_to_the_chips_value_on_leaving(editor, qtbot):
+    before = a100(editor)
+    field = typed_in(editor, qtbot, "bf16", "-5")
+    qtbot.keyClick(field, Qt.Key.Key_Return)
+    assert field.error == "must be greater than zero" and field.text() == "-5"
+    with qtbot.waitSignal(editor.model.sig_refused) as blocker:
+        qtbot.keyClick(field, Qt.Key.Key_Tab)
+    assert field.text() == "312 Top/s" and field.error == ""
+    assert a100(editor) == before
+    assert blocker.args == ["A100 SXM4 40GB bf16 peak: “-5” not taken (must be greater than zero)"]
+
+
+def test_a_refused_value_left_by_a_click_elsewhere_gives_way_too(editor, qtbot):
+    field = typed_in(editor, qtbot, "fp32", "-5")
+    editor.form.name_edit.setFocus()
+    qtbot.waitUntil(lambda: not field.hasFocus())
+    assert field.text() == "19.5 Top/s"
+    assert a100(editor).compute["fp32"] == 19.5e12
+
+
+def test_a_valid_value_left_with_tab_is_taken(editor, qtbot):
+    field = typed_in(editor, qtbot, "fp32", "20T")
+    qtbot.keyClick(field, Qt.Key.Key_Tab)
+    assert a100(editor).compute["fp32"] == 20e12
+    assert field.text() == "20 Top/s"
+
+
+def test_focus_going_to_another_window_leaves_the_typed_text_alone(editor, qtbot):
+    field = typed_in(editor, qtbot, "bf16", "")
+    QApplication.sendEvent(field, QFocusEvent(QEvent.Type.FocusOut, Qt.FocusReason.ActiveWindowFocusReason))
+    assert field.text() == ""
+    assert a100(editor).compute["bf16"] == 312e12
+
+
+def test_a_refused_bandwidth_gives_way_to_the_chips_value_on_leaving(editor, qtbot):
+    field = editor.form.level_fields[-1]["bandwidth"]
+    shown = field.text()
+    field.setFocus()
+    qtbot.waitUntil(field.hasFocus)
+    field.selectAll()
+    qtbot.keyClicks(field, "fast")
+    qtbot.keyClick(field, Qt.Key.Key_Tab)
+    assert field.text() == shown
+    assert field.error == ""
+
+
+def test_the_remove_button_removes_the_precision_undoably(editor, qtbot):
+    qtbot.mouseClick(editor.form.remove_buttons["int8"], Qt.MouseButton.LeftButton)
+    assert "int8" not in a100(editor).compute
+    assert editor.form.compute_fields["int8"].text() == ""
+    editor.model.undo_stack.undo()
+    assert a100(editor).compute["int8"] == 624e12
+    assert editor.form.remove_buttons["int8"].isEnabled()
+
+
+def test_the_remove_button_of_the_last_precision_is_refused_with_the_reason(editor, qtbot):
+    chip = editor.model.document.chips[1]  # TPU v3: bf16 only
+    editor.model.select(None, chip.id)
+    assert not editor.form.remove_buttons["fp32"].isEnabled()
+    with qtbot.waitSignal(editor.model.sig_refused) as blocker:
+        qtbot.mouseClick(editor.form.remove_buttons["bf16"], Qt.MouseButton.LeftButton)
+    assert "at least one compute ceiling" in blocker.args[0]
+    assert editor.model.document.chips[1] == chip
