@@ -587,12 +587,18 @@ class WorkloadCharts(QWidget):
         self._later = Throttle(self, self.refresh)
         model.sig_document_changed.connect(lambda _d, _t: self._later.request())
         model.sig_selection_changed.connect(lambda _k, _c: self.refresh())
+        # Which names fit in their bar depends on the bars' width in pixels.
+        self.bars.getViewBox().sigResized.connect(lambda _vb: self._later.request())
         self.refresh()
 
     @property
     def pending(self) -> bool:
         """Whether a change is still to be shown."""
         return self._later.pending
+
+    def label_texts(self) -> list[str]:
+        """The names written inside the bars, for checks."""
+        return [item.textItem.toPlainText() for item in self._segment_labels]
 
     def _result(self):
         """The selected workload's result; the first workload's when a kernel is selected."""
@@ -654,27 +660,8 @@ class WorkloadCharts(QWidget):
                 self._bar_items[kind] = item
             item.setOpts(x0=[s.start for s in parts], y=[rows[s.chip] for s in parts],
                          width=[s.width for s in parts], height=0.6)
-        # The big segments are named inside their bar (every one is in the tooltip).
-        for item in self._segment_labels:
-            self.bars.removeItem(item)
-        self._segment_labels = []
-        times = [float(r.time[c]) for c in chips if np.isfinite(r.time[c])]
-        span = max(self._x_top, max(times, default=0.0) * 1.05) or 1.0
-        px_per_s = max(self.bars.getViewBox().width(), 100.0) / span
-        char = QFontMetricsF(QFont()).averageCharWidth()
-        for seg in self.segments:
-            words = f"{seg.name.split(' (')[0]} {100 * seg.share:.0f}%"
-            if seg.width * px_per_s > len(words) * char + 24:  # only where it fits in its bar
-                text = pg.TextItem(words, color="w", anchor=(0.5, 0.5))
-                text.setPos(seg.start + seg.width / 2, rows[seg.chip])
-                self.bars.addItem(text, ignoreBounds=True)
-                self._segment_labels.append(text)
-        times = [float(r.time[c]) for c in chips if np.isfinite(r.time[c])]
-        if times:
-            top = max(times) * 1.05
-            if not self._x_top or top > self._x_top or top < 0.7 * self._x_top:
-                self._x_top = top
-                self.bars.setXRange(-0.01 * top, top, padding=0)
+        self._fit_x([float(r.time[c]) for c in chips if np.isfinite(r.time[c])])
+        self._label_segments(rows)
         self.bars.setToolTip("\n".join(
             f"{r.chips[c].name}: {format_time(float(r.time[c]))}, "
             + ", ".join(f"{s.name} {100 * s.share:.2g}%" for s in self.segments
@@ -684,6 +671,33 @@ class WorkloadCharts(QWidget):
             self._draw_sweep(r, chips)
             self._shown_key = key
         self._mark_batch(r, chips)
+
+    def _fit_x(self, times: list[float]) -> None:
+        """The time axis holds the longest bar; it keeps its range while the bars stay between
+        70% and 100% of it (a drag step then repaints bars, not axes)."""
+        if times:
+            top = max(times) * 1.05
+            if not self._x_top or top > self._x_top or top < 0.7 * self._x_top:
+                self._x_top = top
+                self.bars.setXRange(-0.01 * top, top, padding=0)
+
+    def _label_segments(self, rows: dict[int, int]) -> None:
+        """Name the segments wide enough for their name inside their bar (every one is in the
+        tooltip), measured against the axis as it now is: placed before the axis followed the
+        bars, the names of a step that shrank the axis were judged against the old, wider
+        range and left out."""
+        for item in self._segment_labels:
+            self.bars.removeItem(item)
+        self._segment_labels = []
+        px_per_s = max(self.bars.getViewBox().width(), 100.0) / (self._x_top or 1.0)
+        char = QFontMetricsF(QFont()).averageCharWidth()
+        for seg in self.segments:
+            words = f"{seg.name.split(' (')[0]} {100 * seg.share:.0f}%"
+            if seg.width * px_per_s > len(words) * char + 24:  # only where it fits in its bar
+                text = pg.TextItem(words, color="w", anchor=(0.5, 0.5))
+                text.setPos(seg.start + seg.width / 2, rows[seg.chip])
+                self.bars.addItem(text, ignoreBounds=True)
+                self._segment_labels.append(text)
 
     def _draw_sweep(self, r, chips) -> None:
         self.sweep.clear()

@@ -1,0 +1,60 @@
+"""The workload breakdown names its segments after a stream of batch edits (a drag of the
+workload's point) as it does when drawn afresh."""
+
+from dataclasses import replace
+
+import pytest
+
+from roofline_gui.io.files import resources_dir
+from roofline_gui.io.session import load_session
+from roofline_gui.models.document_model import DocumentModel
+from roofline_gui.widgets.panels.workloads_panel import WorkloadCharts
+
+
+@pytest.fixture
+def charts(qtbot):
+    """Llama-3-8B decode on three chips, its breakdown shown at a fixed size."""
+    model = DocumentModel()
+    model.reset(load_session(resources_dir() / "examples" / "llama-3-8b-on-three-chips.roofline"))
+    widget = WorkloadCharts(model)
+    qtbot.addWidget(widget)
+    widget.resize(950, 250)
+    widget.show()
+    qtbot.waitExposed(widget)
+    model.select(model.document.workloads[0].id, None)
+    qtbot.waitUntil(lambda: not widget.pending)
+    return widget
+
+
+def drag_batch(charts, qtbot, batches) -> None:
+    """Batch edits as a drag of the workload's point makes them: one merging stream."""
+    model = charts.model
+    wid = model.document.workloads[0].id
+    for batch in batches:
+        model.set_workload(replace(model.document.workload(wid), batch=batch), "drag",
+                           merge_key=("drag",))
+    qtbot.waitUntil(lambda: not charts.pending)
+
+
+def test_a_batch_drag_down_keeps_the_segment_names_that_fit(charts, qtbot):
+    drag_batch(charts, qtbot, [16, 32, 64])
+    assert charts.label_texts()
+    drag_batch(charts, qtbot, [32, 8, 1])  # the bars shrink: the axis follows them
+    shown = charts.label_texts()
+    assert shown
+    charts.refresh()
+    assert charts.label_texts() == shown  # the same as the same state drawn again
+
+
+def test_a_batch_drag_up_names_the_segments_as_a_fresh_drawing_does(charts, qtbot):
+    drag_batch(charts, qtbot, [2, 4, 8, 16, 32, 64])
+    shown = charts.label_texts()
+    assert shown
+    charts.refresh()
+    assert charts.label_texts() == shown
+
+
+def test_the_names_follow_the_width_of_the_bars(charts, qtbot):
+    narrow = charts.label_texts()
+    charts.resize(1900, 250)
+    qtbot.waitUntil(lambda: len(charts.label_texts()) > len(narrow))
