@@ -158,18 +158,13 @@ class KernelForm(QWidget):
         kernel = self._kernel()
         self.setEnabled(kernel is not None)
         if kernel is None:
-            self.formula.setPlainText("Select a kernel to see its formula.")
+            self._clear()
             return
         structure = (kernel.id, kernel.template)
         same_kernel = structure == self._structure
         if not same_kernel:
             self._structure = structure
-            if self.params is not None:
-                # Taking the fields away moves the focus out of them, which commits a value
-                # still being typed: to the kernel it was typed for (see _on_param).
-                old, self.params = self.params, None
-                old.setParent(None)
-                old.deleteLater()
+            self._drop_params()
             if kernel.template is not None:
                 self.params = ParamFields(
                     kernel.template, kernel.params,
@@ -188,6 +183,24 @@ class KernelForm(QWidget):
             set_text_keeping_scroll(self.formula, formula_text(kernel))
         else:
             self.formula.setPlainText(formula_text(kernel))
+
+    def _clear(self) -> None:
+        """No kernel selected (a new session, the last kernel deleted): a fresh form, not the
+        previous kernel's name, precision and parameters greyed out."""
+        self._structure = None
+        self._drop_params()
+        self.name_edit.clear()
+        self.precision.setCurrentIndex(self.precision.findData("fp32"))
+        self.storage.setCurrentIndex(0)  # same as compute
+        self.formula.setPlainText("Select a kernel to see its formula.")
+
+    def _drop_params(self) -> None:
+        if self.params is not None:
+            # Taking the fields away moves the focus out of them, which commits a value still
+            # being typed: to the kernel it was typed for (see _on_param).
+            old, self.params = self.params, None
+            old.setParent(None)
+            old.deleteLater()
 
     def _on_name(self) -> None:
         kernel, name = self._kernel(), self.name_edit.text().strip()
