@@ -264,7 +264,7 @@ def run_measure(json_path: str | None, keep_preset: bool = False) -> int:
             write_atomic(json_path, dumps(measurement_file(result, chip)))
         except RooflineError as exc:
             return _fail(str(exc))
-        print(f"wrote {json_path} (open it, or File → Import → Chips from a file, to use the "
+        print(f"wrote {json_path} (open it, or File → Import → Import chips from a file…, to use the "
               f"chip)", file=sys.stderr)
     if keep_preset:
         try:

@@ -489,7 +489,7 @@ def to_chip(m: Measurement, chip_id: str = "this-computer") -> Chip:
 def measurement_file(m: Measurement, chip: Chip | None = None) -> dict:
     """What ``--measure --json`` writes: every figure, and the measured chip (``to_chip(m)``
     unless given) in the session's chip format under ``chip`` (File → Open and File → Import →
-    Chips from a file read it)."""
+    Import chips from a file… read it)."""
     from roofline_gui.io.serialize import chip_to_dict  # noqa: PLC0415
 
     return {**m.to_json(), "chip": chip_to_dict(chip or to_chip(m))}

@@ -622,7 +622,7 @@ class WorkloadCharts(QWidget):
             problem = self.model.workload_problems.get(self.model.selected_kernel)
             self.title.setText(f"This workload cannot be evaluated: {html.escape(problem)}"
                                if problem else
-                               "No workload: Workloads → New… makes one from a model.")
+                               "No workload: Workloads → New Workload… makes one from a model.")
             self.segments = []
             return
         chips = [i for i, c in enumerate(r.chips) if c.visible]
