@@ -41,6 +41,11 @@ def resources_dir() -> Path:
     return installed
 
 
+def user_guide_path() -> Path:
+    """The user guide (Markdown), shipped with the app's data; Help → User guide shows it."""
+    return resources_dir() / "guide" / "user-guide.md"
+
+
 def data_dir() -> Path:
     """Where the app keeps the user's data (crash journals, user presets):
     ``$ROOFLINE_DATA_DIR``, else the platform's per-user application-data folder."""

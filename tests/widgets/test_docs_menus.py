@@ -1,4 +1,4 @@
-"""Every menu path the README, the docs and the app's own messages name ("File → Import",
+"""Every menu path the README, the docs, the user guide and the app's own messages name ("File → Import",
 "View → Side by side") exists in the main window's menus, so a reader finds what the text sends
 them to."""
 
@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), ROOT / "resources/guide/user-guide.md"]
 SOURCES = sorted((ROOT / "roofline_gui").rglob("*.py"))
 # Arrows that are not paths in this app's menus (the Windows settings app, in packaging.md).
 NOT_OURS = {"Settings → Default apps"}

@@ -4,6 +4,7 @@ import pytest
 
 from roofline_gui.widgets.chart.canvas_panel import CanvasPanel
 from roofline_gui.widgets.common.dialogs import ChipPresetDialog
+from roofline_gui.widgets.common.guide_dialog import UserGuideDialog
 from roofline_gui.widgets.panels.comparison_panel import ComparisonTable, ExplanationPane
 from roofline_gui.widgets.panels.hardware_editor import HardwareEditor
 from roofline_gui.widgets.panels.kernel_library import KernelLibrary, TemplateDialog
@@ -16,6 +17,7 @@ FACTORIES = {
     "explanation": lambda m, p: ExplanationPane(m),
     "template dialog": lambda m, p: TemplateDialog(),
     "chip preset dialog": lambda m, p: ChipPresetDialog(p),
+    "user guide": lambda m, p: UserGuideDialog(),
 }
 
 

@@ -80,6 +80,7 @@ class MainWindow(QMainWindow):
         self._panels: dict[str, QWidget] = {}  # built on first use or just after the first paint
         self._panels_started = False  # the chain of _build_next_panel calls
         self._panels_announced = False
+        self.guide = None  # Help → User guide's window, built on first use
         self.files = FileActions(self.model, self.settings, self, self.canvas)
         self.measure = MeasureActions(self.model, self.presets, self)
         self.measure.sig_message.connect(lambda m: self.statusBar().showMessage(m, 8000))
@@ -344,6 +345,9 @@ class MainWindow(QMainWindow):
         self.act_kernel_labels.setCheckable(True)
         self.act_kernel_labels.setChecked(True)
         self.act_about = self._action("&About Roofline Explorer", self.show_about)
+        self.act_guide = self._action("&User guide", self.show_user_guide, key.HelpContents,
+                                      "The panels, the chart, sessions and exports explained "
+                                      "(opens inside the app, offline)")
         m = self.measure
         self.act_measure = self._action("&Measure this computer…", lambda: m.measure_computer(),
                                         tip="Memory bandwidth per level and peak compute of this "
@@ -410,6 +414,7 @@ class MainWindow(QMainWindow):
         for action in (self.act_measure, self.act_run, self.act_save_preset):
             tools.addAction(action)
         help_menu = bar.addMenu("&Help")
+        help_menu.addAction(self.act_guide)
         examples_menu = help_menu.addMenu("&Examples")
         for path in examples():
             examples_menu.addAction(path.stem.replace("-", " "), partial(self.files.open_example, path))
@@ -547,6 +552,16 @@ class MainWindow(QMainWindow):
 
     def show_about(self) -> None:
         QMessageBox.about(self, "About Roofline Explorer", about_text())
+
+    def show_user_guide(self) -> None:
+        """The guide's window (one, built on first use), brought to the front."""
+        if self.guide is None:
+            from roofline_gui.widgets.common.guide_dialog import UserGuideDialog  # noqa: PLC0415
+
+            self.guide = UserGuideDialog(self)
+        self.guide.show()
+        self.guide.raise_()
+        self.guide.activateWindow()
 
     # -- settings and closing ----------------------------------------------------------------------------
     def settings_restore(self) -> None:
