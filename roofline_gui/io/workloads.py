@@ -37,10 +37,15 @@ class ShippedWorkload:
                                 **self.defaults), **changes)
 
 
+def shipped_folder() -> Path:
+    """Where the example models' files (their ``config.json`` among them) ship."""
+    return resources_dir() / "workloads"
+
+
 @cache
 def shipped_workloads() -> dict[str, ShippedWorkload]:
     """The example models under ``resources/workloads`` (index.json names their sources)."""
-    folder = resources_dir() / "workloads"
+    folder = shipped_folder()
     out = {}
     for item in json.loads((folder / "index.json").read_text(encoding="utf-8")):
         spec = item["spec"]

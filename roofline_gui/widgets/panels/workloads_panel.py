@@ -15,6 +15,7 @@ from __future__ import annotations
 import html
 import time
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pyqtgraph as pg
@@ -47,7 +48,7 @@ from roofline_gui.core.units import PRECISIONS, format_si, format_time
 from roofline_gui.core.workload import LINK_ROLES, MAX_DIM, Workload, build, parameters_text
 from roofline_gui.core.workload_eval import SWEEP_BATCHES, batch_sweep
 from roofline_gui.core.workload_view import SEGMENT_KINDS, breakdown, label_of
-from roofline_gui.io.workloads import shipped_workloads, workload_from_config
+from roofline_gui.io.workloads import shipped_folder, shipped_workloads, workload_from_config
 from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.widgets.common.axes import SIAxis
 from roofline_gui.widgets.common.throttle import Throttle
@@ -377,10 +378,20 @@ class WorkloadsPanel(QWidget):
             self.model.push(Remove("workloads", w.id), f"Remove workload {w.name}")
 
 
+class ConfigDialogs:
+    """The file dialog of Open config.json…, replaceable in tests."""
+
+    @classmethod
+    def open_path(cls, parent: QWidget, folder: str) -> str:
+        return QFileDialog.getOpenFileName(parent, "Open a model's config.json", folder,
+                                           "Model config (*.json);;All files (*)")[0]
+
+
 class WorkloadDialog(QDialog):
     """A new workload, previewed live as its source and fields change."""
 
     CUSTOM = "The session's kernels (counts below)"
+    last_folder: Path | None = None  # where a config.json was picked last in this run
 
     def __init__(self, model: DocumentModel, parent=None) -> None:
         super().__init__(parent)
@@ -467,12 +478,20 @@ class WorkloadDialog(QDialog):
         self.kernel_counts.resizeColumnToContents(0)  # whole names: "batch 1" from "batch 64"
         self.kernel_counts.blockSignals(False)
 
+    @classmethod
+    def config_folder(cls) -> Path:
+        """Where Open config.json… starts: the folder of the one picked last in this run, else
+        beside the model configs that ship with the app (not the folder it was started from)."""
+        if cls.last_folder is not None and cls.last_folder.is_dir():
+            return cls.last_folder
+        return shipped_folder()
+
     def open_config(self, path: str | None = None) -> bool:
         if not path:
-            path = QFileDialog.getOpenFileName(self, "Open a model's config.json", "",
-                                               "Model config (*.json);;All files (*)")[0]
-        if not path:
-            return False
+            path = ConfigDialogs.open_path(self, str(self.config_folder()))
+            if not path:
+                return False
+            WorkloadDialog.last_folder = Path(path).parent
         try:
             workload = workload_from_config(path, "w0")
         except RooflineError as exc:
