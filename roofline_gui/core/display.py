@@ -120,6 +120,9 @@ class ChartSpec:
     #: with achievable roofs: the datasheet roof (peak on the datasheet dram diagonal) of each
     #: shown roof whose peak or diagonal the measurement or the derating moved
     datasheet_roofs: tuple[Roof, ...] = ()
+    #: chips drawn with none of the kernels' precisions (their roofs dashed); never a chip of a
+    #: chart with no kernel and no workload, whose roofs are shown plainly
+    off_precision: frozenset[int] = frozenset()
 
     def roofs_of(self, chip: int) -> list[Roof]:
         return [r for r in self.roofs if r.chip == chip]
@@ -153,9 +156,15 @@ def chart_spec(comparison: Comparison, units: Units, chips: list[int] | None = N
     moved = np.isfinite(comparison.kernel_arrays.bytes).any(axis=0)
     used_roles = {role for role, i in ROLE_INDEX.items() if moved[i]}
     roofs, diagonals = [], []
+    something = len(comparison.kernels) > 0 or bool(also) or precisions is not None
+    off_precision = set()
     for c in chips:
         chip = comparison.chips[c]
-        have = [p for p in wanted if p in chip.compute] or list(chip.precisions)
+        have = [p for p in wanted if p in chip.compute]
+        if not have:
+            have = list(chip.precisions)
+            if something:
+                off_precision.add(c)
         peaks = {p: float(ceiling[c, PRECISIONS.index(p)]) for p in have}
         for p, peak in sorted(peaks.items(), key=lambda kv: -kv[1]):
             kind = chip.compute_provenance(p, r.derated).kind
@@ -173,7 +182,7 @@ def chart_spec(comparison: Comparison, units: Units, chips: list[int] | None = N
                                       level.role in used_roles))
     return ChartSpec(units, tuple(roofs), tuple(diagonals),
                      units.intensity(comparison.dram_intensity), units.rate(r.attainable),
-                     tuple(datasheet))
+                     tuple(datasheet), frozenset(off_precision))
 
 
 # -- kernel labels ---------------------------------------------------------------------------------

@@ -49,3 +49,79 @@ def drag_mouse(widget, start: QPointF, end: QPointF, steps: int = 8,
         QTest.qWait(20)  # pyqtgraph drops mouse moves closer together than its rate limit
     mouse(widget, QEvent.Type.MouseButtonRelease, end, Qt.MouseButton.NoButton, modifiers)
     QApplication.processEvents()
+
+
+def chart_mismatches(plot) -> list[str]:
+    """Every way the items of a chart (RooflinePlot) differ from the scene it last drew: the
+    markers of each chip, the names, the selection's rings, the dragged kernel, the workloads'
+    points, the roofs. Empty when the chart shows exactly its scene."""
+    import numpy as np
+
+    scene = plot.scene
+    spec, cmp = scene.spec, scene.comparison
+    problems = []
+    with np.errstate(divide="ignore", invalid="ignore"):
+        x_all = np.log10(spec.marker_x)
+    lifted = cmp.kernel_index.get(scene.selection.lifted)
+    shown_ids = {cmp.chips[c].id for c in scene.chips}
+    if set(plot.markers.scatters) != shown_ids:
+        problems.append(f"marker items for {sorted(plot.markers.scatters)}, chips shown {sorted(shown_ids)}")
+    for c in scene.chips:
+        chip = cmp.chips[c]
+        x, y, ids = plot.markers_of(chip.id)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            want_y = np.log10(spec.marker_y[:, c])
+        rows = [k for k in range(len(cmp.kernels)) if np.isfinite(want_y[k]) and np.isfinite(x_all[k])]
+        want = {cmp.kernels[k].id: (x_all[k], want_y[k]) for k in rows if k != lifted}
+        got = {i: (a, b) for i, a, b in zip(ids, x, y, strict=True) if cmp.kernel_index.get(i) != lifted}
+        if set(got) != set(want):
+            problems.append(f"{chip.name}: markers for {sorted(got)}, scene has {sorted(want)}")
+            continue
+        for kid, (a, b) in want.items():
+            if not np.allclose(got[kid], (a, b)):
+                problems.append(f"{chip.name}: {kid} drawn at {got[kid]}, scene has {(a, b)}")
+    for label in plot.names.labels:
+        k = next((k for k, kernel in enumerate(cmp.kernels)
+                  if label.text in _name_options(kernel.name)), None)
+        if k is None:
+            problems.append(f"name {label.text!r} matches no kernel")
+            continue
+        top = np.nanmax(np.where(np.isfinite(spec.marker_y[k, list(scene.chips)]),
+                                 spec.marker_y[k, list(scene.chips)], np.nan))
+        if not np.allclose((label.x, label.y), (x_all[k], np.log10(top))):
+            problems.append(f"name {label.text!r} at {(label.x, label.y)}, "
+                            f"its marker at {(x_all[k], np.log10(top))}")
+    for item, kid, what in ((plot.ring, scene.selection.item, "ring"),
+                            (plot.overlays.lifted, scene.selection.lifted, "dragged kernel")):
+        k = cmp.kernel_index.get(kid)
+        want = [] if k is None else sorted(
+            (float(x_all[k]), float(np.log10(spec.marker_y[k, c]))) for c in scene.chips
+            if np.isfinite(spec.marker_y[k, c]))
+        got = sorted(zip(*(np.asarray(a, float).tolist() for a in item.getData()), strict=True))
+        if len(got) != len(want) or not _close(got, want):
+            problems.append(f"{what} at {got}, scene has {want}")
+    _entries, (px, py) = plot.workload_spots()
+    want = sorted((float(np.log10(m.point_x)), float(np.log10(y))) for m in scene.workloads
+                  for y in m.point_y if np.isfinite(y))
+    got = sorted(zip(np.asarray(px, float).tolist(), np.asarray(py, float).tolist(), strict=True))
+    if len(got) != len(want) or not _close(got, want):
+        problems.append(f"workload points at {got}, scene has {want}")
+    n_lines = len([r for r in spec.roofs if r.chip in scene.chips]) + len(
+        [d for d in spec.diagonals if d.chip in scene.chips]) + len(
+        [r for r in spec.datasheet_roofs if r.chip in scene.chips])
+    if len(plot.roofs.item.lines) != n_lines:
+        problems.append(f"{len(plot.roofs.item.lines)} roof lines, scene has {n_lines}")
+    return problems
+
+
+def _name_options(name: str) -> set[str]:
+    from roofline_gui.core.chart_labels import SHORTEST_NAME
+    from roofline_gui.core.display import short_name
+
+    return {name, short_name(name), short_name(name, SHORTEST_NAME)}
+
+
+def _close(got, want) -> bool:
+    import numpy as np
+
+    return bool(np.allclose(np.asarray(got, float).reshape(-1, 2), np.asarray(want, float).reshape(-1, 2)))

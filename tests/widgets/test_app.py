@@ -4,7 +4,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from helpers import drag_mouse, drop_on
+from helpers import chart_mismatches, drag_mouse, drop_on
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QColor, QImage
 from PySide6.QtWidgets import QApplication
@@ -19,7 +19,7 @@ from roofline_gui.widgets.common.dialogs import ChipPresetDialog
 def roof_ys(window, chip_color):
     """The y data (log10 op/s) of every roof line drawn for the chip with ``chip_color``."""
     plot = window.canvas.overlay_plot
-    return [tuple(np.round(line.y, 6)) for line in plot.roofs.lines
+    return [tuple(np.round(line.y, 6)) for line in plot.roofs.item.lines
             if QColor(line.pen.color()).name() == chip_color and "roof" in line.tip]
 
 
@@ -31,7 +31,7 @@ def test_add_a_chip_from_the_presets(window, monkeypatch):
     assert names[-1] == "H100 SXM5 80GB"
     assert window.hardware.list_model.rowCount() == 3
     assert window.model.selected_chip == window.model.document.chips[-1].id
-    assert len(window.canvas.overlay_plot._markers) == 3
+    assert len(window.canvas.overlay_plot.markers.scatters) == 3
 
 
 def test_preset_dialog_searches_by_name_and_vendor(qtbot):
@@ -318,7 +318,7 @@ def test_table_sorts_by_a_chip_column_and_keeps_rows_in_place_while_values_chang
 
 def test_roof_layer_tooltips_name_the_nearest_ridge_or_line(window):
     plot = window.canvas.overlay_plot
-    layer = plot.roofs
+    layer = plot.roofs.item
     a100 = window.model.document.chips[0]
     ridge = next(d for d in layer.dots if d.tip.startswith(f"{a100.name} bf16 ridge"))
     assert "200.6 op/B" in ridge.tip  # 312 T / 1.555 TB/s
@@ -348,7 +348,7 @@ def test_selected_kernel_shows_its_sweep_path_on_every_chip_also_while_dragged(w
             np.log10(cmp.result.attainable[k, c]), abs=0.02)
     # The path runs along the A100's main-memory roof: hovering it there names both.
     on_both = QPointF(x_k, float(np.interp(x_k, plot.paths.lines[0].x, plot.paths.lines[0].y)))
-    roof_tip = plot.roofs.tip_at(on_both)
+    roof_tip = plot.roofs.item.tip_at(on_both)
     assert "A100" in roof_tip and kernel.name not in roof_tip
     tip = plot.paths.hover_tip(on_both)
     assert kernel.name in tip and roof_tip in tip
@@ -368,18 +368,15 @@ def test_drag_end_moves_the_kernels_spots_in_place_to_where_a_full_redraw_puts_t
     plot = canvas.overlay_plot
     kernel = next(k for k in model.document.kernels if k.template == "mlp")
     chip_id = model.document.chips[0].id
-    before = {cid: s.data.copy() for cid, s in plot._markers.items()}
+    before = {cid: s.data.copy() for cid, s in plot.markers.scatters.items()}
     canvas._on_marker_dragged(kernel.id, chip_id, 30.0, False)
     canvas._on_marker_dragged(kernel.id, chip_id, 40.0, True)
     moved = {cid: (s.data["x"].copy(), s.data["y"].copy(), list(s.data["data"]))
-             for cid, s in plot._markers.items()}
-    assert all(plot._markers[cid].data is not None for cid in moved)
-    plot.update_markers()  # the full redraw, for reference
-    for cid, scatter in plot._markers.items():
+             for cid, s in plot.markers.scatters.items()}
+    assert all(plot.markers.scatters[cid].data is not None for cid in moved)
+    assert chart_mismatches(plot) == []  # every item where the scene has it
+    for cid in plot.markers.scatters:
         x, y, ids = moved[cid]
-        assert ids == list(scatter.data["data"])
-        np.testing.assert_allclose(x, scatter.data["x"])
-        np.testing.assert_allclose(y, scatter.data["y"])
         i = ids.index(kernel.id)
         assert x[i] != before[cid]["x"][i]  # it did move
         others = np.arange(len(ids)) != i
@@ -443,12 +440,13 @@ def test_legend_names_each_shown_chip_in_its_colour_and_follows_edits(window, tm
     from roofline_gui.core.edits import Replace
 
     def entries():
-        return [(text, pen.color().name()) for text, pen, *shape in window.canvas.overlay_plot.legend.entries
+        entries = window.canvas.overlay_plot.legend.legend.entries
+        return [(text, pen.color().name()) for text, pen, *shape in entries
                 if not shape]
 
     chips = window.model.document.chips
     assert entries() == [(c.name, c.color) for c in chips]
-    legend = window.canvas.overlay_plot.legend
+    legend = window.canvas.overlay_plot.legend.legend
     assert legend.width() > 60 and legend.height() > 2 * 14  # sized to its two entries
     window.model.push(Replace("chips", replace(chips[0], name="Renamed", color="#123456")), "rename")
     assert entries()[0] == ("Renamed", "#123456")
@@ -492,34 +490,34 @@ def test_table_rows_are_headed_by_kernel_names_that_fit_up_to_a_cap(window, exam
 
 def test_a_big_document_shows_in_the_panels_then_roofs_then_a_chip_per_turn(window, example_doc,
                                                                           monkeypatch):
-    from roofline_gui.widgets.chart import roofline_plot
+    from roofline_gui.widgets.chart.layers import markers
 
-    monkeypatch.setattr(roofline_plot, "SYNC_SPOTS", 100)
-    monkeypatch.setattr(roofline_plot, "TURN_BUDGET_S", 0.0)  # one chip per turn
+    monkeypatch.setattr(markers, "SYNC_SPOTS", 100)
+    monkeypatch.setattr(markers, "TURN_BUDGET_S", 0.0)  # one chip per turn
     chips = tuple(replace(example_doc.chips[i % 2], id=f"c{i}", color=f"#{i:02x}80c0")
                   for i in range(6))
     kernels = tuple(replace(example_doc.kernels[i % len(example_doc.kernels)], id=f"k{i}")
                     for i in range(60))
     canvas, plot = window.canvas, window.canvas.overlay_plot
-    old = plot._markers[example_doc.chips[0].id]
-    old_roofs = list(plot.roofs.lines)
+    old = plot.markers.scatters[example_doc.chips[0].id]
+    old_roofs = list(plot.roofs.item.lines)
     window.model.reset(replace(example_doc, chips=chips, kernels=kernels, baseline=None))
     # Right after the reset: the panels show the new document; the chart is still the old one.
     assert window.table.table_model.rowCount() == 60 and canvas.drawing
-    assert plot.roofs.lines == old_roofs
+    assert plot.roofs.item.lines == old_roofs
     QApplication.processEvents()
     # Next turn: the new roofs; no markers or sweep paths yet, and the old document's markers
     # are hidden rather than shown at the new chips.
-    assert len(plot.roofs.lines) >= 6 and plot.roofs.lines != old_roofs
+    assert len(plot.roofs.item.lines) >= 6 and plot.roofs.item.lines != old_roofs
     assert plot.pending == [c.id for c in chips] and not old.isVisible()
     turns = []
     while canvas.drawing:
         QApplication.processEvents()
         turns.append(len(plot.pending))
-    assert turns == [6, 5, 4, 3, 2, 1, 0]  # the paths first, then a chip per turn
+    assert turns == [5, 4, 3, 2, 1, 0]  # a chip per turn (the paths came with the roofs)
     cmp = window.model.comparison
     for c, chip in enumerate(chips):
-        scatter = plot._markers[chip.id]
+        scatter = plot.markers.scatters[chip.id]
         assert scatter.isVisible()
         ok = np.isfinite(cmp.result.attainable[:, c])
         assert len(scatter.data) == ok.sum()
@@ -529,7 +527,7 @@ def test_a_big_document_shows_in_the_panels_then_roofs_then_a_chip_per_turn(wind
     window.canvas.redraw()
     assert canvas.drawing
     window.canvas.render_plot_item()
-    assert not canvas.drawing and all(len(s.data) for s in plot._markers.values())
+    assert not canvas.drawing and all(len(s.data) for s in plot.markers.scatters.values())
 
 
 def test_with_many_chips_only_the_selected_chips_roofs_are_labelled(window, example_doc):
@@ -543,18 +541,18 @@ def test_with_many_chips_only_the_selected_chips_roofs_are_labelled(window, exam
                   for i, col in enumerate(colours))
     window.model.reset(replace(example_doc, chips=chips, baseline=None))
     assert {QColor(label.color).name() for label in plot.roof_labels.labels} == {colours[0]}
-    lines_before = len(plot.roofs.lines)
+    lines_before = len(plot.roofs.item.lines)
     window.model.select(None, "c3")
     assert {QColor(label.color).name() for label in plot.roof_labels.labels} == {colours[3]}
-    assert len(plot.roofs.lines) == lines_before  # every chip's roofs are still drawn
-    assert [e[0] for e in plot.legend.entries if len(e) == 2] == [c.name for c in chips]
+    assert len(plot.roofs.item.lines) == lines_before  # every chip's roofs are still drawn
+    assert [e[0] for e in plot.legend.legend.entries if len(e) == 2] == [c.name for c in chips]
 
 
 def test_marker_bounds_are_kept_only_while_data_and_view_are_unchanged(window):
     import pyqtgraph as pg
 
     plot = window.canvas.overlay_plot
-    scatter = next(iter(plot._markers.values()))
+    scatter = next(iter(plot.markers.scatters.values()))
 
     def fresh():
         return pg.ScatterPlotItem.boundingRect(scatter)
@@ -573,17 +571,17 @@ def test_redraws_and_drag_steps_reuse_the_marker_symbols(window):
     """pyqtgraph's symbol atlas keys a style by its pen and brush objects; fresh ones on every
     redraw or drag step rendered the symbol again and grew the atlas without bound."""
     plot = window.canvas.overlay_plot
-    scatter = next(iter(plot._markers.values()))
+    scatter = next(iter(plot.markers.scatters.values()))
     kernel = next(k for k in window.model.document.kernels if k.template == "mlp")
     window.canvas._on_marker_dragged(kernel.id, window.model.document.chips[0].id, 2.0, False)
     QApplication.processEvents()
-    sizes = (atlas_entries(scatter), atlas_entries(plot._lifted_item))
+    sizes = (atlas_entries(scatter), atlas_entries(plot.overlays.lifted))
     for i in range(5):
         window.canvas._on_marker_dragged(kernel.id, window.model.document.chips[0].id,
                                          3.0 + i, False)
         window.canvas.redraw()
         QApplication.processEvents()
-    assert (atlas_entries(scatter), atlas_entries(plot._lifted_item)) == sizes
+    assert (atlas_entries(scatter), atlas_entries(plot.overlays.lifted)) == sizes
 
 
 def test_plain_strokes_of_thin_lines_use_one_pixel_pens_and_keep_the_style(qtbot):

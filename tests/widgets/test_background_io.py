@@ -138,14 +138,15 @@ def test_a_big_charts_drawing_waits_for_a_file_job_and_finishes_after_it(window,
     """Python work on the UI thread during a job waits for the worker's GIL at every call, so
     the chart's remaining turns wait for the job; the job's switch interval is undone."""
     import sys
+    from dataclasses import replace
 
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
-    from roofline_gui.widgets.chart import roofline_plot
+    from roofline_gui.widgets.chart.layers import markers
     from roofline_gui.widgets.common import background
 
-    monkeypatch.setattr(roofline_plot, "SYNC_SPOTS", 1)  # every chart is "big"
+    monkeypatch.setattr(markers, "SYNC_SPOTS", 1)  # every chart is "big"
     plot = window.canvas.overlay_plot
     interval = sys.getswitchinterval()
     seen = {}
@@ -156,7 +157,8 @@ def test_a_big_charts_drawing_waits_for_a_file_job_and_finishes_after_it(window,
         seen["interval"] = sys.getswitchinterval()
         release.set()
 
-    window.canvas.redraw()  # the roofs and markers are now to come over the next turns
+    doc = window.model.document  # other kernels (the same, reversed): every chip refills
+    window.model.reset(replace(doc, kernels=doc.kernels[::-1], baseline=None))
     assert window.canvas.drawing
     QTimer.singleShot(150, during)
     background.run_in_background(window, "Saving…", lambda: release.wait(10))
@@ -165,4 +167,4 @@ def test_a_big_charts_drawing_waits_for_a_file_job_and_finishes_after_it(window,
     assert sys.getswitchinterval() == interval
     while window.canvas.drawing:
         QApplication.processEvents()
-    assert all(s.isVisible() and len(s.data) for s in plot._markers.values())
+    assert all(s.isVisible() and len(s.data) for s in plot.markers.scatters.values())

@@ -39,7 +39,7 @@ def test_a_marker_on_the_selected_kernels_path_shows_the_marker_under_the_pointe
 def test_a_ridge_point_says_how_it_is_derived(window):
     """The ridge is peak ÷ bandwidth; its tooltip gives both, so the number can be checked
     (A100 SXM4 40GB, int8: 624 Top/s ÷ 1.555 TB/s = 401.3 op/B)."""
-    roofs = window.canvas.overlay_plot.roofs
+    roofs = window.canvas.overlay_plot.roofs.item
     tips = [d.tip for d in roofs.dots if d.tip.startswith("A100 SXM4 40GB int8 ridge point")]
     assert tips == ["A100 SXM4 40GB int8 ridge point: 401.3 op/B = 624 Top/s ÷ 1.555 TB/s (HBM2). "
                     "Left of it the HBM2 diagonal is the roof, right of it the int8 peak."], tips

@@ -170,15 +170,15 @@ def test_achievable_roofs_draw_measured_roofs_solid_and_the_datasheet_roofs_dash
     plot = window.canvas.overlay_plot
 
     def dashed_tips():
-        return [line.tip for line in plot.roofs.lines
+        return [line.tip for line in plot.roofs.item.lines
                 if line.pen.style() == Qt.PenStyle.CustomDashLine and "datasheet roof" in line.tip]
 
-    assert dashed_tips() == [] and DATASHEET_LEGEND not in [e[0] for e in plot.legend.entries]
+    assert dashed_tips() == [] and DATASHEET_LEGEND not in [e[0] for e in plot.legend.legend.entries]
     window.set_derated(True)
     tips = dashed_tips()
     assert tips and all(t.startswith(a100.name) for t in tips)  # only the measured chip's
-    assert DATASHEET_LEGEND in [e[0] for e in plot.legend.entries]
-    solid = [line.tip for line in plot.roofs.lines if "roof:" in line.tip and a100.name in line.tip
+    assert DATASHEET_LEGEND in [e[0] for e in plot.legend.legend.entries]
+    solid = [line.tip for line in plot.roofs.item.lines if "roof:" in line.tip and a100.name in line.tip
              and "datasheet roof" not in line.tip]
     assert solid and all("measured 2026-12-01 09:00 on dgx-7: BabelStream triad" in t for t in solid)
     # the table and the explanation run against the measured bandwidth too

@@ -51,7 +51,7 @@ def check_views_agree(window, qtbot, mode: str) -> None:
         xs, ys, ids = plot.markers_of(chip.id)
         drawn = dict(zip(ids, zip(10 ** xs, 10 ** ys, strict=True), strict=True))
         column = next(col for col in range(table.columnCount()) if table.locate(col) == (c, "attainable"))
-        roofs = {line.tip.split(" roof:")[0].split()[-1]: line for line in plot.roofs.lines
+        roofs = {line.tip.split(" roof:")[0].split()[-1]: line for line in plot.roofs.item.lines
                  if line.tip.startswith(f"{chip.name} ") and " roof:" in line.tip}
         for k, kernel in enumerate(cmp.kernels):
             where = f"{mode}: {kernel.name} on {chip.name}"
@@ -123,6 +123,7 @@ def test_kernels_are_named_on_the_chart_clear_of_each_other_and_the_roof_labels(
     left of its marker, was cut by the chart's left edge."""
     from PySide6.QtGui import QFont, QFontMetricsF
 
+    from roofline_gui.core.chart_labels import label_footprint
     from roofline_gui.core.display import boxes_overlap as _overlap
     from roofline_gui.core.display import offset_label_box
 
@@ -133,14 +134,15 @@ def test_kernels_are_named_on_the_chart_clear_of_each_other_and_the_roof_labels(
     text_px, line = metrics.horizontalAdvance, metrics.height()
 
     def check():
-        px, bounds = plot.label_geometry()
+        g = plot.label_geometry()
+        px, bounds = g.px, g.bounds
 
         kernel_boxes = [offset_label_box(label, px, text_px, line)
                         for label in plot.kernel_labels.labels]
         # A bandwidth's label along its diagonal covers a staircase of boxes, not its whole
         # enclosing box.
         roof_boxes = [box for label in plot.roof_labels.labels
-                      for box in plot.label_footprint(label, px, text_px, line)]
+                      for box in label_footprint(label, g)]
         for i, (a, label) in enumerate(zip(kernel_boxes, plot.kernel_labels.labels, strict=True)):
             inside = bounds[0] <= a[0] and a[2] <= bounds[2] and bounds[1] <= a[1] and a[3] <= bounds[3]
             assert inside, label.text
@@ -149,8 +151,7 @@ def test_kernels_are_named_on_the_chart_clear_of_each_other_and_the_roof_labels(
 
     check()
     window.resize(1280, 800)
-    qtbot.waitUntil(lambda: plot.labels_pending, timeout=2000)
-    qtbot.waitUntil(lambda: not plot.labels_pending, timeout=5000)
+    QApplication.processEvents()  # laid out: the labels are placed in the new size at once
     # Most kernels keep a name there: the names shortened to 20 characters and the corners
     # beside a marker are tried too (only 4 of the 9 were named with the sides alone).
     assert len(plot.kernel_labels.labels) >= 6
@@ -192,6 +193,7 @@ def test_one_view_state_in_the_model_observed_by_every_view_and_kept_in_the_sett
 def test_side_by_side_charts_place_names_in_their_own_laid_out_views(window, qtbot):
     from PySide6.QtGui import QFont, QFontMetricsF
 
+    from roofline_gui.core.chart_labels import label_footprint
     from roofline_gui.core.display import boxes_overlap as _overlap
     from roofline_gui.core.display import offset_label_box
 
@@ -202,10 +204,11 @@ def test_side_by_side_charts_place_names_in_their_own_laid_out_views(window, qtb
     metrics = QFontMetricsF(QFont())
     text_px, line = metrics.horizontalAdvance, metrics.height()
     for plot in window.canvas.plots:
-        px, bounds = plot.label_geometry()
+        g = plot.label_geometry()
+        px, bounds = g.px, g.bounds
         assert plot.kernel_labels.labels
         roofs = [box for r in plot.roof_labels.labels
-                 for box in plot.label_footprint(r, px, text_px, line)]
+                 for box in label_footprint(r, g)]
         for label in plot.kernel_labels.labels:
             box = offset_label_box(label, px, text_px, line)
             assert bounds[0] <= box[0] and box[2] <= bounds[2], label.text
@@ -246,21 +249,22 @@ def test_markers_take_their_categorys_shape_and_the_legend_says_which(window):
     plot = window.canvas.overlay_plot
     plot.finish_pending()
     cmp = window.model.comparison
-    scatter = plot._markers[cmp.chips[0].id]
+    scatter = plot.markers.scatters[cmp.chips[0].id]
     drawn = dict(zip(scatter.data["data"], scatter.data["symbol"], strict=True))
     for kernel in cmp.kernels:
         if kernel.id in drawn:
             assert drawn[kernel.id] == symbol_of(kernel.category), kernel.name
     assert len(set(drawn.values())) >= 3  # the example's kernels are of several categories
-    shapes = [e for e in plot.legend.entries if len(e) == 3]
+    shapes = [e for e in plot.legend.legend.entries if len(e) == 3]
     assert {(e[0], e[2]) for e in shapes} == {(k.category, symbol_of(k.category)) for k in cmp.kernels}
     # The legend is painted with them: taller than the chips' lines alone.
-    assert plot.legend.height() > (len(cmp.chips) + len(shapes) - 1) * 12
+    assert plot.legend.legend.height() > (len(cmp.chips) + len(shapes) - 1) * 12
 
 
 def test_roof_labels_of_near_equal_peaks_do_not_overlap(window, qtbot):
     from PySide6.QtGui import QFont, QFontMetricsF
 
+    from roofline_gui.core.chart_labels import label_box, label_footprint
     from roofline_gui.core.display import boxes_overlap as _overlap
 
     presets = window.presets.chips
@@ -268,11 +272,11 @@ def test_roof_labels_of_near_equal_peaks_do_not_overlap(window, qtbot):
     qtbot.wait(200)  # laid out and placed again in the view's pixels
     plot = window.canvas.overlay_plot
     qtbot.waitUntil(lambda: not plot.labels_pending, timeout=5000)  # slower on a loaded machine
-    px, _bounds = plot.label_geometry()
-    metrics = QFontMetricsF(QFont())
+    g = plot.label_geometry()
+    QFontMetricsF(QFont())
     roof_labels = [label for label in plot.roof_labels.labels if label.along is None]  # the peaks'
     assert len(roof_labels) >= 6
-    boxes = [plot.label_box(label, px, metrics.horizontalAdvance, metrics.height())
+    boxes = [label_box(label, g)
              for label in roof_labels]
     for i, a in enumerate(boxes):
         for j, b in enumerate(boxes[i + 1:], i + 1):
@@ -282,11 +286,12 @@ def test_roof_labels_of_near_equal_peaks_do_not_overlap(window, qtbot):
     diagonal = [label for label in plot.roof_labels.labels
                 if label.along is not None and label.text.split(" ")[0] in drams]
     assert len(diagonal) == 4
-    boxes = [plot.label_box(label, px, metrics.horizontalAdvance, metrics.height())
-             for label in diagonal]
-    for i, a in enumerate(boxes):
-        for j, b in enumerate(boxes[i + 1:], i + 1):
-            assert not _overlap(a, b), (diagonal[i].text, diagonal[j].text)
+    # Slanted texts: their footprints (a staircase along the text), not their enclosing boxes.
+    footprints = [label_footprint(label, g) for label in plot.roof_labels.labels]
+    for i, a in enumerate(footprints):
+        for j, b in enumerate(footprints[i + 1:], i + 1):
+            assert not any(_overlap(p, q) for p in a for q in b), (
+                plot.roof_labels.labels[i].text, plot.roof_labels.labels[j].text)
 
 
 def test_peak_labels_keep_clear_of_the_markers_on_their_flat_part(window, qtbot):
@@ -295,6 +300,7 @@ def test_peak_labels_keep_clear_of_the_markers_on_their_flat_part(window, qtbot)
     on its roof's flat part (right of the ridge), clear of every marker where there is room."""
     from PySide6.QtGui import QFont, QFontMetricsF
 
+    from roofline_gui.core.chart_labels import label_box
     from roofline_gui.core.display import boxes_overlap as _overlap
     from roofline_gui.widgets.app.file_actions import examples
 
@@ -302,7 +308,8 @@ def test_peak_labels_keep_clear_of_the_markers_on_their_flat_part(window, qtbot)
     plot = window.canvas.overlay_plot
     qtbot.waitUntil(lambda: not plot.labels_pending and not window.canvas.drawing, timeout=5000)
     cmp, units = window.model.comparison, plot._units()
-    px, _bounds = plot.label_geometry()
+    g = plot.label_geometry()
+    px = g.px
     metrics = QFontMetricsF(QFont())
     with np.errstate(divide="ignore", invalid="ignore"):
         mx = np.log10(units.intensity(cmp.dram_intensity)) * px[0]
@@ -315,7 +322,7 @@ def test_peak_labels_keep_clear_of_the_markers_on_their_flat_part(window, qtbot)
     peaks = {label.text: label for label in plot.roof_labels.labels if label.along is None}
     for text in ("fp8 2.615 Pop/s", "fp8 1.979 Pop/s"):
         label = peaks[text]
-        x0, _y0, x1, _y1 = plot.label_box(label, px, metrics.horizontalAdvance, metrics.height())
+        x0, _y0, x1, _y1 = label_box(label, g)
         y = -label.y * px[1]
         box = (x0, y - metrics.height(), x1, y) if label.anchor[1] == 1 else (x0, y, x1, y + metrics.height())
         assert not any(_overlap(box, m) for m in markers), text

@@ -214,13 +214,18 @@ class FileActions(QObject):
         from roofline_gui.widgets.chart import export  # noqa: PLC0415
 
         return self._export("SVG", ".svg", "SVG image (*.svg)",
-                            lambda p: export.export_svg(self.canvas.render_plot_item(), p))
+                            lambda p: self._render(export.export_svg, p))
 
     def export_pdf(self) -> bool:
         from roofline_gui.widgets.chart import export  # noqa: PLC0415
 
         return self._export("PDF", ".pdf", "PDF document (*.pdf)",
-                            lambda p: export.export_pdf(self.canvas.render_plot_item(), p))
+                            lambda p: self._render(export.export_pdf, p))
+
+    def _render(self, export_to, path) -> None:
+        """Export the live chart as a document shows it (no selection, drag or note)."""
+        with self.canvas.exporting() as item:
+            export_to(item, path)
 
     def export_csv(self) -> bool:
         return self._export("CSV", ".csv", "CSV table (*.csv)",

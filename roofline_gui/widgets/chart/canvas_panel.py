@@ -8,7 +8,7 @@ and dragging a workload's point changes its batch (Shift: its context or sequenc
 
 from __future__ import annotations
 
-import math
+from contextlib import contextmanager
 from dataclasses import replace
 
 import numpy as np
@@ -16,11 +16,12 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QStackedWidget, QVBoxLayout, QWidget
 
+from roofline_gui.core.chart_scene import union
 from roofline_gui.io.presets import Presets
 from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.models.mime import MIME_KERNELS, decode
 from roofline_gui.widgets.chart import roofline_plot
-from roofline_gui.widgets.chart.roofline_plot import RooflinePlot, ViewOptions
+from roofline_gui.widgets.chart.roofline_plot import RangeMode, RooflinePlot, ViewOptions
 from roofline_gui.widgets.common.axes import SIAxis
 
 
@@ -202,6 +203,8 @@ class CanvasPanel(QWidget):
             return
         self._shown = shape
         indices = [i for i, c in enumerate(doc.chips) if c.visible]
+        for plot in self.plots:  # new chips, mode or units: the whole chart fits again
+            plot.range_mode.auto = True
         if self.mode == "overlay":
             self.overlay_plot.selected = self.model.selected_kernel
             self.overlay_plot.selected_chip = self.model.selected_chip
@@ -210,14 +213,19 @@ class CanvasPanel(QWidget):
             self._rebuild_grid(cmp, indices)
 
     def _rebuild_grid(self, cmp, indices: list[int]) -> None:
+        for plot in self.grid_plots:
+            plot.close()
         self.grid.clear()
         self.grid_plots = []
+        mode = RangeMode()  # one for the grid: its axes are linked
         columns = 1 if len(indices) <= 1 else (2 if len(indices) <= 4 else 3)
         first = None
         for n, c in enumerate(indices):
             item = self.grid.addPlot(row=n // columns, col=n % columns, title=cmp.chips[c].name,
                                      axisItems={"left": SIAxis("left"), "bottom": SIAxis("bottom")})
             plot = self._make_plot(item)
+            plot.range_mode = mode
+            plot.shared_fit = self._grid_fit
             rows = -(-len(indices) // columns)
             plot.axis_titles = {"left": n % columns == 0,  # titles on the outer charts only
                                 "bottom": n // columns == rows - 1 or n + columns >= len(indices)}
@@ -225,19 +233,19 @@ class CanvasPanel(QWidget):
             plot.selected = self.model.selected_kernel
             plot.selected_chip = self.model.selected_chip
             plot.lifted = self._lifted
-            plot.draw(cmp, [c])
             if first is None:
                 first = item
             else:
                 item.setXLink(first)
                 item.setYLink(first)
             self.grid_plots.append(plot)
-        ranges = [p.view_range for p in self.grid_plots if p.view_range is not None]
-        if ranges and first is not None:  # one range that shows every chip's roofs and markers
-            (x_lo, x_hi) = (min(r[0][0] for r in ranges), max(r[0][1] for r in ranges))
-            (y_lo, y_hi) = (min(r[1][0] for r in ranges), max(r[1][1] for r in ranges))
-            first.setRange(xRange=(math.log10(x_lo), math.log10(x_hi)),
-                           yRange=(math.log10(y_lo), math.log10(y_hi)), padding=0)
+            plot.draw(cmp, [c])
+        if self.grid_plots:  # one range that shows every chip's roofs and markers
+            self.grid_plots[0].fit()
+
+    def _grid_fit(self):
+        """The range of a grid of charts: every chart's fit at once (their axes are linked)."""
+        return union(p.view_range for p in self.grid_plots)
 
     # -- interaction --------------------------------------------------------------------------------
     def _on_selection_changed(self, kernel_id, chip_id) -> None:
@@ -255,7 +263,7 @@ class CanvasPanel(QWidget):
             # Lifted before selecting, so the selection ring is drawn without the moving kernel.
             self._lifted = kernel_id
             for plot in self.plots:
-                plot.lifted = kernel_id
+                plot.set_lifted(kernel_id)
             self.model.select(kernel_id, chip_id)
         self.model.move_kernel_to_intensity(
             kernel_id, intensity * self.options.ops_per_unit, merge_key=("drag", self._drag_serial)
@@ -264,7 +272,6 @@ class CanvasPanel(QWidget):
             self._drag_serial += 1
             self._lifted = None
             for plot in self.plots:
-                plot.lifted = None
                 plot.move_kernel(kernel_id)
 
     def _on_workload_dragged(self, workload_id: str, intensity: float, finished: bool,
@@ -312,6 +319,19 @@ class CanvasPanel(QWidget):
                 self.sig_cursor_moved.emit(float(10 ** point.x()) * per_unit,
                                            float(10 ** point.y()) * per_unit)
                 return
+
+    @contextmanager
+    def exporting(self):
+        """What an export renders, with what is only for the screen (selection rings, sweep
+        paths, the dragged kernel, the view's note) hidden until the export is done."""
+        item = self.render_plot_item()
+        for plot in self.plots:
+            plot.set_exporting(True)
+        try:
+            yield item
+        finally:
+            for plot in self.plots:
+                plot.set_exporting(False)
 
     def render_plot_item(self) -> pg.PlotItem | pg.GraphicsLayout:
         """What an export should render (every marker set): the overlay plot, or the grid."""

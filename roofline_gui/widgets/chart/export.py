@@ -110,7 +110,8 @@ def render_canvas_png(model, presets, *, width: int, height: int | None = None,
     panel.set_mode(mode)
     panel.redraw()
     try:
-        return render_png(panel.render_plot_item(), width)
+        with panel.exporting() as item:
+            return render_png(item, width)
     finally:
         panel.close()
         panel.deleteLater()

@@ -1,0 +1,402 @@
+"""Where a chart's texts go (Qt-free): the roofs' and diagonals' labels, the kernels' names and
+the workloads' labels, placed in the pixels of the view as it is shown.
+
+The chart passes the view's geometry and the font's measure (``LabelGeometry``); everything
+else comes from the scene. Coordinates: a label's point is in log10 shown units; boxes are in
+pixels, x right and y down, relative to log10 (0, 0).
+
+Rules the user sees:
+- Roofs of several chips at the same height (or diagonals of the same bandwidth) lie on each
+  other, so their labels merge into one: "HBM2 900 GB/s: V100, TPU v3".
+- No label is printed over another: a label with no free spot is left out (the line's tooltip
+  names it). A peak's label keeps clear of the kernels' markers where its roof's flat part has
+  room.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from roofline_gui.core.chart_scene import ChartScene
+from roofline_gui.core.display import (
+    WORKLOAD_LABEL_SPOTS,
+    TextWidth,
+    offset_label_box,
+    overlaps_each,
+    place_kernel_labels,
+    short_name,
+    text_width,
+)
+from roofline_gui.core.units import format_si
+
+LABEL_INSET = (4.0, 2.0)  # pixels between the view's edges and any name
+SHORTEST_NAME = 20  # characters of a kernel's name on the chart, where no longer one fits
+LABEL_ALL_CHIPS = 6  # with more chips, only the selected chip's roofs and diagonals are labelled
+KERNEL_LABELS_MAX = 40  # with more kernels, names are in the markers' tooltips only
+SAME_LINE = 2e-3  # decades: roofs (or diagonals) closer than this are drawn on each other
+
+
+@dataclass(frozen=True)
+class ChartLabel:
+    """A text on the chart, at a point (log10 shown units)."""
+
+    text: str
+    x: float
+    y: float
+    color: str  # a colour name (#rrggbb); merged labels take the chart's foreground
+    anchor: tuple[float, float] = (0.0, 1.0)  # (0, 1): the point is the text's bottom-left
+    along: tuple[float, float] | None = None  # a data direction the text follows on screen
+    offset: tuple[float, float] = (0.0, 0.0)  # pixels from the point (y down)
+    item: int = -1  # the kernel row (names) or workload index (workloads' labels) it names
+
+
+@dataclass(frozen=True)
+class LabelGeometry:
+    """The view in pixels: pixels per decade, the visible range (log10) and the box names are
+    placed in, with the font's measure."""
+
+    px: tuple[float, float]
+    view: tuple[float, float, float, float]  # log10 x_lo, x_hi, y_lo, y_hi
+    text_px: TextWidth
+    line: float
+
+    @property
+    def bounds(self) -> tuple[float, float, float, float]:
+        (sx, sy), (x_lo, x_hi, y_lo, y_hi) = self.px, self.view
+        dx, dy = LABEL_INSET
+        return (x_lo * sx + dx, -y_hi * sy + dy, x_hi * sx - dx, -y_lo * sy - dy)
+
+
+def geometry_for(view: tuple[float, float, float, float], size: tuple[float, float],
+                 text_px: TextWidth, line: float) -> LabelGeometry:
+    """The geometry of a view of ``size`` pixels showing ``view`` (log10 x_lo, x_hi, y_lo, y_hi)."""
+    x_lo, x_hi, y_lo, y_hi = view
+    return LabelGeometry((size[0] / (x_hi - x_lo), size[1] / (y_hi - y_lo)), view, text_px, line)
+
+
+@dataclass(frozen=True)
+class PlacedLabels:
+    """The chart's texts, placed: roofs' and diagonals' labels, kernels' names, workloads'."""
+
+    roofs: tuple[ChartLabel, ...] = ()
+    names: tuple[ChartLabel, ...] = ()
+    workloads: tuple[ChartLabel | None, ...] = ()  # one per workload mark; None: not shown
+
+
+def label_text_origin(label, w: float, h: float) -> tuple[float, float]:
+    """The top-left corner of a label's text box (``w`` × ``h`` pixels) from its point, in the
+    label's own frame (turned along its line, if it follows one): placed by its anchor, and a
+    few pixels clear of the line it labels unless it is placed by an offset from a marker."""
+    gap = -3.0 if label.anchor[1] == 1 else 1.0
+    if label.offset != (0.0, 0.0):
+        gap = 0.0  # placed by offset, centred on its anchor
+    return -label.anchor[0] * w + 2 - 4 * label.anchor[0], -label.anchor[1] * h + gap
+
+
+def label_box(label: ChartLabel, g: LabelGeometry) -> tuple[float, float, float, float]:
+    """A roof label's box in pixels; a label along a diagonal is given the box its slanted
+    text covers."""
+    x, y = label.x * g.px[0], -label.y * g.px[1]
+    w = text_width(label.text, g.text_px) + 4
+    if label.along is not None:
+        return (x, y - 0.7 * w - g.line, x + 0.75 * w, y + 2)
+    left = x - label.anchor[0] * w
+    top = y - label.anchor[1] * g.line - (3 if label.anchor[1] == 1 else 0)
+    return (left, top, left + w, top + g.line)
+
+
+def label_footprint(label: ChartLabel, g: LabelGeometry) -> list[tuple[float, float, float, float]]:
+    """Boxes (pixels) a roof label covers: a label along a diagonal as a staircase of small
+    boxes along its slanted text, one per text height (its one enclosing box, most of it
+    empty, kept names off a wide band beside every bandwidth label), any other as its box."""
+    if label.along is None:
+        return [label_box(label, g)]
+    x, y = label.x * g.px[0], -label.y * g.px[1]
+    angle = math.atan2(-label.along[1] * g.px[1], label.along[0] * g.px[0])
+    c, s = math.cos(angle), math.sin(angle)
+    w = text_width(label.text, g.text_px) + 4
+    x0, y0 = label_text_origin(label, w, g.line)
+    x0, y0 = x0 - 1, y0 - 1
+    pieces = max(1, math.ceil(w / g.line))
+    boxes = []
+    for i in range(pieces):
+        a, b = x0 + (w + 2) * i / pieces, x0 + (w + 2) * (i + 1) / pieces
+        corners = [(u * c - v * s, u * s + v * c) for u in (a, b) for v in (y0, y0 + g.line + 2)]
+        xs, ys = [x + cx for cx, _ in corners], [y + cy for _, cy in corners]
+        boxes.append((min(xs), min(ys), max(xs), max(ys)))
+    return boxes
+
+
+# -- roofs and diagonals ---------------------------------------------------------------------------
+def _groups(items, key) -> list[list]:
+    """``items`` grouped where ``key`` (log10 of a value) is within SAME_LINE, in first-seen order."""
+    groups: list[list] = []
+    for item in items:
+        for group in groups:
+            if abs(key(group[0]) - key(item)) < SAME_LINE:
+                group.append(item)
+                break
+        else:
+            groups.append([item])
+    return groups
+
+
+def _merged_text(words: list[tuple[str, str]], value: str) -> str:
+    """One label for lines drawn on each other: (chip, what) pairs and the shared value."""
+    whats = {what for _chip, what in words}
+    if len(words) == 1:
+        return f"{words[0][1]} {value}".strip()
+    if len(whats) == 1:
+        return f"{next(iter(whats))} {value}: {', '.join(chip for chip, _ in words)}".strip()
+    return f"{value}: {', '.join(f'{chip} {what}' for chip, what in words)}"
+
+
+@dataclass(frozen=True)
+class _RoofText:
+    chip: int
+    what: str  # "bf16", or "bf16 measured"
+    value: float  # shown peak, or bandwidth
+    ridge: float = 0.0
+    top: float = 0.0  # for a diagonal: the highest roof of its chip
+    low: bool = False  # a diagonal other than main memory's: labelled near the chart's bottom
+    name: str = ""
+
+
+def _labelled_chips(scene: ChartScene, selected_chip: str | None) -> list[int]:
+    if len(scene.chips) <= LABEL_ALL_CHIPS:
+        return list(scene.chips)
+    return [c for c in scene.chips if scene.comparison.chips[c].id == selected_chip]
+
+
+def _peak_texts(scene: ChartScene, chips: list[int]) -> list[_RoofText]:
+    texts = []
+    for c in chips:
+        for roof in scene.spec.roofs_of(c):
+            kind = "" if roof.kind == "datasheet" else f" {roof.kind}"
+            texts.append(_RoofText(c, f"{roof.precision}{kind}", roof.peak, roof.ridge))
+    return texts
+
+
+def _diagonal_texts(scene: ChartScene, chips: list[int]) -> list[_RoofText]:
+    texts, cmp = [], scene.comparison
+    derated = cmp.result.derated
+    for c in chips:
+        roofs = scene.spec.roofs_of(c)
+        if not roofs:
+            continue
+        top, chip = roofs[0].peak, cmp.chips[c]
+        kind = chip.dram.provenance(derated).kind
+        texts.append(_RoofText(c, chip.dram.name + ("" if kind == "datasheet" else f" {kind}"),
+                               roofs[0].bandwidth, top=top))
+        for d in scene.spec.diagonals:
+            if d.chip == c and d.used:
+                texts.append(_RoofText(c, d.name, d.bandwidth, top=top, low=True))
+    return texts
+
+
+def place_roof_labels(scene: ChartScene, g: LabelGeometry, selected_chip: str | None,
+                      foreground: str) -> tuple[ChartLabel, ...]:
+    """The peaks' labels at the right above their roofs, then the diagonals' along them; equal
+    ones merged, none over another."""
+    chips = _labelled_chips(scene, selected_chip)
+    cmp, units = scene.comparison, scene.spec.units
+    placed: list[ChartLabel] = []
+    boxes: list[tuple] = []
+    markers = _marker_boxes(scene, g)
+    rate_unit = f"{units.word}/s"
+    for group in _groups(_peak_texts(scene, chips), lambda t: math.log10(t.value)):
+        text = _merged_text([(cmp.chips[t.chip].name, t.what) for t in group],
+                            format_si(group[0].value, rate_unit))
+        color = _color(scene, group, foreground)
+        label = _place_peak(text, group[0].value, max(t.ridge for t in group), color, g, boxes, markers)
+        if label is not None:
+            placed.append(label)
+            boxes.append(label_box(label, g))
+    for group in _groups(_diagonal_texts(scene, chips), lambda t: math.log10(t.value)):
+        text = _merged_text([(cmp.chips[t.chip].name, t.what) for t in group],
+                            format_si(group[0].value, "B/s"))
+        label = _place_diagonal(text, group[0].value, max(t.top for t in group),
+                                all(t.low for t in group), _color(scene, group, foreground), g, boxes)
+        if label is not None:
+            placed.append(label)
+            boxes += label_footprint(label, g)
+    return tuple(placed)
+
+
+def _color(scene: ChartScene, group: list[_RoofText], foreground: str) -> str:
+    colors = {scene.comparison.chips[t.chip].color or "#808080" for t in group}
+    return colors.pop() if len(colors) == 1 else foreground
+
+
+def _marker_boxes(scene: ChartScene, g: LabelGeometry) -> np.ndarray:
+    """The shown chips' kernel markers as boxes (pixels), which the peaks' labels keep clear of
+    where they can. None in a chart of more than KERNEL_LABELS_MAX kernels, whose markers
+    cover the roofs anyway."""
+    spec = scene.spec
+    if not 0 < len(spec.marker_x) <= KERNEL_LABELS_MAX or not spec.marker_y.size:
+        return np.zeros((0, 4))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        y = np.log10(spec.marker_y[:, list(scene.chips)])
+        x = np.log10(spec.marker_x)
+    xs, ys = np.repeat(x, y.shape[1]) * g.px[0], -y.ravel() * g.px[1]
+    ok = np.isfinite(xs) & np.isfinite(ys)
+    return np.column_stack([xs - 6, ys - 6, xs + 6, ys + 6])[ok]
+
+
+def _free(box, boxes: list, markers: np.ndarray | None = None) -> bool:
+    b = np.asarray(box, dtype=float)[None, :]
+    if boxes and overlaps_each(b, np.asarray(boxes, dtype=float))[0]:
+        return False
+    return markers is None or not overlaps_each(b, markers)[0]
+
+
+def _place_peak(text: str, peak: float, ridge: float, color: str, g: LabelGeometry,
+                boxes: list, markers: np.ndarray) -> ChartLabel | None:
+    """At the right, just above its line; where that is taken (by a label, or a marker), just
+    below, then further left a third of a label's width at a time while it stays on the flat
+    part; then clear of labels only; then anywhere to the left. None where nothing is free."""
+    x_hi = g.view[1] - math.log10(1.15)
+    ly = math.log10(peak)
+    w = (text_width(text, g.text_px) + 8) / g.px[0]
+    flat_from = math.log10(ridge) if ridge > 0 else -math.inf
+    for of_markers, flat in ((True, True), (False, True), (False, False)):
+        right = x_hi
+        for _attempt in range(18):
+            if flat and right - w < flat_from:
+                break
+            for above in (True, False):
+                label = ChartLabel(text, right, ly, color, anchor=(1.0, 1.0 if above else 0.0))
+                if _free(label_box(label, g), boxes, markers if of_markers else None):
+                    return label
+            right -= w / 3
+    return None
+
+
+def _place_diagonal(text: str, bw: float, top: float, low: bool, color: str, g: LabelGeometry,
+                    boxes: list) -> ChartLabel | None:
+    """Along a bandwidth diagonal inside the view: main memory's a decade or so below its
+    ridge, other levels' near the bottom of the chart; sliding down its diagonal a third of a
+    decade at a time while it would cover another label. None where nothing is free."""
+    x_lo, x_hi, y_lo, _y_hi = g.view
+    bottom = max(x_lo + math.log10(1.5), y_lo + math.log10(2.5) - math.log10(bw))
+    lx = bottom if low else max(min(math.log10(top / bw / 20), x_hi - math.log10(8)), bottom)
+    for _attempt in range(6):
+        label = ChartLabel(text, lx, lx + math.log10(bw), color, anchor=(0.0, 1.0), along=(1.0, 1.0))
+        if all(_free(b, boxes) for b in label_footprint(label, g)) and _inside(label, g):
+            return label
+        if lx - 1 / 3 < bottom:
+            return None
+        lx -= 1 / 3
+    return None
+
+
+def _inside(label: ChartLabel, g: LabelGeometry) -> bool:
+    """Whether a slanted label starts inside the view (its text may run past the top)."""
+    x, y = label.x * g.px[0], -label.y * g.px[1]
+    left, top, right, bottom = g.bounds
+    return left <= x <= right and top <= y <= bottom
+
+
+# -- kernels' names --------------------------------------------------------------------------------
+def _workload_obstacles(scene: ChartScene) -> tuple[np.ndarray, np.ndarray]:
+    xs, ys = [np.zeros(0)], [np.zeros(0)]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for mark in scene.workloads:
+            xs += [np.full(len(mark.point_y), np.log10(mark.point_x)),
+                   np.repeat(np.log10(mark.entry_x), mark.entry_y.shape[1])]
+            ys += [np.log10(mark.point_y), np.log10(mark.entry_y).ravel()]
+    return np.concatenate(xs), np.concatenate(ys)
+
+
+def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels) -> tuple[ChartLabel, ...]:
+    """Each kernel's name by its highest marker (display.place_kernel_labels), clear of the
+    other names, the roof labels, every marker and the workloads' marks, not over a roof where
+    another spot is free; the whole name, else shortened to 28, then 20 characters; left out
+    where none fits (the marker's tooltip names it)."""
+    spec, cmp = scene.spec, scene.comparison
+    if not scene.chips or not 0 < len(cmp.kernels) <= KERNEL_LABELS_MAX:
+        return ()
+    rates = spec.marker_y[:, list(scene.chips)]
+    top = np.where(np.isfinite(rates), rates, -np.inf).max(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        xs = np.log10(spec.marker_x)
+        ys = np.where(top > 0, np.log10(np.where(top > 0, top, 1.0)), np.nan)
+        wx, wy = _workload_obstacles(scene)
+        others = (np.concatenate([np.repeat(xs, rates.shape[1]), wx]),
+                  np.concatenate([np.log10(rates).ravel(), wy]))
+    taken = [box for label in roof_labels for box in label_footprint(label, g)]
+    texts = [tuple(dict.fromkeys((k.name, short_name(k.name), short_name(k.name, SHORTEST_NAME))))
+             for k in cmp.kernels]
+    roofs = [np.column_stack([np.log10(rx) * g.px[0], -np.log10(ry) * g.px[1]])
+             for rx, ry in (roof.points() for roof in spec.roofs if roof.chip in scene.chips)]
+    return tuple(ChartLabel(lb.text, lb.x, lb.y, "", lb.anchor, None, lb.offset, lb.kernel)
+                 for lb in place_kernel_labels(texts, xs, ys, g.px, g.text_px, g.line, taken,
+                                               others, g.bounds, lines=roofs))
+
+
+# -- workloads' labels -----------------------------------------------------------------------------
+def place_workload_labels(scene: ChartScene, g: LabelGeometry, taken_labels,
+                          selected: str | None) -> tuple[ChartLabel | None, ...]:
+    """Each workload's label by its highest point, clear of the roof labels, the kernels' names
+    and each other; by its lowest point where the highest has no room; else left out, unless
+    it is the selected workload's (then on the side with more room, the name alone where the
+    whole label does not fit)."""
+    marks = scene.workloads
+    if not marks:
+        return ()
+
+    def item_px(text: str) -> float:  # a text item's width: the text's and its margins
+        return text_width(text, g.text_px) + 6
+
+    taken = [box for lb in taken_labels for box in label_footprint(lb, g)]
+    xs = np.array([np.log10(m.point_x) for m in marks])
+    tops = [m.point_y[np.isfinite(m.point_y)] for m in marks]
+    ys = np.array([np.log10(t.max()) if len(t) else np.nan for t in tops])
+    lows = np.array([np.log10(t.min()) if len(t) else np.nan for t in tops])
+    texts = [(m.label, m.name) for m in marks]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ox = np.concatenate([np.repeat(np.log10(m.entry_x), m.entry_y.shape[1]) for m in marks]
+                            + [np.repeat(xs, [len(t) for t in tops])])
+        oy = np.concatenate([np.log10(m.entry_y).ravel() for m in marks] + [np.log10(t) for t in tops])
+    placed = {lb.kernel: lb for lb in place_kernel_labels(
+        texts, xs, ys, g.px, item_px, g.line, taken, (ox, oy), g.bounds, WORKLOAD_LABEL_SPOTS)}
+    missing = [n for n in range(len(marks)) if n not in placed]
+    if missing:
+        boxes = taken + [offset_label_box(lb, g.px, item_px, g.line) for lb in placed.values()]
+        for lb in place_kernel_labels([texts[n] for n in missing], xs[missing], lows[missing],
+                                      g.px, item_px, g.line, boxes, (ox, oy), g.bounds,
+                                      WORKLOAD_LABEL_SPOTS):
+            placed[missing[lb.kernel]] = replace(lb, kernel=missing[lb.kernel])
+    out: list[ChartLabel | None] = []
+    for n, mark in enumerate(marks):
+        lb = placed.get(n)
+        if lb is not None:
+            out.append(ChartLabel(lb.text, lb.x, lb.y, "", lb.anchor, None, lb.offset, n))
+        elif mark.workload_id == selected and np.isfinite(ys[n]):
+            out.append(_fallback(mark, n, float(xs[n]), float(ys[n]), g, item_px))
+        else:
+            out.append(None)
+    return tuple(out)
+
+
+def _fallback(mark, n: int, x: float, y: float, g: LabelGeometry, item_px) -> ChartLabel:
+    """The selected workload's label where no spot is free: the side with more room."""
+    left, _top, right, _bottom = g.bounds
+    room_right, room_left = right - x * g.px[0] - 20, x * g.px[0] - left - 20
+    on_right = room_right >= room_left
+    offset, anchor = ((11.0, -11.0), (0.0, 1.0)) if on_right else ((-11.0, -11.0), (1.0, 1.0))
+    text = mark.label if item_px(mark.label) <= max(room_right, room_left) else mark.name
+    return ChartLabel(text, x, y, "", anchor, None, offset, n)
+
+
+def place_labels(scene: ChartScene, g: LabelGeometry, *, selected_chip: str | None,
+                 foreground: str, roofs: bool = True, names: bool = True) -> PlacedLabels:
+    """Every text of the chart, in order: roofs' (they take their places first), kernels',
+    workloads'."""
+    roof_labels = place_roof_labels(scene, g, selected_chip, foreground) if roofs else ()
+    kernel_names = place_kernel_names(scene, g, roof_labels) if names else ()
+    workloads = place_workload_labels(scene, g, roof_labels + kernel_names, scene.selection.item)
+    return PlacedLabels(roof_labels, kernel_names, workloads)

@@ -1,0 +1,178 @@
+"""What one roofline chart shows, as one immutable value (Qt-free): the scene the chart's
+layers draw from.
+
+A :class:`ChartScene` is made of parts (the roofs and markers of ``display.chart_spec``, the
+workloads' marks, the selection, the view's range and the placed labels). A part that did not
+change is the *same object* in the next scene, so ``changed_parts`` tells with ``is`` what a
+layer has to draw again, and a layer that draws from the scene cannot keep an item from an
+older one (napari's layers do the same with their slices: ``../shared/design/chart-layers.md``).
+
+The view's range is worked out here too (``fit_view``): it holds every kernel's markers on
+every shown chip, every roof's ridge and peak and every workload's point; a measured point far
+above every roof (``OUTLIER_FACTOR``) is flagged and left out of it, so one wrong row cannot
+squash every real point into a thin band.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from roofline_gui.core.comparison import Comparison
+from roofline_gui.core.diagnose import above_roof
+from roofline_gui.core.display import ChartSpec
+
+#: A measured point more than this factor above every shown roof at its intensity is an outlier:
+#: flagged, drawn where it is, and kept out of the automatic range.
+OUTLIER_FACTOR = 10.0
+#: The automatic range reaches this far beyond the outermost point (a factor on each log axis).
+X_MARGIN, Y_LOW_MARGIN, Y_HIGH_MARGIN = 4.0, 4.0, 3.0
+#: and always shows at least 0.05 .. 1000 op/B, where the classic kernels live.
+X_MIN_SPAN = (0.05, 1e3)
+
+Range = tuple[tuple[float, float], tuple[float, float]]  # ((x_lo, x_hi), (y_lo, y_hi)), shown units
+
+PARTS = frozenset({"spec", "workloads", "selection", "fit", "labels", "measured"})
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The selected kernel or workload, the selected chip, and the kernel being dragged."""
+
+    item: str | None = None
+    chip: str | None = None
+    lifted: str | None = None
+
+
+@dataclass(frozen=True)
+class MeasuredPoint:
+    """A kernel's measured rate, where the chart draws it (shown units)."""
+
+    kernel: int
+    x: float
+    y: float
+    roofs: tuple[float, ...]  # [shown chips] the attainable rate on each (NaN: unsupported)
+    above: tuple[str, ...]  # names of the chips whose roof it is above
+    outlier: bool  # more than OUTLIER_FACTOR above every roof: not in the automatic range
+
+
+@dataclass(frozen=True)
+class ViewFit:
+    """The automatic range and what it leaves out."""
+
+    range: Range | None
+    outliers: tuple[int, ...] = ()  # kernel rows whose measured point is kept out of the range
+
+
+@dataclass(frozen=True)
+class ChartScene:
+    """Everything a chart draws, in shown units. Parts unchanged from the last scene are the
+    same objects (see ``changed_parts``)."""
+
+    spec: ChartSpec  # roofs, diagonals, kernel markers (display.chart_spec)
+    comparison: Comparison  # names, colours and provenance for texts and tooltips
+    chips: tuple[int, ...]  # the comparison's chips this chart shows
+    workloads: tuple = ()  # WorkloadMarks (core.workload_view), one per visible workload
+    results: tuple = ()  # the document's WorkloadResults (tooltips, the selected one's path)
+    measured: tuple[MeasuredPoint, ...] = ()
+    selection: Selection = field(default_factory=Selection)
+    fit: ViewFit = field(default_factory=lambda: ViewFit(None))
+    labels: object = None  # chart_labels.PlacedLabels, once placed in a view's pixels
+
+    @property
+    def empty(self) -> bool:
+        """No kernel and no workload: the roofs are shown plainly."""
+        return not len(self.comparison.kernels) and not self.workloads
+
+
+def changed_parts(old: ChartScene | None, new: ChartScene) -> frozenset[str]:
+    """The parts of ``new`` that are not the same objects as ``old``'s (all, without ``old``)."""
+    if old is None:
+        return PARTS
+    return frozenset(p for p in PARTS if getattr(old, p) is not getattr(new, p))
+
+
+def measured_points(comparison: Comparison, spec: ChartSpec,
+                    chips: tuple[int, ...]) -> tuple[MeasuredPoint, ...]:
+    """Every kernel's measured rate (shown units) with its roofs on the shown chips, flagged
+    above a roof (a figure is wrong) and as an outlier (far above all of them)."""
+    units, points = spec.units, []
+    for k in comparison.measured_rows:
+        rate = comparison.measured_rate(k)
+        if rate is None:
+            continue
+        roofs = tuple(float(units.rate(comparison.result.attainable[k, c])) for c in chips)
+        finite = [r for r in roofs if np.isfinite(r) and r > 0]
+        y = float(units.rate(rate))
+        points.append(MeasuredPoint(
+            k, float(units.intensity(comparison.dram_intensity[k])), y, roofs,
+            tuple(comparison.chips[c].name for c in chips if above_roof(comparison, k, c)),
+            bool(finite) and y > OUTLIER_FACTOR * max(finite)))
+    return tuple(points)
+
+
+def fit_view(spec: ChartSpec, chips: tuple[int, ...], workloads=(), measured=()) -> ViewFit:
+    """The range that shows every kernel's marker on every shown chip, every roof's ridge and
+    peak, every workload's point and kernels, and every measured point but the outliers."""
+    shown = spec.marker_y[:, list(chips)] if spec.marker_y.ndim == 2 else np.zeros((0, 0))
+    xs = [spec.marker_x[np.isfinite(shown).any(axis=1)] if shown.size else np.zeros(0)]
+    ys = [shown.ravel()]
+    for roof in spec.roofs:
+        xs.append(np.array([roof.ridge]))
+        ys.append(np.array([roof.peak]))
+    for mark in workloads:
+        xs += [np.array([mark.point_x]), np.asarray(mark.entry_x)]
+        ys += [np.asarray(mark.point_y), np.asarray(mark.entry_y).ravel()]
+    kept = [p for p in measured if not p.outlier]
+    xs.append(np.array([p.x for p in kept]))
+    ys.append(np.array([p.y for p in kept]))
+    x, y = np.concatenate(xs), np.concatenate(ys)
+    x, y = x[np.isfinite(x) & (x > 0)], y[np.isfinite(y) & (y > 0)]
+    if not len(x) or not len(y) or not chips:
+        return ViewFit(None, tuple(p.kernel for p in measured if p.outlier))
+    x_lo = min(float(x.min()) / X_MARGIN, X_MIN_SPAN[0])
+    x_hi = max(float(x.max()) * X_MARGIN, X_MIN_SPAN[1])
+    y_range = (float(y.min()) / Y_LOW_MARGIN, float(y.max()) * Y_HIGH_MARGIN)
+    return ViewFit(((x_lo, x_hi), y_range), tuple(p.kernel for p in measured if p.outlier))
+
+
+def contains(outer: Range, inner: Range) -> bool:
+    """Whether the range ``outer`` holds all of ``inner``."""
+    (ox, oy), (ix, iy) = outer, inner
+    return ox[0] <= ix[0] and ix[1] <= ox[1] and oy[0] <= iy[0] and iy[1] <= oy[1]
+
+
+def union(ranges) -> Range | None:
+    """The smallest range holding every one of ``ranges`` (None among them is skipped)."""
+    ranges = [r for r in ranges if r is not None]
+    if not ranges:
+        return None
+    return ((min(r[0][0] for r in ranges), max(r[0][1] for r in ranges)),
+            (min(r[1][0] for r in ranges), max(r[1][1] for r in ranges)))
+
+
+def kernels_outside(scene: ChartScene, view: Range) -> int:
+    """How many kernels have a marker (on a shown chip) outside ``view``: they are drawn, but
+    not seen. The lifted kernel counts where it is now."""
+    spec = scene.spec
+    y = spec.marker_y[:, list(scene.chips)] if spec.marker_y.ndim == 2 else np.zeros((0, 0))
+    if not y.size:
+        return 0
+    (x_lo, x_hi), (y_lo, y_hi) = view
+    x = spec.marker_x[:, None]
+    shown = np.isfinite(y) & np.isfinite(x)
+    out = shown & ((x < x_lo) | (x > x_hi) | (y < y_lo) | (y > y_hi))
+    return int(out.any(axis=1).sum())
+
+
+def workloads_outside(scene: ChartScene, view: Range) -> int:
+    """How many workloads have their point on some shown chip outside ``view``."""
+    (x_lo, x_hi), (y_lo, y_hi) = view
+    count = 0
+    for mark in scene.workloads:
+        y = np.asarray(mark.point_y)
+        y = y[np.isfinite(y)]
+        if len(y) and (not x_lo <= mark.point_x <= x_hi or (y < y_lo).any() or (y > y_hi).any()):
+            count += 1
+    return count

@@ -1,0 +1,48 @@
+"""Texts placed by the core (core.chart_labels): the roofs' and diagonals' labels above every
+marker, and the kernels' names beside their markers. Each a layer of one painted item."""
+
+from __future__ import annotations
+
+from PySide6.QtGui import QColor
+
+from roofline_gui.core.chart_scene import ChartScene
+from roofline_gui.widgets.chart.layers.base import ChartLayer
+from roofline_gui.widgets.chart.plot_items import RoofLayer
+
+
+class _TextLayer(ChartLayer):
+    PARTS = frozenset({"labels"})
+
+    def __init__(self, plot, style) -> None:
+        super().__init__(plot, style)
+        self.item = self.add(RoofLayer())
+
+    def texts(self, scene: ChartScene) -> tuple:
+        raise NotImplementedError
+
+    def draw(self, scene: ChartScene) -> None:
+        self.item.clear()
+        for label in self.texts(scene) if scene.labels is not None else ():
+            self.item.add_label(label.text, label.x, label.y,
+                                QColor(label.color or self.style.foreground),
+                                anchor=label.anchor, along=label.along, offset=label.offset)
+        self.item.finish()
+
+    @property
+    def labels(self):
+        """The labels as drawn (plot_items._Label), for checks."""
+        return self.item.labels
+
+
+class RoofLabelsLayer(_TextLayer):
+    Z = 15.0  # above every marker and point, so none is hidden under one
+
+    def texts(self, scene: ChartScene) -> tuple:
+        return scene.labels.roofs
+
+
+class KernelNamesLayer(_TextLayer):
+    Z = 12.0
+
+    def texts(self, scene: ChartScene) -> tuple:
+        return scene.labels.names

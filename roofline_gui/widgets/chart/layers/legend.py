@@ -1,0 +1,52 @@
+"""The legend: chips by the colour of their roof, kernel categories by marker shape, then each
+workload by its shape."""
+
+from __future__ import annotations
+
+from PySide6.QtGui import QColor
+
+from roofline_gui.core.chart_scene import ChartScene
+from roofline_gui.core.display import shape_legend
+from roofline_gui.widgets.chart.layers.base import ChartLayer
+from roofline_gui.widgets.chart.layers.roofs import DATASHEET_LEGEND, datasheet_pen, roof_pen
+from roofline_gui.widgets.chart.plot_items import ChipLegend
+
+
+class LegendLayer(ChartLayer):
+    PARTS = frozenset({"spec", "workloads"})
+
+    def __init__(self, plot, style) -> None:
+        super().__init__(plot, style)
+        backdrop = QColor(style.background)
+        backdrop.setAlpha(210)  # readable over the grid and roofs, which still show through
+        self.legend = ChipLegend(style.foreground, offset=(-10, -10), brush=backdrop)
+        self.legend.setParentItem(plot.vb)
+        self.shown = True  # False in a grid of charts: each chart's title names its chip
+        self._entries: list | None = None
+
+    def entries(self, scene: ChartScene) -> list[tuple]:
+        spec, cmp = scene.spec, scene.comparison
+        pen = self.style.pen(self.style.foreground, 1)
+        out: list[tuple] = []
+        for c in scene.chips:
+            if spec.roofs_of(c):
+                dashed = c in spec.off_precision
+                name = cmp.chips[c].name + (" (none of the kernels' precisions)" if dashed else "")
+                out.append((name, roof_pen(self.style.chip_color(scene, c), True, dashed)))
+        if any(r.chip in scene.chips for r in spec.datasheet_roofs):
+            out.append((DATASHEET_LEGEND, datasheet_pen(QColor(self.style.foreground))))
+        out += [(category, pen, symbol) for category, symbol in shape_legend(cmp)]
+        out += [(mark.name, pen, mark.symbol) for mark in scene.workloads]
+        return out
+
+    def draw(self, scene: ChartScene) -> None:
+        entries = self.entries(scene) if self.shown else []
+        key = [(e[0], e[1].color().name(), e[1].style(), *e[2:]) for e in entries]
+        if key != self._entries:  # each set_entries lays the legend out again
+            self._entries = key
+            self.legend.set_entries(entries)
+
+    def close(self) -> None:
+        scene = self.legend.scene()  # PySide leaks an item left in a cleared scene
+        if scene is not None:
+            scene.removeItem(self.legend)

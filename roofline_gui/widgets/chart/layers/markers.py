@@ -1,0 +1,243 @@
+"""The kernels' markers: one scatter item per shown chip, at (main-memory intensity,
+attainable rate) of every kernel that chip supports.
+
+``draw`` compares what each scatter shows with the scene, kernel by kernel: a few moved
+kernels (a drag's end, an edit) are moved in place, anything else refills the chip's item, so
+no marker can stay where the scene no longer has it. The kernel being dragged (the selection's
+``lifted``) is drawn by the overlays; here it stays where the drag started until it ends.
+
+A chart of more than SYNC_SPOTS markers is filled a chip per event-loop turn (TURN_BUDGET_S of
+work per turn), so the window keeps painting while 30 chips of 10,000 markers appear; a chip
+whose old markers show other kernels is hidden until refilled; ``finish_pending`` completes it
+at once (before an export, say).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from PySide6.QtCore import QTimer
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QGraphicsItem
+
+from roofline_gui.core.chart_scene import ChartScene
+from roofline_gui.core.display import marker_symbols
+from roofline_gui.core.units import format_time
+from roofline_gui.widgets.chart.layers.base import ChartLayer
+from roofline_gui.widgets.chart.plot_items import MarkerScatter, log10
+from roofline_gui.widgets.common import background
+
+SYNC_SPOTS = 20_000  # a chart with more markers draws them a chip per event-loop turn
+TURN_BUDGET_S = 0.002  # filling per turn, in s (about a chip of 10,000: docs/performance.md)
+BUSY_RETRY_MS = 30  # while a file job runs on a worker, the chart waits (widgets/common/background.py)
+MOVE_MAX = 16  # up to this many changed kernels per chip are moved in place; more refill it
+
+
+def drawn_in_turns(n_kernels: int, n_chips: int) -> bool:
+    """Whether a chart of this size is drawn over several turns of the event loop."""
+    return n_kernels * n_chips > SYNC_SPOTS
+
+
+@dataclass
+class _Drawn:
+    """What one chip's scatter shows: per kernel row its (log10) place, NaN where none."""
+
+    ids: np.ndarray
+    x: np.ndarray
+    y: np.ndarray
+    style: tuple  # colour and shapes
+
+
+class KernelMarkersLayer(ChartLayer):
+    Z = 10.0
+    PARTS = frozenset({"spec", "selection"})
+
+    def __init__(self, plot, style, on_clicked: Callable[[str, str], None],
+                 on_dragged: Callable[[str, str, float, bool], None]) -> None:
+        super().__init__(plot, style)
+        self.on_clicked, self.on_dragged = on_clicked, on_dragged
+        self.scatters: dict[str, MarkerScatter] = {}  # chip id -> its markers
+        self._drawn: dict[str, _Drawn] = {}
+        self.scene: ChartScene | None = None
+        self._pending: list[str] = []
+        self._timer = QTimer()
+        self._timer.setSingleShot(True)
+        self._timer.timeout.connect(self._on_timer)
+        self._ids: tuple = (None, np.zeros(0, dtype=object))
+        self._symbols: tuple = (None, None)
+
+    # -- drawing --------------------------------------------------------------------------------
+    def draw(self, scene: ChartScene) -> None:
+        self.scene = scene
+        cmp = scene.comparison
+        wanted = [cmp.chips[c].id for c in scene.chips]
+        for chip_id in [cid for cid in self.scatters if cid not in wanted]:
+            self.remove(self.scatters.pop(chip_id))
+            self._drawn.pop(chip_id, None)
+        big = drawn_in_turns(len(cmp.kernels), len(wanted))
+        ids = self._kernel_ids(scene)
+        self._pending = []
+        for chip_id in wanted:
+            if not self._sync_in_place(chip_id, ids):
+                self._pending.append(chip_id)
+                drawn = self._drawn.get(chip_id)
+                if big and chip_id in self.scatters and (drawn is None or not np.array_equal(drawn.ids, ids)):
+                    self.scatters[chip_id].hide()  # another document's markers: hidden until refilled
+        if big:
+            self._timer.start(0)
+        else:
+            self._fill_pending()
+
+    def _target(self, c: int, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(log10 x, log10 y) of every kernel on chip ``c`` as the scene has them."""
+        spec = self.scene.spec
+        x = log10(spec.marker_x)
+        y = log10(spec.marker_y[:, c])
+        y = np.where(np.isfinite(x), y, np.nan)
+        return x, y
+
+    def _style_key(self, c: int) -> tuple:
+        chip = self.scene.comparison.chips[c]
+        symbols = self._symbol_array()
+        return (chip.color, None if symbols is None else id(symbols))
+
+    def _sync_in_place(self, chip_id: str, ids: np.ndarray) -> bool:
+        """Bring a chip's markers to the scene by moving the kernels that changed; False when
+        it needs a refill (other kernels, another style, or many changes)."""
+        drawn, scatter = self._drawn.get(chip_id), self.scatters.get(chip_id)
+        c = self.scene.comparison.chip_index[chip_id]
+        if drawn is None or scatter is None or len(drawn.ids) != len(ids):
+            return False
+        if drawn.style != self._style_key(c) or not (drawn.ids is ids or np.array_equal(drawn.ids, ids)):
+            return False
+        x, y = self._target(c, ids)
+        lifted = self.scene.comparison.kernel_index.get(self.scene.selection.lifted)
+        if lifted is not None:  # the dragged kernel stays where the drag started
+            x, y = x.copy(), y.copy()
+            x[lifted], y[lifted] = drawn.x[lifted], drawn.y[lifted]
+        same = ((x == drawn.x) | (np.isnan(x) & np.isnan(drawn.x))) & (
+            (y == drawn.y) | (np.isnan(y) & np.isnan(drawn.y)))
+        rows = np.flatnonzero(~same)
+        if len(rows) > MOVE_MAX:
+            return False
+        for k in rows:
+            if not scatter.move_spot(int(k), float(x[k]), float(y[k]), str(ids[k])):
+                return False
+            drawn.x[k], drawn.y[k] = x[k], y[k]
+        drawn.ids = ids
+        scatter.show()
+        return True
+
+    def _fill_pending(self, max_seconds: float | None = None) -> None:
+        start = time.perf_counter()
+        while self._pending:
+            self._fill_chip(self._pending.pop(0))
+            if max_seconds is not None and time.perf_counter() - start >= max_seconds:
+                break
+        if self._pending:
+            self._timer.start(0)
+
+    def _on_timer(self) -> None:
+        if background.busy():  # a file is being read or written: finish the chart after it
+            self._timer.start(BUSY_RETRY_MS)
+            return
+        self._fill_pending(max_seconds=TURN_BUDGET_S)
+
+    def finish_pending(self) -> None:
+        """Fill every chip still waiting for its markers, at once."""
+        self._fill_pending()
+        self._timer.stop()
+
+    @property
+    def pending(self) -> list[str]:
+        return list(self._pending)
+
+    def _scatter(self, chip_id: str) -> MarkerScatter:
+        scatter = self.scatters.get(chip_id)
+        if scatter is None:
+            scatter = MarkerScatter(hoverable=True, tip=self._tip(chip_id), size=10, hoverSize=14)
+            # Repaints around a moving marker blit the cached image of the still ones.
+            scatter.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+            scatter.sigClicked.connect(
+                lambda _s, points, _ev, cid=chip_id: len(points) and self.on_clicked(points[0].data(), cid))
+            scatter.sig_marker_dragged.connect(
+                lambda k, x, f, cid=chip_id: self.on_dragged(k, cid, x, f))
+            self.scatters[chip_id] = self.add(scatter)
+        return scatter
+
+    def _fill_chip(self, chip_id: str) -> None:
+        """Set one chip's markers from the scene."""
+        cmp = self.scene.comparison
+        c = cmp.chip_index.get(chip_id)
+        if c is None:
+            return
+        ids = self._kernel_ids(self.scene)
+        x, y = self._target(c, ids)
+        lifted = cmp.kernel_index.get(self.scene.selection.lifted)
+        old = self._drawn.get(chip_id)
+        if lifted is not None and old is not None and len(old.ids) == len(ids):
+            x, y = x.copy(), y.copy()
+            x[lifted], y[lifted] = old.x[lifted], old.y[lifted]
+        ok = np.isfinite(x) & np.isfinite(y)
+        rows = np.flatnonzero(ok)
+        color = QColor(cmp.chips[c].color or "#808080")
+        scatter = self._scatter(chip_id)
+        scatter.kernel_ids = ids
+        symbols = self._symbol_array()
+        scatter.fill(x[ok], y[ok], ids[rows], brush=self.style.brush(color),
+                     pen=self.style.pen(color.darker(150), 1), rows=rows, n_kernels=len(ids),
+                     symbols=None if symbols is None else symbols[rows])
+        scatter.show()
+        self._drawn[chip_id] = _Drawn(ids, np.where(ok, x, np.nan), np.where(ok, y, np.nan),
+                                      self._style_key(c))
+
+    def _kernel_ids(self, scene: ChartScene) -> np.ndarray:
+        """The kernels' ids as an object array (the markers' data), made once per kernel set."""
+        kernels = scene.comparison.kernels
+        if self._ids[0] is not kernels:
+            self._ids = (kernels, np.array([k.id for k in kernels], dtype=object))
+        return self._ids[1]
+
+    def _symbol_array(self) -> np.ndarray | None:
+        """Each kernel's marker shape (display.marker_symbols), made once per kernel set."""
+        cmp = self.scene.comparison
+        if self._symbols[0] is not cmp.kernels:
+            self._symbols = (cmp.kernels, marker_symbols(cmp))
+        return self._symbols[1]
+
+    def symbol_of(self, k: int) -> str:
+        symbols = self._symbol_array()
+        return "o" if symbols is None else str(symbols[k])
+
+    # -- reading back ---------------------------------------------------------------------------
+    def markers_of(self, chip_id: str) -> tuple[np.ndarray, np.ndarray, list]:
+        """(log10 x, log10 y, kernel ids) of the markers drawn for a chip: what the chart shows."""
+        scatter = self.scatters.get(chip_id)
+        if scatter is None or not scatter.isVisible():
+            return np.zeros(0), np.zeros(0), []
+        x, y = scatter.getData()
+        return np.asarray(x), np.asarray(y), list(scatter.data["data"])
+
+    def _tip(self, chip_id: str):
+        def tip(x, y, data):
+            scene = self.scene
+            cmp = scene.comparison
+            k, c = cmp.kernel_index.get(data), cmp.chip_index.get(chip_id)
+            if k is None or c is None:
+                return ""
+            units = scene.spec.units
+            return (f"{cmp.kernels[k].name} on {cmp.chips[c].name}\n"
+                    f"intensity {units.format_intensity(float(cmp.dram_intensity[k]))}\n"
+                    f"attainable {units.format_rate(float(cmp.result.attainable[k, c]))}\n"
+                    f"{cmp.bound_name(k, c)}-bound, limited by {cmp.limiter_name(k, c)}\n"
+                    f"time {format_time(float(cmp.result.time[k, c]))}")
+        return tip
+
+    def close(self) -> None:
+        self._timer.stop()
+        super().close()
+        self.scatters.clear()
+        self._drawn.clear()

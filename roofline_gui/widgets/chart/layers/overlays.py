@@ -1,0 +1,177 @@
+"""Overlays: the kernels' measured points with the gap to their roofs, the selected kernel's
+rings and the path it takes as its main parameter sweeps (or the selected workload's as its
+batch does), and the kernel being dragged. The only layer besides the workloads' that a drag
+step redraws; selection and measurement never touch the markers."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+
+from roofline_gui.core.chart_scene import ChartScene
+from roofline_gui.core.roofline import ROLE_INDEX, evaluate
+from roofline_gui.core.sweep import can_move, sweep
+from roofline_gui.core.templates import TEMPLATES
+from roofline_gui.widgets.chart.layers.base import ChartLayer
+from roofline_gui.widgets.chart.plot_items import RoofLayer, log10
+
+
+class OverlaysLayer(ChartLayer):
+    Z = 11.0
+    PARTS = frozenset({"spec", "selection", "measured", "workloads"})
+
+    def __init__(self, plot, style, symbol_of, beneath: RoofLayer | None = None) -> None:
+        super().__init__(plot, style)
+        self.symbol_of = symbol_of  # kernel row -> its marker shape (the markers layer's)
+        # The selected item's sweep paths: bands 9 px wide, so antialiased for a few chips only.
+        self.paths = self.add(RoofLayer(smooth_lines=8), 8)
+        self.paths.beneath = beneath  # hovering the band over a roof names the roof as well
+        self.ring = self.add(pg.ScatterPlotItem(size=20, brush=pg.mkBrush(None),
+                                                pen=pg.mkPen(style.foreground, width=2)), 11)
+        self.lifted = self.add(pg.ScatterPlotItem(size=14), 13)
+        self.measured = self.add(pg.ScatterPlotItem(size=14, symbol="star", brush=pg.mkBrush(None),
+                                                    hoverable=True, tip=self._measured_tip), 12)
+        self.gaps = self.add(pg.PlotDataItem(connect="pairs"), 7)
+        self._path_key: object = ()
+        self.scene: ChartScene | None = None
+
+    def draw(self, scene: ChartScene) -> None:
+        self.scene = scene
+        self._draw_measured(scene)
+        self._draw_ring(scene)
+        self._draw_lifted(scene)
+        key = self._key(scene)
+        if key != self._path_key:  # a drag of the main parameter keeps its path
+            self._path_key = key
+            self.paths.clear()
+            self._draw_paths(scene)
+            self.paths.finish()
+
+    # -- measured points --------------------------------------------------------------------------
+    def _draw_measured(self, scene: ChartScene) -> None:
+        xs, ys, pens, sizes, data = [], [], [], [], []
+        gap_x, gap_y = [], []
+        for p in scene.measured:
+            x, y = float(np.log10(p.x)), float(np.log10(p.y))
+            above = bool(p.above)
+            xs.append(x)
+            ys.append(y)
+            # Above a roof: drawn red, as the table flags it; the explanation says why.
+            pens.append(self.style.pen("#d00000" if above else self.style.foreground, 2 if above else 1.5))
+            sizes.append(16 if above else 14)
+            data.append(p.kernel)
+            for roof in p.roofs:
+                if np.isfinite(roof) and roof > 0:
+                    gap_x += [x, x]
+                    gap_y += [y, float(np.log10(roof))]
+        self.measured.setData(x=xs, y=ys, pen=pens, size=sizes, data=data, symbol="star",
+                              brush=pg.mkBrush(None))
+        pen = pg.mkPen(self.style.foreground, width=1, style=Qt.PenStyle.DotLine)
+        self.gaps.setData(gap_x, gap_y, pen=pen, connect="pairs")
+
+    def _measured_tip(self, x, y, data) -> str:
+        p = next((p for p in self.scene.measured if p.kernel == data), None)
+        if p is None:
+            return ""
+        units = self.scene.spec.units
+        text = f"{self.scene.comparison.kernels[p.kernel].name}: measured {format_rate(units, p.y)}"
+        if p.above:
+            text += (f"\nABOVE its roof on {', '.join(p.above)}: a figure is wrong (select "
+                     "it: the explanation checks the usual causes)")
+        if p.outlier:
+            text += "\nfar above every roof: left out of the automatic range"
+        return text
+
+    # -- the selection ----------------------------------------------------------------------------
+    def _selected_spots(self, scene: ChartScene, kernel_id: str | None) -> tuple[list, list, list]:
+        k = scene.comparison.kernel_index.get(kernel_id) if kernel_id is not None else None
+        if k is None:
+            return [], [], []
+        x = float(log10(scene.spec.marker_x[k]))
+        xs, ys, chips = [], [], []
+        for c in scene.chips:
+            y = float(log10(scene.spec.marker_y[k, c]))
+            if np.isfinite(x) and np.isfinite(y):
+                xs.append(x)
+                ys.append(y)
+                chips.append(c)
+        return xs, ys, chips
+
+    def _draw_ring(self, scene: ChartScene) -> None:
+        xs, ys, _chips = self._selected_spots(scene, scene.selection.item)
+        self.ring.setData(x=xs, y=ys)
+
+    def _draw_lifted(self, scene: ChartScene) -> None:
+        """The kernel being dragged, one spot per chip, in one small reused scatter item."""
+        xs, ys, chips = self._selected_spots(scene, scene.selection.lifted)
+        k = scene.comparison.kernel_index.get(scene.selection.lifted)
+        brushes = [self.style.brush(self.style.chip_color(scene, c)) for c in chips]
+        self.lifted.setData(x=xs, y=ys, brush=brushes, pen=self.style.pen(self.style.foreground, 2),
+                            symbol="o" if k is None else self.symbol_of(k))
+
+    def _key(self, scene: ChartScene):
+        """What the selected item's path depends on: all of it but its main parameter."""
+        chips = tuple(scene.comparison.chips[c] for c in scene.chips)
+        sel, units, derated = scene.selection.item, scene.spec.units, scene.comparison.result.derated
+        k = scene.comparison.kernel_index.get(sel)
+        if k is not None:
+            kernel = scene.comparison.kernels[k]
+            if kernel.template is None or not can_move(kernel):
+                return ("none",)
+            main = TEMPLATES[kernel.template].main_param
+            return ("kernel", kernel.with_params(**{main: 1}), chips, derated, units)
+        r = next((r for r in scene.results if r.workload.id == sel), None)
+        if r is None:
+            return ("none",)
+        return ("workload", replace(r.workload, batch=1), r.chips, chips, derated, units)
+
+    def _draw_paths(self, scene: ChartScene) -> None:
+        k = scene.comparison.kernel_index.get(scene.selection.item)
+        if k is not None:
+            kernel = scene.comparison.kernels[k]
+            if kernel.template is not None and can_move(kernel):
+                self._draw_kernel_path(scene, k)
+            return
+        r = next((r for r in scene.results if r.workload.id == scene.selection.item), None)
+        if r is not None and scene.chips:
+            self._draw_workload_path(scene, r)
+
+    def _band(self, scene: ChartScene, c: int):
+        color = self.style.chip_color(scene, c)
+        color.setAlpha(55)
+        return pg.mkPen(color, width=9)
+
+    def _draw_kernel_path(self, scene: ChartScene, k: int) -> None:
+        """The path the kernel takes on each chip as its main parameter runs over its range:
+        one evaluation of 80 steps on every shown chip."""
+        cmp, units = scene.comparison, scene.spec.units
+        _, ka = sweep(cmp.kernels[k], points=80)
+        result = evaluate(ka, cmp.chip_arrays.take(list(scene.chips)), derated=cmp.result.derated)
+        x = log10(units.intensity(ka.intensity()[:, ROLE_INDEX["dram"]]))
+        tip = f"The path {cmp.kernels[k].name} takes as its main parameter changes"
+        for j, c in enumerate(scene.chips):
+            self.paths.add_line(x, log10(units.rate(result.attainable[:, j])), self._band(scene, c), tip=tip)
+
+    def _draw_workload_path(self, scene: ChartScene, r) -> None:
+        """The path the selected workload's point takes as its batch runs from 1 to 4096."""
+        from roofline_gui.core.workload_view import sweep_path  # noqa: PLC0415
+
+        chips = [r.chips[c] for c in scene.chips]
+        x, y, _batches = sweep_path(r.workload, chips, scene.spec.units,
+                                    derated=r.evaluation.derated, kernels=r.kernels)
+        tip = f"The path {r.workload.name} takes as its batch runs from 1 to 4096"
+        for j, c in enumerate(scene.chips):
+            self.paths.add_line(log10(x), log10(y[:, j]), self._band(scene, c), tip=tip)
+
+    def set_exporting(self, exporting: bool) -> None:
+        """An export shows the document, not the screen's selection: no rings, paths or drag."""
+        for item in (self.ring, self.paths, self.lifted):
+            item.setVisible(not exporting)
+
+
+def format_rate(units, shown: float) -> str:
+    """A shown rate, formatted (``shown`` is already in the shown unit)."""
+    return units.format_rate(shown * units.ops_per_unit)

@@ -1,0 +1,146 @@
+"""The workloads: each one's kernels as small marks in its own shape, its aggregate point
+(drag it to change the batch; Shift: the context or sequence) and its label, as that
+workload's own three items, so a drag step of one workload sets that workload's items only."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtGui import QColor
+
+from roofline_gui.core.chart_scene import ChartScene
+from roofline_gui.core.units import format_time
+from roofline_gui.widgets.chart.layers.base import ChartLayer
+from roofline_gui.widgets.chart.plot_items import WorkloadScatter, log10
+
+
+class WorkloadsLayer(ChartLayer):
+    Z = 9.0
+    PARTS = frozenset({"workloads", "labels", "selection"})
+
+    def __init__(self, plot, style, on_clicked: Callable[[str], None],
+                 on_dragged: Callable[[str, float, bool, bool], None]) -> None:
+        super().__init__(plot, style)
+        self.on_clicked, self.on_dragged = on_clicked, on_dragged
+        self.scene: ChartScene | None = None
+        self._items: dict[str, tuple] = {}  # workload id -> (entries, point, label)
+        self._drawn: dict[str, tuple] = {}  # workload id -> what its marks were drawn from
+
+    def draw(self, scene: ChartScene) -> None:
+        self.scene = scene
+        colors = tuple(scene.comparison.chips[c].color or "#808080" for c in scene.chips)
+        wanted = {m.workload_id for m in scene.workloads}
+        for wid in [w for w in self._items if w not in wanted]:
+            for item in self._items.pop(wid):
+                self.remove(item)
+            self._drawn.pop(wid, None)
+        for mark in scene.workloads:
+            key = (mark.label, mark.symbol, colors, mark.point_x, mark.point_y.tobytes(),
+                   mark.entry_y.tobytes(), mark.entry_x.tobytes(), mark.fits)
+            if self._drawn.get(mark.workload_id) != key:
+                self._draw_marks(mark, colors)
+                self._drawn[mark.workload_id] = key
+        self._place_labels(scene)
+
+    def _workload_items(self, wid: str) -> tuple:
+        items = self._items.get(wid)
+        if items is None:
+            entries = self.add(pg.ScatterPlotItem(size=8, hoverable=True, tip=self._tip), 9)
+            point = self.add(WorkloadScatter(size=17, hoverable=True, hoverSize=21, tip=self._tip), 14)
+            point.sig_workload_dragged.connect(self.on_dragged)
+            point.sigClicked.connect(
+                lambda _s, points, _ev: len(points) and self.on_clicked(points[0].data()))
+            label = self.add(pg.TextItem(color=self.style.foreground, anchor=(0, 1)), 12)
+            items = self._items[wid] = (entries, point, label)
+        return items
+
+    def _draw_marks(self, mark, colors: tuple[str, ...]) -> None:
+        entries, point, _label = self._workload_items(mark.workload_id)
+        ex, ey, eb, ed = [], [], [], []
+        px, py, pb, pp = [], [], [], []
+        for j, name in enumerate(colors):
+            color = QColor(name)
+            faint = QColor(color)
+            faint.setAlpha(150)
+            ok = np.isfinite(mark.entry_y[:, j]) & np.isfinite(mark.entry_x)
+            ex += log10(mark.entry_x[ok]).tolist()
+            ey += log10(mark.entry_y[ok, j]).tolist()
+            eb += [self.style.brush(faint)] * int(ok.sum())
+            ed += [(mark.workload_id, int(e), j) for e in np.flatnonzero(ok)]
+            if np.isfinite(mark.point_y[j]):
+                px.append(float(np.log10(mark.point_x)))
+                py.append(float(np.log10(mark.point_y[j])))
+                # Hollow where the model and its cache do not fit in the chip's memory.
+                pb.append(self.style.brush(color if mark.fits[j] else QColor("#ffffff")))
+                pp.append(self.style.pen(color.darker(130) if not mark.fits[j]
+                                         else QColor(self.style.foreground), 2))
+        pen = self.style.pen(self.style.foreground, 1)
+        entries.setData(x=ex, y=ey, brush=eb, symbol=mark.symbol, data=ed, pen=pen)
+        point.setData(x=px, y=py, brush=pb, symbol=mark.symbol, data=[mark.workload_id] * len(px), pen=pp)
+
+    def _place_labels(self, scene: ChartScene) -> None:
+        """Each workload's label where the core placed it (core.chart_labels); hidden where it
+        has no room and is not the selected workload's."""
+        placed = scene.labels.workloads if scene.labels is not None else ()
+        for n, mark in enumerate(scene.workloads):
+            label = self._items[mark.workload_id][2]
+            lb = placed[n] if n < len(placed) else None
+            if lb is None:
+                label.hide()
+                continue
+            if label.toPlainText() != lb.text:
+                label.setText(lb.text)
+            label.setAnchor(lb.anchor)
+            # TextItem pads its text by a few pixels; the offsets are the text box's corner.
+            px = self._px_per_decade()
+            label.setPos(lb.x + lb.offset[0] / px[0], lb.y - lb.offset[1] / px[1])
+            label.show()
+
+    def _px_per_decade(self) -> tuple[float, float]:
+        view = self.plot.getViewBox()
+        (x_lo, x_hi), (y_lo, y_hi) = view.viewRange()
+        box = view.boundingRect()
+        width, height = (box.width(), box.height()) if box.width() >= 50 else (800.0, 500.0)
+        return width / max(x_hi - x_lo, 1e-9), height / max(y_hi - y_lo, 1e-9)
+
+    def spots(self) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
+        """((log10 x, log10 y) of the workloads' kernels, the same of their points) as drawn."""
+        out = []
+        for n in (0, 1):
+            data = [items[n].getData() for items in self._items.values()]
+            out.append((np.concatenate([np.asarray(d[0]) for d in data] or [np.zeros(0)]),
+                        np.concatenate([np.asarray(d[1]) for d in data] or [np.zeros(0)])))
+        return out[0], out[1]
+
+    def label_items(self) -> dict[str, pg.TextItem]:
+        return {wid: items[2] for wid, items in self._items.items()}
+
+    def _tip(self, x, y, data) -> str:
+        scene = self.scene
+        results = {r.workload.id: r for r in scene.results}
+        units = scene.spec.units
+        if isinstance(data, tuple):  # one of the workload's kernels
+            wid, e, j = data
+            r = results.get(wid)
+            if r is None or j >= len(scene.chips):
+                return ""
+            c = scene.chips[j]
+            entry = r.entries[e]
+            rate = float(r.evaluation.attainable[r.rows.start + e, c])
+            return (f"{entry.kernel.name} × {entry.count:,.0f} in {r.workload.name} on "
+                    f"{r.chips[c].name}\nattainable {units.format_rate(rate)}\n"
+                    f"{format_time(float(r.entry_time[e, c]))} of "
+                    f"{format_time(float(r.time[c]))} per step")
+        r = results.get(data)
+        if r is None:
+            return ""
+        lines = [f"{r.workload.name} (drag: batch; Shift+drag: "
+                 f"{'context' if r.workload.phase == 'decode' else 'sequence'})",
+                 f"aggregate intensity {units.format_intensity(r.intensity)}"]
+        for c in scene.chips:
+            if np.isfinite(r.time[c]):
+                lines.append(f"{r.chips[c].name}: {format_time(float(r.time[c]))} per step, "
+                             f"{r.throughput[c]:,.4g} {r.workload.throughput_unit}")
+        return "\n".join(lines)
