@@ -25,7 +25,7 @@ from roofline_gui.core.display import ChartSpec
 
 #: A measured point more than this factor above every shown roof at its intensity is an outlier:
 #: flagged, drawn where it is, and kept out of the automatic range.
-OUTLIER_FACTOR = 10.0
+OUTLIER_FACTOR = 10.0  # the import summary counts them too (diagnose.above_every_roof)
 #: The automatic range reaches this far beyond the outermost point (a factor on each log axis).
 X_MARGIN, Y_LOW_MARGIN, Y_HIGH_MARGIN = 4.0, 4.0, 3.0
 #: and always shows at least 0.05 .. 1000 op/B, where the classic kernels live.

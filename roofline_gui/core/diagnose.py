@@ -58,6 +58,20 @@ def above_roof(comparison: Comparison, k: int, c: int) -> float | None:
     return rate / roof
 
 
+def above_every_roof(comparison: Comparison, rows, far: float = 10.0) -> tuple[int, int]:
+    """Of the kernels at ``rows``: how many are measured above their roof on every chip that
+    runs them, and how many of those more than ``far`` times above it (the chart keeps such a
+    point out of its automatic range: core.chart_scene.OUTLIER_FACTOR)."""
+    above = far_above = 0
+    for k in rows:
+        ratios = [above_roof(comparison, k, c) for c in range(len(comparison.chips))
+                  if np.isfinite(comparison.result.attainable[k, c])]
+        if ratios and all(r is not None for r in ratios):
+            above += 1
+            far_above += min(ratios) > far
+    return above, far_above
+
+
 def diagnose(comparison: Comparison, k: int, c: int, units: Units = Units()) -> list[Cause]:  # noqa: B008
     """The causes checked, in order, for a point above its roof (empty when it is not), each
     saying whether it fits the numbers and why."""

@@ -8,7 +8,7 @@ can take as its main parameter runs over its range, evaluated in one vectorised 
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -58,24 +58,63 @@ def can_move(kernel: Kernel) -> bool:
     return kernel.template not in FIXED_INTENSITY
 
 
+#: A path ends where its intensity comes within this fraction of the furthest it reaches: past
+#: that, a larger parameter only creeps towards the limit (a CNN layer's batch from 1,000 to
+#: 1,000,000 for its last tenth of a percent), and a drag would jump there for nothing.
+REACH_TOLERANCE = 0.01
+
+
+@dataclass(frozen=True)
+class Move:
+    """Where a kernel goes when dragged to an intensity, and why it stopped short, if it did."""
+
+    kernel: Kernel
+    note: str = ""
+
+
 def with_intensity(kernel: Kernel, target: float) -> Kernel:
     """The kernel changed so that its dram intensity is as close to ``target`` as it can be."""
+    return move_to_intensity(kernel, target).kernel
+
+
+def move_to_intensity(kernel: Kernel, target: float) -> Move:
+    """The kernel moved towards ``target`` (op/B) along the reachable part of its path: a
+    template kernel by its main parameter, never past the value where its intensity stops
+    growing (REACH_TOLERANCE), with a note saying so; other kernels by their ops or intensity."""
     if not (np.isfinite(target) and target > 0):
-        return kernel
-    if kernel.template is not None:
-        if not can_move(kernel):
-            return kernel
-        values, ka = sweep(kernel)
-        intensity = ka.intensity()[:, ROLE_INDEX["dram"]]
-        best = float(values[np.nanargmin(np.abs(np.log(intensity) - np.log(target)))])
-        name = TEMPLATES[kernel.template].main_param
-        if kernel.params.get(name) == best:
-            return kernel
-        return kernel.with_params(**{name: best})
-    if kernel.flops is not None:
-        dram = kernel.bytes.get("dram")
-        return replace(kernel, flops=float(target * dram)) if dram else kernel
-    return replace(kernel, intensity=float(target))
+        return Move(kernel)
+    if kernel.template is None:
+        if kernel.flops is not None:
+            dram = kernel.bytes.get("dram")
+            return Move(replace(kernel, flops=float(target * dram)) if dram else kernel)
+        return Move(replace(kernel, intensity=float(target)))
+    if not can_move(kernel):
+        return Move(kernel)
+    values, ka = sweep(kernel)
+    intensity = ka.intensity()[:, ROLE_INDEX["dram"]]
+    best, note = _along_path(values, intensity, target)
+    spec = TEMPLATES[kernel.template].param(TEMPLATES[kernel.template].main_param)
+    if note:
+        note = (f"{kernel.name}: {note} {spec.label} ({spec.label} = {best:,.0f} "
+                f"reaches {intensity[values == best][0]:,.4g} op/B)")
+    if kernel.params.get(spec.name) == best:
+        return Move(kernel, note)
+    return Move(kernel.with_params(**{spec.name: best}), note)
+
+
+def _along_path(values: np.ndarray, intensity: np.ndarray, target: float) -> tuple[float, str]:
+    """The parameter value nearest ``target`` on the reachable part of the path, and a note
+    when the target lies beyond either end of it."""
+    ok = np.isfinite(intensity) & (intensity > 0)
+    values, intensity = values[ok], intensity[ok]
+    hi, lo = float(intensity.max()), float(intensity.min())
+    if target >= hi * (1 - REACH_TOLERANCE):
+        end = int(np.argmax(intensity >= hi * (1 - REACH_TOLERANCE)))
+        return float(values[end]), f"its intensity cannot pass {hi:,.4g} op/B by changing its"
+    if target <= lo * (1 + REACH_TOLERANCE):
+        end = int(np.argmax(intensity <= lo * (1 + REACH_TOLERANCE)))
+        return float(values[end]), f"its intensity cannot go below {lo:,.4g} op/B by changing its"
+    return float(values[int(np.argmin(np.abs(np.log(intensity) - np.log(target))))]), ""
 
 
 def describe_move(kernel: Kernel) -> str:

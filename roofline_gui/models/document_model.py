@@ -23,7 +23,7 @@ from roofline_gui.core.document import Document
 from roofline_gui.core.edits import Edit, Replace, apply, insert_new, next_color, touched_ids
 from roofline_gui.core.errors import EditRefused, ValidationError
 from roofline_gui.core.kernel import Kernel
-from roofline_gui.core.sweep import describe_move, with_intensity
+from roofline_gui.core.sweep import describe_move, move_to_intensity
 
 if TYPE_CHECKING:  # the workload modules are imported on first use, off the start-up path
     from roofline_gui.core.workload import Workload
@@ -69,6 +69,7 @@ class DocumentModel(QObject):
     sig_path_changed = Signal(object)
     sig_derated_changed = Signal(bool)
     sig_refused = Signal(str)  # an edit the core refused, and why
+    sig_status = Signal(str)  # a word for the status bar: why a drag stopped where it did
     #: (View, names of the fields that changed): the one view state every view observes
     sig_view_changed = Signal(object, object)
 
@@ -256,7 +257,10 @@ class DocumentModel(QObject):
         Each step of one drag shares ``merge_key`` and so becomes one undo step.
         """
         kernel = self._doc.kernel(kernel_id)
-        moved = with_intensity(kernel, intensity)
+        move = move_to_intensity(kernel, intensity)
+        if move.note:
+            self.sig_status.emit(move.note)
+        moved = move.kernel
         if moved == kernel:
             return False
         return self.push(Replace("kernels", moved), f"Move {kernel.name}: {describe_move(moved)}",

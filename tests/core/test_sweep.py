@@ -42,3 +42,23 @@ def test_sweep_is_monotonic_and_matches_single_evaluations():
     single = mlp(values[i]).traffic()
     assert ka.ops[i] == pytest.approx(single.ops)
     assert ka.bytes[i, ROLE_INDEX["dram"]] == pytest.approx(single.bytes["dram"])
+
+
+def test_a_move_past_the_end_of_the_path_stops_where_the_intensity_stops_growing():
+    """The int8 CNN layer's intensity creeps towards 2,304 op/B as its batch grows: a drag to
+    3,000 op/B stops at the batch that comes within 1 % of it, not at the range's 1,000,000."""
+    from roofline_gui.core.sweep import REACH_TOLERANCE, move_to_intensity
+    from roofline_gui.core.templates import TEMPLATES
+
+    cnn = Kernel("c", "CNN", "int8", template="conv2d", params=dict(TEMPLATES["conv2d"].defaults()))
+    move = move_to_intensity(cnn, 3000.0)
+    batch = move.kernel.params["batch"]
+    traffic = move.kernel.traffic()
+    reached = traffic.ops / traffic.bytes["dram"]
+    assert batch < 1000 and reached >= 2304 * (1 - REACH_TOLERANCE) * 0.99
+    assert "cannot pass 2,304 op/B" in move.note and f"= {batch:,.0f}" in move.note
+    # One step less reaches less: it is the end of the path, not beyond it.
+    before = move.kernel.with_params(batch=batch - 1).traffic()
+    assert before.ops / before.bytes["dram"] < 2304 * (1 - REACH_TOLERANCE)
+    # Inside the path, no note.
+    assert move_to_intensity(cnn, 2000.0).note == ""

@@ -221,3 +221,24 @@ def test_the_measured_dialog_says_what_measured_and_warns_in_words(qtbot, exampl
     nothing_selected = MeasuredDialog(chip, m, None)
     qtbot.addWidget(nothing_selected)
     assert not nothing_selected.onto_selected.isEnabled()
+
+
+def test_the_import_summary_counts_rows_measured_above_every_roof(window, monkeypatch, tmp_path):
+    """One row 1,000× above every roof: the summary says so, and the chart keeps it out of its
+    automatic range (a note says it), so the real points are not squashed into a thin band."""
+    from PySide6.QtWidgets import QApplication
+
+    rows = tmp_path / "rows.csv"
+    rows.write_text("name,precision,flops,bytes_dram,bytes_cache,time_s,measured_flops_per_s\n"
+                    "fine,fp32,1e9,1e9,,,1e9\n"
+                    "typo,fp32,1e9,1e9,,,1e18\n")
+    reports = []
+    monkeypatch.setattr(ImportDialogs, "csv_path", classmethod(lambda cls, p, t: str(rows)))
+    monkeypatch.setattr(ImportDialogs, "report", classmethod(lambda cls, p, t, text: reports.append(text)))
+    plot = window.canvas.overlay_plot
+    assert window.measure.import_plain()
+    QApplication.processEvents()
+    assert "1 row measured above every roof" in reports[0]
+    assert "1 more than 10× above, left out of the chart's automatic range" in reports[0]
+    assert "1 measured point far above every roof (typo)" in plot.note.text
+    assert plot.scene.fit.range[1][1] < 1e17

@@ -123,6 +123,7 @@ class MainWindow(QMainWindow):
         self.canvas.sig_cursor_moved.connect(self._on_cursor_moved)
         self.files.sig_message.connect(lambda m: self.statusBar().showMessage(m, 5000))
         self.model.sig_refused.connect(lambda reason: self.statusBar().showMessage(reason, 8000))
+        self.model.sig_status.connect(lambda note: self.statusBar().showMessage(note, 8000))
         self.model.sig_view_changed.connect(self._on_view_changed)
         self.model.undo_stack.cleanChanged.connect(lambda _c: self._update_title())
         self.model.sig_path_changed.connect(lambda _p: self._update_title())

@@ -267,13 +267,32 @@ class MeasureActions(QObject):
         except RooflineError as exc:
             Confirm.error(self.window, f"Could not import {path}", str(exc))
             return False
+        ids = []
         if result.kernels:
-            self.model.add_kernels(list(result.kernels),
-                                   text=f"Import {len(result.kernels)} kernels")
-        if result.skipped or not result.kernels:
-            ImportDialogs.report(self.window, title, result.summary())
-        self.sig_message.emit(result.summary().splitlines()[0])
+            ids = self.model.add_kernels(list(result.kernels),
+                                         text=f"Import {len(result.kernels)} kernels")
+        summary = result.summary() + self._above_roofs(ids)
+        if result.skipped or not result.kernels or "above every roof" in summary:
+            ImportDialogs.report(self.window, title, summary)
+        self.sig_message.emit(summary.splitlines()[0])
         return bool(result.kernels)
+
+    def _above_roofs(self, ids: list[str]) -> str:
+        """The import summary's word on the imported rows measured above every roof."""
+        from roofline_gui.core.chart_scene import OUTLIER_FACTOR  # noqa: PLC0415
+        from roofline_gui.core.diagnose import above_every_roof  # noqa: PLC0415
+
+        cmp = self.model.comparison
+        above, far = above_every_roof(cmp, [cmp.kernel_index[i] for i in ids if i in cmp.kernel_index],
+                                      OUTLIER_FACTOR)
+        if not above:
+            return ""
+        text = (f"\n{above} row{'s' if above > 1 else ''} measured above every roof: a figure is "
+                "wrong (select one: the explanation checks the usual causes)")
+        if far:
+            text += (f"; {far} more than {OUTLIER_FACTOR:g}× above, left out of the chart's "
+                     "automatic range")
+        return text
 
     # -- user presets -----------------------------------------------------------------------------------
     def save_chip_as_preset(self) -> None:

@@ -201,10 +201,11 @@ class CanvasPanel(QWidget):
             for plot in self.plots:
                 plot.update_kernels(cmp)
             return
+        if touched is None or shape[:1] != self._shown[:1] or shape[2:] != self._shown[2:]:
+            for plot in self.plots:  # another document, chips, mode or units: it all fits again
+                plot.range_mode.auto = True
         self._shown = shape
         indices = [i for i, c in enumerate(doc.chips) if c.visible]
-        for plot in self.plots:  # new chips, mode or units: the whole chart fits again
-            plot.range_mode.auto = True
         if self.mode == "overlay":
             self.overlay_plot.selected = self.model.selected_kernel
             self.overlay_plot.selected_chip = self.model.selected_chip

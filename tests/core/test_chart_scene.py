@@ -1,0 +1,84 @@
+"""The chart's scene and labels, without Qt: the range holds every kernel and keeps outliers
+out; equal roofs share a label; no label is placed over another."""
+
+from dataclasses import replace
+
+import numpy as np
+
+from roofline_gui.core.chart_labels import geometry_for, label_footprint, place_roof_labels
+from roofline_gui.core.chart_scene import (
+    ChartScene,
+    changed_parts,
+    fit_view,
+    kernels_outside,
+    measured_points,
+)
+from roofline_gui.core.comparison import compare
+from roofline_gui.core.display import Units, boxes_overlap, chart_spec
+from roofline_gui.io.presets import load_presets
+
+PRESETS = load_presets()
+
+
+def _scene(chip_ids, kernels):
+    chips = tuple(replace(PRESETS.chips[c], id=c) for c in chip_ids)
+    cmp = compare(tuple(kernels), chips)
+    spec = chart_spec(cmp, Units())
+    shown = tuple(range(len(chips)))
+    measured = measured_points(cmp, spec, shown)
+    return ChartScene(spec, cmp, shown, measured=measured, fit=fit_view(spec, shown, (), measured))
+
+
+def _kernel(preset_id, **changes):
+    return replace(PRESETS.kernels[preset_id], id=preset_id, **changes)
+
+
+def test_the_fit_holds_every_marker_on_every_shown_chip():
+    scene = _scene(["google-tpu-v1"], [_kernel(k) for k in ("cnn-int8", "mlp-int8", "lstm-int8")])
+    (x_lo, x_hi), (y_lo, y_hi) = scene.fit.range
+    y = scene.spec.marker_y[:, 0]
+    assert (x_lo < scene.spec.marker_x).all() and (scene.spec.marker_x < x_hi).all()
+    assert (y_lo < y).all() and (y < y_hi).all()
+    assert kernels_outside(scene, scene.fit.range) == 0
+    # A view of the CNN alone leaves the MLP and the LSTM outside: two kernels.
+    assert kernels_outside(scene, ((500.0, 2000.0), (1e13, 1e14))) == 2
+
+
+def test_a_measured_point_far_above_every_roof_is_an_outlier_kept_out_of_the_fit():
+    mlp = _kernel("mlp-int8")
+    roof = float(_scene(["google-tpu-v1"], [mlp]).spec.marker_y[0, 0])
+    far = _scene(["google-tpu-v1"], [replace(mlp, measured_flops=roof * 1000), _kernel("cnn-int8")])
+    (point,) = far.measured
+    assert point.outlier and point.above == ("TPU v1",)
+    assert far.fit.outliers == (0,) and far.fit.range[1][1] < roof * 1000
+    near = _scene(["google-tpu-v1"], [replace(mlp, measured_flops=roof * 2), _kernel("cnn-int8")])
+    assert not near.measured[0].outlier and near.fit.range[1][1] > roof * 2
+
+
+def test_a_part_that_did_not_change_is_the_same_object():
+    scene = _scene(["google-tpu-v1"], [_kernel("cnn-int8")])
+    assert changed_parts(scene, replace(scene, labels=())) == {"labels"}
+    assert changed_parts(None, scene) >= {"spec", "selection", "fit"}
+
+
+def _geometry(scene, size=(900.0, 560.0)):
+    (x_lo, x_hi), (y_lo, y_hi) = scene.fit.range
+    return geometry_for(tuple(np.log10([x_lo, x_hi, y_lo, y_hi])), size, 7.0, 14.0)
+
+
+def test_roofs_of_several_chips_on_each_other_share_one_label():
+    scene = _scene(["nvidia-v100-sxm2-16gb", "google-tpu-v3"], [_kernel("add-fp32")])
+    texts = [lb.text for lb in place_roof_labels(scene, _geometry(scene), None, "#202020")]
+    assert "HBM2 900 GB/s: V100 SXM2 16GB, TPU v3" in texts
+    assert not any(t.startswith("HBM2 900 GB/s") and ":" not in t for t in texts)
+
+
+def test_no_roof_label_is_placed_over_another_even_in_a_small_chart():
+    scene = _scene(["nvidia-a100-sxm4-40gb", "google-tpu-v3", "nvidia-h100-sxm5-80gb",
+                    "amd-instinct-mi300x"], [_kernel(k) for k in ("gemm-4k-bf16", "add-int8", "mlp-bf16-b1")])
+    for size in ((900.0, 560.0), (420.0, 260.0)):
+        g = _geometry(scene, size)
+        feet = [label_footprint(lb, g) for lb in place_roof_labels(scene, g, None, "#202020")]
+        for i, a in enumerate(feet):
+            for b in feet[i + 1:]:
+                assert not any(boxes_overlap(p, q) for p in a for q in b), size

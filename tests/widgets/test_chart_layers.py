@@ -1,0 +1,196 @@
+"""The chart never hides or misplaces a kernel: after drags with the mouse, edits, imports and
+in every view mode, every chart item matches the scene it was drawn from (helpers.chart_mismatches),
+every kernel is in view or counted in the view's note, and labels never print over each other."""
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from helpers import chart_mismatches, drag_mouse
+from PySide6.QtCore import QPointF
+from PySide6.QtWidgets import QApplication
+
+from roofline_gui.core.chart_scene import contains
+
+
+def _fresh(window, chip_ids, kernel_ids=()):
+    """A new session with these preset chips, then these preset kernels added one at a time."""
+    from roofline_gui.core.document import Document
+
+    model, presets = window.model, window.presets
+    model.reset(Document())
+    model.add_chips([presets.chips[i] for i in chip_ids])
+    for kid in kernel_ids:
+        model.add_kernels([presets.kernels[kid]])
+    QApplication.processEvents()
+    return window.canvas.overlay_plot
+
+
+def _in_view(plot) -> bool:
+    scene = plot.scene
+    return contains(_grown(plot.visible_range()), scene.fit.range)
+
+
+def _grown(view, factor=1.001):
+    (x0, x1), (y0, y1) = view
+    return (x0 / factor, x1 * factor), (y0 / factor, y1 * factor)
+
+
+def test_kernels_added_one_by_one_stay_in_view(window):
+    """TPU v1 with the CNN, MLP and LSTM int8 presets, added one at a time: the MLP and the LSTM
+    had stayed below the y axis (the range was set for the CNN alone)."""
+    plot = _fresh(window, ["google-tpu-v1"], ["cnn-int8", "mlp-int8", "lstm-int8"])
+    (x0, x1), (y0, y1) = plot.visible_range()
+    for k in range(3):
+        x, y = plot.scene.spec.marker_x[k], plot.scene.spec.marker_y[k, 0]
+        assert x0 < x < x1 and y0 < y < y1, window.model.comparison.kernels[k].name
+    assert plot.note.text == "" and chart_mismatches(plot) == []
+
+
+def test_after_the_user_zooms_the_note_counts_what_is_outside_and_a_click_fits(window):
+    plot = window.canvas.overlay_plot
+    view = plot.plot.getViewBox()
+    view.scaleBy((0.05, 0.05))  # a zoom, as the wheel does it
+    view.sigRangeChangedManually.emit(view.state["mouseEnabled"])
+    QApplication.processEvents()
+    assert not plot.range_mode.auto
+    n = int(plot.note.text.split(" kernel")[0])
+    assert n >= 5 and "outside the view" in plot.note.text
+    # An edit keeps the user's range (it is theirs now) and the note follows it.
+    window.model.add_kernels([window.presets.kernels["spmv-fp64"]])
+    QApplication.processEvents()
+    assert int(plot.note.text.split(" kernel")[0]) == n + 1
+    plot.note.click()
+    assert plot.range_mode.auto and plot.note.text == "" and _in_view(plot)
+    # pyqtgraph's "A" button fits as well.
+    view.scaleBy((0.05, 0.05))
+    view.sigRangeChangedManually.emit(view.state["mouseEnabled"])
+    plot.plot.autoBtn.clicked.emit(plot.plot.autoBtn)
+    assert plot.range_mode.auto and _in_view(plot)
+
+
+def test_a_measured_point_far_above_every_roof_is_flagged_and_left_out_of_the_range(window):
+    model, plot = window.model, window.canvas.overlay_plot
+    kernel = next(k for k in model.document.kernels if k.template == "mlp")
+    before = plot.scene.fit.range
+    cmp = model.comparison
+    k = cmp.kernel_index[kernel.id]
+    top = float(np.nanmax(cmp.result.attainable[k]))
+    from roofline_gui.core.edits import Replace
+
+    model.push(Replace("kernels", replace(kernel, measured_flops=top * 1000)), "measured")
+    QApplication.processEvents()
+    (point,) = [p for p in plot.scene.measured if p.kernel == k]
+    assert point.outlier and point.above
+    assert plot.scene.fit.range == before  # the real points keep the range
+    assert "1 measured point far above every roof" in plot.note.text and kernel.name[:10] in plot.note.text
+    # Ten times too high is not an outlier (the explanation checks it): it is in the range.
+    model.push(Replace("kernels", replace(kernel, measured_flops=top * 5)), "measured")
+    QApplication.processEvents()
+    (point,) = [p for p in plot.scene.measured if p.kernel == k]
+    assert not point.outlier and plot.scene.fit.range[1][1] >= top * 5
+
+
+@pytest.mark.parametrize("mode", ["overlay", "side_by_side"])
+def test_mouse_drags_on_five_chips_leave_no_stale_item(window, qtbot, mode):
+    """Five chips, markers dragged with the mouse: every marker, name, ring and path matches the
+    scene after each drag (old markers had stayed at their start on four chips until hovered,
+    and names at the old place with the old batch)."""
+    from test_app import _marker_viewport_pos
+
+    model = window.model
+    model.add_chips([window.presets.chips[i] for i in
+                     ("nvidia-v100-sxm2-16gb", "nvidia-h100-sxm5-80gb", "amd-instinct-mi300x")])
+    window.set_mode(mode)
+    QApplication.processEvents()
+    kernel = next(k for k in model.document.kernels if k.template == "mlp" and k.params["batch"] == 1)
+    for target in (30.0, 3.0):
+        if mode == "overlay":
+            start, vb = _marker_viewport_pos(window, kernel.id)
+            widget, view = window.canvas.overlay.viewport(), window.canvas.overlay
+        else:
+            plot = window.canvas.grid_plots[0]
+            vb = plot.plot.getViewBox()
+            cmp = model.comparison
+            k = cmp.kernel_index[kernel.id]
+            point = vb.mapViewToScene(QPointF(np.log10(cmp.dram_intensity[k]),
+                                              np.log10(cmp.result.attainable[k, 0])))
+            widget, view = window.canvas.grid.viewport(), window.canvas.grid
+            start = QPointF(view.mapFromScene(point))
+        y = vb.mapSceneToView(view.mapToScene(start.toPoint())).y()
+        end = QPointF(view.mapFromScene(vb.mapViewToScene(QPointF(np.log10(target), y))))
+        batch = model.document.kernel(kernel.id).params["batch"]
+        drag_mouse(widget, start, end)
+        assert model.document.kernel(kernel.id).params["batch"] != batch  # it moved
+        for plot in window.canvas.plots:
+            assert plot.lifted is None
+            assert chart_mismatches(plot) == []
+        names = [lb.text for plot in window.canvas.plots for lb in plot.names.labels]
+        moved = model.document.kernel(kernel.id).name
+        old = [n for n in names if n.startswith("MLP layer 4096×4096, b") and "batch 1 " in n]
+        assert old in ([], [moved])  # no name left with the batch it had
+
+
+def test_a_drag_past_the_end_of_the_path_stops_there_and_says_why(window):
+    model, plot = window.model, window.canvas.overlay_plot
+    cnn = next(k for k in model.document.kernels if k.template == "conv2d")
+    notes = []
+    model.sig_status.connect(notes.append)
+    window.canvas._on_marker_dragged(cnn.id, model.document.chips[0].id, 1e6, False)
+    window.canvas._on_marker_dragged(cnn.id, model.document.chips[0].id, 1e7, True)
+    batch = model.document.kernel(cnn.id).params["batch"]
+    assert batch < 1000  # not 1,000,000: the path ends where the intensity stops growing
+    assert notes and "cannot pass" in notes[-1] and window.statusBar().currentMessage() == notes[-1]
+    assert chart_mismatches(plot) == []
+
+
+def test_equal_roofs_of_several_chips_share_one_label(window):
+    """V100 and TPU v3 both have 900 GB/s of HBM: one label names both."""
+    plot = _fresh(window, ["nvidia-v100-sxm2-16gb", "google-tpu-v3"], ["add-fp32"])
+    texts = [lb.text for lb in plot.roof_labels.labels]
+    merged = [t for t in texts if "900 GB/s" in t]
+    assert merged == ["HBM2 900 GB/s: V100 SXM2 16GB, TPU v3"], texts
+
+
+def test_no_label_is_printed_over_another_in_either_mode(window):
+    from roofline_gui.core.chart_labels import label_footprint
+    from roofline_gui.core.display import boxes_overlap
+
+    window.model.add_chips([window.presets.chips[i] for i in
+                            ("nvidia-v100-sxm2-16gb", "nvidia-h100-sxm5-80gb", "amd-instinct-mi300x")])
+    for mode in ("overlay", "side_by_side"):
+        window.set_mode(mode)
+        for size in ((1280, 800), (1600, 1000)):
+            window.resize(*size)
+            QApplication.processEvents()
+            for plot in window.canvas.plots:
+                g = plot.label_geometry()
+                feet = [label_footprint(lb, g) for lb in plot.roof_labels.labels]
+                for i, a in enumerate(feet):
+                    for b in feet[i + 1:]:
+                        assert not any(boxes_overlap(p, q) for p in a for q in b), (mode, size)
+
+
+def test_a_session_with_no_kernels_shows_its_roofs_plainly(window):
+    plot = _fresh(window, ["google-tpu-v3", "nvidia-a100-sxm4-40gb"])
+    assert plot.scene.spec.off_precision == frozenset()
+    legend = [e[0] for e in plot.legend.legend.entries]
+    assert legend == ["TPU v3", "A100 SXM4 40GB"]
+    assert all(line.pen.style().name == "SolidLine" for line in plot.roofs.item.lines
+               if " roof:" in line.tip)
+    # With a kernel of a precision the TPU lacks, its roofs are dashed and the legend says why.
+    window.model.add_kernels([window.presets.kernels["gemm-4k-fp64"]])
+    QApplication.processEvents()
+    assert "TPU v3 (none of the kernels' precisions)" in [e[0] for e in plot.legend.legend.entries]
+
+
+def test_exports_leave_out_the_selection_and_the_note(window):
+    canvas, plot = window.canvas, window.canvas.overlay_plot
+    kernel = window.model.document.kernels[0]
+    window.model.select(kernel.id, None)
+    QApplication.processEvents()
+    assert plot.ring.isVisible() and len(plot.ring.getData()[0])
+    with canvas.exporting():
+        assert not plot.ring.isVisible() and not plot.paths.isVisible()
+        assert not plot.note.item.isVisible()
+    assert plot.ring.isVisible()
