@@ -27,10 +27,6 @@ def test_a_headless_png_export_writes_the_png(export):
     assert out.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "render_canvas_png (widgets/chart/export.py, in the chart rewrite) shows the panel before "
-    "its layout is activated, so the layout's minimum size reaches the offscreen window after "
-    "it exists; panel.layout().activate() before panel.show() stops the message, same PNG"))
 def test_a_headless_png_export_says_only_what_it_wrote(export):
     proc, out = export
     assert "propagateSizeHints" not in proc.stderr

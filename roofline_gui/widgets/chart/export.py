@@ -106,6 +106,9 @@ def render_canvas_png(model, presets, *, width: int, height: int | None = None,
         panel.options.__dict__.update(replace(options, foreground="#202020").__dict__)
     panel.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen)
     panel.resize(width, height)
+    # Laid out before it is shown: the layout's minimum size reaching the offscreen window after
+    # it exists made Qt print "This plugin does not support propagateSizeHints()".
+    panel.layout().activate()
     panel.show()
     panel.set_mode(mode)
     panel.redraw()
