@@ -33,7 +33,7 @@ X_MIN_SPAN = (0.05, 1e3)
 
 Range = tuple[tuple[float, float], tuple[float, float]]  # ((x_lo, x_hi), (y_lo, y_hi)), shown units
 
-PARTS = frozenset({"spec", "workloads", "selection", "fit", "labels", "measured"})
+PARTS = frozenset({"spec", "roofs", "workloads", "selection", "fit", "labels", "measured"})
 
 
 @dataclass(frozen=True)
@@ -79,11 +79,21 @@ class ChartScene:
     selection: Selection = field(default_factory=Selection)
     fit: ViewFit = field(default_factory=lambda: ViewFit(None))
     labels: object = None  # chart_labels.PlacedLabels, once placed in a view's pixels
+    #: what the roofs are drawn from (see roofs_of): the same object while the roofs are equal,
+    #: so a kernel's drag step, which makes a new spec, does not redraw them
+    roofs: tuple = ()
 
     @property
     def empty(self) -> bool:
         """No kernel and no workload: the roofs are shown plainly."""
         return not len(self.comparison.kernels) and not self.workloads
+
+
+def roofs_of(spec: ChartSpec, comparison: Comparison, chips: tuple[int, ...]) -> tuple:
+    """Everything the roofs layer draws from: the roofs, diagonals and datasheet roofs, the
+    shown chips (names, colours, provenance for the tooltips) and the units."""
+    return (spec.roofs, spec.diagonals, spec.datasheet_roofs, spec.off_precision, spec.units,
+            tuple(comparison.chips[c] for c in chips), comparison.result.derated)
 
 
 def changed_parts(old: ChartScene | None, new: ChartScene) -> frozenset[str]:

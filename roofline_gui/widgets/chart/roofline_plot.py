@@ -32,6 +32,7 @@ from roofline_gui.core.chart_scene import (
     fit_view,
     kernels_outside,
     measured_points,
+    roofs_of,
     workloads_outside,
 )
 from roofline_gui.core.comparison import Comparison
@@ -224,7 +225,13 @@ class RooflinePlot(QObject):
         selection = Selection(self.selected, self.selected_chip, self.lifted)
         if old is not None and selection == old.selection:
             selection = old.selection
-        scene = ChartScene(chart, cmp, chips, marks, results, measured, selection, fit)
+        if old is not None:  # equal parts stay the same objects: their layers are not touched
+            measured = old.measured if old.measured == measured else measured
+            fit = old.fit if old.fit == fit else fit
+        roofs = roofs_of(chart, cmp, chips)
+        if old is not None and old.roofs == roofs:
+            roofs = old.roofs
+        scene = ChartScene(chart, cmp, chips, marks, results, measured, selection, fit, roofs=roofs)
         self._show(scene)
 
     def _marks(self, results: tuple, units: Units, chips: tuple) -> tuple:
@@ -252,6 +259,8 @@ class RooflinePlot(QObject):
         labels = place_labels(scene, g, selected_chip=self.selected_chip,
                               foreground=self.options.foreground, roofs=self.options.show_labels,
                               names=self.options.kernel_labels)
+        if self.scene is not None and self.scene.labels == labels:
+            labels = self.scene.labels  # the same texts in the same places: nothing to redraw
         return replace(scene, labels=labels)
 
     def _fit_of(self, scene: ChartScene):

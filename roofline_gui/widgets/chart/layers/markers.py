@@ -67,9 +67,33 @@ class KernelMarkersLayer(ChartLayer):
         self._timer.setSingleShot(True)
         self._timer.timeout.connect(self._on_timer)
         self._ids: tuple = (None, np.zeros(0, dtype=object))
-        self._symbols: tuple = (None, None)
+        self._symbols: tuple = (None, None, None)  # kernels -> (their shapes, the shapes as a key)
 
     # -- drawing --------------------------------------------------------------------------------
+    def update(self, scene: ChartScene, changed: frozenset[str]) -> None:
+        if changed & self.PARTS and not self._only_lifted_moved(scene):
+            self.draw(scene)
+        self.scene = scene
+
+    def _only_lifted_moved(self, scene: ChartScene) -> bool:
+        """A drag step: the dragged kernel alone moved, and it stays where the drag started
+        here (the overlays draw it), so there is nothing to do. Compared on the scene's own
+        arrays, before any logarithm: a millisecond for 30 chips of 10,000 markers."""
+        old, lifted = self.scene, scene.selection.lifted
+        if old is None or self._pending or lifted is None or lifted != old.selection.lifted:
+            return False
+        k = scene.comparison.kernel_index.get(lifted)
+        a, b = old.spec, scene.spec
+        if (k is None or old.chips != scene.chips or a.marker_y.shape != b.marker_y.shape
+                or old.comparison.chips != scene.comparison.chips
+                or old.comparison.kernel_index.get(lifted) != k):
+            return False
+        with np.errstate(invalid="ignore"):
+            same_x = (a.marker_x == b.marker_x) | (np.isnan(a.marker_x) & np.isnan(b.marker_x))
+            same_y = ((a.marker_y == b.marker_y) | (np.isnan(a.marker_y) & np.isnan(b.marker_y))).all(axis=1)
+        moved = np.flatnonzero(~(same_x & same_y))
+        return bool(np.all(moved == k))
+
     def draw(self, scene: ChartScene) -> None:
         self.scene = scene
         cmp = scene.comparison
@@ -100,9 +124,10 @@ class KernelMarkersLayer(ChartLayer):
         return x, y
 
     def _style_key(self, c: int) -> tuple:
-        chip = self.scene.comparison.chips[c]
-        symbols = self._symbol_array()
-        return (chip.color, None if symbols is None else id(symbols))
+        """The chip's colour and every kernel's shape (a new kernel set with the same shapes,
+        as after each drag step, keeps the markers)."""
+        self._symbol_array()
+        return (self.scene.comparison.chips[c].color, self._symbols[2])
 
     def _sync_in_place(self, chip_id: str, ids: np.ndarray) -> bool:
         """Bring a chip's markers to the scene by moving the kernels that changed; False when
@@ -118,8 +143,8 @@ class KernelMarkersLayer(ChartLayer):
         if lifted is not None:  # the dragged kernel stays where the drag started
             x, y = x.copy(), y.copy()
             x[lifted], y[lifted] = drawn.x[lifted], drawn.y[lifted]
-        same = ((x == drawn.x) | (np.isnan(x) & np.isnan(drawn.x))) & (
-            (y == drawn.y) | (np.isnan(y) & np.isnan(drawn.y)))
+        shown = np.isfinite(x) & np.isfinite(y)  # a marker where the scene has a place for it
+        same = np.where(shown, (x == drawn.x) & (y == drawn.y), np.isnan(drawn.x))
         rows = np.flatnonzero(~same)
         if len(rows) > MOVE_MAX:
             return False
@@ -205,7 +230,8 @@ class KernelMarkersLayer(ChartLayer):
         """Each kernel's marker shape (display.marker_symbols), made once per kernel set."""
         cmp = self.scene.comparison
         if self._symbols[0] is not cmp.kernels:
-            self._symbols = (cmp.kernels, marker_symbols(cmp))
+            symbols = marker_symbols(cmp)
+            self._symbols = (cmp.kernels, symbols, None if symbols is None else "\0".join(symbols))
         return self._symbols[1]
 
     def symbol_of(self, k: int) -> str:

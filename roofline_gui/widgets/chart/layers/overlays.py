@@ -36,13 +36,30 @@ class OverlaysLayer(ChartLayer):
                                                     hoverable=True, tip=self._measured_tip), 12)
         self.gaps = self.add(pg.PlotDataItem(connect="pairs"), 7)
         self._path_key: object = ()
+        self._ring_at: tuple = ([], [])
+        self._lifted_shown = False
         self.scene: ChartScene | None = None
+
+    def update(self, scene: ChartScene, changed: frozenset[str]) -> None:
+        """Each item set only when what it shows changed: setting even an empty scatter item
+        again repaints the whole view (30 chips of 10,000 markers) at every drag step."""
+        first = self.scene is None
+        self.scene = scene
+        if first or "measured" in changed:
+            self._draw_measured(scene)
+        if changed & self.PARTS:
+            self._draw_ring(scene)
+            self._draw_lifted(scene)
+            self._draw_path(scene)
 
     def draw(self, scene: ChartScene) -> None:
         self.scene = scene
         self._draw_measured(scene)
         self._draw_ring(scene)
         self._draw_lifted(scene)
+        self._draw_path(scene)
+
+    def _draw_path(self, scene: ChartScene) -> None:
         key = self._key(scene)
         if key != self._path_key:  # a drag of the main parameter keeps its path
             self._path_key = key
@@ -102,13 +119,18 @@ class OverlaysLayer(ChartLayer):
 
     def _draw_ring(self, scene: ChartScene) -> None:
         xs, ys, _chips = self._selected_spots(scene, scene.selection.item)
-        self.ring.setData(x=xs, y=ys)
+        if (xs, ys) != self._ring_at:
+            self._ring_at = (xs, ys)
+            self.ring.setData(x=xs, y=ys)
 
     def _draw_lifted(self, scene: ChartScene) -> None:
         """The kernel being dragged, one spot per chip, in one small reused scatter item."""
         xs, ys, chips = self._selected_spots(scene, scene.selection.lifted)
         k = scene.comparison.kernel_index.get(scene.selection.lifted)
         brushes = [self.style.brush(self.style.chip_color(scene, c)) for c in chips]
+        if not xs and not self._lifted_shown:
+            return  # nothing dragged, and nothing shown: leave the item alone
+        self._lifted_shown = bool(xs)
         self.lifted.setData(x=xs, y=ys, brush=brushes, pen=self.style.pen(self.style.foreground, 2),
                             symbol="o" if k is None else self.symbol_of(k))
 

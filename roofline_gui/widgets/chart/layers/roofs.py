@@ -39,7 +39,7 @@ def roof_pen(color: QColor, first: bool, dashed: bool) -> QPen:
 
 class RoofsLayer(ChartLayer):
     Z = 1.0
-    PARTS = frozenset({"spec"})
+    PARTS = frozenset({"roofs"})
 
     def __init__(self, plot, style) -> None:
         super().__init__(plot, style)
