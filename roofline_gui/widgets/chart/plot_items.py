@@ -18,6 +18,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen, QPolygonF
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem
 
+from roofline_gui.core.chart_labels import label_text_origin
 from roofline_gui.widgets.chart.pg_private import exporting as is_exporting
 from roofline_gui.widgets.chart.pg_private import max_spot_width, uniform_fill
 from roofline_gui.widgets.common.axes import SIAxis  # noqa: F401 (the chart's axes)
@@ -191,16 +192,6 @@ class _Label:
     anchor: tuple[float, float]  # (0, 1): the point is the text's bottom-left corner
     along: tuple[float, float] | None = None  # a data direction the text follows on screen
     offset: tuple[float, float] = (0.0, 0.0)  # pixels from the point (y down)
-
-
-def label_text_origin(label, w: float, h: float) -> tuple[float, float]:
-    """The top-left corner of a label's text box (``w`` × ``h`` pixels) from its point, in the
-    label's own frame (turned along its line, if it follows one): placed by its anchor, and a
-    few pixels clear of the line it labels unless it is placed by an offset from a marker."""
-    gap = -3.0 if label.anchor[1] == 1 else 1.0
-    if label.offset != (0.0, 0.0):
-        gap = 0.0  # placed by offset, centred on its anchor
-    return -label.anchor[0] * w + 2 - 4 * label.anchor[0], -label.anchor[1] * h + gap
 
 
 class GridLines(QGraphicsPathItem):
