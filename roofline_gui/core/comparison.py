@@ -147,6 +147,14 @@ def changed_rows(old: Sequence, new: Sequence) -> list[int]:
                                       count=len(new))).tolist()
 
 
+def _measured_rows_after(before: list[int], changed: Sequence[int], kernels: Sequence[Kernel]) -> list[int]:
+    """Comparison.measured_rows after the kernels at ``changed`` were replaced (a drag step
+    asks it of one row, not of 10,000 kernels)."""
+    changed = set(changed)
+    kept = [k for k in before if k not in changed]
+    return sorted(kept + [k for k in changed if kernels[k].is_measured])
+
+
 class Evaluator:
     """Re-evaluates after an edit, recomputing ops and bytes only for kernels that changed.
 
@@ -185,6 +193,9 @@ class Evaluator:
             comparison = Comparison(kernels, chips, ka, self._chip_arrays, result)
             if "kernel_index" in last.__dict__:  # same ids in the same order
                 comparison.__dict__["kernel_index"] = last.kernel_index
+            if "measured_rows" in last.__dict__:  # only the changed rows are looked at again
+                comparison.__dict__["measured_rows"] = _measured_rows_after(
+                    last.measured_rows, changed, kernels)
         else:
             result = evaluate(ka, self._chip_arrays, derated=derated)
             comparison = Comparison(kernels, chips, ka, self._chip_arrays, result)

@@ -9,7 +9,6 @@ from roofline_gui.core.chart_labels import geometry_for, label_footprint, place_
 from roofline_gui.core.chart_scene import (
     ChartScene,
     changed_parts,
-    fit_view,
     kernels_outside,
     measured_points,
 )
@@ -26,7 +25,7 @@ def _scene(chip_ids, kernels):
     spec = chart_spec(cmp, Units())
     shown = tuple(range(len(chips)))
     measured = measured_points(cmp, spec, shown)
-    return ChartScene(spec, cmp, shown, measured=measured, fit=fit_view(spec, shown, (), measured))
+    return ChartScene(spec, cmp, shown, measured=measured)
 
 
 def _kernel(preset_id, **changes):
@@ -58,7 +57,7 @@ def test_a_measured_point_far_above_every_roof_is_an_outlier_kept_out_of_the_fit
 def test_a_part_that_did_not_change_is_the_same_object():
     scene = _scene(["google-tpu-v1"], [_kernel("cnn-int8")])
     assert changed_parts(scene, replace(scene, labels=())) == {"labels"}
-    assert changed_parts(None, scene) >= {"spec", "selection", "fit"}
+    assert changed_parts(None, scene) >= {"spec", "selection"}
 
 
 def _geometry(scene, size=(900.0, 560.0)):
@@ -82,3 +81,20 @@ def test_no_roof_label_is_placed_over_another_even_in_a_small_chart():
         for i, a in enumerate(feet):
             for b in feet[i + 1:]:
                 assert not any(boxes_overlap(p, q) for p in a for q in b), size
+
+
+def test_an_edit_updates_the_measured_rows_the_evaluator_carries_over():
+    """The evaluator carries measured_rows to the next comparison, looking again only at the
+    changed rows: the result is the same as looking at every kernel."""
+    from roofline_gui.core.comparison import Evaluator
+
+    chips = (replace(PRESETS.chips["google-tpu-v1"], id="t"),)
+    kernels = [_kernel(k) for k in ("cnn-int8", "mlp-int8", "lstm-int8")]
+    kernels[2] = replace(kernels[2], measured_flops=1e12)
+    evaluator = Evaluator()
+    assert evaluator.compare(kernels, chips).measured_rows == [2]
+    for changed in ([replace(kernels[0], measured_flops=5e12), kernels[1], kernels[2]],
+                    [kernels[0], kernels[1], replace(kernels[2], measured_flops=None)]):
+        cmp = evaluator.compare(changed, chips)
+        assert "measured_rows" in cmp.__dict__  # carried over, not worked out from scratch
+        assert cmp.measured_rows == [k for k, kernel in enumerate(changed) if kernel.is_measured]

@@ -16,7 +16,7 @@ change but a drag step; theirs, a note says how many kernels lie outside it, and
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 import pyqtgraph as pg
@@ -29,7 +29,6 @@ from roofline_gui.core.chart_scene import (
     ChartScene,
     Selection,
     changed_parts,
-    fit_view,
     kernels_outside,
     measured_points,
     roofs_of,
@@ -219,19 +218,19 @@ class RooflinePlot(QObject):
             chart = chart_spec(cmp, units, list(chips), self.options.precisions,
                                frozenset(self.options.hidden_levels), also)
             measured = measured_points(cmp, chart, chips)
-            fit = fit_view(chart, chips, marks, measured)
         else:
-            chart, measured, fit = old.spec, old.measured, old.fit
+            chart, measured = old.spec, old.measured
         selection = Selection(self.selected, self.selected_chip, self.lifted)
         if old is not None and selection == old.selection:
             selection = old.selection
         if old is not None:  # equal parts stay the same objects: their layers are not touched
             measured = old.measured if old.measured == measured else measured
-            fit = old.fit if old.fit == fit else fit
         roofs = roofs_of(chart, cmp, chips)
         if old is not None and old.roofs == roofs:
             roofs = old.roofs
-        scene = ChartScene(chart, cmp, chips, marks, results, measured, selection, fit, roofs=roofs)
+        scene = ChartScene(chart, cmp, chips, marks, results, measured, selection, roofs=roofs)
+        if old is not None and chart is old.spec and marks is old.workloads and measured is old.measured:
+            scene.__dict__["fit"] = old.fit  # the same parts: the same fit, not worked out again
         self._show(scene)
 
     def _marks(self, results: tuple, units: Units, chips: tuple) -> tuple:
@@ -255,13 +254,13 @@ class RooflinePlot(QObject):
     def _with_labels(self, scene: ChartScene) -> ChartScene:
         g = self.label_geometry(scene)
         if g is None:
-            return replace(scene, labels=chart_labels.PlacedLabels())
+            return scene.with_labels(chart_labels.PlacedLabels())
         labels = place_labels(scene, g, selected_chip=self.selected_chip,
                               foreground=self.options.foreground, roofs=self.options.show_labels,
                               names=self.options.kernel_labels)
         if self.scene is not None and self.scene.labels == labels:
             labels = self.scene.labels  # the same texts in the same places: nothing to redraw
-        return replace(scene, labels=labels)
+        return scene.with_labels(labels)
 
     def _fit_of(self, scene: ChartScene):
         shared = self.shared_fit() if self.shared_fit is not None else None
