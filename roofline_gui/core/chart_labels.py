@@ -84,6 +84,7 @@ class PlacedLabels:
     roofs: tuple[ChartLabel, ...] = ()
     names: tuple[ChartLabel, ...] = ()
     workloads: tuple[ChartLabel | None, ...] = ()  # one per workload mark; None: not shown
+    px: tuple[float, float] = (1.0, 1.0)  # the pixels per decade they were placed in
 
 
 def label_text_origin(label, w: float, h: float) -> tuple[float, float]:
@@ -162,7 +163,6 @@ class _RoofText:
     ridge: float = 0.0
     top: float = 0.0  # for a diagonal: the highest roof of its chip
     low: bool = False  # a diagonal other than main memory's: labelled near the chart's bottom
-    name: str = ""
 
 
 def _labelled_chips(scene: ChartScene, selected_chip: str | None) -> list[int]:
@@ -399,4 +399,4 @@ def place_labels(scene: ChartScene, g: LabelGeometry, *, selected_chip: str | No
     roof_labels = place_roof_labels(scene, g, selected_chip, foreground) if roofs else ()
     kernel_names = place_kernel_names(scene, g, roof_labels) if names else ()
     workloads = place_workload_labels(scene, g, roof_labels + kernel_names, scene.selection.item)
-    return PlacedLabels(roof_labels, kernel_names, workloads)
+    return PlacedLabels(roof_labels, kernel_names, workloads, g.px)

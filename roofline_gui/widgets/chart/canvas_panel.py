@@ -193,11 +193,7 @@ class CanvasPanel(QWidget):
             plot.workload_results = self.model.workload_results
         only_kernels = (touched is not None and shape == self._shown
                         and all(t in cmp.kernel_index for t in touched))
-        if only_kernels and self._lifted is not None and touched == {self._lifted}:
-            for plot in self.plots:
-                plot.update_lifted(cmp)
-            return
-        if only_kernels:
+        if only_kernels:  # a drag step among them: the chart redraws only what changed
             for plot in self.plots:
                 plot.update_kernels(cmp)
             return
@@ -273,7 +269,7 @@ class CanvasPanel(QWidget):
             self._drag_serial += 1
             self._lifted = None
             for plot in self.plots:
-                plot.move_kernel(kernel_id)
+                plot.set_lifted(None)
 
     def _on_workload_dragged(self, workload_id: str, intensity: float, finished: bool,
                              shift: bool) -> None:

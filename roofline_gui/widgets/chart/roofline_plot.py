@@ -166,10 +166,6 @@ class RooflinePlot(QObject):
         self._comparison = comparison
         self._rebuild(spec=True)
 
-    def update_lifted(self, comparison: Comparison) -> None:
-        """A drag step: the lifted kernel moved."""
-        self.update_kernels(comparison)
-
     def update_workloads(self, results: list) -> None:
         self.workload_results = results
         self._rebuild(workloads=True)
@@ -191,10 +187,6 @@ class RooflinePlot(QObject):
         if kernel_id != self.lifted:
             self.lifted = kernel_id
             self._rebuild()
-
-    def move_kernel(self, kernel_id: str) -> None:
-        """A drag of ``kernel_id`` ended."""
-        self.set_lifted(None)
 
     # -- scenes ---------------------------------------------------------------------------------
     def _units(self) -> Units:
@@ -244,7 +236,10 @@ class RooflinePlot(QObject):
         """Set the range (automatic, the scene's fit) and the labels, then update every layer."""
         if self.range_mode.auto and scene.selection.lifted is None:
             self._apply_range(self._fit_of(scene))
-        scene = self._with_labels(scene)
+        self._push(self._with_labels(scene))
+
+    def _push(self, scene: ChartScene) -> None:
+        """Make ``scene`` the chart's: each layer draws what changed, the note follows."""
         changed = changed_parts(self.scene, scene)
         self.scene = scene
         for layer in self.layers:
@@ -303,12 +298,7 @@ class RooflinePlot(QObject):
         """A resize, zoom or pan: the labels are placed again in the view's pixels."""
         if self._applying_range or self.scene is None:
             return
-        scene = self._with_labels(self.scene)
-        changed = changed_parts(self.scene, scene)
-        self.scene = scene
-        for layer in self.layers:
-            layer.update(scene, changed)
-        self._update_note()
+        self._push(self._with_labels(self.scene))
 
     def _update_note(self) -> None:
         """Say what the view leaves out: kernels and workloads outside it (a click fits), and

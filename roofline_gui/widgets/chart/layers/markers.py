@@ -115,12 +115,15 @@ class KernelMarkersLayer(ChartLayer):
         else:
             self._fill_pending()
 
-    def _target(self, c: int, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(log10 x, log10 y) of every kernel on chip ``c`` as the scene has them."""
+    def _target(self, c: int, drawn: _Drawn | None) -> tuple[np.ndarray, np.ndarray]:
+        """(log10 x, log10 y) of every kernel on chip ``c`` as the scene has them, but the
+        kernel being dragged where ``drawn`` shows it (it stays where the drag started)."""
         spec = self.scene.spec
         x = log10(spec.marker_x)
         y = log10(spec.marker_y[:, c])
-        y = np.where(np.isfinite(x), y, np.nan)
+        lifted = self.scene.comparison.kernel_index.get(self.scene.selection.lifted)
+        if lifted is not None and drawn is not None and len(drawn.x) == len(x):
+            x[lifted], y[lifted] = drawn.x[lifted], drawn.y[lifted]
         return x, y
 
     def _style_key(self, c: int) -> tuple:
@@ -138,11 +141,7 @@ class KernelMarkersLayer(ChartLayer):
             return False
         if drawn.style != self._style_key(c) or not (drawn.ids is ids or np.array_equal(drawn.ids, ids)):
             return False
-        x, y = self._target(c, ids)
-        lifted = self.scene.comparison.kernel_index.get(self.scene.selection.lifted)
-        if lifted is not None:  # the dragged kernel stays where the drag started
-            x, y = x.copy(), y.copy()
-            x[lifted], y[lifted] = drawn.x[lifted], drawn.y[lifted]
+        x, y = self._target(c, drawn)
         shown = np.isfinite(x) & np.isfinite(y)  # a marker where the scene has a place for it
         same = np.where(shown, (x == drawn.x) & (y == drawn.y), np.isnan(drawn.x))
         rows = np.flatnonzero(~same)
@@ -200,12 +199,7 @@ class KernelMarkersLayer(ChartLayer):
         if c is None:
             return
         ids = self._kernel_ids(self.scene)
-        x, y = self._target(c, ids)
-        lifted = cmp.kernel_index.get(self.scene.selection.lifted)
-        old = self._drawn.get(chip_id)
-        if lifted is not None and old is not None and len(old.ids) == len(ids):
-            x, y = x.copy(), y.copy()
-            x[lifted], y[lifted] = old.x[lifted], old.y[lifted]
+        x, y = self._target(c, self._drawn.get(chip_id))
         ok = np.isfinite(x) & np.isfinite(y)
         rows = np.flatnonzero(ok)
         color = QColor(cmp.chips[c].color or "#808080")

@@ -15,6 +15,7 @@ from roofline_gui.core.chart_scene import ChartScene
 from roofline_gui.core.roofline import ROLE_INDEX, evaluate
 from roofline_gui.core.sweep import can_move, sweep
 from roofline_gui.core.templates import TEMPLATES
+from roofline_gui.core.units import format_si
 from roofline_gui.widgets.chart.layers.base import ChartLayer
 from roofline_gui.widgets.chart.plot_items import RoofLayer, log10
 
@@ -94,7 +95,7 @@ class OverlaysLayer(ChartLayer):
         if p is None:
             return ""
         units = self.scene.spec.units
-        text = f"{self.scene.comparison.kernels[p.kernel].name}: measured {format_rate(units, p.y)}"
+        text = f"{self.scene.comparison.kernels[p.kernel].name}: measured {format_si(p.y, f'{units.word}/s')}"
         if p.above:
             text += (f"\nABOVE its roof on {', '.join(p.above)}: a figure is wrong (select "
                      "it: the explanation checks the usual causes)")
@@ -193,7 +194,3 @@ class OverlaysLayer(ChartLayer):
         for item in (self.ring, self.paths, self.lifted):
             item.setVisible(not exporting)
 
-
-def format_rate(units, shown: float) -> str:
-    """A shown rate, formatted (``shown`` is already in the shown unit)."""
-    return units.format_rate(shown * units.ops_per_unit)

@@ -94,16 +94,9 @@ class WorkloadsLayer(ChartLayer):
                 label.setText(lb.text)
             label.setAnchor(lb.anchor)
             # TextItem pads its text by a few pixels; the offsets are the text box's corner.
-            px = self._px_per_decade()
+            px = scene.labels.px
             label.setPos(lb.x + lb.offset[0] / px[0], lb.y - lb.offset[1] / px[1])
             label.show()
-
-    def _px_per_decade(self) -> tuple[float, float]:
-        view = self.plot.getViewBox()
-        (x_lo, x_hi), (y_lo, y_hi) = view.viewRange()
-        box = view.boundingRect()
-        width, height = (box.width(), box.height()) if box.width() >= 50 else (800.0, 500.0)
-        return width / max(x_hi - x_lo, 1e-9), height / max(y_hi - y_lo, 1e-9)
 
     def spots(self) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
         """((log10 x, log10 y) of the workloads' kernels, the same of their points) as drawn."""
