@@ -194,3 +194,42 @@ def test_exports_leave_out_the_selection_and_the_note(window):
         assert not plot.ring.isVisible() and not plot.paths.isVisible()
         assert not plot.note.item.isVisible()
     assert plot.ring.isVisible()
+
+
+@pytest.mark.parametrize("mode", ["overlay", "side_by_side"])
+@pytest.mark.parametrize("n_chips", [1, 8])
+def test_after_an_open_an_import_and_a_drag_every_kernel_is_in_view_and_nothing_is_stale(
+        window, monkeypatch, tmp_path, mode, n_chips):
+    from roofline_gui.widgets.app.file_actions import examples
+    from roofline_gui.widgets.app.measure_actions import ImportDialogs
+
+    window.files.open(str(next(p for p in examples() if p.stem == "a100-vs-tpu-v3")))
+    model = window.model
+    presets = [c for c in window.presets.chips.values()][:8]
+    keep = model.document.chips[:1]
+    model.reset(replace(model.document, chips=keep, baseline=None))
+    if n_chips == 8:
+        model.add_chips(presets[: n_chips - 1])
+    window.set_mode(mode)
+    rows = tmp_path / "rows.csv"
+    rows.write_text("name,precision,flops,bytes_dram,bytes_cache,time_s,measured_flops_per_s\n"
+                    "far left,fp32,1e6,1e9,,,\nfar right,bf16,1e15,1e9,,,\n")
+    monkeypatch.setattr(ImportDialogs, "csv_path", classmethod(lambda cls, p, t: str(rows)))
+    monkeypatch.setattr(ImportDialogs, "report", classmethod(lambda cls, p, t, text: None))
+    assert window.measure.import_plain()
+    QApplication.processEvents()
+
+    def check():
+        for plot in window.canvas.plots:
+            assert chart_mismatches(plot) == []
+            assert _in_view(plot), plot.scene.fit.range
+            assert plot.note.text == ""
+
+    check()
+    kernel = next(k for k in model.document.kernels if k.template == "mlp")
+    chip = model.document.chips[0].id
+    for x in (5.0, 50.0, 2e4):
+        window.canvas._on_marker_dragged(kernel.id, chip, x, False)
+    window.canvas._on_marker_dragged(kernel.id, chip, 2e4, True)
+    QApplication.processEvents()
+    check()
