@@ -36,6 +36,7 @@ LABEL_INSET = (4.0, 2.0)  # pixels between the view's edges and any name
 SHORTEST_NAME = 20  # characters of a kernel's name on the chart, where no longer one fits
 LABEL_ALL_CHIPS = 6  # with more chips, only the selected chip's roofs and diagonals are labelled
 KERNEL_LABELS_MAX = 40  # with more kernels, names are in the markers' tooltips only
+MIN_LABELLED_PX = 100  # a view less tall than this has no roof labels: they would cover it
 SAME_LINE = 2e-3  # decades: roofs (or diagonals) closer than this are drawn on each other
 
 
@@ -150,6 +151,8 @@ def _merged_text(words: list[tuple[str, str]], value: str) -> str:
     whats = {what for _chip, what in words}
     if len(words) == 1:
         return f"{words[0][1]} {value}".strip()
+    if len({chip for chip, _what in words}) == 1:  # one chip's roofs, say its bf16 and int8
+        return f"{', '.join(what for _chip, what in words)} {value}"
     if len(whats) == 1:
         return f"{next(iter(whats))} {value}: {', '.join(chip for chip, _ in words)}".strip()
     return f"{value}: {', '.join(f'{chip} {what}' for chip, what in words)}"
@@ -202,6 +205,8 @@ def place_roof_labels(scene: ChartScene, g: LabelGeometry, selected_chip: str | 
     """The peaks' labels at the right above their roofs, then the diagonals' along them; equal
     ones merged, none over another."""
     chips = _labelled_chips(scene, selected_chip)
+    if g.bounds[3] - g.bounds[1] < MIN_LABELLED_PX:
+        return ()  # a chart too small for them (eight side by side at 1280 × 800): tooltips only
     cmp, units = scene.comparison, scene.spec.units
     placed: list[ChartLabel] = []
     boxes: list[tuple] = []
@@ -219,7 +224,8 @@ def place_roof_labels(scene: ChartScene, g: LabelGeometry, selected_chip: str | 
         text = _merged_text([(cmp.chips[t.chip].name, t.what) for t in group],
                             format_si(group[0].value, "B/s"))
         label = _place_diagonal(text, group[0].value, max(t.top for t in group),
-                                all(t.low for t in group), _color(scene, group, foreground), g, boxes)
+                                all(t.low for t in group), _color(scene, group, foreground), g,
+                                boxes, markers)
         if label is not None:
             placed.append(label)
             boxes += label_footprint(label, g)
@@ -256,48 +262,50 @@ def _free(box, boxes: list, markers: np.ndarray | None = None) -> bool:
 def _place_peak(text: str, peak: float, ridge: float, color: str, g: LabelGeometry,
                 boxes: list, markers: np.ndarray) -> ChartLabel | None:
     """At the right, just above its line; where that is taken (by a label, or a marker), just
-    below, then further left a third of a label's width at a time while it stays on the flat
-    part; then clear of labels only; then anywhere to the left. None where nothing is free."""
+    below, then further left a third of a label's width at a time while the whole text stays
+    over the flat part; then clear of labels only; then, in a chart whose flat part is
+    shorter than the text, with only its right end over it (so it still names its own
+    line). None where nothing is free (the roof's tooltip names it)."""
     x_hi = g.view[1] - math.log10(1.15)
     ly = math.log10(peak)
     w = (text_width(text, g.text_px) + 8) / g.px[0]
     flat_from = math.log10(ridge) if ridge > 0 else -math.inf
-    for of_markers, flat in ((True, True), (False, True), (False, False)):
+    for of_markers, reach in ((True, w), (False, w), (False, 0.0)):
         right = x_hi
-        for _attempt in range(18):
-            if flat and right - w < flat_from:
-                break
+        while right - reach >= flat_from and right > g.view[0]:
             for above in (True, False):
                 label = ChartLabel(text, right, ly, color, anchor=(1.0, 1.0 if above else 0.0))
-                if _free(label_box(label, g), boxes, markers if of_markers else None):
+                box = label_box(label, g)
+                if _inside(box, g) and _free(box, boxes, markers if of_markers else None):
                     return label
             right -= w / 3
     return None
 
 
 def _place_diagonal(text: str, bw: float, top: float, low: bool, color: str, g: LabelGeometry,
-                    boxes: list) -> ChartLabel | None:
+                    boxes: list, markers: np.ndarray) -> ChartLabel | None:
     """Along a bandwidth diagonal inside the view: main memory's a decade or so below its
-    ridge, other levels' near the bottom of the chart; sliding down its diagonal a third of a
-    decade at a time while it would cover another label. None where nothing is free."""
+    ridge, sliding down its diagonal a third of a decade at a time while it would cover
+    another label (or, where it can, a marker); other levels' near the chart's bottom, sliding
+    up. None where nothing is free (the line's tooltip names it)."""
     x_lo, x_hi, y_lo, _y_hi = g.view
     bottom = max(x_lo + math.log10(1.5), y_lo + math.log10(2.5) - math.log10(bw))
-    lx = bottom if low else max(min(math.log10(top / bw / 20), x_hi - math.log10(8)), bottom)
-    for _attempt in range(6):
-        label = ChartLabel(text, lx, lx + math.log10(bw), color, anchor=(0.0, 1.0), along=(1.0, 1.0))
-        if all(_free(b, boxes) for b in label_footprint(label, g)) and _inside(label, g):
-            return label
-        if lx - 1 / 3 < bottom:
-            return None
-        lx -= 1 / 3
+    start = bottom if low else max(min(math.log10(top / bw / 20), x_hi - math.log10(8)), bottom)
+    steps = [start + i / 3 for i in range(6)] if low else [start - i / 3 for i in range(6)
+                                                            if start - i / 3 >= bottom]
+    for of_markers in (True, False):
+        for lx in steps:
+            label = ChartLabel(text, lx, lx + math.log10(bw), color, anchor=(0.0, 1.0), along=(1.0, 1.0))
+            if all(_inside(b, g) and _free(b, boxes, markers if of_markers else None)
+                   for b in label_footprint(label, g)):
+                return label
     return None
 
 
-def _inside(label: ChartLabel, g: LabelGeometry) -> bool:
-    """Whether a slanted label starts inside the view (its text may run past the top)."""
-    x, y = label.x * g.px[0], -label.y * g.px[1]
+def _inside(box, g: LabelGeometry) -> bool:
+    """Whether a box lies inside the view (a slanted label had run past the top, cut)."""
     left, top, right, bottom = g.bounds
-    return left <= x <= right and top <= y <= bottom
+    return left <= box[0] and box[2] <= right and top <= box[1] and box[3] <= bottom
 
 
 # -- kernels' names --------------------------------------------------------------------------------

@@ -98,3 +98,19 @@ def test_an_edit_updates_the_measured_rows_the_evaluator_carries_over():
         cmp = evaluator.compare(changed, chips)
         assert "measured_rows" in cmp.__dict__  # carried over, not worked out from scratch
         assert cmp.measured_rows == [k for k, kernel in enumerate(changed) if kernel.is_measured]
+
+
+def test_labels_stay_whole_inside_the_view_and_leave_a_tiny_chart_alone():
+    from roofline_gui.core.chart_labels import MIN_LABELLED_PX, label_box
+
+    scene = _scene(["nvidia-a100-sxm4-40gb", "google-tpu-v4"], [_kernel(k) for k in ("gemm-4k-bf16", "add-int8")])
+    g = _geometry(scene, (300.0, 180.0))
+    left, top, right, bottom = g.bounds
+    labels = place_roof_labels(scene, g, None, "#202020")
+    assert labels
+    for lb in labels:  # no text cut by an edge of the view
+        for box in label_footprint(lb, g) + [label_box(lb, g)] * (lb.along is None):
+            assert top <= box[1] and box[3] <= bottom and left <= box[0] and box[2] <= right, lb.text
+    # One chip's bf16 and int8 roofs at the same 275 Top/s: one label naming both precisions.
+    assert any(lb.text == "bf16, int8 275 Top/s" for lb in labels), [lb.text for lb in labels]
+    assert place_roof_labels(scene, _geometry(scene, (300.0, MIN_LABELLED_PX - 10)), None, "#202020") == ()

@@ -253,8 +253,10 @@ class RoofLayer(pg.GraphicsObject):
         self.labels.append(_Label(text, float(x), float(y), QColor(color), tuple(anchor), along,
                                   tuple(offset)))
 
-    def finish(self) -> None:
-        """Call after adding: recompute the bounds and repaint."""
+    def finish(self, reach: tuple[float, float] | None = None) -> None:
+        """Call after adding: recompute the bounds and repaint. ``reach``: how far (in data
+        units, x and y) a text may run from its point; by default three decades, which a
+        long name in a small chart outruns (Qt clips an item's painting to its bounds)."""
         xs = [line.x for line in self.lines] + [np.array([d.x for d in self.dots + self.labels])]
         ys = [line.y for line in self.lines] + [np.array([d.y for d in self.dots + self.labels])]
         x, y = np.concatenate(xs), np.concatenate(ys)
@@ -263,8 +265,8 @@ class RoofLayer(pg.GraphicsObject):
         if len(x) and len(y):
             # Margin for what is sized in pixels around its point: a decade for dots, more for
             # labels, whose text can reach further than a decade in a small chart.
-            m = 3.0 if self.labels else 1.0
-            self._rect = QRectF(x.min() - m, y.min() - m, np.ptp(x) + 2 * m, np.ptp(y) + 2 * m)
+            mx, my = (reach or (3.0, 3.0)) if self.labels else (1.0, 1.0)
+            self._rect = QRectF(x.min() - mx, y.min() - my, np.ptp(x) + 2 * mx, np.ptp(y) + 2 * my)
         else:
             self._rect = QRectF()
         # New content: drop the device-coordinate cache outright. update() alone left the old

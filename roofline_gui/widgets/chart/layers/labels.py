@@ -3,7 +3,7 @@ marker, and the kernels' names beside their markers. Each a layer of one painted
 
 from __future__ import annotations
 
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QFont, QFontMetricsF
 
 from roofline_gui.core.chart_scene import ChartScene
 from roofline_gui.widgets.chart.layers.base import ChartLayer
@@ -22,11 +22,23 @@ class _TextLayer(ChartLayer):
 
     def draw(self, scene: ChartScene) -> None:
         self.item.clear()
-        for label in self.texts(scene) if scene.labels is not None else ():
+        texts = self.texts(scene) if scene.labels is not None else ()
+        for label in texts:
             self.item.add_label(label.text, label.x, label.y,
                                 QColor(label.color or self.style.foreground),
                                 anchor=label.anchor, along=label.along, offset=label.offset)
-        self.item.finish()
+        self.item.finish(reach=self._reach(texts, scene))
+
+    @staticmethod
+    def _reach(texts, scene: ChartScene) -> tuple[float, float] | None:
+        """How far the texts reach from their points, in decades: the longest text and its
+        offset, in the pixels they were placed in (a slanted one may reach as far up)."""
+        if not texts:
+            return None
+        metrics = QFontMetricsF(QFont())
+        longest = max(metrics.horizontalAdvance(t.text) for t in texts) + 40 + metrics.height()
+        px = scene.labels.px
+        return longest / px[0], longest / px[1]
 
     @property
     def labels(self):
