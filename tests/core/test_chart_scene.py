@@ -103,7 +103,8 @@ def test_an_edit_updates_the_measured_rows_the_evaluator_carries_over():
 def test_labels_stay_whole_inside_the_view_and_leave_a_tiny_chart_alone():
     from roofline_gui.core.chart_labels import MIN_LABELLED_PX, label_box
 
-    scene = _scene(["nvidia-a100-sxm4-40gb", "google-tpu-v4"], [_kernel(k) for k in ("gemm-4k-bf16", "add-int8")])
+    scene = _scene(["nvidia-a100-sxm4-40gb", "google-tpu-v4"],
+                   [_kernel(k) for k in ("gemm-4k-bf16", "add-int8")])
     g = _geometry(scene, (300.0, 180.0))
     left, top, right, bottom = g.bounds
     labels = place_roof_labels(scene, g, None, "#202020")
