@@ -175,7 +175,7 @@ def big_document(n_kernels: int = 1000, n_chips: int = 8):
     return Document(chips=chips, kernels=tuple(kernels))
 
 
-def bench_drag(steps: int = 40) -> tuple[float, float]:
+def bench_drag(steps: int = 40, n_kernels: int = 1000) -> tuple[float, float]:
     from roofline_gui.io.presets import default_presets
     from roofline_gui.models.document_model import DocumentModel
     from roofline_gui.widgets.chart.canvas_panel import CanvasPanel
@@ -183,7 +183,7 @@ def bench_drag(steps: int = 40) -> tuple[float, float]:
 
     app = make_app()  # the app's own settings (pixmap cache size included)
     model = DocumentModel()
-    model.reset(big_document())
+    model.reset(big_document(n_kernels))
     panel = CanvasPanel(model, default_presets())
     panel.resize(1200, 800)
     panel.show()
@@ -204,8 +204,10 @@ def bench_drag(steps: int = 40) -> tuple[float, float]:
     naive_times = []
     for _ in range(10):
         start = time.perf_counter()
-        for plot in panel.plots:
-            plot.update_markers()
+        for plot in panel.plots:  # every marker set again, as a chart without diffs would
+            for scatter in plot.markers.scatters.values():
+                x, y = scatter.getData()
+                scatter.setData(x=x.copy(), y=y.copy(), data=scatter.data["data"].copy())
         app.processEvents()
         naive_times.append(time.perf_counter() - start)
     panel.close()

@@ -31,3 +31,10 @@ def test_the_launch_benchmark_starts_each_candidate():
     for name, code in gui.LAUNCHERS.items():
         painted, complete, cpu_painted, cpu_complete = gui.launch_once(code)
         assert 0 < painted <= complete and 0 < cpu_painted <= cpu_complete, name
+
+
+def test_the_drag_benchmark_drags_with_the_charts_current_api(qtbot):
+    """bench_gui.bench_drag runs a drag and its naive comparison on a small chart (the chart's
+    rebuild as layers had left it calling a method that is gone)."""
+    step, naive = _bench("bench_gui").bench_drag(steps=2, n_kernels=20)
+    assert step > 0 and naive > 0
