@@ -238,16 +238,17 @@ def _color(scene: ChartScene, group: list[_RoofText], foreground: str) -> str:
 
 
 def _marker_boxes(scene: ChartScene, g: LabelGeometry) -> np.ndarray:
-    """The shown chips' kernel markers as boxes (pixels), which the peaks' labels keep clear of
-    where they can. None in a chart of more than KERNEL_LABELS_MAX kernels, whose markers
-    cover the roofs anyway."""
+    """The shown chips' kernel markers and the workloads' marks as boxes (pixels), which the
+    roofs' labels keep clear of where they can. No kernel markers in a chart of more than
+    KERNEL_LABELS_MAX kernels, whose markers cover the roofs anyway."""
     spec = scene.spec
-    if not 0 < len(spec.marker_x) <= KERNEL_LABELS_MAX or not spec.marker_y.size:
-        return np.zeros((0, 4))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        y = np.log10(spec.marker_y[:, list(scene.chips)])
-        x = np.log10(spec.marker_x)
-    xs, ys = np.repeat(x, y.shape[1]) * g.px[0], -y.ravel() * g.px[1]
+    xs, ys = _workload_obstacles(scene)
+    if 0 < len(spec.marker_x) <= KERNEL_LABELS_MAX and spec.marker_y.size:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            y = np.log10(spec.marker_y[:, list(scene.chips)])
+            xs = np.concatenate([np.repeat(np.log10(spec.marker_x), y.shape[1]), xs])
+            ys = np.concatenate([y.ravel(), ys])
+    xs, ys = xs * g.px[0], -ys * g.px[1]
     ok = np.isfinite(xs) & np.isfinite(ys)
     return np.column_stack([xs - 6, ys - 6, xs + 6, ys + 6])[ok]
 
