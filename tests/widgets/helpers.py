@@ -73,7 +73,7 @@ def chart_mismatches(plot) -> list[str]:
             want_y = np.log10(spec.marker_y[:, c])
         rows = [k for k in range(len(cmp.kernels)) if np.isfinite(want_y[k]) and np.isfinite(x_all[k])]
         want = {cmp.kernels[k].id: (x_all[k], want_y[k]) for k in rows if k != lifted}
-        got = {i: (a, b) for i, a, b in zip(ids, x, y, strict=True) if cmp.kernel_index.get(i) != lifted}
+        got = {i: (a, b) for i, a, b in zip(ids, x, y, strict=True)}  # the dragged one hidden
         if set(got) != set(want):
             problems.append(f"{chip.name}: markers for {sorted(got)}, scene has {sorted(want)}")
             continue

@@ -233,3 +233,21 @@ def test_after_an_open_an_import_and_a_drag_every_kernel_is_in_view_and_nothing_
     window.canvas._on_marker_dragged(kernel.id, chip, 2e4, True)
     QApplication.processEvents()
     check()
+
+
+def test_the_dragged_kernels_markers_are_hidden_during_the_drag_and_back_after_it(window):
+    """Only one copy of a dragged kernel is on the chart: the overlay's, where it is now (a copy
+    left at the drag's start on every chip looked like a second kernel)."""
+    model, plot = window.model, window.canvas.overlay_plot
+    kernel = next(k for k in model.document.kernels if k.template == "mlp")
+    chip = model.document.chips[0].id
+    window.canvas._on_marker_dragged(kernel.id, chip, 5.0, False)
+    window.canvas._on_marker_dragged(kernel.id, chip, 20.0, False)
+    QApplication.processEvents()
+    for c in model.document.chips:
+        assert kernel.id not in plot.markers_of(c.id)[2]
+    assert len(plot.overlays.lifted.getData()[0]) == 2 and chart_mismatches(plot) == []
+    window.canvas._on_marker_dragged(kernel.id, chip, 20.0, True)
+    for c in model.document.chips:
+        assert kernel.id in plot.markers_of(c.id)[2]
+    assert len(plot.overlays.lifted.getData()[0]) == 0 and chart_mismatches(plot) == []

@@ -114,6 +114,13 @@ class MarkerScatter(pg.ScatterPlotItem):
         self.update()
         return True
 
+    def show_spot(self, row: int, shown: bool) -> None:
+        """Show or hide the spot of kernel ``row`` (if it has one), in place."""
+        spot = int(self._spot_of[row]) if 0 <= row < len(self._spot_of) else -1
+        if spot >= 0 and bool(self.data["visible"][spot]) != shown:
+            self.data["visible"][spot] = shown
+            self.update()
+
     def mouseDragEvent(self, ev) -> None:  # noqa: N802 (Qt API)
         if ev.button() != Qt.MouseButton.LeftButton:
             ev.ignore()

@@ -4,7 +4,7 @@ attainable rate) of every kernel that chip supports.
 ``draw`` compares what each scatter shows with the scene, kernel by kernel: a few moved
 kernels (a drag's end, an edit) are moved in place, anything else refills the chip's item, so
 no marker can stay where the scene no longer has it. The kernel being dragged (the selection's
-``lifted``) is drawn by the overlays; here it stays where the drag started until it ends.
+``lifted``) is drawn by the overlays; here its spot is hidden until the drag ends.
 
 A chart of more than SYNC_SPOTS markers is filled a chip per event-loop turn (TURN_BUDGET_S of
 work per turn), so the window keeps painting while 30 chips of 10,000 markers appear; a chip
@@ -49,6 +49,7 @@ class _Drawn:
     x: np.ndarray
     y: np.ndarray
     style: tuple  # colour and shapes
+    hidden: int | None = None  # the row of the kernel being dragged, whose spot is hidden
 
 
 class KernelMarkersLayer(ChartLayer):
@@ -115,16 +116,13 @@ class KernelMarkersLayer(ChartLayer):
         else:
             self._fill_pending()
 
-    def _target(self, c: int, drawn: _Drawn | None) -> tuple[np.ndarray, np.ndarray]:
-        """(log10 x, log10 y) of every kernel on chip ``c`` as the scene has them, but the
-        kernel being dragged where ``drawn`` shows it (it stays where the drag started)."""
+    def _target(self, c: int) -> tuple[np.ndarray, np.ndarray]:
+        """(log10 x, log10 y) of every kernel on chip ``c`` as the scene has them."""
         spec = self.scene.spec
-        x = log10(spec.marker_x)
-        y = log10(spec.marker_y[:, c])
-        lifted = self.scene.comparison.kernel_index.get(self.scene.selection.lifted)
-        if lifted is not None and drawn is not None and len(drawn.x) == len(x):
-            x[lifted], y[lifted] = drawn.x[lifted], drawn.y[lifted]
-        return x, y
+        return log10(spec.marker_x), log10(spec.marker_y[:, c])
+
+    def _lifted_row(self) -> int | None:
+        return self.scene.comparison.kernel_index.get(self.scene.selection.lifted)
 
     def _style_key(self, c: int) -> tuple:
         """The chip's colour and every kernel's shape (a new kernel set with the same shapes,
@@ -141,9 +139,12 @@ class KernelMarkersLayer(ChartLayer):
             return False
         if drawn.style != self._style_key(c) or not (drawn.ids is ids or np.array_equal(drawn.ids, ids)):
             return False
-        x, y = self._target(c, drawn)
+        x, y = self._target(c)
         shown = np.isfinite(x) & np.isfinite(y)  # a marker where the scene has a place for it
         same = np.where(shown, (x == drawn.x) & (y == drawn.y), np.isnan(drawn.x))
+        lifted = self._lifted_row()
+        if lifted is not None:
+            same[lifted] = True  # hidden while dragged (the overlays draw it): moved on release
         rows = np.flatnonzero(~same)
         if len(rows) > MOVE_MAX:
             return False
@@ -152,8 +153,22 @@ class KernelMarkersLayer(ChartLayer):
                 return False
             drawn.x[k], drawn.y[k] = x[k], y[k]
         drawn.ids = ids
+        self._hide_lifted(scatter, drawn, lifted)
         scatter.show()
         return True
+
+    @staticmethod
+    def _hide_lifted(scatter: MarkerScatter, drawn: _Drawn, lifted: int | None) -> None:
+        """The dragged kernel's spot is hidden for the drag (one image re-rendered at its start
+        and at its end, none per step); a copy left at the drag's start looked like a second
+        kernel."""
+        if drawn.hidden == lifted:
+            return
+        if drawn.hidden is not None:
+            scatter.show_spot(drawn.hidden, True)
+        if lifted is not None:
+            scatter.show_spot(lifted, False)
+        drawn.hidden = lifted
 
     def _fill_pending(self, max_seconds: float | None = None) -> None:
         start = time.perf_counter()
@@ -199,7 +214,7 @@ class KernelMarkersLayer(ChartLayer):
         if c is None:
             return
         ids = self._kernel_ids(self.scene)
-        x, y = self._target(c, self._drawn.get(chip_id))
+        x, y = self._target(c)
         ok = np.isfinite(x) & np.isfinite(y)
         rows = np.flatnonzero(ok)
         color = QColor(cmp.chips[c].color or "#808080")
@@ -210,8 +225,9 @@ class KernelMarkersLayer(ChartLayer):
                      pen=self.style.pen(color.darker(150), 1), rows=rows, n_kernels=len(ids),
                      symbols=None if symbols is None else symbols[rows])
         scatter.show()
-        self._drawn[chip_id] = _Drawn(ids, np.where(ok, x, np.nan), np.where(ok, y, np.nan),
-                                      self._style_key(c))
+        drawn = self._drawn[chip_id] = _Drawn(ids, np.where(ok, x, np.nan), np.where(ok, y, np.nan),
+                                              self._style_key(c))
+        self._hide_lifted(scatter, drawn, self._lifted_row())
 
     def _kernel_ids(self, scene: ChartScene) -> np.ndarray:
         """The kernels' ids as an object array (the markers' data), made once per kernel set."""
@@ -234,12 +250,13 @@ class KernelMarkersLayer(ChartLayer):
 
     # -- reading back ---------------------------------------------------------------------------
     def markers_of(self, chip_id: str) -> tuple[np.ndarray, np.ndarray, list]:
-        """(log10 x, log10 y, kernel ids) of the markers drawn for a chip: what the chart shows."""
+        """(log10 x, log10 y, kernel ids) of the markers shown for a chip: what the chart shows."""
         scatter = self.scatters.get(chip_id)
         if scatter is None or not scatter.isVisible():
             return np.zeros(0), np.zeros(0), []
-        x, y = scatter.getData()
-        return np.asarray(x), np.asarray(y), list(scatter.data["data"])
+        shown = scatter.data["visible"]
+        return (np.asarray(scatter.data["x"][shown]), np.asarray(scatter.data["y"][shown]),
+                list(scatter.data["data"][shown]))
 
     def _tip(self, chip_id: str):
         def tip(x, y, data):
