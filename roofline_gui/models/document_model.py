@@ -263,7 +263,10 @@ class DocumentModel(QObject):
         moved = move.kernel
         if moved == kernel:
             return False
-        return self.push(Replace("kernels", moved), f"Move {kernel.name}: {describe_move(moved)}",
+        # Named as it is after the step: the steps of a drag merge into one command that keeps
+        # the last step's text, and a kernel's name can carry its batch ("…, batch 26" was
+        # shown for a drag that ended at batch 29).
+        return self.push(Replace("kernels", moved), f"Move {moved.name}: {describe_move(moved)}",
                          merge_key=None if merge_key is None else (*merge_key, kernel_id))
 
     # -- common compound edits -----------------------------------------------------------------

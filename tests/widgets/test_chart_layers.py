@@ -251,3 +251,16 @@ def test_the_dragged_kernels_markers_are_hidden_during_the_drag_and_back_after_i
     for c in model.document.chips:
         assert kernel.id in plot.markers_of(c.id)[2]
     assert len(plot.overlays.lifted.getData()[0]) == 0 and chart_mismatches(plot) == []
+
+
+def test_a_drags_undo_text_names_the_kernel_as_it_is_after_the_drag(window):
+    model = window.model
+    kernel = next(k for k in model.document.kernels if k.template == "mlp" and k.params["batch"] == 1)
+    chip = model.document.chips[0].id
+    for x in (5.0, 12.0, 29.0):
+        window.canvas._on_marker_dragged(kernel.id, chip, x, False)
+    window.canvas._on_marker_dragged(kernel.id, chip, 29.0, True)
+    moved = model.document.kernel(kernel.id)
+    batch = moved.params["batch"]
+    assert model.undo_stack.undoText() == f"Move {moved.name}: batch B = {batch:,.0f}"
+    assert f"batch {batch:,.0f} " in moved.name
