@@ -122,6 +122,23 @@ def value_at(values: np.ndarray, intensity: np.ndarray, target: float) -> int:
     return int(values[int(np.nanargmin(gap))])
 
 
+def ladder_note(name: str, key: str, values: np.ndarray, intensity: np.ndarray,
+                target: float) -> str:
+    """Why a drag to ``target`` (op/B) stops where it does, when the target lies beyond the
+    ladder's reach (as core.sweep.move_to_intensity says it of a kernel); '' inside it."""
+    ok = np.isfinite(intensity)
+    if not ok.any():
+        return ""
+    hi, lo = int(np.nanargmax(intensity)), int(np.nanargmin(intensity))
+    if target > intensity[hi] * 1.01:
+        return (f"{name}: its intensity cannot pass {intensity[hi]:,.4g} op/B by changing its "
+                f"{key} ({key} {int(values[hi]):,} reaches it; a drag goes up to {int(values[-1]):,})")
+    if target < intensity[lo] / 1.01:
+        return (f"{name}: its intensity cannot go below {intensity[lo]:,.4g} op/B by changing "
+                f"its {key} ({key} {int(values[lo]):,} reaches it)")
+    return ""
+
+
 # -- the breakdown ---------------------------------------------------------------------------------
 
 #: What bounds a segment of the breakdown bar, and the colour it is drawn in.

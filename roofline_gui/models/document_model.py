@@ -258,8 +258,7 @@ class DocumentModel(QObject):
         """
         kernel = self._doc.kernel(kernel_id)
         move = move_to_intensity(kernel, intensity)
-        if move.note:
-            self.sig_status.emit(move.note)
+        self.say(move.note)
         moved = move.kernel
         if moved == kernel:
             return False
@@ -268,6 +267,11 @@ class DocumentModel(QObject):
         # shown for a drag that ended at batch 29).
         return self.push(Replace("kernels", moved), f"Move {moved.name}: {describe_move(moved)}",
                          merge_key=None if merge_key is None else (*merge_key, kernel_id))
+
+    def say(self, note: str) -> None:
+        """A word for the status bar (why a drag stopped where it did); nothing when empty."""
+        if note:
+            self.sig_status.emit(note)
 
     # -- common compound edits -----------------------------------------------------------------
     def next_color(self, taken: int = 0) -> str:

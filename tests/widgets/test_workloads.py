@@ -190,3 +190,20 @@ def test_edits_of_one_field_merge_only_while_they_stream(window, with_llama, mon
     assert model.document.workload(wid).batch == 4
     model.undo_stack.undo()
     assert model.document.workload(wid).batch == 1
+
+
+def test_a_workload_drag_past_its_ladder_stops_at_its_end_and_says_why(window, with_llama):
+    """Decode's intensity levels off as the batch grows: a drag far to the right stops at the
+    batch that reaches the furthest, and the status bar says why (it had stopped silently)."""
+    model, wid = window.model, with_llama
+    notes = []
+    model.sig_status.connect(notes.append)
+    window.canvas._on_workload_dragged(wid, 1e6, False, False)
+    window.canvas._on_workload_dragged(wid, 1e6, True, False)
+    values, intensity = drag_ladder(model.document.workload(wid), "batch")
+    assert model.document.workload(wid).batch == int(values[int(np.nanargmax(intensity))])
+    assert notes and "cannot pass" in notes[-1] and "by changing its batch" in notes[-1]
+    assert window.statusBar().currentMessage() == notes[-1]
+    notes.clear()
+    window.canvas._on_workload_dragged(wid, float(intensity[3]), True, False)
+    assert notes == []  # inside the ladder: nothing to say

@@ -278,6 +278,7 @@ class CanvasPanel(QWidget):
         from roofline_gui.core.workload_view import (  # noqa: PLC0415
             drag_key,
             drag_ladder,
+            ladder_note,
             value_at,
         )
 
@@ -291,7 +292,9 @@ class CanvasPanel(QWidget):
             self._workload_drag = (workload_id, key, values, at)
             self.model.select(workload_id, None)
         _, key, values, at = self._workload_drag
-        value = value_at(values, at, intensity * self.options.ops_per_unit)
+        target = intensity * self.options.ops_per_unit
+        value = value_at(values, at, target)
+        self.model.say(ladder_note(workload.name, key, values, at, target))
         if getattr(workload, key) != value:
             self.model.set_workload(replace(workload, **{key: value}),
                                     f"Drag {workload.name}: {key} {value}",
