@@ -207,3 +207,17 @@ def test_a_workload_drag_past_its_ladder_stops_at_its_end_and_says_why(window, w
     notes.clear()
     window.canvas._on_workload_dragged(wid, float(intensity[3]), True, False)
     assert notes == []  # inside the ladder: nothing to say
+
+
+def test_another_document_leaves_no_workload_behind_in_the_panels(window, with_llama):
+    """After opening a document without workloads, the Workloads panel shows no greyed fields
+    of the last one, and the breakdown no chip names of the last document (fresh-eyes tour)."""
+    from roofline_gui.widgets.app.file_actions import examples
+
+    window.model.select(with_llama, None)
+    charts, panel = window.breakdown, window.workloads
+    assert panel.name.text() == "Llama-3-8B" and charts.bars.getAxis("left")._tickLevels
+    window.model.undo_stack.setClean()
+    window.files.open(str(next(p for p in examples() if p.stem == "williams-cpus")))
+    assert not panel.fields.isVisibleTo(panel) and panel.name.text() == ""
+    assert charts.bars.getAxis("left")._tickLevels in ([[]], [])

@@ -297,7 +297,13 @@ class WorkloadsPanel(QWidget):
         self.fields.setEnabled(w is not None)
         self.name.setEnabled(w is not None)
         self.remove_button.setEnabled(w is not None)
+        # With none selected (another document, File → New) the fields go, rather than keep
+        # the last workload's values greyed.
+        self.fields.setVisible(w is not None)
+        self.hint.setVisible(w is not None)
         if w is None:
+            if not self.name.hasFocus():
+                self.name.clear()
             self.formulas.setHtml("<p>No workload selected. <b>New…</b> makes one from a model "
                                   "(Llama, Mistral, Mixtral, Qwen2, GPT-2 or your own "
                                   "config.json), ResNet-50, an MLP or LSTM stack, or the "
@@ -634,6 +640,7 @@ class WorkloadCharts(QWidget):
         r = self._result()
         if r is None:
             self.bars.clear()
+            self.bars.getAxis("left").setTicks([[]])  # no chip names of another document
             self._bar_items = {}
             self._segment_labels = []
             self.sweep.clear()
