@@ -29,8 +29,10 @@ from roofline_gui.core.display import ChartSpec
 OUTLIER_FACTOR = 10.0  # the import summary counts them too (diagnose.above_every_roof)
 #: The automatic range reaches this far beyond the outermost point (a factor on each log axis).
 X_MARGIN, Y_LOW_MARGIN, Y_HIGH_MARGIN = 4.0, 4.0, 3.0
-#: and always shows at least 0.05 .. 1000 op/B, where the classic kernels live.
+#: and always shows at least 0.05 .. 1000 op/B, where the classic kernels live, and three
+#: decades of performance.
 X_MIN_SPAN = (0.05, 1e3)
+Y_MIN_DECADES = 3
 
 Range = tuple[tuple[float, float], tuple[float, float]]  # ((x_lo, x_hi), (y_lo, y_hi)), shown units
 
@@ -156,7 +158,10 @@ def fit_view(spec: ChartSpec, chips: tuple[int, ...], workloads=(), measured=())
         return ViewFit(None, tuple(p.kernel for p in measured if p.outlier))
     x_lo = min(float(x.min()) / X_MARGIN, X_MIN_SPAN[0])
     x_hi = max(float(x.max()) * X_MARGIN, X_MIN_SPAN[1])
-    y_range = (float(y.min()) / Y_LOW_MARGIN, float(y.max()) * Y_HIGH_MARGIN)
+    y_hi = float(y.max()) * Y_HIGH_MARGIN
+    # At least Y_MIN_DECADES, so roofs alone (a session with no kernel yet) show their
+    # diagonals, not one decade around the peaks.
+    y_range = (min(float(y.min()) / Y_LOW_MARGIN, y_hi / 10**Y_MIN_DECADES), y_hi)
     return ViewFit(((x_lo, x_hi), y_range), tuple(p.kernel for p in measured if p.outlier))
 
 

@@ -115,3 +115,13 @@ def test_labels_stay_whole_inside_the_view_and_leave_a_tiny_chart_alone():
     # One chip's bf16 and int8 roofs at the same 275 Top/s: one label naming both precisions.
     assert any(lb.text == "bf16, int8 275 Top/s" for lb in labels), [lb.text for lb in labels]
     assert place_roof_labels(scene, _geometry(scene, (300.0, MIN_LABELLED_PX - 10)), None, "#202020") == ()
+
+
+def test_roofs_alone_are_framed_with_their_diagonals():
+    """TPU v1 with no kernel: the range spans three decades below its peak (it had spanned one
+    around the peak, the roof a short stub at the right)."""
+    scene = _scene(["google-tpu-v1"], [])
+    (x_lo, x_hi), (y_lo, y_hi) = scene.fit.range
+    peak = scene.spec.roofs[0].peak
+    assert y_hi / y_lo >= 1e3 and y_lo < peak / 100 < peak < y_hi
+    assert x_lo <= 0.05 and x_hi >= 1e3
