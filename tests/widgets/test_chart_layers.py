@@ -264,3 +264,27 @@ def test_a_drags_undo_text_names_the_kernel_as_it_is_after_the_drag(window):
     batch = moved.params["batch"]
     assert model.undo_stack.undoText() == f"Move {moved.name}: batch B = {batch:,.0f}"
     assert f"batch {batch:,.0f} " in moved.name
+
+
+def test_a_png_export_shows_the_range_the_user_zoomed_to_as_svg_and_pdf_do(window, monkeypatch):
+    from roofline_gui.widgets.chart import export
+    from roofline_gui.widgets.chart.canvas_panel import CanvasPanel
+
+    canvas, plot = window.canvas, window.canvas.overlay_plot
+    assert canvas.user_range() is None  # automatic: an export draws the fit
+    view = plot.plot.getViewBox()
+    view.scaleBy((0.3, 0.3))
+    view.sigRangeChangedManually.emit(view.state["mouseEnabled"])
+    zoomed = canvas.user_range()
+    assert zoomed is not None
+    seen = []
+    render = CanvasPanel.render_plot_item
+
+    def spy(panel):
+        seen.append(panel.plots[0].visible_range())
+        return render(panel)
+
+    monkeypatch.setattr(CanvasPanel, "render_plot_item", spy)
+    export.render_canvas_png(window.model, window.presets, width=800, view_range=zoomed)
+    (got,) = seen
+    np.testing.assert_allclose(np.log10(got), np.log10(zoomed), atol=1e-6)

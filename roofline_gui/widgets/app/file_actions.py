@@ -208,7 +208,8 @@ class FileActions(QObject):
         canvas = self.canvas
         return self._export("PNG", ".png", "PNG image (*.png)", lambda p: write_atomic(
             p, export.render_canvas_png(self.model, canvas.presets, width=width,
-                                        mode=canvas.mode, options=canvas.options)))
+                                        mode=canvas.mode, options=canvas.options,
+                                        view_range=canvas.user_range())))
 
     def export_svg(self) -> bool:
         from roofline_gui.widgets.chart import export  # noqa: PLC0415

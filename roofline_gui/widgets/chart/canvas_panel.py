@@ -320,6 +320,17 @@ class CanvasPanel(QWidget):
                                            float(10 ** point.y()) * per_unit)
                 return
 
+    def user_range(self):
+        """The range the user zoomed or panned to (shown units), or None while it is automatic:
+        what an export drawn afresh shows, as the live chart's SVG and PDF do."""
+        plot = self.plots[0] if self.plots else None
+        return None if plot is None or plot.range_mode.auto else plot.visible_range()
+
+    def show_range(self, view_range) -> None:
+        """Show ``view_range`` (shown units) as if the user had zoomed to it."""
+        if self.plots:
+            self.plots[0].show_range(view_range)
+
     @contextmanager
     def exporting(self):
         """What an export renders, with what is only for the screen (selection rings, sweep

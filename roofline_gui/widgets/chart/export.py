@@ -88,11 +88,12 @@ def export_pdf(item, path: str | os.PathLike) -> None:
 
 
 def render_canvas_png(model, presets, *, width: int, height: int | None = None,
-                      mode: str = "overlay", options=None) -> bytes:
+                      mode: str = "overlay", options=None, view_range=None) -> bytes:
     """PNG bytes of the roofline drawn afresh, offscreen, at exactly ``width`` × ``height``.
 
     The chart is laid out at the target size and exported at scale 1, so labels and the legend
     keep their places (scaling a laid-out chart clips text that was measured for another size).
+    ``view_range``: the range the user zoomed to (CanvasPanel.user_range), else the fit.
     """
     from dataclasses import replace  # noqa: PLC0415
 
@@ -112,6 +113,8 @@ def render_canvas_png(model, presets, *, width: int, height: int | None = None,
     panel.show()
     panel.set_mode(mode)
     panel.redraw()
+    if view_range is not None:
+        panel.show_range(view_range)
     try:
         with panel.exporting() as item:
             return render_png(item, width)

@@ -284,6 +284,12 @@ class RooflinePlot(QObject):
             self._applying_range = False
         self.plot.autoBtn.hide()
 
+    def show_range(self, view_range) -> None:
+        """Show ``view_range`` (shown units) and keep it, as after the user's own zoom."""
+        self.range_mode.auto = False
+        self._apply_range(view_range)
+        self._on_view_changed()
+
     def fit(self) -> None:
         """Make the range automatic again and show the scene's fit (the note's click, "A")."""
         self.range_mode.auto = True
