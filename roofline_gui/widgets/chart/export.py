@@ -64,6 +64,9 @@ def export_svg(item, path: str | os.PathLike) -> None:
     generator.setSize(QSize(int(rect.width()), int(rect.height())))
     generator.setViewBox(QRectF(0, 0, rect.width(), rect.height()))
     generator.setTitle("Roofline")
+    # The screen's 96 dpi, as the PDF's: at the generator's default 72, pyqtgraph's axes (sized
+    # in device pixels) came out at three quarters of the plot, their ticks off the data.
+    generator.setResolution(96)
     painter = QPainter(generator)
     _render_scene(item, painter, QRectF(0, 0, rect.width(), rect.height()))
     painter.end()

@@ -307,6 +307,7 @@ class RoofLayer(pg.GraphicsObject):
             smooth = smooth_all or (line.smooth and smooth_marked)
             painter.setRenderHint(QPainter.RenderHint.Antialiasing, smooth)
             painter.setPen(line.pen if smooth else line.plain_pen())
+            painter.setBrush(Qt.BrushStyle.NoBrush)  # an SVG reader fills a path left with a brush
             painter.drawPath(path)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         transform = painter.transform()
