@@ -288,3 +288,14 @@ def test_a_png_export_shows_the_range_the_user_zoomed_to_as_svg_and_pdf_do(windo
     export.render_canvas_png(window.model, window.presets, width=800, view_range=zoomed)
     (got,) = seen
     np.testing.assert_allclose(np.log10(got), np.log10(zoomed), atol=1e-6)
+
+
+def test_side_by_side_charts_are_the_same_size_so_their_linked_decades_match(window):
+    """The outer charts carry the axis titles, and the layout had made them wider and taller:
+    a decade's width differed between charts whose axes are linked (fresh-eyes tour)."""
+    window.model.add_chips([window.presets.chips["nvidia-v100-sxm2-16gb"]])
+    window.set_mode("side_by_side")
+    QApplication.processEvents()
+    sizes = {(round(p.plot.getViewBox().width()), round(p.plot.getViewBox().height()))
+             for p in window.canvas.plots}
+    assert len(window.canvas.plots) == 3 and len(sizes) == 1, sizes

@@ -227,6 +227,7 @@ class CanvasPanel(QWidget):
             plot.axis_titles = {"left": n % columns == 0,  # titles on the outer charts only
                                 "bottom": n // columns == rows - 1 or n + columns >= len(indices)}
             plot.show_legend = False  # each chart's title names its chip
+            plot.short_titles = len(indices) > 4
             plot.selected = self.model.selected_kernel
             plot.selected_chip = self.model.selected_chip
             plot.lifted = self._lifted
@@ -239,6 +240,26 @@ class CanvasPanel(QWidget):
             plot.draw(cmp, [c])
         if self.grid_plots:  # one range that shows every chip's roofs and markers
             self.grid_plots[0].fit()
+            self._equal_axes()
+
+    def _equal_axes(self) -> None:
+        """Every chart of the grid the same size: the outer charts' axes carry titles and
+        were wider (or taller), so a decade's width differed from chart to chart although the
+        axes are linked."""
+        for side, size, fix in (("left", "minimumWidth", "setWidth"),
+                                ("bottom", "minimumHeight", "setHeight")):
+            axes = [p.plot.getAxis(side) for p in self.grid_plots]
+            largest = max(getattr(axis, size)() for axis in axes)
+            for axis in axes:
+                getattr(axis, fix)(largest)
+        # The layout gives each column its smallest width (a titled axis's title sets it), then
+        # shares what is left: the same smallest size for all makes them equal.
+        items = [p.plot for p in self.grid_plots]
+        width = max(item.minimumWidth() for item in items)
+        height = max(item.minimumHeight() for item in items)
+        for item in items:
+            item.setMinimumSize(width, height)
+            item.setPreferredSize(width, height)
 
     def _grid_fit(self):
         """The range of a grid of charts: every chart's fit at once (their axes are linked)."""

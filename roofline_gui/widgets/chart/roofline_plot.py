@@ -90,6 +90,7 @@ class RooflinePlot(QObject):
         self.selected_chip: str | None = None
         self.lifted: str | None = None
         self.axis_titles = {"left": True, "bottom": True}  # in a grid, the outer charts' only
+        self.short_titles = False  # in a grid of small charts
         self.range_mode = RangeMode()  # shared by the charts of a grid (their axes are linked)
         #: the range to fit, where several charts share one (side by side); default: this one's
         self.shared_fit = None
@@ -125,7 +126,7 @@ class RooflinePlot(QObject):
             plot.getAxis(side).enableAutoSIPrefix(False)
         plot.setLabel("bottom", "Arithmetic intensity (op/B, main memory)", units="")
         plot.setLabel("left", "Attainable performance (op/s)")
-        self._axis_unit = "op"
+        self._axis_unit = ("op", False)
         plot.setMenuEnabled(False)
         plot.layout.setContentsMargins(4, 8, 14, 4)  # room for the right-hand labels
         self._add_grid()
@@ -347,10 +348,13 @@ class RooflinePlot(QObject):
 
     def _set_axis_titles(self) -> None:
         unit = self._units().word
-        if self._axis_unit != unit:  # each setLabel re-lays out the axis
-            self._axis_unit = unit
-            self.plot.setLabel("left", f"Attainable performance ({unit}/s)")
-            self.plot.setLabel("bottom", f"Arithmetic intensity ({unit}/B, main memory)")
+        if self._axis_unit != (unit, self.short_titles):  # each setLabel re-lays out the axis
+            self._axis_unit = (unit, self.short_titles)
+            # Small charts of a grid: titles that fit them (the whole ones ran into each other).
+            left, bottom = (("Performance", "Intensity") if self.short_titles
+                            else ("Attainable performance", "Arithmetic intensity"))
+            self.plot.setLabel("left", f"{left} ({unit}/s)")
+            self.plot.setLabel("bottom", f"{bottom} ({unit}/B, main memory)")
         for side, shown in self.axis_titles.items():
             self.plot.getAxis(side).showLabel(shown)
 
