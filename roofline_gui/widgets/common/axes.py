@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pyqtgraph as pg
 from PySide6.QtGui import QFont, QFontMetricsF
 
@@ -29,10 +30,14 @@ class SIAxis(pg.AxisItem):
 
     def logTickStrings(self, values, scale, spacing):  # noqa: N802 (pyqtgraph API)
         decades = [abs(v - round(v)) < 1e-6 for v in values]
+        # Whole decades only, minor ticks unlabelled to avoid clutter; but a view of less than
+        # three decades (zoomed in) also labels the 2s and 5s, and one within a decade every
+        # tick, or it would read a single number, or nothing at all.
+        few = sum(decades) < 3
         out = []
         for v, decade in zip(values, decades, strict=True):
             x = 10 ** float(v) * scale
-            # Whole decades only, minor ticks unlabelled to avoid clutter; but a range within one
-            # decade (no whole decade in it) labels its ticks, or it would read nothing at all.
-            out.append(format_si(x, digits=3).strip() if decade or not any(decades) else "")
+            mantissa = round(10 ** (float(v) - np.floor(float(v) + 1e-9)), 6)
+            shown = decade or not any(decades) or (few and mantissa in (2.0, 5.0))
+            out.append(format_si(x, digits=3).strip() if shown else "")
         return out

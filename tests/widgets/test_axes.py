@@ -1,0 +1,19 @@
+"""The log axes' tick labels: decades read 1 T, 100 G; a zoomed-in view reads more."""
+
+import numpy as np
+
+
+def _labels(qtbot, values):
+    from roofline_gui.widgets.common.axes import SIAxis
+
+    return SIAxis("left").logTickStrings(list(np.log10(values)), 1, 1)
+
+
+def test_a_wide_view_labels_its_decades_only(qtbot):
+    assert _labels(qtbot, [1e9, 1e10, 1e11, 2e11, 5e11, 1e12]) == ["1G", "10G", "100G", "", "", "1T"]
+
+
+def test_a_zoomed_view_labels_its_2s_and_5s_too(qtbot):
+    """Zoomed to a decade or two, the axis had read only '10T' (fresh-eyes tour)."""
+    assert _labels(qtbot, [1e12, 2e12, 3e12, 5e12, 1e13, 2e13]) == ["1T", "2T", "", "5T", "10T", "20T"]
+    assert _labels(qtbot, [2e12, 3e12, 5e12]) == ["2T", "3T", "5T"]  # within a decade: every tick
