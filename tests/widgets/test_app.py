@@ -598,3 +598,15 @@ def test_plain_strokes_of_thin_lines_use_one_pixel_pens_and_keep_the_style(qtbot
     assert dashed.plain_pen() is thin  # made once
     wide = _Line(np.zeros(2), np.ones(2), pg.mkPen("#123456", width=2.5), "")
     assert wide.plain_pen() is wide.pen
+
+
+def test_help_examples_lists_each_example_by_its_title(window):
+    from roofline_gui.widgets.app.file_actions import examples
+
+    help_menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "&Help")
+    menu = next(a.menu() for a in help_menu.actions() if a.menu() is not None)
+    menu.aboutToShow.emit()
+    titles = [a.text() for a in menu.actions()]
+    assert "A100 against TPU v3: the classic kernels" in titles and len(titles) == len(examples())
+    menu.aboutToShow.emit()
+    assert len(menu.actions()) == len(titles)  # filled once

@@ -49,6 +49,7 @@ def problem(menus: dict, rest: str) -> str:
             return ""
         if submenu is None:
             return f"{best!r} has no submenu"
+        submenu.aboutToShow.emit()  # as when opened (Help → Examples is filled then)
         menus, rest = entries(submenu.actions()), rest.removeprefix(" → ")
 
 

@@ -3,6 +3,7 @@ before unsaved work is lost. Errors are shown as messages; the open document sta
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import replace
 from pathlib import Path
@@ -44,6 +45,16 @@ def _load_prepared(path: Path):
 
 def examples() -> list[Path]:
     return sorted((resources_dir() / "examples").glob(f"*{EXTENSION}"))
+
+
+def example_title(path: Path) -> str:
+    """An example's title as its session gives it ("A100 against TPU v3: the classic
+    kernels"), else its file name in words."""
+    try:
+        title = json.loads(path.read_text(encoding="utf-8")).get("title")
+    except (OSError, ValueError, AttributeError):
+        title = None
+    return title if isinstance(title, str) and title.strip() else path.stem.replace("-", " ")
 
 
 class FileDialogs:

@@ -31,7 +31,7 @@ from roofline_gui.models.autosave import Autosave, discard_journal, orphaned_jou
 from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.models.settings import Settings
 from roofline_gui.widgets.app.dock_shares import DockShares
-from roofline_gui.widgets.app.file_actions import FileActions, examples
+from roofline_gui.widgets.app.file_actions import FileActions, example_title, examples
 from roofline_gui.widgets.app.measure_actions import MeasureActions
 from roofline_gui.widgets.chart.canvas_panel import CanvasPanel
 from roofline_gui.widgets.common import background
@@ -417,9 +417,16 @@ class MainWindow(QMainWindow):
         help_menu = bar.addMenu("&Help")
         help_menu.addAction(self.act_guide)
         examples_menu = help_menu.addMenu("&Examples")
-        for path in examples():
-            examples_menu.addAction(path.stem.replace("-", " "), partial(self.files.open_example, path))
+        # Filled when first opened (titles are read from the files, off the start-up path).
+        examples_menu.aboutToShow.connect(partial(self._fill_examples, examples_menu))
         help_menu.addAction(self.act_about)
+
+    def _fill_examples(self, menu) -> None:
+        """Help → Examples: each example by its title, as its window title reads."""
+        if menu.actions():
+            return
+        for path in examples():
+            menu.addAction(example_title(path), partial(self.files.open_example, path))
 
     def _build_toolbar(self) -> None:
         bar = QToolBar("Main")
