@@ -188,9 +188,11 @@ def test_measure_on_the_command_line_writes_the_chip_and_keeps_a_preset(monkeypa
     from roofline_gui.io.session import open_document
 
     monkeypatch.setenv("ROOFLINE_DATA_DIR", str(tmp_path))
-    # a small sweep, to 2× the last cache it reports, so the run is quick
-    monkeypatch.setattr(machine, "sweep_plan", lambda *a: ([64 * KIB, 128 * KIB, 256 * KIB, 8 * MIB,
-                                                            16 * MIB, 32 * MIB], None))
+    # A small sweep, so the run is quick: three sizes inside the one cache it reports and three
+    # from 4x it, 4x apart, so a level is flat within the plateau test's slope on a busy host
+    # (2x apart, a 15 % wobble between two sizes read as a slope: no plateau, now and then).
+    monkeypatch.setattr(machine, "sweep_plan", lambda *a: ([32 * KIB, 128 * KIB, 512 * KIB, 8 * MIB,
+                                                            32 * MIB, 128 * MIB], None))
     monkeypatch.setattr(machine, "cache_sizes", lambda threads: {"L1": 2 * MIB})
     out = tmp_path / "m.json"
     assert main(["--measure", "--json", str(out), "--keep-preset"]) == 0
