@@ -17,7 +17,7 @@ Every view (chart, table, explanation, status bar, exports) takes its numbers fr
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -116,14 +116,15 @@ class ChartSpec:
     units: Units
     roofs: tuple[Roof, ...]
     diagonals: tuple[Diagonal, ...]
-    marker_x: np.ndarray  # [K] shown intensity (main memory) of each kernel
-    marker_y: np.ndarray  # [K, C] shown attainable rate; NaN where unsupported
     #: with achievable roofs: the datasheet roof (peak on the datasheet dram diagonal) of each
     #: shown roof whose peak or diagonal the measurement or the derating moved
-    datasheet_roofs: tuple[Roof, ...] = ()
+    datasheet_roofs: tuple[Roof, ...]
     #: chips drawn with none of the kernels' precisions (their roofs dashed); never a chip of a
     #: chart with no kernel and no workload, whose roofs are shown plainly
-    off_precision: frozenset[int] = frozenset()
+    off_precision: frozenset[int]
+    marker_x: np.ndarray  # [K] shown intensity (main memory) of each kernel
+    marker_y: np.ndarray  # [K, C] shown attainable rate; NaN where unsupported
+    roofs_from: tuple = field(default=(), compare=False, repr=False)  # what the roofs came from
 
     def roofs_of(self, chip: int) -> list[Roof]:
         return [r for r in self.roofs if r.chip == chip]
@@ -142,22 +143,45 @@ def shown_precisions(comparison: Comparison, override: tuple[str, ...] | None = 
 def chart_spec(comparison: Comparison, units: Units, chips: list[int] | None = None,
                precisions: tuple[str, ...] | None = None,
                hidden_levels: frozenset[str] = frozenset(),
-               also: tuple[str, ...] = ()) -> ChartSpec:
+               also: tuple[str, ...] = (), reuse: ChartSpec | None = None) -> ChartSpec:
     """The chart of ``comparison`` for the chips at ``chips`` (default: all): each chip's roof
     per shown precision it has (else every precision it has), its other memory levels'
-    diagonals, and every kernel's marker on every chip, all from the comparison's evaluation."""
+    diagonals, and every kernel's marker on every chip, all from the comparison's evaluation.
+
+    ``reuse``: an earlier spec whose roofs are taken as they are when everything they depend
+    on is the same (the same chips' arrays, which the evaluator keeps while the chips are the
+    same objects, and the same options, units and kernels' precisions and levels): a kernel's
+    drag step then rebuilds its markers only."""
     r, ca = comparison.result, comparison.chip_arrays
     chips = list(range(len(comparison.chips))) if chips is None else chips
+    wanted = shown_precisions(comparison, precisions, also)
+    moved = np.isfinite(comparison.kernel_arrays.bytes).any(axis=0)
+    used_roles = frozenset(role for role, i in ROLE_INDEX.items() if moved[i])
+    something = len(comparison.kernels) > 0 or bool(also) or precisions is not None
+    key = (ca, r.derated, tuple(chips), units, hidden_levels, wanted, used_roles, something)
+    markers = (units.intensity(comparison.dram_intensity), units.rate(r.attainable))
+    if reuse is not None and _same_inputs(reuse.roofs_from, key):
+        return replace(reuse, marker_x=markers[0], marker_y=markers[1])
+    return ChartSpec(units, *_roofs(comparison, units, chips, wanted, used_roles, hidden_levels,
+                                    something), *markers, roofs_from=key)
+
+
+def _same_inputs(a: tuple, b: tuple) -> bool:
+    """Whether two chart_spec roof keys are the same: the chip arrays by identity (numpy
+    arrays have no single truth value), the rest by value."""
+    return bool(a) and a[0] is b[0] and a[1:] == b[1:]
+
+
+def _roofs(comparison: Comparison, units: Units, chips: list[int], wanted: tuple[str, ...],
+           used_roles: frozenset[str], hidden_levels: frozenset[str], something: bool):
+    """(roofs, diagonals, datasheet roofs, chips off the kernels' precisions) of chart_spec."""
+    r, ca = comparison.result, comparison.chip_arrays
     ceiling = ca.ceiling(r.derated)
     read_bw = ca.read_bandwidth(r.derated)
     dram_bw = ca.dram_bandwidth(r.derated)
     nominal_dram = ca.dram_bandwidth(False)
     datasheet: list[Roof] = []
-    wanted = shown_precisions(comparison, precisions, also)
-    moved = np.isfinite(comparison.kernel_arrays.bytes).any(axis=0)
-    used_roles = {role for role, i in ROLE_INDEX.items() if moved[i]}
     roofs, diagonals = [], []
-    something = len(comparison.kernels) > 0 or bool(also) or precisions is not None
     off_precision = set()
     for c in chips:
         chip = comparison.chips[c]
@@ -181,9 +205,7 @@ def chart_spec(comparison: Comparison, units: Units, chips: list[int] | None = N
                 continue
             diagonals.append(Diagonal(c, j, level.name, level.role, float(read_bw[c, j]), float(top),
                                       level.role in used_roles))
-    return ChartSpec(units, tuple(roofs), tuple(diagonals),
-                     units.intensity(comparison.dram_intensity), units.rate(r.attainable),
-                     tuple(datasheet), frozenset(off_precision))
+    return tuple(roofs), tuple(diagonals), tuple(datasheet), frozenset(off_precision)
 
 
 # -- kernel labels ---------------------------------------------------------------------------------

@@ -125,3 +125,21 @@ def test_roofs_alone_are_framed_with_their_diagonals():
     peak = scene.spec.roofs[0].peak
     assert y_hi / y_lo >= 1e3 and y_lo < peak / 100 < peak < y_hi
     assert x_lo <= 0.05 and x_hi >= 1e3
+
+
+def test_a_spec_reuses_its_roofs_while_what_they_depend_on_is_the_same():
+    """A drag step rebuilds the markers only; other chips, units or precisions rebuild the roofs."""
+    from roofline_gui.core.comparison import Evaluator
+
+    chips = (replace(PRESETS.chips["nvidia-a100-sxm4-40gb"], id="a"),)
+    mlp = _kernel("mlp-bf16-b1")
+    evaluator = Evaluator()
+    first = chart_spec(evaluator.compare([mlp], chips), Units())
+    moved = chart_spec(evaluator.compare([mlp.with_params(batch=8)], chips), Units(), reuse=first)
+    assert moved.roofs is first.roofs and moved.diagonals is first.diagonals
+    assert moved.marker_x[0] > first.marker_x[0]  # the markers are the new ones
+    assert chart_spec(evaluator.compare([mlp], chips), Units(mac=True), reuse=first).roofs != first.roofs
+    int8 = chart_spec(evaluator.compare([_kernel("add-int8")], chips), Units(), reuse=first)
+    assert [r.precision for r in int8.roofs] == ["int8"]  # another precision: other roofs
+    other = (replace(PRESETS.chips["google-tpu-v3"], id="t"),)
+    assert chart_spec(evaluator.compare([mlp], other), Units(), reuse=first).roofs != first.roofs

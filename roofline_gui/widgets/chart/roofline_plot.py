@@ -212,7 +212,8 @@ class RooflinePlot(QObject):
         if old is None or spec or workloads:
             also = tuple(p for r in results for p in r.precisions)
             chart = chart_spec(cmp, units, list(chips), self.options.precisions,
-                               frozenset(self.options.hidden_levels), also)
+                               frozenset(self.options.hidden_levels), also,
+                               reuse=None if old is None else old.spec)
             measured = measured_points(cmp, chart, chips)
         else:
             chart, measured = old.spec, old.measured
