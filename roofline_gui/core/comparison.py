@@ -64,7 +64,7 @@ class Comparison:
         return self.chips[c].memory[code].name
 
     def bound_name(self, k: int, c: int) -> str:
-        return BOUND_NAMES[int(self.result.bound[k, c])]
+        return BOUND_NAMES[int(self.result.cell("bound", k, c))]
 
     @cached_property
     def kernel_index(self) -> dict[str, int]:

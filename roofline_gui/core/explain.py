@@ -58,7 +58,7 @@ def explain(comparison: Comparison, k: int, c: int, units: Units = Units()) -> l
 def _where_it_sits(cmp: Comparison, k, c, code, attainable, units: Units) -> list[str]:
     kernel, chip = cmp.kernels[k], cmp.chips[c]
     r = cmp.result
-    peak, ceiling = float(r.peak[k, c]), float(r.ceiling[k, c])
+    peak, ceiling = r.cell("peak", k, c), r.cell("ceiling", k, c)
     op = units.word
     # The share is of the roof the kernel runs against: the peak, or the derated roof.
     kind = chip.compute_provenance(kernel.precision, r.derated).kind
@@ -69,7 +69,7 @@ def _where_it_sits(cmp: Comparison, k, c, code, attainable, units: Units) -> lis
     if code >= 0:
         level = chip.memory[code]
         bandwidth = float(cmp.chip_arrays.read_bandwidth(r.derated)[c, code])
-        level_intensity = float(r.intensity[k, ROLE_INDEX[level.role]])
+        level_intensity = float(r.kernel_arrays.ops[k] / r.kernel_arrays.bytes[k, ROLE_INDEX[level.role]])
         bytes_per_unit = units.ops_per_unit / level_intensity
         derated_bw = ("" if bandwidth == level.bandwidth
                       else f" ({level.provenance(True).kind}; the datasheet says "
@@ -88,7 +88,7 @@ def _where_it_sits(cmp: Comparison, k, c, code, attainable, units: Units) -> lis
         intensity = float(cmp.dram_intensity[k])
         lines.append(
             f"Intensity {units.format_intensity(intensity)} is past the ridge point "
-            f"({units.format_intensity(float(r.ridge_dram[k, c]))} at {chip.dram.name}): "
+            f"({units.format_intensity(r.cell('ridge_dram', k, c))} at {chip.dram.name}): "
             f"{units.format_rate(attainable)}, {_pct(attainable / ceiling * 100)} of {roof}."
         )
     return lines
@@ -101,11 +101,11 @@ def _time_line(cmp: Comparison, k: int, c: int, units: Units) -> str:
     kernel, chip = cmp.kernels[k], cmp.chips[c]
     if not kernel.has_size:
         return "No size is given (intensity only), so there is no time."
-    r = cmp.result
-    ops = float(r.kernel_arrays.ops[k])
-    parts = [f"compute {format_time(ops / float(r.ceiling[k, c]))}"]
-    parts += [f"{chip.memory[level].name} {format_time(t)}" for level, t in r.level_times(k, c)]
-    lower, upper = float(r.time_lower[k, c]), float(r.pair(k, c).time_upper[0, 0])
+    pair = cmp.result.pair(k, c)  # the one pair, not a column of 300,000 while a drag patches it
+    ops = float(pair.kernel_arrays.ops[0])
+    parts = [f"compute {format_time(ops / float(pair.ceiling[0, 0]))}"]
+    parts += [f"{chip.memory[level].name} {format_time(t)}" for level, t in pair.level_times(0, 0)]
+    lower, upper = float(pair.time_lower[0, 0]), float(pair.time_upper[0, 0])
     return (f"Time for {format_si(units.rate(ops))} {units.word}s: at least {format_time(lower)} "
             f"(at most {format_time(upper)} with no overlap; {', '.join(parts)}).")
 
@@ -118,7 +118,7 @@ def _what_would_move_it(cmp: Comparison, k: int, c: int, code: int, attainable: 
         bpv = kernel.bytes_per_value
         packed = {8.0: "fp32", 4.0: "bf16", 2.0: "int8", 1.0: "int4"}.get(bpv)
         if packed and kernel.template is not None:
-            best = min(attainable * 2, float(cmp.result.ceiling[k, c]))
+            best = min(attainable * 2, cmp.result.cell("ceiling", k, c))
             moves.append(
                 f"Packing the data as {packed} ({BYTES_PER_VALUE[packed]:g} B per value, math "
                 f"still {kernel.precision}) would halve the bytes and raise it to "

@@ -174,17 +174,81 @@ class Evaluation:
         np.copyto(self.limiter, LIMITER_UNSUPPORTED, where=np.isnan(self.time_lower))
         self.attainable = ka.ops[:, None] / self.time_lower
 
+    #: Columns a patched evaluation copies at once: what the chart draws on every drag step.
+    _EAGER = ("limiter", "attainable")
+    #: Columns it patches only when first read (2.4 MB each at 10,000 x 30, about 0.6 ms a copy):
+    #: a drag step reads none of them, the explanation asks :meth:`pair` instead.
+    _LAZY = ("compute_time", "memory_time", "time_lower")
+
     def patched(self, rows: Sequence[int], ka: KernelArrays, sub: Evaluation) -> Evaluation:
         """This evaluation with ``rows`` replaced by ``sub`` (those kernels evaluated alone on
-        the same chips); ``ka`` holds every kernel's arrays after the change."""
+        the same chips); ``ka`` holds every kernel's arrays after the change.
+
+        The lazy columns are kept as the first fully computed evaluation (the root) and the list
+        of row patches since, applied in order when one is read: a drag of a hundred steps holds
+        the root and a hundred one-row patches, never a hundred copies."""
         index = np.asarray(rows, dtype=np.intp)
         out = Evaluation.__new__(Evaluation)
         out.kernel_arrays, out.chip_arrays, out.derated = ka, self.chip_arrays, self.derated
-        for name in ("compute_time", "memory_time", "limiter", "time_lower", "attainable"):
+        for name in self._EAGER:
             array = getattr(self, name).copy()
             array[index] = getattr(sub, name)
             setattr(out, name, array)
+        root, patches = self.__dict__.get("_root"), self.__dict__.get("_patches", ())
+        if root is None or any(name in self.__dict__ for name in self._LAZY):
+            root, patches = self, ()
+        out._root, out._patches = root, (*patches, (index, sub))
         return out
+
+    def _patched_column(self, name: str) -> np.ndarray:
+        array = getattr(self._root, name).copy()
+        for index, sub in self._patches:
+            array[index] = getattr(sub, name)
+        return array
+
+    @cached_property
+    def compute_time(self) -> np.ndarray:
+        """s; NaN where unsupported (set by ``__init__``, patched on first read otherwise)."""
+        return self._patched_column("compute_time")
+
+    @cached_property
+    def memory_time(self) -> np.ndarray:
+        """s; the slowest level's time, -inf where none applies."""
+        return self._patched_column("memory_time")
+
+    @cached_property
+    def time_lower(self) -> np.ndarray:
+        """s; the lower time bound, NaN where unsupported."""
+        return self._patched_column("time_lower")
+
+    def cell(self, name: str, k: int, c: int) -> float:
+        """Kernel ``k`` on chip ``c``'s value of the [K, C] column ``name``, without computing or
+        patching the whole column: the table and the explanation read a few cells on every drag
+        step, and each whole derived column is 2.4 MB at 10,000 x 30 (docs/performance.md)."""
+        if name in self.__dict__:
+            return float(self.__dict__[name][k, c])
+        if name in self._LAZY:  # a patched evaluation: the last patch that holds row k, or the root
+            for index, sub in reversed(self._patches):
+                hit = np.flatnonzero(index == k)
+                if hit.size:
+                    return sub.cell(name, int(hit[-1]), c)
+            return self._root.cell(name, k, c)
+        precision = self.kernel_arrays.precision[k]
+        if name == "peak":
+            return float(self.chip_arrays.peak[c, precision])
+        if name == "ceiling":
+            return float(self.chip_arrays.ceiling(self.derated)[c, precision])
+        if name == "time":
+            return self.cell("time_lower", k, c) if self.kernel_arrays.sized[k] else float("nan")
+        if name == "ridge_dram":
+            return self.cell("ceiling", k, c) / float(self.chip_arrays.dram_bandwidth(self.derated)[c])
+        if name == "percent_of_peak":
+            return self.cell("attainable", k, c) / self.cell("peak", k, c) * 100.0
+        if name == "bound":
+            code = int(self.limiter[k, c])
+            return float(BOUND_COMPUTE if code == LIMITER_COMPUTE else
+                         BOUND_UNSUPPORTED if code == LIMITER_UNSUPPORTED else BOUND_MEMORY)
+        return float(getattr(self, name)[k, c])
 
     def pair(self, k: int, c: int) -> Evaluation:
         """Kernel ``k`` on chip ``c`` alone, as a 1 × 1 evaluation: the derived columns of one

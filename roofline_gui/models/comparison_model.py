@@ -438,7 +438,7 @@ class ComparisonTableModel(QAbstractTableModel):
         if field == "attainable":
             return float(r.attainable[row, c]) / self._model.units.ops_per_unit
         if field == "time":
-            return float(r.time[row, c])
+            return r.cell("time", row, c)
         if field == "limiter":
             bound = cmp.bound_name(row, c)
             name = cmp.limiter_name(row, c)

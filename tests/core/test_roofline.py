@@ -216,6 +216,36 @@ def test_evaluator_patches_changed_rows_and_matches_a_fresh_evaluation():
                                   compare(reordered, [A100]).result.attainable)
 
 
+def test_a_chain_of_patches_reads_like_a_fresh_evaluation_cell_by_cell_and_column_by_column():
+    """A drag patches the evaluation step after step; the columns it does not draw are patched
+    only when read, and a single cell is read without building its column."""
+    from dataclasses import replace
+
+    from roofline_gui.core.comparison import Evaluator
+
+    kernels = [Kernel(f"k{i}", "m", "bf16", template="mlp", params={"batch": i + 1, "d_in": 64,
+                                                                       "d_out": 64})
+               for i in range(12)] + [Kernel("s", "SpMV", "fp64", intensity=0.25)]
+    chips = [A100, TPU_V3]
+    evaluator = Evaluator()
+    evaluator.compare(kernels, chips)
+    names = ("attainable", "limiter", "bound", "time_lower", "time", "compute_time",
+             "memory_time", "peak", "ceiling", "ridge_dram", "percent_of_peak")
+    for step, (row, batch) in enumerate([(3, 900), (5, 2), (3, 40), (8, 10_000), (3, 7)]):
+        kernels[row] = replace(kernels[row], params={"batch": batch, "d_in": 64, "d_out": 64})
+        result = evaluator.compare(kernels, chips).result
+        fresh = compare(kernels, chips).result
+        if step < 4:  # cells first: not one of the lazy columns has been built
+            for name in names:
+                for k in range(len(kernels)):
+                    for c in range(len(chips)):
+                        np.testing.assert_array_equal(result.cell(name, k, c), getattr(fresh, name)[k, c])
+            assert not {"time_lower", "compute_time", "memory_time"} & set(vars(result))
+        for name in names:
+            np.testing.assert_array_equal(getattr(result, name), getattr(fresh, name))
+    assert len(result._patches) == 1  # the columns built at step 4 became the root of step 5
+
+
 def test_one_pair_alone_matches_the_full_evaluation():
     kernels = [add_int8(), Kernel("k", "k", "bf16", flops=312e12, bytes={"dram": 1.555e12, "host": 16e9}),
                Kernel("s", "SpMV", "fp64", intensity=0.25)]
