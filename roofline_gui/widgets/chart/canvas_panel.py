@@ -14,7 +14,7 @@ from dataclasses import replace
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGraphicsView, QStackedWidget, QVBoxLayout, QWidget
 
 from roofline_gui.core.chart_scene import union
 from roofline_gui.io.presets import Presets
@@ -52,6 +52,12 @@ class _KernelDropMixin:
         event.accept()
         self.sig_kernels_dropped.emit(decoded[1])
 
+    def _repaint_bounding_rect(self) -> None:
+        # A drag step exposes a few small rects (old and new marker, ring, name). Painted as a
+        # region of several rects, the 30 chips' cached marker images are clipped span by span:
+        # 3.9 ms against 0.85 ms for the same changes' bounding rect (10,000 x 30, this host).
+        self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.BoundingRectViewportUpdate)
+
 
 class OverlayView(_KernelDropMixin, pg.PlotWidget):
     sig_kernels_dropped = Signal(list)  # preset kernel ids
@@ -60,6 +66,7 @@ class OverlayView(_KernelDropMixin, pg.PlotWidget):
         super().__init__(parent, background=background,
                          axisItems={"left": SIAxis("left"), "bottom": SIAxis("bottom")})
         self.setAcceptDrops(True)
+        self._repaint_bounding_rect()
 
 
 class GridView(_KernelDropMixin, pg.GraphicsLayoutWidget):
@@ -69,6 +76,7 @@ class GridView(_KernelDropMixin, pg.GraphicsLayoutWidget):
         super().__init__(parent)
         self.setBackground(background)
         self.setAcceptDrops(True)
+        self._repaint_bounding_rect()
 
 
 class CanvasPanel(QWidget):
@@ -279,18 +287,21 @@ class CanvasPanel(QWidget):
             # The moving kernel is drawn in a small overlay; its old markers stay where they were
             # until the drag ends, as a ghost of the start, so no big scatter item is touched.
             # Lifted before selecting, so the selection ring is drawn without the moving kernel.
-            self._lifted = kernel_id
-            for plot in self.plots:
-                plot.set_lifted(kernel_id)
+            self._set_lifted(kernel_id)
             self.model.select(kernel_id, chip_id)
         self.model.move_kernel_to_intensity(
             kernel_id, intensity * self.options.ops_per_unit, merge_key=("drag", self._drag_serial)
         )
         if finished:
             self._drag_serial += 1
-            self._lifted = None
-            for plot in self.plots:
-                plot.set_lifted(None)
+            self._set_lifted(None)
+
+    def _set_lifted(self, item_id: str | None) -> None:
+        """Start (the dragged kernel's or workload's id) or end (None) a drag on every chart:
+        the view's range, roof labels, legend and note hold still until it ends."""
+        self._lifted = item_id
+        for plot in self.plots:
+            plot.set_lifted(item_id)
 
     def _on_workload_dragged(self, workload_id: str, intensity: float, finished: bool,
                              shift: bool) -> None:
@@ -311,6 +322,7 @@ class CanvasPanel(QWidget):
             key = drag_key(workload, shift)
             values, at = drag_ladder(workload, key, doc.kernels_by_id)
             self._workload_drag = (workload_id, key, values, at)
+            self._set_lifted(workload_id)  # as a kernel's drag: the rest of the chart holds still
             self.model.select(workload_id, None)
         _, key, values, at = self._workload_drag
         target = intensity * self.options.ops_per_unit
@@ -323,6 +335,7 @@ class CanvasPanel(QWidget):
         if finished:
             self._drag_serial += 1
             self._workload_drag = None
+            self._set_lifted(None)
 
     def _on_kernels_dropped(self, preset_ids: list) -> None:
         kernels = [self.presets.kernels[i] for i in preset_ids if i in self.presets.kernels]
