@@ -402,10 +402,13 @@ def _fallback(mark, n: int, x: float, y: float, g: LabelGeometry, item_px) -> Ch
 
 
 def place_labels(scene: ChartScene, g: LabelGeometry, *, selected_chip: str | None,
-                 foreground: str, roofs: bool = True, names: bool = True) -> PlacedLabels:
+                 foreground: str, roofs: bool = True, names: bool = True,
+                 roof_labels: tuple[ChartLabel, ...] | None = None) -> PlacedLabels:
     """Every text of the chart, in order: roofs' (they take their places first), kernels',
-    workloads'."""
-    roof_labels = place_roof_labels(scene, g, selected_chip, foreground) if roofs else ()
+    workloads'. ``roof_labels``, when given, are the roofs' labels already placed (a drag step
+    keeps them where they were and the kernels' names move)."""
+    if roof_labels is None:
+        roof_labels = place_roof_labels(scene, g, selected_chip, foreground) if roofs else ()
     kernel_names = place_kernel_names(scene, g, roof_labels) if names else ()
     workloads = place_workload_labels(scene, g, roof_labels + kernel_names, scene.selection.item)
     return PlacedLabels(roof_labels, kernel_names, workloads, g.px)

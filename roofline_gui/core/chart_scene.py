@@ -41,7 +41,8 @@ PARTS = frozenset({"spec", "roofs", "workloads", "selection", "labels", "measure
 
 @dataclass(frozen=True)
 class Selection:
-    """The selected kernel or workload, the selected chip, and the kernel being dragged."""
+    """The selected kernel or workload, the selected chip, and the kernel or workload being
+    dragged (the rest of the chart holds still meanwhile)."""
 
     item: str | None = None
     chip: str | None = None

@@ -299,3 +299,31 @@ def test_side_by_side_charts_are_the_same_size_so_their_linked_decades_match(win
     sizes = {(round(p.plot.getViewBox().width()), round(p.plot.getViewBox().height()))
              for p in window.canvas.plots}
     assert len(window.canvas.plots) == 3 and len(sizes) == 1, sizes
+
+
+def test_a_workload_drag_holds_the_view_and_roof_labels_still_until_it_ends(window):
+    """While a workload is dragged its marks follow every step, and the rest of the chart (the
+    view's range, the roofs' labels, the legend) holds still under the pointer; on release the
+    view fits again and the labels are placed clear of where it ended."""
+    from roofline_gui.widgets.app.file_actions import examples
+
+    path = next(p for p in examples() if p.stem == "llama-3-8b-on-three-chips")
+    window.files.open(str(path))
+    QApplication.processEvents()
+    model, canvas, plot = window.model, window.canvas, window.canvas.overlay_plot
+    wid = model.document.workloads[0].id
+    start = model.workload_result(wid).intensity
+    before = plot.visible_range()
+    canvas._on_workload_dragged(wid, start * 4, False, False)
+    QApplication.processEvents()
+    labels = plot.scene.labels.roofs
+    canvas._on_workload_dragged(wid, start * 16, False, False)
+    QApplication.processEvents()
+    assert plot.scene.selection.lifted == wid
+    assert plot.visible_range() == before and plot.scene.labels.roofs is labels
+    assert model.workload_result(wid).intensity > start and chart_mismatches(plot) == []
+    canvas._on_workload_dragged(wid, start * 16, True, False)
+    QApplication.processEvents()
+    assert plot.scene.selection.lifted is None and chart_mismatches(plot) == []
+    assert contains(_grown(plot.visible_range()), plot.scene.fit.range)
+    assert model.undo_stack.count() == 1  # the whole drag is one undo step

@@ -186,10 +186,10 @@ class RooflinePlot(QObject):
             self.selected_chip = chip_id
             self._rebuild()
 
-    def set_lifted(self, kernel_id: str | None) -> None:
-        """Start (a kernel id) or end (None) a drag of a kernel's marker."""
-        if kernel_id != self.lifted:
-            self.lifted = kernel_id
+    def set_lifted(self, item_id: str | None) -> None:
+        """Start (a kernel's or a workload's id) or end (None) a drag of its marker."""
+        if item_id != self.lifted:
+            self.lifted = item_id
             self._rebuild()
 
     # -- scenes ---------------------------------------------------------------------------------
@@ -256,11 +256,18 @@ class RooflinePlot(QObject):
         g = self.label_geometry(scene)
         if g is None:
             return scene.with_labels(chart_labels.PlacedLabels())
+        old = self.scene
+        # During a drag only the dragged kernel moves: the roofs' labels stay where they were
+        # (1 ms a step at 10,000 x 30) and are placed again, clear of it, on release.
+        keep = (scene.selection.lifted is not None and old is not None
+                and old.selection.lifted == scene.selection.lifted and old.roofs is scene.roofs
+                and old.labels.px == g.px and old.spec.units == scene.spec.units)
         labels = place_labels(scene, g, selected_chip=self.selected_chip,
                               foreground=self.options.foreground, roofs=self.options.show_labels,
-                              names=self.options.kernel_labels)
-        if self.scene is not None and self.scene.labels == labels:
-            labels = self.scene.labels  # the same texts in the same places: nothing to redraw
+                              names=self.options.kernel_labels,
+                              roof_labels=old.labels.roofs if keep else None)
+        if old is not None and old.labels == labels:
+            labels = old.labels  # the same texts in the same places: nothing to redraw
         return scene.with_labels(labels)
 
     def _fit_of(self, scene: ChartScene):

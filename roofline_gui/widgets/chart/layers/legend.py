@@ -40,6 +40,8 @@ class LegendLayer(ChartLayer):
         return out
 
     def draw(self, scene: ChartScene) -> None:
+        if scene.selection.lifted is not None and self._entries is not None:
+            return  # a drag moves one kernel along its path: no chip, shape or precision changes
         entries = self.entries(scene) if self.shown else []
         key = [(e[0], e[1].color().name(), e[1].style(), *e[2:]) for e in entries]
         if key != self._entries:  # each set_entries lays the legend out again

@@ -9,6 +9,7 @@ from collections.abc import Callable
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QGraphicsItem
 
 from roofline_gui.core.chart_scene import ChartScene
 from roofline_gui.core.units import format_time
@@ -53,6 +54,10 @@ class WorkloadsLayer(ChartLayer):
             point.sigClicked.connect(
                 lambda _s, points, _ev: len(points) and self.on_clicked(points[0].data()))
             label = self.add(pg.TextItem(color=self.style.foreground, anchor=(0, 1)), 12)
+            # A drag step repaints the bounding rect of what moved, often most of the chart:
+            # the other workloads' marks are blitted from their images, not painted again.
+            for item in (entries, point):
+                item.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
             items = self._items[wid] = (entries, point, label)
         return items
 
