@@ -68,6 +68,7 @@ class ChipForm(QWidget):
         self.model = model
         self.chip_id: str | None = None
         self._structure = None
+        self._filled: Chip | None = None  # the chip object the fields show
         self.compute_fields: dict[str, QuantityEdit] = {}
         self.fraction_fields: dict[str, QuantityEdit] = {}
         self.compute_notes: dict[str, QLabel] = {}
@@ -86,8 +87,9 @@ class ChipForm(QWidget):
             self._structure = structure
             self.chip_id = chip_id if chip else None
             self._rebuild(chip)
-        elif chip is not None:
+        elif chip is not None and chip is not self._filled:  # a kernel's edit leaves it alone
             self._fill(chip)
+        self._filled = chip
 
     # -- building -------------------------------------------------------------------------------
     def _rebuild(self, chip: Chip | None) -> None:
