@@ -34,7 +34,7 @@ from roofline_gui.core.document import Document
 from roofline_gui.core.edits import SetField, apply, insert_new
 from roofline_gui.core.errors import RooflineError
 from roofline_gui.core.kernel import Kernel
-from roofline_gui.core.templates import TEMPLATES, Template
+from roofline_gui.core.templates import RESIDENCES, TEMPLATES, Template
 from roofline_gui.core.units import PRECISIONS
 from roofline_gui.core.workload import Workload
 from roofline_gui.io import csv_export
@@ -43,7 +43,7 @@ from roofline_gui.io.presets import Presets, default_presets
 
 __all__ = [
     "Results", "WorkloadResults", "batch_sweep", "chip", "chips", "evaluate",
-    "evaluate_workloads", "kernel", "load_session", "measure_this_computer", "preset_kernel",
+    "evaluate_workloads", "kernel", "load_session", "measure_this_computer", "operands", "preset_kernel",
     "preset_kernels", "presets", "save_session", "session", "templates", "with_measured",
     "workload", "workloads", "write_csv", "write_png", "write_workloads_csv",
 ]
@@ -93,10 +93,13 @@ def preset_kernel(name_or_id: str) -> Kernel:
 
 
 def kernel(template: str, precision: str, *, name: str = "", storage: str | None = None,
-           **params: float) -> Kernel:
+           resides: dict[str, str] | None = None, **params: float) -> Kernel:
     """A kernel from a template, named from its parameters unless ``name`` is given; unnamed
     parameters take the template's defaults. ``storage`` is the precision values are stored in
-    (int8 weights with bf16 math: ``precision="bf16", storage="int8"``)."""
+    (int8 weights with bf16 math: ``precision="bf16", storage="int8"``). ``resides`` says where
+    operands live when not in main memory: ``{"a": "cache", "b": "cache"}`` keeps them on chip
+    across calls, ``{"x": "host"}`` brings x over the host link every call (the template's
+    operand names: ``rf.operands(template)``)."""
     if template not in TEMPLATES:
         raise RooflineError(f"no template {template!r}; templates: {', '.join(TEMPLATES)}")
     spec = TEMPLATES[template]
@@ -115,9 +118,24 @@ def kernel(template: str, precision: str, *, name: str = "", storage: str | None
                                 f"to {p.maximum:g}")
         values[key] = float(value)
     values = {p.name: values.get(p.name, p.default) for p in spec.params}
+    names = [op.name for op in spec.operands]
+    for operand, where in (resides or {}).items():
+        if operand not in names:
+            raise RooflineError(f"{template} has no operand {operand!r}; it has {', '.join(names)}")
+        if where not in RESIDENCES:
+            raise RooflineError(f"{template}.{operand} lives in {where!r}: one of "
+                                f"{', '.join(RESIDENCES)}")
     made = Kernel("k", "", precision, category=spec.category, template=template, params=values,
-                  storage_precision=None if storage == precision else storage)
+                  storage_precision=None if storage == precision else storage,
+                  resides={o: resides[o] for o in names if (resides or {}).get(o, "dram") != "dram"})
     return replace(made, name=name or made.auto_name())
+
+
+def operands(template: str) -> list[tuple[str, str, str]]:
+    """A template's operands in formula order: (name, role, what it is); ``resides`` names them."""
+    if template not in TEMPLATES:
+        raise RooflineError(f"no template {template!r}; templates: {', '.join(TEMPLATES)}")
+    return [(op.name, op.role, op.label) for op in TEMPLATES[template].operands]
 
 
 def session(chips: Iterable[Chip], kernels: Iterable[Kernel] = (), *, title: str = "",

@@ -19,13 +19,12 @@ from roofline_gui.core.roofline import (
     BOUND_NAMES,
     LIMITER_COMPUTE,
     LIMITER_UNSUPPORTED,
-    ROLE_INDEX,
     ChipArrays,
     Evaluation,
     KernelArrays,
     evaluate,
 )
-from roofline_gui.core.units import format_plain
+from roofline_gui.core.units import MEMORY_ROLES, format_plain
 
 CSV_COLUMNS = (
     "chip",
@@ -41,6 +40,8 @@ CSV_COLUMNS = (
     # measured columns, filled for kernels that carry a measurement
     "measured_flop_per_s",
     "measured_percent_of_roof",
+    # bytes per call at each memory role, empty where the kernel moves none there
+    *(f"{role}_bytes" for role in MEMORY_ROLES),
 )
 
 
@@ -77,8 +78,9 @@ class Comparison:
 
     @cached_property
     def dram_intensity(self) -> np.ndarray:
-        """[K] ops per dram byte."""
-        return self.result.intensity[:, ROLE_INDEX["dram"]]
+        """[K] ops per dram byte, the x of the main-memory chart (a kernel with no main-memory
+        bytes: per byte at the first level it moves bytes through, KernelArrays.shown_intensity)."""
+        return self.kernel_arrays.shown_intensity()
 
     def speedup(self, baseline: int) -> np.ndarray:
         """[K, C] attainable on each chip ÷ attainable on the baseline chip (= time ratio)."""
@@ -124,6 +126,9 @@ class Comparison:
             "percent_of_peak": format_plain(float(r.percent_of_peak[k, c])),
             "measured_flop_per_s": format_plain(rate),
             "measured_percent_of_roof": format_plain(percent),
+            **{f"{role}_bytes": (format_plain(float(self.kernel_arrays.bytes[k, i]))
+                                 if self.kernels[k].has_size else "")
+               for i, role in enumerate(MEMORY_ROLES)},
         }
 
     def rows(self) -> list[dict[str, str]]:

@@ -39,6 +39,9 @@ class Kernel:
     notes: str = ""
     source: str = ""
     preset: str | None = None
+    #: where each of a template kernel's operands lives, when not main memory:
+    #: {"a": "cache", "x": "host"} (core.templates.RESIDENCES); absent operands live in dram
+    resides: dict[str, str] = field(default_factory=dict)
 
     @property
     def is_measured(self) -> bool:
@@ -62,7 +65,7 @@ class Kernel:
     def traffic(self) -> Traffic:
         """Ops and bytes per role. Intensity-only kernels give ops = intensity per dram byte."""
         if self.template is not None:
-            return TEMPLATES[self.template].traffic(self.params, self.bytes_per_value)
+            return TEMPLATES[self.template].traffic(self.params, self.bytes_per_value, self.resides)
         if self.flops is not None:
             return Traffic(self.flops, dict(self.bytes), dict(self.write_bytes))
         return Traffic(float(self.intensity or 0.0), {"dram": 1.0}, {})
@@ -82,7 +85,26 @@ class Kernel:
             return ""
         precision = (f"{self.storage_precision} storage, {self.precision} math"
                      if self.storage_precision else self.precision)
-        return f"{TEMPLATES[self.template].describe(self.params)} ({precision})"
+        return f"{TEMPLATES[self.template].describe(self.params)}{self.placement()} ({precision})"
+
+    def placement(self) -> str:
+        """Where operands live when not all in main memory, as a name reads it:
+        ', a and b on chip', ', A and B over the host link'."""
+        parts = []
+        for level, words in (("cache", "on chip"), ("host", "over the host link")):
+            names = [n for n, r in self.resides.items() if r == level]
+            if names:
+                listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+                parts.append(f"{listed} {words}")
+        return "".join(f", {p}" for p in parts)
+
+    def with_resides(self, resides: dict[str, str]) -> Kernel:
+        """The template kernel with its operands living where ``resides`` says (dram entries are
+        dropped: main memory is the default), its name kept in step."""
+        template = TEMPLATES[self.template]
+        kept = {op.name: resides[op.name] for op in template.operands
+                if resides.get(op.name, "dram") != "dram"}
+        return _follow_name(self, replace(self, resides=kept))
 
     def with_params(self, **changes: float) -> Kernel:
         """The template kernel with some parameters changed, its name kept in step."""

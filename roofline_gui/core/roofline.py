@@ -93,6 +93,19 @@ class KernelArrays:
         with np.errstate(divide="ignore", invalid="ignore"):
             return self.ops[:, None] / self.bytes
 
+    def shown_intensity(self) -> np.ndarray:
+        """[K] the intensity a kernel is drawn at with main memory only: ops per dram byte, or,
+        for a kernel whose operands all live off main memory, per byte at the first level of
+        ``MEMORY_ROLES`` it moves bytes through (never NaN for a kernel that moves bytes)."""
+        every = self.intensity()
+        out = every[:, ROLE_INDEX["dram"]].copy()
+        for role in MEMORY_ROLES:
+            missing = ~np.isfinite(out)
+            if not missing.any():
+                break
+            out[missing] = every[missing, ROLE_INDEX[role]]
+        return out
+
 
 @dataclass(frozen=True)
 class ChipArrays:

@@ -14,7 +14,7 @@ import numpy as np
 
 from roofline_gui.core.kernel import Kernel
 from roofline_gui.core.roofline import MEMORY_ROLES, PRECISION_INDEX, ROLE_INDEX, KernelArrays
-from roofline_gui.core.templates import TEMPLATES
+from roofline_gui.core.templates import TEMPLATES, place
 
 #: Templates whose intensity does not depend on their parameters (STREAM kernels by design).
 FIXED_INTENSITY = frozenset({"triad", "dot"})
@@ -36,7 +36,8 @@ def sweep(kernel: Kernel, points: int = 400) -> tuple[np.ndarray, KernelArrays]:
     template = TEMPLATES[kernel.template]
     values = main_param_values(kernel, points)
     params = {**template.defaults(), **kernel.params, template.main_param: values}
-    traffic = template.function(params, kernel.bytes_per_value)
+    traffic = place(template.operands, template.function(params, kernel.bytes_per_value),
+                    kernel.resides)
     n = len(values)
     nbytes = np.full((n, len(MEMORY_ROLES)), np.nan)
     writes = np.zeros((n, len(MEMORY_ROLES)))
@@ -91,7 +92,7 @@ def move_to_intensity(kernel: Kernel, target: float) -> Move:
     if not can_move(kernel):
         return Move(kernel)
     values, ka = sweep(kernel)
-    intensity = ka.intensity()[:, ROLE_INDEX["dram"]]
+    intensity = ka.shown_intensity()
     best, note = _along_path(values, intensity, target)
     spec = TEMPLATES[kernel.template].param(TEMPLATES[kernel.template].main_param)
     if note:
@@ -123,5 +124,5 @@ def describe_move(kernel: Kernel) -> str:
         template = TEMPLATES[kernel.template]
         spec = template.param(template.main_param)
         return f"{spec.label} = {kernel.params.get(spec.name, spec.default):,.0f}"
-    intensity = kernel.traffic().ops / kernel.traffic().bytes["dram"]
-    return f"intensity {intensity:,.4g} op/B"
+    traffic = kernel.traffic()
+    return f"intensity {traffic.ops / traffic.bytes['dram']:,.4g} op/B"

@@ -6,8 +6,14 @@ stored value of the kernel's storage precision (fp32 4, bf16 2, int8 1, int4 0.5
 states the formula with units; the UI shows it, and ``steps`` fills the numbers in.
 
 Conventions: ops count every add and every multiply (one MAC = 2 ops); bytes are compulsory
-traffic at the ``dram`` level: each input read once and each output written once, as if caches
-were perfect. Real kernels move at least this much.
+traffic: each operand read once (inputs, weights) or written once (outputs), as if caches were
+perfect. Real kernels move at least this much.
+
+Where each operand lives (``Template.operands``, a kernel's ``resides``): ``dram`` (the default)
+puts its bytes on main memory; ``cache`` keeps it in the chip's on-chip level across calls (the
+article's fixed ``a`` and ``b``, the TPU's activations in its unified buffer): no main-memory
+bytes, its reads and writes at that level, and it must fit there; ``host`` brings it over the
+host link every call (and its bytes are counted there only).
 """
 
 from __future__ import annotations
@@ -28,6 +34,76 @@ class Traffic:
     bytes: dict[str, float]
     writes: dict[str, float] = field(default_factory=dict)
     steps: tuple[str, ...] = ()
+    #: bytes that must stay in the on-chip level across calls (operands that live in ``cache``)
+    resident: float = 0.0
+    #: (operand name, residence) of those not in main memory, in formula order
+    placed: tuple[tuple[str, str], ...] = ()
+
+
+#: Where an operand may live, and how the formula says it.
+RESIDENCES: tuple[str, ...] = ("dram", "cache", "host")
+RESIDENCE_LABELS: dict[str, str] = {
+    "dram": "main memory",
+    "cache": "on chip (kept across calls)",
+    "host": "host link (every call)",
+}
+#: An operand's role in the kernel.
+OPERAND_ROLES: tuple[str, ...] = ("input", "weight", "output")
+
+
+@dataclass(frozen=True)
+class Operand:
+    """One array a kernel reads (an input or a weight) or writes (an output)."""
+
+    name: str
+    role: str
+    label: str = ""  # what it is, for the form: "the weights W"
+
+
+@dataclass(frozen=True)
+class Counted:
+    """What a template function gives: ops, each operand's bytes per call (in
+    ``Template.operands`` order) and the formula's steps with the numbers filled in."""
+
+    ops: float
+    operands: dict[str, float]
+    steps: tuple[str, ...] = ()
+
+
+def place(operands: tuple[Operand, ...], counted: Counted,
+          resides: Mapping[str, str] | None = None) -> Traffic:
+    """The bytes of each memory role from where each operand lives: reads of inputs and weights,
+    writes of outputs, at the operand's level. The steps gain a line per level the bytes go to
+    when not every operand is in main memory."""
+    resides = resides or {}
+    nbytes: dict[str, float] = {}
+    writes: dict[str, float] = {}
+    names: dict[str, list[str]] = {}
+    resident = 0.0
+    for op in operands:
+        value = counted.operands[op.name]
+        level = resides.get(op.name, "dram")
+        nbytes[level] = nbytes.get(level, 0.0) + value
+        if op.role == "output":
+            writes[level] = writes.get(level, 0.0) + value
+        if level == "cache":
+            resident = resident + value
+        names.setdefault(level, []).append(op.name)
+    steps = counted.steps
+    placed = tuple((op.name, resides[op.name]) for op in operands
+                   if resides.get(op.name, "dram") != "dram")
+    if placed:
+        lines = []
+        for level in RESIDENCES:
+            if level not in names:
+                continue
+            parts = [f"{name} {_g(counted.operands[name])}" for name in names[level]]
+            total = f" = {_g(nbytes[level])} B" if len(parts) > 1 else " B"
+            lines.append(f"at {RESIDENCE_LABELS[level]}: {' + '.join(parts)}{total}")
+        if "dram" not in names:
+            lines.append("no main-memory bytes: every operand stays off main memory")
+        steps = (*steps, "bytes by where each operand lives:", *(f"  {line}" for line in lines))
+    return Traffic(counted.ops, nbytes, writes, tuple(steps), resident, placed)
 
 
 @dataclass(frozen=True)
@@ -52,9 +128,11 @@ class Template:
     category: str
     params: tuple[Param, ...]
     main_param: str
-    function: Callable[[Mapping[str, float], float], Traffic]
+    function: Callable[[Mapping[str, float], float], Counted]
     # What sets a kernel apart from others of its template, for its name: "4096×4096, batch 8".
     title: Callable[[Mapping[str, float]], str] = lambda p: ""
+    #: the arrays it reads and writes, in formula order (each can live elsewhere: ``resides``)
+    operands: tuple[Operand, ...] = ()
 
     @property
     def formula(self) -> str:
@@ -76,9 +154,13 @@ class Template:
         value = {**self.defaults(), **params}[self.main_param]
         return _PHRASES.get(self.main_param, self.main_param + " = {}").format(_count(value))
 
-    def traffic(self, params: Mapping[str, float], bytes_per_value: float) -> Traffic:
+    def operand(self, name: str) -> Operand:
+        return next(op for op in self.operands if op.name == name)
+
+    def traffic(self, params: Mapping[str, float], bytes_per_value: float,
+                resides: Mapping[str, str] | None = None) -> Traffic:
         merged = {**self.defaults(), **params}
-        return self.function(merged, bytes_per_value)
+        return place(self.operands, self.function(merged, bytes_per_value), resides)
 
 
 def _g(x: float) -> str:
@@ -110,8 +192,8 @@ def _edges(*dims: float) -> str:
     return "×".join(_count(d) for d in dims)
 
 
-def _t(ops, dram, writes, *steps: str) -> Traffic:
-    return Traffic(ops, {"dram": dram}, {"dram": writes}, tuple(steps))
+def _c(ops, operands: dict, *steps: str) -> Counted:
+    return Counted(ops, operands, tuple(steps))
 
 
 def elementwise(p, b):
@@ -120,7 +202,7 @@ def elementwise(p, b):
     bytes = 3·n·b                  (read a, read b, write out; b = bytes per value)
     intensity = f / (3·b) op/B     (a plain add: int8 1/3 op/B, fp32 1/12 op/B)"""
     n, f = p["n"], p["fused_ops"]
-    return _t(f * n, 3 * n * b, n * b,
+    return _c(f * n, {"a": n * b, "b": n * b, "out": n * b},
               f"ops = f·n = {_g(f)}·{_g(n)} = {_g(f * n)}",
               f"bytes = 3·n·b = 3·{_g(n)}·{_g(b)} = {_g(3 * n * b)} B")
 
@@ -131,7 +213,7 @@ def triad(p, b):
     bytes = 3·n·b                  (read b and c, write a; STREAM's count. A cache with
                                     write-allocate also reads a first: 4·n·b on the bus)"""
     n = p["n"]
-    return _t(2 * n, 3 * n * b, n * b,
+    return _c(2 * n, {"b": n * b, "c": n * b, "a": n * b},
               f"ops = 2·n = 2·{_g(n)} = {_g(2 * n)}",
               f"bytes = 3·n·b = 3·{_g(n)}·{_g(b)} = {_g(3 * n * b)} B")
 
@@ -141,7 +223,7 @@ def dot(p, b):
     ops   = 2·n                    (1 multiply + 1 add per element)
     bytes = 2·n·b + b              (read x and y, write the scalar s)"""
     n = p["n"]
-    return _t(2 * n, 2 * n * b + b, b + 0 * n,
+    return _c(2 * n, {"x": n * b, "y": n * b, "s": b + 0 * n},
               f"ops = 2·n = {_g(2 * n)}",
               f"bytes = 2·n·b + b = {_g(2 * n * b + b)} B")
 
@@ -155,7 +237,7 @@ def gemm(p, b):
     ops = 2 * m * n * k
     reads = (m * k + k * n) * b
     writes = m * n * b
-    return _t(ops, reads + writes, writes,
+    return _c(ops, {"A": m * k * b, "B": k * n * b, "C": writes},
               f"ops = 2·m·n·k = 2·{_g(m)}·{_g(n)}·{_g(k)} = {_g(ops)}",
               f"bytes = (m·k + k·n + m·n)·b = ({_g(m * k)} + {_g(k * n)} + {_g(m * n)})·{_g(b)}"
               f" = {_g(reads + writes)} B")
@@ -171,7 +253,7 @@ def mlp(p, b):
     ops = 2 * bs * di * do
     weights = di * do * b
     acts = bs * (di + do) * b
-    return _t(ops, weights + acts, bs * do * b,
+    return _c(ops, {"W": weights, "x": bs * di * b, "y": bs * do * b},
               f"ops = 2·B·d_in·d_out = 2·{_g(bs)}·{_g(di)}·{_g(do)} = {_g(ops)}",
               f"weights = d_in·d_out·b = {_g(weights)} B (read once for the whole batch)",
               f"activations = B·(d_in + d_out)·b = {_g(acts)} B",
@@ -190,7 +272,7 @@ def conv2d(p, b):
     ho, wo = np.ceil(h / s), np.ceil(w / s)
     ops = 2 * bs * co * ho * wo * ci * k * k
     inp, wts, out = bs * ci * h * w * b, ci * co * k * k * b, bs * co * ho * wo * b
-    return _t(ops, inp + wts + out, out,
+    return _c(ops, {"input": inp, "weights": wts, "output": out},
               f"output = {_g(ho)}×{_g(wo)}",
               f"ops = 2·B·C_out·Ho·Wo·C_in·K² = {_g(ops)}",
               f"bytes = input {_g(inp)} + weights {_g(wts)} + output {_g(out)} = "
@@ -208,7 +290,7 @@ def lstm(p, b):
     ops = 2 * bs * 4 * h * (x + h)
     weights = 4 * h * (x + h) * b
     acts = bs * (x + 2 * h) * b + 2 * bs * h * b
-    return _t(ops, weights + acts, 2 * bs * h * b,
+    return _c(ops, {"W": weights, "x": bs * x * b, "h, c": 2 * bs * h * b, "h', c'": 2 * bs * h * b},
               f"ops = 2·B·4h·(x+h) = 2·{_g(bs)}·4·{_g(h)}·({_g(x)}+{_g(h)}) = {_g(ops)}",
               f"weights = 4h·(x+h)·b = {_g(weights)} B",
               f"activations = {_g(acts)} B",
@@ -224,7 +306,7 @@ def attention_prefill(p, b):
     bs, s, h, d = p["batch"], p["seq"], p["heads"], p["head_dim"]
     ops = 4 * bs * h * s * s * d
     io = 4 * bs * h * s * d * b
-    return _t(ops, io, io / 4,
+    return _c(ops, {"Q": io / 4, "K": io / 4, "V": io / 4, "O": io / 4},
               f"ops = 4·B·H·S²·D = 4·{_g(bs)}·{_g(h)}·{_g(s)}²·{_g(d)} = {_g(ops)}",
               f"bytes = 4·B·H·S·D·b = {_g(io)} B")
 
@@ -241,7 +323,7 @@ def attention_decode(p, b):
     ops = 4 * bs * hkv * g * ctx * d
     kv = 2 * bs * hkv * ctx * d * b
     qo = 2 * bs * hkv * g * d * b
-    return _t(ops, kv + qo, qo / 2,
+    return _c(ops, {"KV cache": kv, "q": qo / 2, "o": qo / 2},
               f"ops = 4·B·Hkv·G·L·D = {_g(ops)}",
               f"KV cache = 2·B·Hkv·L·D·b = {_g(kv)} B",
               f"bytes = {_g(kv + qo)} B")
@@ -257,7 +339,7 @@ def spmv(p, b):
     ops = 2 * nnz
     mat = nnz * (b + i) + (n + 1) * i
     vec = 2 * n * b
-    return _t(ops, mat + vec, n * b,
+    return _c(ops, {"matrix": mat, "x": n * b, "y": n * b},
               f"ops = 2·nnz = {_g(ops)}",
               f"matrix = nnz·(b+i) + (n+1)·i = {_g(mat)} B",
               f"vectors = 2·n·b = {_g(vec)} B",
@@ -272,7 +354,7 @@ def stencil7(p, b):
     intensity = 4·T / b: fusing steps is how a stencil climbs the roof"""
     n = p["nx"] * p["ny"] * p["nz"]
     t = p["steps"]
-    return _t(8 * n * t, 2 * n * b, n * b,
+    return _c(8 * n * t, {"grid in": n * b, "grid out": n * b},
               f"N = {_g(n)} points",
               f"ops = 8·N·T = {_g(8 * n * t)}",
               f"bytes = 2·N·b = {_g(2 * n * b)} B")
@@ -287,7 +369,7 @@ def fft3d(p, b):
     n = p["n"] ** 3
     ops = 5 * n * np.log2(n)
     io = 4 * n * b
-    return _t(ops, io, io / 2,
+    return _c(ops, {"x": io / 2, "X": io / 2},
               f"N = n³ = {_g(n)}",
               f"ops = 5·N·log2 N = {_g(ops)}",
               f"bytes = 4·N·b = {_g(io)} B")
@@ -295,6 +377,10 @@ def fft3d(p, b):
 
 def _p(name, label, default, minimum=1, maximum=1e9):
     return Param(name, label, default, minimum, maximum)
+
+
+def _o(name, role, label):
+    return Operand(name, role, label)
 
 
 def _title_elementwise(p):
@@ -318,49 +404,84 @@ TEMPLATES: dict[str, Template] = {
     for t in (
         Template("elementwise", "Elementwise out = a + b", "streaming",
                  (_p("n", "elements n", 1e8), _p("fused_ops", "fused ops per element f", 1, 1, 1e6)),
-                 "fused_ops", elementwise, _title_elementwise),
+                 "fused_ops", elementwise, _title_elementwise,
+                 operands=(_o("a", "input", "input a"),
+                           _o("b", "input", "input b"),
+                           _o("out", "output", "the result out"))),
         Template("triad", "STREAM triad", "streaming",
                  (_p("n", "elements n", 1e8),), "n", triad,
-                 lambda p: f"STREAM triad, n = {_count(p['n'])}"),
+                 lambda p: f"STREAM triad, n = {_count(p['n'])}",
+                 operands=(_o("b", "input", "input b"),
+                           _o("c", "input", "input c"),
+                           _o("a", "output", "the result a"))),
         Template("dot", "Dot product / reduction", "streaming",
                  (_p("n", "elements n", 1e8),), "n", dot,
-                 lambda p: f"Dot product, n = {_count(p['n'])}"),
+                 lambda p: f"Dot product, n = {_count(p['n'])}",
+                 operands=(_o("x", "input", "vector x"),
+                           _o("y", "input", "vector y"),
+                           _o("s", "output", "the scalar s"))),
         Template("gemm", "GEMM (m, n, k)", "dense linear algebra",
                  (_p("m", "rows m", 4096, 1, 1e7), _p("n", "columns n", 4096, 1, 1e7),
                   _p("k", "inner k", 4096, 1, 1e7)),
-                 "m", gemm, lambda p: f"GEMM {_edges(p['m'], p['n'], p['k'])}"),
+                 "m", gemm, lambda p: f"GEMM {_edges(p['m'], p['n'], p['k'])}",
+                 operands=(_o("A", "input", "matrix A (m×k)"),
+                           _o("B", "weight", "matrix B (k×n)"),
+                           _o("C", "output", "the result C (m×n)"))),
         Template("mlp", "Dense / MLP layer", "neural network",
                  (_p("batch", "batch B", 1, 1, 1e6), _p("d_in", "inputs d_in", 4096),
                   _p("d_out", "outputs d_out", 4096)), "batch", mlp,
-                 lambda p: f"MLP layer {_count(p['d_in'])}×{_count(p['d_out'])}, batch {_count(p['batch'])}"),
+                 lambda p: f"MLP layer {_count(p['d_in'])}×{_count(p['d_out'])}, batch {_count(p['batch'])}",
+                 operands=(_o("W", "weight", "the weights W"),
+                           _o("x", "input", "activations in x"),
+                           _o("y", "output", "activations out y"))),
         Template("conv2d", "Conv2D layer", "neural network",
                  (_p("batch", "batch B", 1, 1, 1e6), _p("c_in", "input channels", 256),
                   _p("c_out", "output channels", 256), _p("height", "height H", 56),
                   _p("width", "width W", 56), _p("kernel", "filter K", 3, 1, 31),
-                  _p("stride", "stride s", 1, 1, 16)), "batch", conv2d, _title_conv),
+                  _p("stride", "stride s", 1, 1, 16)), "batch", conv2d, _title_conv,
+                 operands=(_o("input", "input", "the input image"),
+                           _o("weights", "weight", "the filter weights"),
+                           _o("output", "output", "the output image"))),
         Template("lstm", "LSTM step", "neural network",
                  (_p("batch", "batch B", 1, 1, 1e6), _p("input", "input size x", 1024),
                   _p("hidden", "hidden size h", 1024)), "batch", lstm,
-                 lambda p: f"LSTM step, h = {_count(p['hidden'])}, batch {_count(p['batch'])}"),
+                 lambda p: f"LSTM step, h = {_count(p['hidden'])}, batch {_count(p['batch'])}",
+                 operands=(_o("W", "weight", "the gate weights W"),
+                           _o("x", "input", "the input x"),
+                           _o("h, c", "input", "the state h and c read"),
+                           _o("h', c'", "output", "the state h and c written"))),
         Template("attention_prefill", "Attention, prefill", "transformer",
                  (_p("batch", "batch B", 1), _p("seq", "sequence S", 2048, 1, 1e7),
                   _p("heads", "heads H", 32), _p("head_dim", "head dim D", 128)),
                  "seq", attention_prefill,
-                 lambda p: f"Attention prefill, S = {_count(p['seq'])}, batch {_count(p['batch'])}"),
+                 lambda p: f"Attention prefill, S = {_count(p['seq'])}, batch {_count(p['batch'])}",
+                 operands=(_o("Q", "input", "queries Q"),
+                           _o("K", "input", "keys K"),
+                           _o("V", "input", "values V"),
+                           _o("O", "output", "the output O"))),
         Template("attention_decode", "Attention, decode (KV cache)", "transformer",
                  (_p("batch", "batch B", 16), _p("context", "KV cache length L", 4096),
                   _p("kv_heads", "KV heads Hkv", 8), _p("group", "query heads per KV head G", 4, 1, 128),
                   _p("head_dim", "head dim D", 128)), "group", attention_decode,
                  lambda p: (f"Attention decode, L = {_count(p['context'])}, GQA {_count(p['group'])}, "
-                            f"batch {_count(p['batch'])}")),
+                            f"batch {_count(p['batch'])}"),
+                 operands=(_o("KV cache", "input", "the K and V caches"),
+                           _o("q", "input", "the new queries q"),
+                           _o("o", "output", "the output o"))),
         Template("spmv", "SpMV (CSR)", "sparse",
                  (_p("rows", "rows n", 1e6), _p("nnz", "non-zeros", 2.7e7, 1, 1e12),
                   _p("index_bytes", "index width i (B)", 4, 1, 8)), "nnz", spmv,
-                 lambda p: f"SpMV CSR, {_count(p['rows'])} rows, {_count(p['nnz'])} non-zeros"),
+                 lambda p: f"SpMV CSR, {_count(p['rows'])} rows, {_count(p['nnz'])} non-zeros",
+                 operands=(_o("matrix", "weight", "the CSR matrix (values, indices, row pointers)"),
+                           _o("x", "input", "vector x"),
+                           _o("y", "output", "vector y"))),
         Template("stencil7", "7-point stencil", "structured grid",
                  (_p("nx", "nx", 512), _p("ny", "ny", 512), _p("nz", "nz", 512),
-                  _p("steps", "fused steps T", 1, 1, 1000)), "steps", stencil7, _title_stencil),
+                  _p("steps", "fused steps T", 1, 1, 1000)), "steps", stencil7, _title_stencil,
+                 operands=(_o("grid in", "input", "the grid read"),
+                           _o("grid out", "output", "the grid written"))),
         Template("fft3d", "3-D FFT", "spectral",
-                 (_p("n", "edge n", 256, 2, 1e4),), "n", fft3d, lambda p: f"3-D FFT {_count(p['n'])}³"),
+                 (_p("n", "edge n", 256, 2, 1e4),), "n", fft3d, lambda p: f"3-D FFT {_count(p['n'])}³",
+                 operands=(_o("x", "input", "the input grid"), _o("X", "output", "the transformed grid"),)),
     )
 }

@@ -20,7 +20,7 @@ from typing import Any
 
 from roofline_gui.core.errors import ValidationError
 from roofline_gui.core.kernel import Kernel
-from roofline_gui.core.templates import TEMPLATES
+from roofline_gui.core.templates import RESIDENCES, TEMPLATES
 from roofline_gui.core.units import MEMORY_ROLES, PRECISIONS
 from roofline_gui.core.workload import KINDS, LINK_ROLES, MAX_DIM, PHASES, Workload, build
 from roofline_gui.io.presets import Presets, default_presets
@@ -157,6 +157,9 @@ def session_schema(presets: Presets | None = None) -> dict:
             "storage_precision": _optional({"$ref": "#/$defs/precision"}),
             "template": {"enum": list(TEMPLATES)},
             "params": {"type": "object"},
+            "resides": {"type": "object", "additionalProperties": {"enum": list(RESIDENCES)},
+                        "description": "where each operand (by the template's operand names) "
+                                       "lives when not in main memory: cache or host"},
             "flops": _positive(MAX_SIZE, "ops per call (1 MAC = 2 ops)"),
             "bytes": {**per_role, "required": ["dram"], "additionalProperties": size,
                       "description": "bytes moved per level; dram is required"},

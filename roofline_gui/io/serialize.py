@@ -56,6 +56,7 @@ def kernel_to_dict(kernel: Kernel) -> dict:
         "notes": kernel.notes,
         "source": kernel.source,
         "preset": kernel.preset,
+        "resides": dict(kernel.resides),
     }
     out = _drop_empty(d)
     if "params" in out:

@@ -22,7 +22,7 @@ from roofline_gui.io.serialize import chip_to_dict, kernel_to_dict
 from roofline_gui.io.validate import PRESET_OVERRIDES, Checker, read_chip, read_kernel
 
 FORMAT = "roofline-session"
-VERSION = 4
+VERSION = 5
 MAX_ITEMS = 100_000
 #: The keys a session file may have at its top level.
 TOP_KEYS = ("format", "version", "title", "baseline", "chips", "kernels", "workloads")
@@ -57,7 +57,14 @@ def _v3_to_v4(data: dict) -> dict:
     return {**data, "version": 4}
 
 
-MIGRATIONS: dict[int, Callable[[dict], dict]] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4}
+def _v4_to_v5(data: dict) -> dict:
+    """Version 5 adds where a template kernel's operands live (a kernel's ``resides``); in a
+    version 4 file every operand is in main memory, as its kernels were counted then."""
+    return {**data, "version": 5}
+
+
+MIGRATIONS: dict[int, Callable[[dict], dict]] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4,
+                                                 4: _v4_to_v5}
 
 
 def migrate(data: dict) -> dict:

@@ -14,7 +14,7 @@ from typing import Any
 from roofline_gui.core.chip import Chip, Measured, MemoryLevel
 from roofline_gui.core.errors import Problem
 from roofline_gui.core.kernel import Kernel
-from roofline_gui.core.templates import TEMPLATES
+from roofline_gui.core.templates import RESIDENCES, TEMPLATES
 from roofline_gui.core.units import MEMORY_ROLES, PRECISIONS
 
 #: Sanity limits: anything beyond is a typo, not a chip (1e20 op/s is 100 EFLOP/s per chip).
@@ -38,7 +38,7 @@ CHIP_KEYS = ("id", "name", "vendor", "year", "notes", "compute", "compute_source
 MEASURED_KEYS = ("value", "date", "method", "host")
 #: A kernel is given in exactly one of three forms; each form's keys belong to it alone.
 KERNEL_FORMS = {
-    "template": ("template", "params"),
+    "template": ("template", "params", "resides"),
     "flops": ("flops", "bytes", "write_bytes"),
     "intensity": ("intensity",),
 }
@@ -291,6 +291,7 @@ def read_kernel(ck: Checker, d: dict, path: str, kernel_id: str) -> Kernel | Non
     category = ck.text(d, "category", path, default="other") or "other"
     template = None
     params: dict = {}
+    resides: dict = {}
     flops = None
     nbytes: dict = {}
     writes: dict = {}
@@ -311,6 +312,7 @@ def read_kernel(ck: Checker, d: dict, path: str, kernel_id: str) -> Kernel | Non
             template = None
         else:
             params = read_params(ck, d, path, template) or {}
+            resides = read_resides(ck, d, path, template)
     elif form == "flops":
         flops = ck.number(d["flops"], f"{path}.flops")
         positive = lambda v, p: ck.number(v, p)  # noqa: E731
@@ -333,8 +335,23 @@ def read_kernel(ck: Checker, d: dict, path: str, kernel_id: str) -> Kernel | Non
         storage_precision=storage if storage != precision else None, template=template,
         params=params, flops=flops, bytes=nbytes, write_bytes=writes, intensity=intensity,
         measured_time=measured_time, measured_flops=measured_flops, notes=notes, source=source,
-        preset=preset,
+        preset=preset, resides=resides,
     )
+
+
+def read_resides(ck: Checker, d: dict, path: str, template: str) -> dict:
+    """Where a template kernel's operands live: {operand: dram | cache | host}; the operand
+    names are the template's (``Template.operands``). Main memory entries are dropped."""
+    names = tuple(op.name for op in TEMPLATES[template].operands)
+
+    def level(value, where):
+        if value not in RESIDENCES:
+            ck.fail(where, f"must be one of {', '.join(RESIDENCES)}, not {value!r}")
+            return None
+        return value
+
+    out = ck.per_key(d, "resides", path, names, level)
+    return {name: where for name, where in out.items() if where != "dram"}
 
 
 def _has_problem_under(ck: Checker, start: int, prefix: str) -> bool:

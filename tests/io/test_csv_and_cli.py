@@ -30,6 +30,19 @@ def test_csv_has_the_columns_in_order_and_the_core_numbers(tmp_path):
     assert spmv_tpu["bound"] == "unsupported" and spmv_tpu["time_s"] == ""
 
 
+def test_csv_gives_each_kernels_bytes_per_call_at_each_level(tmp_path):
+    out = tmp_path / "out.csv"
+    export_csv(load_session(DATA / "session_v5.json"), out)
+    rows = {r["kernel"]: r for r in csv.DictReader(io.StringIO(out.read_text()))}
+    assert CSV_COLUMNS[-4:] == ("dram_bytes", "cache_bytes", "host_bytes", "link_bytes")
+    add = rows["out = a + b, a and b on chip (int8)"]
+    assert (add["dram_bytes"], add["cache_bytes"], add["host_bytes"], add["link_bytes"]) == (
+        "100000000", "200000000", "", "")
+    gemm = rows["GEMM 4096³, A and B over the host link (bf16)"]
+    assert int(gemm["host_bytes"]) == 2 * 4096**2 * 2 and int(gemm["dram_bytes"]) == 4096**2 * 2
+    assert gemm["limiter"] == "PCIe Gen4 x16"  # 67 MB at 32 GB/s: 2.1 ms, the slowest ceiling
+
+
 def test_headless_csv_export_opens_no_window(tmp_path):
     out = tmp_path / "out.csv"
     result = run_app(DATA / "session_v1.json", "--export-csv", out)

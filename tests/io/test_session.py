@@ -152,7 +152,7 @@ def test_files_validate_against_the_published_json_schema():
         "docs/session.schema.json is stale: run python -m roofline_gui.io.schema")
     schema = json.loads(SCHEMA_PATH.read_text())
     jsonschema.Draft202012Validator.check_schema(schema)
-    files = [DATA / "session_v1.json", DATA / "session_v2.json",
+    files = [DATA / "session_v1.json", DATA / "session_v2.json", DATA / "session_v5.json",
              *sorted((resources_dir() / "examples").glob("*.roofline"))]
     for path in files:
         data = json.loads(path.read_text())
@@ -198,3 +198,28 @@ def test_a_measured_value_is_checked_like_any_other_field():
     assert "chips[0].compute_measured.fp8: is a measured fp8 peak, but compute has no fp8 peak" in text
     assert "chips[0].memory[0].measured.date: is required" in text
     assert "chips[0].memory[0].measured.value: must be greater than 0" in text
+
+
+def test_where_operands_live_survives_a_save_and_load_and_older_files_keep_main_memory(tmp_path):
+    doc = load_session(DATA / "session_v5.json")
+    add, gemm = doc.kernels
+    assert add.resides == {"a": "cache", "b": "cache"}
+    assert gemm.resides == {"A": "host", "B": "host"}  # a dram entry is the default: dropped
+    assert add.traffic().bytes == {"cache": 2e8, "dram": 1e8}
+    path = tmp_path / "again.roofline"
+    save_session(doc, path)
+    assert load_session(path) == doc
+    assert json.loads(path.read_text())["version"] == 5
+    for old in ("session_v1.json", "session_v4.json"):
+        assert all(k.resides == {} for k in load_session(DATA / old).kernels)
+
+
+def test_an_unknown_operand_or_place_is_refused_by_its_path():
+    data = json.loads((DATA / "session_v5.json").read_text())
+    data["kernels"][0]["resides"] = {"z": "cache", "a": "l1"}
+    data["kernels"][1]["flops"] = 1e9
+    with pytest.raises(ValidationError) as info:
+        parse_session(data)
+    text = str(info.value)
+    assert "kernels[0].resides.z: unknown key 'z'; use one of a, b, out" in text
+    assert "kernels[0].resides.a: must be one of dram, cache, host, not 'l1'" in text
