@@ -63,6 +63,9 @@ class LabelGeometry:
     view: tuple[float, float, float, float]  # log10 x_lo, x_hi, y_lo, y_hi
     text_px: TextWidth
     line: float
+    #: boxes no label may cover (the legend), in label pixels: (left, top, right, bottom) of
+    #: log10 x · px and −log10 y · px, as label_box gives
+    avoid: tuple[tuple[float, float, float, float], ...] = ()
 
     @property
     def bounds(self) -> tuple[float, float, float, float]:
@@ -72,10 +75,15 @@ class LabelGeometry:
 
 
 def geometry_for(view: tuple[float, float, float, float], size: tuple[float, float],
-                 text_px: TextWidth, line: float) -> LabelGeometry:
-    """The geometry of a view of ``size`` pixels showing ``view`` (log10 x_lo, x_hi, y_lo, y_hi)."""
+                 text_px: TextWidth, line: float,
+                 avoid: tuple[tuple[float, float, float, float], ...] = ()) -> LabelGeometry:
+    """The geometry of a view of ``size`` pixels showing ``view`` (log10 x_lo, x_hi, y_lo, y_hi);
+    ``avoid`` are boxes of the view in log10 data coordinates (x_lo, y_lo, x_hi, y_hi), such as
+    the legend's, that no label may cover."""
     x_lo, x_hi, y_lo, y_hi = view
-    return LabelGeometry((size[0] / (x_hi - x_lo), size[1] / (y_hi - y_lo)), view, text_px, line)
+    px = (size[0] / (x_hi - x_lo), size[1] / (y_hi - y_lo))
+    boxes = tuple((a * px[0], -d * px[1], c * px[0], -b * px[1]) for a, b, c, d in avoid)
+    return LabelGeometry(px, view, text_px, line, boxes)
 
 
 @dataclass(frozen=True)
@@ -209,7 +217,7 @@ def place_roof_labels(scene: ChartScene, g: LabelGeometry, selected_chip: str | 
         return ()  # a chart too small for them (eight side by side at 1280 × 800): tooltips only
     cmp, units = scene.comparison, scene.spec.units
     placed: list[ChartLabel] = []
-    boxes: list[tuple] = []
+    boxes: list[tuple] = list(g.avoid)
     markers = _marker_boxes(scene, g)
     rate_unit = f"{units.word}/s"
     for group in _groups(_peak_texts(scene, chips), lambda t: math.log10(t.value)):
@@ -248,9 +256,17 @@ def _marker_boxes(scene: ChartScene, g: LabelGeometry) -> np.ndarray:
             y = np.log10(spec.marker_y[:, list(scene.chips)])
             xs = np.concatenate([np.repeat(np.log10(spec.marker_x), y.shape[1]), xs])
             ys = np.concatenate([y.ravel(), ys])
+    half = np.full(len(xs), 6.0)
+    k = scene.comparison.kernel_index.get(scene.selection.item) if scene.selection.item else None
+    if k is not None and 0 < len(spec.marker_x) <= KERNEL_LABELS_MAX:  # its ring, 24 px across
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ring_y = np.log10(spec.marker_y[k, list(scene.chips)])
+        xs = np.concatenate([xs, np.full(len(ring_y), np.log10(spec.marker_x[k]))])
+        ys = np.concatenate([ys, ring_y])
+        half = np.concatenate([half, np.full(len(ring_y), 12.0)])
     xs, ys = xs * g.px[0], -ys * g.px[1]
     ok = np.isfinite(xs) & np.isfinite(ys)
-    return np.column_stack([xs - 6, ys - 6, xs + 6, ys + 6])[ok]
+    return np.column_stack([xs - half, ys - half, xs + half, ys + half])[ok]
 
 
 def _free(box, boxes: list, markers: np.ndarray | None = None) -> bool:
@@ -271,15 +287,22 @@ def _place_peak(text: str, peak: float, ridge: float, color: str, g: LabelGeomet
     ly = math.log10(peak)
     w = (text_width(text, g.text_px) + 8) / g.px[0]
     flat_from = math.log10(ridge) if ridge > 0 else -math.inf
-    for of_markers, reach in ((True, w), (False, w), (False, 0.0)):
+    for reach in (w, 0.0):
+        best, fewest = None, math.inf
         right = x_hi
         while right - reach >= flat_from and right > g.view[0]:
             for above in (True, False):
                 label = ChartLabel(text, right, ly, color, anchor=(1.0, 1.0 if above else 0.0))
                 box = label_box(label, g)
-                if _inside(box, g) and _free(box, boxes, markers if of_markers else None):
-                    return label
+                if _inside(box, g) and _free(box, boxes):
+                    covered = _covered(box, markers)
+                    if covered == 0:
+                        return label
+                    if covered < fewest:  # no spot clear of every marker: the fewest covered
+                        best, fewest = label, covered
             right -= w / 3
+        if best is not None:
+            return best
     return None
 
 
@@ -287,20 +310,38 @@ def _place_diagonal(text: str, bw: float, top: float, low: bool, color: str, g: 
                     boxes: list, markers: np.ndarray) -> ChartLabel | None:
     """Along a bandwidth diagonal inside the view: main memory's a decade or so below its
     ridge, sliding down its diagonal a third of a decade at a time while it would cover
-    another label (or, where it can, a marker); other levels' near the chart's bottom, sliding
-    up. None where nothing is free (the line's tooltip names it)."""
+    another label or a marker, then up towards the ridge; other levels' near the chart's bottom,
+    sliding up. Where every spot covers a marker, the one covering fewest. None where nothing
+    is free of labels (the line's tooltip names it)."""
     x_lo, x_hi, y_lo, _y_hi = g.view
     bottom = max(x_lo + math.log10(1.5), y_lo + math.log10(2.5) - math.log10(bw))
     start = bottom if low else max(min(math.log10(top / bw / 20), x_hi - math.log10(8)), bottom)
     steps = [start + i / 3 for i in range(6)] if low else [start - i / 3 for i in range(6)
                                                             if start - i / 3 >= bottom]
-    for of_markers in (True, False):
-        for lx in steps:
-            label = ChartLabel(text, lx, lx + math.log10(bw), color, anchor=(0.0, 1.0), along=(1.0, 1.0))
-            if all(_inside(b, g) and _free(b, boxes, markers if of_markers else None)
-                   for b in label_footprint(label, g)):
+    if not low:  # then up towards the ridge, while the whole text stays on the diagonal
+        span = (text_width(text, g.text_px) + 8) / math.hypot(*g.px)  # decades of x it takes
+        steps += [start + i / 3 for i in range(1, 6)
+                  if start + i / 3 + span <= math.log10(top / bw)]
+    best, fewest = None, math.inf
+    for lx in steps:
+        label = ChartLabel(text, lx, lx + math.log10(bw), color, anchor=(0.0, 1.0), along=(1.0, 1.0))
+        footprint = label_footprint(label, g)
+        if all(_inside(b, g) and _free(b, boxes) for b in footprint):
+            covered = sum(_covered(b, markers) for b in footprint)
+            if covered == 0:
                 return label
-    return None
+            if covered < fewest:  # no spot clear of every marker: the one covering fewest
+                best, fewest = label, covered
+    return best
+
+
+def _covered(box, markers: np.ndarray) -> int:
+    """How many marker boxes ``box`` overlaps."""
+    if not len(markers):
+        return 0
+    b = markers
+    return int(np.count_nonzero((b[:, 0] < box[2]) & (box[0] < b[:, 2])
+                                & (b[:, 1] < box[3]) & (box[1] < b[:, 3])))
 
 
 def _inside(box, g: LabelGeometry) -> bool:
@@ -336,7 +377,7 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels) -> tupl
         wx, wy = _workload_obstacles(scene)
         others = (np.concatenate([np.repeat(xs, rates.shape[1]), wx]),
                   np.concatenate([np.log10(rates).ravel(), wy]))
-    taken = [box for label in roof_labels for box in label_footprint(label, g)]
+    taken = [*g.avoid, *(box for label in roof_labels for box in label_footprint(label, g))]
     texts = [tuple(dict.fromkeys((k.name, short_name(k.name), short_name(k.name, SHORTEST_NAME))))
              for k in cmp.kernels]
     roofs = [np.column_stack([np.log10(rx) * g.px[0], -np.log10(ry) * g.px[1]])
@@ -360,7 +401,7 @@ def place_workload_labels(scene: ChartScene, g: LabelGeometry, taken_labels,
     def item_px(text: str) -> float:  # a text item's width: the text's and its margins
         return text_width(text, g.text_px) + 6
 
-    taken = [box for lb in taken_labels for box in label_footprint(lb, g)]
+    taken = [*g.avoid, *(box for lb in taken_labels for box in label_footprint(lb, g))]
     xs = np.array([np.log10(m.point_x) for m in marks])
     tops = [m.point_y[np.isfinite(m.point_y)] for m in marks]
     ys = np.array([np.log10(t.max()) if len(t) else np.nan for t in tops])

@@ -350,13 +350,22 @@ class RooflinePlot(QObject):
         metrics = QFontMetricsF(QFont())
         if box.width() >= 50 and lx_hi > lx_lo and ly_hi > ly_lo:
             return geometry_for((lx_lo, lx_hi, ly_lo, ly_hi), (box.width(), box.height()),
-                                metrics.horizontalAdvance, metrics.height())
+                                metrics.horizontalAdvance, metrics.height(), self._legend_box())
         fit = (scene or self.scene).fit.range if (scene or self.scene) is not None else None
         if fit is None:
             return None
         (x_lo, x_hi), (y_lo, y_hi) = fit
         return geometry_for(tuple(np.log10([x_lo, x_hi, y_lo, y_hi])), (800.0, 500.0),
                             metrics.horizontalAdvance, metrics.height())
+
+    def _legend_box(self) -> tuple:
+        """The legend's box in the view's (log10) coordinates, which labels keep off: names had
+        run under it at 1280 × 800."""
+        legend = self.legend.legend
+        if not (self.legend.shown and legend.isVisible() and legend.width() > 0):
+            return ()
+        rect = self.plot.getViewBox().mapSceneToView(legend.sceneBoundingRect()).boundingRect()
+        return ((rect.left(), rect.top(), rect.right(), rect.bottom()),)
 
     def _set_axis_titles(self) -> None:
         unit = self._units().word
