@@ -11,6 +11,7 @@ import math
 from roofline_gui.core.comparison import Comparison
 from roofline_gui.core.diagnose import diagnosis_lines
 from roofline_gui.core.display import Units
+from roofline_gui.core.levels import host_note, level_points, ratio_to_main_memory, residency_note
 from roofline_gui.core.roofline import LIMITER_COMPUTE, LIMITER_UNSUPPORTED, ROLE_INDEX
 from roofline_gui.core.templates import TEMPLATES
 from roofline_gui.core.units import BYTES_PER_VALUE, format_si, format_time
@@ -46,6 +47,7 @@ def explain(comparison: Comparison, k: int, c: int, units: Units = Units()) -> l
         level = chip.memory[code]
         lines.append(f"{kernel.name} on {chip.name}: memory-bound on {level.name} ({level.role}).")
     lines.extend(_where_it_sits(comparison, k, c, code, attainable, units))
+    lines.extend(_level_lines(comparison, k, c, units))
     lines.append(_time_line(comparison, k, c, units))
     moves = _what_would_move_it(comparison, k, c, code, attainable, units)
     if moves:
@@ -91,6 +93,30 @@ def _where_it_sits(cmp: Comparison, k, c, code, attainable, units: Units) -> lis
             f"({units.format_intensity(r.cell('ridge_dram', k, c))} at {chip.dram.name}): "
             f"{units.format_rate(attainable)}, {_pct(attainable / ceiling * 100)} of {roof}."
         )
+    return lines
+
+
+def _level_lines(cmp: Comparison, k: int, c: int, units: Units) -> list[str]:
+    """The kernel level by level where it moves bytes through more than one (one point each with
+    View → Memory levels), the on-chip levels against main memory, the host link per direction,
+    and whether what it keeps on chip fits there."""
+    kernel, chip = cmp.kernels[k], cmp.chips[c]
+    points = level_points(cmp, k, c)
+    lines = []
+    if len(points) > 1:
+        parts = [f"{p.name} {units.format_intensity(p.intensity)} → {units.format_rate(p.roof)}"
+                 + (" (limits)" if p.limits else "") for p in points]
+        lines.append("Level by level (a point each with View → Memory levels): "
+                     + "; ".join(parts) + ".")
+    roles = {p.role for p in points}
+    if "cache" in roles:
+        lines.append("On chip against main memory (the article's \"about 10×\"): "
+                     + "; ".join(ratio_to_main_memory(chip)) + ".")
+    if "host" in roles:
+        lines.append(host_note(chip))
+    note = residency_note(kernel, chip)
+    if note:
+        lines.append(note)
     return lines
 
 

@@ -99,7 +99,7 @@ def place(operands: tuple[Operand, ...], counted: Counted,
                 continue
             parts = [f"{name} {_g(counted.operands[name])}" for name in names[level]]
             total = f" = {_g(nbytes[level])} B" if len(parts) > 1 else " B"
-            lines.append(f"at {RESIDENCE_LABELS[level]}: {' + '.join(parts)}{total}")
+            lines.append(f"{RESIDENCE_LABELS[level]}: {' + '.join(parts)}{total}")
         if "dram" not in names:
             lines.append("no main-memory bytes: every operand stays off main memory")
         steps = (*steps, "bytes by where each operand lives:", *(f"  {line}" for line in lines))

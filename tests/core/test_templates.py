@@ -145,7 +145,7 @@ def test_bytes_at_each_level_follow_where_each_operand_lives(tid):
             assert t.writes.get(level, 0) == pytest.approx(written)
             assert t.resident == (size if level == "cache" else 0)
             assert t.placed == ((name, level),)
-            assert any(line.strip().startswith(f"at {'on chip' if level == 'cache' else 'host'}")
+            assert any(line.strip().startswith("on chip" if level == "cache" else "host link")
                        and name in line for line in t.steps)
 
 

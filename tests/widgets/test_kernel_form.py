@@ -38,3 +38,36 @@ def test_a_kernel_added_after_new_fills_the_form_with_its_own_values(window):
     assert form.name_edit.text() == window.model.document.kernels[0].name
     assert form.precision.currentData() == "int8"
     assert form.params.fields["batch"].value() == 50
+
+
+def test_the_form_says_where_each_operand_lives_and_a_choice_is_one_undoable_edit(window):
+    """The article's add with a and b kept on chip, chosen in the form: the bytes move to the
+    on-chip level, the name and the formula follow, Undo puts them back; 100 MB each do not
+    fit in the A100's 40 MB L2, and the form says so."""
+    from roofline_gui.core.document import Document
+
+    model, form = window.model, window.kernels.form
+    model.reset(Document())
+    model.add_chips([window.presets.chips["nvidia-a100-sxm4-40gb"]])
+    ids = model.add_kernels([window.presets.kernels["add-int8"]])
+    model.select(ids[0], None)
+    places = form.places
+    assert list(places.combos) == ["a", "b", "out"]
+    assert all(c.currentData() == "dram" for c in places.combos.values())
+    for name in ("a", "b"):
+        combo = places.combos[name]
+        combo.setCurrentIndex(combo.findData("cache"))
+        combo.activated.emit(combo.currentIndex())
+    kernel = model.document.kernel(ids[0])
+    assert kernel.resides == {"a": "cache", "b": "cache"}
+    assert kernel.traffic().bytes == {"cache": 2e8, "dram": 1e8}
+    assert "a and b on chip" in form.name_edit.text()
+    text = form.formula.toPlainText()
+    assert "on chip (kept across calls): a 1e+08 + b 1e+08 = 2e+08 B" in text
+    assert "main memory: out 1e+08 B" in text
+    assert "main memory (DRAM/HBM) 1 op/B, on-chip cache / SRAM 0.5 op/B" in text
+    assert "do not fit in A100 SXM4 40GB's L2 (40 MB)" in places.warning.text()
+    assert not places.warning.isHidden()
+    model.undo_stack.undo()
+    assert model.document.kernel(ids[0]).resides == {"a": "cache"}
+    assert places.combos["b"].currentData() == "dram"

@@ -31,11 +31,12 @@ from PySide6.QtWidgets import (
 from roofline_gui.core.edits import Batch, Remove, Replace
 from roofline_gui.core.kernel import Kernel
 from roofline_gui.core.templates import TEMPLATES
-from roofline_gui.core.units import PRECISIONS, format_si
+from roofline_gui.core.units import PRECISIONS, ROLE_LABELS, format_si
 from roofline_gui.io.presets import Presets
 from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.models.item_models import ID_ROLE, KernelListModel, PresetKernelModel
 from roofline_gui.widgets.common.fields import FieldWithMessage, QuantityEdit
+from roofline_gui.widgets.panels.operand_places import OperandPlaces
 
 
 def formula_text(kernel: Kernel) -> str:
@@ -52,9 +53,12 @@ def formula_text(kernel: Kernel) -> str:
         lines += [f"bytes at {role} = {format_si(v, 'B')}" for role, v in kernel.bytes.items()]
     else:
         lines.append(f"intensity = {kernel.intensity:g} op/B (no size given, so no time)")
-    dram = traffic.bytes.get("dram")
-    if dram:
-        lines.append(f"intensity = ops / dram bytes = {traffic.ops / dram:,.4g} op/B")
+    levels = [(role, traffic.bytes[role]) for role in ROLE_LABELS if traffic.bytes.get(role)]
+    if len(levels) == 1 and levels[0][0] == "dram":
+        lines.append(f"intensity = ops / dram bytes = {traffic.ops / levels[0][1]:,.4g} op/B")
+    elif levels:
+        lines.append("intensity = ops / bytes at each level: " + ", ".join(
+            f"{ROLE_LABELS[role]} {traffic.ops / v:,.4g} op/B" for role, v in levels))
     if kernel.source:
         lines += ["", kernel.source]
     return "\n".join(lines)
@@ -143,6 +147,8 @@ class KernelForm(QWidget):
         layout.addLayout(form)
         self.params_box = QVBoxLayout()
         layout.addLayout(self.params_box)
+        self.places = OperandPlaces(self._on_places)
+        layout.addWidget(self.places)
         self.formula = QPlainTextEdit(readOnly=True)
         self.formula.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.formula.setMinimumHeight(90)
@@ -175,6 +181,7 @@ class KernelForm(QWidget):
             template = TEMPLATES[kernel.template]
             for spec in template.params:
                 self.params.fields[spec.name].set_value(kernel.params.get(spec.name, spec.default))
+        self.places.show_kernel(kernel, self.model.document.chips)
         if not self.name_edit.hasFocus():
             self.name_edit.setText(kernel.name)
         self.precision.setCurrentIndex(self.precision.findData(kernel.precision))
@@ -189,6 +196,7 @@ class KernelForm(QWidget):
         previous kernel's name, precision and parameters greyed out."""
         self._structure = None
         self._drop_params()
+        self.places.show_kernel(None, ())
         self.name_edit.clear()
         self.precision.setCurrentIndex(self.precision.findData("fp32"))
         self.storage.setCurrentIndex(0)  # same as compute
@@ -217,6 +225,15 @@ class KernelForm(QWidget):
             self.model.push(Replace("kernels", kernel.with_precision(precision, storage)),
                             f"{kernel.name}: precision {precision}"
                             + (f", stored as {storage}" if storage else ""))
+
+    def _on_places(self, resides: dict[str, str]) -> None:
+        kernel = self._kernel()
+        if kernel is None or kernel.template is None:
+            return
+        moved = kernel.with_resides(resides)
+        if moved.resides != kernel.resides:
+            where = moved.placement().lstrip(", ") or "every operand in main memory"
+            self.model.push(Replace("kernels", moved), f"{kernel.name}: {where}")
 
     def _on_param_typed(self, _name: str, _value: float) -> None:
         """The formula follows each valid keystroke; the kernel changes when the field is

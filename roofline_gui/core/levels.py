@@ -1,0 +1,105 @@
+"""A kernel's traffic level by level (the hierarchical roofline, as Nsight Compute and Intel
+Advisor draw it): at each memory level of a chip the kernel moves bytes through, its intensity
+(ops per byte at that level), that level's roof and whether it is the one that limits; and
+whether the operands it keeps on chip fit there.
+
+Qt-free: the explanation, the table's tooltip, the kernel form and the chart's per-level points
+all read it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from roofline_gui.core.chip import Chip
+from roofline_gui.core.kernel import Kernel
+from roofline_gui.core.roofline import ROLE_INDEX
+from roofline_gui.core.units import format_si
+
+
+@dataclass(frozen=True)
+class LevelPoint:
+    """Kernel k on one memory level of a chip: ops per byte there, the level's roof at that
+    intensity, and whether this level is the one that limits the kernel on this chip."""
+
+    level: int  # index into chip.memory
+    name: str
+    role: str
+    intensity: float  # op/B at this level
+    bandwidth: float  # B/s applied (read)
+    roof: float  # op/s: intensity × bandwidth
+    limits: bool
+
+
+def level_points(cmp, k: int, c: int) -> list[LevelPoint]:
+    """Every level of chip ``c`` kernel ``k`` moves bytes through, in the chip's order."""
+    r = cmp.result
+    ka, ca = cmp.kernel_arrays, cmp.chip_arrays
+    chip = cmp.chips[c]
+    limiter = int(r.limiter[k, c])
+    read_bw = ca.read_bandwidth(r.derated)[c]
+    out = []
+    for j, level in enumerate(chip.memory):
+        nbytes = float(ka.bytes[k, ROLE_INDEX[level.role]])
+        if not (np.isfinite(nbytes) and nbytes > 0):
+            continue
+        intensity = float(ka.ops[k]) / nbytes
+        bw = float(read_bw[j])
+        out.append(LevelPoint(j, level.name, level.role, intensity, bw, intensity * bw,
+                              limiter == j))
+    return out
+
+
+def on_chip_capacity(chip: Chip) -> tuple[float | None, str]:
+    """The largest on-chip (cache) level's capacity and name; (None, "") where the chip has no
+    on-chip level, or none with a stated capacity."""
+    levels = [lv for lv in chip.memory if lv.role == "cache" and lv.capacity]
+    if not levels:
+        return None, ""
+    best = max(levels, key=lambda lv: lv.capacity)
+    return best.capacity, best.name
+
+
+def residency_note(kernel: Kernel, chip: Chip) -> str:
+    """What goes wrong with the operands ``kernel`` keeps on chip on ``chip``, or "": they do
+    not fit in its largest on-chip level (the bound assumes they do), or the chip has no
+    on-chip level here (their bytes are not counted on it)."""
+    if kernel.template is None or "cache" not in kernel.resides.values():
+        return ""
+    traffic = kernel.traffic()
+    names = [n for n, r in traffic.placed if r == "cache"]
+    listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    size = format_si(traffic.resident, "B")
+    if not chip.levels("cache"):
+        return (f"{chip.name} has no on-chip level in this session, so the {size} of {listed} "
+                "kept on chip are counted nowhere on it: add its cache level (Hardware) or "
+                "keep them in main memory.")
+    capacity, name = on_chip_capacity(chip)
+    if capacity is not None and traffic.resident > capacity:
+        held = format_si(capacity, "B")
+        where = name if held in name else f"{name} ({held})"
+        verb = "does" if len(names) == 1 else "do"
+        return (f"{listed} ({size}) {verb} not fit in {chip.name}'s {where}: the bound assumes "
+                "they stay on chip; a smaller size, or main memory, is what would really happen.")
+    return ""
+
+
+def ratio_to_main_memory(chip: Chip) -> list[str]:
+    """Each on-chip level's bandwidth against main memory's, the article's "about 10×"."""
+    dram = chip.dram
+    return [f"{lv.name} {format_si(lv.bandwidth, 'B/s')} is {lv.bandwidth / dram.bandwidth:.3g}× "
+            f"{dram.name}'s {format_si(dram.bandwidth, 'B/s')}"
+            for lv in chip.memory if lv.role == "cache"]
+
+
+def host_note(chip: Chip) -> str:
+    """The host link's figure is per direction; the one often quoted counts both."""
+    hosts = chip.levels("host")
+    if not hosts:
+        return ""
+    lv = hosts[0]
+    return (f"{lv.name}: {format_si(lv.bandwidth, 'B/s')} each way, the roof an input crossing "
+            f"to the chip meets; the {format_si(2 * lv.bandwidth, 'B/s')} often quoted counts "
+            "both directions (as the article's 64 GB/s for PCIe Gen4 x16 does).")
