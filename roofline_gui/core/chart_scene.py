@@ -147,6 +147,10 @@ def fit_view(spec: ChartSpec, chips: tuple[int, ...], workloads=(), measured=())
     for roof in spec.roofs:
         xs.append(np.array([roof.ridge]))
         ys.append(np.array([roof.peak]))
+    if spec.levels is not None:  # each kernel's point at every memory level (View → Memory levels)
+        on = np.isin(spec.levels.chip, chips)
+        xs.append(spec.levels.x[on])
+        ys.append(spec.levels.y[on])
     for mark in workloads:
         xs += [np.array([mark.point_x]), np.asarray(mark.entry_x)]
         ys += [np.asarray(mark.point_y), np.asarray(mark.entry_y).ravel()]
@@ -192,7 +196,13 @@ def kernels_outside(scene: ChartScene, view: Range) -> int:
     x = spec.marker_x[:, None]
     shown = np.isfinite(y) & np.isfinite(x)
     out = shown & ((x < x_lo) | (x > x_hi) | (y < y_lo) | (y > y_hi))
-    return int(out.any(axis=1).sum())
+    outside = out.any(axis=1)
+    levels = spec.levels
+    if levels is not None and len(levels):  # a point at another memory level counts too
+        on = np.isin(levels.chip, scene.chips)
+        off = on & ((levels.x < x_lo) | (levels.x > x_hi) | (levels.y < y_lo) | (levels.y > y_hi))
+        outside[levels.kernel[off]] = True
+    return int(outside.sum())
 
 
 def workloads_outside(scene: ChartScene, view: Range) -> int:

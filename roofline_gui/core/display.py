@@ -23,7 +23,7 @@ import numpy as np
 
 from roofline_gui.core.comparison import Comparison
 from roofline_gui.core.roofline import ROLE_INDEX
-from roofline_gui.core.units import OPS_PER_MAC, PRECISIONS, format_si
+from roofline_gui.core.units import MEMORY_ROLES, OPS_PER_MAC, PRECISIONS, format_si
 
 X_SPAN = (1e-3, 1e6)  # op/B: roofs are drawn across this, wider than any view
 
@@ -67,6 +67,7 @@ class View:
     mac: bool = False  # Count MACs
     derated: bool = False  # each ceiling's achievable fraction applied
     kernel_labels: bool = True  # kernels' names on the chart
+    memory_levels: bool = False  # a point per memory level (the hierarchical roofline)
 
     MODES = ("overlay", "side_by_side")
 
@@ -125,9 +126,58 @@ class ChartSpec:
     marker_x: np.ndarray  # [K] shown intensity (main memory) of each kernel
     marker_y: np.ndarray  # [K, C] shown attainable rate; NaN where unsupported
     roofs_from: tuple = field(default=(), compare=False, repr=False)  # what the roofs came from
+    #: with View → Memory levels: a point per memory level of each kernel that moves bytes
+    #: through more than one (None: main memory only)
+    levels: LevelMarks | None = field(default=None, compare=False)
 
     def roofs_of(self, chip: int) -> list[Roof]:
         return [r for r in self.roofs if r.chip == chip]
+
+
+@dataclass(frozen=True)
+class LevelMarks:
+    """The hierarchical roofline's points (as Nsight Compute and Intel Advisor draw them): for
+    each kernel that moves bytes through more than one memory level of a shown chip, a point at
+    each level's intensity, all at the kernel's attainable rate, the limiting level's filled (it
+    lies on that level's roof), the others hollow; one row per point, in shown units."""
+
+    kernel: np.ndarray  # [N] kernel row
+    chip: np.ndarray  # [N] chip index
+    role: np.ndarray  # [N] memory role index (one point per role: levels of a role share bytes)
+    x: np.ndarray  # [N] shown intensity at that level
+    y: np.ndarray  # [N] shown attainable rate of the kernel on that chip
+    filled: np.ndarray  # [N] bool: this level limits the kernel on this chip
+
+    def __len__(self) -> int:
+        return len(self.x)
+
+
+def level_marks(comparison: Comparison, units: Units, chips: list[int]) -> LevelMarks:
+    """The per-level points of every kernel on ``chips`` (LevelMarks)."""
+    ka, ca, r = comparison.kernel_arrays, comparison.chip_arrays, comparison.result
+    with np.errstate(divide="ignore", invalid="ignore"):
+        moved = np.isfinite(ka.bytes) & (ka.bytes > 0)  # [K, R]
+    intensity = ka.intensity()
+    parts = []
+    for c in chips:
+        has = np.zeros(len(MEMORY_ROLES), dtype=bool)
+        has[ca.role[c][ca.role[c] >= 0]] = True
+        here = moved & has[None, :] & np.isfinite(r.attainable[:, c])[:, None]
+        rows = np.flatnonzero(here.sum(axis=1) >= 2)
+        if not len(rows):
+            continue
+        lim = r.limiter[rows, c].astype(np.intp)
+        lim_role = np.where(lim >= 0, ca.role[c][np.maximum(lim, 0)], -1)
+        k_idx, role_idx = np.nonzero(here[rows])
+        k = rows[k_idx]
+        parts.append((k, np.full(len(k), c), role_idx, intensity[k, role_idx],
+                      r.attainable[k, c], lim_role[k_idx] == role_idx))
+    if not parts:
+        empty = np.zeros(0)
+        return LevelMarks(empty.astype(np.intp), empty.astype(np.intp), empty.astype(np.intp),
+                          empty, empty, empty.astype(bool))
+    k, chip, role, x, y, filled = (np.concatenate(a) for a in zip(*parts, strict=True))
+    return LevelMarks(k, chip, role, units.intensity(x), units.rate(y), filled)
 
 
 def shown_precisions(comparison: Comparison, override: tuple[str, ...] | None = None,
@@ -143,7 +193,8 @@ def shown_precisions(comparison: Comparison, override: tuple[str, ...] | None = 
 def chart_spec(comparison: Comparison, units: Units, chips: list[int] | None = None,
                precisions: tuple[str, ...] | None = None,
                hidden_levels: frozenset[str] = frozenset(),
-               also: tuple[str, ...] = (), reuse: ChartSpec | None = None) -> ChartSpec:
+               also: tuple[str, ...] = (), reuse: ChartSpec | None = None,
+               levels: bool = False) -> ChartSpec:
     """The chart of ``comparison`` for the chips at ``chips`` (default: all): each chip's roof
     per shown precision it has (else every precision it has), its other memory levels'
     diagonals, and every kernel's marker on every chip, all from the comparison's evaluation.
@@ -160,10 +211,11 @@ def chart_spec(comparison: Comparison, units: Units, chips: list[int] | None = N
     something = len(comparison.kernels) > 0 or bool(also) or precisions is not None
     key = (ca, r.derated, tuple(chips), units, hidden_levels, wanted, used_roles, something)
     markers = (units.intensity(comparison.dram_intensity), units.rate(r.attainable))
+    per_level = level_marks(comparison, units, chips) if levels else None
     if reuse is not None and _same_inputs(reuse.roofs_from, key):
-        return replace(reuse, marker_x=markers[0], marker_y=markers[1])
+        return replace(reuse, marker_x=markers[0], marker_y=markers[1], levels=per_level)
     return ChartSpec(units, *_roofs(comparison, units, chips, wanted, used_roles, hidden_levels,
-                                    something), *markers, roofs_from=key)
+                                    something), *markers, roofs_from=key, levels=per_level)
 
 
 def _same_inputs(a: tuple, b: tuple) -> bool:

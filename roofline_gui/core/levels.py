@@ -103,3 +103,31 @@ def host_note(chip: Chip) -> str:
     return (f"{lv.name}: {format_si(lv.bandwidth, 'B/s')} each way, the roof an input crossing "
             f"to the chip meets; the {format_si(2 * lv.bandwidth, 'B/s')} often quoted counts "
             "both directions (as the article's 64 GB/s for PCIe Gen4 x16 does).")
+
+
+def role_intensities(cmp, k: int) -> list[tuple[str, float]]:
+    """(memory role, op/B) at each role kernel ``k`` moves bytes through, in MEMORY_ROLES order."""
+    ka = cmp.kernel_arrays
+    out = []
+    for role, i in ROLE_INDEX.items():
+        nbytes = float(ka.bytes[k, i])
+        if np.isfinite(nbytes) and nbytes > 0:
+            out.append((role, float(ka.ops[k]) / nbytes))
+    return out
+
+
+def intensity_text(cmp, k: int, units) -> str:
+    """'intensity 1 op/B (main memory)', or every level's where the kernel moves bytes
+    through several: 'intensity: main memory 1 op/B, on chip 0.5 op/B'."""
+    every = role_intensities(cmp, k)
+    if len(every) <= 1:
+        role = every[0][0] if every else "dram"
+        return (f"intensity {units.format_intensity(float(cmp.dram_intensity[k]))} "
+                f"({ROLE_SHORT[role]})")
+    return "intensity: " + ", ".join(f"{ROLE_SHORT[role]} {units.format_intensity(x)}"
+                                     for role, x in every)
+
+
+#: Each memory role in a few words, for tooltips and cells.
+ROLE_SHORT = {"dram": "main memory", "cache": "on chip", "host": "host link",
+              "link": "chip-to-chip link"}

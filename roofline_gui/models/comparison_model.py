@@ -18,6 +18,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QColor
 
 from roofline_gui.core.comparison import changed_rows
+from roofline_gui.core.levels import intensity_text, role_intensities
 from roofline_gui.core.roofline import LIMITER_UNSUPPORTED
 from roofline_gui.core.units import format_si, format_time
 from roofline_gui.io.presets import Presets
@@ -398,7 +399,9 @@ class ComparisonTableModel(QAbstractTableModel):
         kernel = cmp.kernels[row]
         if role == _DISPLAY:
             if column == 2:
-                return f"{float(cmp.dram_intensity[row]) / self._model.units.ops_per_unit:,.4g}"
+                text = f"{float(cmp.dram_intensity[row]) / self._model.units.ops_per_unit:,.4g}"
+                levels = len(role_intensities(cmp, row))
+                return text if levels <= 1 else f"{text} (+{levels - 1} level{'s' * (levels > 2)})"
             if column == 3:
                 measured = cmp.measured_rate(row)
                 text = format_si((measured or math.nan) / self._model.units.ops_per_unit,
@@ -410,6 +413,8 @@ class ComparisonTableModel(QAbstractTableModel):
         if role == _TOOLTIP:
             if column == 3:
                 return self._measured_tip(cmp, row)
+            if column == 2:
+                return self._intensity_tip(cmp, row)
             return f"{kernel.name}\n{kernel.source}" if kernel.source else kernel.name
         if role == _ALIGNMENT and column >= 2:
             return _RIGHT
@@ -422,6 +427,14 @@ class ComparisonTableModel(QAbstractTableModel):
         from roofline_gui.core.diagnose import above_roof  # noqa: PLC0415
 
         return [cmp.chips[c].name for c in self._chip_columns() if above_roof(cmp, row, c)]
+
+    def _intensity_tip(self, cmp, row: int) -> str:
+        """Every level's intensity, and on each shown chip the level (or peak) that limits."""
+        units = self._model.units
+        lines = [intensity_text(cmp, row, units)]
+        lines += [f"{cmp.chips[c].name}: limited by {cmp.limiter_name(row, c)}"
+                  for c in self._chip_columns()]
+        return "\n".join(lines)
 
     def _measured_tip(self, cmp, row: int) -> str:
         above = self._above_roof(cmp, row)

@@ -13,6 +13,7 @@ _DEFAULTS: dict[str, object] = {
     "view/mac_units": False,
     "view/derated": False,
     "view/kernel_labels": True,
+    "view/memory_levels": False,
     "last_dir": "",
     "first_start_done": False,
 }

@@ -80,6 +80,20 @@ def chart_mismatches(plot) -> list[str]:
         for kid, (a, b) in want.items():
             if not np.allclose(got[kid], (a, b)):
                 problems.append(f"{chip.name}: {kid} drawn at {got[kid]}, scene has {(a, b)}")
+    levels = spec.levels
+    lx, ly, ldata = plot.levels.spots()
+    if levels is None or not len(levels):
+        if len(lx):
+            problems.append(f"{len(lx)} per-level points drawn, the scene has none")
+    else:
+        on = np.isin(levels.chip, scene.chips)
+        want = sorted(zip(levels.kernel[on].tolist(), levels.chip[on].tolist(),
+                          levels.role[on].tolist(), np.log10(levels.x[on]).round(9).tolist(),
+                          np.log10(levels.y[on]).round(9).tolist(), strict=True))
+        got = sorted((*d, round(float(a), 9), round(float(b), 9))
+                     for d, a, b in zip(ldata, lx, ly, strict=True))
+        if got != want:
+            problems.append(f"per-level points drawn {got}, scene has {want}")
     for label in plot.names.labels:
         k = next((k for k, kernel in enumerate(cmp.kernels)
                   if label.text in _name_options(kernel.name)), None)

@@ -345,6 +345,14 @@ class MainWindow(QMainWindow):
                                               "Ctrl+L", tip="Each kernel's name beside its marker")
         self.act_kernel_labels.setCheckable(True)
         self.act_kernel_labels.setChecked(True)
+        self.act_levels = self._action(
+            "&Memory levels (a point per level)", self.set_memory_levels, "Ctrl+Shift+L",
+            tip="The hierarchical roofline: a kernel that moves bytes through several memory levels "
+                "(on chip, main memory, the host link) gets a point at each level's intensity, "
+                "joined by a line; the limiting level's point is filled and lies on its roof. "
+                "Off: main memory only")
+        self.act_levels.setCheckable(True)
+        self.act_levels.setIconText("Memory levels")
         self.act_about = self._action("&About Roofline Explorer", self.show_about)
         self.act_guide = self._action("&User guide", self.show_user_guide, key.HelpContents,
                                       "The panels, the chart, sessions and exports explained "
@@ -403,6 +411,7 @@ class MainWindow(QMainWindow):
         view.addSeparator()
         view.addAction(self.act_mac)
         view.addAction(self.act_derated)
+        view.addAction(self.act_levels)
         view.addAction(self.act_kernel_labels)
         view.addSeparator()
         for dock in self.docks.values():
@@ -435,7 +444,8 @@ class MainWindow(QMainWindow):
         for action in (self.act_open, self.act_save, self.tool_undo, self.tool_redo):
             bar.addAction(action)
         bar.addSeparator()
-        for action in (self.act_overlay, self.act_side, self.act_mac, self.act_derated):
+        for action in (self.act_overlay, self.act_side, self.act_mac, self.act_derated,
+                       self.act_levels):
             bar.addAction(action)
         bar.addSeparator()
         bar.addWidget(QLabel(" All kernels at "))
@@ -513,6 +523,9 @@ class MainWindow(QMainWindow):
     def set_kernel_labels(self, shown: bool) -> None:
         self.model.set_view(kernel_labels=bool(shown))
 
+    def set_memory_levels(self, shown: bool) -> None:
+        self.model.set_view(memory_levels=bool(shown))
+
     def set_derated(self, derated: bool) -> None:
         self.model.set_view(derated=bool(derated))
 
@@ -521,10 +534,12 @@ class MainWindow(QMainWindow):
         self.act_mac.setChecked(view.mac)
         self.act_derated.setChecked(view.derated)
         self.act_kernel_labels.setChecked(view.kernel_labels)
+        self.act_levels.setChecked(view.memory_levels)
         if "mac" in changed and self._cursor is not None:  # the readout follows at once
             self._on_cursor_moved(*self._cursor)
         for name, key in (("mode", "view/mode"), ("mac", "view/mac_units"), ("derated", "view/derated"),
-                          ("kernel_labels", "view/kernel_labels")):
+                          ("kernel_labels", "view/kernel_labels"),
+                          ("memory_levels", "view/memory_levels")):
             if name in changed:
                 self.settings.set(key, getattr(view, name))
 
@@ -582,7 +597,8 @@ class MainWindow(QMainWindow):
         self.model.set_view(mode=mode if mode in ("overlay", "side_by_side") else "overlay",
                             mac=bool(self.settings.get("view/mac_units")),
                             derated=bool(self.settings.get("view/derated")),
-                            kernel_labels=bool(self.settings.get("view/kernel_labels")))
+                            kernel_labels=bool(self.settings.get("view/kernel_labels")),
+                            memory_levels=bool(self.settings.get("view/memory_levels")))
 
     def closeEvent(self, event) -> None:  # noqa: N802 (Qt API)
         if background.busy():  # a file is being read or written: close once it is done

@@ -89,7 +89,8 @@ class CanvasPanel(QWidget):
         self.options = ViewOptions(foreground=foreground,
                                    background=pg.mkColor(background).name(),
                                    ops_per_unit=float(model.units.ops_per_unit),
-                                   kernel_labels=model.view.kernel_labels)
+                                   kernel_labels=model.view.kernel_labels,
+                                   memory_levels=model.view.memory_levels)
         self.mode = "overlay"
         self._drag_serial = 0
         self._workload_drag: tuple | None = None  # (id, field, ladder values, their intensity)
@@ -149,9 +150,10 @@ class CanvasPanel(QWidget):
         """The model's view state: units, kernel names and mode, as the chart draws them."""
         self.options.ops_per_unit = float(view.units.ops_per_unit)
         self.options.kernel_labels = view.kernel_labels
+        self.options.memory_levels = view.memory_levels
         if "mode" in changed:
             self.set_mode(view.mode)
-        elif changed & {"mac", "kernel_labels"}:
+        elif changed & {"mac", "kernel_labels", "memory_levels"}:
             self.redraw()
 
     def set_mode(self, mode: str) -> None:

@@ -41,6 +41,7 @@ from roofline_gui.core.units import OPS_PER_MAC
 from roofline_gui.widgets.chart.layers.base import Style
 from roofline_gui.widgets.chart.layers.labels import KernelNamesLayer, RoofLabelsLayer
 from roofline_gui.widgets.chart.layers.legend import LegendLayer
+from roofline_gui.widgets.chart.layers.levels import LevelPointsLayer
 from roofline_gui.widgets.chart.layers.markers import KernelMarkersLayer, drawn_in_turns
 from roofline_gui.widgets.chart.layers.note import ViewNote
 from roofline_gui.widgets.chart.layers.overlays import OverlaysLayer
@@ -63,6 +64,7 @@ class ViewOptions:
     background: str = "#ffffff"
     hidden_levels: set[str] = field(default_factory=set)
     kernel_labels: bool = True  # each kernel's short name beside its highest marker
+    memory_levels: bool = False  # a point per memory level (hierarchical roofline)
 
 
 @dataclass
@@ -105,11 +107,12 @@ class RooflinePlot(QObject):
                                         self.sig_workload_dragged.emit)
         self.markers = KernelMarkersLayer(plot_item, style, self.sig_kernel_clicked.emit,
                                           self.sig_marker_dragged.emit)
+        self.levels = LevelPointsLayer(plot_item, style, self.markers.symbol_of)
         self.overlays = OverlaysLayer(plot_item, style, self.markers.symbol_of, beneath=self.roofs.item)
         self.names = KernelNamesLayer(plot_item, style)
         self.roof_labels = RoofLabelsLayer(plot_item, style)
         self.legend = LegendLayer(plot_item, style)
-        self.layers = [self.roofs, self.workloads, self.markers, self.overlays, self.names,
+        self.layers = [self.roofs, self.workloads, self.markers, self.levels, self.overlays, self.names,
                        self.roof_labels, self.legend]
         self.note = ViewNote(plot_item.getViewBox(), style, self.fit)
         view = plot_item.getViewBox()
@@ -127,7 +130,7 @@ class RooflinePlot(QObject):
             plot.getAxis(side).enableAutoSIPrefix(False)
         plot.setLabel("bottom", "Arithmetic intensity (op/B, main memory)", units="")
         plot.setLabel("left", "Attainable performance (op/s)")
-        self._axis_unit = ("op", False)
+        self._axis_unit = ("op", False, False)
         plot.setMenuEnabled(False)
         plot.layout.setContentsMargins(4, 8, 14, 4)  # room for the right-hand labels
         self._add_grid()
@@ -213,7 +216,8 @@ class RooflinePlot(QObject):
             also = tuple(p for r in results for p in r.precisions)
             chart = chart_spec(cmp, units, list(chips), self.options.precisions,
                                frozenset(self.options.hidden_levels), also,
-                               reuse=None if old is None else old.spec)
+                               reuse=None if old is None else old.spec,
+                               levels=self.options.memory_levels)
             measured = measured_points(cmp, chart, chips)
         else:
             chart, measured = old.spec, old.measured
@@ -369,13 +373,15 @@ class RooflinePlot(QObject):
 
     def _set_axis_titles(self) -> None:
         unit = self._units().word
-        if self._axis_unit != (unit, self.short_titles):  # each setLabel re-lays out the axis
-            self._axis_unit = (unit, self.short_titles)
+        levels = self.options.memory_levels
+        if self._axis_unit != (unit, self.short_titles, levels):  # setLabel re-lays out the axis
+            self._axis_unit = (unit, self.short_titles, levels)
             # Small charts of a grid: titles that fit them (the whole ones ran into each other).
             left, bottom = (("Performance", "Intensity") if self.short_titles
                             else ("Attainable performance", "Arithmetic intensity"))
             self.plot.setLabel("left", f"{left} ({unit}/s)")
-            self.plot.setLabel("bottom", f"{bottom} ({unit}/B, main memory)")
+            where = "at each memory level" if levels else "main memory"
+            self.plot.setLabel("bottom", f"{bottom} ({unit}/B, {where})")
         for side, shown in self.axis_titles.items():
             self.plot.getAxis(side).showLabel(shown)
 

@@ -30,10 +30,22 @@ class OperandPlaces(QGroupBox):
         self.on_changed = on_changed
         self.form = QFormLayout(self)
         self.form.setContentsMargins(6, 4, 6, 4)
-        self.combos: dict[str, QComboBox] = {}
+        # A fixed set of rows, relabelled per template and never deleted: the focus can move
+        # into one of them while the form rebuilds (a parameter committed on leaving its field
+        # re-enters show_kernel), and deleting a widget then crashed the app.
+        self._rows: list[tuple[QLabel, QComboBox]] = []
+        for _ in range(max(len(t.operands) for t in TEMPLATES.values())):
+            label, combo = QLabel(), QComboBox()
+            for place in RESIDENCES:
+                combo.addItem(CHOICES[place], place)
+            combo.activated.connect(self._changed)
+            self.form.addRow(label, combo)
+            self._rows.append((label, combo))
         self.warning = QLabel()
         self.warning.setWordWrap(True)
         self.warning.setStyleSheet("color: #b00020")
+        self.form.addRow(self.warning)
+        self.combos: dict[str, QComboBox] = {}
         self._template: str | None = None
 
     def show_kernel(self, kernel: Kernel | None, chips: Sequence[Chip]) -> None:
@@ -57,20 +69,14 @@ class OperandPlaces(QGroupBox):
         self.warning.setVisible(bool(notes))
 
     def _build(self, template: str) -> None:
-        while self.form.rowCount():
-            self.form.removeRow(0)
+        operands = TEMPLATES[template].operands
         self.combos = {}
-        for op in TEMPLATES[template].operands:
-            combo = QComboBox()
-            for place in RESIDENCES:
-                combo.addItem(CHOICES[place], place)
-            combo.activated.connect(self._changed)
-            self.combos[op.name] = combo
-            self.form.addRow(f"{op.name} ({op.role})", combo)
-        self.warning = QLabel()
-        self.warning.setWordWrap(True)
-        self.warning.setStyleSheet("color: #b00020")
-        self.form.addRow(self.warning)
+        for row, (label, combo) in enumerate(self._rows):
+            shown = row < len(operands)
+            self.form.setRowVisible(row, shown)
+            if shown:
+                label.setText(f"{operands[row].name} ({operands[row].role})")
+                self.combos[operands[row].name] = combo
         self._template = template
 
     def _changed(self, _index: int) -> None:

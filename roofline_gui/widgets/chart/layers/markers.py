@@ -25,6 +25,7 @@ from PySide6.QtWidgets import QGraphicsItem
 
 from roofline_gui.core.chart_scene import ChartScene
 from roofline_gui.core.display import marker_symbols
+from roofline_gui.core.levels import intensity_text
 from roofline_gui.core.units import format_time
 from roofline_gui.widgets.chart.layers.base import ChartLayer
 from roofline_gui.widgets.chart.plot_items import MarkerScatter, log10
@@ -267,10 +268,10 @@ class KernelMarkersLayer(ChartLayer):
                 return ""
             units = scene.spec.units
             return (f"{cmp.kernels[k].name} on {cmp.chips[c].name}\n"
-                    f"intensity {units.format_intensity(float(cmp.dram_intensity[k]))}\n"
+                    f"{intensity_text(cmp, k, units)}\n"
                     f"attainable {units.format_rate(float(cmp.result.attainable[k, c]))}\n"
                     f"{cmp.bound_name(k, c)}-bound, limited by {cmp.limiter_name(k, c)}\n"
-                    f"time {format_time(float(cmp.result.time[k, c]))}")
+                    f"time {format_time(cmp.result.cell('time', k, c))}")
         return tip
 
     def close(self) -> None:

@@ -1,0 +1,81 @@
+"""View → Memory levels (the hierarchical roofline): a kernel that moves bytes through several
+levels gets a point at each level's intensity, at its attainable rate; the limiting level's
+point is filled and lies on that level's roof, the others are hollow and under their roofs. In
+overlay and side by side, in ops and MACs, with datasheet and achievable roofs."""
+
+import numpy as np
+import pytest
+from helpers import chart_mismatches
+from PySide6.QtWidgets import QApplication
+
+from roofline_gui.core.document import Document
+from roofline_gui.core.units import MEMORY_ROLES
+
+
+def _session(window):
+    model, presets = window.model, window.presets
+    model.reset(Document())
+    model.add_chips([presets.chips[i] for i in ("nvidia-a100-sxm4-40gb", "google-tpu-v1",
+                                                  "nvidia-h100-sxm5-80gb")])
+    add = presets.kernels["add-int8"]
+    model.add_kernels([add.with_params(n=1e7).with_resides({"a": "cache", "b": "cache"}),
+                       presets.kernels["gemm-4k-bf16-host"], presets.kernels["gemm-4k-tf32-l2"],
+                       presets.kernels["cnn-int8-tpu"], presets.kernels["mlp-bf16-b1"]])
+    QApplication.processEvents()
+
+
+def _level_roof(chip, role, derated):
+    levels = [lv for lv in chip.memory if lv.role == role]
+    bw = [lv.bandwidth * (lv.applied_fraction if derated else 1.0) for lv in levels]
+    return min(bw)  # levels of one role carry the same bytes: the slowest limits
+
+
+@pytest.mark.parametrize("mode", ["overlay", "side_by_side"])
+@pytest.mark.parametrize("mac", [False, True])
+@pytest.mark.parametrize("derated", [False, True])
+def test_each_level_point_sits_on_or_under_its_roof_and_the_limiting_one_on_it(window, mode, mac,
+                                                                                derated):
+    _session(window)
+    window.model.set_view(mode=mode, mac=mac, derated=derated, memory_levels=True)
+    QApplication.processEvents()
+    cmp = window.model.comparison
+    plots = window.canvas.plots
+    seen_filled = seen_hollow = 0
+    for plot in plots:
+        assert chart_mismatches(plot) == []
+        units = plot.scene.spec.units
+        x, y, data = plot.levels.spots()
+        for (k, c, role), lx, ly in zip(data, x, y, strict=True):
+            intensity, rate = units.ops_per_unit * 10 ** lx, units.ops_per_unit * 10 ** ly
+            role_name = MEMORY_ROLES[role]
+            ka = cmp.kernel_arrays
+            assert intensity == pytest.approx(ka.ops[k] / ka.bytes[k, role])
+            assert rate == pytest.approx(cmp.result.attainable[k, c])
+            roof = intensity * _level_roof(cmp.chips[c], role_name, derated)
+            filled = cmp.limiter_name(k, c) in [lv.name for lv in cmp.chips[c].memory
+                                                 if lv.role == role_name]
+            brush = plot.levels.points.data["brush"][list(data).index((k, c, role))]
+            if filled:
+                assert rate == pytest.approx(roof), (cmp.kernels[k].name, role_name)
+                assert brush.color().name() == plot.scene.comparison.chips[c].color.lower()
+                seen_filled += 1
+            else:
+                assert rate <= roof * (1 + 1e-9)
+                assert brush.color().name() == "#ffffff"
+                seen_hollow += 1
+    assert seen_filled and seen_hollow
+    # the axis says what x is now
+    assert "at each memory level" in plots[0].plot.getAxis("bottom").labelText
+
+
+def test_main_memory_only_has_no_level_points_and_the_cnn_sits_on_the_tpu_compute_roof(window):
+    _session(window)
+    window.model.set_view(mode="overlay", memory_levels=False)
+    QApplication.processEvents()
+    plot = window.canvas.overlay_plot
+    assert len(plot.levels.spots()[0]) == 0 and chart_mismatches(plot) == []
+    cmp = window.model.comparison
+    k = next(i for i, kernel in enumerate(cmp.kernels) if kernel.template == "conv2d")
+    c = next(i for i, chip in enumerate(cmp.chips) if chip.name == "TPU v1")
+    assert cmp.limiter_name(k, c) == "int8 peak" and cmp.result.attainable[k, c] == 92e12
+    assert np.isclose(cmp.dram_intensity[k], 2 * 4 * 28 * 28)  # ops per weight byte: 6,272
