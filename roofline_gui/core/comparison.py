@@ -24,7 +24,7 @@ from roofline_gui.core.roofline import (
     KernelArrays,
     evaluate,
 )
-from roofline_gui.core.units import MEMORY_ROLES, format_plain
+from roofline_gui.core.units import MEMORY_ROLES, PRECISIONS, format_plain
 
 CSV_COLUMNS = (
     "chip",
@@ -61,8 +61,16 @@ class Comparison:
         if code == LIMITER_UNSUPPORTED:
             return f"no {self.kernels[k].precision} on this chip"
         if code == LIMITER_COMPUTE:
-            return f"{self.kernels[k].precision} peak"
+            stand_in = self.stand_in(k, c)
+            return (f"{stand_in} peak (for {self.kernels[k].precision})" if stand_in
+                    else f"{self.kernels[k].precision} peak")
         return self.chips[c].memory[code].name
+
+    def stand_in(self, k: int, c: int) -> str | None:
+        """The precision chip ``c`` runs kernel ``k`` at in place of its own (the same width,
+        View → Same-width precisions), or None."""
+        s = self.chip_arrays.stand_in_for(c, int(self.kernel_arrays.precision[k]))
+        return PRECISIONS[s] if s >= 0 else None
 
     def bound_name(self, k: int, c: int) -> str:
         return BOUND_NAMES[int(self.result.cell("bound", k, c))]
@@ -137,10 +145,13 @@ class Comparison:
 
 
 def compare(
-    kernels: Sequence[Kernel], chips: Sequence[Chip], *, derated: bool = False
+    kernels: Sequence[Kernel], chips: Sequence[Chip], *, derated: bool = False,
+    same_width: bool = False,
 ) -> Comparison:
+    """Every kernel on every chip. ``same_width``: a chip lacking a kernel's precision runs it at
+    its own precision of the same width (fp16 for bf16, fp8 for int8, and back)."""
     ka = KernelArrays.from_kernels(kernels)
-    ca = ChipArrays.from_chips(chips)
+    ca = ChipArrays.from_chips(chips, same_width)
     return Comparison(tuple(kernels), tuple(chips), ka, ca, evaluate(ka, ca, derated=derated))
 
 
@@ -176,10 +187,12 @@ class Evaluator:
         self._changed: list[int] | None = None  # rows patched by the last _kernel_arrays call
         self._chips: tuple[Chip, ...] = ()
         self._chip_arrays: ChipArrays | None = None
+        self._same_width = False
         self._last: Comparison | None = None
 
     def compare(
-        self, kernels: Sequence[Kernel], chips: Sequence[Chip], *, derated: bool = False
+        self, kernels: Sequence[Kernel], chips: Sequence[Chip], *, derated: bool = False,
+        same_width: bool = False,
     ) -> Comparison:
         kernels = tuple(kernels)
         ka = self._kernel_arrays(kernels)
@@ -187,8 +200,9 @@ class Evaluator:
         chips = tuple(chips)
         if self._chip_arrays is None or len(chips) != len(self._chips) or any(
             a is not b for a, b in zip(chips, self._chips, strict=True)
-        ):
-            self._chips, self._chip_arrays = chips, ChipArrays.from_chips(chips)
+        ) or self._same_width != same_width:
+            self._chips, self._same_width = chips, same_width
+            self._chip_arrays = ChipArrays.from_chips(chips, same_width)
             changed = None
         last = self._last
         if (changed is not None and last is not None and last.chip_arrays is self._chip_arrays

@@ -68,6 +68,7 @@ class View:
     derated: bool = False  # each ceiling's achievable fraction applied
     kernel_labels: bool = True  # kernels' names on the chart
     memory_levels: bool = False  # a point per memory level (the hierarchical roofline)
+    same_width: bool = False  # a chip lacking a precision runs at its own of the same width
 
     MODES = ("overlay", "side_by_side")
 
@@ -237,7 +238,10 @@ def _roofs(comparison: Comparison, units: Units, chips: list[int], wanted: tuple
     off_precision = set()
     for c in chips:
         chip = comparison.chips[c]
-        have = [p for p in wanted if p in chip.compute]
+        # a precision the chip lacks is drawn as the one standing in for it (same width)
+        have = list(dict.fromkeys(
+            p if p in chip.compute else PRECISIONS[ca.stand_in_for(c, PRECISIONS.index(p))]
+            for p in wanted if p in chip.compute or ca.stand_in_for(c, PRECISIONS.index(p)) >= 0))
         if not have:
             have = list(chip.precisions)
             if something:

@@ -14,7 +14,7 @@ from roofline_gui.core.display import Units
 from roofline_gui.core.levels import host_note, level_points, ratio_to_main_memory, residency_note
 from roofline_gui.core.roofline import LIMITER_COMPUTE, LIMITER_UNSUPPORTED, ROLE_INDEX
 from roofline_gui.core.templates import TEMPLATES
-from roofline_gui.core.units import BYTES_PER_VALUE, format_si, format_time
+from roofline_gui.core.units import BYTES_PER_VALUE, SAME_WIDTH, format_si, format_time
 
 
 def _pct(x: float) -> str:
@@ -32,13 +32,21 @@ def explain(comparison: Comparison, k: int, c: int, units: Units = Units()) -> l
     code = int(r.limiter[k, c])
     if code == LIMITER_UNSUPPORTED:
         have = ", ".join(chip.precisions) or "none"
+        sibling = next((s for s in SAME_WIDTH.get(kernel.precision, ()) if s in chip.compute), None)
+        hint = (f" Or turn on View → Same-width precisions: its {sibling} (the same "
+                f"{BYTES_PER_VALUE[sibling]:g} bytes a value) would stand in." if sibling else "")
         return [
             f"{kernel.name} on {chip.name}: unsupported.",
             f"{chip.name} has no {kernel.precision} ceiling, so there is no roof to run "
-            f"against. Its precisions: {have}. Switch the kernel's precision to compare.",
+            f"against. Its precisions: {have}. Switch the kernel's precision to compare.{hint}",
         ]
     attainable = float(r.attainable[k, c])
     lines = []
+    stand_in = comparison.stand_in(k, c)
+    if stand_in:
+        lines.append(f"{chip.name} has no {kernel.precision}: its {stand_in}, the same "
+                     f"{BYTES_PER_VALUE[stand_in]:g} bytes a value, stands in (View → Same-width "
+                     "precisions), so the bytes are the same and the roof is its peak.")
     if code == LIMITER_COMPUTE:
         kind = chip.compute_provenance(kernel.precision, r.derated).kind
         lines.append(f"{kernel.name} on {chip.name}: compute-bound at the {kernel.precision} peak"

@@ -23,7 +23,7 @@ import numpy as np
 from roofline_gui.core.chip import Chip
 from roofline_gui.core.kernel import Kernel
 from roofline_gui.core.templates import Traffic
-from roofline_gui.core.units import MEMORY_ROLES, PRECISIONS
+from roofline_gui.core.units import MEMORY_ROLES, PRECISIONS, SAME_WIDTH
 
 ROLE_INDEX = {role: i for i, role in enumerate(MEMORY_ROLES)}
 PRECISION_INDEX = {p: i for i, p in enumerate(PRECISIONS)}
@@ -118,9 +118,14 @@ class ChipArrays:
     bandwidth_fraction: np.ndarray  # [C, L]
     role: np.ndarray  # [C, L] role index, -1 for padding
     dram_level: np.ndarray  # [C] index of the first dram level
+    #: [C, P] the precision whose ceiling stands in where the chip lacks this one (same width,
+    #: units.SAME_WIDTH), else -1; all -1 unless built with ``same_width``
+    stand_in: np.ndarray | None = None
 
     @classmethod
-    def from_chips(cls, chips: Sequence[Chip]) -> ChipArrays:
+    def from_chips(cls, chips: Sequence[Chip], same_width: bool = False) -> ChipArrays:
+        """The chips as arrays. ``same_width``: a precision a chip lacks takes the ceiling of its
+        own precision of the same width (bf16 for fp16, fp8 for int8, and back)."""
         n = len(chips)
         depth = max((len(c.memory) for c in chips), default=1)
         peak = np.full((n, len(PRECISIONS)), np.nan)
@@ -142,7 +147,18 @@ class ChipArrays:
                 frac[i, j] = level.applied_fraction
                 role[i, j] = ROLE_INDEX[level.role]
             dram[i] = next((j for j, lv in enumerate(chip.memory) if lv.role == "dram"), 0)
-        return cls(peak, peak_fraction, bw, wbw, frac, role, dram)
+        stand_in = np.full((n, len(PRECISIONS)), -1, dtype=np.intp)
+        if same_width:
+            for p, siblings in SAME_WIDTH.items():
+                j = PRECISION_INDEX[p]
+                for sibling in siblings:
+                    s = PRECISION_INDEX[sibling]
+                    use = np.isnan(peak[:, j]) & ~np.isnan(peak[:, s]) & (stand_in[:, j] < 0)
+                    stand_in[use, j] = s
+            rows, cols = np.nonzero(stand_in >= 0)
+            peak[rows, cols] = peak[rows, stand_in[rows, cols]]
+            peak_fraction[rows, cols] = peak_fraction[rows, stand_in[rows, cols]]
+        return cls(peak, peak_fraction, bw, wbw, frac, role, dram, stand_in)
 
     def ceiling(self, derated: bool) -> np.ndarray:
         """[C, P] the compute ceilings applied: peak, × its achievable fraction when derated."""
@@ -165,7 +181,11 @@ class ChipArrays:
         index = np.asarray(columns, dtype=np.intp)
         return ChipArrays(*(getattr(self, f)[index] for f in (
             "peak", "peak_fraction", "bandwidth", "write_bandwidth", "bandwidth_fraction", "role",
-            "dram_level")))
+            "dram_level")), None if self.stand_in is None else self.stand_in[index])
+
+    def stand_in_for(self, c: int, precision_index: int) -> int:
+        """The precision index standing in for ``precision_index`` on chip ``c``, or -1."""
+        return -1 if self.stand_in is None else int(self.stand_in[c, precision_index])
 
 
 class Evaluation:

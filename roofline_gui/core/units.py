@@ -30,6 +30,11 @@ BYTES_PER_VALUE: dict[str, float] = {
     "int4": 0.5,
 }
 
+#: Precisions of the same width that stand in for each other with View → Same-width precisions
+#: (V100 has fp16 and no bf16, TPU v3 bf16 and no fp16: both 2 bytes a value).
+SAME_WIDTH: dict[str, tuple[str, ...]] = {"bf16": ("fp16",), "fp16": ("bf16",),
+                                          "int8": ("fp8",), "fp8": ("int8",)}
+
 MEMORY_ROLES: tuple[str, ...] = ("dram", "cache", "host", "link")
 
 ROLE_LABELS: dict[str, str] = {

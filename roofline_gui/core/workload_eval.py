@@ -245,12 +245,14 @@ def evaluate_workloads(
     derated: bool = False,
     kernels: Mapping[str, Kernel] | None = None,
     built: Sequence[Built] | None = None,
+    same_width: bool = False,
 ) -> list[WorkloadResult]:
-    """Every workload on every chip, in one roofline evaluation of all their entries."""
+    """Every workload on every chip, in one roofline evaluation of all their entries
+    (``same_width``: as in core.comparison.compare)."""
     chips = tuple(chips)
     built = list(built) if built is not None else [build(w, kernels) for w in workloads]
     all_kernels = [e.kernel for b in built for e in b.entries]
-    ca = ChipArrays.from_chips(chips)
+    ca = ChipArrays.from_chips(chips, same_width)
     result = evaluate(KernelArrays.from_kernels(all_kernels), ca, derated=derated)
     links: dict[str, np.ndarray] = {}
     out, start = [], 0

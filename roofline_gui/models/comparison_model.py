@@ -455,7 +455,10 @@ class ComparisonTableModel(QAbstractTableModel):
         if field == "limiter":
             bound = cmp.bound_name(row, c)
             name = cmp.limiter_name(row, c)
-            return name if bound == "unsupported" else f"{name} ({bound})"
+            stand_in = cmp.stand_in(row, c)
+            note = (f" · {stand_in} for {cmp.kernels[row].precision}"
+                    if stand_in and bound == "memory" else "")
+            return name if bound == "unsupported" else f"{name} ({bound}){note}"
         b = self._baseline_index if self._baseline_index is not None else c
         return float(r.attainable[row, c] / r.attainable[row, b])
 

@@ -106,9 +106,10 @@ class DocumentModel(QObject):
         if not changed:
             return
         self._view = new
-        if "derated" in changed:
+        if changed & {"derated", "same_width"}:  # both change the evaluation
             self._comparison = self._workloads = None
-            self.sig_derated_changed.emit(new.derated)
+            if "derated" in changed:
+                self.sig_derated_changed.emit(new.derated)
             self.sig_document_changed.emit(self._doc, None)
         self.sig_view_changed.emit(new, frozenset(changed))
 
@@ -132,8 +133,8 @@ class DocumentModel(QObject):
         """All kernels on all chips (shown or hidden), evaluated once per document state."""
         if self._comparison is None:
             self._comparison = self._evaluator.compare(
-                self._doc.kernels, self._doc.chips, derated=self._view.derated
-            )
+                self._doc.kernels, self._doc.chips, derated=self._view.derated,
+                same_width=self._view.same_width)
         return self._comparison
 
     @property
@@ -178,7 +179,8 @@ class DocumentModel(QObject):
                 built.append(b)
                 good.append(w)
             results = evaluate_workloads(good, doc.chips, derated=self._view.derated,
-                                         built=built, kernels=kernels) if good and doc.chips else []
+                                         built=built, kernels=kernels,
+                                         same_width=self._view.same_width) if good and doc.chips else []
             self._workloads = (results, problems)
         return self._workloads
 

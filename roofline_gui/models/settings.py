@@ -14,6 +14,7 @@ _DEFAULTS: dict[str, object] = {
     "view/derated": False,
     "view/kernel_labels": True,
     "view/memory_levels": False,
+    "view/same_width": False,
     "last_dir": "",
     "first_start_done": False,
 }

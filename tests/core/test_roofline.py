@@ -267,3 +267,25 @@ def test_changed_rows_are_found_by_identity_not_equality():
     assert changed_rows((a, c, a), (b, c, a)) == [0]
     assert changed_rows((a, c, a), (a, a, c)) == [1, 2]
     assert changed_rows((), ()) == []
+
+
+def test_same_width_precisions_stand_in_so_v100_and_tpu_v3_compare_at_900_gbs():
+    """V100 has fp16 and no bf16, TPU v3 bf16 and no fp16: both 2 bytes a value and 900 GB/s.
+    With same-width stand-ins a bf16 kernel runs on V100 at fp16 and the two read 1.00×; a
+    compute-bound one meets the fp16 peak, named as standing in."""
+    from roofline_gui.io.presets import default_presets
+
+    presets = default_presets()
+    v100, tpu = presets.chips["nvidia-v100-sxm2-16gb"], presets.chips["google-tpu-v3"]
+    mlp = Kernel("m", "m", "bf16", template="mlp", params={"batch": 1, "d_in": 4096, "d_out": 4096})
+    gemm = Kernel("g", "g", "bf16", template="gemm", params={"m": 8192, "n": 8192, "k": 8192})
+    plain = compare([mlp, gemm], [v100, tpu])
+    assert plain.limiter_name(0, 0) == "no bf16 on this chip" and np.isnan(plain.speedup(1)[0, 0])
+    both = compare([mlp, gemm], [v100, tpu], same_width=True)
+    assert both.speedup(1)[0, 0] == pytest.approx(1.0)
+    intensity = 2 * 4096 * 4096 / ((4096 * 4096 + 2 * 4096) * 2)  # op/B, batch 1 in 2 bytes
+    assert both.result.attainable[0, 0] == pytest.approx(intensity * 900e9)
+    assert both.stand_in(0, 0) == "fp16" and both.stand_in(0, 1) is None
+    assert both.limiter_name(1, 0) == "fp16 peak (for bf16)"
+    assert both.result.attainable[1, 0] == pytest.approx(125e12)
+    assert both.limiter_name(1, 1) == "bf16 peak"

@@ -71,3 +71,28 @@ def test_the_form_says_where_each_operand_lives_and_a_choice_is_one_undoable_edi
     model.undo_stack.undo()
     assert model.document.kernel(ids[0]).resides == {"a": "cache"}
     assert places.combos["b"].currentData() == "dram"
+
+
+def test_all_kernels_at_16_bit_runs_each_chip_at_its_own_and_each_cell_says_so(window):
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QApplication
+
+    from roofline_gui.core.document import Document
+
+    model = window.model
+    model.reset(Document())
+    model.add_chips([window.presets.chips[i] for i in ("nvidia-v100-sxm2-16gb", "google-tpu-v3")])
+    model.add_kernels([window.presets.kernels["mlp-bf16-b1"]])
+    combo = window.precision_combo
+    combo.setCurrentIndex(combo.findData("16-bit"))
+    combo.activated.emit(combo.currentIndex())
+    QApplication.processEvents()
+    assert model.view.same_width and window.act_same_width.isChecked()
+    cmp = model.comparison
+    assert cmp.kernels[0].precision == "bf16" and cmp.speedup(0)[0, 1] == 1.0
+    table = window.table.table_model
+    texts = [table.index(0, col).data(Qt.ItemDataRole.DisplayRole) for col in range(table.columnCount())]
+    assert any("fp16 for bf16" in str(t) for t in texts)
+    assert any(str(t) == "1×" for t in texts)
+    window.act_same_width.trigger()  # off: V100 has no bf16 again
+    assert model.comparison.limiter_name(0, 0) == "no bf16 on this chip"

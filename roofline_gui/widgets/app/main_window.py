@@ -37,6 +37,9 @@ from roofline_gui.widgets.chart.canvas_panel import CanvasPanel
 from roofline_gui.widgets.common import background
 from roofline_gui.widgets.common.dialogs import RecoveryDialog, about_text
 
+#: "All kernels at" a width: the precision the kernels take; chips lacking it run at their own
+#: of the same width (core.units.SAME_WIDTH).
+WIDTHS = {"16-bit": "bf16", "8-bit": "int8"}
 
 class StackAction(QAction):
     """The toolbar's Undo or Redo: a short fixed text, so the toolbar never reflows; the
@@ -353,6 +356,12 @@ class MainWindow(QMainWindow):
                 "Off: main memory only")
         self.act_levels.setCheckable(True)
         self.act_levels.setIconText("Memory levels")
+        self.act_same_width = self._action(
+            "&Same-width precisions stand in", self.set_same_width,
+            tip="A chip without a kernel's precision runs it at its own precision of the same "
+                "width: fp16 for bf16 (V100 against TPU v3), fp8 for int8, and back; each such "
+                "cell says so")
+        self.act_same_width.setCheckable(True)
         self.act_about = self._action("&About Roofline Explorer", self.show_about)
         self.act_guide = self._action("&User guide", self.show_user_guide, key.HelpContents,
                                       "The panels, the chart, sessions and exports explained "
@@ -412,6 +421,7 @@ class MainWindow(QMainWindow):
         view.addAction(self.act_mac)
         view.addAction(self.act_derated)
         view.addAction(self.act_levels)
+        view.addAction(self.act_same_width)
         view.addAction(self.act_kernel_labels)
         view.addSeparator()
         for dock in self.docks.values():
@@ -453,8 +463,13 @@ class MainWindow(QMainWindow):
         self.precision_combo.addItem("(precision…)", None)
         for p in PRECISIONS:
             self.precision_combo.addItem(p, p)
+        # Each chip's own precision of a width: V100 (fp16) against TPU v3 (bf16) at 16 bits.
+        self.precision_combo.addItem("16-bit, each chip's own (bf16 or fp16)", "16-bit")
+        self.precision_combo.addItem("8-bit, each chip's own (int8 or fp8)", "8-bit")
         self.precision_combo.setToolTip("Switch every kernel to this precision: the roof used "
-                                        "and the bytes moved both change, as mixed precision does")
+                                        "and the bytes moved both change, as mixed precision "
+                                        "does. 16-bit and 8-bit run each chip at its own "
+                                        "precision of that width (View → Same-width precisions)")
         self.precision_combo.activated.connect(self._on_all_precision)
         bar.addWidget(self.precision_combo)
 
@@ -523,6 +538,9 @@ class MainWindow(QMainWindow):
     def set_kernel_labels(self, shown: bool) -> None:
         self.model.set_view(kernel_labels=bool(shown))
 
+    def set_same_width(self, on: bool) -> None:
+        self.model.set_view(same_width=bool(on))
+
     def set_memory_levels(self, shown: bool) -> None:
         self.model.set_view(memory_levels=bool(shown))
 
@@ -535,11 +553,13 @@ class MainWindow(QMainWindow):
         self.act_derated.setChecked(view.derated)
         self.act_kernel_labels.setChecked(view.kernel_labels)
         self.act_levels.setChecked(view.memory_levels)
+        self.act_same_width.setChecked(view.same_width)
         if "mac" in changed and self._cursor is not None:  # the readout follows at once
             self._on_cursor_moved(*self._cursor)
         for name, key in (("mode", "view/mode"), ("mac", "view/mac_units"), ("derated", "view/derated"),
                           ("kernel_labels", "view/kernel_labels"),
-                          ("memory_levels", "view/memory_levels")):
+                          ("memory_levels", "view/memory_levels"),
+                          ("same_width", "view/same_width")):
             if name in changed:
                 self.settings.set(key, getattr(view, name))
 
@@ -548,6 +568,9 @@ class MainWindow(QMainWindow):
         self.precision_combo.setCurrentIndex(0)
         if precision is None:
             return
+        if precision in WIDTHS:  # each chip's own precision of that width stands in
+            precision = WIDTHS[precision]
+            self.model.set_view(same_width=True)
         edits = tuple(Replace("kernels", k.with_precision(precision)) for k in self.model.document.kernels
                       if k.precision != precision or k.storage_precision)
         if edits:
@@ -598,7 +621,8 @@ class MainWindow(QMainWindow):
                             mac=bool(self.settings.get("view/mac_units")),
                             derated=bool(self.settings.get("view/derated")),
                             kernel_labels=bool(self.settings.get("view/kernel_labels")),
-                            memory_levels=bool(self.settings.get("view/memory_levels")))
+                            memory_levels=bool(self.settings.get("view/memory_levels")),
+                            same_width=bool(self.settings.get("view/same_width")))
 
     def closeEvent(self, event) -> None:  # noqa: N802 (Qt API)
         if background.busy():  # a file is being read or written: close once it is done
