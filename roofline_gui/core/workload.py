@@ -37,6 +37,9 @@ MAX_DIM = 10**7
 MAX_COUNT = 10**9
 
 
+#: Kinds whose activations can stay on chip (Workload.activations_on_chip).
+ON_CHIP_KINDS = ("cnn", "mlp", "lstm")
+
 @dataclass(frozen=True)
 class Workload:
     id: str
@@ -54,6 +57,9 @@ class Workload:
     link: str = "link"
     source: str = ""
     visible: bool = True
+    #: CNN, MLP and LSTM: activations kept on chip across layers (the TPU v1's Unified Buffer),
+    #: so only the weights cross main memory and the activations move at the on-chip level
+    activations_on_chip: bool = False
 
     @property
     def throughput_unit(self) -> str:
@@ -78,6 +84,9 @@ class Workload:
             out.append(Problem("kind", f"unknown kind {self.kind!r}; use one of {', '.join(KINDS)}"))
         if self.kind == "transformer" and self.phase not in PHASES:
             out.append(Problem("phase", f"must be prefill or decode, not {self.phase!r}"))
+        if self.activations_on_chip and self.kind not in ON_CHIP_KINDS:
+            out.append(Problem("activations_on_chip", "applies to CNN, MLP and LSTM workloads "
+                               "(a transformer's KV cache and activations live in main memory)"))
         for name in ("batch", "sequence", "context", "chips_per_model"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -143,11 +152,17 @@ def _b(x: float) -> str:
 
 def _entry(workload: Workload, index: int, name: str, group: str, count: float, ops: float,
            reads: float, writes: float, steps: list[str], weight_bytes: float = 0.0) -> Entry:
+    nbytes, written = {"dram": reads + writes}, {"dram": writes}
+    if workload.activations_on_chip and workload.kind in ON_CHIP_KINDS:
+        acts = reads - weight_bytes + writes  # activations read and written
+        nbytes, written = {"dram": weight_bytes, "cache": acts}, {"cache": writes}
+        steps = [*steps, f"activations on chip: {_b(acts)} read and written at the on-chip "
+                         f"level, only the weights ({_b(weight_bytes)}) cross main memory: "
+                         f"{_g(ops / weight_bytes) if weight_bytes else '∞'} op per weight byte"]
     kernel = Kernel(
         id=f"{workload.id}/{index}", name=name, precision=workload.activations,
         category=f"workload: {workload.name}", flops=ops,
-        bytes={"dram": reads + writes}, write_bytes={"dram": writes},
-        notes="\n".join(steps),
+        bytes=nbytes, write_bytes=written, notes="\n".join(steps),
     )
     return Entry(kernel, count, group, tuple(steps), weight_bytes)
 

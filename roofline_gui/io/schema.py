@@ -211,6 +211,8 @@ def session_schema(presets: Presets | None = None) -> dict:
             "link": {"enum": list(LINK_ROLES)},
             "source": text,
             "visible": {"type": "boolean"},
+            "activations_on_chip": {"type": "boolean", "description": "cnn, mlp, lstm: "
+                                    "activations stay on chip, only weights cross main memory"},
         },
         "additionalProperties": False,
     }

@@ -17,7 +17,8 @@ from roofline_gui.io.validate import Checker
 
 #: The keys a session's workload entry may have.
 WORKLOAD_KEYS = ("id", "name", "kind", "spec", "phase", "batch", "sequence", "context", "weights",
-                 "activations", "kv_cache", "chips_per_model", "link", "source", "visible")
+                 "activations", "kv_cache", "chips_per_model", "link", "source", "visible",
+                 "activations_on_chip")
 _INTS = ("batch", "sequence", "context", "chips_per_model")
 _PRECISIONS = ("weights", "activations", "kv_cache")
 
@@ -89,6 +90,8 @@ def workload_to_dict(w: Workload) -> dict:
     d["spec"] = dict(w.spec)
     if w.visible:
         del d["visible"]
+    if not w.activations_on_chip:
+        del d["activations_on_chip"]
     if not w.source:
         del d["source"]
     return d
@@ -122,11 +125,14 @@ def read_workload(ck: Checker, d: dict, path: str, workload_id: str,
     visible = d.get("visible", True)
     if not isinstance(visible, bool):
         ck.fail(f"{path}.visible", "must be true or false")
+    on_chip = d.get("activations_on_chip", False)
+    if not isinstance(on_chip, bool):
+        ck.fail(f"{path}.activations_on_chip", "must be true or false")
     source = ck.text(d, "source", path)
     if len(ck.problems) > start:
         return None
     workload = Workload(workload_id, name, kind, spec, phase=phase, link=link, source=source,
-                        visible=visible, **values)
+                        visible=visible, activations_on_chip=on_chip, **values)
     try:
         build(workload, kernels or {})
     except ValidationError as exc:

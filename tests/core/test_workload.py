@@ -311,3 +311,27 @@ def test_kv_heads_are_not_split_below_one_and_a_sliding_window_bounds_the_cache(
     attention = next(e for e in built.entries if e.kernel.name.startswith("Attention decode"))
     assert attention.kernel.flops == 4 * 32 * window * 128
     assert any("sliding window of 4096" in note for note in built.notes)
+
+
+def test_activations_on_chip_leave_only_weights_on_main_memory_as_on_the_tpu_v1():
+    """The TPU v1 case: with activations in the Unified Buffer each layer's main-memory bytes
+    are its weights alone, so its intensity is ops per weight byte (2·B for a dense layer), and
+    the activations move at the on-chip level; the formula says so. A transformer refuses it."""
+    from roofline_gui.core.units import BYTES_PER_VALUE
+
+    _replace = replace
+    w = shipped_workloads()["mlp-tpu"].workload("w1")
+    plain, on_chip = build(w), build(_replace(w, activations_on_chip=True))
+    for a, b in zip(plain.entries, on_chip.entries, strict=True):
+        ta, tb = a.kernel.traffic(), b.kernel.traffic()
+        assert tb.ops == ta.ops
+        assert tb.bytes["dram"] == b.weight_bytes
+        assert tb.bytes["dram"] + tb.bytes["cache"] == pytest.approx(ta.bytes["dram"])
+        assert tb.ops / tb.bytes["dram"] == pytest.approx(2 * w.batch / BYTES_PER_VALUE[w.weights])
+        assert any("activations on chip" in s for s in b.steps)
+    tpu = default_presets().chips["google-tpu-v1"]
+    cmp = compare([e.kernel for e in on_chip.entries], [tpu])
+    assert all(cmp.limiter_name(k, 0) == "DDR3-2133" for k in range(len(on_chip.entries)))
+    llama = shipped_workloads()["llama-3-8b"].workload("w2")
+    with pytest.raises(ValidationError, match="applies to CNN, MLP and LSTM workloads"):
+        build(_replace(llama, activations_on_chip=True))

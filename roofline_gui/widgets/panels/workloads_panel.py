@@ -23,6 +23,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetricsF
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
@@ -45,7 +46,14 @@ from PySide6.QtWidgets import (
 
 from roofline_gui.core.errors import RooflineError, ValidationError
 from roofline_gui.core.units import PRECISIONS, format_si, format_time
-from roofline_gui.core.workload import LINK_ROLES, MAX_DIM, Workload, build, parameters_text
+from roofline_gui.core.workload import (
+    LINK_ROLES,
+    MAX_DIM,
+    ON_CHIP_KINDS,
+    Workload,
+    build,
+    parameters_text,
+)
 from roofline_gui.core.workload_eval import SWEEP_BATCHES, batch_sweep
 from roofline_gui.core.workload_view import SEGMENT_KINDS, breakdown, label_of
 from roofline_gui.io.workloads import shipped_folder, shipped_workloads, workload_from_config
@@ -61,7 +69,7 @@ _PRECISION_FIELDS = (("weights", "Weights"), ("activations", "Activations, math"
                      ("kv_cache", "KV cache"))
 #: Fields by the names the window gives them (the undo history says "Chips N 4").
 FIELD_LABELS = {**{name: label for name, label, _tip in _INT_FIELDS}, **dict(_PRECISION_FIELDS),
-                "phase": "Phase", "link": "Link"}
+                "phase": "Phase", "link": "Link", "activations_on_chip": "activations on chip"}
 
 
 class DoublingSpinBox(QSpinBox):
@@ -133,13 +141,21 @@ class WorkloadFields(QWidget):
                 grid.addWidget(widget, shared.get(r, r), 2 * k + 1)
         self.combos["activations"].setToolTip("Precision of activations and of the math: the "
                                               "compute roof used")
+        self.on_chip = QCheckBox("Activations on chip")
+        self.on_chip.setToolTip("Activations stay in the chip's on-chip level between layers, as "
+                                "in the TPU v1's 24 MiB Unified Buffer: only the weights cross "
+                                "main memory (its roofline counts ops per weight byte), the "
+                                "activations move at the on-chip level")
+        self.on_chip.toggled.connect(lambda on: self.sig_changed.emit("activations_on_chip", on))
+        grid.addWidget(self.on_chip, len(rows), 0, 1, 4)
         grid.setColumnStretch(1, 1)
         grid.setColumnStretch(3, 1)
         # As tall as its rows, wherever it sits (a dialog's spare height is not spread between them).
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
 
     def show_workload(self, w: Workload) -> None:
-        widgets = [self.phase, self.link, *self.spins.values(), *self.combos.values()]
+        widgets = [self.phase, self.link, self.on_chip, *self.spins.values(),
+                   *self.combos.values()]
         for widget in widgets:
             widget.blockSignals(True)
         try:
@@ -149,6 +165,7 @@ class WorkloadFields(QWidget):
                 spin.setValue(getattr(w, name))
             for name, combo in self.combos.items():
                 combo.setCurrentText(getattr(w, name))
+            self.on_chip.setChecked(w.activations_on_chip)
         finally:
             for widget in widgets:
                 widget.blockSignals(False)
@@ -163,6 +180,7 @@ class WorkloadFields(QWidget):
                               (self.link, transformer)):
             widget.setVisible(shown)
             self._labels[widget].setVisible(shown)
+        self.on_chip.setVisible(w.kind in ON_CHIP_KINDS)
 
 
 def entries_html(w: Workload, kernels=None) -> str:
@@ -183,10 +201,12 @@ def entries_html(w: Workload, kernels=None) -> str:
         k = e.kernel
         t = k.traffic()
         dram = t.bytes.get("dram", 0.0)
+        on_chip = t.bytes.get("cache")
         parts.append(
             f"<p><b>{html.escape(k.name)}</b> × {e.count:,.0f}: "
-            f"{format_si(t.ops, 'op')}, {format_si(dram, 'B')}, "
-            f"{t.ops / dram if dram else float('nan'):,.4g} op/B<br>"
+            f"{format_si(t.ops, 'op')}, {format_si(dram, 'B')} of main memory"
+            + (f" and {format_si(on_chip, 'B')} on chip" if on_chip else "")
+            + f", {t.ops / dram if dram else float('nan'):,.4g} op/B<br>"
             + "<br>".join(html.escape(s) for s in e.steps) + "</p>")
     if built.link_steps:
         parts.append("<p><b>Link</b><br>" + "<br>".join(map(html.escape, built.link_steps)) + "</p>")
