@@ -23,6 +23,7 @@ from roofline_gui.core.document import Document
 from roofline_gui.core.edits import Edit, Replace, apply, insert_new, next_color, touched_ids
 from roofline_gui.core.errors import EditRefused, ValidationError
 from roofline_gui.core.kernel import Kernel
+from roofline_gui.core.levels import residency_note
 from roofline_gui.core.sweep import describe_move, move_to_intensity
 
 if TYPE_CHECKING:  # the workload modules are imported on first use, off the start-up path
@@ -253,15 +254,19 @@ class DocumentModel(QObject):
             self.sig_selection_changed.emit(kernel_id, chip_id)
 
     # -- moving kernels -------------------------------------------------------------------------
-    def move_kernel_to_intensity(self, kernel_id: str, intensity: float, merge_key=None) -> bool:
+    def move_kernel_to_intensity(self, kernel_id: str, intensity: float, merge_key=None,
+                                 chip_id: str | None = None) -> bool:
         """Change a kernel's main parameter (or its intensity) so it sits at ``intensity``.
 
-        Each step of one drag shares ``merge_key`` and so becomes one undo step.
+        Each step of one drag shares ``merge_key`` and so becomes one undo step. ``chip_id``:
+        the chip it is dragged on; where what the kernel keeps on chip stops fitting that
+        chip's on-chip level, the status bar says so.
         """
         kernel = self._doc.kernel(kernel_id)
         move = move_to_intensity(kernel, intensity)
-        self.say(move.note)
         moved = move.kernel
+        chip = next((c for c in self._doc.chips if c.id == chip_id), None)
+        self.say(move.note or (residency_note(moved, chip) if chip is not None else ""))
         if moved == kernel:
             return False
         # Named as it is after the step: the steps of a drag merge into one command that keeps

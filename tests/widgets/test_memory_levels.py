@@ -79,3 +79,20 @@ def test_main_memory_only_has_no_level_points_and_the_cnn_sits_on_the_tpu_comput
     c = next(i for i, chip in enumerate(cmp.chips) if chip.name == "TPU v1")
     assert cmp.limiter_name(k, c) == "int8 peak" and cmp.result.attainable[k, c] == 92e12
     assert np.isclose(cmp.dram_intensity[k], 2 * 4 * 28 * 28)  # ops per weight byte: 6,272
+
+
+def test_dragging_the_tpu_cnn_past_what_its_buffer_holds_says_so(window, qtbot):
+    """The CNN layer's activations fit the 24 MiB Unified Buffer up to batch 62: a drag past
+    that goes on (the bound assumes they fit) and the status bar says they no longer do."""
+    model, presets = window.model, window.presets
+    model.reset(Document())
+    model.add_chips([presets.chips["google-tpu-v1"]])
+    (kid,) = model.add_kernels([presets.kernels["cnn-int8-tpu"]])
+    chip = model.document.chips[0].id
+    said = []
+    model.sig_status.connect(said.append)
+    window.canvas._on_marker_dragged(kid, chip, 6272 * 10, False)  # to about batch 40: fits
+    assert 30 < model.document.kernel(kid).params["batch"] <= 62 and said == []
+    window.canvas._on_marker_dragged(kid, chip, 6272 * 25, True)  # batch 100: it does not
+    assert model.document.kernel(kid).params["batch"] > 62
+    assert said and "do not fit in TPU v1's Unified Buffer (24 MiB)" in said[-1]

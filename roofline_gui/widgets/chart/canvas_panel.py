@@ -292,8 +292,8 @@ class CanvasPanel(QWidget):
             self._set_lifted(kernel_id)
             self.model.select(kernel_id, chip_id)
         self.model.move_kernel_to_intensity(
-            kernel_id, intensity * self.options.ops_per_unit, merge_key=("drag", self._drag_serial)
-        )
+            kernel_id, intensity * self.options.ops_per_unit, merge_key=("drag", self._drag_serial),
+            chip_id=chip_id)
         if finished:
             self._drag_serial += 1
             self._set_lifted(None)
