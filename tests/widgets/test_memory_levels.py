@@ -54,14 +54,14 @@ def test_each_level_point_sits_on_or_under_its_roof_and_the_limiting_one_on_it(w
             roof = intensity * _level_roof(cmp.chips[c], role_name, derated)
             filled = cmp.limiter_name(k, c) in [lv.name for lv in cmp.chips[c].memory
                                                  if lv.role == role_name]
-            brush = plot.levels.points.data["brush"][list(data).index((k, c, role))]
+            color = plot.levels.brush_of((k, c, role))
             if filled:
                 assert rate == pytest.approx(roof), (cmp.kernels[k].name, role_name)
-                assert brush.color().name() == plot.scene.comparison.chips[c].color.lower()
+                assert color.name() == plot.scene.comparison.chips[c].color.lower()
                 seen_filled += 1
             else:
                 assert rate <= roof * (1 + 1e-9)
-                assert brush.color().name() == "#ffffff"
+                assert color.name() == "#ffffff"
                 seen_hollow += 1
     assert seen_filled and seen_hollow
     # the axis says what x is now
