@@ -72,6 +72,15 @@ def main() -> None:
     shot("workload-llama")
     window.docks["table"].raise_()
     window.docks["hardware"].raise_()
+    # The article, claim by claim, with a point per memory level: a and b kept on chip.
+    window.files.open_example(by_name["the-article-claim-by-claim"])
+    window.set_memory_levels(True)
+    doc = window.model.document
+    window.model.select(doc.kernels[1].id, doc.chips[0].id)
+    window.docks["kernels"].raise_()
+    shot("article-memory-levels")
+    window.set_memory_levels(False)
+    window.docks["hardware"].raise_()
     if "--measured" in sys.argv:
         measured_shot(app, window, shot)
     window.model.undo_stack.setClean()
