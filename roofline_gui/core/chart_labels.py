@@ -174,6 +174,7 @@ class _RoofText:
     ridge: float = 0.0
     top: float = 0.0  # for a diagonal: the highest roof of its chip
     low: bool = False  # a diagonal other than main memory's: labelled near the chart's bottom
+    host: bool = False  # a host link: its figure is per direction ("each way")
 
 
 def _labelled_chips(scene: ChartScene, selected_chip: str | None) -> list[int]:
@@ -204,7 +205,8 @@ def _diagonal_texts(scene: ChartScene, chips: list[int]) -> list[_RoofText]:
                                roofs[0].bandwidth, top=top))
         for d in scene.spec.diagonals:
             if d.chip == c and d.used:
-                texts.append(_RoofText(c, d.name, d.bandwidth, top=top, low=True))
+                texts.append(_RoofText(c, d.name, d.bandwidth, top=top, low=True,
+                                       host=d.role == "host"))
     return texts
 
 
@@ -229,8 +231,10 @@ def place_roof_labels(scene: ChartScene, g: LabelGeometry, selected_chip: str | 
             placed.append(label)
             boxes.append(label_box(label, g))
     for group in _groups(_diagonal_texts(scene, chips), lambda t: math.log10(t.value)):
+        # A host link's figure is per direction; the one often quoted counts both ways.
+        each_way = " each way" if all(t.host for t in group) else ""
         text = _merged_text([(cmp.chips[t.chip].name, t.what) for t in group],
-                            format_si(group[0].value, "B/s"))
+                            format_si(group[0].value, "B/s") + each_way)
         label = _place_diagonal(text, group[0].value, max(t.top for t in group),
                                 all(t.low for t in group), _color(scene, group, foreground), g,
                                 boxes, markers)
