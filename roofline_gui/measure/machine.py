@@ -81,6 +81,7 @@ class Measurement:
     fallback: str | None = None  # why the compiled kernels were not used, when they were not
     theoretical: Theoretical | None = None
     notes: list[str] = field(default_factory=list)  # what the sweep could not do
+    main_memory: MainMemory | None = None  # every kernel's robust figure over the DRAM sizes
 
     def vector(self, precision: str) -> ComputePoint | None:
         """The best point of the multiply-add kernel at ``precision`` (numpy's vector rate
@@ -108,6 +109,7 @@ class Measurement:
                           for p in self.bandwidth],
             "plateaus": [{"first_size": p.first_size, "last_size": p.last_size,
                           "bytes_per_s": p.bandwidth, "points": p.points} for p in self.plateaus],
+            "main_memory": None if self.main_memory is None else self.main_memory.to_json(),
             "compute": [{"method": c.method, "precision": c.precision, "size": c.size,
                          "ops_per_s": c.rate, "spread": c.timing.spread} for c in self.compute],
             "theoretical": None if theory is None else {
@@ -273,10 +275,9 @@ def measure(progress: Progress | None = None, cancel: threading.Event | None = N
                 result.compute.append(vector_rate(precision, backend.runner, cancel=cancel))
     finally:
         backend.close()
-    sizes_seen, envelope = best_per_size(result.bandwidth)
-    result.plateaus = _dram_by_stream_rule(
-        find_plateaus(sizes_seen, envelope, edges=tuple(result.caches.values())), sizes_seen,
-        envelope, result.caches)
+    result.plateaus, result.main_memory, notes = memory_levels(
+        result.bandwidth, result.caches, reported="triad" if use_jit else "add/triad")
+    result.notes += notes
     result.notes += plausibility_notes(result)
     progress(1.0, "done")
     return result
@@ -377,6 +378,127 @@ def _dram_by_stream_rule(plateaus, sizes, envelope, caches) -> list[Plateau]:
     return [*plateaus[:-1], Plateau(floor, last.last_size, level, len(big))]
 
 
+@dataclass(frozen=True)
+class MainMemory:
+    """Main memory as STREAM reports it, robust on a shared host: for each kernel, the median
+    over every working set at least 4× the largest cache of that size's best repetition, with
+    the lowest and highest of them (the spread across sizes); ``reported`` is the one the DRAM
+    level takes (STREAM's triad; the better of add and triad with numpy's kernels, whose triad
+    is held back by the Python loop)."""
+
+    sizes: tuple[int, ...]  # the working sets it is taken from (3-array sizes)
+    rates: dict[str, tuple[float, float, float]]  # kernel -> (median, lowest, highest) B/s
+    reported: str
+
+    @property
+    def bandwidth(self) -> float:
+        return self.rates[self.reported][0]
+
+    def describe(self) -> str:
+        median, low, high = self.rates[self.reported]
+        others = ", ".join(f"{k} {format_si(v[0], 'B/s')}" for k, v in self.rates.items()
+                           if k != self.reported)
+        return (f"{self.reported} {format_si(median, 'B/s')}, the median over "
+                f"{len(self.sizes)} working sets from {format_si(self.sizes[0], 'B')} to "
+                f"{format_si(self.sizes[-1], 'B')} of each one's best repetition (they ranged "
+                f"{format_si(low, 'B/s')}–{format_si(high, 'B/s')})" + (f"; {others}" if others else ""))
+
+    def to_json(self) -> dict:
+        return {"sizes": list(self.sizes), "reported": self.reported,
+                "kernels": {k: {"median": m, "lowest": lo, "highest": hi}
+                            for k, (m, lo, hi) in self.rates.items()}}
+
+
+#: The fewest working sets main memory is taken from (the largest ones, when fewer reach the
+#: STREAM rule's 4× the largest cache, with a note).
+MAIN_MEMORY_SIZES = 3
+#: A cache level must read this much faster than the next one to stand as a level of its own.
+SEPARATE = 0.10
+
+
+def main_memory(points: list[BandwidthPoint], floor: int,
+                reported: str = "triad") -> tuple[MainMemory | None, list[str]]:
+    """Main memory from the whole tail of sizes at or above ``floor`` (never one size), as
+    MainMemory; and a note where fewer than MAIN_MEMORY_SIZES sizes reach it."""
+    by_kernel: dict[str, dict[int, float]] = {}
+    for p in points:
+        by_kernel.setdefault(p.kernel, {})[p.elements * 24] = p.bandwidth
+    if reported == "add/triad":
+        add, triad = by_kernel.get("add", {}), by_kernel.get("triad", {})
+        by_kernel["add/triad"] = {s: max(add.get(s, 0.0), triad.get(s, 0.0)) for s in {*add, *triad}}
+    sizes = sorted(by_kernel.get(reported, {}))
+    if not sizes:
+        return None, []
+    tail = [s for s in sizes if s >= floor]
+    notes = []
+    if len(tail) < MAIN_MEMORY_SIZES:
+        tail = sizes[-MAIN_MEMORY_SIZES:]
+        notes.append(f"main memory was taken from the {len(tail)} largest working sets "
+                     f"({format_si(tail[0], 'B')}–{format_si(tail[-1], 'B')}); fewer than "
+                     f"{MAIN_MEMORY_SIZES} reached 4× the largest cache "
+                     f"({format_si(floor, 'B')}), so it may still be partly served by the cache")
+    rates = {}
+    for kernel in (*KERNELS, "add/triad"):
+        values = [by_kernel.get(kernel, {}).get(s) for s in tail]
+        values = [v for v in values if v]
+        if values and (kernel in KERNELS or kernel == reported):
+            rates[kernel] = (float(np.median(values)), float(min(values)), float(max(values)))
+    return MainMemory(tuple(tail), rates, reported), notes
+
+
+def memory_levels(points: list[BandwidthPoint], caches: dict[str, int],
+                  reported: str = "triad") -> tuple[list[Plateau], MainMemory | None, list[str]]:
+    """The memory levels of a sweep, smallest first, DRAM last; main memory's robust figure;
+    and notes on what the sweep could not separate.
+
+    With the caches' capacities known, each cache's level is read from the working sets well
+    inside it and well past the one before (from 2× the previous capacity to half its own):
+    the upper quartile of the best-of-add-and-triad rate there, so a noisy host's wandering
+    points do not split or hide a level. A cache the sweep covered but whose level reads
+    within SEPARATE of the next is said so and left out. Main memory comes from every size at
+    least 4× the largest cache (main_memory). Without capacities, the plateaus of the curve
+    (find_plateaus)."""
+    sizes, envelope = best_per_size(points)
+    if not sizes:
+        return [], None, []
+    largest = max(caches.values(), default=0)
+    memory, notes = main_memory(points, 4 * largest, reported)
+    if not caches or memory is None:
+        plateaus = find_plateaus(sizes, envelope, edges=tuple(caches.values()))
+        plateaus = _dram_by_stream_rule(plateaus, sizes, envelope, caches)
+        return plateaus, memory, notes
+    levels: list[tuple[str, Plateau]] = []
+    low = sizes[0]
+    for name, capacity in sorted(caches.items(), key=lambda kv: kv[1]):
+        inside = [(s, bw) for s, bw in zip(sizes, envelope, strict=True) if low <= s <= capacity / 2]
+        low = 2 * capacity
+        if len(inside) < 2:
+            notes.append(f"{name} ({format_si(capacity, 'B')}) is not a level here: the sweep "
+                         f"has {len(inside)} working set{'s' * (len(inside) != 1)} well inside it "
+                         "(numpy's kernels cannot time working sets that small)"
+                         if len(inside) == 1 or sizes[0] > capacity / 2 else
+                         f"{name} ({format_si(capacity, 'B')}) is not a level here: the sweep "
+                         f"has no working set well inside it and past the level before")
+            continue
+        rates = [bw for _s, bw in inside]
+        levels.append((name, Plateau(inside[0][0], inside[-1][0], float(np.percentile(rates, 75)),
+                                     len(inside))))
+    dram = Plateau(memory.sizes[0], memory.sizes[-1], memory.bandwidth, len(memory.sizes))
+    kept: list[Plateau] = []
+    following = dram
+    for name, level in reversed(levels):  # each must be faster than the level behind it
+        if level.bandwidth > following.bandwidth * (1 + SEPARATE):
+            kept.insert(0, level)
+            following = level
+        else:
+            notes.append(f"{name} was swept ({format_si(level.first_size, 'B')}–"
+                         f"{format_si(level.last_size, 'B')}) but read "
+                         f"{format_si(level.bandwidth, 'B/s')}, within {SEPARATE:.0%} of the level "
+                         f"behind it ({format_si(following.bandwidth, 'B/s')}): not told apart, "
+                         "so not a level of its own")
+    return [*kept, dram], memory, notes
+
+
 def still_falling(envelope: list[float], points: int = 3, drop: float = 0.1) -> bool:
     """Whether the bandwidth curve's last ``points`` sizes still fall by more than ``drop``:
     the sweep has not yet reached main memory's plateau."""
@@ -443,6 +565,10 @@ def to_chip(m: Measurement, chip_id: str = "this-computer") -> Chip:
         role = "dram" if name == "DRAM" else "cache"
         span = (f"plateau over working sets {format_si(p.first_size, 'B')}–"
                 f"{format_si(p.last_size, 'B')} ({p.points} size{'s' if p.points != 1 else ''})")
+        if role == "dram" and m.main_memory is not None:
+            span = f"main memory: {m.main_memory.describe()}"
+        elif role == "cache":
+            span += ", the upper quartile of its sizes"
         measured = Measured(p.bandwidth, m.date, f"{method}; {span}", host)
         levels.append(MemoryLevel(role, name, p.bandwidth, source=f"measured on {m.date}: {span}",
                                   measured=measured))
@@ -472,8 +598,10 @@ def to_chip(m: Measurement, chip_id: str = "this-computer") -> Chip:
     caches = ", ".join(f"{k} {format_si(v, 'B')}" for k, v in m.caches.items()) or "unknown"
     notes = [f"{m.cpu}, {m.threads} threads; measured {m.date} by Roofline Explorer.",
              f"Caches (sysfs): {caches}.",
-             f"Memory levels: plateaus of the STREAM bandwidth sweep (add/triad, {m.method}), "
-             "best sustained rate each.",
+             f"Memory levels: the STREAM bandwidth sweep (add/triad, {m.method}); each cache's "
+             "level from the working sets well inside it, main memory from every working set "
+             "at least 4x the largest cache.",
+             *([f"Main memory: {m.main_memory.describe()}."] if m.main_memory else []),
              *([f"Compiled kernels not used: {m.fallback}."] if m.fallback else []),
              *(f"{precision} BLAS matrix multiply {c.size}×{c.size}: "
                f"{format_si(c.rate, 'FLOP/s')}" for precision, c in gemm.items()),
