@@ -8,7 +8,10 @@
    its DRAM level against a C triad run right after it.
 3. Compute: the FMA peak per precision beside cores × clock × FMA width × 2 (where the clock
    can be read) and the BLAS GEMM rate; dgemm against a 20 s run of the same BLAS.
-Run: python benchmarks/bench_measure.py   (needs gcc with OpenMP)
+4. Robustness on a shared host: the full measurement and the C triad interleaved, five rounds:
+   main memory within 10 % of the C triad run right after it, and L1, L2 and L3 found, in how
+   many of the five (aims: five of five).
+Run: python benchmarks/bench_measure.py [--rounds-only]   (needs gcc with OpenMP)
 """
 
 from __future__ import annotations
@@ -82,9 +85,42 @@ def median(values: list[float]) -> float:
     return sorted(values)[len(values) // 2]
 
 
+def robustness(binary: Path, rounds: int = 5) -> None:
+    """The full measurement, then the C triad, five times over: how often main memory is within
+    10 % of the triad taken with it, and how often every cache level sysfs lists is found."""
+    from roofline_gui.measure.machine import _level_names  # noqa: PLC0415
+
+    within = found = 0
+    print(f"4. --measure and the C triad interleaved, {rounds} rounds:")
+    for i in range(rounds):
+        start = time.perf_counter()
+        result = measure()
+        took = time.perf_counter() - start
+        triad = c_stream(binary)[0]
+        names = _level_names(result.plateaus, result.caches)
+        dram = result.plateaus[-1].bandwidth
+        ok = abs(dram / triad - 1) <= 0.10
+        every = all(level in names for level in result.caches)
+        within += ok
+        found += every
+        spread = result.main_memory.rates[result.main_memory.reported]
+        print(f"   round {i + 1}: {took:5.1f} s, DRAM {dram / 1e9:5.1f} GB/s (sizes ranged "
+              f"{spread[1] / 1e9:.1f}-{spread[2] / 1e9:.1f}), C triad {triad / 1e9:5.1f} GB/s, "
+              f"ratio {dram / triad:4.2f}; levels {', '.join(names)}")
+        for note in result.notes:
+            if "not a level" in note or "not told apart" in note:
+                print(f"      note: {note}")
+    print(f"   main memory within 10 % of the C triad: {within} of {rounds} (aim {rounds} of {rounds})")
+    print(f"   every cache level found ({', '.join(result.caches)}): {found} of {rounds} "
+          f"(aim {rounds} of {rounds})")
+
+
 def main() -> None:
     binary = c_binary()
     print(f"machine: {os.uname().machine}, {thread_count()} threads ({os.cpu_count()} CPUs)")
+    if "--rounds-only" in sys.argv:
+        robustness(binary)
+        return
     rows = interleaved(binary)
     print("1. interleaved at 40 M doubles per array (GB/s): compiled / numpy / C triad")
     for ours, fallback, c in rows:
@@ -119,6 +155,7 @@ def main() -> None:
     reference = long_dgemm()
     gemm64 = next(c for c in result.compute if c.method == "gemm" and c.precision == "fp64")
     print(f"   dgemm quick / 20 s run of the same BLAS  {gemm64.rate / reference:5.2f}")
+    robustness(binary)
 
 
 if __name__ == "__main__":

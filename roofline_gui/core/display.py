@@ -130,6 +130,9 @@ class ChartSpec:
     #: with View → Memory levels: a point per memory level of each kernel that moves bytes
     #: through more than one (None: main memory only)
     levels: LevelMarks | None = field(default=None, compare=False)
+    #: (kernel, chip) pairs whose operands kept on chip do not fit there (core.levels.misfits):
+    #: their markers are drawn hollow
+    misfits: tuple[tuple[int, int], ...] = ()
 
     def roofs_of(self, chip: int) -> list[Roof]:
         return [r for r in self.roofs if r.chip == chip]
@@ -213,10 +216,15 @@ def chart_spec(comparison: Comparison, units: Units, chips: list[int] | None = N
     key = (ca, r.derated, tuple(chips), units, hidden_levels, wanted, used_roles, something)
     markers = (units.intensity(comparison.dram_intensity), units.rate(r.attainable))
     per_level = level_marks(comparison, units, chips) if levels else None
+    from roofline_gui.core.levels import misfits  # noqa: PLC0415 (levels imports this module's peers)
+
+    misfit = misfits(comparison, chips)
     if reuse is not None and _same_inputs(reuse.roofs_from, key):
-        return replace(reuse, marker_x=markers[0], marker_y=markers[1], levels=per_level)
+        return replace(reuse, marker_x=markers[0], marker_y=markers[1], levels=per_level,
+                       misfits=misfit)
     return ChartSpec(units, *_roofs(comparison, units, chips, wanted, used_roles, hidden_levels,
-                                    something), *markers, roofs_from=key, levels=per_level)
+                                    something), *markers, roofs_from=key, levels=per_level,
+                     misfits=misfit)
 
 
 def _same_inputs(a: tuple, b: tuple) -> bool:

@@ -48,8 +48,9 @@ def explain(comparison: Comparison, k: int, c: int, units: Units = Units()) -> l
                      f"{BYTES_PER_VALUE[stand_in]:g} bytes a value, stands in (View → Same-width "
                      "precisions), so the bytes are the same and the roof is its peak.")
     if code == LIMITER_COMPUTE:
-        kind = chip.compute_provenance(kernel.precision, r.derated).kind
-        lines.append(f"{kernel.name} on {chip.name}: compute-bound at the {kernel.precision} peak"
+        runs_at = stand_in or kernel.precision
+        kind = chip.compute_provenance(runs_at, r.derated).kind
+        lines.append(f"{kernel.name} on {chip.name}: compute-bound at the {runs_at} peak"
                      + (f" ({kind})." if kind != "datasheet" else "."))
     else:
         level = chip.memory[code]
@@ -71,9 +72,10 @@ def _where_it_sits(cmp: Comparison, k, c, code, attainable, units: Units) -> lis
     peak, ceiling = r.cell("peak", k, c), r.cell("ceiling", k, c)
     op = units.word
     # The share is of the roof the kernel runs against: the peak, or the derated roof.
-    kind = chip.compute_provenance(kernel.precision, r.derated).kind
-    roof = (f"the {kernel.precision} peak ({units.format_rate(peak)})" if ceiling == peak else
-            f"the {kind} {kernel.precision} roof ({units.format_rate(ceiling)}, "
+    runs_at = cmp.stand_in(k, c) or kernel.precision  # its own, or the same width's standing in
+    kind = chip.compute_provenance(runs_at, r.derated).kind
+    roof = (f"the {runs_at} peak ({units.format_rate(peak)})" if ceiling == peak else
+            f"the {kind} {runs_at} roof ({units.format_rate(ceiling)}, "
             f"{_pct(ceiling / peak * 100)} of the {units.format_rate(peak)} datasheet peak)")
     lines = []
     if code >= 0:
@@ -90,9 +92,11 @@ def _where_it_sits(cmp: Comparison, k, c, code, attainable, units: Units) -> lis
             f"{_pct(attainable / ceiling * 100)} of {roof}."
         )
         ridge = ceiling / bandwidth
+        more = ridge / level_intensity
         lines.append(
-            f"The ridge point is {units.format_intensity(ridge)}; it needs about "
-            f"{_times(ridge / level_intensity)} more reuse ({op}s per byte) to reach it."
+            f"The ridge point is {units.format_intensity(ridge)}; "
+            + (f"it needs about {_times(more)} more reuse ({op}s per byte) to reach it."
+               if more >= 1.5 else "it sits just left of it: a little more reuse reaches it.")
         )
     else:
         intensity = float(cmp.dram_intensity[k])
@@ -168,14 +172,15 @@ def _what_would_move_it(cmp: Comparison, k: int, c: int, code: int, attainable: 
         level = chip.memory[code]
         moves.append(f"More {level.name} bandwidth: it scales 1:1 until the next ceiling.")
     else:
+        runs_at = cmp.stand_in(k, c) or kernel.precision
         faster = [
             (p, chip.compute[p]) for p in chip.precisions
-            if p in chip.compute and chip.compute[p] > chip.compute.get(kernel.precision, math.inf)
+            if p in chip.compute and chip.compute[p] > chip.compute.get(runs_at, math.inf)
         ]
         if faster:
             p, value = max(faster, key=lambda pv: pv[1])
             moves.append(f"A lower precision: {chip.name}'s {p} peak is {units.format_rate(value)}, "
-                         f"{value / chip.compute[kernel.precision]:.2g}× the {kernel.precision} peak.")
+                         f"{value / chip.compute[runs_at]:.2g}× the {runs_at} peak.")
         moves.append("Compute-bound: only a higher peak (more units, clock, lower precision) helps; "
                      "more bandwidth would not.")
     return moves

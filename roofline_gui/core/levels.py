@@ -79,7 +79,7 @@ def residency_note(kernel: Kernel, chip: Chip) -> str:
     capacity, name = on_chip_capacity(chip)
     if capacity is not None and traffic.resident > capacity:
         held = format_si(capacity, "B")
-        where = name if held in name else f"{name} ({held})"
+        where = name if "(" in name else f"{name} ({held})"  # "L2 (40 MB)" names its size
         verb = "does" if len(names) == 1 else "do"
         return (f"{listed} ({size}) {verb} not fit in {chip.name}'s {where}: the bound assumes "
                 "they stay on chip; a smaller size, or main memory, is what would really happen.")
@@ -131,3 +131,18 @@ def intensity_text(cmp, k: int, units) -> str:
 #: Each memory role in a few words, for tooltips and cells.
 ROLE_SHORT = {"dram": "main memory", "cache": "on chip", "host": "host link",
               "link": "chip-to-chip link"}
+
+
+def misfits(cmp, chips) -> tuple[tuple[int, int], ...]:
+    """(kernel, chip) pairs whose operands kept on chip do not fit that chip's on-chip level, or
+    that have none (residency_note): drawn hollow, their limiter cell marked. Only kernels with
+    on-chip bytes are looked at (a column test, not 10,000 kernels' traffic)."""
+    cache = cmp.kernel_arrays.bytes[:, ROLE_INDEX["cache"]]
+    rows = np.flatnonzero(np.isfinite(cache) & (cache > 0)).tolist()
+    out = []
+    for k in rows:
+        kernel = cmp.kernels[k]
+        if kernel.template is None or "cache" not in kernel.resides.values():
+            continue
+        out += [(k, c) for c in chips if residency_note(kernel, cmp.chips[c])]
+    return tuple(out)

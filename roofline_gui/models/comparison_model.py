@@ -18,7 +18,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QColor
 
 from roofline_gui.core.comparison import changed_rows
-from roofline_gui.core.levels import intensity_text, role_intensities
+from roofline_gui.core.levels import intensity_text, residency_note, role_intensities
 from roofline_gui.core.roofline import LIMITER_UNSUPPORTED
 from roofline_gui.core.units import format_si, format_time
 from roofline_gui.io.presets import Presets
@@ -458,6 +458,8 @@ class ComparisonTableModel(QAbstractTableModel):
             stand_in = cmp.stand_in(row, c)
             note = (f" · {stand_in} for {cmp.kernels[row].precision}"
                     if stand_in and bound == "memory" else "")
+            if cmp.kernels[row].resides and residency_note(cmp.kernels[row], cmp.chips[c]):
+                note += " · does not fit on chip"
             return name if bound == "unsupported" else f"{name} ({bound}){note}"
         b = self._baseline_index if self._baseline_index is not None else c
         return float(r.attainable[row, c] / r.attainable[row, b])

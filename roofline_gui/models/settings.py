@@ -13,8 +13,8 @@ _DEFAULTS: dict[str, object] = {
     "view/mac_units": False,
     "view/derated": False,
     "view/kernel_labels": True,
-    "view/memory_levels": False,
-    "view/same_width": False,
+    "view/memory_levels": True,  # a kernel drawn where a roof explains it, from the first start
+    "view/same_width": True,  # V100 (fp16) against TPU v3 (bf16) compare, each cell saying so
     "last_dir": "",
     "first_start_done": False,
 }

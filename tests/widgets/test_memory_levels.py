@@ -96,3 +96,48 @@ def test_dragging_the_tpu_cnn_past_what_its_buffer_holds_says_so(window, qtbot):
     window.canvas._on_marker_dragged(kid, chip, 6272 * 25, True)  # batch 100: it does not
     assert model.document.kernel(kid).params["batch"] > 62
     assert said and "do not fit in TPU v1's Unified Buffer (24 MiB)" in said[-1]
+
+
+def test_a_kernel_whose_on_chip_operands_do_not_fit_is_hollow_and_its_cell_says_so(window):
+    from PySide6.QtCore import Qt
+
+    model, presets = window.model, window.presets
+    model.reset(Document())
+    model.add_chips([presets.chips[i] for i in ("google-tpu-v1", "google-tpu-v3")])
+    (kid,) = model.add_kernels([presets.kernels["cnn-int8-tpu"].with_params(batch=100)])
+    QApplication.processEvents()
+    plot, cmp = window.canvas.overlay_plot, model.comparison
+    # batch 100 does not fit TPU v1's 24 MiB buffer; TPU v3 has no on-chip level here (and no
+    # int8: unsupported, so nothing is drawn for it)
+    assert plot.scene.spec.misfits == ((0, 0), (0, 1))
+    x, y = plot.overlays.misfit.getData()
+    assert len(x) == 1 and plot.overlays.misfit.data["brush"][0].color().name() == "#ffffff"
+    assert np.isclose(10 ** x[0], cmp.dram_intensity[0])
+    assert np.isclose(10 ** y[0], cmp.result.attainable[0, 0])
+    table = window.table.table_model
+    texts = [str(table.index(0, col).data(Qt.ItemDataRole.DisplayRole))
+             for col in range(table.columnCount())]
+    assert any("int8 peak (compute) · does not fit on chip" in t for t in texts)
+    fits = model.document.kernel(kid).with_params(batch=8)
+    from roofline_gui.core.edits import Replace
+
+    model.push(Replace("kernels", fits), "batch 8")
+    QApplication.processEvents()
+    assert plot.scene.spec.misfits == ((0, 1),) and len(plot.overlays.misfit.getData()[0]) == 0
+
+
+def test_the_wheel_scrolls_the_form_past_an_operand_choice_without_changing_it(window, qtbot):
+    from PySide6.QtCore import QPoint, QPointF, Qt
+    from PySide6.QtGui import QWheelEvent
+
+    model = window.model
+    model.reset(Document())
+    model.add_chips([window.presets.chips["nvidia-a100-sxm4-40gb"]])
+    (kid,) = model.add_kernels([window.presets.kernels["add-int8"]])
+    model.select(kid, None)
+    combo = window.kernels.form.places.combos["out"]
+    event = QWheelEvent(QPointF(5, 5), QPointF(5, 5), QPoint(0, 0), QPoint(0, -120),
+                        Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier,
+                        Qt.ScrollPhase.NoScrollPhase, False)
+    QApplication.sendEvent(combo, event)
+    assert combo.currentData() == "dram" and model.document.kernel(kid).resides == {}

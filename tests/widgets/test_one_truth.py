@@ -68,7 +68,7 @@ def check_views_agree(window, qtbot, mode: str) -> None:
             assert cell == format_si(rate, f"{units.word}/s"), where  # the table's cell
             # The marker's roof, as drawn: its bend is the CSV's ridge, its flat part the
             # ceiling applied, and the marker is on or under it.
-            line = roofs[kernel.precision]
+            line = roofs[cmp.stand_in(k, c) or kernel.precision]  # the same width stands in
             ridge_x, peak_y = 10 ** line.x[1], 10 ** line.y[1]
             assert sig4(ridge_x) == sig4(float(row["ridge_flop_per_byte"]) / units.ops_per_unit), where
             assert np.log10(y) <= np.interp(np.log10(x), line.x, line.y) + 1e-9, where

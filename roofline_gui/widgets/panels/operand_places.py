@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QFormLayout, QGroupBox, QLabel
 
 from roofline_gui.core.chip import Chip
@@ -16,6 +17,21 @@ from roofline_gui.core.units import format_si
 
 CHOICES = {"dram": "main memory", "cache": "on chip (kept across calls)",
            "host": "host link (every call)"}
+
+
+class ChoiceBox(QComboBox):
+    """A combo box the mouse wheel changes only once it has the focus: the form scrolls under
+    the wheel (a fresh-eyes tour moved `out` to the host link by scrolling past it)."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+
+    def wheelEvent(self, event) -> None:  # noqa: N802 (Qt API)
+        if self.hasFocus():
+            super().wheelEvent(event)
+        else:
+            event.ignore()  # to the scroll area
 
 
 class OperandPlaces(QGroupBox):
@@ -35,7 +51,7 @@ class OperandPlaces(QGroupBox):
         # re-enters show_kernel), and deleting a widget then crashed the app.
         self._rows: list[tuple[QLabel, QComboBox]] = []
         for _ in range(max(len(t.operands) for t in TEMPLATES.values())):
-            label, combo = QLabel(), QComboBox()
+            label, combo = QLabel(), ChoiceBox()
             for place in RESIDENCES:
                 combo.addItem(CHOICES[place], place)
             combo.activated.connect(self._changed)

@@ -36,6 +36,11 @@ class OverlaysLayer(ChartLayer):
         self.measured = self.add(pg.ScatterPlotItem(size=14, symbol="star", brush=pg.mkBrush(None),
                                                     hoverable=True, tip=self._measured_tip), 12)
         self.gaps = self.add(pg.PlotDataItem(connect="pairs"), 7)
+        # Kernels whose operands kept on chip do not fit there: hollow, as a workload that does
+        # not fit in memory is drawn.
+        self.misfit = self.add(pg.ScatterPlotItem(size=10, hoverable=True, tip=self._misfit_tip),
+                               10.8)
+        self._misfit_drawn: tuple | None = None
         self._path_key: object = ()
         self._ring_at: tuple = ([], [])
         self._lifted_shown = False
@@ -49,12 +54,14 @@ class OverlaysLayer(ChartLayer):
         if first or "measured" in changed:
             self._draw_measured(scene)
         if changed & self.PARTS:
+            self._draw_misfits(scene)
             self._draw_ring(scene)
             self._draw_lifted(scene)
             self._draw_path(scene)
 
     def draw(self, scene: ChartScene) -> None:
         self.scene = scene
+        self._draw_misfits(scene)
         self._draw_measured(scene)
         self._draw_ring(scene)
         self._draw_lifted(scene)
@@ -102,6 +109,30 @@ class OverlaysLayer(ChartLayer):
         if p.outlier:
             text += "\nfar above every roof: left out of the automatic range"
         return text
+
+    # -- kernels whose on-chip operands do not fit --------------------------------------------------
+    def _draw_misfits(self, scene: ChartScene) -> None:
+        spec = scene.spec
+        pairs = [(k, c) for k, c in spec.misfits if c in scene.chips
+                 and np.isfinite(spec.marker_y[k, c]) and np.isfinite(spec.marker_x[k])]
+        key = tuple((k, c, float(spec.marker_x[k]), float(spec.marker_y[k, c])) for k, c in pairs)
+        if key == self._misfit_drawn:
+            return
+        self._misfit_drawn = key
+        background = self.style.brush(self.style.background)
+        self.misfit.setData(
+            x=[float(log10(spec.marker_x[k])) for k, _c in pairs],
+            y=[float(log10(spec.marker_y[k, c])) for k, c in pairs],
+            brush=[background] * len(pairs),
+            pen=[self.style.pen(self.style.chip_color(scene, c).darker(130), 2) for _k, c in pairs],
+            symbol=[self.symbol_of(k) for k, _c in pairs], data=pairs)
+
+    def _misfit_tip(self, x, y, data) -> str:
+        from roofline_gui.core.levels import residency_note  # noqa: PLC0415
+
+        k, c = data
+        cmp = self.scene.comparison
+        return f"{cmp.kernels[k].name} on {cmp.chips[c].name}\n{residency_note(cmp.kernels[k], cmp.chips[c])}"
 
     # -- the selection ----------------------------------------------------------------------------
     def _selected_spots(self, scene: ChartScene, kernel_id: str | None) -> tuple[list, list, list]:
