@@ -327,12 +327,17 @@ def plausibility_notes(m: Measurement) -> list[str]:
 
 #: Repetitions at the working sets main memory's level is taken from (at least 4× the largest
 #: cache): a shared host's bandwidth varies from one pass to the next, and the best of 3 passes
-#: of 30 ms reads lower than the best of STREAM's 20; elsewhere 3 (the curve's shape is enough).
+#: of 30 ms reads lower than the best of STREAM's 20; in the caches 5 (their points wandered by
+#: ±25 % with 3 on this project's host, and L1 read within 10 % of L2 in two runs of five);
+#: between the largest cache and 4x it 3 (the curve's shape is enough there).
 DRAM_REPEATS = 10
+CACHE_REPEATS = 5
 
 
 def dram_repeats(size: int, floor: int) -> int:
-    return DRAM_REPEATS if size >= floor else 3
+    if size >= floor:
+        return DRAM_REPEATS
+    return CACHE_REPEATS if size <= floor // 8 else 3
 
 
 #: At most this many doublings beyond the planned sweep while the curve still falls.
