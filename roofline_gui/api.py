@@ -44,6 +44,7 @@ from roofline_gui.io.presets import Presets, default_presets
 __all__ = [
     "Results", "WorkloadResults", "batch_sweep", "chip", "chips", "evaluate",
     "evaluate_workloads", "kernel", "load_session", "measure_this_computer", "operands", "preset_kernel",
+    "training",
     "preset_kernels", "presets", "save_session", "session", "templates", "with_measured",
     "workload", "workloads", "write_csv", "write_png", "write_workloads_csv",
 ]
@@ -356,6 +357,42 @@ def evaluate_workloads(doc: Document | None = None, *, chips: Sequence[Chip] = (
         chips, workloads, kernels = doc.chips, doc.workloads, doc.kernels_by_id
     return WorkloadResults(tuple(run(tuple(workloads), tuple(chips), derated=derated,
                                      kernels=kernels)))
+
+
+def training(model: str | os.PathLike, chip_: Chip, **settings):
+    """One training step of a transformer (an example by id or a ``config.json``) on a chip, and
+    the run it implies, with the published conventions (core/training.py, docs/workloads.md):
+    ``micro_batch``, ``sequence``, ``global_batch``, ``data_parallel``, ``tensor_parallel``,
+    ``pipeline_parallel``, ``zero`` (0-3), ``recompute`` (none, selective, full), ``optimizer``
+    (adam, sgd), ``precision`` (the matmuls'), ``tokens`` (of the whole run). The peak is the
+    chip's at that precision (or its own of the same width), the link its first chip-to-chip
+    level, the capacity its main memory's. A bad setting raises RooflineError naming it."""
+    from roofline_gui.core.training import TrainingSetup, training_step  # noqa: PLC0415
+    from roofline_gui.core.units import SAME_WIDTH  # noqa: PLC0415
+    from roofline_gui.core.workload import TransformerConfig  # noqa: PLC0415
+
+    spec = workload(model).spec
+    cfg = TransformerConfig.from_config(spec)
+    known = {f.name for f in fields(TrainingSetup)}
+    unknown = sorted(set(settings) - known)
+    if unknown:
+        raise RooflineError(f"training has no setting {', '.join(map(repr, unknown))}; it has "
+                            f"{', '.join(sorted(known))}")
+    setup = TrainingSetup(**settings)
+    problems = setup.problems(cfg)
+    if problems:
+        raise RooflineError("; ".join(f"{name}: {message}" for name, message in problems))
+    precision = next((p for p in (setup.precision, *SAME_WIDTH.get(setup.precision, ()))
+                      if p in chip_.compute), None)
+    if precision is None:
+        raise RooflineError(f"precision: {chip_.name} has no {setup.precision} peak (nor one of "
+                            "the same width)")
+    links = chip_.levels("link")
+    if setup.chips > 1 and not links:
+        raise RooflineError(f"{chip_.name} has no chip-to-chip link level to join "
+                            f"{setup.chips} chips")
+    return training_step(cfg, setup, peak=chip_.compute[precision], bandwidth=chip_.dram.bandwidth,
+                         link=links[0].bandwidth if links else None, capacity=chip_.dram.capacity)
 
 
 def batch_sweep(model: Workload, chips: Sequence[Chip],

@@ -97,3 +97,26 @@ def test_bad_settings_are_named_by_their_field():
     assert "99 pipeline stages for 24 layers" in fields["pipeline_parallel"]
     assert "cannot share 16 attention heads" in fields["tensor_parallel"]
     assert fields["zero"].startswith("ZeRO stage 4") and "half" in fields["recompute"]
+
+
+def test_the_worked_example_in_docs_workloads_is_what_the_api_gives():
+    import re
+    from pathlib import Path
+
+    import roofline_gui.api as rf
+
+    step = rf.training("llama-2-7b", rf.chip("nvidia-a100-sxm4-80gb"), sequence=4096,
+                       global_batch=1024, data_parallel=1024, zero=1, recompute="selective",
+                       tokens=2e12)
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "workloads.md").read_text()
+    example = doc[doc.index("A worked example"):doc.index("Llama 2's paper reports")]
+    text = "\n".join(step.steps)
+    for figure in ("4.687e+10", "5.332e+10", "4,194,304", "699.9 ms", "27.03 GB", "18.25 GB",
+                   "13.48 GB", "809.6 ms", "87.9%"):
+        assert figure in text and figure.replace("87.9%", "87.9 %") in example, figure
+    assert f"{step.train_days:.2f} days, {step.chip_hours:,.0f} chip-hours" in example
+    assert re.search(r"45\.3 % MFU", doc)
+    with pytest.raises(rf.RooflineError, match="zero: ZeRO stage 5"):
+        rf.training("llama-2-7b", rf.chip("nvidia-a100-sxm4-80gb"), zero=5)
+    with pytest.raises(rf.RooflineError, match="TPU v3 has no fp8 peak"):
+        rf.training("llama-2-7b", rf.chip("google-tpu-v3"), precision="fp8")
