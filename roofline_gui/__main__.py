@@ -51,10 +51,13 @@ def build_parser() -> argparse.ArgumentParser:
         "a model straight from its config.json (with --export-workloads)")
     model.add_argument("--model", metavar="CONFIG.json",
                        help="a Hugging Face-style config.json on disk (nothing is downloaded)")
-    model.add_argument("--phase", choices=("prefill", "decode"),
+    model.add_argument("--phase", choices=("prefill", "decode", "train"),
                        help="prefill S prompt tokens (needs --sequence), or decode one token per "
-                            "sequence against a KV cache of L (needs --context); default decode")
-    model.add_argument("--batch", type=int, metavar="B", help="sequences (default 1)")
+                            "sequence against a KV cache of L (needs --context), or train: one "
+                            "optimizer step over the global batch (needs --sequence); default "
+                            "decode")
+    model.add_argument("--batch", type=int, metavar="B",
+                       help="sequences (default 1); in training, the micro-batch per replica")
     model.add_argument("--sequence", type=int, metavar="S", help="prompt tokens, for prefill")
     model.add_argument("--context", type=int, metavar="L", help="KV-cache tokens, for decode")
     for flag, what in (("weights", "weights"), ("activations", "activations and math"),
@@ -67,6 +70,18 @@ def build_parser() -> argparse.ArgumentParser:
                        help="the memory role joining those chips (default link: NVLink, ICI)")
     model.add_argument("--chips", metavar="ID[,ID...]",
                        help="chip preset ids, as --list-presets prints them")
+    train = parser.add_argument_group("training (--phase train; docs/workloads.md)")
+    train.add_argument("--global-batch", type=int, metavar="G",
+                       help="sequences per optimizer step (default B·d)")
+    train.add_argument("--data-parallel", type=int, metavar="d", help="replicas (default 1)")
+    train.add_argument("--pipeline-parallel", type=int, metavar="p",
+                       help="pipeline stages, 1F1B (default 1)")
+    train.add_argument("--zero", type=int, metavar="{0,1,2,3}", help="ZeRO stage (default 0)")
+    train.add_argument("--recompute", metavar="{none,selective,full}",
+                       help="activation recomputation (default none)")
+    train.add_argument("--optimizer", metavar="{adam,sgd}", help="default adam")
+    train.add_argument("--tokens", type=float, metavar="D",
+                       help="training tokens of the whole run, for days and chip-hours")
     parser.add_argument("--list-presets", action="store_true",
                         help="print the chip and kernel preset ids with their names and exit")
     parser.add_argument("--measure", action="store_true",
@@ -112,7 +127,9 @@ def list_presets() -> int:
 #: The --model options' defaults (None on the parser, so a use without --model can be told).
 MODEL_DEFAULTS = {"phase": "decode", "batch": 1, "weights": "bf16", "activations": "bf16",
                   "kv_cache": "bf16", "chips_per_model": 1, "link": "link"}
-MODEL_ONLY = (*MODEL_DEFAULTS, "sequence", "context", "chips")
+TRAIN_ONLY = ("global_batch", "data_parallel", "pipeline_parallel", "zero", "recompute",
+              "optimizer", "tokens")
+MODEL_ONLY = (*MODEL_DEFAULTS, "sequence", "context", "chips", *TRAIN_ONLY)
 
 
 def run_model(args: argparse.Namespace) -> int:
@@ -143,6 +160,10 @@ def run_model(args: argparse.Namespace) -> int:
                                            "them)"))
     for chip_id in sorted({c for c in ids if ids.count(c) > 1}):
         problems.append(Problem("--chips", f"{chip_id!r} is given twice"))
+    if args.phase == "train":
+        return run_training(args, problems, library, ids)
+    given = [f"--{key.replace('_', '-')}" for key in TRAIN_ONLY if getattr(args, key) is not None]
+    problems += [Problem(flag, "a training option, for --phase train only") for flag in given]
     if args.phase == "prefill" and args.sequence is None:
         problems.append(Problem("--sequence", "prefill needs the prompt length S"))
     if args.phase == "decode" and args.context is None:
@@ -172,6 +193,67 @@ def run_model(args: argparse.Namespace) -> int:
         raise ValidationError(problems)
     chips = tuple(replace(library[c], id=f"c{i + 1}") for i, c in enumerate(ids))
     _export_workloads(Document(chips=chips, workloads=(workload,)), args.export_workloads)
+    return 0
+
+
+def run_training(args: argparse.Namespace, problems: list, library, ids: list[str]) -> int:
+    """``--model CONFIG.json --phase train ... --export-workloads OUT``: one training step per
+    chip (core/training.py), written as rows of the workloads CSV; every problem by its option."""
+    import csv
+    import io
+
+    from roofline_gui.core.errors import Problem
+    from roofline_gui.core.training import TrainingSetup, chip_inputs, csv_row, training_step
+    from roofline_gui.core.workload import TransformerConfig
+    from roofline_gui.core.workload_eval import WORKLOAD_CSV_COLUMNS
+    from roofline_gui.io.files import write_atomic
+    from roofline_gui.io.workloads import workload_from_config
+
+    if args.sequence is None:
+        problems.append(Problem("--sequence", "training a transformer needs the sequence length S"))
+    if args.context is not None:
+        problems.append(Problem("--context", "applies to decode; training takes --sequence"))
+    setup = TrainingSetup(
+        micro_batch=args.batch, sequence=args.sequence or 1, global_batch=args.global_batch,
+        data_parallel=args.data_parallel or 1, tensor_parallel=args.chips_per_model,
+        pipeline_parallel=args.pipeline_parallel or 1, zero=0 if args.zero is None else args.zero,
+        recompute=args.recompute or "none", optimizer=args.optimizer or "adam",
+        precision=args.activations, tokens=args.tokens or 0.0)
+    cfg = None
+    try:
+        workload = workload_from_config(args.model)
+        cfg = TransformerConfig.from_config(workload.spec)
+    except ValidationError as exc:
+        problems += [Problem(f"{args.model}: {p.path}", p.message) for p in exc.problems]
+    except RooflineError as exc:
+        problems.append(Problem("--model", str(exc)))
+    if cfg is not None:
+        flags = {"micro_batch": "--batch", "tensor_parallel": "--chips-per-model",
+                 "precision": "--activations"}
+        problems += [Problem(flags.get(name, "--" + name.replace("_", "-")), message)
+                     for name, message in setup.problems(cfg)]
+    rows = []
+    if not problems:
+        for chip_id in ids:
+            chip = library[chip_id]
+            try:
+                step = training_step(cfg, setup, **chip_inputs(chip, setup))
+            except ValueError as exc:
+                print(f"note: {exc}: its row is left out", file=sys.stderr)
+                continue
+            rows.append(csv_row(workload.name, chip.name, setup, step))
+            if not step.fits:
+                print(f"note: {workload.name} on {chip.name} does not fit: each chip holds "
+                      f"{step.state_bytes / 1e9:.3g} GB of states and "
+                      f"{step.activation_bytes / 1e9:.3g} GB of activations", file=sys.stderr)
+    if problems:
+        raise ValidationError(problems)
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=WORKLOAD_CSV_COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    write_atomic(args.export_workloads, buffer.getvalue().encode("utf-8"))
+    print(f"wrote {len(rows)} rows to {args.export_workloads}", file=sys.stderr)
     return 0
 
 

@@ -367,8 +367,7 @@ def training(model: str | os.PathLike, chip_: Chip, **settings):
     (adam, sgd), ``precision`` (the matmuls'), ``tokens`` (of the whole run). The peak is the
     chip's at that precision (or its own of the same width), the link its first chip-to-chip
     level, the capacity its main memory's. A bad setting raises RooflineError naming it."""
-    from roofline_gui.core.training import TrainingSetup, training_step  # noqa: PLC0415
-    from roofline_gui.core.units import SAME_WIDTH  # noqa: PLC0415
+    from roofline_gui.core.training import TrainingSetup, chip_inputs, training_step  # noqa: PLC0415
     from roofline_gui.core.workload import TransformerConfig  # noqa: PLC0415
 
     spec = workload(model).spec
@@ -382,17 +381,11 @@ def training(model: str | os.PathLike, chip_: Chip, **settings):
     problems = setup.problems(cfg)
     if problems:
         raise RooflineError("; ".join(f"{name}: {message}" for name, message in problems))
-    precision = next((p for p in (setup.precision, *SAME_WIDTH.get(setup.precision, ()))
-                      if p in chip_.compute), None)
-    if precision is None:
-        raise RooflineError(f"precision: {chip_.name} has no {setup.precision} peak (nor one of "
-                            "the same width)")
-    links = chip_.levels("link")
-    if setup.chips > 1 and not links:
-        raise RooflineError(f"{chip_.name} has no chip-to-chip link level to join "
-                            f"{setup.chips} chips")
-    return training_step(cfg, setup, peak=chip_.compute[precision], bandwidth=chip_.dram.bandwidth,
-                         link=links[0].bandwidth if links else None, capacity=chip_.dram.capacity)
+    try:
+        inputs = chip_inputs(chip_, setup)
+    except ValueError as exc:
+        raise RooflineError(f"precision: {exc}" if "peak" in str(exc) else str(exc)) from None
+    return training_step(cfg, setup, **inputs)
 
 
 def batch_sweep(model: Workload, chips: Sequence[Chip],

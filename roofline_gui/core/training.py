@@ -239,6 +239,48 @@ def training_step(cfg: TransformerConfig, setup: TrainingSetup, *, peak: float, 
                         compute, memory, comm, bubble, lower, upper, mfu, days, hours, steps)
 
 
+def chip_inputs(chip, setup: TrainingSetup) -> dict:
+    """What training_step takes from a chip: its peak at the training precision (or its own of
+    the same width), main memory's bandwidth and capacity, its first chip-to-chip link. Raises
+    ValueError naming what it lacks."""
+    from roofline_gui.core.units import SAME_WIDTH  # noqa: PLC0415
+
+    precision = next((p for p in (setup.precision, *SAME_WIDTH.get(setup.precision, ()))
+                      if p in chip.compute), None)
+    if precision is None:
+        raise ValueError(f"{chip.name} has no {setup.precision} peak (nor one of the same width)")
+    links = chip.levels("link")
+    if setup.chips > 1 and not links:
+        raise ValueError(f"{chip.name} has no chip-to-chip link level to join {setup.chips} chips")
+    return {"peak": chip.compute[precision], "bandwidth": chip.dram.bandwidth,
+            "link": links[0].bandwidth if links else None, "capacity": chip.dram.capacity}
+
+
+def csv_row(name: str, chip_name: str, setup: TrainingSetup, step: TrainingStep) -> dict[str, str]:
+    """A training step as a row of the workloads CSV: ``time_s`` the step time (lower bound),
+    ``throughput_per_s`` the tokens per second of all chips together."""
+    def num(x):
+        return "" if x is None or not math.isfinite(x) else f"{x:.6g}"
+
+    return {
+        "chip": chip_name, "workload": name, "phase": "train", "batch": str(setup.micro_batch),
+        "sequence": str(setup.sequence), "context": "",
+        "chips_per_model": str(setup.tensor_parallel), "time_s": num(step.time_lower),
+        "time_no_overlap_s": num(step.time_upper),
+        "throughput_per_s": num(step.tokens_per_step / step.time_lower),
+        "throughput_unit": "tokens/s", "memory_bound_time_share": num(step.memory_time / step.time_upper),
+        "communication_time_share": num(step.communication_time / step.time_upper),
+        "dominant_kernel": "",
+        "data_parallel": str(setup.data_parallel), "pipeline_parallel": str(setup.pipeline_parallel),
+        "global_batch": str(setup.sequences_per_step), "chips_total": str(setup.chips),
+        "model_flops_per_token": num(step.flops_model_per_token),
+        "mfu_at_bound": num(step.mfu_at_bound), "state_bytes_per_chip": num(step.state_bytes),
+        "activation_bytes_per_chip": num(step.activation_bytes),
+        "fits": "yes" if step.fits else "no", "train_days": num(step.train_days),
+        "chip_hours": num(step.chip_hours),
+    }
+
+
 def implied_mfu(cfg: TransformerConfig, sequence: int, tokens_per_second: float, chips: int,
                 peak: float) -> float:
     """The MFU a published throughput implies: model FLOPs per second ÷ (chips × peak)."""

@@ -37,6 +37,10 @@ WORKLOAD_CSV_COLUMNS = (
     "chip", "workload", "phase", "batch", "sequence", "context", "chips_per_model", "time_s",
     "time_no_overlap_s", "throughput_per_s", "throughput_unit", "memory_bound_time_share",
     "communication_time_share", "dominant_kernel",
+    # a training step's (core/training.py); empty for inference rows
+    "data_parallel", "pipeline_parallel", "global_batch", "chips_total", "model_flops_per_token",
+    "mfu_at_bound", "state_bytes_per_chip", "activation_bytes_per_chip", "fits", "train_days",
+    "chip_hours",
 )
 
 
@@ -220,6 +224,7 @@ class WorkloadResult:
             "memory_bound_time_share": _num(self.memory_bound_share[c]),
             "communication_time_share": _num(self.communication_share[c]),
             "dominant_kernel": self.dominant_name(c),
+            **dict.fromkeys(WORKLOAD_CSV_COLUMNS[WORKLOAD_CSV_COLUMNS.index("data_parallel"):], ""),
         }
 
 

@@ -108,7 +108,12 @@ def test_model_straight_from_its_config(tmp_path):
     assert tuple(rows[0]) == WORKLOAD_CSV_COLUMNS == (
         "chip", "workload", "phase", "batch", "sequence", "context", "chips_per_model", "time_s",
         "time_no_overlap_s", "throughput_per_s", "throughput_unit", "memory_bound_time_share",
-        "communication_time_share", "dominant_kernel")
+        "communication_time_share", "dominant_kernel",
+        # the issue's training columns, in its order, after them (empty on inference rows)
+        "data_parallel", "pipeline_parallel", "global_batch", "chips_total",
+        "model_flops_per_token", "mfu_at_bound", "state_bytes_per_chip",
+        "activation_bytes_per_chip", "fits", "train_days", "chip_hours")
+    assert all(rows[0][k] == "" for k in WORKLOAD_CSV_COLUMNS[14:])
     h100 = rows[0]
     assert (h100["chip"], h100["phase"], h100["batch"], h100["context"]) == (
         "H100 SXM5 80GB", "decode", "1", "2048")
@@ -193,3 +198,37 @@ def test_list_presets_into_a_reader_that_stops_early():
         err = proc.stderr.read().decode()
     assert proc.wait(timeout=60) == 0, err
     assert "Traceback" not in err and "Exception ignored" not in err
+
+
+def test_a_training_step_from_the_command_line(tmp_path):
+    out = tmp_path / "train.csv"
+    result = run_app("--model", ROOT / "resources" / "workloads" / "llama-2-7b.config.json",
+                     "--phase", "train", "--batch", "1", "--sequence", "4096", "--global-batch",
+                     "1024", "--data-parallel", "1024", "--zero", "1", "--recompute", "selective",
+                     "--tokens", "2e12", "--chips", "nvidia-a100-sxm4-80gb,google-tpu-v3",
+                     "--export-workloads", out)
+    assert result.returncode == 0, result.stderr
+    rows = list(csv.DictReader(io.StringIO(out.read_text())))
+    assert tuple(rows[0]) == WORKLOAD_CSV_COLUMNS
+    a100, tpu = rows
+    assert a100["phase"] == "train" and a100["chips_total"] == "1024" and a100["fits"] == "yes"
+    assert float(a100["chip_hours"]) < 184_320  # Llama 2's published A100 hours for this run
+    assert float(a100["train_days"]) == pytest.approx(3.86, abs=0.01)
+    assert float(a100["time_s"]) == pytest.approx(0.6999, rel=1e-3)
+    assert float(a100["throughput_per_s"]) == pytest.approx(1024 * 4096 / 0.6999, rel=1e-3)
+    assert tpu["fits"] == "no" and "TPU v3 does not fit" in result.stderr
+
+
+def test_training_options_are_refused_with_another_phase_and_bad_ones_by_name(tmp_path):
+    config = ROOT / "resources" / "workloads" / "llama-2-7b.config.json"
+    result = run_app("--model", config, "--phase", "decode", "--context", "100", "--zero", "1",
+                     "--chips", "nvidia-a100-sxm4-80gb", "--export-workloads", tmp_path / "x.csv")
+    assert result.returncode == 2 and "--zero: a training option, for --phase train only" in result.stderr
+    result = run_app("--model", config, "--phase", "train", "--zero", "5", "--pipeline-parallel",
+                     "99", "--chips", "nvidia-a100-sxm4-80gb", "--export-workloads", tmp_path / "y.csv")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    for text in ("--sequence: training a transformer needs the sequence length S",
+                 "--zero: ZeRO stage 5: one of 0, 1, 2, 3",
+                 "--pipeline-parallel: 99 pipeline stages for 32 layers"):
+        assert text in result.stderr
+    assert not (tmp_path / "y.csv").exists()
