@@ -285,3 +285,23 @@ def implied_mfu(cfg: TransformerConfig, sequence: int, tokens_per_second: float,
                 peak: float) -> float:
     """The MFU a published throughput implies: model FLOPs per second ÷ (chips × peak)."""
     return model_flops_per_token(cfg, sequence) * tokens_per_second / (chips * peak)
+
+
+def scaling_sweep(cfg: TransformerConfig, setup: TrainingSetup, chips,
+                  degrees=tuple(2**i for i in range(13))) -> list[list[TrainingStep | None]]:
+    """The step at each data-parallel degree d (1 … 4,096 by default) on each chip, the global
+    batch growing with d (``setup.global_batch`` per replica's share kept): [d][chip], None
+    where a chip cannot run it. Where communication takes over shows as its share growing."""
+    out = []
+    per_replica = setup.sequences_per_step // setup.data_parallel
+    for d in degrees:
+        at = TrainingSetup(**{**setup.__dict__, "data_parallel": d,
+                              "global_batch": per_replica * d})
+        row = []
+        for chip in chips:
+            try:
+                row.append(training_step(cfg, at, **chip_inputs(chip, at)))
+            except ValueError:
+                row.append(None)
+        out.append(row)
+    return out

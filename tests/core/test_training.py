@@ -120,3 +120,16 @@ def test_the_worked_example_in_docs_workloads_is_what_the_api_gives():
         rf.training("llama-2-7b", rf.chip("nvidia-a100-sxm4-80gb"), zero=5)
     with pytest.raises(rf.RooflineError, match="TPU v3 has no fp8 peak"):
         rf.training("llama-2-7b", rf.chip("google-tpu-v3"), precision="fp8")
+
+
+def test_a_scaling_sweep_grows_the_global_batch_with_the_data_parallel_degree():
+    from roofline_gui.core.training import scaling_sweep
+    from roofline_gui.io.presets import default_presets
+
+    chips = [default_presets().chips[i] for i in ("nvidia-a100-sxm4-80gb", "google-tpu-v1")]
+    sweep = scaling_sweep(GPT, TrainingSetup(micro_batch=2, sequence=1024), chips, (1, 8, 64))
+    assert [row[0].tokens_per_step for row in sweep] == [2 * 1024 * d for d in (1, 8, 64)]
+    assert all(row[1] is None for row in sweep[1:])  # TPU v1: no bf16, no link to join chips
+    compute = [row[0].compute_time for row in sweep]
+    assert compute[0] == pytest.approx(compute[2])  # the same work per chip at every d
+    assert sweep[0][0].communication_time == 0 < sweep[2][0].communication_time
