@@ -15,6 +15,12 @@ def named(k, name, source):
     return replace(k, name=name, source=source)
 
 add = K["add-int8"]
+CLAIM_4 = ("Claim 4, kernels differ by orders of magnitude: a CNN layer reuses each weight at "
+           "every pixel and image (here 6,272 op per weight byte; the same layer at batch 1 with "
+           "every operand in main memory reads 933 op/B, the article's ~1,000), MLPs and LSTMs "
+           "only across "
+           "the batch (400 and 128 here; about 100 in the article), so the first TPU was "
+           "compute-bound on the CNN and memory-bound on the others. ")
 kernels = [
     named(add, "1 · out = a + b, all in HBM (int8)",
           "Claim 1, memory-bound work: two 1-byte reads and one 1-byte write per add, 3 B/op "
@@ -32,9 +38,12 @@ kernels = [
           "at 32 GB/s each way (the 64 GB/s often quoted counts both directions): 2,048 op/B "
           "there, 65.5 Top/s on the A100, a fifth of its 312 Top/s bf16 peak, though at HBM "
           "the GEMM would be compute-bound."),
-    named(K["cnn-int8-tpu"], "4a · TPU v1 CNN layer, activations on chip (int8)", K["cnn-int8-tpu"].source),
-    named(K["mlp-int8-tpu"], "4b · TPU v1 MLP layer, activations on chip (int8)", K["mlp-int8-tpu"].source),
-    named(K["lstm-int8-tpu"], "4c · TPU v1 LSTM step, activations on chip (int8)", K["lstm-int8-tpu"].source),
+    named(K["cnn-int8-tpu"], "4a · TPU v1 CNN layer, activations on chip (int8)",
+          CLAIM_4 + K["cnn-int8-tpu"].source),
+    named(K["mlp-int8-tpu"], "4b · TPU v1 MLP layer, activations on chip (int8)",
+          CLAIM_4 + K["mlp-int8-tpu"].source),
+    named(K["lstm-int8-tpu"], "4c · TPU v1 LSTM step, activations on chip (int8)",
+          CLAIM_4 + K["lstm-int8-tpu"].source),
     named(K["mlp-bf16-b1"], "5 · MLP 4096×4096, batch 1 (bf16)",
           "Claims 5 and 6. Batching: every 2-byte weight serves one multiply-add, about 1 op/B; "
           "drag it right on the chart and the batch grows (batch 64: 62 op/B, 62× the rate on "

@@ -90,7 +90,11 @@ def test_claim_4_the_tpu_v1s_cnn_at_its_compute_roof_its_mlp_and_lstm_memory_bou
     assert conv.with_params(batch=62).traffic().resident <= 24 * 2**20
     assert conv.with_params(batch=63).traffic().resident > 24 * 2**20
     for claim, text in (("4a", "92 Top/s"), ("4b", "13.6 Top/s"), ("4c", "4.35 Top/s")):
-        assert text in doc.kernels[k[claim]].source
+        assert text in doc.kernels[k[claim]].source and "Claim 4" in doc.kernels[k[claim]].source
+    # "a CNN around 1,000 ops/byte": the same layer at batch 1, every operand in main memory
+    plain = conv.with_params(batch=1).with_resides({})
+    assert plain.traffic().ops / plain.traffic().bytes["dram"] == pytest.approx(933, abs=0.5)
+    assert "reads 933 op/B" in conv.source
 
 
 def test_claims_5_and_6_batching_raises_intensity_and_the_same_hbm_gives_the_same_speed(article):
