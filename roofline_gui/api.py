@@ -172,6 +172,14 @@ class Results:
     comparison: Comparison
 
     @property
+    def worth(self) -> dict[str, np.ndarray]:
+        """What each ceiling is worth: {"compute", "dram", "cache", "host", "link"} -> [kernel,
+        chip] speedup with that ceiling alone twice as high (1 where unused)."""
+        from roofline_gui.core.worth import speedups  # noqa: PLC0415
+
+        return speedups(self.comparison.result)
+
+    @property
     def kernels(self) -> tuple[str, ...]:
         return tuple(k.name for k in self.comparison.kernels)
 
@@ -292,6 +300,12 @@ class WorkloadResults:
     one. ``results`` are the objects the app's table, chart, breakdown and CSV read."""
 
     results: tuple
+
+    @property
+    def worth(self) -> dict[str, np.ndarray]:
+        """{ceiling: [workload, chip]} the speedup with that ceiling alone twice as high."""
+        return {c: np.array([r.worth[c] for r in self.results]) for c in
+                ("compute", "dram", "cache", "host", "link")}
 
     @property
     def workloads(self) -> tuple[str, ...]:

@@ -42,6 +42,8 @@ CSV_COLUMNS = (
     "measured_percent_of_roof",
     # bytes per call at each memory role, empty where the kernel moves none there
     *(f"{role}_bytes" for role in MEMORY_ROLES),
+    # what each ceiling is worth: the speedup with it alone twice as high (core.worth)
+    "speedup_if_2x_compute", *(f"speedup_if_2x_{role}" for role in MEMORY_ROLES),
 )
 
 
@@ -141,7 +143,13 @@ class Comparison:
 
     def rows(self) -> list[dict[str, str]]:
         """Rows chip by chip, kernels in document order within each chip."""
-        return [self.row(k, c) for c in range(len(self.chips)) for k in range(len(self.kernels))]
+        from roofline_gui.core.worth import CEILINGS, speedups  # noqa: PLC0415
+
+        worth = speedups(self.result)
+        return [{**self.row(k, c),
+                 **{f"speedup_if_2x_{name}": format_plain(float(worth[name][k, c]))
+                    for name in CEILINGS}}
+                for c in range(len(self.chips)) for k in range(len(self.kernels))]
 
 
 def compare(

@@ -15,6 +15,7 @@ from roofline_gui.core.levels import host_note, level_points, ratio_to_main_memo
 from roofline_gui.core.roofline import LIMITER_COMPUTE, LIMITER_UNSUPPORTED, ROLE_INDEX
 from roofline_gui.core.templates import TEMPLATES
 from roofline_gui.core.units import BYTES_PER_VALUE, SAME_WIDTH, format_si, format_time
+from roofline_gui.core.worth import speedups, worth_text
 
 
 def _pct(x: float) -> str:
@@ -56,6 +57,7 @@ def explain(comparison: Comparison, k: int, c: int, units: Units = Units()) -> l
         level = chip.memory[code]
         lines.append(f"{kernel.name} on {chip.name}: memory-bound on {level.name} ({level.role}).")
     lines.extend(_where_it_sits(comparison, k, c, code, attainable, units))
+    lines.append(_worth_line(comparison, k, c))
     lines.extend(_level_lines(comparison, k, c, units))
     lines.append(_time_line(comparison, k, c, units))
     moves = _what_would_move_it(comparison, k, c, code, attainable, units)
@@ -106,6 +108,18 @@ def _where_it_sits(cmp: Comparison, k, c, code, attainable, units: Units) -> lis
             f"{units.format_rate(attainable)}, {_pct(attainable / ceiling * 100)} of {roof}."
         )
     return lines
+
+
+def _worth_line(cmp: Comparison, k: int, c: int) -> str:
+    """Each ceiling's worth for this pair, largest first (core.worth), on the pair alone."""
+    pair = cmp.result.pair(k, c)
+    chip, kernel = cmp.chips[c], cmp.kernels[k]
+    values = {name: float(v[0, 0]) for name, v in speedups(pair).items()}
+    runs_at = cmp.stand_in(k, c) or kernel.precision
+    names = {"compute": f"the {runs_at} peak",
+             **{role: " and ".join(lv.name for lv in chip.levels(role)) for role in values
+                if role != "compute" and chip.levels(role)}}
+    return worth_text(values, names)
 
 
 def _level_lines(cmp: Comparison, k: int, c: int, units: Units) -> list[str]:

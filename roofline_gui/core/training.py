@@ -278,7 +278,20 @@ def csv_row(name: str, chip_name: str, setup: TrainingSetup, step: TrainingStep)
         "activation_bytes_per_chip": num(step.activation_bytes),
         "fits": "yes" if step.fits else "no", "train_days": num(step.train_days),
         "chip_hours": num(step.chip_hours),
+        **{f"speedup_if_2x_{k}": num(v) for k, v in step_speedups(step).items()},
     }
+
+
+def step_speedups(step: TrainingStep) -> dict[str, float]:
+    """What each ceiling is worth for a training step: compute (and with it the bubble), main
+    memory, the link, each doubled alone; 1 for the roles a step does not use here."""
+    def bound(compute=1.0, memory=1.0, comm=1.0):
+        return (max(step.compute_time / compute, step.memory_time / memory,
+                    step.communication_time / comm) + step.bubble_time / compute)
+
+    now = step.time_lower
+    return {"compute": now / bound(compute=2), "dram": now / bound(memory=2), "cache": 1.0,
+            "host": 1.0, "link": now / bound(comm=2)}
 
 
 def implied_mfu(cfg: TransformerConfig, sequence: int, tokens_per_second: float, chips: int,

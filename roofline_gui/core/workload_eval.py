@@ -41,6 +41,9 @@ WORKLOAD_CSV_COLUMNS = (
     "data_parallel", "pipeline_parallel", "global_batch", "chips_total", "model_flops_per_token",
     "mfu_at_bound", "state_bytes_per_chip", "activation_bytes_per_chip", "fits", "train_days",
     "chip_hours",
+    # what each ceiling is worth: the speedup with it alone twice as high (core.worth)
+    "speedup_if_2x_compute", "speedup_if_2x_dram", "speedup_if_2x_cache", "speedup_if_2x_host",
+    "speedup_if_2x_link",
 )
 
 
@@ -224,8 +227,18 @@ class WorkloadResult:
             "memory_bound_time_share": _num(self.memory_bound_share[c]),
             "communication_time_share": _num(self.communication_share[c]),
             "dominant_kernel": self.dominant_name(c),
-            **dict.fromkeys(WORKLOAD_CSV_COLUMNS[WORKLOAD_CSV_COLUMNS.index("data_parallel"):], ""),
+            **dict.fromkeys(WORKLOAD_CSV_COLUMNS[WORKLOAD_CSV_COLUMNS.index("data_parallel"):
+                                                 WORKLOAD_CSV_COLUMNS.index("speedup_if_2x_compute")],
+                            ""),
+            **{f"speedup_if_2x_{k}": _num(float(v[c])) for k, v in self.worth.items()},
         }
+
+    @cached_property
+    def worth(self) -> dict[str, np.ndarray]:
+        """{ceiling: [C]} the speedup with that ceiling alone twice as high (core.worth)."""
+        from roofline_gui.core.worth import workload_speedups  # noqa: PLC0415
+
+        return workload_speedups(self)
 
 
 def _num(x: float) -> str:

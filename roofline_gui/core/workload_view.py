@@ -265,6 +265,15 @@ def explain_workload(result: WorkloadResult, c: int, units: Units = Units(),  # 
     lines.append(f"Time: {share_text(mem)} in memory-bound kernels, "
                  f"{share_text(max(0.0, float(result.compute_share[c])))} compute-bound"
                  + (f", {share_text(comm)} on the link" if w.chips_per_model > 1 else "") + ".")
+    from roofline_gui.core.worth import workload_speedups, worth_text  # noqa: PLC0415
+
+    precisions = sorted({e.kernel.precision for e in result.entries})
+    names = {"compute": f"the {', '.join(precisions)} peak" + ("s" if len(precisions) > 1 else ""),
+             **{role: " and ".join(lv.name for lv in chip.levels(role))
+                for role in ("dram", "cache", "host", "link") if chip.levels(role)}}
+    worth = worth_text({k: float(v[c]) for k, v in workload_speedups(result).items()}, names)
+    if worth:
+        lines.append(worth)
     order = np.argsort(-np.nan_to_num(result.entry_time[:, c]))[:3]
     top = [f"{result.entries[e].kernel.name} {share_text(result.entry_time[e, c] / t)}"
            + (" (memory-bound)" if result.evaluation.limiter[result.rows][e, c] != LIMITER_COMPUTE

@@ -34,13 +34,21 @@ def test_csv_gives_each_kernels_bytes_per_call_at_each_level(tmp_path):
     out = tmp_path / "out.csv"
     export_csv(load_session(DATA / "session_v5.json"), out)
     rows = {r["kernel"]: r for r in csv.DictReader(io.StringIO(out.read_text()))}
-    assert CSV_COLUMNS[-4:] == ("dram_bytes", "cache_bytes", "host_bytes", "link_bytes")
+    assert CSV_COLUMNS[-9:-5] == ("dram_bytes", "cache_bytes", "host_bytes", "link_bytes")
     add = rows["out = a + b, a and b on chip (int8)"]
     assert (add["dram_bytes"], add["cache_bytes"], add["host_bytes"], add["link_bytes"]) == (
         "100000000", "200000000", "", "")
     gemm = rows["GEMM 4096³, A and B over the host link (bf16)"]
     assert int(gemm["host_bytes"]) == 2 * 4096**2 * 2 and int(gemm["dram_bytes"]) == 4096**2 * 2
     assert gemm["limiter"] == "PCIe Gen4 x16"  # 67 MB at 32 GB/s: 2.1 ms, the slowest ceiling
+    # what each ceiling is worth: twice the host link halves its 2.1 ms to 1.05 ms, still above
+    # compute (0.44 ms): exactly 2x; twice anything else changes nothing
+    assert CSV_COLUMNS[-5:] == ("speedup_if_2x_compute", "speedup_if_2x_dram",
+                                "speedup_if_2x_cache", "speedup_if_2x_host", "speedup_if_2x_link")
+    assert (gemm["speedup_if_2x_host"], gemm["speedup_if_2x_compute"], gemm["speedup_if_2x_dram"],
+            gemm["speedup_if_2x_link"]) == ("2", "1", "1", "1")
+    # the add with a and b on chip: HBM (the write) limits; twice HBM 2x, twice the L2 nothing
+    assert (add["speedup_if_2x_dram"], add["speedup_if_2x_cache"]) == ("2", "1")
 
 
 def test_headless_csv_export_opens_no_window(tmp_path):
@@ -112,8 +120,14 @@ def test_model_straight_from_its_config(tmp_path):
         # the issue's training columns, in its order, after them (empty on inference rows)
         "data_parallel", "pipeline_parallel", "global_batch", "chips_total",
         "model_flops_per_token", "mfu_at_bound", "state_bytes_per_chip",
-        "activation_bytes_per_chip", "fits", "train_days", "chip_hours")
-    assert all(rows[0][k] == "" for k in WORKLOAD_CSV_COLUMNS[14:])
+        "activation_bytes_per_chip", "fits", "train_days", "chip_hours",
+        # then what each ceiling is worth (issue 27)
+        "speedup_if_2x_compute", "speedup_if_2x_dram", "speedup_if_2x_cache",
+        "speedup_if_2x_host", "speedup_if_2x_link")
+    assert all(rows[0][k] == "" for k in WORKLOAD_CSV_COLUMNS[14:25])
+    # decode at batch 1 on H100: all memory-bound, so twice the HBM halves the step
+    assert float(rows[0]["speedup_if_2x_dram"]) == pytest.approx(2.0, rel=0.01)
+    assert float(rows[0]["speedup_if_2x_compute"]) == pytest.approx(1.0, abs=0.01)
     h100 = rows[0]
     assert (h100["chip"], h100["phase"], h100["batch"], h100["context"]) == (
         "H100 SXM5 80GB", "decode", "1", "2048")
