@@ -82,6 +82,11 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--optimizer", metavar="{adam,sgd}", help="default adam")
     train.add_argument("--tokens", type=float, metavar="D",
                        help="training tokens of the whole run, for days and chip-hours")
+    parser.add_argument("--what-if", action="append", metavar="ID:ROLE=FACTOR[,ROLE=FACTOR...]",
+                        help="a what-if copy of a chip (a session chip's id or name, or a preset "
+                             "id) with ceilings scaled: ROLE is compute, a precision (bf16...), "
+                             "dram, cache, host, link or capacity; repeatable, each derived chip "
+                             "added after its original in every export")
     parser.add_argument("--list-presets", action="store_true",
                         help="print the chip and kernel preset ids with their names and exit")
     parser.add_argument("--measure", action="store_true",
@@ -191,7 +196,9 @@ def run_model(args: argparse.Namespace) -> int:
         problems.append(Problem("--model", str(exc)))
     if problems:
         raise ValidationError(problems)
-    chips = tuple(replace(library[c], id=f"c{i + 1}") for i, c in enumerate(ids))
+    chips = tuple(replace(library[c], id=f"c{i + 1}", preset=c) for i, c in enumerate(ids))
+    if args.what_if:
+        chips = with_what_ifs(chips, args.what_if)
     _export_workloads(Document(chips=chips, workloads=(workload,)), args.export_workloads)
     return 0
 
@@ -281,7 +288,45 @@ def _export_workloads(doc, path: str, *, derated: bool = False) -> None:
                       f"{r.chips_needed(c)} chips (--chips-per-model)", file=sys.stderr)
 
 
+def with_what_ifs(chips, specs: list[str]) -> tuple:
+    """``chips`` with each ``--what-if ID:ROLE=FACTOR,...`` derived chip after its original, in
+    the order given; a bad one raises ValidationError naming it."""
+    from roofline_gui.core.chip import derive
+    from roofline_gui.core.errors import Problem
+
+    out, problems = list(chips), []
+    for n, spec in enumerate(specs):
+        name, _, changes = spec.partition(":")
+        original = next((c for c in chips if name in (c.id, c.name, getattr(c, "preset", None))),
+                        None)
+        if original is None or not changes:
+            problems.append(Problem("--what-if", f"{spec!r}: " + (
+                f"no chip {name!r} here (a session chip's id or name, or a preset id of --chips)"
+                if original is None else "give ROLE=FACTOR after the colon, e.g. dram=2")))
+            continue
+        factors = {}
+        for part in changes.split(","):
+            role, _, value = part.partition("=")
+            try:
+                factors[role.strip()] = float(value)
+            except ValueError:
+                problems.append(Problem("--what-if", f"{spec!r}: {part!r} is not ROLE=FACTOR"))
+        try:
+            derived = derive(original, factors, chip_id=f"what-if-{n + 1}")
+        except ValueError as exc:
+            problems.append(Problem("--what-if", f"{spec!r}: {exc}"))
+            continue
+        at = max(i for i, c in enumerate(out) if c is original or c.id.startswith("what-if-")
+                 and c.name.startswith(original.name)) + 1
+        out.insert(at, derived)
+    if problems:
+        raise ValidationError(problems)
+    return tuple(out)
+
+
 def run_headless(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
     from roofline_gui.io.csv_export import export_csv
     from roofline_gui.io.session import load_session
 
@@ -295,6 +340,8 @@ def run_headless(args: argparse.Namespace) -> int:
     if args.width < 100 or args.width > 20000:
         return _fail(f"--width {args.width}: must be between 100 and 20000 pixels")
     doc = load_session(args.session)
+    if args.what_if:
+        doc = replace(doc, chips=with_what_ifs(doc.chips, args.what_if))
     if args.export_csv:
         rows = export_csv(doc, args.export_csv, derated=args.derated)
         print(f"wrote {rows} rows to {args.export_csv}", file=sys.stderr)

@@ -44,7 +44,7 @@ from roofline_gui.io.presets import Presets, default_presets
 __all__ = [
     "Results", "WorkloadResults", "batch_sweep", "chip", "chips", "evaluate",
     "evaluate_workloads", "kernel", "load_session", "measure_this_computer", "operands", "preset_kernel",
-    "training",
+    "training", "derive",
     "preset_kernels", "presets", "save_session", "session", "templates", "with_measured",
     "workload", "workloads", "write_csv", "write_png", "write_workloads_csv",
 ]
@@ -400,6 +400,19 @@ def training(model: str | os.PathLike, chip_: Chip, **settings):
     except ValueError as exc:
         raise RooflineError(f"precision: {exc}" if "peak" in str(exc) else str(exc)) from None
     return training_step(cfg, setup, **inputs)
+
+
+def derive(chip_: Chip, **factors: float) -> Chip:
+    """A what-if copy of a chip with ceilings scaled: ``compute`` (every precision) or a precision
+    (``bf16=2``), a memory role (``dram=2``: every level of it), ``capacity``; named from its
+    changes ("H100 SXM5 80GB, HBM3 ×2"), each changed ceiling's provenance "what-if". A bad
+    factor raises RooflineError naming it."""
+    from roofline_gui.core.chip import derive as derived  # noqa: PLC0415
+
+    try:
+        return derived(chip_, factors)
+    except ValueError as exc:
+        raise RooflineError(str(exc)) from None
 
 
 def batch_sweep(model: Workload, chips: Sequence[Chip],

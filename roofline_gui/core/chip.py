@@ -33,7 +33,8 @@ class Measured:
 class Provenance:
     """Where the roof applied for a ceiling comes from.
 
-    ``kind`` is ``datasheet``, ``measured`` or ``derated``; ``value`` is the roof applied (op/s
+    ``kind`` is ``datasheet``, ``measured``, ``derated`` or ``what-if`` (a derived chip's ceiling,
+    its source starting with WHAT_IF); ``value`` is the roof applied (op/s
     or B/s); ``datasheet`` the datasheet figure when there is one (None for a ceiling known only
     by measurement); ``text`` says it in words, with the source, or the date, method and host."""
 
@@ -55,6 +56,11 @@ def provenance(value: float, source: str, achievable: float | None, measured: Me
     measurement (``measured.value == value``) has no datasheet figure."""
     only_measured = measured is not None and measured.value == value
     datasheet = None if only_measured else value
+    if source.startswith(WHAT_IF) and not (measured is not None and applied):
+        if applied and achievable is not None and achievable != 1.0:
+            return Provenance("what-if", value * achievable, value,
+                              f"derated: {achievable:.0%} of the {source}")
+        return Provenance("what-if", value, value, source)
     said = (f"datasheet: {source}" if source else "datasheet (no source given)")
     if measured is not None and (applied or only_measured):
         text = f"measured {measured.date} on {measured.host}: {measured.method}"
@@ -65,6 +71,9 @@ def provenance(value: float, source: str, achievable: float | None, measured: Me
     return Provenance("datasheet", value, value, said)
 
 
+#: How a derived chip's changed ceiling's source begins (core.chip.derive): its provenance is
+#: "what-if", named in every view that shows where a value comes from.
+WHAT_IF = "what-if: "
 def ceiling_note(value: float, source: str, measured: Measured | None, unit: str) -> tuple[str, str]:
     """A ceiling's provenance in words, as the hardware editor shows it beside the value: a
     short line (with how much of the datasheet a measurement reaches) and the whole text."""
@@ -235,3 +244,72 @@ def attach_measured(chip: Chip, measured: Chip) -> tuple[Chip, list[str], list[s
             unmatched.append(precision)
     return (replace(chip, memory=tuple(memory), compute_measured=compute_measured),
             matched, unmatched)
+
+
+#: What a factor of derive() may name besides a precision: every compute roof, a memory role,
+#: the main memory's capacity.
+DERIVE_KEYS = ("compute", "dram", "cache", "host", "link", "capacity")
+
+
+def derive(chip: Chip, factors: dict[str, float], chip_id: str | None = None) -> Chip:
+    """A what-if copy of ``chip`` with ceilings scaled: ``compute`` (every precision) or one
+    precision, a memory role (every level of it: read and write bandwidth), ``capacity`` (main
+    memory's). Named from its changes ("H100 SXM5 80GB, HBM3 ×2"); each changed ceiling's source
+    says what-if, its factor and the value it came from, and a measurement it carried is dropped
+    (it measured the original). Raises ValueError naming a factor that cannot be."""
+    factors = dict(factors)
+    for key, f in factors.items():
+        if key not in DERIVE_KEYS and key not in PRECISIONS:
+            raise ValueError(f"{key}: not a ceiling; use compute, a precision "
+                             f"({', '.join(chip.precisions)}), dram, cache, host, link or capacity")
+        if not isinstance(f, (int, float)) or isinstance(f, bool) or not 0 < f < 1e6 or f != f:
+            raise ValueError(f"{key}: the factor must be a positive number, not {f!r}")
+        if key in PRECISIONS and key not in chip.compute:
+            raise ValueError(f"{key}: {chip.name} has no {key} peak")
+        if key in ("dram", "cache", "host", "link") and not chip.levels(key):
+            raise ValueError(f"{key}: {chip.name} has no {key} level")
+        if key == "capacity" and not chip.dram.capacity:
+            raise ValueError(f"capacity: {chip.name}'s main memory states no capacity")
+    compute, sources = dict(chip.compute), dict(chip.compute_sources)
+    measured_peaks = dict(chip.compute_measured)
+    names = []
+    for p in chip.precisions:
+        f = factors.get(p, 1.0) * factors.get("compute", 1.0)
+        if f != 1.0:
+            compute[p] = chip.compute[p] * f
+            was = chip.compute_sources.get(p) or "no source given"
+            sources[p] = (f"{WHAT_IF}×{f:g} of {chip.name}'s {p} peak, "
+                          f"{format_si(chip.compute[p], 'op/s')} ({was})")
+            measured_peaks.pop(p, None)
+    if factors.get("compute", 1.0) != 1.0:
+        names.append(f"compute ×{factors['compute']:g}")
+    names += [f"{p} ×{factors[p]:g}" for p in chip.precisions if factors.get(p, 1.0) != 1.0]
+    memory = []
+    for level in chip.memory:
+        f = factors.get(level.role, 1.0)
+        grow = factors.get("capacity", 1.0) if level.role == "dram" and level is chip.dram else 1.0
+        if f == 1.0 and grow == 1.0:
+            memory.append(level)
+            continue
+        changes = {}
+        said = []
+        if f != 1.0:
+            changes.update(bandwidth=level.bandwidth * f, measured=None,
+                           write_bandwidth=None if level.write_bandwidth is None
+                           else level.write_bandwidth * f)
+            said.append(f"×{f:g} of {chip.name}'s {level.name}, {format_si(level.bandwidth, 'B/s')}")
+        if grow != 1.0:
+            changes.update(capacity=level.capacity * grow)
+            said.append(f"capacity ×{grow:g} of {format_si(level.capacity, 'B')}")
+        source = f"{WHAT_IF}{'; '.join(said)} ({level.source or 'no source given'})"
+        memory.append(replace(level, source=source, **changes))
+    for role in ("dram", "cache", "host", "link"):
+        if factors.get(role, 1.0) != 1.0:
+            names.append(f"{chip.levels(role)[0].name} ×{factors[role]:g}")
+    if factors.get("capacity", 1.0) != 1.0:
+        names.append(f"capacity ×{factors['capacity']:g}")
+    name = f"{chip.name}, {', '.join(names)}" if names else f"{chip.name} (what-if)"
+    return replace(chip, id=chip_id or f"{chip.id}-what-if", name=name, compute=compute,
+                   compute_sources=sources, compute_measured=measured_peaks, memory=tuple(memory),
+                   notes=f"What-if: {chip.name} with {', '.join(names) or 'nothing changed'}."
+                         + (f"\n{chip.notes}" if chip.notes else ""))

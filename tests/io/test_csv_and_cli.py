@@ -246,3 +246,22 @@ def test_training_options_are_refused_with_another_phase_and_bad_ones_by_name(tm
                  "--pipeline-parallel: 99 pipeline stages for 32 layers"):
         assert text in result.stderr
     assert not (tmp_path / "y.csv").exists()
+
+
+def test_what_if_chips_follow_their_originals_in_an_export(tmp_path):
+    out = tmp_path / "wi.csv"
+    result = run_app(ROOT / "resources" / "examples" / "a100-vs-tpu-v3.roofline",
+                     "--what-if", "A100 SXM4 40GB:dram=2", "--what-if", "c2:compute=2,dram=0.5",
+                     "--export-csv", out)
+    assert result.returncode == 0, result.stderr
+    rows = list(csv.DictReader(io.StringIO(out.read_text())))
+    chips = list(dict.fromkeys(r["chip"] for r in rows))
+    assert chips == ["A100 SXM4 40GB", "A100 SXM4 40GB, HBM2 ×2", "TPU v3",
+                     "TPU v3, compute ×2, HBM2 ×0.5"]
+    mlp = {r["chip"]: float(r["attainable_flop_per_s"]) for r in rows
+           if r["kernel"].startswith("MLP layer 4096×4096, batch 1")}
+    assert mlp["A100 SXM4 40GB, HBM2 ×2"] == pytest.approx(2 * mlp["A100 SXM4 40GB"])
+    assert mlp["TPU v3, compute ×2, HBM2 ×0.5"] == pytest.approx(mlp["TPU v3"] / 2)
+    bad = run_app(ROOT / "resources" / "examples" / "a100-vs-tpu-v3.roofline", "--what-if",
+                  "zzz:dram=2", "--export-csv", tmp_path / "x.csv")
+    assert bad.returncode == 2 and "--what-if: 'zzz:dram=2': no chip 'zzz' here" in bad.stderr

@@ -133,3 +133,29 @@ def test_the_remove_button_of_the_last_precision_is_refused_with_the_reason(edit
         qtbot.mouseClick(editor.form.remove_buttons["bf16"], Qt.MouseButton.LeftButton)
     assert "at least one compute ceiling" in blocker.args[0]
     assert editor.model.document.chips[1] == chip
+
+
+def test_derive_a_what_if_chip_from_the_tools_menu(window, monkeypatch):
+    """Tools → Derive what-if chip…: HBM ×2 of the selected chip, added right after it, named
+    from its change; one undo takes it away."""
+    from roofline_gui.widgets.common.derive_dialog import DeriveDialog
+
+    model = window.model
+    original = model.document.chips[0]
+    model.select(None, original.id)
+
+    def run(dialog):
+        assert dialog.original().id == original.id
+        dialog.fields["dram"].setValue(2.0)
+        assert dialog.ok.isEnabled() and "HBM2 ×2" in dialog.name.text()
+        return DeriveDialog.DialogCode.Accepted
+
+    monkeypatch.setattr(DeriveDialog, "exec", run)
+    count = len(model.document.chips)
+    window.act_derive.trigger()
+    chips = model.document.chips
+    assert len(chips) == count + 1 and chips[1].name == f"{original.name}, HBM2 ×2"
+    assert chips[1].dram.bandwidth == 2 * original.dram.bandwidth
+    assert chips[1].dram.provenance().kind == "what-if" and model.selected_chip == chips[1].id
+    model.undo_stack.undo()
+    assert len(model.document.chips) == count

@@ -367,6 +367,10 @@ class MainWindow(QMainWindow):
                                       "The panels, the chart, sessions and exports explained "
                                       "(opens inside the app, offline)")
         m = self.measure
+        self.act_derive = self._action(
+            "&Derive what-if chip…", self.derive_chip,
+            tip="A copy of a chip with a factor per ceiling (compute, each precision, each memory "
+                "level, capacity), named from its changes and added beside the original")
         self.act_measure = self._action("&Measure this computer…", lambda: m.measure_computer(),
                                         tip="Memory bandwidth per level and peak compute of this "
                                             "machine (about 30 s); the result becomes a chip, or "
@@ -433,6 +437,8 @@ class MainWindow(QMainWindow):
         tools = bar.addMenu("&Tools")
         for action in (self.act_measure, self.act_run, self.act_save_preset):
             tools.addAction(action)
+        tools.addSeparator()
+        tools.addAction(self.act_derive)
         help_menu = bar.addMenu("&Help")
         help_menu.addAction(self.act_guide)
         examples_menu = help_menu.addMenu("&Examples")
@@ -537,6 +543,26 @@ class MainWindow(QMainWindow):
 
     def set_kernel_labels(self, shown: bool) -> None:
         self.model.set_view(kernel_labels=bool(shown))
+
+    def derive_chip(self) -> None:
+        """Tools → Derive what-if chip…: the copy goes right after its original."""
+        from roofline_gui.widgets.common.derive_dialog import DeriveDialog  # noqa: PLC0415
+
+        chips = self.model.document.chips
+        if not chips:
+            self.statusBar().showMessage("Add a chip first: a what-if chip is derived from one",
+                                         5000)
+            return
+        dialog = DeriveDialog(chips, self.model.selected_chip, self)
+        if dialog.exec() != DeriveDialog.DialogCode.Accepted:
+            return
+        derived = dialog.derived()
+        if derived is None:
+            return
+        index = chips.index(dialog.original()) + 1
+        new = self.model.add_chips([derived], index, text=f"Add what-if chip {derived.name}")
+        if new:
+            self.model.select(None, new[-1])
 
     def set_same_width(self, on: bool) -> None:
         self.model.set_view(same_width=bool(on))
