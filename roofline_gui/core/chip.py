@@ -33,8 +33,9 @@ class Measured:
 class Provenance:
     """Where the roof applied for a ceiling comes from.
 
-    ``kind`` is ``datasheet``, ``measured``, ``derated`` or ``what-if`` (a derived chip's ceiling,
-    its source starting with WHAT_IF); ``value`` is the roof applied (op/s
+    ``kind`` is ``datasheet``, ``measured``, ``derated`` or ``what-if`` (a ceiling moved from its
+    datasheet figure, which it keeps: a derived chip's, or a dragged roof's); ``value`` is the
+    roof applied (op/s
     or B/s); ``datasheet`` the datasheet figure when there is one (None for a ceiling known only
     by measurement); ``text`` says it in words, with the source, or the date, method and host."""
 
@@ -50,18 +51,20 @@ class Provenance:
 
 
 def provenance(value: float, source: str, achievable: float | None, measured: Measured | None,
-               applied: bool) -> Provenance:
+               applied: bool, what_if_of: float | None = None, unit: str = "") -> Provenance:
     """The provenance of one ceiling of datasheet ``value``: of the achievable roof when
     ``applied`` (derated or measured), else of the datasheet roof. A ceiling whose value is its
     measurement (``measured.value == value``) has no datasheet figure."""
     only_measured = measured is not None and measured.value == value
     datasheet = None if only_measured else value
-    if source.startswith(WHAT_IF) and not (measured is not None and applied):
-        if applied and achievable is not None and achievable != 1.0:
-            return Provenance("what-if", value * achievable, value,
-                              f"derated: {achievable:.0%} of the {source}")
-        return Provenance("what-if", value, value, source)
     said = (f"datasheet: {source}" if source else "datasheet (no source given)")
+    if what_if_of is not None and not (measured is not None and applied):
+        text = (f"what-if: {value / what_if_of:.3g}× the datasheet's "
+                f"{format_si(what_if_of, unit)} ({said})")
+        if applied and achievable is not None and achievable != 1.0:
+            return Provenance("what-if", value * achievable, what_if_of,
+                              f"derated: {achievable:.0%} of the {text}")
+        return Provenance("what-if", value, what_if_of, text)
     if measured is not None and (applied or only_measured):
         text = f"measured {measured.date} on {measured.host}: {measured.method}"
         return Provenance("measured", measured.value, datasheet, text)
@@ -71,13 +74,15 @@ def provenance(value: float, source: str, achievable: float | None, measured: Me
     return Provenance("datasheet", value, value, said)
 
 
-#: How a derived chip's changed ceiling's source begins (core.chip.derive): its provenance is
-#: "what-if", named in every view that shows where a value comes from.
-WHAT_IF = "what-if: "
-def ceiling_note(value: float, source: str, measured: Measured | None, unit: str) -> tuple[str, str]:
+def ceiling_note(value: float, source: str, measured: Measured | None, unit: str,
+                 what_if_of: float | None = None) -> tuple[str, str]:
     """A ceiling's provenance in words, as the hardware editor shows it beside the value: a
     short line (with how much of the datasheet a measurement reaches) and the whole text."""
     said = f"datasheet: {source}" if source else "no source given"
+    if what_if_of is not None and measured is None:
+        return (f"what-if: {value / what_if_of:.3g}× of {format_si(what_if_of, unit)}",
+                f"what-if: {value / what_if_of:.3g}× the datasheet's {format_si(what_if_of, unit)}"
+                f"\n{said}")
     if measured is None:
         return source.split(" [")[0] or "no source given", said
     how = f"measured {measured.date} on {measured.host or 'this computer'}: {measured.method}"
@@ -109,9 +114,12 @@ class MemoryLevel:
     achievable: float | None = None
     source: str = ""
     measured: Measured | None = None
+    #: the datasheet bandwidth this level had before a what-if moved it (None: not moved)
+    what_if_of: float | None = None
 
     def provenance(self, applied: bool = False) -> Provenance:
-        return provenance(self.bandwidth, self.source, self.achievable, self.measured, applied)
+        return provenance(self.bandwidth, self.source, self.achievable, self.measured, applied,
+                          self.what_if_of, "B/s")
 
     @property
     def applied_fraction(self) -> float:
@@ -146,6 +154,8 @@ class Chip:
     color: str | None = None
     visible: bool = True
     preset: str | None = None
+    #: precision -> the datasheet peak before a what-if moved it (absent: not moved)
+    compute_what_if_of: dict[str, float] = field(default_factory=dict)
 
     def peak(self, precision: str) -> float | None:
         """Dense peak op/s at ``precision``, or None when the chip has no such mode."""
@@ -154,7 +164,28 @@ class Chip:
     def compute_provenance(self, precision: str, applied: bool = False) -> Provenance:
         return provenance(self.compute[precision], self.compute_sources.get(precision, ""),
                           self.compute_achievable.get(precision),
-                          self.compute_measured.get(precision), applied)
+                          self.compute_measured.get(precision), applied,
+                          self.compute_what_if_of.get(precision), "op/s")
+
+    @property
+    def is_what_if(self) -> bool:
+        """Whether a ceiling was moved from its datasheet figure (a derived or dragged roof)."""
+        return bool(self.compute_what_if_of) or any(lv.what_if_of is not None for lv in self.memory)
+
+    def at_datasheet(self) -> Chip:
+        """The chip with every what-if ceiling back at its datasheet figure (Reset to
+        datasheet); the write bandwidth moves back by the same factor."""
+        compute = {p: self.compute_what_if_of.get(p, v) for p, v in self.compute.items()}
+        memory = []
+        for lv in self.memory:
+            if lv.what_if_of is None:
+                memory.append(lv)
+                continue
+            back = lv.what_if_of / lv.bandwidth
+            memory.append(replace(lv, bandwidth=lv.what_if_of, what_if_of=None,
+                                  write_bandwidth=None if lv.write_bandwidth is None
+                                  else lv.write_bandwidth * back))
+        return replace(self, compute=compute, memory=tuple(memory), compute_what_if_of={})
 
     def applied_compute_fraction(self, precision: str) -> float:
         """The achievable compute roof as a fraction of the peak (see MemoryLevel's)."""
@@ -254,9 +285,10 @@ DERIVE_KEYS = ("compute", "dram", "cache", "host", "link", "capacity")
 def derive(chip: Chip, factors: dict[str, float], chip_id: str | None = None) -> Chip:
     """A what-if copy of ``chip`` with ceilings scaled: ``compute`` (every precision) or one
     precision, a memory role (every level of it: read and write bandwidth), ``capacity`` (main
-    memory's). Named from its changes ("H100 SXM5 80GB, HBM3 ×2"); each changed ceiling's source
-    says what-if, its factor and the value it came from, and a measurement it carried is dropped
-    (it measured the original). Raises ValueError naming a factor that cannot be."""
+    memory's). Named from its changes ("H100 SXM5 80GB, HBM3 ×2"); each changed ceiling keeps
+    its datasheet figure (``what_if_of``: its provenance is "what-if", the chart draws the
+    datasheet roof as a ghost, Reset to datasheet puts it back), and a measurement it carried is
+    dropped (it measured the original). Raises ValueError naming a factor that cannot be."""
     factors = dict(factors)
     for key, f in factors.items():
         if key not in DERIVE_KEYS and key not in PRECISIONS:
@@ -270,39 +302,32 @@ def derive(chip: Chip, factors: dict[str, float], chip_id: str | None = None) ->
             raise ValueError(f"{key}: {chip.name} has no {key} level")
         if key == "capacity" and not chip.dram.capacity:
             raise ValueError(f"capacity: {chip.name}'s main memory states no capacity")
-    compute, sources = dict(chip.compute), dict(chip.compute_sources)
+    compute, moved = dict(chip.compute), dict(chip.compute_what_if_of)
     measured_peaks = dict(chip.compute_measured)
     names = []
     for p in chip.precisions:
         f = factors.get(p, 1.0) * factors.get("compute", 1.0)
         if f != 1.0:
+            moved.setdefault(p, chip.compute[p])  # the datasheet figure, kept once
             compute[p] = chip.compute[p] * f
-            was = chip.compute_sources.get(p) or "no source given"
-            sources[p] = (f"{WHAT_IF}×{f:g} of {chip.name}'s {p} peak, "
-                          f"{format_si(chip.compute[p], 'op/s')} ({was})")
-            measured_peaks.pop(p, None)
+            measured_peaks.pop(p, None)  # a measurement of the original, not of this one
     if factors.get("compute", 1.0) != 1.0:
         names.append(f"compute ×{factors['compute']:g}")
     names += [f"{p} ×{factors[p]:g}" for p in chip.precisions if factors.get(p, 1.0) != 1.0]
     memory = []
     for level in chip.memory:
         f = factors.get(level.role, 1.0)
-        grow = factors.get("capacity", 1.0) if level.role == "dram" and level is chip.dram else 1.0
-        if f == 1.0 and grow == 1.0:
-            memory.append(level)
-            continue
-        changes = {}
-        said = []
+        grow = factors.get("capacity", 1.0) if level is chip.dram else 1.0
+        changes: dict = {}
         if f != 1.0:
             changes.update(bandwidth=level.bandwidth * f, measured=None,
+                           what_if_of=level.what_if_of if level.what_if_of is not None
+                           else level.bandwidth,
                            write_bandwidth=None if level.write_bandwidth is None
                            else level.write_bandwidth * f)
-            said.append(f"×{f:g} of {chip.name}'s {level.name}, {format_si(level.bandwidth, 'B/s')}")
         if grow != 1.0:
             changes.update(capacity=level.capacity * grow)
-            said.append(f"capacity ×{grow:g} of {format_si(level.capacity, 'B')}")
-        source = f"{WHAT_IF}{'; '.join(said)} ({level.source or 'no source given'})"
-        memory.append(replace(level, source=source, **changes))
+        memory.append(replace(level, **changes) if changes else level)
     for role in ("dram", "cache", "host", "link"):
         if factors.get(role, 1.0) != 1.0:
             names.append(f"{chip.levels(role)[0].name} ×{factors[role]:g}")
@@ -310,6 +335,6 @@ def derive(chip: Chip, factors: dict[str, float], chip_id: str | None = None) ->
         names.append(f"capacity ×{factors['capacity']:g}")
     name = f"{chip.name}, {', '.join(names)}" if names else f"{chip.name} (what-if)"
     return replace(chip, id=chip_id or f"{chip.id}-what-if", name=name, compute=compute,
-                   compute_sources=sources, compute_measured=measured_peaks, memory=tuple(memory),
+                   compute_what_if_of=moved, compute_measured=measured_peaks, memory=tuple(memory),
                    notes=f"What-if: {chip.name} with {', '.join(names) or 'nothing changed'}."
                          + (f"\n{chip.notes}" if chip.notes else ""))

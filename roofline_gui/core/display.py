@@ -260,9 +260,13 @@ def _roofs(comparison: Comparison, units: Units, chips: list[int], wanted: tuple
             roofs.append(Roof(c, p, float(units.rate(peak)),
                               float(units.intensity(peak / dram_bw[c])), float(dram_bw[c]), kind))
             nominal, nominal_bw = float(ca.peak[c, PRECISIONS.index(p)]), float(nominal_dram[c])
-            if r.derated and (nominal != peak or nominal_bw != dram_bw[c]):
-                datasheet.append(Roof(c, p, float(units.rate(nominal)),
-                                      float(units.intensity(nominal / nominal_bw)), nominal_bw))
+            # a what-if roof keeps its datasheet figure: drawn as the ghost it moved from
+            sheet = chip.compute_what_if_of.get(p, nominal)
+            sheet_bw = chip.dram.what_if_of or nominal_bw
+            if (r.derated and (nominal != peak or nominal_bw != dram_bw[c])) or (
+                    (sheet, sheet_bw) != (nominal, nominal_bw)):
+                datasheet.append(Roof(c, p, float(units.rate(sheet)),
+                                      float(units.intensity(sheet / sheet_bw)), sheet_bw))
         top = units.rate(max(peaks.values(), default=0.0))
         for j, level in enumerate(chip.memory):
             if level.role == "dram" or level.role in hidden_levels:

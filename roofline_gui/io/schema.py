@@ -105,6 +105,7 @@ def session_schema(presets: Presets | None = None) -> dict:
             "achievable": _optional(fraction),
             "source": text,
             "measured": _optional(measured(MAX_BANDWIDTH, "B/s")),
+            "what_if_of": _optional(_positive(MAX_BANDWIDTH, "the datasheet B/s a what-if moved")),
         },
         "additionalProperties": False,
     }
@@ -127,6 +128,8 @@ def session_schema(presets: Presets | None = None) -> dict:
             "achievable": {**per_precision, "additionalProperties": fraction},
             "compute_measured": {**per_precision,
                                  "additionalProperties": measured(MAX_COMPUTE, "op/s")},
+            "compute_what_if_of": {**per_precision, "additionalProperties": _positive(MAX_COMPUTE),
+                                   "description": "the datasheet peak a what-if moved"},
             "memory": {
                 "type": "array", "items": {"$ref": "#/$defs/level"},
                 "contains": {"type": "object", "required": ["role"],

@@ -30,6 +30,7 @@ def chip_to_dict(chip: Chip) -> dict:
         "memory": [level_to_dict(level) for level in chip.memory],
         "color": chip.color,
         "preset": chip.preset,
+        "compute_what_if_of": dict(chip.compute_what_if_of),
     }
     out = _drop_empty(d)
     out["compute"] = dict(chip.compute)

@@ -22,7 +22,7 @@ from roofline_gui.io.serialize import chip_to_dict, kernel_to_dict
 from roofline_gui.io.validate import PRESET_OVERRIDES, Checker, read_chip, read_kernel
 
 FORMAT = "roofline-session"
-VERSION = 5
+VERSION = 6
 MAX_ITEMS = 100_000
 #: The keys a session file may have at its top level.
 TOP_KEYS = ("format", "version", "title", "baseline", "chips", "kernels", "workloads")
@@ -63,8 +63,14 @@ def _v4_to_v5(data: dict) -> dict:
     return {**data, "version": 5}
 
 
+def _v5_to_v6(data: dict) -> dict:
+    """Version 6 lets a ceiling keep the datasheet figure a what-if moved it from (a level's
+    ``what_if_of``, a chip's ``compute_what_if_of``); a version 5 file has none."""
+    return {**data, "version": 6}
+
+
 MIGRATIONS: dict[int, Callable[[dict], dict]] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4,
-                                                 4: _v4_to_v5}
+                                                 4: _v4_to_v5, 5: _v5_to_v6}
 
 
 def migrate(data: dict) -> dict:

@@ -31,9 +31,9 @@ _COLOR = re.compile(r"^#[0-9a-fA-F]{6}$")
 #: ("bandwith") is caught instead of silently dropped. ``io/schema.py`` builds the published
 #: JSON Schema from these same tuples.
 LEVEL_KEYS = ("role", "name", "bandwidth", "write_bandwidth", "capacity", "achievable", "source",
-              "measured")
+              "measured", "what_if_of")
 CHIP_KEYS = ("id", "name", "vendor", "year", "notes", "compute", "compute_sources", "achievable",
-             "compute_measured", "memory", "color", "visible", "preset")
+             "compute_measured", "memory", "color", "visible", "preset", "compute_what_if_of")
 #: A measured ceiling: its value (op/s or B/s), when, how and where.
 MEASURED_KEYS = ("value", "date", "method", "host")
 #: A kernel is given in exactly one of three forms; each form's keys belong to it alone.
@@ -176,9 +176,11 @@ def read_level(ck: Checker, raw: Any, path: str) -> MemoryLevel | None:
     source = ck.text(d, "source", path)
     measured = (None if d.get("measured") is None
                 else read_measured(ck, d["measured"], f"{path}.measured", MAX_BANDWIDTH))
+    what_if_of = ck.optional_number(d, "what_if_of", path, maximum=MAX_BANDWIDTH)
     if len(ck.problems) > start:
         return None
-    return MemoryLevel(role, name, bandwidth, write_bw, capacity, achievable, source, measured)
+    return MemoryLevel(role, name, bandwidth, write_bw, capacity, achievable, source, measured,
+                       what_if_of)
 
 
 def read_measured(ck: Checker, raw: Any, path: str, maximum: float) -> Measured | None:
@@ -212,6 +214,13 @@ def read_chip(ck: Checker, d: dict, path: str, chip_id: str) -> Chip | None:
         if precision not in compute:
             ck.fail(f"{path}.compute_measured.{precision}",
                     f"is a measured {precision} peak, but compute has no {precision} peak")
+    what_if = ck.per_key(d, "compute_what_if_of", path, PRECISIONS,
+                         lambda v, p: ck.number(v, p, maximum=MAX_COMPUTE))
+    for precision in what_if:
+        if precision not in compute:
+            ck.fail(f"{path}.compute_what_if_of.{precision}",
+                    f"is the datasheet {precision} peak of a what-if, but compute has no "
+                    f"{precision} peak")
     levels_raw = ck.array(d.get("memory"), f"{path}.memory")
     levels = [read_level(ck, raw, f"{path}.memory[{i}]") for i, raw in enumerate(levels_raw or [])]
     if levels_raw is not None and not any(
@@ -240,6 +249,7 @@ def read_chip(ck: Checker, d: dict, path: str, chip_id: str) -> Chip | None:
         id=chip_id, name=name, compute=compute, memory=tuple(levels), vendor=vendor,
         year=None if year is None else int(year), notes=notes, compute_sources=sources,
         compute_achievable=achievable, compute_measured=measured, color=color, visible=visible, preset=preset,
+        compute_what_if_of=what_if,
     )
 
 

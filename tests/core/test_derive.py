@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import roofline_gui.api as rf
-from roofline_gui.core.chip import WHAT_IF, derive
+from roofline_gui.core.chip import derive
 from roofline_gui.core.comparison import compare
 from roofline_gui.core.workload_eval import evaluate_workloads
 
@@ -25,8 +25,10 @@ def test_a_copy_with_every_factor_one_gives_every_number_of_its_original():
 def test_twice_the_hbm_halves_decode_and_leaves_a_compute_bound_gemm():
     faster = derive(H100, {"dram": 2})
     assert faster.name == "H100 SXM5 80GB, HBM3 ×2" and faster.dram.bandwidth == 6.7e12
-    assert faster.dram.source.startswith(WHAT_IF) and faster.dram.provenance().kind == "what-if"
-    assert "3.35 TB/s" in faster.dram.source
+    said = faster.dram.provenance()
+    assert said.kind == "what-if" and said.datasheet == 3.35e12 and faster.dram.what_if_of == 3.35e12
+    assert said.text.startswith("what-if: 2× the datasheet's 3.35 TB/s (datasheet: NVIDIA H100")
+    assert faster.dram.source == H100.dram.source  # the datasheet's source, kept as it was
     llama = rf.workload("llama-3-8b", phase="decode", batch=1, context=2048)
     before, after = (evaluate_workloads([llama], [c])[0] for c in (H100, faster))
     assert after.time[0] == pytest.approx(before.time[0] / 2, rel=1e-3)  # all memory-bound
@@ -46,3 +48,22 @@ def test_factors_by_precision_and_capacity_and_bad_ones_named():
                       ({"hbm": 2}, "hbm: not a ceiling")):
         with pytest.raises(rf.RooflineError, match=text):
             rf.derive(H100, **bad)
+
+
+def test_a_what_if_chip_keeps_its_datasheet_figures_saves_them_draws_them_and_resets(tmp_path):
+    from roofline_gui.core.display import Units, chart_spec
+    from roofline_gui.io.session import load_session, save_session
+
+    derived = derive(H100, {"dram": 2, "bf16": 3})
+    assert derived.is_what_if and derived.compute_what_if_of == {"bf16": H100.compute["bf16"]}
+    doc = rf.session([H100, derived])
+    save_session(doc, tmp_path / "w.roofline")
+    again = load_session(tmp_path / "w.roofline")
+    assert again.chips[1].dram.what_if_of == 3.35e12
+    assert again.chips[1].compute_what_if_of == {"bf16": H100.compute["bf16"]}
+    # the chart draws the datasheet roof it moved from as a ghost, and none for the original
+    spec = chart_spec(compare([rf.preset_kernel("gemm-4k-bf16")], again.chips), Units())
+    ghosts = [(r.chip, r.peak, r.bandwidth) for r in spec.datasheet_roofs]
+    assert ghosts == [(1, H100.compute["bf16"], 3.35e12)]
+    back = again.chips[1].at_datasheet()
+    assert back.compute == H100.compute and back.memory == H100.memory and not back.is_what_if

@@ -153,6 +153,7 @@ def test_files_validate_against_the_published_json_schema():
     schema = json.loads(SCHEMA_PATH.read_text())
     jsonschema.Draft202012Validator.check_schema(schema)
     files = [DATA / "session_v1.json", DATA / "session_v2.json", DATA / "session_v5.json",
+             DATA / "session_v6.json",
              *sorted((resources_dir() / "examples").glob("*.roofline"))]
     for path in files:
         data = json.loads(path.read_text())
@@ -209,7 +210,7 @@ def test_where_operands_live_survives_a_save_and_load_and_older_files_keep_main_
     path = tmp_path / "again.roofline"
     save_session(doc, path)
     assert load_session(path) == doc
-    assert json.loads(path.read_text())["version"] == 5
+    assert json.loads(path.read_text())["version"] == 6  # written at the current version
     for old in ("session_v1.json", "session_v4.json"):
         assert all(k.resides == {} for k in load_session(DATA / old).kernels)
 
@@ -223,3 +224,22 @@ def test_an_unknown_operand_or_place_is_refused_by_its_path():
     text = str(info.value)
     assert "kernels[0].resides.z: unknown key 'z'; use one of a, b, out" in text
     assert "kernels[0].resides.a: must be one of dram, cache, host, not 'l1'" in text
+
+
+def test_a_what_if_chip_keeps_its_datasheet_figures_in_the_file(tmp_path):
+    doc = load_session(DATA / "session_v6.json")
+    original, derived = doc.chips
+    assert derived.dram.what_if_of == original.dram.bandwidth == 3.35e12
+    assert derived.compute_what_if_of == {"bf16": original.compute["bf16"]}
+    assert derived.dram.provenance().kind == "what-if"
+    path = tmp_path / "again.roofline"
+    save_session(doc, path)
+    assert load_session(path) == doc
+    data = json.loads((DATA / "session_v6.json").read_text())
+    data["chips"][1]["compute_what_if_of"] = {"int4": 1e12}
+    data["chips"][1]["memory"][1]["what_if_of"] = -3
+    with pytest.raises(ValidationError) as info:
+        parse_session(data)
+    text = str(info.value)
+    assert "compute_what_if_of.int4: is the datasheet int4 peak of a what-if" in text
+    assert "memory[1].what_if_of: must be greater than 0" in text

@@ -159,3 +159,36 @@ def test_derive_a_what_if_chip_from_the_tools_menu(window, monkeypatch):
     assert chips[1].dram.provenance().kind == "what-if" and model.selected_chip == chips[1].id
     model.undo_stack.undo()
     assert len(model.document.chips) == count
+
+
+def test_reset_a_what_if_chip_to_its_datasheet(window):
+    """A derived chip's HBM says what-if in the hardware editor; Tools → Reset chip to
+    datasheet puts its figure back, one undo step."""
+    from roofline_gui.core.chip import derive
+
+    model = window.model
+    original = model.document.chips[0]
+    (new,) = model.add_chips([derive(original, {"dram": 2})])
+    model.select(None, new)
+    QApplication.processEvents()
+
+    def chip():
+        return next(c for c in model.document.chips if c.id == new)
+
+    assert chip().dram.what_if_of == original.dram.bandwidth
+    window.act_reset_what_if.trigger()
+    assert chip().dram.bandwidth == original.dram.bandwidth and not chip().is_what_if
+    model.undo_stack.undo()
+    assert chip().dram.bandwidth == 2 * original.dram.bandwidth and chip().is_what_if
+
+
+def test_the_editor_says_a_what_if_ceiling_moved_from_its_datasheet_figure(editor):
+    from roofline_gui.core.chip import derive
+    from roofline_gui.core.edits import Replace
+
+    model = editor.model
+    a100 = model.document.chips[0]
+    model.push(Replace("chips", derive(a100, {"dram": 2}, chip_id=a100.id)), "what-if")
+    QApplication.processEvents()
+    note = editor.form.level_fields[[lv.role for lv in a100.memory].index("dram")]["note"]
+    assert note.text().startswith("what-if: 2× of 1.555 TB/s")

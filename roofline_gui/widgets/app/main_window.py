@@ -371,6 +371,9 @@ class MainWindow(QMainWindow):
             "&Derive what-if chip…", self.derive_chip,
             tip="A copy of a chip with a factor per ceiling (compute, each precision, each memory "
                 "level, capacity), named from its changes and added beside the original")
+        self.act_reset_what_if = self._action(
+            "Reset chip to &datasheet", self.reset_chip_to_datasheet,
+            tip="Every what-if ceiling of the selected chip back at its datasheet figure")
         self.act_measure = self._action("&Measure this computer…", lambda: m.measure_computer(),
                                         tip="Memory bandwidth per level and peak compute of this "
                                             "machine (about 30 s); the result becomes a chip, or "
@@ -439,6 +442,7 @@ class MainWindow(QMainWindow):
             tools.addAction(action)
         tools.addSeparator()
         tools.addAction(self.act_derive)
+        tools.addAction(self.act_reset_what_if)
         help_menu = bar.addMenu("&Help")
         help_menu.addAction(self.act_guide)
         examples_menu = help_menu.addMenu("&Examples")
@@ -563,6 +567,14 @@ class MainWindow(QMainWindow):
         new = self.model.add_chips([derived], index, text=f"Add what-if chip {derived.name}")
         if new:
             self.model.select(None, new[-1])
+
+    def reset_chip_to_datasheet(self) -> None:
+        chip = next((c for c in self.model.document.chips if c.id == self.model.selected_chip), None)
+        if chip is None or not chip.is_what_if:
+            self.statusBar().showMessage(
+                "Select a chip with what-if ceilings (a derived chip) to reset it", 5000)
+            return
+        self.model.push(Replace("chips", chip.at_datasheet()), f"Reset {chip.name} to datasheet")
 
     def set_same_width(self, on: bool) -> None:
         self.model.set_view(same_width=bool(on))

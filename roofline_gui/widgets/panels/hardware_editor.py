@@ -222,11 +222,13 @@ class ChipForm(QWidget):
             self.remove_buttons[precision].setEnabled(precision in chip.compute)
             _set_note(self.compute_notes[precision], ceiling_note(
                 chip.compute.get(precision, 0.0), chip.compute_sources.get(precision, ""),
-                chip.compute_measured.get(precision), "op/s"))
+                chip.compute_measured.get(precision), "op/s",
+                chip.compute_what_if_of.get(precision)))
         for fields, level in zip(self.level_fields, chip.memory, strict=True):
             fields["bandwidth"].set_value(level.bandwidth)
             fields["achievable"].set_value(level.achievable)
-            _set_note(fields["note"], ceiling_note(level.bandwidth, level.source, level.measured, "B/s"))
+            _set_note(fields["note"], ceiling_note(level.bandwidth, level.source, level.measured,
+                                                   "B/s", level.what_if_of))
             if not fields["name"].hasFocus():
                 fields["name"].setText(level.name)
 
