@@ -172,6 +172,42 @@ class Chip:
         """Whether a ceiling was moved from its datasheet figure (a derived or dragged roof)."""
         return bool(self.compute_what_if_of) or any(lv.what_if_of is not None for lv in self.memory)
 
+    def with_ceiling(self, what: tuple, value: float) -> Chip:
+        """The chip with one ceiling at ``value``: ("peak", precision) in op/s or ("level",
+        index) in B/s (its write bandwidth moved by the same factor), keeping its datasheet
+        figure as a what-if; back at the datasheet figure, no longer a what-if."""
+        kind, which = what
+        if kind == "peak":
+            sheet = self.compute_what_if_of.get(which, self.compute[which])
+            moved = dict(self.compute_what_if_of)
+            if abs(value / sheet - 1) < 1e-9:
+                value = sheet
+                moved.pop(which, None)
+            else:
+                moved[which] = sheet
+            measured = {p: m for p, m in self.compute_measured.items() if p != which}
+            return replace(self, compute={**self.compute, which: float(value)},
+                           compute_what_if_of=moved, compute_measured=measured)
+        level = self.memory[which]
+        sheet = level.what_if_of if level.what_if_of is not None else level.bandwidth
+        at_sheet = abs(value / sheet - 1) < 1e-9
+        factor = (sheet if at_sheet else value) / level.bandwidth
+        new = replace(level, bandwidth=sheet if at_sheet else float(value),
+                      what_if_of=None if at_sheet else sheet, measured=None,
+                      write_bandwidth=None if level.write_bandwidth is None
+                      else level.write_bandwidth * factor)
+        return self.with_level(which, new)
+
+    def scaled(self, factor: float) -> Chip:
+        """Every ceiling of the chip times ``factor`` (a faster clock), each keeping its
+        datasheet figure as a what-if."""
+        chip = self
+        for p in self.precisions:
+            chip = chip.with_ceiling(("peak", p), self.compute[p] * factor)
+        for j, level in enumerate(self.memory):
+            chip = chip.with_ceiling(("level", j), level.bandwidth * factor)
+        return chip
+
     def at_datasheet(self) -> Chip:
         """The chip with every what-if ceiling back at its datasheet figure (Reset to
         datasheet); the write bandwidth moves back by the same factor."""

@@ -17,6 +17,8 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QGraphicsView, QStackedWidget, QVBoxLayout, QWidget
 
 from roofline_gui.core.chart_scene import union
+from roofline_gui.core.edits import Replace
+from roofline_gui.core.units import format_si
 from roofline_gui.io.presets import Presets
 from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.models.mime import MIME_KERNELS, decode
@@ -138,6 +140,7 @@ class CanvasPanel(QWidget):
         plot.sig_kernel_clicked.connect(self._on_kernel_clicked)
         plot.sig_marker_dragged.connect(self._on_marker_dragged)
         plot.sig_workload_dragged.connect(self._on_workload_dragged)
+        plot.sig_roof_dragged.connect(self._on_roof_dragged)
         plot.workload_results = self.model.workload_results
         return plot
 
@@ -337,6 +340,48 @@ class CanvasPanel(QWidget):
         if finished:
             self._drag_serial += 1
             self._workload_drag = None
+            self._set_lifted(None)
+
+    #: Shift+drag of a roof snaps its factor against the datasheet to one of these.
+    ROUND_FACTORS = (0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 3.0, 4.0, 8.0)
+
+    def _on_roof_dragged(self, what: tuple, lx: float, ly: float, finished: bool,
+                         modifiers) -> None:
+        """A drag of a roof: its peak (the flat part) or a memory level's bandwidth (the slope,
+        a diagonal) follows the pointer as a what-if; Shift snaps the factor to a round one,
+        Ctrl moves every ceiling of the chip by it (a faster clock); the drag is one undo step."""
+        kind, chip_id, which = what
+        doc = self.model.document
+        chip = next((c for c in doc.chips if c.id == chip_id), None)
+        if chip is None:
+            return
+        if self._lifted != f"roof:{chip_id}":
+            self._set_lifted(f"roof:{chip_id}")
+        rate = 10 ** ly * self.options.ops_per_unit  # op/s under the pointer
+        if kind == "peak":
+            now, sheet = chip.compute[which], chip.compute_what_if_of.get(which, chip.compute[which])
+            value = rate
+        else:
+            level = chip.memory[which]
+            now = level.bandwidth
+            sheet = level.what_if_of if level.what_if_of is not None else level.bandwidth
+            value = 10 ** ly / 10 ** lx  # shown rate ÷ shown intensity: B/s in either unit
+        if np.isfinite(value) and value > 0:
+            if modifiers & Qt.KeyboardModifier.ShiftModifier:
+                factor = min(self.ROUND_FACTORS, key=lambda f: abs(np.log(value / sheet / f)))
+                value = sheet * factor
+            if modifiers & Qt.KeyboardModifier.ControlModifier:
+                moved = chip.scaled(value / now)
+            else:
+                moved = chip.with_ceiling((kind, which), value)
+            if moved != chip:
+                name = which if kind == "peak" else chip.memory[which].name
+                unit = "op/s" if kind == "peak" else "B/s"
+                self.model.push(Replace("chips", moved),
+                                f"What-if {chip.name}: {name} {format_si(value, unit)}",
+                                merge_key=("roof drag", self._drag_serial, chip_id))
+        if finished:
+            self._drag_serial += 1
             self._set_lifted(None)
 
     def _on_kernels_dropped(self, preset_ids: list) -> None:

@@ -165,6 +165,9 @@ class _Line:
     tip: str
     smooth: bool = False  # antialiased on screen even when there are many lines
     thin: QPen | None = None  # the pen at 1 px, for plain (not antialiased) strokes on screen
+    #: what dragging it moves: (chip id, precision, ridge log10 x) for a roof (its flat part the
+    #: peak, its slope main memory), (chip id, level index) for a diagonal; None: not draggable
+    key: tuple | None = None
 
     def plain_pen(self) -> QPen:
         """The pen for a stroke that is not antialiased: thin lines (under 2 px) at 1 px, which
@@ -249,8 +252,10 @@ class RoofLayer(pg.GraphicsObject):
         """Forget every line, dot and label (call ``finish`` after adding new ones)."""
         self.lines, self.dots, self.labels = [], [], []
 
-    def add_line(self, x, y, pen: QPen, tip: str = "", smooth: bool = False) -> None:
-        self.lines.append(_Line(np.asarray(x, float), np.asarray(y, float), pen, tip, smooth))
+    def add_line(self, x, y, pen: QPen, tip: str = "", smooth: bool = False,
+                 key: tuple | None = None) -> None:
+        self.lines.append(_Line(np.asarray(x, float), np.asarray(y, float), pen, tip, smooth,
+                                key=key))
 
     def add_dot(self, x: float, y: float, color: QColor, tip: str = "") -> None:
         self.dots.append(_Dot(float(x), float(y), QColor(color), tip))
@@ -340,6 +345,39 @@ class RoofLayer(pg.GraphicsObject):
             painter.restore()
         painter.restore()
 
+    # -- dragging a roof ---------------------------------------------------------------------------
+    #: (what it moves, log10 x, log10 y under the pointer, finished, modifiers): a roof's flat
+    #: part moves its peak, its slope or a diagonal its memory level's bandwidth
+    sig_roof_dragged = Signal(tuple, float, float, bool, object)
+
+    def mouseDragEvent(self, ev) -> None:  # noqa: N802 (Qt API)
+        if ev.button() != Qt.MouseButton.LeftButton:
+            ev.ignore()
+            return
+        if ev.isStart():
+            self._drag = self.key_at(ev.buttonDownPos())
+        if getattr(self, "_drag", None) is None:
+            ev.ignore()
+            return
+        ev.accept()
+        what = self._drag
+        if ev.isFinish():
+            self._drag = None
+        self.sig_roof_dragged.emit(what, float(ev.pos().x()), float(ev.pos().y()),
+                                   bool(ev.isFinish()), ev.modifiers())
+
+    def key_at(self, pos: QPointF) -> tuple | None:
+        """What a drag starting at ``pos`` moves: ("peak", chip, precision) on a roof's flat
+        part, ("level", chip, index) on its slope (main memory) or on a diagonal; None off them."""
+        line = self._nearest(pos, lambda ln: ln.key is not None)
+        if line is None:
+            return None
+        if len(line.key) == 4:  # a roof: (chip id, precision, ridge log10 x, dram index)
+            chip_id, precision, ridge = line.key[:3]
+            return (("peak", chip_id, precision) if pos.x() >= ridge
+                    else ("level", chip_id, line.key[3]))
+        return ("level", *line.key)
+
     # -- tooltips ---------------------------------------------------------------------------------
     def hoverEvent(self, ev) -> None:  # noqa: N802 (pyqtgraph API)
         if ev.isExit():
@@ -367,9 +405,21 @@ class RoofLayer(pg.GraphicsObject):
             p = transform.map(QPointF(dot.x, dot.y))
             if dot.tip and math.hypot(p.x() - cx, p.y() - cy) <= self.DOT_SIZE / 2 + 2:
                 return dot.tip
-        best, best_tip = self.HIT_PX, ""
+        line = self._nearest(pos, lambda ln: bool(ln.tip))
+        return line.tip if line is not None else ""
+
+    def _nearest(self, pos: QPointF, wanted) -> _Line | None:
+        """The line nearest ``pos`` (data coordinates) among those ``wanted``, if it is within
+        HIT_PX pixels on screen."""
+        view = self.getViewWidget()
+        if view is None:
+            return None
+        transform = self.deviceTransform(view.viewportTransform())
+        cursor = transform.map(pos)
+        cx, cy = cursor.x(), cursor.y()
+        best, best_line = self.HIT_PX, None
         for line in self.lines:
-            if not line.tip:
+            if not wanted(line):
                 continue
             ok = np.isfinite(line.x) & np.isfinite(line.y)
             pts = np.array([(q.x(), q.y()) for q in (transform.map(QPointF(float(a), float(b)))
@@ -383,8 +433,8 @@ class RoofLayer(pg.GraphicsObject):
             nearest = a + ab * t[:, None]
             distance = float(np.hypot(nearest[:, 0] - cx, nearest[:, 1] - cy).min())
             if distance <= best:
-                best, best_tip = distance, line.tip
-        return best_tip
+                best, best_line = distance, line
+        return best_line
 
 
 class ChipLegend(pg.LegendItem):

@@ -81,6 +81,8 @@ class RooflinePlot(QObject):
     sig_marker_dragged = Signal(str, str, float, bool)  # kernel id, chip id, op/B, finished
     #: workload id, shown intensity under the cursor, finished, Shift held
     sig_workload_dragged = Signal(str, float, bool, bool)
+    #: a roof dragged: (what, chip id...), log10 x and y under the pointer, finished, modifiers
+    sig_roof_dragged = Signal(tuple, float, float, bool, object)
 
     def __init__(self, plot_item: pg.PlotItem, options: ViewOptions | None = None,
                  parent: QObject | None = None) -> None:
@@ -103,6 +105,7 @@ class RooflinePlot(QObject):
         self._setup_plot()
         style = Style(self.options.foreground, self.options.background)
         self.roofs = RoofsLayer(plot_item, style)
+        self.roofs.item.sig_roof_dragged.connect(self.sig_roof_dragged.emit)
         self.workloads = WorkloadsLayer(plot_item, style, self._on_workload_clicked,
                                         self.sig_workload_dragged.emit)
         self.markers = KernelMarkersLayer(plot_item, style, self.sig_kernel_clicked.emit,

@@ -60,10 +60,14 @@ class RoofsLayer(ChartLayer):
         for n, roof in enumerate(spec.roofs_of(c)):
             xs, ys = roof.points()
             said = chip.compute_provenance(roof.precision, derated).text
+            dram = chip.memory.index(chip.dram)
             self.item.add_line(log10(xs), log10(ys), roof_pen(color, n == 0, c in spec.off_precision),
                                tip=f"{chip.name} {roof.precision} roof: "
-                                   f"{format_si(roof.peak, rate_unit)}, {said}; {dram_said}",
-                               smooth=n == 0)
+                                   f"{format_si(roof.peak, rate_unit)}, {said}; {dram_said}"
+                                   "\n(drag its flat part to move the peak, its slope the "
+                                   "bandwidth: a what-if)",
+                               smooth=n == 0,
+                               key=(chip.id, roof.precision, float(np.log10(roof.ridge)), dram))
             # The ridge's derivation, so the number can be checked: peak ÷ bandwidth.
             self.item.add_dot(np.log10(roof.ridge), np.log10(roof.peak), color,
                               tip=f"{chip.name} {roof.precision} ridge point: "
@@ -80,7 +84,8 @@ class RoofsLayer(ChartLayer):
             self.item.add_line(
                 log10(xs), log10(ys), pg.mkPen(faint, width=1.2, style=LEVEL_STYLE[diagonal.role]),
                 tip=f"{chip.name} {diagonal.name}: {format_si(diagonal.bandwidth, 'B/s')} "
-                    f"({diagonal.role})" + ("" if diagonal.used else "; no kernel moves bytes at this level"))
+                    f"({diagonal.role})" + ("" if diagonal.used else "; no kernel moves bytes at this level"),
+                key=(chip.id, diagonal.level))
 
     def _draw_datasheet_roofs(self, scene: ChartScene, c: int, color: QColor, rate_unit: str) -> None:
         """With achievable roofs: the datasheet roofs they stand below (or above), thin, faint

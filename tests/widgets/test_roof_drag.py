@@ -1,0 +1,84 @@
+"""Drag a roof (issue 27): the A100's HBM slope dragged to 3.35 TB/s with the mouse; a
+memory-bound Llama decode's step falls by exactly the ratio while a compute-bound GEMM does
+not move; the drag is one undo step; the session keeps the what-if value and its datasheet
+ghost; Shift snaps to a round factor and Ctrl moves every ceiling of the chip."""
+
+import numpy as np
+import pytest
+from helpers import chart_mismatches, drag_mouse
+from PySide6.QtCore import QPointF, Qt
+from PySide6.QtWidgets import QApplication
+
+from roofline_gui.core.document import Document
+
+NONE = Qt.KeyboardModifier.NoModifier
+
+
+def _session(window):
+    import roofline_gui.api as rf
+
+    model = window.model
+    model.reset(Document())
+    model.add_chips([window.presets.chips["nvidia-a100-sxm4-40gb"]])
+    model.add_kernels([window.presets.kernels["gemm-4k-bf16"]])
+    model.add_workloads([rf.workload("llama-3-8b", phase="decode", batch=1, context=2048)])
+    model.undo_stack.clear()
+    QApplication.processEvents()
+    return model, window.canvas.overlay_plot
+
+
+def _to_view(window, lx, ly):
+    vb = window.canvas.overlay_plot.plot.getViewBox()
+    view = window.canvas.overlay
+    return QPointF(view.mapFromScene(vb.mapViewToScene(QPointF(lx, ly))))
+
+
+def test_dragging_the_hbm_slope_moves_main_memory_and_what_follows_it(window, tmp_path):
+    model, plot = _session(window)
+    chip = model.document.chips[0]
+    before = model.workload_results[0].time[0]
+    gemm = model.comparison.result.attainable[0, 0]
+    # a point on the bf16 roof's slope (left of its 200 op/B ridge) and one on the 3.35 TB/s line
+    start = _to_view(window, np.log10(4.0), np.log10(4.0 * 1.555e12))
+    end = _to_view(window, np.log10(4.0), np.log10(4.0 * 3.35e12))
+    drag_mouse(window.canvas.overlay.viewport(), start, end)
+    moved = model.document.chips[0]
+    assert moved.dram.what_if_of == 1.555e12
+    assert moved.dram.bandwidth == pytest.approx(3.35e12, rel=0.03)  # where the pointer let go
+    ratio = moved.dram.bandwidth / 1.555e12
+    assert model.workload_results[0].time[0] == pytest.approx(before / ratio, rel=1e-3)
+    assert model.comparison.result.attainable[0, 0] == gemm  # compute-bound: unmoved
+    assert moved.dram.provenance().kind == "what-if"
+    assert [r.bandwidth for r in plot.scene.spec.datasheet_roofs] == [1.555e12]  # the ghost
+    assert plot.lifted is None and chart_mismatches(plot) == []
+    assert model.undo_stack.count() == 1  # the whole drag, one step
+    from roofline_gui.io.session import load_session, save_session
+
+    save_session(model.document, tmp_path / "w.roofline")
+    assert load_session(tmp_path / "w.roofline").chips[0].dram.what_if_of == 1.555e12
+    model.undo_stack.undo()
+    assert model.document.chips[0] == chip
+    assert model.workload_results[0].time[0] == pytest.approx(before)
+
+
+def test_shift_snaps_to_a_round_factor_and_ctrl_moves_every_ceiling(window):
+    model, plot = _session(window)
+    chip = model.document.chips[0]
+    peak = chip.compute["bf16"]
+    signal = plot.roofs.item.sig_roof_dragged
+    # the flat part dragged to 1.9x its peak with Shift: 2x
+    signal.emit(("peak", chip.id, "bf16"), 3.0, float(np.log10(1.9 * peak)), True,
+                Qt.KeyboardModifier.ShiftModifier)
+    assert model.document.chips[0].compute["bf16"] == 2 * peak
+    assert model.document.chips[0].compute_what_if_of == {"bf16": peak}
+    # with Ctrl, every ceiling moves by the same factor (a faster clock)
+    signal.emit(("peak", chip.id, "fp32"), 3.0, float(np.log10(1.5 * chip.compute["fp32"])),
+                True, Qt.KeyboardModifier.ControlModifier)
+    faster = model.document.chips[0]
+    assert faster.compute["fp32"] == pytest.approx(1.5 * chip.compute["fp32"])
+    assert faster.dram.bandwidth == pytest.approx(1.5 * chip.dram.bandwidth)
+    assert faster.compute["bf16"] == pytest.approx(3 * peak)  # 2x, then 1.5x
+    assert faster.dram.what_if_of == chip.dram.bandwidth
+    # dragged back to the datasheet figure, a ceiling is no longer a what-if
+    signal.emit(("peak", chip.id, "bf16"), 3.0, float(np.log10(peak)), True, NONE)
+    assert "bf16" not in model.document.chips[0].compute_what_if_of
