@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetricsF
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -630,6 +630,13 @@ class WorkloadCharts(QWidget):
         # Changes come at a drag's pace (60 a second); the charts follow at most every
         # 40 ms, so a drag step does not wait for two more plots to repaint.
         self._later = Throttle(self, self.refresh)
+        self._marker = None
+        # The batch sweep costs 50 ms a redraw: while a chip changes step by step (a roof
+        # drag), it waits until the chips have held still this long.
+        self._sweep_later = QTimer(self)
+        self._sweep_later.setSingleShot(True)
+        self._sweep_later.setInterval(250)
+        self._sweep_later.timeout.connect(self._redraw_sweep)
         model.sig_document_changed.connect(lambda _d, _t: self._later.request())
         model.sig_selection_changed.connect(lambda _k, _c: self.refresh())
         # Which names fit in their bar depends on the bars' width in pixels.
@@ -639,7 +646,7 @@ class WorkloadCharts(QWidget):
     @property
     def pending(self) -> bool:
         """Whether a change is still to be shown."""
-        return self._later.pending
+        return self._later.pending or self._sweep_later.isActive()
 
     def label_texts(self) -> list[str]:
         """The names written inside the bars, for checks."""
@@ -714,8 +721,24 @@ class WorkloadCharts(QWidget):
                         if s.chip == c and s.share >= 0.05) for c in chips))
         key = (replace(r.workload, batch=1), r.chips, r.evaluation.derated)
         if key != self._shown_key:
-            self._draw_sweep(r, chips)
-            self._shown_key = key
+            same_else = (self._shown_key is not None and self._marker is not None
+                         and key[0] == self._shown_key[0] and key[2] == self._shown_key[2])
+            if same_else:  # only a chip changed (a roof dragged): redrawn once it settles
+                self._sweep_later.start()
+            else:
+                self._draw_sweep(r, chips)
+                self._shown_key = key
+        self._mark_batch(r, chips)
+
+    def _redraw_sweep(self) -> None:
+        """The sweep after a chip changed (a roof drag's last step): each of its 13 batches
+        evaluated again on every chip, once the chips stop changing."""
+        r = self._result()
+        if r is None:
+            return
+        chips = [i for i, c in enumerate(r.chips) if c.visible]
+        self._draw_sweep(r, chips)
+        self._shown_key = (replace(r.workload, batch=1), r.chips, r.evaluation.derated)
         self._mark_batch(r, chips)
 
     def _fit_x(self, times: list[float]) -> None:

@@ -45,7 +45,15 @@ class RoofsLayer(ChartLayer):
         super().__init__(plot, style)
         self.item = self.add(RoofLayer())
 
+    def update(self, scene: ChartScene, changed: frozenset[str]) -> None:
+        moving = (scene.selection.lifted or "").startswith("roof:")
+        if moving != self.item.moving:  # a roof drag began or ended: plain or smooth strokes
+            self.item.moving = moving
+            self.item.invalidate()
+        super().update(scene, changed)
+
     def draw(self, scene: ChartScene) -> None:
+        self.item.moving = (scene.selection.lifted or "").startswith("roof:")
         self.item.clear()
         for c in scene.chips:
             self._draw_chip(scene, c)
