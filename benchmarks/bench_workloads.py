@@ -114,6 +114,8 @@ def main() -> None:
           f"which the edit, evaluation and marks {model:.1f} ms")
     print(f"a roof drag step, 1,000 kernels x 8 chips and 10 workloads, whole window: "
           f"{bench_roof_drag():.1f} ms (aim < 16 ms)")
+    print(f"design-space map, 100-entry workload, 200 x 200 cells: {bench_design_space():.1f} ms "
+          "(aim < 100 ms)")
 
 
 if __name__ == "__main__":
@@ -165,3 +167,20 @@ def bench_roof_drag(steps: int = 20) -> float:
     window.model.undo_stack.setClean()
     window.close()
     return statistics.median(times[1:])
+
+
+def bench_design_space(rounds: int = 7) -> float:
+    """The design-space map of a 100-entry workload, 200 x 200 cells (issue 27's aim: 100 ms)."""
+    from roofline_gui.core.design_space import design_space
+    from roofline_gui.core.workload_eval import evaluate_workloads
+
+    chips = [default_presets().chips["nvidia-h100-sxm5-80gb"]]
+    (r,) = evaluate_workloads([hundred_entry_workload()], chips)
+    assert len(r.entries) == 100
+    factors = [10 ** (i / 50 - 2) for i in range(200)]  # 0.01x to about 100x
+    times = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        design_space(r, 0, factors, factors)
+        times.append((time.perf_counter() - start) * 1e3)
+    return statistics.median(times)
