@@ -67,7 +67,7 @@ class MainWindow(QMainWindow):
     sig_panels_built = Signal()  # the eager panels exist (emitted once)
     #: The docks' arrangement saved in the settings; a layout saved by a version with other
     #: docks is not restored (Qt would leave the new docks wherever it could), the default is.
-    LAYOUT_VERSION = 2
+    LAYOUT_VERSION = 3  # 3: the Design space dock
 
     def __init__(self, settings: Settings | None = None, presets: Presets | None = None,
                  model: DocumentModel | None = None) -> None:
@@ -95,6 +95,7 @@ class MainWindow(QMainWindow):
             "workloads": self._dock("Workloads", Qt.DockWidgetArea.LeftDockWidgetArea),
             "table": self._dock("Comparison", Qt.DockWidgetArea.BottomDockWidgetArea),
             "breakdown": self._dock("Workload breakdown", Qt.DockWidgetArea.BottomDockWidgetArea),
+            "design": self._dock("Design space", Qt.DockWidgetArea.BottomDockWidgetArea),
             "explanation": self._dock("Why it sits there", Qt.DockWidgetArea.BottomDockWidgetArea),
         }
         # Hardware, kernels and workloads share the left side as tabs, so the chart gets the
@@ -106,7 +107,9 @@ class MainWindow(QMainWindow):
         self.docks["workloads"].visibilityChanged.connect(lambda shown: shown and self.workloads)
         self.splitDockWidget(self.docks["table"], self.docks["explanation"], Qt.Orientation.Horizontal)
         self.tabifyDockWidget(self.docks["table"], self.docks["breakdown"])
+        self.tabifyDockWidget(self.docks["breakdown"], self.docks["design"])
         self.docks["table"].raise_()
+        self.docks["design"].visibilityChanged.connect(lambda shown: shown and self.design)
         self.docks["breakdown"].visibilityChanged.connect(lambda shown: shown and self.breakdown)
         # A session with workloads shows them: their panels come forward when one is added.
         self.model.sig_document_changed.connect(self._on_workloads_changed)
@@ -173,6 +176,12 @@ class MainWindow(QMainWindow):
             WorkloadsPanel,
         )
 
+        if name == "design":
+            from roofline_gui.widgets.panels.design_space_panel import (  # noqa: PLC0415
+                DesignSpacePanel,
+            )
+
+            return DesignSpacePanel(self.model)
         return WorkloadsPanel(self.model) if name == "workloads" else WorkloadCharts(self.model)
 
     def _table_with_units(self, table):
@@ -217,6 +226,10 @@ class MainWindow(QMainWindow):
     @property
     def breakdown(self):
         return self._panel("breakdown")
+
+    @property
+    def design(self):
+        return self._panel("design")
 
     def _on_workloads_changed(self, doc, _touched) -> None:
         """When workloads come (added, or a session with some opened), their panel and their

@@ -1,0 +1,220 @@
+"""The design space of the selected workload (issue 27, item 4): its throughput as a heatmap
+over the compute roof and the main-memory bandwidth of the selected chip (a decade or more
+either side), with iso-lines of throughput, the session's chips as labelled dots, and the
+balance line where compute and main-memory time are equal. Dragging a chip's dot is a what-if
+of both ceilings at once, one undo step. Computed off the drag path (core.design_space)."""
+
+from __future__ import annotations
+
+import html
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF, Qt, Signal
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+from roofline_gui.core.design_space import balance_ratio, design_space
+from roofline_gui.core.edits import Replace
+from roofline_gui.core.units import format_si
+from roofline_gui.models.document_model import DocumentModel
+from roofline_gui.widgets.common.axes import SIAxis
+from roofline_gui.widgets.common.throttle import Throttle
+
+CELLS = 120  # per axis: 14,400 cells, a few ms for a 100-entry workload
+SPAN = 1.5  # decades either side of the chip
+
+
+class ChipDots(pg.ScatterPlotItem):
+    """The chips as dots; a drag moves the dot's chip (its data, a chip id)."""
+
+    sig_dot_dragged = Signal(str, float, float, bool)  # chip id, log10 x, log10 y, finished
+
+    def mouseDragEvent(self, ev) -> None:  # noqa: N802 (Qt API)
+        if ev.button() != Qt.MouseButton.LeftButton:
+            ev.ignore()
+            return
+        if ev.isStart():
+            spots = self.pointsAt(ev.buttonDownPos())
+            self._dragging = spots[0].data() if len(spots) else None
+        if getattr(self, "_dragging", None) is None:
+            ev.ignore()
+            return
+        ev.accept()
+        chip_id = self._dragging
+        if ev.isFinish():
+            self._dragging = None
+        self.sig_dot_dragged.emit(chip_id, float(ev.pos().x()), float(ev.pos().y()),
+                                  bool(ev.isFinish()))
+
+
+class DesignSpacePanel(QWidget):
+    def __init__(self, model: DocumentModel, parent=None) -> None:
+        super().__init__(parent)
+        self.model = model
+        self.title = QLabel()
+        self.title.setWordWrap(True)
+        self.plot = pg.PlotWidget(background="w", axisItems={"left": SIAxis("left"),
+                                                             "bottom": SIAxis("bottom")})
+        self.plot.setMenuEnabled(False)
+        self.plot.getPlotItem().hideButtons()
+        self.plot.setLogMode(True, True)
+        self.plot.setLabel("bottom", "peak compute (op/s, the workload's precision)")
+        self.plot.setLabel("left", "main-memory bandwidth (B/s)")
+        self.image = pg.ImageItem()
+        self.image.setColorMap(pg.colormap.get("viridis"))
+        self.plot.addItem(self.image)
+        self.isolines: list[pg.IsocurveItem] = []
+        self.iso_factor = 2
+        self.balance = pg.PlotCurveItem(pen=pg.mkPen("w", width=1.5, style=Qt.PenStyle.DashLine))
+        self.plot.addItem(self.balance)
+        self.dots = ChipDots(size=11, pen=pg.mkPen("k", width=1.5))
+        self.dots.setZValue(10)
+        self.dots.sig_dot_dragged.connect(self._on_dot_dragged)
+        self.plot.addItem(self.dots)
+        self.names: list[pg.TextItem] = []
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.title)
+        layout.addWidget(self.plot, 1)
+        self.grid: np.ndarray | None = None  # throughput over (compute, bandwidth), for checks
+        self.axes: tuple[np.ndarray, np.ndarray] | None = None  # log10 peak, log10 bandwidth
+        self._drag_serial = 0
+        self._later = Throttle(self, self.refresh, 60)
+        model.sig_document_changed.connect(lambda _d, _t: self._later.request())
+        model.sig_selection_changed.connect(lambda _k, _c: self._later.request())
+        self.refresh()
+
+    @property
+    def pending(self) -> bool:
+        return self._later.pending
+
+    def _result_and_chip(self):
+        results = self.model.workload_results
+        selected = self.model.selected_kernel
+        r = next((x for x in results if x.workload.id == selected), results[0] if results else None)
+        if r is None:
+            return None, None
+        shown = [c for c, chip in enumerate(r.chips) if chip.visible and np.isfinite(r.time[c])]
+        if not shown:
+            return r, None
+        chosen = next((c for c in shown if r.chips[c].id == self.model.selected_chip), shown[0])
+        return r, chosen
+
+    def refresh(self) -> None:
+        r, c = self._result_and_chip()
+        if r is None or c is None:
+            self.title.setText("No workload to map: Workloads → New Workload… makes one, and a "
+                               "chip that runs it is needed." if r is None else
+                               f"{html.escape(r.workload.name)} runs on none of the shown chips.")
+            self.image.clear()
+            self.dots.setData([], [])
+            self.balance.setData([], [])
+            self._clear_lines()
+            self.grid = None
+            return
+        chip = r.chips[c]
+        precision = r.workload.activations if r.workload.kind != "custom" else next(
+            iter(sorted({e.kernel.precision for e in r.entries})))
+        p0 = chip.compute.get(precision) or max(chip.compute.values())
+        b0 = chip.dram.bandwidth
+        factors = np.logspace(-SPAN, SPAN, CELLS)
+        times = design_space(r, c, factors, factors)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            throughput = r.workload.per_step_items() / times
+        self.grid = throughput
+        lx, ly = np.log10(p0 * factors), np.log10(b0 * factors)
+        self.axes = (lx, ly)
+        data = np.log10(throughput)
+        self.image.setImage(data, autoLevels=True)
+        step = 2 * SPAN / (CELLS - 1)
+        self.image.setRect(float(lx[0] - step / 2), float(ly[0] - step / 2),
+                           float(lx[-1] - lx[0] + step), float(ly[-1] - ly[0] + step))
+        self._draw_isolines(data, lx, ly)
+        ratio = balance_ratio(r, c)
+        self.balance.setData(lx, lx + np.log10(b0 * ratio / p0))
+        self._draw_chips(r, precision)
+        unit = r.workload.throughput_unit
+        self.title.setText(
+            f"<b>{html.escape(r.workload.name)}</b> on {html.escape(chip.name)}, its other "
+            f"ceilings as they are: {unit} over peak compute and main-memory bandwidth "
+            f"(brighter is faster; the lines are throughput ×{self.iso_factor} apart). Dashed: "
+            f"compute time = "
+            f"main-memory time. Drag a chip's dot to move both its ceilings (a what-if).")
+        self.plot.getViewBox().setRange(xRange=(lx[0], lx[-1]), yRange=(ly[0], ly[-1]),
+                                        padding=0)
+
+    def _clear_lines(self) -> None:
+        for item in self.isolines:
+            self.plot.removeItem(item)
+        self.isolines = []
+
+    def _draw_isolines(self, data: np.ndarray, lx: np.ndarray, ly: np.ndarray) -> None:
+        self._clear_lines()
+        finite = data[np.isfinite(data)]
+        if not finite.size:
+            return
+        lo, hi = float(finite.min()), float(finite.max())
+        levels = np.arange(np.ceil(lo / np.log10(2)), np.floor(hi / np.log10(2)) + 1) * np.log10(2)
+        stride = max(1, len(levels) // 8)
+        self.iso_factor = 2 ** stride
+        for level in levels[::stride]:
+            curve = pg.IsocurveItem(data=data, level=float(level),
+                                    pen=pg.mkPen((255, 255, 255, 120), width=1))
+            curve.setParentItem(self.image)
+            self.isolines.append(curve)
+
+    def _draw_chips(self, r, precision: str) -> None:
+        for name in self.names:
+            self.plot.removeItem(name)
+        self.names = []
+        xs, ys, brushes, ids = [], [], [], []
+        for chip in (c for c in self.model.document.chips if c.visible):
+            peak = chip.compute.get(precision)
+            if not peak:
+                continue
+            x, y = float(np.log10(peak)), float(np.log10(chip.dram.bandwidth))
+            xs.append(x)
+            ys.append(y)
+            brushes.append(pg.mkBrush(chip.color or "#808080"))
+            ids.append(chip.id)
+            text = pg.TextItem(chip.name, color="w", anchor=(0, 1))
+            text.setPos(x, y)
+            self.plot.addItem(text)
+            self.names.append(text)
+        self.dots.setData(xs, ys, brush=brushes, data=ids)
+
+    def _on_dot_dragged(self, chip_id: str, lx: float, ly: float, finished: bool) -> None:
+        """Both ceilings of the dragged chip follow the pointer as what-ifs: every compute roof
+        by the factor its workload precision's peak moves, main memory to the pointer's
+        bandwidth; one undo step."""
+        r, _c = self._result_and_chip()
+        chip = next((c for c in self.model.document.chips if c.id == chip_id), None)
+        if r is None or chip is None:
+            return
+        precision = r.workload.activations
+        peak = chip.compute.get(precision)
+        if peak:
+            factor = 10 ** lx / peak
+            moved = chip
+            for p in chip.precisions:
+                moved = moved.with_ceiling(("peak", p), chip.compute[p] * factor)
+            moved = moved.with_ceiling(("level", chip.memory.index(chip.dram)), 10 ** ly)
+            if moved != chip:
+                self.model.push(Replace("chips", moved),
+                                f"What-if {chip.name}: {format_si(10 ** lx, 'op/s')}, "
+                                f"{format_si(10 ** ly, 'B/s')}",
+                                merge_key=("design space drag", self._drag_serial, chip_id))
+        if finished:
+            self._drag_serial += 1
+
+    def value_at(self, peak: float, bandwidth: float) -> float:
+        """The map's throughput at the cell nearest (peak, bandwidth), for checks."""
+        lx, ly = self.axes
+        i = int(np.argmin(np.abs(lx - np.log10(peak))))
+        j = int(np.argmin(np.abs(ly - np.log10(bandwidth))))
+        return float(self.grid[i, j])
+
+    def dot_position(self, chip_id: str) -> QPointF | None:
+        x, y = self.dots.getData()
+        ids = list(self.dots.data["data"])
+        return QPointF(float(x[ids.index(chip_id)]), float(y[ids.index(chip_id)])) if chip_id in ids else None

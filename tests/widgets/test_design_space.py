@@ -1,0 +1,36 @@
+"""The Design space tab: the selected workload's throughput over compute and main-memory
+bandwidth, the chip's own cell its throughput; dragging a chip's dot moves both its ceilings as
+what-ifs, one undo step."""
+
+import numpy as np
+import pytest
+from PySide6.QtWidgets import QApplication
+
+
+def test_the_map_holds_the_workloads_throughput_and_a_dot_drag_is_a_what_if(window, qtbot):
+    from roofline_gui.widgets.app.file_actions import examples
+
+    window.files.open(str(next(p for p in examples() if p.stem == "llama-3-8b-on-three-chips")))
+    QApplication.processEvents()
+    model = window.model
+    window.docks["design"].raise_()
+    panel = window.design
+    qtbot.waitUntil(lambda: not panel.pending and panel.grid is not None, timeout=3000)
+    r = model.workload_results[0]
+    c = next(i for i, chip in enumerate(r.chips) if chip.visible and np.isfinite(r.time[i]))
+    chip = r.chips[c]
+    own = panel.value_at(chip.compute["bf16"], chip.dram.bandwidth)
+    assert own == pytest.approx(float(r.throughput[c]), rel=0.03)  # the cell nearest the chip
+    assert "Drag a chip's dot" in panel.title.text()
+    # a drag of the chip's dot to twice its bandwidth, same compute
+    dot = panel.dot_position(chip.id)
+    steps = [(dot.x(), dot.y() + np.log10(f)) for f in (1.3, 1.7, 2.0)]
+    for n, (x, y) in enumerate(steps):
+        panel.dots.sig_dot_dragged.emit(chip.id, x, y, n == len(steps) - 1)
+    moved = next(ch for ch in model.document.chips if ch.id == chip.id)
+    assert moved.dram.bandwidth == pytest.approx(2 * chip.dram.bandwidth)
+    assert moved.dram.what_if_of == chip.dram.bandwidth
+    assert moved.compute["bf16"] == pytest.approx(chip.compute["bf16"])
+    assert model.undo_stack.undoText().startswith("What-if")
+    model.undo_stack.undo()
+    assert next(ch for ch in model.document.chips if ch.id == chip.id) == chip
