@@ -198,6 +198,19 @@ class Chip:
                       else level.write_bandwidth * factor)
         return self.with_level(which, new)
 
+    def named_as_what_if(self) -> Chip:
+        """Its name says "(what-if)" while a ceiling is moved from its datasheet (so every view
+        and export says so), and not once every ceiling is back."""
+        suffix = " (what-if)"
+        base = self.name[: -len(suffix)] if self.name.endswith(suffix) else self.name
+        if not self.is_what_if:  # a derived chip back at its datasheet: its factors go too
+            parts = base.split(", ")
+            while len(parts) > 1 and "×" in parts[-1]:
+                parts.pop()
+            base = ", ".join(parts)
+        name = base + suffix if self.is_what_if and "×" not in base else base
+        return self if name == self.name else replace(self, name=name)
+
     def scaled(self, factor: float) -> Chip:
         """Every ceiling of the chip times ``factor`` (a faster clock), each keeping its
         datasheet figure as a what-if."""
@@ -221,7 +234,8 @@ class Chip:
             memory.append(replace(lv, bandwidth=lv.what_if_of, what_if_of=None,
                                   write_bandwidth=None if lv.write_bandwidth is None
                                   else lv.write_bandwidth * back))
-        return replace(self, compute=compute, memory=tuple(memory), compute_what_if_of={})
+        return replace(self, compute=compute, memory=tuple(memory),
+                       compute_what_if_of={}).named_as_what_if()
 
     def applied_compute_fraction(self, precision: str) -> float:
         """The achievable compute roof as a fraction of the peak (see MemoryLevel's)."""

@@ -67,3 +67,12 @@ def test_a_what_if_chip_keeps_its_datasheet_figures_saves_them_draws_them_and_re
     assert ghosts == [(1, H100.compute["bf16"], 3.35e12)]
     back = again.chips[1].at_datasheet()
     assert back.compute == H100.compute and back.memory == H100.memory and not back.is_what_if
+
+
+def test_a_moved_chip_is_named_what_if_until_every_ceiling_is_back():
+    moved = H100.with_ceiling(("peak", "bf16"), 2 * H100.compute["bf16"]).named_as_what_if()
+    assert moved.name == "H100 SXM5 80GB (what-if)"
+    back = moved.with_ceiling(("peak", "bf16"), H100.compute["bf16"]).named_as_what_if()
+    assert back == H100
+    derived = derive(H100, {"dram": 2})
+    assert derived.at_datasheet().name == "H100 SXM5 80GB"  # its factor gone with its values

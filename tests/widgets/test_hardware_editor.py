@@ -192,3 +192,18 @@ def test_the_editor_says_a_what_if_ceiling_moved_from_its_datasheet_figure(edito
     QApplication.processEvents()
     note = editor.form.level_fields[[lv.role for lv in a100.memory].index("dram")]["note"]
     assert note.text().startswith("what-if: 2× of 1.555 TB/s")
+
+
+def test_a_what_if_ceilings_reset_link_puts_its_datasheet_value_back(editor):
+    from roofline_gui.core.edits import Replace
+
+    model = editor.model
+    a100 = model.document.chips[0]
+    dram = a100.memory.index(a100.dram)
+    moved = a100.with_ceiling(("level", dram), 2e12).named_as_what_if()
+    model.push(Replace("chips", moved), "what-if")
+    QApplication.processEvents()
+    note = editor.form.level_fields[dram]["note"]
+    assert "reset" in note.text() and model.document.chips[0].name.endswith("(what-if)")
+    note.linkActivated.emit("reset")
+    assert model.document.chips[0] == a100

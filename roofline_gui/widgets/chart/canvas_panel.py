@@ -374,6 +374,7 @@ class CanvasPanel(QWidget):
                 moved = chip.scaled(value / now)
             else:
                 moved = chip.with_ceiling((kind, which), value)
+            moved = moved.named_as_what_if()
             if moved != chip:
                 name = which if kind == "peak" else chip.memory[which].name
                 unit = "op/s" if kind == "peak" else "B/s"

@@ -198,7 +198,8 @@ class DesignSpacePanel(QWidget):
             moved = chip
             for p in chip.precisions:
                 moved = moved.with_ceiling(("peak", p), chip.compute[p] * factor)
-            moved = moved.with_ceiling(("level", chip.memory.index(chip.dram)), 10 ** ly)
+            moved = moved.with_ceiling(("level", chip.memory.index(chip.dram)),
+                                       10 ** ly).named_as_what_if()
             if moved != chip:
                 self.model.push(Replace("chips", moved),
                                 f"What-if {chip.name}: {format_si(10 ** lx, 'op/s')}, "

@@ -4,6 +4,7 @@ ceiling and the source of each value. Every change is an undoable edit."""
 
 from __future__ import annotations
 
+import html
 from dataclasses import replace
 
 from PySide6.QtCore import Qt
@@ -50,7 +51,13 @@ def _source_label() -> QLabel:
 
 def _set_note(label: QLabel, note: tuple[str, str]) -> None:
     short, full = note
-    label.setText(short[:80] + ("…" if len(short) > 80 else ""))
+    shown = short[:80] + ("…" if len(short) > 80 else "")
+    if short.startswith("what-if"):  # a moved ceiling: one click puts its datasheet value back
+        label.setTextFormat(Qt.TextFormat.RichText)
+        label.setText(f"{html.escape(shown)} · <a href='reset'>reset</a>")
+    else:
+        label.setTextFormat(Qt.TextFormat.PlainText)
+        label.setText(shown)
     label.setToolTip(full)
     # The text's colour through the palette: a style sheet would colour the tooltip too
     palette = label.palette()
@@ -159,6 +166,8 @@ class ChipForm(QWidget):
         remove.clicked.connect(lambda _c=False, p=precision: self._on_remove_precision(p))
         self.compute_fields[precision], self.fraction_fields[precision] = peak, frac
         self.compute_notes[precision], self.remove_buttons[precision] = _source_label(), remove
+        self.compute_notes[precision].linkActivated.connect(
+            lambda _link, p=precision: self._reset_ceiling(("peak", p)))
         grid.addWidget(QLabel(precision), row, 0)
         grid.addWidget(FieldWithMessage(peak), row, 1)
         grid.addWidget(frac, row, 2)
@@ -210,8 +219,23 @@ class ChipForm(QWidget):
         grid.addWidget(FieldWithMessage(bandwidth), row + 1, 1)
         grid.addWidget(frac, row + 1, 2)
         note = _source_label()
+        note.linkActivated.connect(lambda _link, n=index: self._reset_ceiling(("level", n)))
         grid.addWidget(note, row + 1, 3, 1, 2)
         return {"role": role, "name": name, "bandwidth": bandwidth, "achievable": frac, "note": note}
+
+    def _reset_ceiling(self, what: tuple) -> None:
+        """A what-if ceiling's "reset": back to its datasheet figure, one undo step."""
+        chip = next((c for c in self.model.document.chips if c.id == self.chip_id), None)
+        if chip is None:
+            return
+        kind, which = what
+        sheet = (chip.compute_what_if_of.get(which) if kind == "peak"
+                 else chip.memory[which].what_if_of)
+        if sheet is None:
+            return
+        name = which if kind == "peak" else chip.memory[which].name
+        self.model.push(Replace("chips", chip.with_ceiling(what, sheet).named_as_what_if()),
+                        f"Reset {chip.name} {name} to datasheet")
 
     def _fill(self, chip: Chip) -> None:
         if not self.name_edit.hasFocus():
