@@ -81,6 +81,21 @@ def main() -> None:
     shot("article-memory-levels")
     window.set_memory_levels(False)
     window.docks["hardware"].raise_()
+    # What if the hardware changed: a derived H100 with twice the HBM, and the design space of
+    # Llama decode around it.
+    window.model.undo_stack.setClean()
+    window.files.open_example(by_name["llama-3-8b-on-three-chips"])
+    from roofline_gui.core.chip import derive
+
+    doc = window.model.document
+    window.model.add_chips([derive(doc.chips[0], {"dram": 2})], 1)
+    window.model.select(window.model.document.workloads[0].id, window.model.document.chips[1].id)
+    window.set_memory_levels(True)
+    window.docks["design"].raise_()
+    window.design.refresh()
+    shot("what-if-design-space")
+    window.model.undo_stack.setClean()
+    window.docks["table"].raise_()
     if "--measured" in sys.argv:
         measured_shot(app, window, shot)
     window.model.undo_stack.setClean()
