@@ -203,11 +203,12 @@ class Chip:
         and export says so), and not once every ceiling is back."""
         suffix = " (what-if)"
         base = self.name[: -len(suffix)] if self.name.endswith(suffix) else self.name
-        if not self.is_what_if:  # a derived chip back at its datasheet: its factors go too
-            parts = base.split(", ")
-            while len(parts) > 1 and "×" in parts[-1]:
-                parts.pop()
-            base = ", ".join(parts)
+        if not self.is_what_if:  # a derived chip back at its datasheet: its factors go too,
+            parts = base.split(", ")  # and "(copy)" keeps it apart from its original
+            if len(parts) > 1 and "×" in parts[-1]:
+                while len(parts) > 1 and "×" in parts[-1]:
+                    parts.pop()
+                base = ", ".join(parts) + " (copy)"
         name = base + suffix if self.is_what_if and "×" not in base else base
         return self if name == self.name else replace(self, name=name)
 
@@ -234,8 +235,10 @@ class Chip:
             memory.append(replace(lv, bandwidth=lv.what_if_of, what_if_of=None,
                                   write_bandwidth=None if lv.write_bandwidth is None
                                   else lv.write_bandwidth * back))
-        return replace(self, compute=compute, memory=tuple(memory),
-                       compute_what_if_of={}).named_as_what_if()
+        notes = "\n".join(line for line in self.notes.splitlines()
+                           if not line.startswith("What-if: "))
+        return replace(self, compute=compute, memory=tuple(memory), compute_what_if_of={},
+                       notes=notes).named_as_what_if()
 
     def applied_compute_fraction(self, precision: str) -> float:
         """The achievable compute roof as a fraction of the peak (see MemoryLevel's)."""

@@ -75,4 +75,5 @@ def test_a_moved_chip_is_named_what_if_until_every_ceiling_is_back():
     back = moved.with_ceiling(("peak", "bf16"), H100.compute["bf16"]).named_as_what_if()
     assert back == H100
     derived = derive(H100, {"dram": 2})
-    assert derived.at_datasheet().name == "H100 SXM5 80GB"  # its factor gone with its values
+    assert derived.at_datasheet().name == "H100 SXM5 80GB (copy)"  # its factor gone, still apart
+    assert "What-if" not in derived.at_datasheet().notes

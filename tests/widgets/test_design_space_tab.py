@@ -34,3 +34,25 @@ def test_the_map_holds_the_workloads_throughput_and_a_dot_drag_is_a_what_if(wind
     assert model.undo_stack.undoText().startswith("What-if")
     model.undo_stack.undo()
     assert next(ch for ch in model.document.chips if ch.id == chip.id) == chip
+
+
+def test_a_new_map_leaves_no_line_of_the_one_before(window, qtbot):
+    """Picking another workload redraws the map; the old map's iso-lines had stayed on it."""
+    from PySide6.QtWidgets import QApplication
+
+    from roofline_gui.widgets.app.file_actions import examples
+
+    window.files.open(str(next(p for p in examples() if p.stem == "llama-3-8b-on-three-chips")))
+    QApplication.processEvents()
+    window.docks["design"].raise_()
+    panel = window.design
+    model = window.model
+    counts = []
+    for workload in (*model.document.workloads, model.document.workloads[0]):
+        model.select(workload.id, None)
+        panel.refresh()
+        lines = [item for item in panel.plot.scene().items() if item in panel.isolines
+                 or type(item).__name__ == "IsocurveItem"]
+        counts.append(len(lines))
+        assert len(lines) == len(panel.isolines)
+    assert counts[0] == counts[-1]  # the same map again: the same lines, no more

@@ -82,3 +82,15 @@ def test_shift_snaps_to_a_round_factor_and_ctrl_moves_every_ceiling(window):
     # dragged back to the datasheet figure, a ceiling is no longer a what-if
     signal.emit(("peak", chip.id, "bf16"), 3.0, float(np.log10(peak)), True, NONE)
     assert "bf16" not in model.document.chips[0].compute_what_if_of
+
+
+def test_the_legend_names_the_chip_as_a_what_if_after_a_roof_drag(window):
+    model, plot = _session(window)
+    chip = model.document.chips[0]
+    signal = plot.roofs.item.sig_roof_dragged
+    signal.emit(("peak", chip.id, "bf16"), 3.0, float(np.log10(2 * chip.compute["bf16"])), False, NONE)
+    signal.emit(("peak", chip.id, "bf16"), 3.0, float(np.log10(2 * chip.compute["bf16"])), True, NONE)
+    QApplication.processEvents()
+    names = [entry[0] for entry in plot.legend.legend.entries]
+    assert f"{chip.name} (what-if)" in names and "datasheet roofs (long dashes)" in " ".join(names)
+    assert model.undo_stack.undoText() == f"What-if {chip.name}: bf16 624 Top/s"

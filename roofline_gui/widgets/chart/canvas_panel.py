@@ -379,7 +379,8 @@ class CanvasPanel(QWidget):
                 name = which if kind == "peak" else chip.memory[which].name
                 unit = "op/s" if kind == "peak" else "B/s"
                 self.model.push(Replace("chips", moved),
-                                f"What-if {chip.name}: {name} {format_si(value, unit)}",
+                                f"What-if {chip.name.removesuffix(' (what-if)')}: {name} "
+                                f"{format_si(value, unit)}",
                                 merge_key=("roof drag", self._drag_serial, chip_id))
         if finished:
             self._drag_serial += 1

@@ -63,6 +63,10 @@ class DesignSpacePanel(QWidget):
         self.image = pg.ImageItem()
         self.image.setColorMap(pg.colormap.get("viridis"))
         self.plot.addItem(self.image)
+        # The colours' scale: log10 of the throughput, beside the map (not interactive).
+        self.colorbar = pg.ColorBarItem(values=(0, 1), colorMap=pg.colormap.get("viridis"),
+                                        interactive=False, width=12)
+        self.colorbar.setImageItem(self.image, insert_in=self.plot.getPlotItem())
         self.isolines: list[pg.IsocurveItem] = []
         self.iso_factor = 2
         self.balance = pg.PlotCurveItem(pen=pg.mkPen("w", width=1.5, style=Qt.PenStyle.DashLine))
@@ -126,6 +130,10 @@ class DesignSpacePanel(QWidget):
         self.axes = (lx, ly)
         data = np.log10(throughput)
         self.image.setImage(data, autoLevels=True)
+        finite = data[np.isfinite(data)]
+        if finite.size:
+            self.colorbar.setLevels((float(finite.min()), float(finite.max())))
+            self.colorbar.setLabel("right", f"log10 {r.workload.throughput_unit}")
         step = 2 * SPAN / (CELLS - 1)
         self.image.setRect(float(lx[0] - step / 2), float(ly[0] - step / 2),
                            float(lx[-1] - lx[0] + step), float(ly[-1] - ly[0] + step))
@@ -144,8 +152,11 @@ class DesignSpacePanel(QWidget):
                                         padding=0)
 
     def _clear_lines(self) -> None:
-        for item in self.isolines:
-            self.plot.removeItem(item)
+        for item in self.isolines:  # children of the image, not of the plot: taken out whole
+            scene = item.scene()
+            item.setParentItem(None)
+            if scene is not None:
+                scene.removeItem(item)
         self.isolines = []
 
     def _draw_isolines(self, data: np.ndarray, lx: np.ndarray, ly: np.ndarray) -> None:

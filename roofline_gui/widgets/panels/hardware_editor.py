@@ -54,7 +54,7 @@ def _set_note(label: QLabel, note: tuple[str, str]) -> None:
     shown = short[:80] + ("…" if len(short) > 80 else "")
     if short.startswith("what-if"):  # a moved ceiling: one click puts its datasheet value back
         label.setTextFormat(Qt.TextFormat.RichText)
-        label.setText(f"{html.escape(shown)} · <a href='reset'>reset</a>")
+        label.setText(f"<a href='reset'>reset</a> · {html.escape(shown)}")
     else:
         label.setTextFormat(Qt.TextFormat.PlainText)
         label.setText(shown)

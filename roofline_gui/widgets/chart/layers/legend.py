@@ -13,7 +13,7 @@ from roofline_gui.widgets.chart.plot_items import ChipLegend
 
 
 class LegendLayer(ChartLayer):
-    PARTS = frozenset({"spec", "workloads"})
+    PARTS = frozenset({"spec", "workloads", "selection"})
 
     def __init__(self, plot, style) -> None:
         super().__init__(plot, style)
@@ -40,7 +40,8 @@ class LegendLayer(ChartLayer):
         return out
 
     def draw(self, scene: ChartScene) -> None:
-        if scene.selection.lifted is not None and self._entries is not None:
+        lifted = scene.selection.lifted
+        if lifted is not None and not lifted.startswith("roof:") and self._entries is not None:
             return  # a drag moves one kernel along its path: no chip, shape or precision changes
         entries = self.entries(scene) if self.shown else []
         key = [(e[0], e[1].color().name(), e[1].style(), *e[2:]) for e in entries]
