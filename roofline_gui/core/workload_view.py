@@ -255,8 +255,10 @@ def explain_workload(result: WorkloadResult, c: int, units: Units = Units(),  # 
         ceiling = float(result.evaluation.ceiling[result.rows][0, c])
         ridge = ceiling / bw
         side = "left" if result.intensity < ridge else "right"
+        what_if = (f" (what-if: {chip.dram.bandwidth / chip.dram.what_if_of:.3g}× the datasheet's "
+                   f"{format_si(chip.dram.what_if_of, 'B/s')})" if chip.dram.what_if_of else "")
         lines.append(
-            f"{chip.dram.name} at {format_si(bw, 'B/s')}"
+            f"{chip.dram.name} at {format_si(bw, 'B/s')}{what_if}"
             f"{' (derated)' if result.evaluation.derated else ''} meets the {precision} roof of "
             f"{units.format_rate(ceiling)} at {units.format_intensity(ridge)}; the workload sits "
             f"{side} of it, at {units.format_rate(float(result.attainable[c]))}: compute is busy "

@@ -77,3 +77,12 @@ def test_a_moved_chip_is_named_what_if_until_every_ceiling_is_back():
     derived = derive(H100, {"dram": 2})
     assert derived.at_datasheet().name == "H100 SXM5 80GB (copy)"  # its factor gone, still apart
     assert "What-if" not in derived.at_datasheet().notes
+
+
+def test_the_workload_explanation_says_a_bandwidth_is_a_what_if():
+    from roofline_gui.core.workload_view import explain_workload
+
+    llama = rf.workload("llama-3-8b", phase="decode", batch=1, context=2048)
+    (r,) = evaluate_workloads([llama], [derive(H100, {"dram": 2})])
+    text = "\n".join(explain_workload(r, 0))
+    assert "HBM3 at 6.7 TB/s (what-if: 2× the datasheet's 3.35 TB/s)" in text

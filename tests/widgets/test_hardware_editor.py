@@ -207,3 +207,17 @@ def test_a_what_if_ceilings_reset_link_puts_its_datasheet_value_back(editor):
     assert "reset" in note.text() and model.document.chips[0].name.endswith("(what-if)")
     note.linkActivated.emit("reset")
     assert model.document.chips[0] == a100
+
+
+def test_reset_to_datasheet_is_offered_only_for_a_chip_with_what_if_ceilings(window):
+    from roofline_gui.core.chip import derive
+
+    model = window.model
+    original = model.document.chips[0]
+    model.select(None, original.id)
+    assert not window.act_reset_what_if.isEnabled()
+    (new,) = model.add_chips([derive(original, {"dram": 2})])
+    model.select(None, new)
+    assert window.act_reset_what_if.isEnabled()
+    window.act_reset_what_if.trigger()
+    assert not window.act_reset_what_if.isEnabled()  # nothing left to reset

@@ -387,6 +387,11 @@ class MainWindow(QMainWindow):
         self.act_reset_what_if = self._action(
             "Reset chip to &datasheet", self.reset_chip_to_datasheet,
             tip="Every what-if ceiling of the selected chip back at its datasheet figure")
+        self.act_reset_what_if.setEnabled(False)  # until a chip with what-if ceilings is selected
+        for signal in (self.model.sig_selection_changed, self.model.sig_document_changed):
+            signal.connect(lambda *_args: self.act_reset_what_if.setEnabled(any(
+                c.id == self.model.selected_chip and c.is_what_if
+                for c in self.model.document.chips)))
         self.act_measure = self._action("&Measure this computer…", lambda: m.measure_computer(),
                                         tip="Memory bandwidth per level and peak compute of this "
                                             "machine (about 30 s); the result becomes a chip, or "
