@@ -212,13 +212,13 @@ class Chip:
         name = base + suffix if self.is_what_if and "×" not in base else base
         return self if name == self.name else replace(self, name=name)
 
-    def scaled(self, factor: float) -> Chip:
-        """Every ceiling of the chip times ``factor`` (a faster clock), each keeping its
-        datasheet figure as a what-if."""
+    def scaled(self, factor: float, *, compute: bool = True, memory: bool = True) -> Chip:
+        """Every ceiling of the chip times ``factor`` (a faster clock), or only its compute
+        roofs or only its memory levels, each keeping its datasheet figure as a what-if."""
         chip = self
-        for p in self.precisions:
+        for p in self.precisions if compute else ():
             chip = chip.with_ceiling(("peak", p), self.compute[p] * factor)
-        for j, level in enumerate(self.memory):
+        for j, level in enumerate(self.memory if memory else ()):
             chip = chip.with_ceiling(("level", j), level.bandwidth * factor)
         return chip
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from roofline_gui.core.comparison import Comparison
+from roofline_gui.core.levels import misfits
 from roofline_gui.core.roofline import ROLE_INDEX
 from roofline_gui.core.units import MEMORY_ROLES, OPS_PER_MAC, PRECISIONS, format_si
 
@@ -216,8 +217,6 @@ def chart_spec(comparison: Comparison, units: Units, chips: list[int] | None = N
     key = (ca, r.derated, tuple(chips), units, hidden_levels, wanted, used_roles, something)
     markers = (units.intensity(comparison.dram_intensity), units.rate(r.attainable))
     per_level = level_marks(comparison, units, chips) if levels else None
-    from roofline_gui.core.levels import misfits  # noqa: PLC0415 (levels imports this module's peers)
-
     misfit = misfits(comparison, chips)
     if reuse is not None and _same_inputs(reuse.roofs_from, key):
         return replace(reuse, marker_x=markers[0], marker_y=markers[1], levels=per_level,

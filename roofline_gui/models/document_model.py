@@ -275,6 +275,14 @@ class DocumentModel(QObject):
         return self.push(Replace("kernels", moved), f"Move {moved.name}: {describe_move(moved)}",
                          merge_key=None if merge_key is None else (*merge_key, kernel_id))
 
+    def push_what_if(self, moved: Chip, what: str, merge_key=None) -> bool:
+        """Replace a chip by ``moved``, its ceilings moved as what-ifs (a roof dragged, a dot of
+        the design space, a reset): named "(what-if)" while any ceiling is moved, so every view
+        and export says so; ``what`` says what moved, for the undo text."""
+        base = moved.name.removesuffix(" (what-if)")
+        return self.push(Replace("chips", moved.named_as_what_if()), f"What-if {base}: {what}",
+                         merge_key=merge_key)
+
     def say(self, note: str) -> None:
         """A word for the status bar (why a drag stopped where it did); nothing when empty."""
         if note:

@@ -17,7 +17,6 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QGraphicsView, QStackedWidget, QVBoxLayout, QWidget
 
 from roofline_gui.core.chart_scene import union
-from roofline_gui.core.edits import Replace
 from roofline_gui.core.units import format_si
 from roofline_gui.io.presets import Presets
 from roofline_gui.models.document_model import DocumentModel
@@ -370,18 +369,12 @@ class CanvasPanel(QWidget):
             if modifiers & Qt.KeyboardModifier.ShiftModifier:
                 factor = min(self.ROUND_FACTORS, key=lambda f: abs(np.log(value / sheet / f)))
                 value = sheet * factor
-            if modifiers & Qt.KeyboardModifier.ControlModifier:
-                moved = chip.scaled(value / now)
-            else:
-                moved = chip.with_ceiling((kind, which), value)
-            moved = moved.named_as_what_if()
-            if moved != chip:
-                name = which if kind == "peak" else chip.memory[which].name
-                unit = "op/s" if kind == "peak" else "B/s"
-                self.model.push(Replace("chips", moved),
-                                f"What-if {chip.name.removesuffix(' (what-if)')}: {name} "
-                                f"{format_si(value, unit)}",
-                                merge_key=("roof drag", self._drag_serial, chip_id))
+            moved = (chip.scaled(value / now) if modifiers & Qt.KeyboardModifier.ControlModifier
+                     else chip.with_ceiling((kind, which), value))
+            name = which if kind == "peak" else chip.memory[which].name
+            unit = "op/s" if kind == "peak" else "B/s"
+            self.model.push_what_if(moved, f"{name} {format_si(value, unit)}",
+                                    merge_key=("roof drag", self._drag_serial, chip_id))
         if finished:
             self._drag_serial += 1
             self._set_lifted(None)

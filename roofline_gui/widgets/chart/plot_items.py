@@ -22,6 +22,7 @@ from roofline_gui.core.chart_labels import label_text_origin
 from roofline_gui.widgets.chart.pg_private import exporting as is_exporting
 from roofline_gui.widgets.chart.pg_private import max_spot_width, uniform_fill
 from roofline_gui.widgets.common.axes import SIAxis  # noqa: F401 (the chart's axes)
+from roofline_gui.widgets.common.drag import drag_target
 
 
 def log10(values) -> np.ndarray:
@@ -42,7 +43,6 @@ class MarkerScatter(pg.ScatterPlotItem):
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        self._dragging: str | None = None
         self._spot_of = np.zeros(0, dtype=np.intp)  # kernel row -> spot index, -1 if not drawn
         self.kernel_ids: np.ndarray | None = None  # the kernel set the spots were filled from
         self._rect: QRectF | None = None  # boundingRect, while its inputs stay the same
@@ -122,20 +122,14 @@ class MarkerScatter(pg.ScatterPlotItem):
             self.update()
 
     def mouseDragEvent(self, ev) -> None:  # noqa: N802 (Qt API)
-        if ev.button() != Qt.MouseButton.LeftButton:
-            ev.ignore()
-            return
-        if ev.isStart():
-            spots = self.pointsAt(ev.buttonDownPos())
-            self._dragging = spots[0].data() if len(spots) else None
-        if self._dragging is None:
-            ev.ignore()
-            return
-        ev.accept()
-        item_id = self._dragging
-        if ev.isFinish():
-            self._dragging = None
-        self._dragged(item_id, float(10 ** ev.pos().x()), bool(ev.isFinish()), ev)
+        item_id = drag_target(self, ev, self.spot_data_at)
+        if item_id is not None:
+            self._dragged(item_id, float(10 ** ev.pos().x()), bool(ev.isFinish()), ev)
+
+    def spot_data_at(self, pos) -> str | None:
+        """The data (an id) of the spot under ``pos``, or None."""
+        spots = self.pointsAt(pos)
+        return spots[0].data() if len(spots) else None
 
     def _dragged(self, kernel_id: str, x: float, finished: bool, ev) -> None:
         """One step of a drag of the spot whose data is ``kernel_id``, to intensity ``x``."""
@@ -361,20 +355,10 @@ class RoofLayer(pg.GraphicsObject):
     sig_roof_dragged = Signal(tuple, float, float, bool, object)
 
     def mouseDragEvent(self, ev) -> None:  # noqa: N802 (Qt API)
-        if ev.button() != Qt.MouseButton.LeftButton:
-            ev.ignore()
-            return
-        if ev.isStart():
-            self._drag = self.key_at(ev.buttonDownPos())
-        if getattr(self, "_drag", None) is None:
-            ev.ignore()
-            return
-        ev.accept()
-        what = self._drag
-        if ev.isFinish():
-            self._drag = None
-        self.sig_roof_dragged.emit(what, float(ev.pos().x()), float(ev.pos().y()),
-                                   bool(ev.isFinish()), ev.modifiers())
+        what = drag_target(self, ev, self.key_at)
+        if what is not None:
+            self.sig_roof_dragged.emit(what, float(ev.pos().x()), float(ev.pos().y()),
+                                       bool(ev.isFinish()), ev.modifiers())
 
     def key_at(self, pos: QPointF) -> tuple | None:
         """What a drag starting at ``pos`` moves: ("peak", chip, precision) on a roof's flat

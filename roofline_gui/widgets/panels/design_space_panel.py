@@ -14,10 +14,10 @@ from PySide6.QtCore import QPointF, Qt, Signal
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from roofline_gui.core.design_space import balance_ratio, design_space
-from roofline_gui.core.edits import Replace
 from roofline_gui.core.units import format_si
 from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.widgets.common.axes import SIAxis
+from roofline_gui.widgets.common.drag import drag_target
 from roofline_gui.widgets.common.throttle import Throttle
 
 CELLS = 120  # per axis: 14,400 cells, a few ms for a 100-entry workload
@@ -30,21 +30,14 @@ class ChipDots(pg.ScatterPlotItem):
     sig_dot_dragged = Signal(str, float, float, bool)  # chip id, log10 x, log10 y, finished
 
     def mouseDragEvent(self, ev) -> None:  # noqa: N802 (Qt API)
-        if ev.button() != Qt.MouseButton.LeftButton:
-            ev.ignore()
-            return
-        if ev.isStart():
-            spots = self.pointsAt(ev.buttonDownPos())
-            self._dragging = spots[0].data() if len(spots) else None
-        if getattr(self, "_dragging", None) is None:
-            ev.ignore()
-            return
-        ev.accept()
-        chip_id = self._dragging
-        if ev.isFinish():
-            self._dragging = None
-        self.sig_dot_dragged.emit(chip_id, float(ev.pos().x()), float(ev.pos().y()),
-                                  bool(ev.isFinish()))
+        chip_id = drag_target(self, ev, self._chip_at)
+        if chip_id is not None:
+            self.sig_dot_dragged.emit(chip_id, float(ev.pos().x()), float(ev.pos().y()),
+                                      bool(ev.isFinish()))
+
+    def _chip_at(self, pos) -> str | None:
+        spots = self.pointsAt(pos)
+        return spots[0].data() if len(spots) else None
 
 
 class DesignSpacePanel(QWidget):
@@ -202,20 +195,13 @@ class DesignSpacePanel(QWidget):
         chip = next((c for c in self.model.document.chips if c.id == chip_id), None)
         if r is None or chip is None:
             return
-        precision = r.workload.activations
-        peak = chip.compute.get(precision)
+        peak = chip.compute.get(r.workload.activations)
         if peak:
-            factor = 10 ** lx / peak
-            moved = chip
-            for p in chip.precisions:
-                moved = moved.with_ceiling(("peak", p), chip.compute[p] * factor)
-            moved = moved.with_ceiling(("level", chip.memory.index(chip.dram)),
-                                       10 ** ly).named_as_what_if()
-            if moved != chip:
-                self.model.push(Replace("chips", moved),
-                                f"What-if {chip.name}: {format_si(10 ** lx, 'op/s')}, "
-                                f"{format_si(10 ** ly, 'B/s')}",
-                                merge_key=("design space drag", self._drag_serial, chip_id))
+            moved = chip.scaled(10 ** lx / peak, memory=False).with_ceiling(
+                ("level", chip.memory.index(chip.dram)), 10 ** ly)
+            self.model.push_what_if(moved, f"{format_si(10 ** lx, 'op/s')}, "
+                                           f"{format_si(10 ** ly, 'B/s')}",
+                                    merge_key=("design space drag", self._drag_serial, chip_id))
         if finished:
             self._drag_serial += 1
 

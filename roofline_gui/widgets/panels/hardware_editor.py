@@ -234,8 +234,7 @@ class ChipForm(QWidget):
         if sheet is None:
             return
         name = which if kind == "peak" else chip.memory[which].name
-        self.model.push(Replace("chips", chip.with_ceiling(what, sheet).named_as_what_if()),
-                        f"Reset {chip.name} {name} to datasheet")
+        self.model.push_what_if(chip.with_ceiling(what, sheet), f"{name} back to its datasheet")
 
     def _fill(self, chip: Chip) -> None:
         if not self.name_edit.hasFocus():
