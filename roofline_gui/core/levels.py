@@ -135,14 +135,23 @@ ROLE_SHORT = {"dram": "main memory", "cache": "on chip", "host": "host link",
 
 def misfits(cmp, chips) -> tuple[tuple[int, int], ...]:
     """(kernel, chip) pairs whose operands kept on chip do not fit that chip's on-chip level, or
-    that have none (residency_note): drawn hollow, their limiter cell marked. Only kernels with
-    on-chip bytes are looked at (a column test, not 10,000 kernels' traffic)."""
-    cache = cmp.kernel_arrays.bytes[:, ROLE_INDEX["cache"]]
-    rows = np.flatnonzero(np.isfinite(cache) & (cache > 0)).tolist()
+    that have none (as residency_note says): drawn hollow, their limiter cell marked. From the
+    kernels' resident bytes, one column: a chart spec asks it on every drag step."""
+    resident = cmp.kernel_arrays.resident
+    if resident is None:
+        return ()
+    rows = np.flatnonzero(resident > 0)
+    if not len(rows):
+        return ()
     out = []
-    for k in rows:
-        kernel = cmp.kernels[k]
-        if kernel.template is None or "cache" not in kernel.resides.values():
+    for c in chips:
+        chip = cmp.chips[c]
+        capacity, _name = on_chip_capacity(chip)
+        if not chip.levels("cache"):
+            bad = rows
+        elif capacity is not None:
+            bad = rows[resident[rows] > capacity]
+        else:
             continue
-        out += [(k, c) for c in chips if residency_note(kernel, cmp.chips[c])]
-    return tuple(out)
+        out += [(int(k), c) for k in bad]
+    return tuple(sorted(out))

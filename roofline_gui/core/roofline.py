@@ -42,6 +42,9 @@ class KernelArrays:
     writes: np.ndarray
     precision: np.ndarray
     sized: np.ndarray
+    #: [K] bytes each kernel keeps in the on-chip level across calls (Traffic.resident); None
+    #: where not worked out (a parameter sweep's arrays)
+    resident: np.ndarray | None = None
 
     @classmethod
     def from_kernels(cls, kernels: Sequence[Kernel]) -> KernelArrays:
@@ -68,6 +71,7 @@ class KernelArrays:
             writes=writes,
             precision=np.array([PRECISION_INDEX[p] for p in precisions], dtype=np.intp).reshape(n),
             sized=np.array(sized, dtype=bool).reshape(n),
+            resident=np.array([float(t.resident) for t in traffic], dtype=float).reshape(n),
         )
 
     def with_rows(self, rows: Sequence[int], traffic: Sequence[Traffic],
@@ -76,7 +80,9 @@ class KernelArrays:
         patch = KernelArrays.from_traffic(traffic, precisions, sized)
         index = np.asarray(rows, dtype=np.intp)
         arrays = {}
-        for name in ("ops", "bytes", "writes", "precision", "sized"):
+        for name in ("ops", "bytes", "writes", "precision", "sized", "resident"):
+            if getattr(self, name) is None:
+                continue
             array = getattr(self, name).copy()
             array[index] = getattr(patch, name)
             arrays[name] = array
@@ -86,7 +92,8 @@ class KernelArrays:
         """The kernels at ``rows`` alone."""
         index = np.asarray(rows, dtype=np.intp)
         return KernelArrays(*(getattr(self, f)[index] for f in (
-            "ops", "bytes", "writes", "precision", "sized")))
+            "ops", "bytes", "writes", "precision", "sized")),
+            resident=None if self.resident is None else self.resident[index])
 
     def intensity(self) -> np.ndarray:
         """[K, roles] ops per byte moved at each role; NaN where the kernel moves no bytes."""

@@ -112,20 +112,27 @@ class OverlaysLayer(ChartLayer):
 
     # -- kernels whose on-chip operands do not fit --------------------------------------------------
     def _draw_misfits(self, scene: ChartScene) -> None:
+        """Vectorised: a drag step compares two small arrays; the item is set only when they
+        differ (hundreds of misfits had been rebuilt through Python every step, 20 ms)."""
         spec = scene.spec
-        pairs = [(k, c) for k, c in spec.misfits if c in scene.chips
-                 and np.isfinite(spec.marker_y[k, c]) and np.isfinite(spec.marker_x[k])]
-        key = tuple((k, c, float(spec.marker_x[k]), float(spec.marker_y[k, c])) for k, c in pairs)
+        pairs = np.array(spec.misfits, dtype=np.intp).reshape(-1, 2)
+        pairs = pairs[np.isin(pairs[:, 1], scene.chips)]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            x = np.log10(spec.marker_x[pairs[:, 0]])
+            y = np.log10(spec.marker_y[pairs[:, 0], pairs[:, 1]])
+        ok = np.isfinite(x) & np.isfinite(y)
+        pairs, x, y = pairs[ok], x[ok], y[ok]
+        key = (pairs.tobytes(), x.tobytes(), y.tobytes())
         if key == self._misfit_drawn:
             return
         self._misfit_drawn = key
-        background = self.style.brush(self.style.background)
-        self.misfit.setData(
-            x=[float(log10(spec.marker_x[k])) for k, _c in pairs],
-            y=[float(log10(spec.marker_y[k, c])) for k, c in pairs],
-            brush=[background] * len(pairs),
-            pen=[self.style.pen(self.style.chip_color(scene, c).darker(130), 2) for _k, c in pairs],
-            symbol=[self.symbol_of(k) for k, _c in pairs], data=pairs)
+        pens = {c: self.style.pen(self.style.chip_color(scene, c).darker(130), 2)
+                for c in np.unique(pairs[:, 1]).tolist()}
+        symbols = {k: self.symbol_of(k) for k in np.unique(pairs[:, 0]).tolist()}
+        ks, cs = pairs[:, 0].tolist(), pairs[:, 1].tolist()
+        self.misfit.setData(x=x, y=y, brush=[self.style.brush(self.style.background)] * len(ks),
+                            pen=[pens[c] for c in cs], symbol=[symbols[k] for k in ks],
+                            data=list(zip(ks, cs, strict=True)))
 
     def _misfit_tip(self, x, y, data) -> str:
         from roofline_gui.core.levels import residency_note  # noqa: PLC0415
