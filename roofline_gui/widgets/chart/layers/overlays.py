@@ -117,6 +117,9 @@ class OverlaysLayer(ChartLayer):
         spec = scene.spec
         pairs = np.array(spec.misfits, dtype=np.intp).reshape(-1, 2)
         pairs = pairs[np.isin(pairs[:, 1], scene.chips)]
+        lifted = scene.comparison.kernel_index.get(scene.selection.lifted)
+        if lifted is not None:  # the dragged kernel is drawn apart; its hollow mark on release
+            pairs = pairs[pairs[:, 0] != lifted]
         with np.errstate(divide="ignore", invalid="ignore"):
             x = np.log10(spec.marker_x[pairs[:, 0]])
             y = np.log10(spec.marker_y[pairs[:, 0], pairs[:, 1]])
