@@ -277,7 +277,11 @@ def _template_params(template_id: str) -> dict:
                          "minimum": p.minimum, "maximum": p.maximum, "description": p.label}
     return {
         "if": {"required": ["template"], "properties": {"template": {"const": template_id}}},
-        "then": {"properties": {"params": {"properties": props, "additionalProperties": False}}},
+        "then": {"properties": {
+            "params": {"properties": props, "additionalProperties": False},
+            # where each operand lives: by the template's own operand names
+            "resides": {"propertyNames": {"enum": [op.name for op in template.operands]}},
+        }},
     }
 
 
