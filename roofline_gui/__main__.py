@@ -50,7 +50,9 @@ def build_parser() -> argparse.ArgumentParser:
     model = parser.add_argument_group(
         "a model straight from its config.json (with --export-workloads)")
     model.add_argument("--model", metavar="CONFIG.json",
-                       help="a Hugging Face-style config.json on disk (nothing is downloaded)")
+                       help="a Hugging Face-style config.json on disk (nothing is downloaded); "
+                            "with --phase train also a CNN's layer list or an MLP's widths "
+                            "(as resources/workloads/resnet-50.layers.json)")
     model.add_argument("--phase", choices=("prefill", "decode", "train"),
                        help="prefill S prompt tokens (needs --sequence), or decode one token per "
                             "sequence against a KV cache of L (needs --context), or train: one "
@@ -203,64 +205,69 @@ def run_model(args: argparse.Namespace) -> int:
     return 0
 
 
+def _is_transformer_config(path) -> bool:
+    """Whether a --model file reads as a transformer's config.json (not a CNN's layer list or an
+    MLP's widths); False where it cannot be read (that problem is reported on its own)."""
+    from roofline_gui.io.files import read_json
+
+    try:
+        raw = read_json(path)
+    except RooflineError:
+        return False
+    return isinstance(raw, dict) and "widths" not in raw and not isinstance(raw.get("layers"), list)
+
+
 def run_training(args: argparse.Namespace, problems: list, library, ids: list[str]) -> int:
-    """``--model CONFIG.json --phase train ... --export-workloads OUT``: one training step per
-    chip (core/training.py), written as rows of the workloads CSV; every problem by its option."""
-    import csv
-    import io
+    """``--model MODEL --phase train ... --export-workloads OUT``: one training step per chip,
+    its entries evaluated on the roofline like any workload's (core/training.py), written as
+    rows of the workloads CSV; every problem by its option."""
+    from dataclasses import replace
 
+    from roofline_gui.core.document import Document
     from roofline_gui.core.errors import Problem
-    from roofline_gui.core.training import TrainingSetup, chip_inputs, csv_row, training_step
-    from roofline_gui.core.workload import TransformerConfig
-    from roofline_gui.core.workload_eval import WORKLOAD_CSV_COLUMNS
-    from roofline_gui.io.files import write_atomic
-    from roofline_gui.io.workloads import workload_from_config
+    from roofline_gui.core.workload import Workload
+    from roofline_gui.io.workloads import model_from_file
 
-    if args.sequence is None:
-        problems.append(Problem("--sequence", "training a transformer needs the sequence length S"))
     if args.context is not None:
         problems.append(Problem("--context", "applies to decode; training takes --sequence"))
-    setup = TrainingSetup(
-        micro_batch=args.batch, sequence=args.sequence or 1, global_batch=args.global_batch,
-        data_parallel=args.data_parallel or 1, tensor_parallel=args.chips_per_model,
-        pipeline_parallel=args.pipeline_parallel or 1, zero=0 if args.zero is None else args.zero,
-        recompute=args.recompute or "none", optimizer=args.optimizer or "adam",
-        precision=args.activations, tokens=args.tokens or 0.0)
-    cfg = None
+    params = {"phase": "train", "batch": args.batch, "weights": args.weights,
+              "activations": args.activations, "kv_cache": args.kv_cache,
+              "chips_per_model": args.chips_per_model, "link": args.link,
+              "global_batch": args.global_batch or 0, "data_parallel": args.data_parallel or 1,
+              "pipeline_parallel": args.pipeline_parallel or 1,
+              "zero": 0 if args.zero is None else args.zero,
+              "recompute": args.recompute or "none", "optimizer": args.optimizer or "adam",
+              "train_tokens": args.tokens or 0.0}
+    if args.sequence is not None:
+        params["sequence"] = args.sequence
+    flags = {"batch": "--batch", "chips_per_model": "--chips-per-model",
+             "train_tokens": "--tokens"}
+
+    def flag(path: str) -> str:
+        return flags.get(path, "--" + path.replace("_", "-"))
+
+    # Every problem at once: the settings' own, then (with those set aside) the model's and
+    # those between the two, such as more pipeline stages than layers.
+    own = Workload("w1", "", "transformer", {}, **params).problems()
+    problems += [Problem(flag(p.path), p.message) for p in own]
+    defaults = Workload("w1", "", "transformer", {}, phase="train")
+    workload = None
     try:
-        workload = workload_from_config(args.model)
-        cfg = TransformerConfig.from_config(workload.spec)
+        workload = model_from_file(args.model, **{
+            k: getattr(defaults, k) if k in {p.path for p in own} else v for k, v in params.items()})
     except ValidationError as exc:
-        problems += [Problem(f"{args.model}: {p.path}", p.message) for p in exc.problems]
+        problems += [Problem(flag(p.path) if p.path in params else f"{args.model}: {p.path}",
+                             p.message) for p in exc.problems]
     except RooflineError as exc:
         problems.append(Problem("--model", str(exc)))
-    if cfg is not None:
-        flags = {"micro_batch": "--batch", "tensor_parallel": "--chips-per-model",
-                 "precision": "--activations"}
-        problems += [Problem(flags.get(name, "--" + name.replace("_", "-")), message)
-                     for name, message in setup.problems(cfg)]
-    rows = []
-    if not problems:
-        for chip_id in ids:
-            chip = library[chip_id]
-            try:
-                step = training_step(cfg, setup, **chip_inputs(chip, setup))
-            except ValueError as exc:
-                print(f"note: {exc}: its row is left out", file=sys.stderr)
-                continue
-            rows.append(csv_row(workload.name, chip.name, setup, step))
-            if not step.fits:
-                print(f"note: {workload.name} on {chip.name} does not fit: each chip holds "
-                      f"{step.state_bytes / 1e9:.3g} GB of states and "
-                      f"{step.activation_bytes / 1e9:.3g} GB of activations", file=sys.stderr)
+    if args.sequence is None and _is_transformer_config(args.model):
+        problems.append(Problem("--sequence", "training a transformer needs the sequence length S"))
     if problems:
         raise ValidationError(problems)
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=WORKLOAD_CSV_COLUMNS, lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    write_atomic(args.export_workloads, buffer.getvalue().encode("utf-8"))
-    print(f"wrote {len(rows)} rows to {args.export_workloads}", file=sys.stderr)
+    chips = tuple(replace(library[c], id=f"c{i + 1}", preset=c) for i, c in enumerate(ids))
+    if args.what_if:
+        chips = with_what_ifs(chips, args.what_if)
+    _export_workloads(Document(chips=chips, workloads=(workload,)), args.export_workloads)
     return 0
 
 
@@ -281,6 +288,16 @@ def _export_workloads(doc, path: str, *, derated: bool = False) -> None:
         for c, chip in enumerate(r.chips):
             if not r.time[c] == r.time[c]:  # NaN: the row's numbers are empty
                 print(f"note: {explain_workload(r, c)[0]}", file=sys.stderr)
+            elif r.training is not None and not r.fits[c]:
+                from roofline_gui.core.training_view import fit_changes
+
+                fixes = fit_changes(r.workload, float(r.capacity[c]), doc.kernels_by_id)
+                print(f"note: {r.workload.name} on {chip.name} does not fit: each chip holds "
+                      f"{format_si(r.training.state_bytes, 'B')} of weights, gradients and "
+                      f"optimizer states and {format_si(r.training.activation_bytes, 'B')} of "
+                      f"activations, more than its {format_si(float(r.capacity[c]), 'B')}"
+                      + (f"; it would fit with {'; or '.join(fixes)}" if fixes else ""),
+                      file=sys.stderr)
             elif r.built.resident_bytes == r.built.resident_bytes and not r.fits[c]:
                 print(f"note: {r.workload.name} on {chip.name} does not fit: each chip must "
                       f"hold {format_si(r.built.resident_bytes, 'B')} of its "

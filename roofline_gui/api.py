@@ -374,32 +374,36 @@ def evaluate_workloads(doc: Document | None = None, *, chips: Sequence[Chip] = (
 
 
 def training(model: str | os.PathLike, chip_: Chip, **settings):
-    """One training step of a transformer (an example by id or a ``config.json``) on a chip, and
-    the run it implies, with the published conventions (core/training.py, docs/workloads.md):
-    ``micro_batch``, ``sequence``, ``global_batch``, ``data_parallel``, ``tensor_parallel``,
-    ``pipeline_parallel``, ``zero`` (0-3), ``recompute`` (none, selective, full), ``optimizer``
-    (adam, sgd), ``precision`` (the matmuls'), ``tokens`` (of the whole run). The peak is the
-    chip's at that precision (or its own of the same width), the link its first chip-to-chip
-    level, the capacity its main memory's. A bad setting raises RooflineError naming it."""
-    from roofline_gui.core.training import TrainingSetup, chip_inputs, training_step  # noqa: PLC0415
-    from roofline_gui.core.workload import TransformerConfig  # noqa: PLC0415
+    """One training step of a model (an example by id, a ``config.json`` or a CNN's layer list)
+    on a chip, and the run it implies: the workload in phase ``train``, its entries evaluated on
+    the roofline as the app does (core/training.py, docs/workloads.md). Settings are the
+    workload's (``batch`` the micro-batch, ``sequence``, ``global_batch``, ``data_parallel``,
+    ``chips_per_model`` the tensor-parallel degree, ``pipeline_parallel``, ``zero``,
+    ``recompute``, ``optimizer``, ``activations`` the training precision, ``train_tokens``,
+    ``link``), or their training names ``micro_batch``, ``tensor_parallel``, ``precision`` and
+    ``tokens``. Returns a core.training_view.TrainingReport (times, MFU at the bound, memory per
+    chip, days, chip-hours and ``steps``, every formula with its numbers). A bad setting raises
+    RooflineError naming it."""
+    from roofline_gui.core.training_view import report  # noqa: PLC0415
+    from roofline_gui.core.workload_eval import evaluate_workloads as run  # noqa: PLC0415
+    from roofline_gui.io.workloads import model_from_file  # noqa: PLC0415
 
-    spec = workload(model).spec
-    cfg = TransformerConfig.from_config(spec)
-    known = {f.name for f in fields(TrainingSetup)}
-    unknown = sorted(set(settings) - known)
-    if unknown:
-        raise RooflineError(f"training has no setting {', '.join(map(repr, unknown))}; it has "
-                            f"{', '.join(sorted(known))}")
-    setup = TrainingSetup(**settings)
-    problems = setup.problems(cfg)
-    if problems:
-        raise RooflineError("; ".join(f"{name}: {message}" for name, message in problems))
-    try:
-        inputs = chip_inputs(chip_, setup)
-    except ValueError as exc:
-        raise RooflineError(f"precision: {exc}" if "peak" in str(exc) else str(exc)) from None
-    return training_step(cfg, setup, **inputs)
+    aliases = {"micro_batch": "batch", "tensor_parallel": "chips_per_model",
+               "precision": "activations", "tokens": "train_tokens"}
+    params = {aliases.get(k, k): v for k, v in settings.items()}
+    if isinstance(model, str) and not model.endswith(".json"):
+        made = workload(model, phase="train", **params)
+    else:
+        try:
+            made = model_from_file(model, phase="train", **params)
+        except TypeError as exc:
+            raise RooflineError(f"training: {exc}") from None
+    result = run([made], [chip_])[0]
+    if not result.time[0] == result.time[0]:  # NaN: the chip cannot run it
+        from roofline_gui.core.training_view import explain_training  # noqa: PLC0415
+
+        raise RooflineError(f"precision: {explain_training(result, 0)[0]}")
+    return report(result, 0)
 
 
 def derive(chip_: Chip, **factors: float) -> Chip:

@@ -1,122 +1,81 @@
-"""One training step of a dense (or mixture-of-experts) decoder transformer, and a whole run,
-on one kind of chip: the published conventions, each formula with its numbers (issue 26).
+"""Training: one optimizer step of a transformer, CNN or MLP workload on one kind of chip, as
+kernels of the roofline, and the run it implies (issue 26).
 
-Qt-free; the window, the command line and the API build on it. The conventions, with their
-sources (``../shared/reference/training-and-energy.md``):
+Qt-free. A workload in phase ``train`` is built (:func:`build_training`) from its forward pass
+on one micro-batch: every forward kernel, its backward, any recomputation and the optimizer
+update are entries evaluated on the roofline like any workload's
+(:mod:`roofline_gui.core.workload_eval`), so a training step is drawn, summed and explained as
+inference is. The conventions, with their sources (``../shared/reference/training-and-energy.md``):
 
+- **Backward**: data gradients plus weight gradients, each the size of the forward: twice the
+  forward's ops and twice its bytes (it reads the weights, the saved inputs and the output
+  gradients, and writes the input gradients and the weight gradients).
 - **Model FLOPs** per token, PaLM's (Chowdhery et al. 2022, appendix B): 6·N + 12·L·H·Q·T, N
-  the parameters a token uses (all of them for a dense model), L layers, H heads of dimension Q,
-  T the sequence. MFU counts these, never the recomputation.
-- **Hardware FLOPs** add the recomputation: selective (the attention scores) as Korthikanti et
-  al. 2022, eq. 8, counts it (the attention term doubled); full, one more forward pass
-  (2·N + 4·L·H·Q·T more per token).
+  the parameters a token's matmuls use (an untied input embedding table is a lookup and is left
+  out; a tied one is the LM head and counts once), L layers, H heads of dimension Q, T the
+  sequence; per image or sample, three times the forward's. MFU counts these, never the
+  recomputation; the hardware FLOPs the entries add up are shown beside. Attention is counted
+  over the full S×S square in training, as PaLM's term and Megatron's kernel count it, so the
+  hardware FLOPs are never below the model FLOPs and the MFU at the bound never above 100 %.
+- **Recomputation**: selective recomputes the attention core (Korthikanti et al. 2022); full,
+  one more forward of every layer.
 - **Model states**, ZeRO's (Rajbhandari et al. 2020): mixed-precision Adam keeps 2 bytes of
   16-bit weights, 2 of gradients and K = 12 of fp32 master weights, momentum and variance per
-  parameter; SGD with momentum K = 8 (master weights, momentum); training in fp32, 4 + 4 and
-  K = 8 (Adam's two moments) or 4 (SGD's momentum), no master copy. Stage 1 divides the K
-  bytes by the data-parallel degree d, stage 2 the gradients too, stage 3 the weights too.
-- **Activations** per layer (Korthikanti et al. 2022, Table 2, 16-bit values; s sequence, b
-  micro-batch, h hidden, a heads, t tensor parallel with sequence parallelism): none
-  s·b·h·(34 + 5·a·s/h)/t, selective s·b·h·34/t, full 2·s·b·h (the layer's input only). With
-  1F1B the first pipeline stage holds the activations of L layers whatever p is (eq. 5).
-- **Communication**: ring all-reduce 2·(N−1)/N of the bytes per chip; tensor parallelism four
-  all-reduces of the layer's activations per layer and micro-batch (forward and backward); data
-  parallelism one all-reduce of the gradients per step (ZeRO-3 adds an all-gather of the
-  weights in forward and backward); pipeline bubble (p−1)/m with m micro-batches per step.
+  parameter; SGD with momentum K = 8; training in fp32, 4 + 4 and K = 8 (Adam) or 4 (SGD), no
+  master copy. Stage 1 divides the K bytes by the data-parallel degree d, stage 2 the gradients
+  too, stage 3 the weights too.
+- **Optimizer update**: a memory-bound kernel that reads and writes weights, gradients and
+  states of the parameters a chip updates once per step.
+- **Activations** per layer (Korthikanti et al. 2022, Table 2, 16-bit values, with sequence
+  parallelism; s sequence, b micro-batch, h hidden, a heads, t tensor parallel): none
+  s·b·h·(34 + 5·a·s/h)/t, selective 34·s·b·h/t, full 2·s·b·h. With 1F1B the first pipeline
+  stage holds L layers' worth (eq. 5). A CNN or MLP keeps every layer's output.
+- **Communication** per chip and step: data parallel, a ring all-reduce of the gradients,
+  2·(d−1)/d of their bytes (ZeRO-3: 3·(d−1)/d of the weights' bytes, the ZeRO paper's 1.5×);
+  tensor parallel, 4 all-reduces of b·s·h values per layer and micro-batch (6 with full
+  recomputation); pipeline, each micro-batch's activations sent on and its gradients sent back.
+- **Pipeline bubble**: (p−1)/m of the forward and backward time, m micro-batches per step
+  (Narayanan et al. 2021).
+- **Step time**: at least max(kernels, communication) + bubble (communication hidden behind
+  compute), at most kernels + communication + bubble.
 """
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 
-from roofline_gui.core.units import BYTES_PER_VALUE, format_si, format_time
-from roofline_gui.core.workload import TransformerConfig
+from roofline_gui.core.errors import Problem, ValidationError
+from roofline_gui.core.units import BYTES_PER_VALUE, format_si
+from roofline_gui.core.workload import Built, Entry, TransformerConfig, Workload
 
 RECOMPUTE = ("none", "selective", "full")
-_RECOMPUTE_WORDS = {"none": "no recomputation", "selective": "selective recomputation",
-                    "full": "full recomputation"}
+RECOMPUTE_WORDS = {"none": "no recomputation", "selective": "selective recomputation",
+                   "full": "full recomputation"}
 OPTIMIZERS = ("adam", "sgd")
+OPTIMIZER_NAMES = {"adam": "Adam", "sgd": "SGD with momentum"}
+#: Ops per parameter of an update: Adam's two moments (7), bias corrections, square root,
+#: division, weight decay and step (6); SGD's momentum (2) and step (2).
+OPTIMIZER_OPS = {"adam": 13, "sgd": 4}
 ZERO_STAGES = (0, 1, 2, 3)
+#: The groups of a training step's entries, in order; the bubble idles the first three.
+GROUPS = ("forward", "backward", "recompute", "optimizer")
+BUBBLE_GROUPS = ("forward", "backward", "recompute")
 
 
-@dataclass(frozen=True)
-class TrainingSetup:
-    """How a model is trained: the batch, the sequence, the parallelism and the precisions."""
-
-    micro_batch: int = 1  # b: sequences per replica per micro-batch
-    sequence: int = 2048  # T (s)
-    global_batch: int | None = None  # G: sequences per optimizer step (default b·d)
-    data_parallel: int = 1  # d
-    tensor_parallel: int = 1  # t
-    pipeline_parallel: int = 1  # p
-    zero: int = 0
-    recompute: str = "none"
-    optimizer: str = "adam"
-    precision: str = "bf16"  # the matmuls', the activations' and the gradients' precision
-    tokens: float = 0.0  # D: training tokens of the whole run (0: no run)
-
-    @property
-    def chips(self) -> int:
-        return self.data_parallel * self.tensor_parallel * self.pipeline_parallel
-
-    @property
-    def sequences_per_step(self) -> int:
-        return self.global_batch or self.micro_batch * self.data_parallel
-
-    @property
-    def micro_batches(self) -> int:
-        """m: micro-batches each replica runs per step (gradient accumulation)."""
-        return self.sequences_per_step // (self.micro_batch * self.data_parallel)
-
-    def problems(self, cfg: TransformerConfig) -> list[tuple[str, str]]:
-        """(field, message) for every setting that cannot be, as the window and the command
-        line refuse it."""
-        out = []
-        for name in ("micro_batch", "sequence", "data_parallel", "tensor_parallel",
-                     "pipeline_parallel"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                out.append((name, f"must be a positive whole number, not {value!r}"))
-        if out:
-            return out
-        if self.global_batch is not None and (
-                self.global_batch < 1 or self.global_batch % (self.micro_batch * self.data_parallel)):
-            out.append(("global_batch", f"{self.global_batch} sequences per step is not a multiple "
-                        f"of micro-batch × data parallel = {self.micro_batch * self.data_parallel}"))
-        if self.zero not in ZERO_STAGES:
-            out.append(("zero", f"ZeRO stage {self.zero!r}: one of 0, 1, 2, 3"))
-        if self.recompute not in RECOMPUTE:
-            out.append(("recompute", f"{self.recompute!r}: one of {', '.join(RECOMPUTE)}"))
-        if self.optimizer not in OPTIMIZERS:
-            out.append(("optimizer", f"{self.optimizer!r}: one of {', '.join(OPTIMIZERS)}"))
-        if self.precision not in BYTES_PER_VALUE:
-            out.append(("precision", f"unknown precision {self.precision!r}"))
-        if self.pipeline_parallel > cfg.layers:
-            out.append(("pipeline_parallel", f"{self.pipeline_parallel} pipeline stages for "
-                        f"{cfg.layers} layers: at most one stage per layer"))
-        if cfg.heads % self.tensor_parallel:
-            out.append(("tensor_parallel", f"{self.tensor_parallel} chips cannot share "
-                        f"{cfg.heads} attention heads evenly: use a divisor of {cfg.heads}"))
-        if self.tokens < 0 or not math.isfinite(self.tokens):
-            out.append(("tokens", f"must be a positive number of tokens, not {self.tokens!r}"))
-        return out
+def matmul_parameters(cfg: TransformerConfig) -> float:
+    """N of the model FLOPs: the parameters a token's matmuls use. An untied input embedding
+    table (and learned positions) is a lookup, not a matmul, and is left out; a tied one is the
+    LM head's matrix and counts once, as in PaLM (tied) and Korthikanti et al.'s eq. 7 (the
+    v/(12·h·L) term: the head once)."""
+    lookup = (0 if cfg.tied else cfg.vocab * cfg.hidden) + cfg.positions * cfg.hidden
+    return cfg.active_parameters() - lookup
 
 
 def model_flops_per_token(cfg: TransformerConfig, sequence: int) -> float:
-    """PaLM's model FLOPs per token of a training step: 6·N + 12·L·H·Q·T."""
-    return 6 * cfg.active_parameters() + 12 * cfg.layers * cfg.heads * cfg.head_dim * sequence
-
-
-def hardware_flops_per_token(cfg: TransformerConfig, sequence: int, recompute: str) -> float:
-    """The FLOPs the chips do per token: the model FLOPs and the recomputation."""
-    attention = 12 * cfg.layers * cfg.heads * cfg.head_dim * sequence
-    model = model_flops_per_token(cfg, sequence)
-    if recompute == "selective":  # Korthikanti et al. 2022, eq. 8: s/(6h) becomes s/(3h)
-        return model + attention
-    if recompute == "full":  # one more forward pass
-        return model + 2 * cfg.active_parameters() + attention / 3
-    return model
+    """PaLM's model FLOPs per token of a training step: 6·N + 12·L·H·Q·T, N the matmul
+    parameters a token uses (:func:`matmul_parameters`)."""
+    return 6 * matmul_parameters(cfg) + 12 * cfg.layers * cfg.heads * cfg.head_dim * sequence
 
 
 def state_bytes_per_parameter(precision: str, optimizer: str) -> tuple[float, float, float]:
@@ -129,169 +88,17 @@ def state_bytes_per_parameter(precision: str, optimizer: str) -> tuple[float, fl
     return b, b, moments + master
 
 
-@dataclass(frozen=True)
-class TrainingStep:
-    """A training step on one kind of chip: what each chip does, holds and sends, the bounds
-    and the run they imply, with the steps of every formula."""
-
-    flops_model_per_token: float
-    flops_hardware_per_token: float
-    tokens_per_step: float
-    state_bytes: float  # weights + gradients + optimizer states on one chip
-    activation_bytes: float  # on one chip (the first pipeline stage's)
-    capacity: float | None
-    compute_time: float  # s per step
-    memory_time: float  # s per step: the optimizer update and the weights' reads
-    communication_time: float  # s per step
-    bubble_time: float  # s per step
-    time_lower: float  # perfect overlap of communication with compute
-    time_upper: float  # no overlap
-    mfu_at_bound: float  # model FLOPs per s at the lower bound ÷ (chips × peak)
-    train_days: float | None
-    chip_hours: float | None
-    steps: tuple[str, ...] = field(default=())
-
-    @property
-    def fits(self) -> bool:
-        return self.capacity is None or self.state_bytes + self.activation_bytes <= self.capacity
-
-
-def training_step(cfg: TransformerConfig, setup: TrainingSetup, *, peak: float, bandwidth: float,
-                  link: float | None = None, capacity: float | None = None) -> TrainingStep:
-    """One optimizer step over the global batch on ``setup.chips`` chips of one kind: ``peak``
-    op/s at the training precision, ``bandwidth`` B/s of main memory, ``link`` B/s per chip
-    and direction between chips (None: no link, so only one chip), ``capacity`` bytes."""
-    d, t, p = setup.data_parallel, setup.tensor_parallel, setup.pipeline_parallel
-    b, s, m = setup.micro_batch, setup.sequence, setup.micro_batches
-    n_params = cfg.total_parameters()
-    h, a, layers = cfg.hidden, cfg.heads, cfg.layers
-    tokens = setup.sequences_per_step * s
-    model_ft = model_flops_per_token(cfg, s)
-    hw_ft = hardware_flops_per_token(cfg, s, setup.recompute)
-    chips = setup.chips
-    # -- compute ------------------------------------------------------------------------------
-    compute = hw_ft * tokens / chips / peak
-    # -- memory per chip ------------------------------------------------------------------------
-    bw_, bg, bo = state_bytes_per_parameter(setup.precision, setup.optimizer)
-    shard = n_params / (t * p)  # the parameters one chip's model-parallel part holds
-    zero = setup.zero
-    weights = shard * bw_ / (d if zero >= 3 else 1)
-    grads = shard * bg / (d if zero >= 2 else 1)
-    states = shard * bo / (d if zero >= 1 else 1)
-    state_bytes = weights + grads + states
-    value = BYTES_PER_VALUE[setup.precision] / 2  # Table 2 counts 16-bit values
-    if setup.recompute == "full":
-        per_layer = 2 * s * b * h
-    elif setup.recompute == "selective":
-        per_layer = s * b * h * 34 / t
+def activation_bytes_per_layer(s: int, b: int, h: int, a: int, t: int, recompute: str,
+                               precision: str) -> float:
+    """Korthikanti et al. 2022, Table 2 (with sequence parallelism), scaled from its 16-bit
+    values to ``precision``."""
+    if recompute == "full":
+        per = 2 * s * b * h
+    elif recompute == "selective":
+        per = s * b * h * 34 / t
     else:
-        per_layer = s * b * h * (34 + 5 * a * s / h) / t
-    activation_bytes = per_layer * value * layers  # 1F1B: the first stage holds L layers' worth
-    # -- memory traffic: the optimizer reads and writes weights, gradients and states once; each
-    # micro-batch reads the chip's weights in forward and twice in backward
-    update = 2 * (shard * (bw_ + bg + bo)) / (d if zero >= 1 else 1)
-    weight_reads = 3 * m * shard * bw_ * (4 / 3 if setup.recompute == "full" else 1)
-    memory = (update + weight_reads) / bandwidth
-    # -- communication --------------------------------------------------------------------------
-    comm = 0.0
-    comm_steps = []
-    if chips > 1 and link:
-        if d > 1:
-            grad_volume = shard * bg
-            comm += 2 * (d - 1) / d * grad_volume / link
-            comm_steps.append(f"data parallel: ring all-reduce of {format_si(grad_volume, 'B')} of "
-                              f"gradients, 2·(d−1)/d of them at {format_si(link, 'B/s')}")
-            if zero >= 3:
-                comm += 2 * (d - 1) / d * shard * bw_ / link
-                comm_steps.append("ZeRO-3: all-gather of the weights in forward and backward")
-        if t > 1:
-            act = b * s * h * BYTES_PER_VALUE[setup.precision]
-            comm += 4 * (layers / p) * m * 2 * (t - 1) / t * act / link
-            comm_steps.append(f"tensor parallel: 4 all-reduces of {format_si(act, 'B')} per layer "
-                              f"and micro-batch")
-    bubble = (p - 1) / m * compute if p > 1 else 0.0
-    lower = max(compute, memory, comm) + bubble
-    upper = compute + memory + comm + bubble
-    mfu = model_ft * tokens / lower / (chips * peak) if lower > 0 else float("nan")
-    days = hours = None
-    if setup.tokens > 0:
-        seconds = setup.tokens / tokens * lower
-        days, hours = seconds / 86_400, seconds / 3_600 * chips
-    steps = (
-        f"model FLOPs per token = 6·N + 12·L·H·Q·T = 6·{n_params:.4g} + 12·{layers}·{a}·"
-        f"{cfg.head_dim}·{s} = {model_ft:.4g} (PaLM, appendix B; MFU counts these)",
-        f"hardware FLOPs per token ({_RECOMPUTE_WORDS[setup.recompute]}) = {hw_ft:.4g}",
-        f"tokens per step = G·T = {setup.sequences_per_step}·{s} = {tokens:,}; "
-        f"m = {m} micro-batches of {b} per replica",
-        f"compute = {hw_ft:.4g}·{tokens:,} / ({chips} chips · {format_si(peak, 'op/s')}) = "
-        f"{format_time(compute)}",
-        f"states per chip = {format_si(state_bytes, 'B')} (weights {bw_:g} + gradients {bg:g} + "
-        f"optimizer {bo:g} B per parameter, ZeRO stage {zero})",
-        f"activations per chip = {format_si(activation_bytes, 'B')} (Korthikanti Table 2, "
-        f"{_RECOMPUTE_WORDS[setup.recompute]}, 1F1B)",
-        *comm_steps,
-        (f"pipeline bubble = (p−1)/m = {p - 1}/{m} of compute = {format_time(bubble)}" if p > 1
-         else "no pipeline: no bubble"),
-        f"step ≥ {format_time(lower)} (perfect overlap), ≤ {format_time(upper)} (none); "
-        f"MFU at the bound {mfu:.1%}",
-    )
-    return TrainingStep(model_ft, hw_ft, tokens, state_bytes, activation_bytes, capacity,
-                        compute, memory, comm, bubble, lower, upper, mfu, days, hours, steps)
-
-
-def chip_inputs(chip, setup: TrainingSetup) -> dict:
-    """What training_step takes from a chip: its peak at the training precision (or its own of
-    the same width), main memory's bandwidth and capacity, its first chip-to-chip link. Raises
-    ValueError naming what it lacks."""
-    from roofline_gui.core.units import SAME_WIDTH  # noqa: PLC0415
-
-    precision = next((p for p in (setup.precision, *SAME_WIDTH.get(setup.precision, ()))
-                      if p in chip.compute), None)
-    if precision is None:
-        raise ValueError(f"{chip.name} has no {setup.precision} peak (nor one of the same width)")
-    links = chip.levels("link")
-    if setup.chips > 1 and not links:
-        raise ValueError(f"{chip.name} has no chip-to-chip link level to join {setup.chips} chips")
-    return {"peak": chip.compute[precision], "bandwidth": chip.dram.bandwidth,
-            "link": links[0].bandwidth if links else None, "capacity": chip.dram.capacity}
-
-
-def csv_row(name: str, chip_name: str, setup: TrainingSetup, step: TrainingStep) -> dict[str, str]:
-    """A training step as a row of the workloads CSV: ``time_s`` the step time (lower bound),
-    ``throughput_per_s`` the tokens per second of all chips together."""
-    def num(x):
-        return "" if x is None or not math.isfinite(x) else f"{x:.6g}"
-
-    return {
-        "chip": chip_name, "workload": name, "phase": "train", "batch": str(setup.micro_batch),
-        "sequence": str(setup.sequence), "context": "",
-        "chips_per_model": str(setup.tensor_parallel), "time_s": num(step.time_lower),
-        "time_no_overlap_s": num(step.time_upper),
-        "throughput_per_s": num(step.tokens_per_step / step.time_lower),
-        "throughput_unit": "tokens/s", "memory_bound_time_share": num(step.memory_time / step.time_upper),
-        "communication_time_share": num(step.communication_time / step.time_upper),
-        "dominant_kernel": "",
-        "data_parallel": str(setup.data_parallel), "pipeline_parallel": str(setup.pipeline_parallel),
-        "global_batch": str(setup.sequences_per_step), "chips_total": str(setup.chips),
-        "model_flops_per_token": num(step.flops_model_per_token),
-        "mfu_at_bound": num(step.mfu_at_bound), "state_bytes_per_chip": num(step.state_bytes),
-        "activation_bytes_per_chip": num(step.activation_bytes),
-        "fits": "yes" if step.fits else "no", "train_days": num(step.train_days),
-        "chip_hours": num(step.chip_hours),
-        **{f"speedup_if_2x_{k}": num(v) for k, v in step_speedups(step).items()},
-    }
-
-
-def step_speedups(step: TrainingStep) -> dict[str, float]:
-    """What each ceiling is worth for a training step: compute (and with it the bubble), main
-    memory, the link, each doubled alone; 1 for the roles a step does not use here."""
-    def bound(compute=1.0, memory=1.0, comm=1.0):
-        return (max(step.compute_time / compute, step.memory_time / memory,
-                    step.communication_time / comm) + step.bubble_time / compute)
-
-    now = step.time_lower
-    return {"compute": now / bound(compute=2), "dram": now / bound(memory=2), "cache": 1.0,
-            "host": 1.0, "link": now / bound(comm=2)}
+        per = s * b * h * (34 + 5 * a * s / h) / t
+    return per * BYTES_PER_VALUE[precision] / 2
 
 
 def implied_mfu(cfg: TransformerConfig, sequence: int, tokens_per_second: float, chips: int,
@@ -300,21 +107,207 @@ def implied_mfu(cfg: TransformerConfig, sequence: int, tokens_per_second: float,
     return model_flops_per_token(cfg, sequence) * tokens_per_second / (chips * peak)
 
 
-def scaling_sweep(cfg: TransformerConfig, setup: TrainingSetup, chips,
-                  degrees=tuple(2**i for i in range(13))) -> list[list[TrainingStep | None]]:
-    """The step at each data-parallel degree d (1 … 4,096 by default) on each chip, the global
-    batch growing with d (``setup.global_batch`` per replica's share kept): [d][chip], None
-    where a chip cannot run it. Where communication takes over shows as its share growing."""
-    out = []
-    per_replica = setup.sequences_per_step // setup.data_parallel
-    for d in degrees:
-        at = TrainingSetup(**{**setup.__dict__, "data_parallel": d,
-                              "global_batch": per_replica * d})
-        row = []
-        for chip in chips:
-            try:
-                row.append(training_step(cfg, at, **chip_inputs(chip, at)))
-            except ValueError:
-                row.append(None)
-        out.append(row)
-    return out
+@dataclass(frozen=True)
+class TrainingFacts:
+    """What a training step is, whatever chip runs it."""
+
+    unit: str  # "token", "image", "sample"
+    model_flops_per_item: float  # MFU counts these
+    model_flops_text: str  # the formula with its numbers
+    hardware_flops_per_item: float  # what the entries add up to, recomputation included
+    items_per_step: float  # tokens (images) of the global batch
+    chips: int  # d · t · p
+    micro_batches: int  # m per replica and step
+    bubble_fraction: float  # (p − 1) / m
+    weights_bytes: float  # per chip, after ZeRO
+    gradient_bytes: float
+    optimizer_bytes: float
+    activation_bytes: float
+    state_text: str
+    activation_text: str
+    train_items: float  # D: tokens (images) of the whole run (0: none)
+
+    @property
+    def state_bytes(self) -> float:
+        return self.weights_bytes + self.gradient_bytes + self.optimizer_bytes
+
+
+def _scaled(kernel, factor: float, name: str, note: str):
+    return replace(kernel, name=name, flops=kernel.flops * factor,
+                   bytes={r: v * factor for r, v in kernel.bytes.items()},
+                   write_bytes={r: v * factor for r, v in kernel.write_bytes.items()},
+                   notes=f"{note}\n{kernel.notes}")
+
+
+def _g(x: float) -> str:
+    x = float(x)
+    return f"{x:,.0f}" if x.is_integer() and abs(x) < 1e7 else f"{x:.4g}"
+
+
+def _b(x: float) -> str:
+    return format_si(x, "B") if x >= 1e4 else f"{_g(x)} B"
+
+
+def build_training(w: Workload, build_kind: Callable[[Workload], Built]) -> Built:
+    """The entries one chip runs in one optimizer step of ``w`` (phase ``train``), from its
+    forward pass on one micro-batch. Raises ValidationError naming each setting that cannot be."""
+    transformer = w.kind == "transformer"
+    problems = []
+    if not transformer and w.chips_per_model > 1:
+        problems.append(Problem("chips_per_model", "tensor parallelism splits a transformer's "
+                                "heads; train a CNN or MLP with data and pipeline parallelism"))
+    if w.activations_on_chip:
+        problems.append(Problem("activations_on_chip", "applies to inference: training keeps "
+                                "every layer's activations for the backward pass"))
+    if problems:
+        raise ValidationError(problems)
+    prec = w.activations  # the matmuls', the activations' and the gradients' precision
+    forward = build_kind(replace(w, weights=prec, kv_cache=prec))
+    cfg = TransformerConfig.from_config(w.spec, "spec") if transformer else None
+    layers = cfg.layers if cfg else int(sum(e.count for e in forward.entries))
+    d, t, p = w.data_parallel, w.chips_per_model, w.pipeline_parallel
+    b, m = w.batch, w.micro_batches
+    if p > layers:
+        raise ValidationError([Problem("pipeline_parallel", f"{p} pipeline stages for {layers} "
+                                       "layers: at most one stage per layer")])
+    chips = d * t * p
+    s = w.sequence if transformer else 1
+    unit = "token" if transformer else ("image" if w.kind == "cnn" else "sample")
+    items = w.sequences_per_step * s
+    per = m / p
+    where = (f"per chip: × m/p = {m}/{p} (m = G/(b·d) = {w.sequences_per_step}/({b}·{d}) "
+             f"micro-batches, p = {p} stages)")
+    entries: list[Entry] = []
+
+    def add(kernel, count, group, steps, weight_bytes=0.0):
+        entries.append(Entry(replace(kernel, id=f"{w.id}/{len(entries)}"), count, group,
+                             tuple(steps), weight_bytes))
+
+    for e in forward.entries:
+        add(e.kernel, e.count * per, "forward", [*e.steps, where], e.weight_bytes)
+    for e in forward.entries:
+        note = ("backward: data gradients and weight gradients, each the forward's size: "
+                "2 × its ops and 2 × its bytes (reads weights, saved inputs and output "
+                "gradients; writes input and weight gradients)")
+        add(_scaled(e.kernel, 2.0, f"{e.kernel.name} (backward)", note), e.count * per,
+            "backward", [note, *e.steps, where], 2 * e.weight_bytes)
+    if w.recompute != "none":
+        again = [e for e in forward.entries
+                 if (e.group == "attention" and e.kernel.name.startswith("Attention"))
+                 or (w.recompute == "full" and e.group != "head")]
+        for e in again:
+            note = (f"{RECOMPUTE_WORDS[w.recompute]}: this forward kernel runs again in the "
+                    "backward pass" + (" (the attention core: Korthikanti et al. 2022)"
+                                       if w.recompute == "selective" else ""))
+            add(_scaled(e.kernel, 1.0, f"{e.kernel.name} (recompute)", note), e.count * per,
+                "recompute", [note, *e.steps, where], e.weight_bytes)
+    # -- model states and the optimizer -----------------------------------------------------
+    params = forward.parameters
+    shard = params / (t * p)
+    bw, bg, bo = state_bytes_per_parameter(prec, w.optimizer)
+    z = w.zero
+    weights = shard * bw / (d if z >= 3 else 1)
+    grads = shard * bg / (d if z >= 2 else 1)
+    states = shard * bo / (d if z >= 1 else 1)
+    owned = shard / (d if z >= 1 else 1)  # the parameters a chip updates
+    split = (f"Ψ = parameters ÷ (t·p) = {_g(params)} / ({t}·{p}) = {_g(shard)} per chip"
+             if t * p > 1 else f"Ψ = {_g(params)} parameters")
+    divided = ("", "the optimizer states", "them and the gradients",
+               "them, the gradients and the weights")[z]
+    state_text = (f"{split}; weights {bw:g} + gradients {bg:g} + optimizer {bo:g} B per "
+                  f"parameter ({OPTIMIZER_NAMES[w.optimizer]}, {prec}"
+                  + (", fp32 master weights" if bw < 4 else "") + f"), ZeRO stage {z}"
+                  + (f" dividing {divided} by d = {d}" if z else "")
+                  + f": {_b(weights)} + {_b(grads)} + {_b(states)} = {_b(weights + grads + states)}")
+    traffic = (bw + bg + bo) * owned
+    ops = OPTIMIZER_OPS[w.optimizer] * owned
+    from roofline_gui.core.kernel import Kernel  # noqa: PLC0415
+
+    opt_steps = [f"{OPTIMIZER_NAMES[w.optimizer]} update of the {_g(owned)} parameters this chip "
+                 f"owns" + (f" (ZeRO-{z}: Ψ/d)" if z else ""),
+                 f"ops ≈ {OPTIMIZER_OPS[w.optimizer]} per parameter = {_g(ops)}",
+                 f"reads weights, gradients and states ({bw:g} + {bg:g} + {bo:g} B per parameter) "
+                 f"and writes them back (gradients zeroed): 2·{_g(bw + bg + bo)}·{_g(owned)} = "
+                 f"{_b(2 * traffic)}"]
+    add(Kernel(id="", name=f"Optimizer update ({OPTIMIZER_NAMES[w.optimizer]})", precision=prec,
+               category=f"workload: {w.name}", flops=ops, bytes={"dram": 2 * traffic},
+               write_bytes={"dram": traffic}, notes="\n".join(opt_steps)),
+        1, "optimizer", opt_steps, 2 * traffic)
+    # -- activations held for the backward pass ----------------------------------------------
+    in_flight = min(m, p)  # 1F1B: the first stage holds p micro-batches of L/p layers
+    if cfg:
+        per_layer = activation_bytes_per_layer(s, b, cfg.hidden, cfg.heads, t, w.recompute, prec)
+        acts = per_layer * cfg.layers * in_flight / p
+        formula = {"none": "s·b·h·(34 + 5·a·s/h)/t", "selective": "34·s·b·h/t",
+                   "full": "2·s·b·h"}[w.recompute]
+        act_text = (f"activations {formula} per layer (Korthikanti et al. 2022, Table 2, "
+                    f"{RECOMPUTE_WORDS[w.recompute]}) = {_b(per_layer)} × {cfg.layers} layers"
+                    + (f" × {in_flight}/{p} (1F1B: the first stage holds min(m, p) micro-batches "
+                       f"of L/p layers)" if p > 1 else "") + f" = {_b(acts)}")
+    else:
+        outputs = [e.kernel.write_bytes.get("dram", 0.0) for e in forward.entries]
+        held = (max(outputs) if w.recompute == "full" else
+                sum(o * e.count for o, e in zip(outputs, forward.entries, strict=True)))
+        acts = held * in_flight / p
+        act_text = ("activations: " + ("the largest layer's output (full recomputation keeps "
+                                       "one layer's at a time)" if w.recompute == "full" else
+                                       "every layer's output, kept for the backward pass")
+                    + f" = {_b(acts)}")
+    # -- communication ----------------------------------------------------------------------
+    link, link_steps = 0.0, []
+    if d > 1:
+        if z >= 3:
+            vol = 3 * (d - 1) / d * shard * bw
+            link_steps.append(f"data parallel, ZeRO-3: reduce-scatter of the gradients and two "
+                              f"all-gathers of the weights, 3·(d−1)/d·Ψ·b = 3·{d - 1}/{d}·"
+                              f"{_b(shard * bw)} = {_b(vol)}")
+        else:
+            vol = 2 * (d - 1) / d * shard * bg
+            link_steps.append(f"data parallel: ring all-reduce of the gradients, 2·(d−1)/d·Ψ·b_g "
+                              f"= 2·{d - 1}/{d}·{_b(shard * bg)} = {_b(vol)}")
+        link += vol
+    ba = BYTES_PER_VALUE[prec]
+    if t > 1 and cfg:
+        act = b * s * cfg.hidden * ba
+        n = 6 if w.recompute == "full" else 4
+        vol = n * (cfg.layers / p) * m * 2 * (t - 1) / t * act
+        link_steps.append(f"tensor parallel: {n} all-reduces per layer and micro-batch of b·s·h·b_a "
+                          f"= {_b(act)}, 2·(t−1)/t of it each, × {_g(cfg.layers / p)} layers × "
+                          f"{m} micro-batches = {_b(vol)}")
+        link += vol
+    if p > 1:
+        boundary = (b * s * cfg.hidden * ba if cfg else
+                    sum(e.kernel.write_bytes.get("dram", 0.0) * e.count for e in forward.entries)
+                    / max(layers, 1))
+        vol = 2 * m * boundary
+        link_steps.append(f"pipeline: each micro-batch's activations sent on and gradients sent "
+                          f"back, 2·m·{_b(boundary)} = {_b(vol)}")
+        link += vol
+    # -- what the step counts -----------------------------------------------------------------
+    fwd_ops = sum(e.kernel.flops * e.count for e in forward.entries)
+    if cfg:
+        model_ft = model_flops_per_token(cfg, s)
+        model_text = (f"6·N + 12·L·H·Q·T = 6·{matmul_parameters(cfg):.4g} + 12·{cfg.layers}·"
+                      f"{cfg.heads}·{cfg.head_dim}·{s} = {model_ft:.4g} per token")
+    else:
+        model_ft = 3 * fwd_ops / b
+        model_text = (f"3 × the forward's ops per {unit} = 3·{fwd_ops / b:.4g} = {model_ft:.4g} "
+                      f"(forward, data gradients, weight gradients)")
+    chip_ops = sum(e.kernel.flops * e.count for e in entries)
+    facts = TrainingFacts(
+        unit, model_ft, model_text, chip_ops * chips / items, items, chips, m,
+        (p - 1) / m if p > 1 else 0.0, weights, grads, states, acts, state_text, act_text,
+        float(w.train_tokens))
+    steps = (f"step: G = {w.sequences_per_step} {'sequences' if cfg else unit + 's'} "
+             f"({_g(items)} {unit}s) over d·t·p = {d}·{t}·{p} = {chips} chips",
+             state_text, act_text)
+    return Built(tuple(entries), link, tuple(link_steps), forward.notes, params,
+                 forward.active_parameters, weights + grads + states + acts, steps,
+                 forward.heads, facts)
+
+
+def scaling_variants(w: Workload, degrees=tuple(2**i for i in range(13))) -> list[Workload]:
+    """The workload at each data-parallel degree d (1 … 4,096 by default), each replica's share
+    of the global batch kept (so the global batch grows with d): the scaling view's points."""
+    per_replica = w.sequences_per_step // w.data_parallel
+    return [replace(w, data_parallel=int(d), global_batch=per_replica * int(d)) for d in degrees]

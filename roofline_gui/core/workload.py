@@ -27,7 +27,9 @@ from roofline_gui.core.templates import TEMPLATES
 from roofline_gui.core.units import BYTES_PER_VALUE, PRECISIONS, format_si
 
 KINDS = ("transformer", "cnn", "mlp", "lstm", "custom")
-PHASES = ("prefill", "decode")
+PHASES = ("prefill", "decode", "train")
+#: Kinds that can be trained (a training step: forward, backward, optimizer; core.training).
+TRAIN_KINDS = ("transformer", "cnn", "mlp")
 #: What one unit of throughput is, per kind (transformer: tokens, per phase below).
 UNITS = {"transformer": "tokens", "cnn": "images", "mlp": "samples", "lstm": "samples",
          "custom": "runs"}
@@ -60,6 +62,35 @@ class Workload:
     #: CNN, MLP and LSTM: activations kept on chip across layers (the TPU v1's Unified Buffer),
     #: so only the weights cross main memory and the activations move at the on-chip level
     activations_on_chip: bool = False
+    # -- a training step (phase "train"; core.training): ``batch`` is the micro-batch per replica
+    global_batch: int = 0  # G: sequences (images) per optimizer step; 0: batch · data_parallel
+    data_parallel: int = 1  # d
+    pipeline_parallel: int = 1  # p (chips_per_model is the tensor-parallel degree t)
+    zero: int = 0  # ZeRO stage 0-3
+    recompute: str = "none"  # none, selective, full
+    optimizer: str = "adam"  # adam, sgd
+    train_tokens: float = 0.0  # D: tokens (images) of the whole run, for days and chip-hours
+
+    @property
+    def training(self) -> bool:
+        return self.phase == "train" and self.kind in TRAIN_KINDS
+
+    @property
+    def sequences_per_step(self) -> int:
+        """G: what one optimizer step takes over all replicas."""
+        return self.global_batch or self.batch * self.data_parallel
+
+    @property
+    def micro_batches(self) -> int:
+        """m: micro-batches each replica runs per step (gradient accumulation)."""
+        return max(1, self.sequences_per_step // (self.batch * self.data_parallel))
+
+    @property
+    def chips_total(self) -> int:
+        """Chips one step runs on: d · t · p in training, the N that share the model otherwise."""
+        if self.training:
+            return self.data_parallel * self.chips_per_model * self.pipeline_parallel
+        return self.chips_per_model
 
     @property
     def throughput_unit(self) -> str:
@@ -68,13 +99,16 @@ class Workload:
     def tokens(self) -> int:
         """Items one step processes: tokens for a transformer (B in decode, B·S in prefill),
         else the batch."""
-        if self.kind == "transformer" and self.phase == "prefill":
+        if self.kind == "transformer" and self.phase in ("prefill", "train"):
             return self.batch * self.sequence
         return self.batch
 
     def per_step_items(self) -> int:
         """What the throughput counts per step: prefill tokens, decode tokens (one per
-        sequence), images or samples of the batch, or 1 run."""
+        sequence), images or samples of the batch, or 1 run; in training, the tokens (images)
+        of the global batch on all chips."""
+        if self.training:
+            return self.sequences_per_step * (self.sequence if self.kind == "transformer" else 1)
         return 1 if self.kind == "custom" else self.tokens()
 
     def problems(self) -> list[Problem]:
@@ -83,7 +117,12 @@ class Workload:
         if self.kind not in KINDS:
             out.append(Problem("kind", f"unknown kind {self.kind!r}; use one of {', '.join(KINDS)}"))
         if self.kind == "transformer" and self.phase not in PHASES:
-            out.append(Problem("phase", f"must be prefill or decode, not {self.phase!r}"))
+            out.append(Problem("phase", f"must be prefill, decode or train, not {self.phase!r}"))
+        if self.phase == "train" and self.kind not in TRAIN_KINDS:
+            out.append(Problem("phase", f"a {self.kind} workload cannot be trained here: training "
+                                        "is modelled for transformer, CNN and MLP workloads"))
+        if self.training:
+            out.extend(self._training_problems())
         if self.activations_on_chip and self.kind not in ON_CHIP_KINDS:
             out.append(Problem("activations_on_chip", "applies to CNN, MLP and LSTM workloads "
                                "(a transformer's KV cache and activations live in main memory)"))
@@ -99,6 +138,38 @@ class Workload:
                                          f"use one of {', '.join(PRECISIONS)}"))
         if self.link not in LINK_ROLES:
             out.append(Problem("link", f"must be one of {', '.join(LINK_ROLES)}, not {self.link!r}"))
+        return out
+
+    def _training_problems(self) -> list[Problem]:
+        from roofline_gui.core.training import OPTIMIZERS, RECOMPUTE, ZERO_STAGES  # noqa: PLC0415
+
+        out = []
+        for name in ("data_parallel", "pipeline_parallel"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_DIM:
+                out.append(Problem(name, f"must be a whole number from 1 to {MAX_DIM}, not {value!r}"))
+        g = self.global_batch
+        if isinstance(g, bool) or not isinstance(g, int) or not 0 <= g <= 10**9:
+            out.append(Problem("global_batch", f"must be a whole number of sequences (0: micro-batch "
+                                               f"× data parallel), not {g!r}"))
+        elif g and not out and isinstance(self.batch, int) and self.batch >= 1 and (
+                g % (self.batch * self.data_parallel)):
+            out.append(Problem("global_batch", f"{g} per step is not a multiple of micro-batch × "
+                                               f"data parallel = {self.batch}·{self.data_parallel} "
+                                               f"= {self.batch * self.data_parallel}"))
+        if self.zero not in ZERO_STAGES or isinstance(self.zero, bool):
+            out.append(Problem("zero", f"ZeRO stage {self.zero!r}: one of 0, 1, 2, 3"))
+        if self.recompute not in RECOMPUTE:
+            out.append(Problem("recompute", f"{self.recompute!r}: one of {', '.join(RECOMPUTE)}"))
+        elif self.recompute == "selective" and self.kind != "transformer":
+            out.append(Problem("recompute", "selective recomputation recomputes a transformer's "
+                                            "attention; a CNN or MLP takes none or full"))
+        if self.optimizer not in OPTIMIZERS:
+            out.append(Problem("optimizer", f"{self.optimizer!r}: one of {', '.join(OPTIMIZERS)}"))
+        t = self.train_tokens
+        if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 <= t < 1e18:
+            out.append(Problem("train_tokens", f"must be a number of tokens from 0 (no run) up, "
+                                               f"not {t!r}"))
         return out
 
 
@@ -130,6 +201,7 @@ class Built:
     resident_bytes: float = float("nan")
     resident_steps: tuple[str, ...] = ()
     heads: int = 1  # attention heads: tensor parallelism splits them evenly (1: not a transformer)
+    training: Any = None  # a training step's facts (core.training.TrainingFacts), else None
 
 
 def _g(x: float) -> str:
@@ -299,6 +371,7 @@ def _transformer(w: Workload) -> Built:
     n = w.chips_per_model
     h, hd, H, Hkv, i_size = cfg.hidden, cfg.head_dim, cfg.heads, cfg.kv_heads, cfg.intermediate
     decode = w.phase == "decode"
+    train = w.phase == "train"  # every token's logits (the loss), not the last one's
     B, S, L = w.batch, w.sequence, w.context
     T = B if decode else B * S
     tok = f"T = B = {_g(B)}" if decode else f"T = B·S = {_g(B)}·{_g(S)} = {_g(T)}"
@@ -347,13 +420,19 @@ def _transformer(w: Workload) -> Built:
              f"{_b(qo)} each",
              f"grouped-query attention: {H // Hkv} query heads share each KV head"])
     else:
-        ops = 2 * B * H * S * S * hd / n
+        # Training counts the full S×S square, as PaLM's model FLOPs (12·L·H·Q·T) and
+        # Megatron's kernel do, so the hardware FLOPs never fall below the model FLOPs.
+        square = 4 if train else 2
+        ops = square * B * H * S * S * hd / n
         reads = B * S * qkv * ba / n
         writes = B * S * H * hd * ba / n + 2 * B * S * kvn * hd * bkv
-        add(f"Attention prefill, S = {_g(S)}", "attention", count, ops, reads, writes,
-            [f"ops = 2·B·H·S²·D{share} = 2·{_g(B)}·{H}·{_g(S)}²·{hd} / {n} = {_g(ops)} "
-             "(Q·Kᵀ and P·V, 2·S²·D each per head, halved by the causal mask; fused: the "
-             "S×S scores stay on chip)",
+        why = ("the full square, as PaLM's model FLOPs and Megatron's kernel count it; a causal "
+               "kernel could skip half" if train else "halved by the causal mask")
+        add(f"Attention {'forward' if train else 'prefill'}, S = {_g(S)}", "attention", count,
+            ops, reads, writes,
+            [f"ops = {square}·B·H·S²·D{share} = {square}·{_g(B)}·{H}·{_g(S)}²·{hd} / {n} = "
+             f"{_g(ops)} (Q·Kᵀ and P·V, 2·S²·D each per head, {why}; fused: the S×S scores "
+             "stay on chip)",
              f"read Q, K, V = B·S·width·b_a / N = {_b(reads)}",
              f"write O = B·S·H·D·b_a / N and the KV cache 2·B·S·Hkv·D·b_kv / N: {_b(writes)}"])
     wo = H * hd * h * bw / n
@@ -412,10 +491,13 @@ def _transformer(w: Workload) -> Built:
         T * h * bw)
     V = cfg.vocab
     head_w = h * V * bw / n
-    add("LM head (logits)", "head", 1, 2 * B * h * V / n, head_w + B * h * ba, B * V * ba / n,
-        [f"logits for the last token of each of the B = {_g(B)} sequences",
-         f"ops = 2·B·hidden·vocab{share} = 2·{_g(B)}·{_g(h)}·{_g(V)} / {n} = "
-         f"{_g(2 * B * h * V / n)}",
+    R = T if train else B  # rows of logits
+    rows = (f"logits for every token (the loss): T = {_g(T)}" if train else
+            f"logits for the last token of each of the B = {_g(B)} sequences")
+    add("LM head (logits)", "head", 1, 2 * R * h * V / n, head_w + R * h * ba, R * V * ba / n,
+        [rows,
+         f"ops = 2·{'T' if train else 'B'}·hidden·vocab{share} = 2·{_g(R)}·{_g(h)}·{_g(V)} / {n} = "
+         f"{_g(2 * R * h * V / n)}",
          f"weights = hidden·vocab·b_w{share} = {_b(head_w)}"
          + (" (tied: the embedding table read again)" if cfg.tied else "")], head_w)
     link_bytes, link_steps = 0.0, ()
@@ -603,6 +685,14 @@ def build(workload: Workload, kernels: Mapping[str, Kernel] | None = None) -> Bu
         raise ValidationError(problems)
     if not isinstance(workload.spec, Mapping):
         raise ValidationError([Problem("spec", "must be an object")])
+    if workload.training:
+        from roofline_gui.core.training import build_training  # noqa: PLC0415 (it builds on this)
+
+        return build_training(workload, _build_kind)
+    return _build_kind(workload, kernels)
+
+
+def _build_kind(workload: Workload, kernels: Mapping[str, Kernel] | None = None) -> Built:
     match workload.kind:
         case "transformer":
             return _transformer(workload)

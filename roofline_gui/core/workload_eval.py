@@ -93,14 +93,57 @@ class WorkloadResult:
     def kernel_time(self) -> np.ndarray:
         return self.entry_time.sum(axis=0)
 
+    @property
+    def training(self):
+        """The training step's facts (core.training.TrainingFacts), None for inference."""
+        return self.built.training
+
+    @cached_property
+    def _bubble_rows(self) -> np.ndarray:
+        from roofline_gui.core.training import BUBBLE_GROUPS  # noqa: PLC0415
+
+        return np.array([e.group in BUBBLE_GROUPS for e in self.entries], dtype=bool)
+
+    def bubble_of(self, entry_time: np.ndarray) -> np.ndarray:
+        """[C] the pipeline bubble of a training step whose entries take ``entry_time`` [E, C]:
+        (p − 1)/m of its forward, backward and recompute time (0 in inference)."""
+        if self.training is None or not self.training.bubble_fraction:
+            return np.zeros(entry_time.shape[1])
+        return self.training.bubble_fraction * entry_time[self._bubble_rows].sum(axis=0)
+
+    def step_time(self, entry_time: np.ndarray, link_time: np.ndarray) -> np.ndarray:
+        """[C] a step's time from its entries' times [E, C] and its link time [C]: in inference
+        their sum (a tensor-parallel all-reduce waits for the kernel before it); in training
+        max(kernels, communication) + bubble, communication hidden behind compute (the lower
+        bound). core.worth composes its doubled ceilings through this too."""
+        kernels = entry_time.sum(axis=0)
+        if self.training is None:
+            return kernels + link_time
+        return np.maximum(kernels, link_time) + self.bubble_of(entry_time)
+
+    @cached_property
+    def bubble_time(self) -> np.ndarray:
+        return self.bubble_of(self.entry_time)
+
     @cached_property
     def time(self) -> np.ndarray:
-        """Seconds per step (one forward pass of the batch; one token per sequence in decode)."""
-        return self.kernel_time + self.link_time
+        """Seconds per step (one forward pass of the batch; one token per sequence in decode;
+        one optimizer step in training, at its lower bound)."""
+        return self.step_time(self.entry_time, self.link_time)
 
     @cached_property
     def time_no_overlap(self) -> np.ndarray:
-        return self.entry_time_upper.sum(axis=0) + self.link_time
+        return (self.entry_time_upper.sum(axis=0) + self.link_time
+                + self.bubble_of(self.entry_time_upper))
+
+    @cached_property
+    def _share_base(self) -> np.ndarray:
+        """What shares of the step are taken of: its time in inference; in training the sum of
+        kernels, communication and bubble (the no-overlap composition of the lower bounds),
+        so the shares add up to one whatever overlaps."""
+        if self.training is None:
+            return self.time
+        return self.kernel_time + self.link_time + self.bubble_time
 
     @cached_property
     def throughput(self) -> np.ndarray:
@@ -135,15 +178,64 @@ class WorkloadResult:
 
     @cached_property
     def memory_bound_share(self) -> np.ndarray:
-        return self.memory_time / self.time
+        return self.memory_time / self._share_base
 
     @cached_property
     def communication_share(self) -> np.ndarray:
-        return self.link_time / self.time
+        return self.link_time / self._share_base
+
+    @cached_property
+    def bubble_share(self) -> np.ndarray:
+        return self.bubble_time / self._share_base
 
     @cached_property
     def compute_share(self) -> np.ndarray:
-        return 1.0 - self.memory_bound_share - self.communication_share
+        return 1.0 - self.memory_bound_share - self.communication_share - self.bubble_share
+
+    def group_time(self, group: str) -> np.ndarray:
+        """[C] seconds of a step in the entries of one group (forward, backward, ...)."""
+        rows = np.array([e.group == group for e in self.entries], dtype=bool)
+        return self.entry_time[rows].sum(axis=0)
+
+    # -- a training step -----------------------------------------------------------------------
+
+    @cached_property
+    def peak(self) -> np.ndarray:
+        """[C] the compute roof the workload's first kernel meets (its precision's, or the
+        stand-in of the same width), op/s."""
+        return self.evaluation.ceiling[self.rows][0].astype(float)
+
+    @cached_property
+    def mfu_at_bound(self) -> np.ndarray:
+        """[C] model FLOPs per second at the step's lower bound ÷ (chips × peak): the MFU the
+        bound implies (NaN in inference)."""
+        f = self.training
+        if f is None:
+            return np.full(len(self.chips), np.nan)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return f.model_flops_per_item * f.items_per_step / self.time / (f.chips * self.peak)
+
+    @cached_property
+    def hfu_at_bound(self) -> np.ndarray:
+        """[C] the same with the hardware FLOPs (recomputation included)."""
+        f = self.training
+        if f is None:
+            return np.full(len(self.chips), np.nan)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return f.hardware_flops_per_item * f.items_per_step / self.time / (f.chips * self.peak)
+
+    @cached_property
+    def train_days(self) -> np.ndarray:
+        """[C] days to train on D tokens (images) at the bound (NaN without D)."""
+        f = self.training
+        if f is None or not f.train_items:
+            return np.full(len(self.chips), np.nan)
+        return f.train_items / f.items_per_step * self.time / 86_400
+
+    @cached_property
+    def chip_hours(self) -> np.ndarray:
+        f = self.training
+        return self.train_days * 24 * (f.chips if f else 1)
 
     @cached_property
     def ops(self) -> float:
@@ -178,7 +270,9 @@ class WorkloadResult:
     def chips_needed(self, c: int) -> int | None:
         """The fewest chips of kind ``c`` whose main memories hold the model and its cache at
         this batch, a divisor of the heads for a transformer (None where the capacity or the
-        size is not known)."""
+        size is not known, or in training: core.training_view says what would make it fit)."""
+        if self.training is not None:
+            return None
         total = self.built.resident_bytes * self.workload.chips_per_model
         cap = self.capacity[c]
         if not (np.isfinite(total) and np.isfinite(cap)):
@@ -206,8 +300,9 @@ class WorkloadResult:
     @cached_property
     def _resident_by_batch(self) -> tuple[float, float]:
         """(bytes held at batch 1, more bytes per sequence): built once, for every chip."""
-        one = build(replace(self.workload, batch=1), self.kernels).resident_bytes
-        return one, build(replace(self.workload, batch=2), self.kernels).resident_bytes - one
+        w = replace(self.workload, global_batch=0)  # a training micro-batch alone
+        one = build(replace(w, batch=1), self.kernels).resident_bytes
+        return one, build(replace(w, batch=2), self.kernels).resident_bytes - one
 
     def dominant_name(self, c: int) -> str:
         e = self.dominant(c)
@@ -216,10 +311,21 @@ class WorkloadResult:
     def csv_row(self, c: int) -> dict[str, str]:
         w = self.workload
         transformer = w.kind == "transformer"
+        f = self.training
+        train = {} if f is None else {
+            "data_parallel": str(w.data_parallel), "pipeline_parallel": str(w.pipeline_parallel),
+            "global_batch": str(w.sequences_per_step), "chips_total": str(f.chips),
+            "model_flops_per_token": _num(f.model_flops_per_item),
+            "mfu_at_bound": _num(float(self.mfu_at_bound[c])),
+            "state_bytes_per_chip": _num(f.state_bytes),
+            "activation_bytes_per_chip": _num(f.activation_bytes),
+            "fits": "" if not np.isfinite(self.capacity[c]) else "yes" if self.fits[c] else "no",
+            "train_days": _num(float(self.train_days[c])),
+            "chip_hours": _num(float(self.chip_hours[c]))}
         return {
             "chip": self.chips[c].name, "workload": w.name,
-            "phase": w.phase if transformer else "inference", "batch": str(w.batch),
-            "sequence": str(w.sequence) if transformer and w.phase == "prefill" else "",
+            "phase": w.phase if transformer or f else "inference", "batch": str(w.batch),
+            "sequence": str(w.sequence) if transformer and w.phase in ("prefill", "train") else "",
             "context": str(w.context) if transformer and w.phase == "decode" else "",
             "chips_per_model": str(w.chips_per_model),
             "time_s": _num(self.time[c]), "time_no_overlap_s": _num(self.time_no_overlap[c]),
@@ -230,6 +336,7 @@ class WorkloadResult:
             **dict.fromkeys(WORKLOAD_CSV_COLUMNS[WORKLOAD_CSV_COLUMNS.index("data_parallel"):
                                                  WORKLOAD_CSV_COLUMNS.index("speedup_if_2x_compute")],
                             ""),
+            **train,
             **{f"speedup_if_2x_{k}": _num(float(v[c])) for k, v in self.worth.items()},
         }
 

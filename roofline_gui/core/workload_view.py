@@ -47,6 +47,11 @@ class WorkloadMarks:
 
 def label_of(w: Workload) -> str:
     """'Llama-3-8B · decode B = 8, L = 2048' (the phase left out when the name says it)."""
+    if w.training:
+        what = f"b = {w.batch}, S = {w.sequence}" if w.kind == "transformer" else f"b = {w.batch}"
+        chips = w.chips_total
+        return (f"{w.name} · train {what}, G = {w.sequences_per_step}, {w.activations}"
+                + (f", {chips:,} chips" if chips > 1 else ""))
     if w.kind == "transformer":
         length = f"S = {w.sequence}" if w.phase == "prefill" else f"L = {w.context}"
         phase = "" if w.phase in w.name.lower() else f"{w.phase} "
@@ -220,6 +225,10 @@ def explain_workload(result: WorkloadResult, c: int, units: Units = Units(),  # 
     """Lines of text for the workload on chip ``c``: whether it fits, what a step reads and
     does, the bandwidth that limits it, how busy compute is, where the time goes, what would
     move it and the link's cost."""
+    if result.training is not None:
+        from roofline_gui.core.training_view import explain_training  # noqa: PLC0415
+
+        return explain_training(result, c, units, kernels)
     w, chip = result.workload, result.chips[c]
     t = float(result.time[c])
     if not np.isfinite(t):

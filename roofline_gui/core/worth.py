@@ -44,10 +44,10 @@ def workload_speedups(result) -> dict[str, np.ndarray]:
     ev, rows, counts = result.evaluation, result.rows, result.counts
     out = {}
     for c in CEILINGS:
-        kernels = (counts[:, None] * doubled_times(ev, c)[rows]).sum(axis=0)
+        entries = counts[:, None] * doubled_times(ev, c)[rows]
         link = result.link_time / (2.0 if c == result.workload.link else 1.0)
         with np.errstate(divide="ignore", invalid="ignore"):
-            out[c] = result.time / (kernels + link)
+            out[c] = result.time / result.step_time(entries, link)
     return out
 
 

@@ -22,7 +22,7 @@ from roofline_gui.io.serialize import chip_to_dict, kernel_to_dict
 from roofline_gui.io.validate import PRESET_OVERRIDES, Checker, read_chip, read_kernel
 
 FORMAT = "roofline-session"
-VERSION = 6
+VERSION = 7
 MAX_ITEMS = 100_000
 #: The keys a session file may have at its top level.
 TOP_KEYS = ("format", "version", "title", "baseline", "chips", "kernels", "workloads")
@@ -69,8 +69,15 @@ def _v5_to_v6(data: dict) -> dict:
     return {**data, "version": 6}
 
 
+def _v6_to_v7(data: dict) -> dict:
+    """Version 7 adds training workloads (phase ``train`` and its ``global_batch``,
+    ``data_parallel``, ``pipeline_parallel``, ``zero``, ``recompute``, ``optimizer``,
+    ``train_tokens``); a version 6 file's workloads are all inference."""
+    return {**data, "version": 7}
+
+
 MIGRATIONS: dict[int, Callable[[dict], dict]] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4,
-                                                 4: _v4_to_v5, 5: _v5_to_v6}
+                                                 4: _v4_to_v5, 5: _v5_to_v6, 6: _v6_to_v7}
 
 
 def migrate(data: dict) -> dict:

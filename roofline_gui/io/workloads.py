@@ -11,14 +11,18 @@ from pathlib import Path
 from typing import Any
 
 from roofline_gui.core.errors import Problem, ValidationError
+from roofline_gui.core.training import OPTIMIZERS, RECOMPUTE
 from roofline_gui.core.workload import KINDS, LINK_ROLES, MAX_DIM, PHASES, Workload, build
 from roofline_gui.io.files import read_json, resources_dir
 from roofline_gui.io.validate import Checker
 
+#: A training step's keys (version 7), written only where they differ from inference defaults.
+TRAINING_KEYS = ("global_batch", "data_parallel", "pipeline_parallel", "zero", "recompute",
+                 "optimizer", "train_tokens")
 #: The keys a session's workload entry may have.
 WORKLOAD_KEYS = ("id", "name", "kind", "spec", "phase", "batch", "sequence", "context", "weights",
                  "activations", "kv_cache", "chips_per_model", "link", "source", "visible",
-                 "activations_on_chip")
+                 "activations_on_chip", *TRAINING_KEYS)
 _INTS = ("batch", "sequence", "context", "chips_per_model")
 _PRECISIONS = ("weights", "activations", "kv_cache")
 
@@ -85,6 +89,25 @@ def workload_from_config(path: str | os.PathLike, workload_id: str = "w1", **par
     return workload
 
 
+def model_from_file(path: str | os.PathLike, workload_id: str = "w1", **params: Any) -> Workload:
+    """A workload from a model file on disk: a transformer's config.json, or a CNN's layer list
+    (``{"layers": [...]}``, as the shipped ResNet-50) or an MLP's widths (``{"widths": [...]}``).
+    Raises ValidationError naming the file and each bad field."""
+    raw = read_json(path)
+    if isinstance(raw, dict) and ("layers" in raw and isinstance(raw["layers"], list)
+                                  or "widths" in raw):
+        kind = "cnn" if "layers" in raw else "mlp"
+        name = str(raw.get("name") or Path(path).name.split(".")[0])
+        workload = Workload(workload_id, name, kind, raw, source=f"{kind} spec opened from {path}",
+                            **params)
+        try:
+            build(workload)
+        except ValidationError as exc:
+            raise ValidationError(exc.problems, str(path)) from None
+        return workload
+    return workload_from_config(path, workload_id, **params)
+
+
 def workload_to_dict(w: Workload) -> dict:
     d = {f.name: getattr(w, f.name) for f in fields(w)}
     d["spec"] = dict(w.spec)
@@ -94,6 +117,10 @@ def workload_to_dict(w: Workload) -> dict:
         del d["activations_on_chip"]
     if not w.source:
         del d["source"]
+    defaults = Workload("", "", w.kind, {})
+    for key in TRAINING_KEYS:  # an inference workload's file stays as it was
+        if d[key] == getattr(defaults, key):
+            del d[key]
     return d
 
 
@@ -118,7 +145,29 @@ def read_workload(ck: Checker, d: dict, path: str, workload_id: str,
             values[key] = ck.precision(d, key, path)
     phase = d.get("phase", "decode")
     if phase not in PHASES:
-        ck.fail(f"{path}.phase", f"must be prefill or decode, not {phase!r}")
+        ck.fail(f"{path}.phase", f"must be prefill, decode or train, not {phase!r}")
+    for key in ("data_parallel", "pipeline_parallel"):
+        if key in d:
+            number = ck.number(d[key], f"{path}.{key}", integer=True, maximum=MAX_DIM)
+            values[key] = None if number is None else int(number)
+    if "global_batch" in d:
+        number = ck.number(d["global_batch"], f"{path}.global_batch", integer=True, inclusive_min=True,
+                           maximum=10**9)
+        values["global_batch"] = None if number is None else int(number)
+    if "zero" in d:
+        if isinstance(d["zero"], bool) or d["zero"] not in (0, 1, 2, 3):
+            ck.fail(f"{path}.zero", f"ZeRO stage {d['zero']!r}: one of 0, 1, 2, 3")
+        else:
+            values["zero"] = int(d["zero"])
+    if "train_tokens" in d:
+        number = ck.number(d["train_tokens"], f"{path}.train_tokens", inclusive_min=True,
+                           maximum=1e18)
+        values["train_tokens"] = None if number is None else float(number)
+    for key, allowed in (("recompute", RECOMPUTE), ("optimizer", OPTIMIZERS)):
+        if key in d:
+            if d[key] not in allowed:
+                ck.fail(f"{path}.{key}", f"must be one of {', '.join(allowed)}, not {d[key]!r}")
+            values[key] = d[key]
     link = d.get("link", "link")
     if link not in LINK_ROLES:
         ck.fail(f"{path}.link", f"must be one of {', '.join(LINK_ROLES)}, not {link!r}")

@@ -1,58 +1,108 @@
 """The training step's formulas, checked by hand against the published conventions: PaLM's model
-FLOPs per token, ZeRO's bytes per parameter at each stage, Korthikanti's activation bytes, and a
-published run the bound must never be slower than (Llama 2 7B: 184,320 A100-80GB hours)."""
+FLOPs per token, ZeRO's bytes per parameter at each stage, Korthikanti's activation bytes, the
+backward as twice the forward, and a published run the bound must never be slower than (Llama 2
+7B: 184,320 A100-80GB hours)."""
 
+from dataclasses import replace
+
+import numpy as np
 import pytest
 
+import roofline_gui.api as rf
+from roofline_gui.core.errors import ValidationError
 from roofline_gui.core.training import (
-    TrainingSetup,
-    hardware_flops_per_token,
     implied_mfu,
+    matmul_parameters,
     model_flops_per_token,
     state_bytes_per_parameter,
-    training_step,
 )
-from roofline_gui.core.workload import TransformerConfig
+from roofline_gui.core.training_view import breakdown, fit_changes, scaling
+from roofline_gui.core.workload import TransformerConfig, Workload, build
+from roofline_gui.core.workload_eval import evaluate_workloads
 from roofline_gui.io.workloads import shipped_workloads
 
-GPT = TransformerConfig(hidden=1024, layers=24, heads=16, kv_heads=16, head_dim=64,
-                        intermediate=4096, gated=False, vocab=50_000, tied=True)
+GPT_SPEC = {"hidden_size": 1024, "num_hidden_layers": 24, "num_attention_heads": 16,
+            "intermediate_size": 4096, "vocab_size": 50_000, "model_type": "gpt_neox",
+            "hidden_act": "gelu", "tie_word_embeddings": True}
+GPT = TransformerConfig.from_config(GPT_SPEC)
 
 
-def llama2_7b() -> TransformerConfig:
-    return TransformerConfig.from_config(shipped_workloads()["llama-2-7b"].workload("w").spec)
+def gpt(**params) -> Workload:
+    return Workload("g", "GPT", "transformer", GPT_SPEC, phase="train", **params)
+
+
+def llama2_7b(**params) -> Workload:
+    return shipped_workloads()["llama-2-7b"].workload("w", phase="train", **params)
+
+
+def chip(preset):
+    return rf.chip(preset)
 
 
 def test_model_flops_per_token_are_palms_6n_plus_12lhqt():
-    n = GPT.total_parameters()
+    n = GPT.total_parameters()  # tied: the embedding table is the LM head's matrix, counted once
+    assert matmul_parameters(GPT) == n
     assert model_flops_per_token(GPT, 2048) == 6 * n + 12 * 24 * 16 * 64 * 2048
     # Korthikanti et al. 2022, eq. 7, per iteration for B sequences, for this GPT's shape
-    # (N ≈ 12·L·h² + V·h: the check holds to the norms' and biases' few parameters)
+    # (N ≈ 12·L·h² + V·h: the check holds to the norms' few parameters)
     b, s, h, L, v = 8, 2048, 1024, 24, 50_000
     eq7 = 72 * b * L * s * h**2 * (1 + s / (6 * h) + v / (12 * h * L))
     assert model_flops_per_token(GPT, s) * b * s == pytest.approx(eq7, rel=1e-3)
+    # an untied input table is a lookup, not a matmul: Llama 2's 32,000 × 4,096 left out once
+    cfg = TransformerConfig.from_config(llama2_7b().spec)
+    assert matmul_parameters(cfg) == cfg.total_parameters() - 32_000 * 4096
 
 
-def test_recomputation_adds_hardware_flops_but_not_model_flops():
+def test_the_entries_add_up_to_the_model_flops_and_recomputation_adds_hardware_flops():
+    """Forward + backward (2×) of every matmul, attention over the full square: the entries'
+    ops are the model FLOPs and the norms' few; selective adds the attention core once more
+    (Korthikanti eq. 8's doubled attention term is one more forward of it: 4·L·H·Q·T of 12),
+    full one more forward of every layer."""
+    results = evaluate_workloads([gpt(sequence=2048, recompute=r) for r in
+                                  ("none", "selective", "full")], [chip("nvidia-a100-sxm4-80gb")])
+    none, selective, full = (r.training for r in results)
     model = model_flops_per_token(GPT, 2048)
-    attention = 12 * 24 * 16 * 64 * 2048
-    assert hardware_flops_per_token(GPT, 2048, "none") == model
-    assert hardware_flops_per_token(GPT, 2048, "selective") == model + attention  # eq. 8
-    full = hardware_flops_per_token(GPT, 2048, "full")
-    assert full == pytest.approx(model + 2 * GPT.total_parameters() + attention / 3)
-    assert full / model == pytest.approx(4 / 3, rel=0.01)  # one more forward of three
+    assert none.model_flops_per_item == model
+    assert none.hardware_flops_per_item == pytest.approx(model, rel=2e-3)
+    assert none.hardware_flops_per_item >= model  # the MFU at the bound is never above 100 %
+    attention = 4 * 24 * 16 * 64 * 2048
+    assert selective.hardware_flops_per_item - none.hardware_flops_per_item == pytest.approx(attention)
+    layers = [e for e in build(gpt(sequence=2048)).entries
+              if e.group == "forward" and e.kernel.name not in ("LM head (logits)",
+                                                                "Embedding lookup and final norm")]
+    again = sum(e.kernel.flops * e.count for e in layers) / 2048  # one more forward of the layers
+    assert full.hardware_flops_per_item - none.hardware_flops_per_item == pytest.approx(again)
+    assert 1.25 < full.hardware_flops_per_item / none.hardware_flops_per_item < 4 / 3
+    assert all(0 < r.mfu_at_bound[0] <= r.hfu_at_bound[0] <= 1 for r in results)
+
+
+def test_backward_is_twice_the_forward_in_ops_and_bytes():
+    built = build(gpt(sequence=1024, batch=2))
+    forward = [e for e in built.entries if e.group == "forward"]
+    backward = [e for e in built.entries if e.group == "backward"]
+    assert len(forward) == len(backward)
+    for f, b in zip(forward, backward, strict=True):
+        assert b.kernel.flops == 2 * f.kernel.flops and b.count == f.count
+        assert b.kernel.bytes["dram"] == 2 * f.kernel.bytes["dram"]
+        assert b.kernel.name == f"{f.kernel.name} (backward)"
 
 
 @pytest.mark.parametrize(("stage", "per_parameter"), [
     (0, lambda d: 16), (1, lambda d: 4 + 12 / d), (2, lambda d: 2 + 14 / d), (3, lambda d: 16 / d)])
 def test_zero_stages_divide_the_model_states_as_the_zero_paper_counts_them(stage, per_parameter):
     d = 64
-    step = training_step(GPT, TrainingSetup(data_parallel=d, zero=stage), peak=312e12,
-                         bandwidth=2e12, link=300e9)
-    assert step.state_bytes == pytest.approx(per_parameter(d) * GPT.total_parameters())
+    facts = build(gpt(data_parallel=d, zero=stage)).training
+    assert facts.state_bytes == pytest.approx(per_parameter(d) * GPT.total_parameters())
     assert state_bytes_per_parameter("bf16", "adam") == (2, 2, 12)
     assert state_bytes_per_parameter("fp32", "adam") == (4, 4, 8)  # no master copy in fp32
     assert state_bytes_per_parameter("bf16", "sgd") == (2, 2, 8)
+
+
+def test_zero_3_communicates_one_and_a_half_times_data_parallel():
+    d = 8
+    plain = build(gpt(data_parallel=d, zero=2)).link_bytes
+    assert plain == pytest.approx(2 * (d - 1) / d * 2 * GPT.total_parameters())
+    assert build(gpt(data_parallel=d, zero=3)).link_bytes == pytest.approx(1.5 * plain)
 
 
 @pytest.mark.parametrize(("recompute", "t", "per_layer"), [
@@ -63,47 +113,76 @@ def test_zero_stages_divide_the_model_states_as_the_zero_paper_counts_them(stage
 ])
 def test_activation_bytes_are_korthikantis_table_2(recompute, t, per_layer):
     s, b = 2048, 4
-    step = training_step(GPT, TrainingSetup(micro_batch=b, sequence=s, tensor_parallel=t,
-                                            recompute=recompute),
-                         peak=312e12, bandwidth=2e12, link=300e9)
-    assert step.activation_bytes == pytest.approx(per_layer(s, b, 1024, 16, t) * 24)
+    facts = build(gpt(batch=b, sequence=s, chips_per_model=t, recompute=recompute)).training
+    assert facts.activation_bytes == pytest.approx(per_layer(s, b, 1024, 16, t) * 24)
+
+
+def test_a_pipeline_idles_p_minus_1_over_m_of_the_step_and_holds_l_layers_of_activations():
+    one = evaluate_workloads([gpt(sequence=1024, batch=1, global_batch=8)],
+                             [chip("nvidia-a100-sxm4-80gb")])[0]
+    piped = evaluate_workloads([gpt(sequence=1024, batch=1, global_batch=8, pipeline_parallel=4)],
+                               [chip("nvidia-a100-sxm4-80gb")])[0]
+    assert piped.training.bubble_fraction == 3 / 8
+    busy = sum(piped.group_time(g) for g in ("forward", "backward", "recompute"))
+    assert piped.bubble_time[0] == pytest.approx(3 / 8 * busy[0])
+    assert piped.kernel_time[0] == pytest.approx(one.kernel_time[0] / 4, rel=1e-9)
+    assert piped.training.activation_bytes == pytest.approx(one.training.activation_bytes)
 
 
 def test_the_bound_is_never_slower_than_llama_2_7b_on_a100s_and_its_mfu_is_what_the_run_implies():
     """Touvron et al. 2023 (Llama 2), Table 2: the 7B model took 184,320 A100-80GB hours for
     2 T tokens at sequence 4,096 (global batch 4 M tokens). The bound's chip-hours must be
     fewer, and the run's implied MFU is model FLOPs per token × tokens ÷ (hours × 312 TFLOP/s).
-    Selective recomputation: Table 2's no-recomputation activations (104 GB here, the S² scores
-    kept) do not fit 80 GB; FlashAttention, which the run used, keeps no scores either."""
-    cfg = llama2_7b()
-    setup = TrainingSetup(micro_batch=1, sequence=4096, global_batch=1024, data_parallel=1024,
-                          zero=1, recompute="selective", tokens=2e12)
-    step = training_step(cfg, setup, peak=312e12, bandwidth=2.039e12, link=300e9, capacity=80e9)
-    assert step.chip_hours < 184_320
-    assert 0 < step.mfu_at_bound <= 1
+    Selective recomputation: Table 2's no-recomputation activations (the S² scores kept) do not
+    fit 80 GB; FlashAttention, which the run used, keeps no scores either."""
+    w = llama2_7b(batch=1, sequence=4096, global_batch=1024, data_parallel=1024, zero=1,
+                  recompute="selective", train_tokens=2e12)
+    r = evaluate_workloads([w], [chip("nvidia-a100-sxm4-80gb")])[0]
+    assert r.chip_hours[0] < 184_320 and r.fits[0]
+    assert 0 < r.mfu_at_bound[0] <= 1
     hours = 184_320
     tokens_per_second = 2e12 / (hours * 3600 / 1024)  # all 1,024 chips together
+    cfg = TransformerConfig.from_config(w.spec)
     mfu = implied_mfu(cfg, 4096, tokens_per_second, 1024, 312e12)
-    by_hand = (6 * cfg.total_parameters() + 12 * 32 * 32 * 128 * 4096) * 2e12 / (hours * 3600 * 312e12)
-    assert mfu == pytest.approx(by_hand) and 0.44 < mfu < 0.46  # 45.3 %, attention included
-    assert step.fits
+    n = cfg.total_parameters() - 32_000 * 4096
+    by_hand = (6 * n + 12 * 32 * 32 * 128 * 4096) * 2e12 / (hours * 3600 * 312e12)
+    assert mfu == pytest.approx(by_hand) and 0.44 < mfu < 0.45  # 44.6 %, attention included
+    # a step's tokens per second at the bound is the CSV's throughput: all chips together
+    assert r.throughput[0] == pytest.approx(1024 * 4096 / r.time[0])
 
 
 def test_bad_settings_are_named_by_their_field():
-    bad = TrainingSetup(micro_batch=2, data_parallel=4, global_batch=10, pipeline_parallel=99,
-                        tensor_parallel=5, zero=4, recompute="half")
-    fields = dict(bad.problems(GPT))
-    assert "not a multiple of micro-batch × data parallel = 8" in fields["global_batch"]
-    assert "99 pipeline stages for 24 layers" in fields["pipeline_parallel"]
-    assert "cannot share 16 attention heads" in fields["tensor_parallel"]
+    with pytest.raises(ValidationError) as exc:
+        build(gpt(batch=2, data_parallel=4, global_batch=10, zero=4, recompute="half"))
+    fields = {p.path: p.message for p in exc.value.problems}
+    assert "not a multiple of micro-batch × data parallel = 2·4 = 8" in fields["global_batch"]
     assert fields["zero"].startswith("ZeRO stage 4") and "half" in fields["recompute"]
+    with pytest.raises(ValidationError, match="99 pipeline stages for 24 layers"):
+        build(gpt(pipeline_parallel=99))
+    with pytest.raises(ValidationError, match="cannot share 16 attention heads"):
+        build(gpt(chips_per_model=5))
+    lstm = shipped_workloads()["lstm"].workload("l", phase="train")
+    with pytest.raises(ValidationError, match="cannot be trained here"):
+        build(lstm)
+    resnet = shipped_workloads()["resnet-50"].workload("r", phase="train")
+    with pytest.raises(ValidationError, match="selective recomputation recomputes a transformer"):
+        build(replace(resnet, recompute="selective"))
+
+
+def test_a_cnn_trains_at_three_times_its_forward_flops_and_holds_every_layers_output():
+    w = shipped_workloads()["resnet-50"].workload("r", phase="train", batch=32, activations="fp16")
+    forward = build(replace(w, phase="decode"))
+    fwd_ops = sum(e.kernel.flops * e.count for e in forward.entries)
+    facts = build(w).training
+    assert facts.unit == "image" and facts.model_flops_per_item == pytest.approx(3 * fwd_ops / 32)
+    assert 3 * 7.5e9 < facts.model_flops_per_item < 3 * 8.5e9  # ResNet-50: ~4.1 GMAC per image
+    outputs = sum(e.kernel.write_bytes["dram"] * e.count for e in forward.entries)
+    assert facts.activation_bytes == pytest.approx(outputs * 2 / 2)  # fp16, as the forward's
 
 
 def test_the_worked_example_in_docs_workloads_is_what_the_api_gives():
     import re
     from pathlib import Path
-
-    import roofline_gui.api as rf
 
     step = rf.training("llama-2-7b", rf.chip("nvidia-a100-sxm4-80gb"), sequence=4096,
                        global_batch=1024, data_parallel=1024, zero=1, recompute="selective",
@@ -111,25 +190,35 @@ def test_the_worked_example_in_docs_workloads_is_what_the_api_gives():
     doc = (Path(__file__).resolve().parents[2] / "docs" / "workloads.md").read_text()
     example = doc[doc.index("A worked example"):doc.index("Llama 2's paper reports")]
     text = "\n".join(step.steps)
-    for figure in ("4.687e+10", "5.332e+10", "4,194,304", "699.9 ms", "27.03 GB", "18.25 GB",
-                   "13.48 GB", "809.6 ms", "87.9%"):
-        assert figure in text and figure.replace("87.9%", "87.9 %") in example, figure
-    assert f"{step.train_days:.2f} days, {step.chip_hours:,.0f} chip-hours" in example
-    assert re.search(r"45\.3 % MFU", doc)
+    for figure in ("4.609e+10", "4.824e+10", "4,194,304", "649.3 ms", "27.03 GB", "18.25 GB",
+                   "26.93 GB", "792.8 ms", "93.2%"):
+        assert figure in text and figure in example, figure
+    assert f"{step.train_days:.3g} days, {step.chip_hours:,.0f} chip-hours" in example
+    assert re.search(r"44\.6 % MFU", doc)
     with pytest.raises(rf.RooflineError, match="zero: ZeRO stage 5"):
         rf.training("llama-2-7b", rf.chip("nvidia-a100-sxm4-80gb"), zero=5)
-    with pytest.raises(rf.RooflineError, match="TPU v3 has no fp8 peak"):
+    with pytest.raises(rf.RooflineError, match="TPU v3 has no fp8 ceiling"):
         rf.training("llama-2-7b", rf.chip("google-tpu-v3"), precision="fp8")
 
 
 def test_a_scaling_sweep_grows_the_global_batch_with_the_data_parallel_degree():
-    from roofline_gui.core.training import scaling_sweep
-    from roofline_gui.io.presets import default_presets
+    w = gpt(batch=2, sequence=1024)
+    sweep = scaling(w, [chip("nvidia-a100-sxm4-80gb"), chip("google-tpu-v1")])
+    assert [r.training.items_per_step for r in sweep[:3]] == [2 * 1024 * d for d in (1, 2, 4)]
+    assert all(not np.isfinite(r.time[1]) for r in sweep)  # TPU v1: no bf16 roof
+    kernels = [r.kernel_time[0] for r in sweep]
+    assert kernels[0] == pytest.approx(kernels[-1])  # the same work per chip at every d
+    assert sweep[0].link_time[0] == 0 < sweep[3].link_time[0]
 
-    chips = [default_presets().chips[i] for i in ("nvidia-a100-sxm4-80gb", "google-tpu-v1")]
-    sweep = scaling_sweep(GPT, TrainingSetup(micro_batch=2, sequence=1024), chips, (1, 8, 64))
-    assert [row[0].tokens_per_step for row in sweep] == [2 * 1024 * d for d in (1, 8, 64)]
-    assert all(row[1] is None for row in sweep[1:])  # TPU v1: no bf16, no link to join chips
-    compute = [row[0].compute_time for row in sweep]
-    assert compute[0] == pytest.approx(compute[2])  # the same work per chip at every d
-    assert sweep[0][0].communication_time == 0 < sweep[2][0].communication_time
+
+def test_the_breakdown_and_what_would_make_it_fit():
+    w = llama2_7b(batch=1, sequence=4096, global_batch=1024, data_parallel=1024, zero=1,
+                  recompute="selective")
+    r = evaluate_workloads([w], [chip("nvidia-a100-sxm4-80gb")])[0]
+    parts = breakdown(r, [0])
+    assert [p.kind for p in parts] == ["forward", "backward", "recompute", "optimizer",
+                                       "communication"]
+    assert sum(p.share for p in parts) == pytest.approx(1)
+    assert parts[1].width == pytest.approx(2 * parts[0].width, rel=0.05)
+    fixes = fit_changes(w, 32e9)  # a TPU v3's 32 GB
+    assert fixes[0].startswith("ZeRO stage 2") and any("full recomputation" in f for f in fixes)

@@ -173,7 +173,7 @@ def test_bad_configs_name_the_field(spec_change, field):
 
 @pytest.mark.parametrize(("change", "field"), [
     ({"batch": 0}, "batch"), ({"context": -1}, "context"), ({"weights": "fp7"}, "weights"),
-    ({"phase": "train"}, "phase"), ({"chips_per_model": 0}, "chips_per_model"),
+    ({"phase": "warmup"}, "phase"), ({"chips_per_model": 0}, "chips_per_model"),
 ])
 def test_bad_workload_parameters_name_the_field(change, field):
     with pytest.raises(ValidationError, match=field):

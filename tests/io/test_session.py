@@ -210,7 +210,7 @@ def test_where_operands_live_survives_a_save_and_load_and_older_files_keep_main_
     path = tmp_path / "again.roofline"
     save_session(doc, path)
     assert load_session(path) == doc
-    assert json.loads(path.read_text())["version"] == 6  # written at the current version
+    assert json.loads(path.read_text())["version"] == VERSION  # written at the current version
     for old in ("session_v1.json", "session_v4.json"):
         assert all(k.resides == {} for k in load_session(DATA / old).kernels)
 
@@ -243,3 +243,34 @@ def test_a_what_if_chip_keeps_its_datasheet_figures_in_the_file(tmp_path):
     text = str(info.value)
     assert "compute_what_if_of.int4: is the datasheet int4 peak of a what-if" in text
     assert "memory[1].what_if_of: must be greater than 0" in text
+
+
+def test_training_workloads_survive_a_save_and_load_and_bad_settings_are_named(tmp_path):
+    doc = load_session(DATA / "session_v7.json")
+    llama, resnet = doc.workloads
+    assert (llama.phase, llama.data_parallel, llama.global_batch, llama.zero, llama.recompute,
+            llama.train_tokens) == ("train", 1024, 1024, 1, "selective", 2e12)
+    assert (resnet.kind, resnet.phase, resnet.optimizer, resnet.data_parallel) == (
+        "cnn", "train", "sgd", 8)
+    path = tmp_path / "again.roofline"
+    save_session(doc, path)
+    assert load_session(path) == doc
+    # an inference workload's entry carries no training keys, as in version 6
+    v6 = load_session(DATA / "session_v6.json")
+    save_session(v6, path)
+    for entry in json.loads(path.read_text()).get("workloads", []):
+        assert not {"global_batch", "data_parallel", "zero", "train_tokens"} & set(entry)
+    data = json.loads((DATA / "session_v7.json").read_text())
+    data["workloads"][0].update(global_batch=1000, zero=4, recompute="some", pipeline_parallel=99)
+    data["workloads"][1]["recompute"] = "selective"
+    with pytest.raises(ValidationError) as info:
+        parse_session(data)
+    text = str(info.value)
+    assert "workloads[0].zero: ZeRO stage 4: one of 0, 1, 2, 3" in text
+    assert "workloads[0].recompute: must be one of" in text
+    data["workloads"][0].update(zero=1, recompute="none")
+    with pytest.raises(ValidationError) as info:
+        parse_session(data)
+    text = str(info.value)
+    assert "workloads[0].global_batch: 1000 per step is not a multiple" in text
+    assert "workloads[1].recompute: selective recomputation recomputes a transformer" in text

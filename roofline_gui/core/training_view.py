@@ -1,0 +1,349 @@
+"""What the views show of a training step (Qt-free): the report of one chip's step and run, the
+breakdown by forward / backward / recompute / optimizer / communication / bubble, the memory
+per chip, the changes that would make it fit, the scaling over data parallelism and the
+explanation in words. Every number comes from a
+:class:`~roofline_gui.core.workload_eval.WorkloadResult` of a workload in phase ``train``
+(core.training builds its entries), so the chart, the table, the CSV and the words agree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from roofline_gui.core.display import Units
+from roofline_gui.core.errors import ValidationError
+from roofline_gui.core.roofline import BOUND_MEMORY
+from roofline_gui.core.training import GROUPS, RECOMPUTE_WORDS, scaling_variants
+from roofline_gui.core.units import format_si, format_time
+from roofline_gui.core.workload import Workload, build
+from roofline_gui.core.workload_eval import WorkloadResult, evaluate_workloads
+
+#: The step's parts in the breakdown, in order, with the colour each is drawn in.
+PART_COLORS = {"forward": "#4c78a8", "backward": "#f58518", "recompute": "#b279a2",
+               "optimizer": "#54a24b", "communication": "#9d9d9d", "bubble": "#d6d6d6"}
+#: The memory bar's parts (bytes per chip), with their colours.
+MEMORY_COLORS = {"weights": "#4c78a8", "gradients": "#f58518", "optimizer states": "#54a24b",
+                 "activations": "#b279a2"}
+
+
+@dataclass(frozen=True)
+class TrainingReport:
+    """One chip's training step and the run it implies: times in s, bytes per chip, rates."""
+
+    chip: str
+    time_lower: float  # communication hidden behind compute
+    time_upper: float  # nothing overlapped
+    forward_time: float
+    backward_time: float
+    recompute_time: float
+    optimizer_time: float
+    compute_time: float  # in compute-bound entries
+    memory_time: float  # in memory-bound entries
+    communication_time: float
+    bubble_time: float
+    tokens_per_second: float  # all chips together (images or samples for a CNN or MLP)
+    tokens_per_second_per_chip: float
+    model_flops_per_token: float
+    hardware_flops_per_token: float
+    mfu_at_bound: float
+    hfu_at_bound: float
+    state_bytes: float
+    activation_bytes: float
+    capacity: float | None
+    fits: bool
+    train_days: float | None
+    chip_hours: float | None
+    steps: tuple[str, ...]
+
+
+def _opt(x: float) -> float | None:
+    return float(x) if np.isfinite(x) else None
+
+
+def report(result: WorkloadResult, c: int) -> TrainingReport:
+    """The step on chip ``c`` with every formula's numbers in ``steps``."""
+    f = result.training
+    if f is None:
+        raise ValueError(f"{result.workload.name} is not a training step (phase {result.workload.phase})")
+    lower, upper = float(result.time[c]), float(result.time_no_overlap[c])
+    groups = {g: float(result.group_time(g)[c]) for g in GROUPS}
+    comm, bubble = float(result.link_time[c]), float(result.bubble_time[c])
+    mem = float(result.memory_time[c])
+    peak = float(result.peak[c])
+    unit = f.unit
+    w = result.workload
+    steps = (
+        *result.built.resident_steps[:1],
+        f"model FLOPs = {f.model_flops_text} (PaLM, appendix B; MFU counts these)",
+        f"hardware FLOPs ({RECOMPUTE_WORDS[w.recompute]}) = the entries' ops × {f.chips} chips ÷ "
+        f"{f.items_per_step:,.0f} {unit}s = {f.hardware_flops_per_item:.4g} per {unit}",
+        "per chip and step: " + ", ".join(f"{g} {format_time(t)}" for g, t in groups.items() if t)
+        + f" (each entry at its roof: {format_time(result.kernel_time[c])})",
+        *result.built.resident_steps[1:],
+        *result.built.link_steps,
+        (f"communication at {format_si(float(result.link_bandwidth[c]), 'B/s')}: "
+         f"{format_time(comm)}" if comm else "one chip: no communication"),
+        (f"pipeline bubble = (p−1)/m = {w.pipeline_parallel - 1}/{f.micro_batches} of forward, "
+         f"backward and recompute = {format_time(bubble)}" if w.pipeline_parallel > 1
+         else "no pipeline: no bubble"),
+        f"step ≥ max(kernels, communication) + bubble = {format_time(lower)} (perfect overlap), "
+        f"≤ {format_time(upper)} (none)",
+        f"MFU at the bound = {f.model_flops_per_item:.4g}·{f.items_per_step:,.0f} / "
+        f"({format_time(lower)} · {f.chips} · {format_si(peak, 'op/s')}) = "
+        f"{float(result.mfu_at_bound[c]):.1%} (hardware FLOPs: {float(result.hfu_at_bound[c]):.1%})",
+    )
+    days = float(result.train_days[c])
+    if np.isfinite(days):
+        steps = (*steps, f"{format_si(f.train_items, '').strip()} {unit}s = "
+                         f"{f.train_items / f.items_per_step:,.0f} steps: {days:.3g} days, "
+                         f"{float(result.chip_hours[c]):,.0f} chip-hours")
+    cap = float(result.capacity[c])
+    return TrainingReport(
+        result.chips[c].name, lower, upper, groups["forward"], groups["backward"],
+        groups["recompute"], groups["optimizer"], float(result.kernel_time[c]) - mem, mem, comm,
+        bubble, float(result.throughput[c]), float(result.throughput[c]) / f.chips,
+        f.model_flops_per_item, f.hardware_flops_per_item, float(result.mfu_at_bound[c]),
+        float(result.hfu_at_bound[c]), f.state_bytes, f.activation_bytes, _opt(cap),
+        bool(result.fits[c]) if np.isfinite(cap) else True, _opt(days),
+        _opt(float(result.chip_hours[c])), steps)
+
+
+# -- the breakdown and the memory bar ---------------------------------------------------------
+
+@dataclass(frozen=True)
+class Part:
+    chip: int
+    start: float
+    width: float
+    kind: str  # a key of PART_COLORS or MEMORY_COLORS
+    name: str
+    share: float
+
+
+def breakdown(result: WorkloadResult, chips: Sequence[int]) -> list[Part]:
+    """Each chip's step as a bar: forward, backward, recompute and optimizer time (each entry
+    at its roof), then communication and the pipeline bubble, end to end (the no-overlap sum;
+    the lower bound hides communication behind compute)."""
+    out = []
+    for c in chips:
+        if not np.isfinite(result.time[c]):
+            continue
+        total = float(result.kernel_time[c] + result.link_time[c] + result.bubble_time[c])
+        start = 0.0
+        for g in GROUPS:
+            rows = [e for e, entry in enumerate(result.entries) if entry.group == g]
+            t = float(result.entry_time[rows, c].sum()) if rows else 0.0
+            if t <= 0:
+                continue
+            memory = float(result.entry_time[rows, c][result.entry_bound[rows, c] == BOUND_MEMORY]
+                           .sum())
+            how = ("memory-bound" if memory > 0.5 * t else "compute-bound")
+            out.append(Part(c, start, t, g, f"{g} ({how} {100 * max(memory, t - memory) / t:.0f}%)",
+                            t / total))
+            start += t
+        for kind, t in (("communication", float(result.link_time[c])),
+                        ("bubble", float(result.bubble_time[c]))):
+            if t > 0:
+                out.append(Part(c, start, t, kind, kind, t / total))
+                start += t
+    return out
+
+
+def memory_parts(result: WorkloadResult) -> list[tuple[str, float]]:
+    """(part, bytes per chip) of what one chip holds: the same on every chip of the step."""
+    f = result.training
+    return [("weights", f.weights_bytes), ("gradients", f.gradient_bytes),
+            ("optimizer states", f.optimizer_bytes), ("activations", f.activation_bytes)]
+
+
+def fit_changes(workload: Workload, capacity: float, kernels=None) -> list[str]:
+    """The smallest changes, one setting at a time, after which each chip's states and
+    activations fit in ``capacity`` bytes: a higher ZeRO stage (with d > 1), recomputation, a
+    smaller micro-batch, more tensor or pipeline parallelism."""
+    w = workload
+    tries: list[tuple[str, Workload]] = []
+    if w.data_parallel > 1:
+        tries += [(f"ZeRO stage {z}", replace(w, zero=z)) for z in range(w.zero + 1, 4)]
+    later = ("selective", "full") if w.kind == "transformer" else ("full",)
+    tries += [(RECOMPUTE_WORDS[r], replace(w, recompute=r)) for r in later
+              if later.index(r) > (later.index(w.recompute) if w.recompute in later else -1)]
+    b = w.batch
+    while b > 1:
+        b //= 2
+        tries.append((f"micro-batch {b}", replace(w, batch=b, global_batch=0 if not w.global_batch
+                                                   else w.global_batch)))
+    if w.kind == "transformer":
+        t = w.chips_per_model
+        while t < 64:
+            t *= 2
+            tries.append((f"tensor parallel t = {t} ({w.data_parallel * t * w.pipeline_parallel} "
+                          "chips)", replace(w, chips_per_model=t)))
+    p = w.pipeline_parallel
+    while p < 64:
+        p *= 2
+        tries.append((f"pipeline parallel p = {p} ({w.data_parallel * w.chips_per_model * p} "
+                      "chips)", replace(w, pipeline_parallel=p)))
+    out, kinds = [], set()
+    for text, variant in tries:
+        kind = text.split(" ")[0]
+        if kind in kinds:
+            continue
+        try:
+            held = build(variant, kernels).resident_bytes
+        except ValidationError:
+            continue
+        if held <= capacity:
+            out.append(f"{text} ({format_si(held, 'B')} per chip)")
+            kinds.add(kind)
+    return out[:4]
+
+
+def scaling(workload: Workload, chips, *, derated: bool = False, same_width: bool = False,
+            kernels=None) -> list[WorkloadResult]:
+    """The step as the data-parallel degree d runs over 1 … 4,096 (each replica's share of the
+    global batch kept), all evaluated together: where communication takes over."""
+    return evaluate_workloads(scaling_variants(workload), chips, derated=derated,
+                              same_width=same_width, kernels=kernels)
+
+
+def communication_takes_over(results: Sequence[WorkloadResult], c: int) -> int | None:
+    """The smallest chip count of a scaling sweep at which communication takes longer than the
+    kernels on chip ``c`` (None: never within it)."""
+    return next((r.training.chips for r in results
+                 if np.isfinite(r.time[c]) and r.link_time[c] > r.kernel_time[c]), None)
+
+
+# -- the explanation ----------------------------------------------------------------------------
+
+def _share(x: float) -> str:
+    return "0%" if abs(x) < 5e-4 else f"{100 * x:.3g}%"
+
+
+def explain_training(result: WorkloadResult, c: int, units: Units = Units(),  # noqa: B008
+                     kernels=None, *, same_width: bool = False) -> list[str]:
+    """Lines of text for the training step on chip ``c``: the step and the run, whether the
+    states and activations fit, the MFU and its convention, where the time goes, what bounds
+    it, what would move it, and the formulas with their numbers."""
+    from roofline_gui.core.workload_view import label_of, rate_count  # noqa: PLC0415
+    from roofline_gui.core.worth import workload_speedups, worth_text  # noqa: PLC0415
+
+    w, chip, f = result.workload, result.chips[c], result.training
+    t = float(result.time[c])
+    if not np.isfinite(t):
+        if f.chips > 1 and not np.isfinite(result.link_bandwidth[c]):
+            return [f"{w.name} on {chip.name}: the chip has no {w.link} level to join "
+                    f"{f.chips} chips; choose another link or one chip."]
+        return [f"{w.name} on {chip.name}: unsupported: {chip.name} has no {w.activations} "
+                f"ceiling (its precisions: {', '.join(chip.precisions)}); train it in one of "
+                "those."]
+    r = report(result, c)
+    unit = f.unit
+    lines = [f"{label_of(w)} on {chip.name}: one step of {w.sequences_per_step:,} "
+             f"{'sequences' if unit == 'token' else unit + 's'} ({f.items_per_step:,.0f} {unit}s) "
+             f"takes at least {format_time(t)} on {f.chips:,} chip{'s' if f.chips > 1 else ''} "
+             f"(at most {format_time(r.time_upper)} with no overlap): "
+             f"{rate_count(r.tokens_per_second)} {unit}s/s, "
+             f"{rate_count(r.tokens_per_second_per_chip)} per chip."]
+    cap = float(result.capacity[c])
+    held = f.state_bytes + f.activation_bytes
+    memory = (f"weights {format_si(f.weights_bytes, 'B')}, gradients "
+              f"{format_si(f.gradient_bytes, 'B')}, optimizer states "
+              f"{format_si(f.optimizer_bytes, 'B')}, activations "
+              f"{format_si(f.activation_bytes, 'B')}")
+    if np.isfinite(cap) and held > cap:
+        fixes = fit_changes(w, cap, kernels)
+        lines.append(f"Does NOT fit: each chip must hold {format_si(held, 'B')} ({memory}) but has "
+                     f"{format_si(cap, 'B')}. The times assume it fit"
+                     + (": it would with " + "; or ".join(fixes) + "." if fixes else "."))
+    if r.train_days is not None:
+        lines.append(f"The run: {format_si(f.train_items, '').strip()} {unit}s take "
+                     f"{r.train_days:,.3g} days on {f.chips:,} chips, {r.chip_hours:,.0f} "
+                     "chip-hours (at the bound: a real run takes longer).")
+    lines.append(f"MFU at the bound: {r.mfu_at_bound:.1%}. It counts model FLOPs as PaLM's appendix "
+                 f"B does, {f.model_flops_text}, against {f.chips:,} × the {w.activations} peak of "
+                 f"{units.format_rate(float(result.peak[c]))}; with "
+                 f"{RECOMPUTE_WORDS[w.recompute]} the chips do {f.hardware_flops_per_item:.4g} per "
+                 f"{unit} ({r.hfu_at_bound:.1%} of peak).")
+    total = r.time_upper
+    parts = [(g, getattr(r, f"{g}_time")) for g in GROUPS] + [
+        ("communication", r.communication_time), ("bubble", r.bubble_time)]
+    lines.append("Where the time goes: " + ", ".join(
+        f"{name} {_share(x / total)}" for name, x in parts if x > 0) + f"; {_share(r.memory_time / total)} "
+        "of it in memory-bound kernels.")
+    ceiling = float(result.peak[c])
+    busy = r.compute_time / t
+    lines.append(f"Compute is busy {_share(busy)} of the step at the {w.activations} roof of "
+                 f"{units.format_rate(ceiling)}" + (
+                     f"; communication ({format_time(r.communication_time)}) is longer than the "
+                     f"kernels ({format_time(float(result.kernel_time[c]))}): the link bounds the "
+                     "step" if r.communication_time > result.kernel_time[c] else "") + ".")
+    names = {"compute": f"the {w.activations} peak",
+             **{role: " and ".join(lv.name for lv in chip.levels(role))
+                for role in ("dram", "cache", "host", "link") if chip.levels(role)}}
+    worth = worth_text({k: float(v[c]) for k, v in workload_speedups(result).items()}, names)
+    if worth:
+        lines.append(worth)
+    moves = _moves(result, c, kernels, same_width)
+    if moves:
+        lines.append("What would move it:")
+        lines.extend(f"• {m}" for m in moves)
+    lines.append(f"Memory per chip: {memory} = {format_si(held, 'B')}"
+                 + (f" of {format_si(cap, 'B')}." if np.isfinite(cap) else "."))
+    lines.append("How it is counted:")
+    lines.extend(f"• {s}" for s in r.steps)
+    return lines
+
+
+def _moves(result: WorkloadResult, c: int, kernels, same_width: bool) -> list[str]:
+    """Precision, micro-batch, recomputation and data parallelism, each evaluated on the chip."""
+    w, chip = result.workload, result.chips[c]
+    t = float(result.time[c])
+    variants: list[tuple[str, Workload]] = []
+    low = {"fp32": "bf16", "tf32": "bf16", "bf16": "fp8", "fp16": "fp8"}.get(w.activations)
+    if low == "bf16" and "bf16" not in chip.precisions and "fp16" in chip.precisions:
+        low = "fp16"
+    if low and (low in chip.precisions or same_width):
+        variants.append((f"{low} instead of {w.activations} (mixed precision)",
+                         replace(w, activations=low)))
+    if w.activations in ("bf16", "fp16", "fp8"):
+        variants.append(("fp32 instead (no mixed precision)", replace(w, activations="fp32")))
+    if w.recompute != "none":
+        variants.append(("no recomputation", replace(w, recompute="none")))
+    if w.global_batch in (0, w.batch * w.data_parallel):
+        variants.append((f"micro-batch {2 * w.batch}", replace(w, batch=2 * w.batch)))
+    variants.append((f"twice the data parallelism (d = {2 * w.data_parallel}, "
+                     f"{2 * result.training.chips:,} chips, the global batch twice as large)",
+                     scaling_variants(w, (2 * w.data_parallel,))[0]))
+    good = []
+    for text, v in variants:
+        try:
+            build(v, kernels)
+        except ValidationError:
+            continue
+        good.append((text, v))
+    if not good:
+        return []
+    results = evaluate_workloads([v for _, v in good], [chip], derated=result.evaluation.derated,
+                                 same_width=same_width, kernels=kernels)
+    out = []
+    thr = float(result.throughput[c])
+    for (text, _v), r in zip(good, results, strict=True):
+        t2 = float(r.time[0])
+        if not np.isfinite(t2):
+            out.append(f"{text}: {chip.name} has no roof for it")
+            continue
+        fit = r.built.resident_bytes <= float(result.capacity[c]) if np.isfinite(
+            result.capacity[c]) else True
+        gain = float(r.throughput[0]) / thr
+        days = float(r.train_days[0])
+        out.append(f"{text}: {gain:.3g}× the {result.training.unit}s/s, step "
+                   f"{format_time(t2)} ({t2 / t:.3g}×)"
+                   + (f", {days:,.3g} days" if np.isfinite(days) else "")
+                   + (f", MFU {float(r.mfu_at_bound[0]):.1%}" if np.isfinite(r.mfu_at_bound[0]) else "")
+                   + ("" if fit else f"; does not fit ({format_si(r.built.resident_bytes, 'B')} "
+                                     "per chip)"))
+    return out
+
