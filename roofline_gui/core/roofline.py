@@ -128,6 +128,7 @@ class ChipArrays:
     #: [C, P] the precision whose ceiling stands in where the chip lacks this one (same width,
     #: units.SAME_WIDTH), else -1; all -1 unless built with ``same_width``
     stand_in: np.ndarray | None = None
+    same_width: bool = False  # built with same-width stand-ins (what a variant is evaluated with)
 
     @classmethod
     def from_chips(cls, chips: Sequence[Chip], same_width: bool = False) -> ChipArrays:
@@ -165,7 +166,7 @@ class ChipArrays:
             rows, cols = np.nonzero(stand_in >= 0)
             peak[rows, cols] = peak[rows, stand_in[rows, cols]]
             peak_fraction[rows, cols] = peak_fraction[rows, stand_in[rows, cols]]
-        return cls(peak, peak_fraction, bw, wbw, frac, role, dram, stand_in)
+        return cls(peak, peak_fraction, bw, wbw, frac, role, dram, stand_in, same_width)
 
     def ceiling(self, derated: bool) -> np.ndarray:
         """[C, P] the compute ceilings applied: peak, × its achievable fraction when derated."""
@@ -188,7 +189,8 @@ class ChipArrays:
         index = np.asarray(columns, dtype=np.intp)
         return ChipArrays(*(getattr(self, f)[index] for f in (
             "peak", "peak_fraction", "bandwidth", "write_bandwidth", "bandwidth_fraction", "role",
-            "dram_level")), None if self.stand_in is None else self.stand_in[index])
+            "dram_level")), None if self.stand_in is None else self.stand_in[index],
+            self.same_width)
 
     def stand_in_for(self, c: int, precision_index: int) -> int:
         """The precision index standing in for ``precision_index`` on chip ``c``, or -1."""

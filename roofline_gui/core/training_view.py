@@ -77,7 +77,8 @@ def report(result: WorkloadResult, c: int) -> TrainingReport:
     w = result.workload
     steps = (
         *result.built.resident_steps[:1],
-        f"model FLOPs = {f.model_flops_text} (PaLM, appendix B; MFU counts these)",
+        f"model FLOPs = {f.model_flops_text}"
+        + (" (PaLM, appendix B; MFU counts these)" if unit == "token" else "; MFU counts these"),
         f"hardware FLOPs ({RECOMPUTE_WORDS[w.recompute]}) = the entries' ops × {f.chips} chips ÷ "
         f"{f.items_per_step:,.0f} {unit}s = {f.hardware_flops_per_item:.4g} per {unit}",
         "per chip and step: " + ", ".join(f"{g} {format_time(t)}" for g, t in groups.items() if t)
@@ -223,7 +224,7 @@ def _share(x: float) -> str:
 
 
 def explain_training(result: WorkloadResult, c: int, units: Units = Units(),  # noqa: B008
-                     kernels=None, *, same_width: bool = False) -> list[str]:
+                     kernels=None) -> list[str]:
     """Lines of text for the training step on chip ``c``: the step and the run, whether the
     states and activations fit, the MFU and its convention, where the time goes, what bounds
     it, what would move it, and the formulas with their numbers."""
@@ -241,8 +242,9 @@ def explain_training(result: WorkloadResult, c: int, units: Units = Units(),  # 
                 "those."]
     r = report(result, c)
     unit = f.unit
-    lines = [f"{label_of(w)} on {chip.name}: one step of {w.sequences_per_step:,} "
-             f"{'sequences' if unit == 'token' else unit + 's'} ({f.items_per_step:,.0f} {unit}s) "
+    what = (f"{w.sequences_per_step:,} sequences ({f.items_per_step:,.0f} tokens)"
+            if unit == "token" else f"{w.sequences_per_step:,} {unit}s")
+    lines = [f"{label_of(w)} on {chip.name}: one step of {what} "
              f"takes at least {format_time(t)} on {f.chips:,} chip{'s' if f.chips > 1 else ''} "
              f"(at most {format_time(r.time_upper)} with no overlap): "
              f"{rate_count(r.tokens_per_second)} {unit}s/s, "
@@ -262,8 +264,10 @@ def explain_training(result: WorkloadResult, c: int, units: Units = Units(),  # 
         lines.append(f"The run: {format_si(f.train_items, '').strip()} {unit}s take "
                      f"{r.train_days:,.3g} days on {f.chips:,} chips, {r.chip_hours:,.0f} "
                      "chip-hours (at the bound: a real run takes longer).")
-    lines.append(f"MFU at the bound: {r.mfu_at_bound:.1%}. It counts model FLOPs as PaLM's appendix "
-                 f"B does, {f.model_flops_text}, against {f.chips:,} × the {w.activations} peak of "
+    convention = ("as PaLM's appendix B counts them" if unit == "token" else
+                  "as three forward passes")
+    lines.append(f"MFU at the bound: {r.mfu_at_bound:.1%}. It counts model FLOPs {convention}, "
+                 f"{f.model_flops_text}, against {f.chips:,} × the {w.activations} peak of "
                  f"{units.format_rate(float(result.peak[c]))}; with "
                  f"{RECOMPUTE_WORDS[w.recompute]} the chips do {f.hardware_flops_per_item:.4g} per "
                  f"{unit} ({r.hfu_at_bound:.1%} of peak).")
@@ -286,7 +290,7 @@ def explain_training(result: WorkloadResult, c: int, units: Units = Units(),  # 
     worth = worth_text({k: float(v[c]) for k, v in workload_speedups(result).items()}, names)
     if worth:
         lines.append(worth)
-    moves = _moves(result, c, kernels, same_width)
+    moves = _moves(result, c, kernels, result.evaluation.chip_arrays.same_width)
     if moves:
         lines.append("What would move it:")
         lines.extend(f"• {m}" for m in moves)
@@ -313,7 +317,8 @@ def _moves(result: WorkloadResult, c: int, kernels, same_width: bool) -> list[st
     if w.recompute != "none":
         variants.append(("no recomputation", replace(w, recompute="none")))
     if w.global_batch in (0, w.batch * w.data_parallel):
-        variants.append((f"micro-batch {2 * w.batch}", replace(w, batch=2 * w.batch)))
+        variants.append((f"micro-batch {2 * w.batch} (the global batch with it)",
+                         replace(w, batch=2 * w.batch)))
     variants.append((f"twice the data parallelism (d = {2 * w.data_parallel}, "
                      f"{2 * result.training.chips:,} chips, the global batch twice as large)",
                      scaling_variants(w, (2 * w.data_parallel,))[0]))

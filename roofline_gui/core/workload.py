@@ -678,6 +678,17 @@ def _custom(w: Workload, kernels: Mapping[str, Kernel]) -> Built:
     return Built(tuple(entries))
 
 
+def with_field(workload: Workload, key: str, value: Any) -> Workload:
+    """The workload with ``key`` at ``value``, as a drag, a field or a sweep sets it: a training
+    step's micro-batch keeps the global batch where it is still a multiple of micro-batch × data
+    parallel, and otherwise takes the nearest multiple above it."""
+    w = replace(workload, **{key: value})
+    if w.training and key == "batch" and w.global_batch:
+        unit = w.batch * w.data_parallel
+        w = replace(w, global_batch=-(-w.global_batch // unit) * unit)
+    return w
+
+
 def build(workload: Workload, kernels: Mapping[str, Kernel] | None = None) -> Built:
     """The workload's entries. Raises ValidationError naming each bad parameter or spec field."""
     problems = workload.problems()

@@ -31,7 +31,7 @@ from roofline_gui.core.roofline import (
     KernelArrays,
     evaluate,
 )
-from roofline_gui.core.workload import Built, Workload, build
+from roofline_gui.core.workload import Built, Workload, build, with_field
 
 WORKLOAD_CSV_COLUMNS = (
     "chip", "workload", "phase", "batch", "sequence", "context", "chips_per_model", "time_s",
@@ -398,7 +398,7 @@ def batch_sweep(workload: Workload, chips: Sequence[Chip], batches: Sequence[int
                 *, derated: bool = False, kernels: Mapping[str, Kernel] | None = None,
                 ) -> list[WorkloadResult]:
     """The workload at each batch, all evaluated together (latency-throughput trade-off)."""
-    variants = [replace(workload, batch=int(b)) for b in batches]
+    variants = [with_field(workload, "batch", int(b)) for b in batches]
     return evaluate_workloads(variants, chips, derated=derated, kernels=kernels)
 
 

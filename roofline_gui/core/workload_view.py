@@ -17,7 +17,7 @@ import numpy as np
 from roofline_gui.core.display import Units
 from roofline_gui.core.roofline import BOUND_COMPUTE, BOUND_MEMORY, LIMITER_COMPUTE, ROLE_INDEX
 from roofline_gui.core.units import format_si, format_time
-from roofline_gui.core.workload import Workload, build
+from roofline_gui.core.workload import Workload, build, with_field
 from roofline_gui.core.workload_eval import (
     SWEEP_BATCHES,
     WorkloadResult,
@@ -50,7 +50,10 @@ def label_of(w: Workload) -> str:
     if w.training:
         what = f"b = {w.batch}, S = {w.sequence}" if w.kind == "transformer" else f"b = {w.batch}"
         chips = w.chips_total
-        return (f"{w.name} · train {what}, G = {w.sequences_per_step}, {w.activations}"
+        name = w.name.lower()
+        return (f"{w.name} · {'' if 'train' in name else 'train '}{what}, "
+                f"G = {w.sequences_per_step}"
+                + ("" if w.activations in name else f", {w.activations}")
                 + (f", {chips:,} chips" if chips > 1 else ""))
     if w.kind == "transformer":
         length = f"S = {w.sequence}" if w.phase == "prefill" else f"L = {w.context}"
@@ -103,6 +106,10 @@ def drag_key(workload: Workload, modifier: bool) -> str:
     return "context" if workload.phase == "decode" else "sequence"
 
 
+#: What a drag (or a field) sets: core.workload.with_field.
+dragged = with_field
+
+
 def drag_ladder(workload: Workload, key: str, kernels=None) -> tuple[np.ndarray, np.ndarray]:
     """(values, aggregate intensity at each) for the values a drag may give ``key``: the round
     numbers people size with, powers of two and the halves between (1, 2, 3, 4, 6, 8, 12, 16,
@@ -113,7 +120,7 @@ def drag_ladder(workload: Workload, key: str, kernels=None) -> tuple[np.ndarray,
                               if 1 <= v <= top}))
     intensity = np.empty(len(values))
     for i, v in enumerate(values):
-        built = build(replace(workload, **{key: int(v)}), kernels)
+        built = build(dragged(workload, key, int(v)), kernels)
         ops = sum(e.kernel.traffic().ops * e.count for e in built.entries)
         dram = sum(e.kernel.traffic().bytes.get("dram", 0.0) * e.count for e in built.entries)
         intensity[i] = ops / dram

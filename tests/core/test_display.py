@@ -57,7 +57,11 @@ def _check_workload_marks(doc, spec, mac, derated) -> int:
     for mark, r in zip(workload_marks(results, Units(mac=mac), list(range(len(doc.chips)))),
                        results, strict=True):
         for c in range(len(doc.chips)):
-            roof = next(rf for rf in spec.roofs_of(c) if rf.precision == r.workload.activations)
+            roof = next((rf for rf in spec.roofs_of(c) if rf.precision == r.workload.activations),
+                        None)
+            if roof is None:  # a chip without the precision (TPU v3, fp32) cannot run it
+                assert not np.isfinite(r.time[c]) and np.isnan(mark.entry_y[:, c]).all()
+                continue
             for e in range(len(r.entries)):
                 x, y = mark.entry_x[e], mark.entry_y[e, c]
                 assert y <= min(roof.peak, roof.bandwidth * x) * (1 + 1e-9)

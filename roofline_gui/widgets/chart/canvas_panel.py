@@ -9,7 +9,6 @@ and dragging a workload's point changes its batch (Shift: its context or sequenc
 from __future__ import annotations
 
 from contextlib import contextmanager
-from dataclasses import replace
 
 import numpy as np
 import pyqtgraph as pg
@@ -314,6 +313,7 @@ class CanvasPanel(QWidget):
         from roofline_gui.core.workload_view import (  # noqa: PLC0415
             drag_key,
             drag_ladder,
+            dragged,
             ladder_note,
             value_at,
         )
@@ -333,7 +333,7 @@ class CanvasPanel(QWidget):
         value = value_at(values, at, target)
         self.model.say(ladder_note(workload.name, key, values, at, target))
         if getattr(workload, key) != value:
-            self.model.set_workload(replace(workload, **{key: value}),
+            self.model.set_workload(dragged(workload, key, value),
                                     f"Drag {workload.name}: {key} {value}",
                                     merge_key=("workload drag", self._drag_serial))
         if finished:

@@ -44,21 +44,24 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from roofline_gui.core import training_view
 from roofline_gui.core.errors import RooflineError, ValidationError
 from roofline_gui.core.units import PRECISIONS, format_si, format_time
 from roofline_gui.core.workload import (
     LINK_ROLES,
     MAX_DIM,
     ON_CHIP_KINDS,
+    TRAIN_KINDS,
     Workload,
     build,
     parameters_text,
 )
 from roofline_gui.core.workload_eval import SWEEP_BATCHES, batch_sweep
-from roofline_gui.core.workload_view import SEGMENT_KINDS, breakdown, label_of
+from roofline_gui.core.workload_view import SEGMENT_KINDS, breakdown, dragged, label_of
 from roofline_gui.io.workloads import shipped_folder, shipped_workloads, workload_from_config
 from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.widgets.common.axes import SIAxis
+from roofline_gui.widgets.common.fields import QuantityEdit
 from roofline_gui.widgets.common.throttle import Throttle
 
 _INT_FIELDS = (("batch", "Batch B", "sequences (or images, samples) per step"),
@@ -67,9 +70,29 @@ _INT_FIELDS = (("batch", "Batch B", "sequences (or images, samples) per step"),
                ("chips_per_model", "Chips N", "chips sharing the model (tensor parallelism)"))
 _PRECISION_FIELDS = (("weights", "Weights"), ("activations", "Activations, math"),
                      ("kv_cache", "KV cache"))
+#: A training step's fields (phase train): (name, label, tooltip).
+_TRAIN_INTS = (("global_batch", "Global batch G", "sequences (images) per optimizer step, over "
+                "all replicas; auto: micro-batch × data parallel (no gradient accumulation)"),
+               ("data_parallel", "Data parallel d", "replicas, each on t·p chips; the gradients "
+                "are all-reduced once per step"),
+               ("pipeline_parallel", "Pipeline p", "pipeline stages (1F1B): each chip holds L/p "
+                "layers; the bubble idles (p−1)/m of the step"))
+_TRAIN_CHOICES = (("zero", "ZeRO", [("0: none", 0), ("1: optimizer states", 1),
+                                    ("2: + gradients", 2), ("3: + weights", 3)],
+                   "ZeRO stage: which model states are divided by d (Rajbhandari et al. 2020)"),
+                  ("recompute", "Recompute", [("none", "none"), ("selective", "selective"),
+                                              ("full", "full")],
+                   "activation recomputation: selective recomputes the attention core "
+                   "(Korthikanti et al. 2022), full one more forward of every layer"),
+                  ("optimizer", "Optimizer", [("Adam", "adam"), ("SGD, momentum", "sgd")],
+                   "Adam keeps fp32 master weights, momentum and variance (12 B per parameter "
+                   "in mixed precision); SGD master weights and momentum (8 B)"))
 #: Fields by the names the window gives them (the undo history says "Chips N 4").
 FIELD_LABELS = {**{name: label for name, label, _tip in _INT_FIELDS}, **dict(_PRECISION_FIELDS),
-                "phase": "Phase", "link": "Link", "activations_on_chip": "activations on chip"}
+                **{name: label for name, label, _tip in _TRAIN_INTS},
+                **{name: label for name, label, _items, _tip in _TRAIN_CHOICES},
+                "train_tokens": "Tokens D", "phase": "Phase", "link": "Link",
+                "activations_on_chip": "activations on chip"}
 
 
 class DoublingSpinBox(QSpinBox):
@@ -97,10 +120,12 @@ class WorkloadFields(QWidget):
         grid.setVerticalSpacing(3)
         self._labels: dict[QWidget, QLabel] = {}
         self.phase = QComboBox()
-        self.phase.addItems(["decode", "prefill"])
         self.phase.setToolTip("prefill: the prompt's S tokens at once; decode: one new token per "
-                              "sequence against a KV cache of L")
-        self.phase.currentTextChanged.connect(lambda t: self.sig_changed.emit("phase", t))
+                              "sequence against a KV cache of L; train: one optimizer step "
+                              "(forward, backward, optimizer) over the global batch")
+        self.phase.activated.connect(
+            lambda i: self.sig_changed.emit("phase", self.phase.itemData(i)))
+        self._phase_kind = None
         self.spins: dict[str, QSpinBox] = {}
         for name, _label, tip in _INT_FIELDS:
             spin = DoublingSpinBox() if name == "chips_per_model" else QSpinBox()
@@ -115,6 +140,28 @@ class WorkloadFields(QWidget):
             combo.addItems(list(PRECISIONS))
             combo.currentTextChanged.connect(lambda t, n=name: self.sig_changed.emit(n, t))
             self.combos[name] = combo
+        for name, _label, tip in _TRAIN_INTS:
+            spin = QSpinBox() if name == "global_batch" else DoublingSpinBox()
+            spin.setRange(0 if name == "global_batch" else 1, 10**9 if name == "global_batch"
+                          else MAX_DIM)
+            if name == "global_batch":
+                spin.setSpecialValueText("auto (b·d)")
+            spin.setToolTip(tip)
+            spin.setKeyboardTracking(False)
+            spin.valueChanged.connect(lambda v, n=name: self.sig_changed.emit(n, int(v)))
+            self.spins[name] = spin
+        for name, _label, items, tip in _TRAIN_CHOICES:
+            combo = QComboBox()
+            for text, value in items:
+                combo.addItem(text, value)
+            combo.setToolTip(tip)
+            combo.activated.connect(lambda i, n=name, c=combo: self.sig_changed.emit(n, c.itemData(i)))
+            self.combos[name] = combo
+        self.tokens = QuantityEdit("count", minimum=0.0, bound=True)
+        self.tokens.setToolTip("Training tokens (images) of the whole run, for its days and "
+                               "chip-hours: 2T, 300e9, 1.4e12; 0: no run")
+        self.tokens.sig_value_committed.connect(
+            lambda v: self.sig_changed.emit("train_tokens", float(v or 0.0)))
         self.link = QComboBox()
         self.link.addItems(list(LINK_ROLES))
         self.link.setToolTip("The memory role joining the N chips: link (NVLink, ICI, Infinity "
@@ -127,8 +174,15 @@ class WorkloadFields(QWidget):
                 (("Link", self.link), (labels["sequence"], self.spins["sequence"])),
                 (None, (labels["context"], self.spins["context"])),
                 (("Weights", self.combos["weights"]), ("Math", self.combos["activations"])),
-                (("KV cache", self.combos["kv_cache"]), ("Chips N", self.spins["chips_per_model"]))]
+                (("KV cache", self.combos["kv_cache"]), ("Chips N", self.spins["chips_per_model"])),
+                (("Global batch G", self.spins["global_batch"]),
+                 ("Data parallel d", self.spins["data_parallel"])),
+                (("Pipeline p", self.spins["pipeline_parallel"]), ("ZeRO", self.combos["zero"])),
+                (("Recompute", self.combos["recompute"]), ("Optimizer", self.combos["optimizer"])),
+                (("Tokens D", self.tokens), None)]
         shared = {2: 1}  # grid row 2's cells go into row 1
+        self._grid = grid
+        self._arranged_for_training = False
         for r, pair in enumerate(rows):
             for k, cell in enumerate(pair):
                 if cell is None:
@@ -153,34 +207,83 @@ class WorkloadFields(QWidget):
         # As tall as its rows, wherever it sits (a dialog's spare height is not spread between them).
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
 
+    def _phases(self, kind: str) -> None:
+        """The phases a kind has: a transformer decode, prefill and train; a CNN or MLP
+        inference and train."""
+        if kind == self._phase_kind:
+            return
+        self._phase_kind = kind
+        self.phase.clear()
+        if kind == "transformer":
+            for phase in ("decode", "prefill", "train"):
+                self.phase.addItem(phase, phase)
+        else:
+            self.phase.addItem("inference", "decode")
+            self.phase.addItem("train", "train")
+
+    def _arrange(self, train: bool) -> None:
+        """In training the weights' and KV cache's fields go: the precision moves into the
+        weights' cell and the tensor-parallel degree beside it, a row fewer."""
+        if train == self._arranged_for_training:
+            return
+        self._arranged_for_training = train
+        for widget, (row, column) in ((self.combos["activations"], (3, 0) if train else (3, 1)),
+                                      (self.spins["chips_per_model"], (3, 1) if train else (4, 1))):
+            self._grid.addWidget(self._labels[widget], row, 2 * column)
+            self._grid.addWidget(widget, row, 2 * column + 1)
+
     def show_workload(self, w: Workload) -> None:
         widgets = [self.phase, self.link, self.on_chip, *self.spins.values(),
                    *self.combos.values()]
         for widget in widgets:
             widget.blockSignals(True)
         try:
-            self.phase.setCurrentText(w.phase)
+            self._phases(w.kind)
+            self.phase.setCurrentIndex(max(0, self.phase.findData(
+                "train" if w.phase == "train" else w.phase if w.kind == "transformer"
+                else "decode")))
             self.link.setCurrentText(w.link)
             for name, spin in self.spins.items():
                 spin.setValue(getattr(w, name))
             for name, combo in self.combos.items():
-                combo.setCurrentText(getattr(w, name))
+                index = combo.findData(getattr(w, name))
+                combo.setCurrentIndex(index if index >= 0 else combo.findText(getattr(w, name)))
             self.on_chip.setChecked(w.activations_on_chip)
+            if not self.tokens.hasFocus():
+                self.tokens.set_value(w.train_tokens)
         finally:
             for widget in widgets:
                 widget.blockSignals(False)
         transformer = w.kind == "transformer"
+        train = w.training
         own = w.kind != "custom"  # a custom workload's kernels keep their own precisions
-        for widget, shown in ((self.combos["weights"], own), (self.combos["activations"], own),
-                              (self.phase, transformer),
-                              (self.spins["sequence"], transformer and w.phase == "prefill"),
+        for widget, shown in ((self.combos["weights"], own and not train),
+                              (self.combos["activations"], own),
+                              (self.phase, w.kind in TRAIN_KINDS),
+                              (self.spins["sequence"], transformer and w.phase != "decode"),
                               (self.spins["context"], transformer and w.phase == "decode"),
-                              (self.combos["kv_cache"], transformer),
+                              (self.combos["kv_cache"], transformer and not train),
                               (self.spins["chips_per_model"], transformer),
-                              (self.link, transformer)):
+                              (self.link, transformer or train),
+                              *((self.spins[n], train) for n, _l, _t in _TRAIN_INTS),
+                              *((self.combos[n], train) for n, _l, _i, _t in _TRAIN_CHOICES),
+                              (self.tokens, train)):
             widget.setVisible(shown)
             self._labels[widget].setVisible(shown)
-        self.on_chip.setVisible(w.kind in ON_CHIP_KINDS)
+        self._arrange(train)
+        # In training the batch is each replica's micro-batch, the chips sharing the model the
+        # tensor-parallel degree and the math's precision the training precision.
+        self._labels[self.spins["batch"]].setText("Micro-batch b" if train else "Batch B")
+        self._labels[self.spins["chips_per_model"]].setText("Tensor par. t" if train else "Chips N")
+        self._labels[self.combos["activations"]].setText("Precision" if train else "Math")
+        self.spins["chips_per_model"].setToolTip(
+            "tensor parallelism: chips sharing every matrix (a divisor of the heads)" if train
+            else "chips sharing the model (tensor parallelism)")
+        self.combos["activations"].setToolTip(
+            "the training precision: matmuls, activations, gradients and the weights' working "
+            "copy; below fp32 the optimizer keeps fp32 master weights" if train else
+            "Precision of activations and of the math: the compute roof used")
+        self.on_chip.setVisible(w.kind in ON_CHIP_KINDS and not train)
 
 
 def entries_html(w: Workload, kernels=None) -> str:
@@ -241,6 +344,9 @@ class WorkloadsPanel(QWidget):
         self.name.editingFinished.connect(self._on_name)
         self.fields = WorkloadFields()
         self.fields.sig_changed.connect(self._on_field)
+        self.refused = QLabel()
+        self.refused.setWordWrap(True)
+        self.refused.setStyleSheet("color: #b00020")
         self.formulas = QTextBrowser()
         self.formulas.setOpenLinks(False)
         self.hint = QLabel("Drag a workload's big point on the chart to change its batch "
@@ -258,6 +364,7 @@ class WorkloadsPanel(QWidget):
         name_row.addWidget(self.name, 1)
         layout.addLayout(name_row)
         layout.addWidget(self.fields)
+        layout.addWidget(self.refused)
         layout.addWidget(self.hint)
         layout.addWidget(self.formulas, 4)
         self._serial = 0  # spin-box edits of one field merge into one undo step until another
@@ -332,8 +439,10 @@ class WorkloadsPanel(QWidget):
         self.fields.show_workload(w)
         if not self.name.hasFocus():
             self.name.setText(w.name)
-        self.hint.setText("On the chart, drag its big point: the batch"
-                          + ("; Shift+drag: the context or prompt length."
+        self.hint.setText("On the chart, drag its big point: the "
+                          + ("micro-batch" if w.training else "batch")
+                          + ("; Shift+drag: the sequence." if w.kind == "transformer" and
+                             w.training else "; Shift+drag: the context or prompt length."
                              if w.kind == "transformer" else "."))
         self.hint.setToolTip("The point moves the way the intensity goes: in decode a longer "
                              "KV cache moves it left at large batches, right at batch 1.")
@@ -376,8 +485,25 @@ class WorkloadsPanel(QWidget):
             self._last_field = name
         self._last_edit = now
         label = FIELD_LABELS.get(name, name)
-        self.model.set_workload(replace(w, **{name: value}), f"{w.name}: {label} {value}",
-                                merge_key=("workload field", self._serial, name))
+        changed = dragged(w, name, value) if name == "batch" else replace(w, **{name: value})
+        if name == "phase" and value == "train":  # training keeps activations for backward
+            changed = replace(changed, activations_on_chip=False)
+        shown = (f"stage {value}" if name == "zero" else format_si(value, "").strip()
+                 if name == "train_tokens" else value or "auto" if name == "global_batch"
+                 else value)
+        refused = []
+        self.model.sig_refused.connect(refused.append)
+        try:
+            done = self.model.set_workload(changed, f"{w.name}: {label} {shown}",
+                                           merge_key=("workload field", self._serial, name))
+        finally:
+            self.model.sig_refused.disconnect(refused.append)
+        # A refused value does not stay in its field: the field shows the workload's own again,
+        # and the reason stays under the fields (the status bar's goes after a while).
+        self.refused.setText(f"{label} {shown} refused: {refused[0]}" if refused and not done
+                             else "")
+        if not done:
+            self.fields.show_workload(w)
 
     def _on_name(self) -> None:
         w = self.selected
@@ -535,7 +661,11 @@ class WorkloadDialog(QDialog):
 
     def _set(self, **changes) -> None:
         if self._draft is not None:
-            self._draft = replace(self._draft, **changes)
+            (name, value), = changes.items()
+            self._draft = (dragged(self._draft, name, value) if name == "batch"
+                           else replace(self._draft, **changes))
+            if changes.get("phase") == "train":
+                self._draft = replace(self._draft, activations_on_chip=False)
             self.fields.show_workload(self._draft)
             self._preview()
 
@@ -614,8 +744,18 @@ class WorkloadCharts(QWidget):
         self.sweep.getPlotItem().hideButtons()
         self.sweep.showGrid(True, True, 0.25)
 
+        # A training step's memory per chip (weights, gradients, optimizer states, activations)
+        # against each chip's capacity, under its time bars.
+        self.memory = pg.PlotWidget(background="w")  # linear: SIAxis is for log axes
+        self.memory.setMenuEnabled(False)
+        self.memory.getPlotItem().hideButtons()
+        self.memory.getViewBox().setMouseEnabled(False, False)
+        self.memory.hide()
+        left = QVBoxLayout()
+        left.addWidget(self.bars, 3)
+        left.addWidget(self.memory, 2)
         charts = QHBoxLayout()
-        charts.addWidget(self.bars, 3)
+        charts.addLayout(left, 3)
         charts.addWidget(self.sweep, 2)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -679,7 +819,8 @@ class WorkloadCharts(QWidget):
             self.segments = []
             return
         chips = [i for i, c in enumerate(r.chips) if c.visible]
-        self.segments = breakdown(r, chips)
+        train = r.training is not None
+        self.segments = training_view.breakdown(r, chips) if train else breakdown(r, chips)
         unit = r.workload.throughput_unit
         # What the bars do not show: chips that cannot run it, or cannot hold it.
         cannot = [r.chips[c].name for c in chips if not np.isfinite(r.time[c])]
@@ -691,9 +832,16 @@ class WorkloadCharts(QWidget):
                       f"{html.escape(', '.join(too_small))}</span>: the bars assume it did.")
         if cannot:
             notes += f" No bar: {html.escape(', '.join(cannot))} cannot run it (Why it sits there)."
-        title = (f"<b>{html.escape(label_of(r.workload))}</b>: time per step by kernel, "
-                 "coloured by what bounds it (blue memory, orange compute, grey link); right, "
-                 f"{unit} against latency as the batch grows.{notes}")
+        if train:
+            title = (f"<b>{html.escape(label_of(r.workload))}</b>: one step's time per chip by "
+                     "part (blue forward, orange backward, purple recompute, green optimizer, "
+                     "grey communication, light grey bubble; every kernel at its roof, "
+                     "communication not hidden); below, memory per chip; right, "
+                     f"{unit} against the number of chips as data parallelism grows.{notes}")
+        else:
+            title = (f"<b>{html.escape(label_of(r.workload))}</b>: time per step by kernel, "
+                     "coloured by what bounds it (blue memory, orange compute, grey link); "
+                     f"right, {unit} against latency as the batch grows.{notes}")
         if self.title.text() != title:
             self.title.setText(title)
         rows = {c: n for n, c in enumerate(chips)}
@@ -703,7 +851,7 @@ class WorkloadCharts(QWidget):
             self.bars.getViewBox().invertY(True)
             self.bars.setYRange(-0.6, len(chips) - 0.4, padding=0)
             self._chips_shown = names
-        for kind, color in SEGMENT_KINDS.items():
+        for kind, color in {**SEGMENT_KINDS, **training_view.PART_COLORS}.items():
             parts = [s for s in self.segments if s.kind == kind]
             item = self._bar_items.get(kind)
             if item is None:
@@ -713,13 +861,15 @@ class WorkloadCharts(QWidget):
                 self._bar_items[kind] = item
             item.setOpts(x0=[s.start for s in parts], y=[rows[s.chip] for s in parts],
                          width=[s.width for s in parts], height=0.6)
-        self._fit_x([float(r.time[c]) for c in chips if np.isfinite(r.time[c])])
+        ends = [s.start + s.width for s in self.segments]
+        self._fit_x([max(ends)] if ends else [])
         self._label_segments(rows)
+        self._draw_memory(r, chips, names)
         self.bars.setToolTip("\n".join(
             f"{r.chips[c].name}: {format_time(float(r.time[c]))}, "
             + ", ".join(f"{s.name} {100 * s.share:.2g}%" for s in self.segments
                         if s.chip == c and s.share >= 0.05) for c in chips))
-        key = (replace(r.workload, batch=1), r.chips, r.evaluation.derated)
+        key = (self._sweep_key(r.workload), r.chips, r.evaluation.derated)
         if key != self._shown_key:
             same_else = (self._shown_key is not None and self._marker is not None
                          and key[0] == self._shown_key[0] and key[2] == self._shown_key[2])
@@ -738,8 +888,59 @@ class WorkloadCharts(QWidget):
             return
         chips = [i for i, c in enumerate(r.chips) if c.visible]
         self._draw_sweep(r, chips)
-        self._shown_key = (replace(r.workload, batch=1), r.chips, r.evaluation.derated)
+        self._shown_key = (self._sweep_key(r.workload), r.chips, r.evaluation.derated)
         self._mark_batch(r, chips)
+
+    @staticmethod
+    def _sweep_key(w: Workload) -> Workload:
+        """What the sweep depends on: all but the batch (inference), all but the data-parallel
+        degree and the global batch it scales (training: each replica's share is kept)."""
+        if w.training:
+            return replace(w, data_parallel=1, global_batch=w.sequences_per_step // w.data_parallel)
+        return replace(w, batch=1)
+
+    def _draw_memory(self, r, chips, names) -> None:
+        """A training step's bytes per chip, stacked by part, with each chip's capacity."""
+        self.memory.setVisible(r.training is not None)
+        self.memory.clear()
+        if r.training is None:
+            return
+        parts = training_view.memory_parts(r)
+        rows = list(range(len(chips)))
+        start = 0.0
+        for name, size in parts:
+            if size <= 0:
+                continue
+            bar = pg.BarGraphItem(x0=[start] * len(rows), y=rows, width=[size] * len(rows),
+                                  height=0.6, brush=training_view.MEMORY_COLORS[name],
+                                  pen=pg.mkPen("w", width=1), name=name)
+            bar.setToolTip(f"{name}: {format_si(size, 'B')} per chip")
+            self.memory.addItem(bar)
+            start += size
+        caps = [float(r.capacity[c]) for c in chips]
+        known = [(y, cap) for y, cap in zip(rows, caps, strict=True) if np.isfinite(cap)]
+        if known:
+            held = start
+            self.memory.addItem(pg.ScatterPlotItem(
+                [cap for _y, cap in known], [y for y, _cap in known], symbol="|", size=26,
+                pen=pg.mkPen("#b00020", width=3),
+                brush=[pg.mkBrush("#b00020") for _ in known]))
+            for y, cap in known:  # rows are a few pixels high: words only where it does not fit
+                if held > cap:
+                    text = pg.TextItem(f"does not fit in {format_si(cap, 'B')}", color="#b00020",
+                                       anchor=(0, 0.5))
+                    text.setPos(held * 1.02, y)
+                    self.memory.addItem(text)
+        self.memory.setLabel("bottom", f"held per chip: {format_si(start, 'B')} (red mark: "
+                             "each chip's capacity)", units="B")
+        self.memory.getAxis("left").setTicks([list(enumerate(names))])
+        self.memory.getViewBox().invertY(True)
+        top = max([start, *[cap for _y, cap in known]]) * 1.45
+        self.memory.setXRange(0, top, padding=0)
+        self.memory.setYRange(-0.6, len(chips) - 0.4, padding=0)
+        self.memory.setToolTip("Memory per chip: " + ", ".join(
+            f"{name} {format_si(size, 'B')}" for name, size in parts)
+            + f" = {format_si(start, 'B')}; the red mark is each chip's capacity")
 
     def _fit_x(self, times: list[float]) -> None:
         """The time axis holds the longest bar; it keeps its range while the bars stay between
@@ -768,8 +969,45 @@ class WorkloadCharts(QWidget):
                 self.bars.addItem(text, ignoreBounds=True)
                 self._segment_labels.append(text)
 
+    def _draw_scaling(self, r, chips) -> None:
+        """Tokens (images) per second against the number of chips as d grows, each replica's
+        share of the global batch kept; hollow where communication takes longer than the
+        kernels (it then bounds the step), dashed the perfect scaling from one replica."""
+        sweep = training_view.scaling(r.workload, [r.chips[c] for c in chips],
+                                      derated=r.evaluation.derated,
+                                      same_width=self.model.view.same_width, kernels=r.kernels)
+        self._sweep = sweep
+        unit = r.workload.throughput_unit
+        self.sweep.setLabel("bottom", "chips, d doubling (hollow: the link bounds)")
+        self.sweep.setLabel("left", unit)
+        xs = np.array([s.training.chips for s in sweep], dtype=float)
+        for j, c in enumerate(chips):
+            thr = np.array([s.throughput[j] for s in sweep])
+            ok = np.isfinite(thr)
+            if not ok.any():
+                continue
+            color = r.chips[c].color or "#808080"
+            comm = np.array([s.link_time[j] > s.kernel_time[j] for s in sweep])
+            self.sweep.plot(xs[ok], thr[ok], pen=pg.mkPen(color, width=2), name=r.chips[c].name)
+            for mask, brush in ((ok & ~comm, color), (ok & comm, "w")):
+                if mask.any():
+                    self.sweep.plot(xs[mask], thr[mask], pen=None, symbol="o", symbolSize=6,
+                                    symbolBrush=brush, symbolPen=color)
+            first = int(np.argmax(ok))
+            ideal = thr[first] * xs / xs[first]
+            self.sweep.plot(xs[ok], ideal[ok], pen=pg.mkPen(color, width=1,
+                                                            style=Qt.PenStyle.DotLine))
+        self._marker = pg.ScatterPlotItem(size=14, pen=pg.mkPen("k", width=2),
+                                          brush=pg.mkBrush(None))
+        self.sweep.getViewBox().autoRange(padding=0.08)
+        self.sweep.getViewBox().disableAutoRange()
+        self.sweep.addItem(self._marker, ignoreBounds=True)
+
     def _draw_sweep(self, r, chips) -> None:
         self.sweep.clear()
+        if r.training is not None:
+            self._draw_scaling(r, chips)
+            return
         sweep = batch_sweep(r.workload, [r.chips[c] for c in chips], SWEEP_BATCHES,
                             derated=r.evaluation.derated, kernels=r.kernels)
         self._sweep = sweep
@@ -804,6 +1042,11 @@ class WorkloadCharts(QWidget):
         self.sweep.addItem(self._marker, ignoreBounds=True)
 
     def _mark_batch(self, r, chips) -> None:
+        if r.training is not None:  # the step as it is: its chips and its tokens per second
+            ys = [float(np.log10(r.throughput[c])) for c in chips if np.isfinite(r.throughput[c])]
+            self._marker.setData([float(np.log10(r.training.chips))] * len(ys), ys)
+            self._marker.setToolTip(f"d = {r.workload.data_parallel}: {r.training.chips:,} chips")
+            return
         xs = [float(np.log10(r.throughput[c])) for c in chips if np.isfinite(r.throughput[c])]
         ys = [float(np.log10(r.time[c])) for c in chips if np.isfinite(r.time[c])]
         self._marker.setData(xs, ys)

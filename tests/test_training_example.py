@@ -1,0 +1,49 @@
+"""Help → Examples → "Training: fp32 against bf16, an A100 against a TPU v3": the numbers its
+workloads' source states, as the app computes them (same-width precisions on, as the window
+starts), and the article's two training claims: lower precision (up to ~2× where memory binds)
+and the same HBM giving the same speed."""
+
+import re
+
+import numpy as np
+import pytest
+
+from roofline_gui.core.workload_eval import evaluate_workloads
+from roofline_gui.io.files import resources_dir
+from roofline_gui.io.session import load_session
+
+PATH = resources_dir() / "examples" / "training-fp32-against-bf16.roofline"
+
+
+@pytest.fixture(scope="module")
+def results():
+    doc = load_session(PATH)
+    return doc, evaluate_workloads(doc.workloads, doc.chips, same_width=True)
+
+
+def test_the_example_is_in_help_examples_with_its_title():
+    from roofline_gui.widgets.app.file_actions import example_title, examples
+
+    assert PATH in examples()
+    assert example_title(PATH) == "Training: fp32 against bf16, an A100 against a TPU v3"
+
+
+def test_bf16_trains_about_twice_as_fast_as_tf32_and_the_same_hbm_gives_the_same_speed(results):
+    doc, (fp32, tf32, bf16) = results
+    names = [c.name for c in doc.chips]
+    assert names == ["A100 SXM4 40GB", "TPU v3", "V100 SXM2 16GB"]
+    text = doc.workloads[0].source
+    gain = float(bf16.throughput[0] / tf32.throughput[0])
+    assert 1.8 < gain <= 2.0 and f"{gain:.2f}× the images/s of tf32" in text
+    assert f"{bf16.throughput[0] / fp32.throughput[0]:.1f}× those of fp32" in text
+    assert not np.isfinite(fp32.time[1]) and not np.isfinite(tf32.time[1])  # TPU v3: no fp32
+    tpu, v100 = float(bf16.throughput[1]), float(bf16.throughput[2])
+    assert f"at {tpu:,.0f} and {v100:,.0f} images/s" in text
+    assert v100 / tpu == pytest.approx(1.0, abs=0.02)
+    # every workload is a training step that fits, and its run is 90 epochs of ImageNet-1k
+    for r in results[1]:
+        assert r.training is not None and r.training.train_items == 90 * 1_281_167
+        assert all(r.fits[np.isfinite(r.time)])
+    # the bound beats NVIDIA's published ~1,400 images/s per V100 in mixed precision
+    assert v100 / 8 > 1400
+    assert re.search(r"micro-batch 64 on 8 chips", text)

@@ -1,0 +1,123 @@
+"""Training in the window, as a new user drives it: "Llama-2-7B trained on 2 T tokens on 1,024
+A100s" built through the New Workload dialog, its days and chip-hours read, bf16 switched to
+fp32 and what changes (and why) read; a bad global batch refused in its field; the micro-batch
+dragged on the chart; the breakdown's parts, memory bar and scaling view."""
+
+import numpy as np
+import pytest
+from PySide6.QtWidgets import QDialog
+
+from roofline_gui.core.workload_eval import evaluate_workloads
+from roofline_gui.io.presets import default_presets
+from roofline_gui.widgets.panels.workloads_panel import WorkloadDialog
+
+
+@pytest.fixture
+def llama_training(window, qtbot, monkeypatch):
+    a100 = default_presets().chips["nvidia-a100-sxm4-80gb"]
+    window.model.add_chips([a100])
+
+    def fill_in(dialog):
+        dialog.source.setCurrentIndex(dialog.source.findData("llama-2-7b"))
+        fields = dialog.fields
+        fields.phase.setCurrentIndex(fields.phase.findData("train"))
+        fields.phase.activated.emit(fields.phase.currentIndex())
+        assert not fields.spins["global_batch"].isHidden() and fields.combos["kv_cache"].isHidden()
+        fields.spins["sequence"].setValue(4096)
+        fields.spins["data_parallel"].setValue(1024)
+        fields.spins["global_batch"].setValue(1024)
+        zero = fields.combos["zero"]
+        zero.setCurrentIndex(zero.findData(1))
+        zero.activated.emit(zero.currentIndex())
+        recompute = fields.combos["recompute"]
+        recompute.setCurrentIndex(recompute.findData("selective"))
+        recompute.activated.emit(recompute.currentIndex())
+        fields.tokens.setText("2T")
+        fields.tokens.editingFinished.emit()
+        assert dialog.ok.isEnabled(), dialog.error.text()
+        assert "(backward)" in dialog.preview.toPlainText()
+        return QDialog.DialogCode.Accepted
+
+    monkeypatch.setattr(WorkloadDialog, "exec", fill_in)
+    ids = window.workloads.new_workload()
+    qtbot.waitUntil(lambda: not window.canvas.drawing)
+    window.breakdown  # noqa: B018 (built on first use)
+    return ids[0]
+
+
+def _a100(model):
+    return next(i for i, c in enumerate(model.document.chips) if c.name == "A100 SXM4 80GB")
+
+
+def test_a_new_user_builds_llama_2_7b_on_1024_a100s_and_switches_bf16_to_fp32(window, llama_training,
+                                                                           qtbot):
+    model, wid = window.model, llama_training
+    w = model.document.workload(wid)
+    assert (w.phase, w.sequence, w.data_parallel, w.global_batch, w.zero, w.recompute,
+            w.train_tokens) == ("train", 4096, 1024, 1024, 1, "selective", 2e12)
+    c = _a100(model)
+    chip_id = model.document.chips[c].id
+    model.select(wid, chip_id)
+    qtbot.waitUntil(lambda: not window.explanation.pending)
+    text = window.explanation.toPlainText()
+    r = model.workload_result(wid)
+    days, hours = float(r.train_days[c]), float(r.chip_hours[c])
+    assert f"take {days:,.3g} days on 1,024 chips, {hours:,.0f} chip-hours" in text
+    assert hours < 184_320  # Llama 2's published A100 hours for this run
+    assert "MFU at the bound" in text and "PaLM's appendix B" in text
+    assert "fp32 instead (no mixed precision)" in text
+    # bf16 → fp32: the step slows by the roofs' ratio and the states grow to 16 B per parameter
+    panel = window.workloads
+    combo = panel.fields.combos["activations"]
+    combo.setCurrentText("fp32")
+    qtbot.waitUntil(lambda: not (window.explanation.pending or panel.pending))
+    w32 = model.document.workload(wid)
+    assert w32.activations == "fp32"
+    r32 = model.workload_result(wid)
+    assert r32.time[c] / r.time[c] > 10  # 19.5 Top/s fp32 against 312 Top/s bf16
+    text = window.explanation.toPlainText()
+    assert "Does NOT fit" in text and "bf16 instead of fp32 (mixed precision)" in text
+    assert "weights 4 + gradients 4 + optimizer 8 B per parameter" in text
+    model.undo_stack.undo()
+    assert model.document.workload(wid).activations == "bf16"
+
+
+def test_a_bad_global_batch_is_refused_in_its_field_and_the_micro_batch_drags(window,
+                                                                             llama_training, qtbot):
+    model, wid = window.model, llama_training
+    panel = window.workloads
+    spin = panel.fields.spins["global_batch"]
+    spin.setValue(1000)
+    assert model.document.workload(wid).global_batch == 1024
+    assert spin.value() == 1024  # the field shows the workload's own value again
+    assert "not a multiple of micro-batch × data parallel" in panel.refused.text()
+    # the micro-batch field keeps the global batch a multiple of b·d: 2 × 1,024 = 2,048
+    panel.fields.spins["batch"].setValue(2)
+    w = model.document.workload(wid)
+    assert (w.batch, w.global_batch) == (2, 2048) and panel.refused.text() == ""
+    assert "Micro-batch b" in panel.fields._labels[panel.fields.spins["batch"]].text()
+
+
+def test_the_breakdown_shows_parts_memory_and_scaling(window, llama_training, qtbot):
+    model, wid = window.model, llama_training
+    charts = window.breakdown
+    model.select(wid, None)
+    qtbot.waitUntil(lambda: not charts.pending)
+    kinds = {s.kind for s in charts.segments}
+    assert {"forward", "backward", "recompute", "optimizer", "communication"} <= kinds
+    assert charts.memory.isVisible()
+    r = model.workload_result(wid)
+    assert len(charts._sweep) == 13 and charts._sweep[-1].training.chips == 4096
+    ours = next(s for s in charts._sweep if s.training.chips == r.training.chips)
+    c = _a100(model)
+    assert ours.throughput[[i for i, ch in enumerate(r.chips) if ch.visible].index(c)] == \
+        pytest.approx(r.throughput[c])
+    # an inference workload's breakdown has no memory bar
+    panel = window.workloads
+    combo = panel.fields.phase
+    combo.setCurrentIndex(combo.findData("prefill"))
+    combo.activated.emit(combo.currentIndex())
+    qtbot.waitUntil(lambda: not charts.pending)
+    assert not charts.memory.isVisible() and model.document.workload(wid).phase == "prefill"
+    assert np.isfinite(evaluate_workloads([model.document.workload(wid)],
+                                          model.document.chips)[0].time).any()
