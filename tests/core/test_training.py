@@ -222,3 +222,29 @@ def test_the_breakdown_and_what_would_make_it_fit():
     assert parts[1].width == pytest.approx(2 * parts[0].width, rel=0.05)
     fixes = fit_changes(w, 32e9)  # a TPU v3's 32 GB
     assert fixes[0].startswith("ZeRO stage 2") and any("full recomputation" in f for f in fixes)
+
+
+PALM_540B = {"hidden_size": 18432, "num_hidden_layers": 118, "num_attention_heads": 48,
+             "num_key_value_heads": 1, "head_dim": 256, "intermediate_size": 73728,
+             "hidden_act": "swiglu", "vocab_size": 256_000, "tie_word_embeddings": True}
+
+
+def test_palm_540b_on_6144_tpu_v4_the_bound_beats_the_run_and_its_mfu_is_46_2_percent():
+    """Chowdhery et al. 2022 (PaLM), section 4 and appendix B: 540 B parameters (118 layers,
+    48 heads of 256, multi-query, SwiGLU, shared embeddings), 6,144 TPU v4 chips (12-way model
+    parallel, 512-way fully sharded data parallel), batch 2,048 sequences of 2,048 tokens,
+    238.3 k tokens/s, 46.2 % MFU by 6·N + 12·L·H·Q·T against 275 TFLOP/s bf16 per chip."""
+    cfg = TransformerConfig.from_config(PALM_540B)
+    assert cfg.total_parameters() == pytest.approx(540e9, rel=0.01)
+    mfu = implied_mfu(cfg, 2048, 238.3e3, 6144, 275e12)
+    assert mfu == pytest.approx(0.462, abs=0.005)
+    w = Workload("p", "PaLM 540B", "transformer", PALM_540B, phase="train", batch=4,
+                 sequence=2048, data_parallel=512, chips_per_model=12, zero=3,
+                 train_tokens=780e9)
+    r = evaluate_workloads([w], [chip("google-tpu-v4")])[0]
+    assert r.training.chips == 6144
+    assert r.throughput[0] > 238.3e3  # the bound is never slower than the run
+    assert mfu < r.mfu_at_bound[0] <= 1
+    # its model FLOPs per token are the paper's count, to the norms' few parameters
+    assert r.training.model_flops_per_item == pytest.approx(
+        6 * 540.35e9 + 12 * 118 * 48 * 256 * 2048, rel=0.002)
