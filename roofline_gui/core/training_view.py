@@ -274,9 +274,12 @@ def explain_training(result: WorkloadResult, c: int, units: Units = Units(),  # 
     total = r.time_upper
     parts = [(g, getattr(r, f"{g}_time")) for g in GROUPS] + [
         ("communication", r.communication_time), ("bubble", r.bubble_time)]
+    top = result.dominant(c)
+    bound = ("memory-bound" if result.entry_bound[top, c] == BOUND_MEMORY else "compute-bound")
     lines.append("Where the time goes: " + ", ".join(
         f"{name} {_share(x / total)}" for name, x in parts if x > 0) + f"; {_share(r.memory_time / total)} "
-        "of it in memory-bound kernels.")
+        f"of it in memory-bound kernels. The longest entry: {result.entries[top].kernel.name}, "
+        f"{_share(float(result.entry_time[top, c]) / total)} ({bound}).")
     ceiling = float(result.peak[c])
     busy = r.compute_time / t
     lines.append(f"Compute is busy {_share(busy)} of the step at the {w.activations} roof of "

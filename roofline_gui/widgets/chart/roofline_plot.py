@@ -386,7 +386,9 @@ class RooflinePlot(QObject):
             where = "at each memory level" if levels else "main memory"
             self.plot.setLabel("bottom", f"{bottom} ({unit}/B, {where})")
         for side, shown in self.axis_titles.items():
-            self.plot.getAxis(side).showLabel(shown)
+            axis = self.plot.getAxis(side)
+            if axis.label.isVisible() != shown:  # showLabel re-lays out and repaints the axis
+                axis.showLabel(shown)
 
     # -- interaction and exports ------------------------------------------------------------------
     def _on_workload_clicked(self, workload_id: str) -> None:

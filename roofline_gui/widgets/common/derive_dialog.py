@@ -12,12 +12,14 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QDoubleSpinBox,
     QFormLayout,
+    QHBoxLayout,
     QLabel,
     QVBoxLayout,
     QWidget,
 )
 
 from roofline_gui.core.chip import Chip, derive
+from roofline_gui.core.units import format_si
 
 
 class DeriveDialog(QDialog):
@@ -62,6 +64,7 @@ class DeriveDialog(QDialog):
         while self.form.rowCount():
             self.form.removeRow(0)
         self.fields = {}
+        self.values: dict[str, QLabel] = {}  # each ceiling's figure, before → after
         chip = self.original()
         rows = [("compute", "Every compute roof")]
         rows += [(p, f"{p} peak") for p in chip.precisions]
@@ -78,8 +81,25 @@ class DeriveDialog(QDialog):
             spin.setSuffix(" ×")
             spin.valueChanged.connect(self._preview)
             self.fields[key] = spin
-            self.form.addRow(label, spin)
+            value = QLabel()
+            value.setMinimumWidth(value.fontMetrics().horizontalAdvance("9.999 TB/s → 99.99 TB/s"))
+            self.values[key] = value
+            row = QHBoxLayout()
+            row.addWidget(spin)
+            row.addWidget(value, 1)
+            self.form.addRow(label, row)
         self._preview()
+
+    @staticmethod
+    def _figure(chip: Chip, key: str) -> str:
+        """The ceiling ``key`` of ``chip`` as the editor writes it."""
+        if key == "compute":
+            return "each peak below"
+        if key in chip.compute:
+            return format_si(chip.compute[key], "op/s")
+        if key == "capacity":
+            return format_si(chip.dram.capacity, "B")
+        return ", ".join(format_si(lv.bandwidth, "B/s") for lv in chip.levels(key))
 
     def factors(self) -> dict[str, float]:
         return {k: spin.value() for k, spin in self.fields.items() if spin.value() != 1.0}
@@ -94,5 +114,10 @@ class DeriveDialog(QDialog):
     def _preview(self) -> None:
         self.error.setText("")
         chip = self.derived()
-        self.name.setText(f"Adds “{chip.name}” after {self.original().name}" if chip else "")
+        original = self.original()
+        for key, label in self.values.items():
+            before = self._figure(original, key)
+            after = self._figure(chip, key) if chip else before
+            label.setText(before if after == before else f"{before} → {after}")
+        self.name.setText(f"Adds “{chip.name}” after {original.name}" if chip else "")
         self.ok.setEnabled(chip is not None and bool(self.factors()))

@@ -382,6 +382,8 @@ class WorkloadsPanel(QWidget):
         if touched and ids == shown and touched <= set(ids):  # edits of workloads: throttled
             self._later.request()
             return
+        if touched and ids == shown and touched <= {c.id for c in doc.chips}:  # chips alone: the
+            return  # list, fields and formulas here do not depend on them (a roof drag's step)
         self.refresh()
 
     @property
