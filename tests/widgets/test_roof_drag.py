@@ -94,3 +94,39 @@ def test_the_legend_names_the_chip_as_a_what_if_after_a_roof_drag(window):
     names = [entry[0] for entry in plot.legend.legend.entries]
     assert f"{chip.name} (what-if)" in names and "datasheet roofs (long dashes)" in " ".join(names)
     assert model.undo_stack.undoText() == f"What-if {chip.name}: bf16 624 Top/s"
+
+
+def test_during_a_roof_drag_only_the_moving_chip_is_redrawn_and_all_settles_on_release(window):
+    """The other chips' roofs stay in their cached item, the labels and the legend hold still,
+    the workloads' marks move in place; on release every chip's roofs are one item again, the
+    labels are placed anew and the chart matches the document."""
+    model, plot = _session(window)
+    model.add_chips([window.presets.chips["google-tpu-v3"]])
+    QApplication.processEvents()
+    a100, tpu = model.document.chips
+    signal = plot.roofs.item.sig_roof_dragged
+    static_lines = len(plot.roofs.item.lines)
+    dram = a100.memory.index(a100.dram)
+    for factor in (1.2, 1.4):
+        signal.emit(("level", a100.id, dram), 0.0, float(np.log10(factor * a100.dram.bandwidth)),
+                    False, NONE)
+        QApplication.processEvents()
+        chips = {line.key[0] for line in plot.roofs.item.lines if line.key}
+        lifted = {line.key[0] for line in plot.roofs.lifted_item.lines if line.key}
+        assert chips == {tpu.id} and lifted == {a100.id} and plot.roofs.lifted_item.moving
+        if factor == 1.2:
+            held = plot.roofs.item.lines, plot.scene.labels, plot.legend._entries
+        else:  # the second step redrew neither the other chip's roofs, the labels nor the legend
+            assert (plot.roofs.item.lines, plot.scene.labels, plot.legend._entries) == held
+            assert plot.roofs.item.lines is held[0] and plot.scene.labels is held[1]
+        mark = plot.scene.workloads[0]
+        _entries, point, _label = plot.workloads._items[mark.workload_id]
+        assert np.allclose(np.asarray(point.getData()[1]),
+                           np.log10(mark.point_y[np.isfinite(mark.point_y)]))
+    signal.emit(("level", a100.id, dram), 0.0, float(np.log10(1.5 * a100.dram.bandwidth)), True,
+                NONE)
+    QApplication.processEvents()
+    assert plot.lifted is None and not plot.roofs.lifted_item.lines
+    assert len(plot.roofs.item.lines) == static_lines + 1  # and the A100's datasheet ghost
+    assert chart_mismatches(plot) == []
+    assert any("what-if" in entry[0] for entry in plot.legend.legend.entries)

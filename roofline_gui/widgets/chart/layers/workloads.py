@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QGraphicsItem
 from roofline_gui.core.chart_scene import ChartScene
 from roofline_gui.core.units import format_time
 from roofline_gui.widgets.chart.layers.base import ChartLayer
-from roofline_gui.widgets.chart.plot_items import WorkloadScatter, log10
+from roofline_gui.widgets.chart.plot_items import CachedScatter, WorkloadScatter, log10, move_y
 
 
 class WorkloadsLayer(ChartLayer):
@@ -28,6 +28,7 @@ class WorkloadsLayer(ChartLayer):
         self.scene: ChartScene | None = None
         self._items: dict[str, tuple] = {}  # workload id -> (entries, point, label)
         self._drawn: dict[str, tuple] = {}  # workload id -> what its marks were drawn from
+        self._styled: dict[str, tuple] = {}  # workload id -> (key, its marks' styles)
 
     def draw(self, scene: ChartScene) -> None:
         self.scene = scene
@@ -37,6 +38,7 @@ class WorkloadsLayer(ChartLayer):
             for item in self._items.pop(wid):
                 self.remove(item)
             self._drawn.pop(wid, None)
+            self._styled.pop(wid, None)
         for mark in scene.workloads:
             key = (mark.label, mark.symbol, colors, mark.point_x, mark.point_y.tobytes(),
                    mark.entry_y.tobytes(), mark.entry_x.tobytes(), mark.fits)
@@ -48,7 +50,7 @@ class WorkloadsLayer(ChartLayer):
     def _workload_items(self, wid: str) -> tuple:
         items = self._items.get(wid)
         if items is None:
-            entries = self.add(pg.ScatterPlotItem(size=8, hoverable=True, tip=self._tip), 9)
+            entries = self.add(CachedScatter(size=8, hoverable=True, tip=self._tip), 9)
             point = self.add(WorkloadScatter(size=17, hoverable=True, hoverSize=21, tip=self._tip), 14)
             point.sig_workload_dragged.connect(self.on_dragged)
             point.sigClicked.connect(
@@ -61,29 +63,49 @@ class WorkloadsLayer(ChartLayer):
             items = self._items[wid] = (entries, point, label)
         return items
 
-    def _draw_marks(self, mark, colors: tuple[str, ...]) -> None:
-        entries, point, _label = self._workload_items(mark.workload_id)
-        ex, ey, eb, ed = [], [], [], []
-        px, py, pb, pp = [], [], [], []
+    def _styles(self, mark, colors: tuple[str, ...], ok: np.ndarray, point_ok: np.ndarray):
+        """What a workload's marks are drawn with besides their y: its entries' x, brushes and
+        data, its points' brushes and pens. These change with the chips' colours, the entries'
+        intensities and which chips can run it; a roof's drag moves only the y, so they are
+        kept from step to step."""
+        key = (colors, mark.symbol, mark.entry_x.tobytes(), ok.tobytes(), point_ok.tobytes(),
+               mark.fits, mark.point_x)
+        cached = self._styled.get(mark.workload_id)
+        if cached is not None and cached[0] == key:
+            return cached[1], True
+        ex, eb, ed, pb, pp = [], [], [], [], []
+        lx = log10(mark.entry_x)
         for j, name in enumerate(colors):
             color = QColor(name)
             faint = QColor(color)
             faint.setAlpha(150)
-            ok = np.isfinite(mark.entry_y[:, j]) & np.isfinite(mark.entry_x)
-            ex += log10(mark.entry_x[ok]).tolist()
-            ey += log10(mark.entry_y[ok, j]).tolist()
-            eb += [self.style.brush(faint)] * int(ok.sum())
-            ed += [(mark.workload_id, int(e), j) for e in np.flatnonzero(ok)]
-            if np.isfinite(mark.point_y[j]):
-                px.append(float(np.log10(mark.point_x)))
-                py.append(float(np.log10(mark.point_y[j])))
+            rows = np.flatnonzero(ok[:, j])
+            ex += lx[rows].tolist()
+            eb += [self.style.brush(faint)] * len(rows)
+            ed += [(mark.workload_id, int(e), j) for e in rows]
+            if point_ok[j]:
                 # Hollow where the model and its cache do not fit in the chip's memory.
                 pb.append(self.style.brush(color if mark.fits[j] else QColor("#ffffff")))
                 pp.append(self.style.pen(color.darker(130) if not mark.fits[j]
                                          else QColor(self.style.foreground), 2))
+        px = [float(np.log10(mark.point_x))] * int(point_ok.sum())
+        styled = (ex, eb, ed, px, pb, pp)
+        self._styled[mark.workload_id] = (key, styled)
+        return styled, False
+
+    def _draw_marks(self, mark, colors: tuple[str, ...]) -> None:
+        entries, point, _label = self._workload_items(mark.workload_id)
+        ok = np.isfinite(mark.entry_y) & np.isfinite(mark.entry_x)[:, None]
+        point_ok = np.isfinite(mark.point_y)
+        (ex, eb, ed, px, pb, pp), same = self._styles(mark, colors, ok, point_ok)
+        ey = log10(mark.entry_y.T[ok.T])  # chip by chip, as the styles are
+        py = log10(mark.point_y[point_ok])
+        if same and move_y(entries, ey) and move_y(point, py):
+            return  # only the y moved (a roof's drag): the spots keep their styles
         pen = self.style.pen(self.style.foreground, 1)
         entries.setData(x=ex, y=ey, brush=eb, symbol=mark.symbol, data=ed, pen=pen)
-        point.setData(x=px, y=py, brush=pb, symbol=mark.symbol, data=[mark.workload_id] * len(px), pen=pp)
+        point.setData(x=px, y=py, brush=pb, symbol=mark.symbol, data=[mark.workload_id] * len(px),
+                      pen=pp)
 
     def _place_labels(self, scene: ChartScene) -> None:
         """Each workload's label where the core placed it (core.chart_labels); hidden where it
