@@ -118,9 +118,6 @@ def main() -> None:
           "(aim < 100 ms)")
 
 
-if __name__ == "__main__":
-    main()
-
 
 def bench_roof_drag(steps: int = 20) -> float:
     """A roof drag step (issue 27's aim: 16 ms): 1,000 kernels x 8 chips and 10 workloads on
@@ -184,3 +181,7 @@ def bench_design_space(rounds: int = 7) -> float:
         design_space(r, 0, factors, factors)
         times.append((time.perf_counter() - start) * 1e3)
     return statistics.median(times)
+
+
+if __name__ == "__main__":
+    main()

@@ -28,7 +28,7 @@ CLAIMS = (
     "precisions). 90 epochs of ImageNet-1k, micro-batch 64 on 8 chips, SGD with momentum.")
 workloads = [replace(w, source=f"{w.source}. {CLAIMS}") for w in workloads]
 doc = rf.session(chips, workloads=workloads,
-                 title="Training: fp32 against bf16, an A100 against a TPU v3")
+                 title="Training: fp32 against bf16, an A100 against a TPU v3 and a V100")
 save_session(doc, Path(__file__).resolve().parents[1] / "resources" / "examples"
              / "training-fp32-against-bf16.roofline")
 print(CLAIMS)

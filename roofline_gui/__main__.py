@@ -60,7 +60,8 @@ def build_parser() -> argparse.ArgumentParser:
                             "decode")
     model.add_argument("--batch", type=int, metavar="B",
                        help="sequences (default 1); in training, the micro-batch per replica")
-    model.add_argument("--sequence", type=int, metavar="S", help="prompt tokens, for prefill")
+    model.add_argument("--sequence", type=int, metavar="S",
+                       help="prompt tokens, for prefill; the sequence length, for training")
     model.add_argument("--context", type=int, metavar="L", help="KV-cache tokens, for decode")
     for flag, what in (("weights", "weights"), ("activations", "activations and math"),
                        ("kv-cache", "the KV cache")):
@@ -82,8 +83,9 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--recompute", metavar="{none,selective,full}",
                        help="activation recomputation (default none)")
     train.add_argument("--optimizer", metavar="{adam,sgd}", help="default adam")
-    train.add_argument("--tokens", type=float, metavar="D",
-                       help="training tokens of the whole run, for days and chip-hours")
+    train.add_argument("--tokens", type=_count, metavar="D",
+                       help="training tokens (images) of the whole run, for days and "
+                            "chip-hours: 2e12, 2T, 300G")
     parser.add_argument("--what-if", action="append", metavar="ID:ROLE=FACTOR[,ROLE=FACTOR...]",
                         help="a what-if copy of a chip (a session chip's id or name, or a preset "
                              "id) with ceilings scaled: ROLE is compute, a precision (bf16...), "
@@ -205,6 +207,17 @@ def run_model(args: argparse.Namespace) -> int:
     return 0
 
 
+def _count(text: str) -> float:
+    """A count as people write it: 2e12, 2T, 300G, 1.4e12 (decimal prefixes)."""
+    from roofline_gui.core.errors import UnitError
+    from roofline_gui.core.units import parse_quantity
+
+    try:
+        return parse_quantity(text, "count", allow_zero=True)
+    except UnitError as exc:
+        raise argparse.ArgumentTypeError(f"{text!r}: {exc}") from None
+
+
 def _is_transformer_config(path) -> bool:
     """Whether a --model file reads as a transformer's config.json (not a CNN's layer list or an
     MLP's widths); False where it cannot be read (that problem is reported on its own)."""
@@ -233,8 +246,9 @@ def run_training(args: argparse.Namespace, problems: list, library, ids: list[st
     params = {"phase": "train", "batch": args.batch, "weights": args.weights,
               "activations": args.activations, "kv_cache": args.kv_cache,
               "chips_per_model": args.chips_per_model, "link": args.link,
-              "global_batch": args.global_batch or 0, "data_parallel": args.data_parallel or 1,
-              "pipeline_parallel": args.pipeline_parallel or 1,
+              "global_batch": args.global_batch or 0,
+              "data_parallel": 1 if args.data_parallel is None else args.data_parallel,
+              "pipeline_parallel": 1 if args.pipeline_parallel is None else args.pipeline_parallel,
               "zero": 0 if args.zero is None else args.zero,
               "recompute": args.recompute or "none", "optimizer": args.optimizer or "adam",
               "train_tokens": args.tokens or 0.0}

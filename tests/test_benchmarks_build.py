@@ -38,3 +38,15 @@ def test_the_drag_benchmark_drags_with_the_charts_current_api(qtbot):
     rebuild as layers had left it calling a method that is gone)."""
     step, naive = _bench("bench_gui").bench_drag(steps=2, n_kernels=20)
     assert step > 0 and naive > 0
+
+
+def test_each_benchmark_runs_its_main_after_defining_everything():
+    """A script whose ``if __name__ == "__main__"`` guard sits above later definitions stops
+    with a NameError when run by hand (bench_workloads.py did, at the roof drag)."""
+    import ast
+
+    for path in sorted((ROOT / "benchmarks").glob("*.py")):
+        body = ast.parse(path.read_text(encoding="utf-8")).body
+        guards = [i for i, node in enumerate(body) if isinstance(node, ast.If)
+                  and "__main__" in ast.unparse(node.test)]
+        assert guards in ([], [len(body) - 1]), path.name

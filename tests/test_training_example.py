@@ -1,4 +1,4 @@
-"""Help → Examples → "Training: fp32 against bf16, an A100 against a TPU v3": the numbers its
+"""Help → Examples → "Training: fp32 against bf16, an A100 against a TPU v3 and a V100": the numbers its
 workloads' source states, as the app computes them (same-width precisions on, as the window
 starts), and the article's two training claims: lower precision (up to ~2× where memory binds)
 and the same HBM giving the same speed."""
@@ -25,7 +25,7 @@ def test_the_example_is_in_help_examples_with_its_title():
     from roofline_gui.widgets.app.file_actions import example_title, examples
 
     assert PATH in examples()
-    assert example_title(PATH) == "Training: fp32 against bf16, an A100 against a TPU v3"
+    assert example_title(PATH) == "Training: fp32 against bf16, an A100 against a TPU v3 and a V100"
 
 
 def test_bf16_trains_about_twice_as_fast_as_tf32_and_the_same_hbm_gives_the_same_speed(results):

@@ -25,8 +25,8 @@ from roofline_gui.core.workload_eval import WorkloadResult, evaluate_workloads
 PART_COLORS = {"forward": "#4c78a8", "backward": "#f58518", "recompute": "#b279a2",
                "optimizer": "#54a24b", "communication": "#9d9d9d", "bubble": "#d6d6d6"}
 #: The memory bar's parts (bytes per chip), with their colours.
-MEMORY_COLORS = {"weights": "#4c78a8", "gradients": "#f58518", "optimizer states": "#54a24b",
-                 "activations": "#b279a2"}
+MEMORY_COLORS = {"weights": "#1b9e77", "gradients": "#d95f02", "optimizer states": "#7570b3",
+                 "activations": "#e7298a"}  # not the time parts' colours: another quantity
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,7 @@ class TrainingReport:
 
     chip: str
     time_lower: float  # communication hidden behind compute
-    time_upper: float  # nothing overlapped
+    time_upper: float  # communication not hidden: kernels + communication + bubble
     forward_time: float
     backward_time: float
     recompute_time: float
@@ -90,8 +90,8 @@ def report(result: WorkloadResult, c: int) -> TrainingReport:
         (f"pipeline bubble = (p−1)/m = {w.pipeline_parallel - 1}/{f.micro_batches} of forward, "
          f"backward and recompute = {format_time(bubble)}" if w.pipeline_parallel > 1
          else "no pipeline: no bubble"),
-        f"step ≥ max(kernels, communication) + bubble = {format_time(lower)} (perfect overlap), "
-        f"≤ {format_time(upper)} (none)",
+        f"step ≥ max(kernels, communication) + bubble = {format_time(lower)} (communication "
+        f"hidden behind compute), ≤ kernels + communication + bubble = {format_time(upper)}",
         f"MFU at the bound = {f.model_flops_per_item:.4g}·{f.items_per_step:,.0f} / "
         f"({format_time(lower)} · {f.chips} · {format_si(peak, 'op/s')}) = "
         f"{float(result.mfu_at_bound[c]):.1%} (hardware FLOPs: {float(result.hfu_at_bound[c]):.1%})",
@@ -219,6 +219,16 @@ def communication_takes_over(results: Sequence[WorkloadResult], c: int) -> int |
 
 # -- the explanation ----------------------------------------------------------------------------
 
+def _stand_in(result: WorkloadResult, c: int) -> str:
+    """' (its fp16 stands in)' where the chip lacks the training precision and a same-width
+    one of its own is used (View → Same-width precisions), else ''."""
+    from roofline_gui.core.units import PRECISIONS  # noqa: PLC0415
+
+    p = result.workload.activations
+    s = result.evaluation.chip_arrays.stand_in_for(c, PRECISIONS.index(p))
+    return f" (its {PRECISIONS[s]} stands in: it has no {p})" if s >= 0 else ""
+
+
 def _share(x: float) -> str:
     return "0%" if abs(x) < 5e-4 else f"{100 * x:.3g}%"
 
@@ -246,7 +256,8 @@ def explain_training(result: WorkloadResult, c: int, units: Units = Units(),  # 
             if unit == "token" else f"{w.sequences_per_step:,} {unit}s")
     lines = [f"{label_of(w)} on {chip.name}: one step of {what} "
              f"takes at least {format_time(t)} on {f.chips:,} chip{'s' if f.chips > 1 else ''} "
-             f"(at most {format_time(r.time_upper)} with no overlap): "
+             f"with communication hidden behind compute, at most {format_time(r.time_upper)} "
+             "with none hidden: "
              f"{rate_count(r.tokens_per_second)} {unit}s/s, "
              f"{rate_count(r.tokens_per_second_per_chip)} per chip."]
     cap = float(result.capacity[c])
@@ -261,29 +272,32 @@ def explain_training(result: WorkloadResult, c: int, units: Units = Units(),  # 
                      f"{format_si(cap, 'B')}. The times assume it fit"
                      + (": it would with " + "; or ".join(fixes) + "." if fixes else "."))
     if r.train_days is not None:
-        lines.append(f"The run: {format_si(f.train_items, '').strip()} {unit}s take "
-                     f"{r.train_days:,.3g} days on {f.chips:,} chips, {r.chip_hours:,.0f} "
-                     "chip-hours (at the bound: a real run takes longer).")
+        span = (f"{r.train_days:,.3g} days" if r.train_days >= 1 else
+                f"{r.train_days * 24:,.3g} hours")
+        hours = f"{r.chip_hours:,.0f}" if r.chip_hours >= 10 else f"{r.chip_hours:.3g}"
+        lines.append(f"The run: {format_si(f.train_items, '').strip()} {unit}s take {span} on "
+                     f"{f.chips:,} chip{'s' if f.chips > 1 else ''}, {hours} chip-hours (at the "
+                     "bound: a real run takes longer).")
     convention = ("as PaLM's appendix B counts them" if unit == "token" else
                   "as three forward passes")
     lines.append(f"MFU at the bound: {r.mfu_at_bound:.1%}. It counts model FLOPs {convention}, "
                  f"{f.model_flops_text}, against {f.chips:,} × the {w.activations} peak of "
-                 f"{units.format_rate(float(result.peak[c]))}; with "
+                 f"{units.format_rate(float(result.peak[c]))}{_stand_in(result, c)}; with "
                  f"{RECOMPUTE_WORDS[w.recompute]} the chips do {f.hardware_flops_per_item:.4g} per "
                  f"{unit} ({r.hfu_at_bound:.1%} of peak).")
-    total = r.time_upper
+    total = r.time_upper  # the parts end to end, as the breakdown bar draws them
     parts = [(g, getattr(r, f"{g}_time")) for g in GROUPS] + [
         ("communication", r.communication_time), ("bubble", r.bubble_time)]
     top = result.dominant(c)
     bound = ("memory-bound" if result.entry_bound[top, c] == BOUND_MEMORY else "compute-bound")
-    lines.append("Where the time goes: " + ", ".join(
+    lines.append("Where the time goes (the parts end to end, as the bar draws them): " + ", ".join(
         f"{name} {_share(x / total)}" for name, x in parts if x > 0) + f"; {_share(r.memory_time / total)} "
         f"of it in memory-bound kernels. The longest entry: {result.entries[top].kernel.name}, "
         f"{_share(float(result.entry_time[top, c]) / total)} ({bound}).")
     ceiling = float(result.peak[c])
-    busy = r.compute_time / t
-    lines.append(f"Compute is busy {_share(busy)} of the step at the {w.activations} roof of "
-                 f"{units.format_rate(ceiling)}" + (
+    lines.append(f"Compute is busy {r.hfu_at_bound:.1%} of the step at the {w.activations} roof "
+                 f"of {units.format_rate(ceiling)} (the chips' FLOPs ÷ peak; "
+                 f"{_share(r.compute_time / total)} of the time in compute-bound kernels)" + (
                      f"; communication ({format_time(r.communication_time)}) is longer than the "
                      f"kernels ({format_time(float(result.kernel_time[c]))}): the link bounds the "
                      "step" if r.communication_time > result.kernel_time[c] else "") + ".")
@@ -293,6 +307,19 @@ def explain_training(result: WorkloadResult, c: int, units: Units = Units(),  # 
     worth = worth_text({k: float(v[c]) for k, v in workload_speedups(result).items()}, names)
     if worth:
         lines.append(worth)
+    links = chip.levels("link")
+    if w.link == "link" and f.chips > 8 and links and chip.levels("host"):
+        # A chip's link level (NVLink, ICI) joins the chips of one node or pod; across nodes a
+        # GPU's gradients cross the network, about the host link's speed (PCIe to the NIC).
+        host = chip.levels("host")[0]
+        slow = float(result.link_time[c]) * links[0].bandwidth / host.bandwidth
+        lines.append(f"Communication is counted at {links[0].name}'s {format_si(links[0].bandwidth, 'B/s')} "
+                     f"between all {f.chips:,} chips: a bound. Where they span nodes joined by a "
+                     f"network of about {host.name}'s {format_si(host.bandwidth, 'B/s')} per chip, "
+                     f"it takes {format_time(slow)} a step"
+                     + (", longer than the kernels: set Link to host to see that step."
+                        if slow > float(result.kernel_time[c]) else
+                        " and still hides behind compute."))
     moves = _moves(result, c, kernels, result.evaluation.chip_arrays.same_width)
     if moves:
         lines.append("What would move it:")
@@ -309,10 +336,12 @@ def _moves(result: WorkloadResult, c: int, kernels, same_width: bool) -> list[st
     w, chip = result.workload, result.chips[c]
     t = float(result.time[c])
     variants: list[tuple[str, Workload]] = []
-    low = {"fp32": "bf16", "tf32": "bf16", "bf16": "fp8", "fp16": "fp8"}.get(w.activations)
-    if low == "bf16" and "bf16" not in chip.precisions and "fp16" in chip.precisions:
-        low = "fp16"
-    if low and (low in chip.precisions or same_width):
+    # Only a precision the chip has itself: a same-width stand-in would offer fp8 training on
+    # an A100 at its int8 roof, which no one can run.
+    low = next((p for p in {"fp32": ("bf16", "fp16"), "tf32": ("bf16", "fp16"),
+                            "bf16": ("fp8",), "fp16": ("fp8",)}.get(w.activations, ())
+                if p in chip.precisions), None)
+    if low:
         variants.append((f"{low} instead of {w.activations} (mixed precision)",
                          replace(w, activations=low)))
     if w.activations in ("bf16", "fp16", "fp8"):

@@ -74,7 +74,7 @@ _EXAMPLES: dict[str, str] = {
     "compute": "19.5 TFLOPS, 312T or 2e12",
     "bytes": "40 GB, 32 GiB or 4e10",
     "intensity": "0.25, 100 flop/B",
-    "count": "4096, 4k or 1e6",
+    "count": "4096, 4k, 300B (billions) or 1e6",
 }
 
 _NUMBER = re.compile(
@@ -113,7 +113,10 @@ def parse_quantity(text: str, kind: str = "count", *, allow_zero: bool = False) 
     if match is None:
         raise UnitError(f"{raw!r} is not a number; expected e.g. {_EXAMPLES[kind]}")
     number = float(match["num"].replace(",", "").replace("_", ""))
-    split = _split_prefix(match["rest"], kind)
+    rest = match["rest"]
+    if kind == "count" and rest in ("B", "b", "bn"):  # "300B tokens": billions (a count has no bytes)
+        rest = "G"
+    split = _split_prefix(rest, kind)
     if split is None:
         raise UnitError(
             f"{match['rest']!r} is not a unit for a {kind}; expected e.g. {_EXAMPLES[kind]}"

@@ -164,6 +164,9 @@ class Workload:
         elif self.recompute == "selective" and self.kind != "transformer":
             out.append(Problem("recompute", "selective recomputation recomputes a transformer's "
                                             "attention; a CNN or MLP takes none or full"))
+        if self.activations in ("int8", "int4", "fp64"):
+            out.append(Problem("activations", f"training in {self.activations} is not modelled: "
+                                              "train in fp32, tf32, bf16, fp16 or fp8"))
         if self.optimizer not in OPTIMIZERS:
             out.append(Problem("optimizer", f"{self.optimizer!r}: one of {', '.join(OPTIMIZERS)}"))
         t = self.train_tokens
@@ -418,7 +421,8 @@ def _transformer(w: Workload) -> Built:
              "not help)",
              f"new K, V written = {_b(kv_write)}; q read and o written = B·H·D·b_a / N = "
              f"{_b(qo)} each",
-             f"grouped-query attention: {H // Hkv} query heads share each KV head"])
+             *([f"grouped-query attention: {H // Hkv} query heads share each KV head"]
+               if H > Hkv else [])])
     else:
         # Training counts the full S×S square, as PaLM's model FLOPs (12·L·H·Q·T) and
         # Megatron's kernel do, so the hardware FLOPs never fall below the model FLOPs.

@@ -118,6 +118,11 @@ def drag_ladder(workload: Workload, key: str, kernels=None) -> tuple[np.ndarray,
     top = DRAG_MAX[key]
     values = np.array(sorted({v for p in range(top.bit_length()) for v in (2**p, 3 * 2**p // 2)
                               if 1 <= v <= top}))
+    if workload.training and key == "batch" and workload.global_batch:
+        # A training step's micro-batch divides each replica's share of the global batch, which
+        # a drag keeps: m = G/(b·d) micro-batches, fewer as b grows.
+        share = workload.global_batch // workload.data_parallel
+        values = np.array([v for v in range(1, share + 1) if share % v == 0][:64])
     intensity = np.empty(len(values))
     for i, v in enumerate(values):
         built = build(dragged(workload, key, int(v)), kernels)

@@ -282,3 +282,17 @@ def test_what_if_chips_follow_their_originals_in_an_export(tmp_path):
     bad = run_app(ROOT / "resources" / "examples" / "a100-vs-tpu-v3.roofline", "--what-if",
                   "zzz:dram=2", "--export-csv", tmp_path / "x.csv")
     assert bad.returncode == 2 and "--what-if: 'zzz:dram=2': no chip 'zzz' here" in bad.stderr
+
+
+def test_training_tokens_take_si_prefixes_and_a_zero_degree_is_refused(tmp_path):
+    config = ROOT / "resources" / "workloads" / "gpt2.config.json"
+    out = tmp_path / "g.csv"
+    result = run_app("--model", config, "--phase", "train", "--sequence", "1024", "--tokens", "9B",
+                     "--chips", "nvidia-a100-sxm4-80gb", "--export-workloads", out)
+    assert result.returncode == 0, result.stderr
+    (row,) = csv.DictReader(io.StringIO(out.read_text()))
+    assert float(row["train_days"]) > 0
+    result = run_app("--model", config, "--phase", "train", "--sequence", "1024",
+                     "--data-parallel", "0", "--chips", "nvidia-a100-sxm4-80gb",
+                     "--export-workloads", tmp_path / "z.csv")
+    assert result.returncode == 2 and "--data-parallel: must be a whole number from 1" in result.stderr

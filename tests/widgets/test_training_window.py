@@ -121,3 +121,25 @@ def test_the_breakdown_shows_parts_memory_and_scaling(window, llama_training, qt
     assert not charts.memory.isVisible() and model.document.workload(wid).phase == "prefill"
     assert np.isfinite(evaluate_workloads([model.document.workload(wid)],
                                           model.document.chips)[0].time).any()
+
+
+def test_refusals_use_the_fields_words_and_a_new_document_leaves_no_memory_bar(window,
+                                                                              llama_training,
+                                                                              qtbot):
+    model, panel = window.model, window.workloads
+    panel.fields.spins["chips_per_model"].setValue(5)
+    assert panel.refused.text().startswith("Tensor par. t 5 refused:")
+    assert "Tensor par. t: 5 chips cannot share 32 attention heads" in panel.refused.text()
+    assert "chips_per_model" not in panel.refused.text()
+    panel.fields.tokens.setText("2 trillion")
+    panel.fields.tokens.editingFinished.emit()
+    assert panel.refused.text().startswith("Tokens D:")
+    assert model.document.workload(llama_training).train_tokens == 2e12
+    charts = window.breakdown
+    qtbot.waitUntil(lambda: not charts.pending)
+    assert charts.memory.isVisible()
+    from roofline_gui.core.document import Document
+
+    model.reset(Document())
+    qtbot.waitUntil(lambda: not charts.pending)
+    assert not charts.memory.isVisible()

@@ -249,6 +249,10 @@ class ExplanationPane(QTextBrowser):
         k = cmp.kernel_index.get(selected)
         c = cmp.chip_index.get(self.model.selected_chip)
         workload = self.model.workload_result(selected)
+        if c is None and (k is not None or workload is not None):
+            # No chip picked yet: the first shown chip, rather than an empty panel (a workload
+            # picked in its list, or one chip in the session, says nothing of a chip).
+            c = next((i for i, chip in enumerate(cmp.chips) if chip.visible), None)
         if selected in self.model.workload_problems:
             self.setHtml(f"<p><b>This workload cannot be evaluated:</b> "
                          f"{_escape(self.model.workload_problems[selected])}</p>")

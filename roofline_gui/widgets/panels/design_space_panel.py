@@ -71,8 +71,14 @@ class DesignSpacePanel(QWidget):
         self.names: list[pg.TextItem] = []
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
+        # What the map says under the pointer: the throughput there, against the chip's own.
+        self.readout = QLabel("Point at the map to read its throughput there.")
+        self.readout.setWordWrap(True)
         layout.addWidget(self.title)
         layout.addWidget(self.plot, 1)
+        layout.addWidget(self.readout)
+        self.plot.scene().sigMouseMoved.connect(self._on_mouse_moved)
+        self._here: tuple | None = None  # (chip's throughput, unit, chip name) for the readout
         self.grid: np.ndarray | None = None  # throughput over (compute, bandwidth), for checks
         self.axes: tuple[np.ndarray, np.ndarray] | None = None  # log10 peak, log10 bandwidth
         self._drag_serial = 0
@@ -135,6 +141,7 @@ class DesignSpacePanel(QWidget):
         self.balance.setData(lx, lx + np.log10(b0 * ratio / p0))
         self._draw_chips(r, precision)
         unit = r.workload.throughput_unit
+        self._here = (float(r.throughput[c]), unit, chip.name)
         self.title.setText(
             f"<b>{html.escape(r.workload.name)}</b> on {html.escape(chip.name)}, its other "
             f"ceilings as they are: {unit} over peak compute and main-memory bandwidth "
@@ -167,6 +174,24 @@ class DesignSpacePanel(QWidget):
             curve.setParentItem(self.image)
             self.isolines.append(curve)
 
+    def _on_mouse_moved(self, pos) -> None:
+        if self.grid is None or self.axes is None or self._here is None:
+            return
+        vb = self.plot.getViewBox()
+        if not vb.sceneBoundingRect().contains(pos):
+            return
+        point = vb.mapSceneToView(pos)
+        lx, ly = self.axes
+        if not (lx[0] <= point.x() <= lx[-1] and ly[0] <= point.y() <= ly[-1]):
+            return
+        peak, bandwidth = 10 ** point.x(), 10 ** point.y()
+        value = self.value_at(peak, bandwidth)
+        own, unit, name = self._here
+        self.readout.setText(
+            f"At {format_si(peak, 'op/s')} and {format_si(bandwidth, 'B/s')}: "
+            f"{format_si(value, '').strip()} {unit}"
+            + (f", {value / own:.3g}× {html.escape(name)}'s" if own > 0 else "") + ".")
+
     def _draw_chips(self, r, precision: str) -> None:
         for name in self.names:
             self.plot.removeItem(name)
@@ -181,7 +206,11 @@ class DesignSpacePanel(QWidget):
             ys.append(y)
             brushes.append(pg.mkBrush(chip.color or "#808080"))
             ids.append(chip.id)
-            text = pg.TextItem(chip.name, color="w", anchor=(0, 1))
+            # Names of dots close together take turns above, below, left and right of them.
+            near = sum(abs(x - x0) < 0.35 and abs(y - y0) < 0.15 for x0, y0 in zip(xs[:-1], ys[:-1],
+                                                                                  strict=True))
+            anchor = ((0, 1), (0, 0), (1, 1), (1, 0))[near % 4]
+            text = pg.TextItem(chip.name, color="w", anchor=anchor)
             text.setPos(x, y)
             self.plot.addItem(text)
             self.names.append(text)

@@ -111,6 +111,7 @@ class WorkloadFields(QWidget):
     with the workload list and the formulas); ``sig_changed(field, value)`` on each edit."""
 
     sig_changed = Signal(str, object)
+    sig_refused = Signal(str)  # a field's own refusal of what is typed ("" once it is good)
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -162,6 +163,9 @@ class WorkloadFields(QWidget):
                                "chip-hours: 2T, 300e9, 1.4e12; 0: no run")
         self.tokens.sig_value_committed.connect(
             lambda v: self.sig_changed.emit("train_tokens", float(v or 0.0)))
+        self.tokens.sig_error_changed.connect(
+            lambda why: self.sig_refused.emit(f"{self.label_of('train_tokens')}: {why}"
+                                              if why else ""))
         self.link = QComboBox()
         self.link.addItems(list(LINK_ROLES))
         self.link.setToolTip("The memory role joining the N chips: link (NVLink, ICI, Infinity "
@@ -221,6 +225,13 @@ class WorkloadFields(QWidget):
             self.phase.addItem("inference", "decode")
             self.phase.addItem("train", "train")
 
+    def label_of(self, name: str) -> str:
+        """A field's label as shown now ("Tensor par. t" in training, "Chips N" otherwise)."""
+        widget = self.spins.get(name) or self.combos.get(name) or (
+            self.tokens if name == "train_tokens" else None)
+        label = self._labels.get(widget) if widget is not None else None
+        return label.text() if label is not None else FIELD_LABELS.get(name, name)
+
     def _arrange(self, train: bool) -> None:
         """In training the weights' and KV cache's fields go: the precision moves into the
         weights' cell and the tensor-parallel degree beside it, a row fewer."""
@@ -276,6 +287,8 @@ class WorkloadFields(QWidget):
         self._labels[self.spins["batch"]].setText("Micro-batch b" if train else "Batch B")
         self._labels[self.spins["chips_per_model"]].setText("Tensor par. t" if train else "Chips N")
         self._labels[self.combos["activations"]].setText("Precision" if train else "Math")
+        self._labels[self.tokens].setText({"cnn": "Images D", "mlp": "Samples D"}.get(
+            w.kind, "Tokens D"))
         self.spins["chips_per_model"].setToolTip(
             "tensor parallelism: chips sharing every matrix (a divisor of the heads)" if train
             else "chips sharing the model (tensor parallelism)")
@@ -345,6 +358,7 @@ class WorkloadsPanel(QWidget):
         self.fields = WorkloadFields()
         self.fields.sig_changed.connect(self._on_field)
         self.refused = QLabel()
+        self.fields.sig_refused.connect(self.refused.setText)
         self.refused.setWordWrap(True)
         self.refused.setStyleSheet("color: #b00020")
         self.formulas = QTextBrowser()
@@ -379,6 +393,7 @@ class WorkloadsPanel(QWidget):
         ids = tuple(w.id for w in doc.workloads)
         shown = tuple(self.list.item(i).data(Qt.ItemDataRole.UserRole)
                       for i in range(self.list.count()))
+        self.refused.setText("")  # an edit, an undo or a drag since: the refusal is past
         if touched and ids == shown and touched <= set(ids):  # edits of workloads: throttled
             self._later.request()
             return
@@ -486,7 +501,7 @@ class WorkloadsPanel(QWidget):
             self._serial += 1
             self._last_field = name
         self._last_edit = now
-        label = FIELD_LABELS.get(name, name)
+        label = self.fields.label_of(name)
         changed = dragged(w, name, value) if name == "batch" else replace(w, **{name: value})
         if name == "phase" and value == "train":  # training keeps activations for backward
             changed = replace(changed, activations_on_chip=False)
@@ -502,10 +517,23 @@ class WorkloadsPanel(QWidget):
             self.model.sig_refused.disconnect(refused.append)
         # A refused value does not stay in its field: the field shows the workload's own again,
         # and the reason stays under the fields (the status bar's goes after a while).
-        self.refused.setText(f"{label} {shown} refused: {refused[0]}" if refused and not done
-                             else "")
+        self.refused.setText(f"{label} {shown} refused: {self._in_words(refused[0])}"
+                             if refused and not done else "")
         if not done:
             self.fields.show_workload(w)
+
+    def _in_words(self, message: str) -> str:
+        """A refusal as the fields name things: "Llama-2-7B: Global batch G: 1000 per step is
+        not a multiple…", not "1 problem / global_batch: …"."""
+        lines = [line.strip() for line in message.splitlines()]
+        lines = [line for line in lines if line and not line.rstrip(":").endswith(
+            ("problem", "problems"))]
+        out = []
+        for line in lines:
+            for name in FIELD_LABELS:
+                line = line.replace(f"{name}: ", f"{self.fields.label_of(name)}: ")
+            out.append(line)
+        return "; ".join(out)
 
     def _on_name(self) -> None:
         w = self.selected
@@ -773,6 +801,7 @@ class WorkloadCharts(QWidget):
         # 40 ms, so a drag step does not wait for two more plots to repaint.
         self._later = Throttle(self, self.refresh)
         self._marker = None
+        self._step_marks = None  # a training step's lower bound on each bar
         # The batch sweep costs 50 ms a redraw: while a chip changes step by step (a roof
         # drag), it waits until the chips have held still this long.
         self._sweep_later = QTimer(self)
@@ -809,10 +838,13 @@ class WorkloadCharts(QWidget):
         r = self._result()
         if r is None:
             self.bars.clear()
+            self._step_marks = None  # cleared with the rest
             self.bars.getAxis("left").setTicks([[]])  # no chip names of another document
             self._bar_items = {}
             self._segment_labels = []
             self.sweep.clear()
+            self.memory.clear()
+            self.memory.hide()
             self._shown_key = self._chips_shown = None
             problem = self.model.workload_problems.get(self.model.selected_kernel)
             self.title.setText(f"This workload cannot be evaluated: {html.escape(problem)}"
@@ -837,8 +869,9 @@ class WorkloadCharts(QWidget):
         if train:
             title = (f"<b>{html.escape(label_of(r.workload))}</b>: one step's time per chip by "
                      "part (blue forward, orange backward, purple recompute, green optimizer, "
-                     "grey communication, light grey bubble; every kernel at its roof, "
-                     "communication not hidden); below, memory per chip; right, "
+                     "grey communication, light grey bubble; every kernel at its roof, the parts "
+                     "end to end; the black tick: the step with communication hidden); below, "
+                     "memory per chip; right, "
                      f"{unit} against the number of chips as data parallelism grows.{notes}")
         else:
             title = (f"<b>{html.escape(label_of(r.workload))}</b>: time per step by kernel, "
@@ -866,6 +899,7 @@ class WorkloadCharts(QWidget):
         ends = [s.start + s.width for s in self.segments]
         self._fit_x([max(ends)] if ends else [])
         self._label_segments(rows)
+        self._mark_steps(r, chips, rows)
         self._draw_memory(r, chips, names)
         self.bars.setToolTip("\n".join(
             f"{r.chips[c].name}: {format_time(float(r.time[c]))}, "
@@ -892,6 +926,20 @@ class WorkloadCharts(QWidget):
         self._draw_sweep(r, chips)
         self._shown_key = (self._sweep_key(r.workload), r.chips, r.evaluation.derated)
         self._mark_batch(r, chips)
+
+    def _mark_steps(self, r, chips, rows) -> None:
+        """A training step's bar runs its parts end to end (communication not hidden); a black
+        tick marks the step's lower bound on each, communication hidden behind compute."""
+        if self._step_marks is None:
+            self._step_marks = pg.ScatterPlotItem(symbol="|", size=22,
+                                                  pen=pg.mkPen("k", width=2.5))
+            self._step_marks.setZValue(5)
+            self.bars.addItem(self._step_marks, ignoreBounds=True)
+        shown = [(float(r.time[c]), rows[c]) for c in chips if r.training is not None
+                 and np.isfinite(r.time[c]) and r.time[c] < r.time_no_overlap[c] * 0.999]
+        self._step_marks.setData([t for t, _y in shown], [y for _t, y in shown])
+        self._step_marks.setToolTip("the step at its lower bound: communication hidden behind "
+                                    "compute" if shown else "")
 
     @staticmethod
     def _sweep_key(w: Workload) -> Workload:
@@ -927,14 +975,17 @@ class WorkloadCharts(QWidget):
                 [cap for _y, cap in known], [y for y, _cap in known], symbol="|", size=26,
                 pen=pg.mkPen("#b00020", width=3),
                 brush=[pg.mkBrush("#b00020") for _ in known]))
+            top = max([start, *[cap for _y, cap in known]]) * 1.45
             for y, cap in known:  # rows are a few pixels high: words only where it does not fit
                 if held > cap:
                     text = pg.TextItem(f"does not fit in {format_si(cap, 'B')}", color="#b00020",
-                                       anchor=(0, 0.5))
-                    text.setPos(held * 1.02, y)
+                                       anchor=(1, 0.5))
+                    text.setPos(top, y)
                     self.memory.addItem(text)
-        self.memory.setLabel("bottom", f"held per chip: {format_si(start, 'B')} (red mark: "
-                             "each chip's capacity)", units="B")
+        key = ", ".join(f"<span style='color:{training_view.MEMORY_COLORS[name]}'>■</span> {name}"
+                        for name, size in parts if size > 0)
+        self.memory.setLabel("bottom", f"per chip {format_si(start, 'B')}: {key}; "
+                             "<span style='color:#b00020'>|</span> capacity", units="B")
         self.memory.getAxis("left").setTicks([list(enumerate(names))])
         self.memory.getViewBox().invertY(True)
         top = max([start, *[cap for _y, cap in known]]) * 1.45
@@ -980,7 +1031,7 @@ class WorkloadCharts(QWidget):
                                       same_width=self.model.view.same_width, kernels=r.kernels)
         self._sweep = sweep
         unit = r.workload.throughput_unit
-        self.sweep.setLabel("bottom", "chips, d doubling (hollow: the link bounds)")
+        self.sweep.setLabel("bottom", "chips, d doubling (hollow: link-bound)")
         self.sweep.setLabel("left", unit)
         xs = np.array([s.training.chips for s in sweep], dtype=float)
         for j, c in enumerate(chips):
