@@ -96,6 +96,16 @@ def main() -> None:
     shot("what-if-design-space")
     window.model.undo_stack.setClean()
     window.docks["table"].raise_()
+    # Training: ResNet-50 in fp32, tf32 and bf16, its step by part, memory and scaling.
+    window.files.open_example(by_name["training-fp32-against-bf16"])
+    doc = window.model.document
+    window.model.select(doc.workloads[2].id, doc.chips[0].id)
+    window.docks["workloads"].raise_()
+    window.docks["breakdown"].raise_()
+    shot("training")
+    window.model.undo_stack.setClean()
+    window.docks["table"].raise_()
+    window.docks["hardware"].raise_()
     if "--measured" in sys.argv:
         measured_shot(app, window, shot)
     window.model.undo_stack.setClean()
