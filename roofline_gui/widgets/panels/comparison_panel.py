@@ -234,7 +234,9 @@ class ExplanationPane(QTextBrowser):
         self.refresh()
 
     def _on_document_changed(self, doc, touched) -> None:
-        if touched and touched <= {w.id for w in doc.workloads}:
+        # Edits of workloads or chips come at a drag's pace (a workload's point, a roof): the
+        # words follow at most every 40 ms; anything else (a kernel, a new document) at once.
+        if touched and touched <= {w.id for w in doc.workloads} | {c.id for c in doc.chips}:
             self._later.request()
             return
         self.refresh()
