@@ -180,6 +180,17 @@ class Results:
         return speedups(self.comparison.result)
 
     @property
+    def energy(self) -> dict[str, np.ndarray]:
+        """Energy and power (core.energy), [kernel, chip]: ``per_op`` (J at the roofline's
+        rate), ``power`` (W there), ``capped`` (bool: the board power slows it by more than
+        5 %), ``capped_rate`` (op/s), ``ops_per_joule`` and ``capped_power`` (W, never above the
+        board power); NaN where a chip has no energy data."""
+        e = self.comparison.energy
+        return {"per_op": e.per_op, "power": e.power, "capped": e.capped,
+                "capped_rate": e.capped_rate, "ops_per_joule": e.ops_per_joule,
+                "capped_power": e.capped_power}
+
+    @property
     def kernels(self) -> tuple[str, ...]:
         return tuple(k.name for k in self.comparison.kernels)
 
@@ -353,6 +364,17 @@ class WorkloadResults:
     def intensity(self) -> np.ndarray:
         """Aggregate intensity (total ops ÷ total main-memory bytes) of each workload, op/B."""
         return np.array([r.intensity for r in self.results])
+
+    @property
+    def energy(self) -> dict[str, np.ndarray]:
+        """Energy and cost (core.energy), [workload, chip]: ``per_step`` (J per chip),
+        ``per_item`` (J per token, image or sample on all the chips of a step),
+        ``items_per_joule``, ``average_power`` (W, never above the board power), ``capped``
+        (bool), ``cost_per_million`` ($ per million items at the chips' price); NaN where a chip
+        has no energy data (or no price)."""
+        return {name: np.array([getattr(r.energy, name) for r in self.results])
+                for name in ("per_step", "per_item", "items_per_joule", "average_power", "capped",
+                             "cost_per_million")}
 
     def rows(self) -> list[dict[str, str]]:
         """The workloads CSV's rows, one per (chip, workload), as the app writes them."""

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from roofline_gui.core.energy import Energy
 from roofline_gui.core.units import PRECISIONS, format_si
 
 
@@ -156,6 +157,8 @@ class Chip:
     preset: str | None = None
     #: precision -> the datasheet peak before a what-if moved it (absent: not moved)
     compute_what_if_of: dict[str, float] = field(default_factory=dict)
+    #: power, energy per op and per byte, price (core.energy; None: no energy data)
+    energy: Energy | None = None
 
     def peak(self, precision: str) -> float | None:
         """Dense peak op/s at ``precision``, or None when the chip has no such mode."""

@@ -44,6 +44,9 @@ CSV_COLUMNS = (
     *(f"{role}_bytes" for role in MEMORY_ROLES),
     # what each ceiling is worth: the speedup with it alone twice as high (core.worth)
     "speedup_if_2x_compute", *(f"speedup_if_2x_{role}" for role in MEMORY_ROLES),
+    # energy and power (core.energy), at the power cap where the board's power binds; empty
+    # for a chip without energy data (and the energy for a kernel without a size)
+    "energy_j", "average_power_w", "power_capped",
 )
 
 
@@ -146,10 +149,28 @@ class Comparison:
         from roofline_gui.core.worth import CEILINGS, speedups  # noqa: PLC0415
 
         worth = speedups(self.result)
+        e = self.energy
+        ops = self.kernel_arrays.ops
+
+        def energy(k: int, c: int) -> dict[str, str]:
+            power = float(e.capped_power[k, c])
+            if not np.isfinite(power):
+                return {"energy_j": "", "average_power_w": "", "power_capped": ""}
+            joules = float(e.capped_per_op[k, c] * ops[k]) if self.kernels[k].has_size else np.nan
+            return {"energy_j": format_plain(joules), "average_power_w": format_plain(power),
+                    "power_capped": "yes" if e.capped[k, c] else "no"}
+
         return [{**self.row(k, c),
                  **{f"speedup_if_2x_{name}": format_plain(float(worth[name][k, c]))
-                    for name in CEILINGS}}
+                    for name in CEILINGS}, **energy(k, c)}
                 for c in range(len(self.chips)) for k in range(len(self.kernels))]
+
+    @cached_property
+    def energy(self):
+        """Energy, power and the power cap of every kernel on every chip (core.energy)."""
+        from roofline_gui.core.energy import kernel_energy  # noqa: PLC0415
+
+        return kernel_energy(self.result, self.chips)
 
 
 def compare(

@@ -326,6 +326,9 @@ def explain_training(result: WorkloadResult, c: int, units: Units = Units(),  # 
         lines.extend(f"• {m}" for m in moves)
     lines.append(f"Memory per chip: {memory} = {format_si(held, 'B')}"
                  + (f" of {format_si(cap, 'B')}." if np.isfinite(cap) else "."))
+    from roofline_gui.core.energy import workload_lines  # noqa: PLC0415
+
+    lines.extend(workload_lines(result, c))
     lines.append("How it is counted:")
     lines.extend(f"• {s}" for s in r.steps)
     return lines

@@ -67,6 +67,7 @@ _UNITS: dict[str, tuple[str, ...]] = {
     "bytes": ("b", "byte", "bytes"),
     "intensity": ("flop/b", "op/b", "flop/byte", "ops/byte", "op/byte", "flops/byte"),
     "count": (),
+    "power": ("w", "watt", "watts"),
 }
 
 _EXAMPLES: dict[str, str] = {
@@ -75,6 +76,7 @@ _EXAMPLES: dict[str, str] = {
     "bytes": "40 GB, 32 GiB or 4e10",
     "intensity": "0.25, 100 flop/B",
     "count": "4096, 4k, 300B (billions) or 1e6",
+    "power": "700 W, 0.7 kW or 700",
 }
 
 _NUMBER = re.compile(

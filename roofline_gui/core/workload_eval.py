@@ -21,6 +21,7 @@ from functools import cached_property
 import numpy as np
 
 from roofline_gui.core.chip import Chip
+from roofline_gui.core.energy import CAP_SLOWDOWN
 from roofline_gui.core.kernel import Kernel
 from roofline_gui.core.roofline import (
     BOUND_MEMORY,
@@ -44,7 +45,27 @@ WORKLOAD_CSV_COLUMNS = (
     # what each ceiling is worth: the speedup with it alone twice as high (core.worth)
     "speedup_if_2x_compute", "speedup_if_2x_dram", "speedup_if_2x_cache", "speedup_if_2x_host",
     "speedup_if_2x_link",
+    # energy and cost (core.energy), per chip; empty without energy data (cost: without a price)
+    "energy_per_step_j", "joules_per_item", "average_power_w", "power_capped",
+    "cost_per_million_items",
 )
+
+
+@dataclass(frozen=True)
+class WorkloadEnergy:
+    """A workload's energy on each chip: arrays [C], NaN where the chip has no energy data."""
+
+    per_step: np.ndarray  # J per chip per step
+    per_item: np.ndarray  # J per token (image, sample) on all the chips that run the step
+    average_power: np.ndarray  # W per chip, never above the board power
+    capped: np.ndarray  # bool: held to the board power (a kernel, or the step as a whole)
+    cost_per_million: np.ndarray  # $ per million items at the chips' price (NaN without one)
+    time: np.ndarray  # s per step at the power cap (the roofline's where it does not bind)
+    board_power: np.ndarray  # W
+
+    @property
+    def items_per_joule(self) -> np.ndarray:
+        return 1.0 / self.per_item
 
 
 @dataclass(frozen=True)
@@ -343,7 +364,55 @@ class WorkloadResult:
                             ""),
             **train,
             **{f"speedup_if_2x_{k}": _num(float(v[c])) for k, v in self.worth.items()},
+            **self._energy_row(c),
         }
+
+    def _energy_row(self, c: int) -> dict[str, str]:
+        e = self.energy
+        if not np.isfinite(e.per_step[c]) or not np.isfinite(self.time[c]):
+            return dict.fromkeys(("energy_per_step_j", "joules_per_item", "average_power_w",
+                                  "power_capped", "cost_per_million_items"), "")
+        return {"energy_per_step_j": _num(float(e.per_step[c])),
+                "joules_per_item": _num(float(e.per_item[c])),
+                "average_power_w": _num(float(e.average_power[c])),
+                "power_capped": "yes" if e.capped[c] else "no",
+                "cost_per_million_items": _num(float(e.cost_per_million[c]))}
+
+    # -- energy, power and cost (core.energy) ----------------------------------------------------
+
+    @cached_property
+    def energy(self) -> WorkloadEnergy:
+        """Each chip's energy per step, power, power cap and cost (NaN without energy data)."""
+        from roofline_gui.core.energy import chip_constants, kernel_energy  # noqa: PLC0415
+
+        ke = kernel_energy(self.evaluation, self.chips)
+        rows = self.rows
+        ops = self.counts * self.evaluation.kernel_arrays.ops[rows]  # [E] ops of all runs
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            kernels = (ops[:, None] * ke.capped_per_op[rows]).sum(axis=0)
+            entry_time = ops[:, None] / ke.capped_rate[rows]
+            _op, byte_j, p0, board = chip_constants(self.chips)
+            role = ROLE_INDEX[self.workload.link]
+            link = np.nan_to_num(self.built.link_bytes * byte_j[:, role]) + p0 * self.link_time
+            bubble = self.bubble_of(entry_time)
+            step = kernels + link + p0 * bubble  # J per chip per step
+            time = self.step_time(entry_time, self.link_time)
+            # the step as a whole held to the board power: overlapped parts add their energy
+            capped = step / time > board * (1 + CAP_SLOWDOWN)
+            time = np.where(step / time > board, (step - p0 * time) / (board - p0), time)
+            time = np.maximum(time, self.step_time(entry_time, self.link_time))
+            step = np.where(np.isfinite(board), step, np.nan)
+            per_step_chips = (self.training.chips if self.training is not None
+                              else self.workload.chips_per_model)
+            items = self.workload.per_step_items()
+            joules_per_item = step * per_step_chips / items
+            capped = capped | (ke.capped[rows] & (self.counts[:, None] > 0)).any(axis=0)
+            price = np.array([c.energy.price_per_hour if c.energy is not None and
+                              c.energy.price_per_hour is not None else np.nan
+                              for c in self.chips])
+            cost = price * per_step_chips / 3600 * time / items * 1e6
+        return WorkloadEnergy(step, joules_per_item, step / time, capped & np.isfinite(step),
+                              cost, time, board)
 
     @cached_property
     def worth(self) -> dict[str, np.ndarray]:

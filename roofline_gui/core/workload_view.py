@@ -327,6 +327,9 @@ def explain_workload(result: WorkloadResult, c: int, units: Units = Units(),  # 
             lines.append(f"Note: {note}.")
     if fit and result.fits[c]:
         lines.append(fit)
+    from roofline_gui.core.energy import workload_lines  # noqa: PLC0415
+
+    lines.extend(workload_lines(result, c))
     return lines
 
 

@@ -31,6 +31,10 @@ def chip_to_dict(chip: Chip) -> dict:
         "color": chip.color,
         "preset": chip.preset,
         "compute_what_if_of": dict(chip.compute_what_if_of),
+        "energy": None if chip.energy is None else _drop_empty({
+            "board_power": chip.energy.board_power, "idle_power": chip.energy.idle_power,
+            "op_pj": dict(chip.energy.op_pj), "byte_pj": dict(chip.energy.byte_pj),
+            "price_per_hour": chip.energy.price_per_hour, "sources": dict(chip.energy.sources)}),
     }
     out = _drop_empty(d)
     out["compute"] = dict(chip.compute)

@@ -22,7 +22,7 @@ from roofline_gui.io.serialize import chip_to_dict, kernel_to_dict
 from roofline_gui.io.validate import PRESET_OVERRIDES, Checker, read_chip, read_kernel
 
 FORMAT = "roofline-session"
-VERSION = 7
+VERSION = 8
 MAX_ITEMS = 100_000
 #: The keys a session file may have at its top level.
 TOP_KEYS = ("format", "version", "title", "baseline", "chips", "kernels", "workloads")
@@ -76,8 +76,16 @@ def _v6_to_v7(data: dict) -> dict:
     return {**data, "version": 7}
 
 
+def _v7_to_v8(data: dict) -> dict:
+    """Version 8 adds a chip's ``energy`` (board and idle power, energy per op and per byte, a
+    price per chip-hour, their sources); a version 7 file's chips have none: a chip added again
+    from its preset brings its board power."""
+    return {**data, "version": 8}
+
+
 MIGRATIONS: dict[int, Callable[[dict], dict]] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4,
-                                                 4: _v4_to_v5, 5: _v5_to_v6, 6: _v6_to_v7}
+                                                 4: _v4_to_v5, 5: _v5_to_v6, 6: _v6_to_v7,
+                                                 7: _v7_to_v8}
 
 
 def migrate(data: dict) -> dict:

@@ -33,7 +33,10 @@ _COLOR = re.compile(r"^#[0-9a-fA-F]{6}$")
 LEVEL_KEYS = ("role", "name", "bandwidth", "write_bandwidth", "capacity", "achievable", "source",
               "measured", "what_if_of")
 CHIP_KEYS = ("id", "name", "vendor", "year", "notes", "compute", "compute_sources", "achievable",
-             "compute_measured", "memory", "color", "visible", "preset", "compute_what_if_of")
+             "compute_measured", "memory", "color", "visible", "preset", "compute_what_if_of",
+             "energy")
+#: A chip's energy (version 8): core.energy.Energy's fields.
+ENERGY_KEYS = ("board_power", "idle_power", "op_pj", "byte_pj", "price_per_hour", "sources")
 #: A measured ceiling: its value (op/s or B/s), when, how and where.
 MEASURED_KEYS = ("value", "date", "method", "host")
 #: A kernel is given in exactly one of three forms; each form's keys belong to it alone.
@@ -243,14 +246,45 @@ def read_chip(ck: Checker, d: dict, path: str, chip_id: str) -> Chip | None:
     vendor = ck.text(d, "vendor", path)
     notes = ck.text(d, "notes", path)
     preset = _origin(ck, d, path)
+    energy = read_energy(ck, d["energy"], f"{path}.energy") if "energy" in d else None
     if len(ck.problems) > start:
         return None
     return Chip(
         id=chip_id, name=name, compute=compute, memory=tuple(levels), vendor=vendor,
         year=None if year is None else int(year), notes=notes, compute_sources=sources,
         compute_achievable=achievable, compute_measured=measured, color=color, visible=visible, preset=preset,
-        compute_what_if_of=what_if,
+        compute_what_if_of=what_if, energy=energy,
     )
+
+
+def read_energy(ck: Checker, raw: Any, path: str):
+    """A chip's energy figures: powers in W, energies in pJ, a price in $ per chip-hour, each
+    finite and above zero (the idle power may be 0), and their sources as text."""
+    from roofline_gui.core.energy import Energy  # noqa: PLC0415
+    from roofline_gui.core.units import MEMORY_ROLES  # noqa: PLC0415
+
+    d = ck.obj(raw, path)
+    if d is None:
+        return None
+    start = len(ck.problems)
+    ck.known_keys(d, path, ENERGY_KEYS)
+    values = {}
+    for key in ("board_power", "idle_power", "price_per_hour"):
+        if d.get(key) is not None:
+            values[key] = ck.number(d[key], f"{path}.{key}", maximum=1e7,
+                                    inclusive_min=key == "idle_power")
+    op = ck.per_key(d, "op_pj", path, PRECISIONS, lambda v, p: ck.number(v, p, maximum=1e6))
+    byte = ck.per_key(d, "byte_pj", path, MEMORY_ROLES, lambda v, p: ck.number(v, p, maximum=1e6))
+    sources = ck.obj(d.get("sources", {}), f"{path}.sources") or {}
+    for key, value in sources.items():
+        if not isinstance(value, str):
+            ck.fail(f"{path}.sources.{key}", f"must be text, not {_kind(value)}")
+    if len(ck.problems) > start:
+        return None
+    energy = Energy(op_pj=op, byte_pj=byte, sources=dict(sources), **values)
+    for name, message in energy.problems():
+        ck.fail(f"{path}.{name}", message)
+    return None if len(ck.problems) > start else energy
 
 
 def _origin(ck: Checker, d: dict, path: str) -> str | None:

@@ -34,7 +34,7 @@ def test_csv_gives_each_kernels_bytes_per_call_at_each_level(tmp_path):
     out = tmp_path / "out.csv"
     export_csv(load_session(DATA / "session_v5.json"), out)
     rows = {r["kernel"]: r for r in csv.DictReader(io.StringIO(out.read_text()))}
-    assert CSV_COLUMNS[-9:-5] == ("dram_bytes", "cache_bytes", "host_bytes", "link_bytes")
+    assert CSV_COLUMNS[-12:-8] == ("dram_bytes", "cache_bytes", "host_bytes", "link_bytes")
     add = rows["out = a + b, a and b on chip (int8)"]
     assert (add["dram_bytes"], add["cache_bytes"], add["host_bytes"], add["link_bytes"]) == (
         "100000000", "200000000", "", "")
@@ -43,8 +43,16 @@ def test_csv_gives_each_kernels_bytes_per_call_at_each_level(tmp_path):
     assert gemm["limiter"] == "PCIe Gen4 x16"  # 67 MB at 32 GB/s: 2.1 ms, the slowest ceiling
     # what each ceiling is worth: twice the host link halves its 2.1 ms to 1.05 ms, still above
     # compute (0.44 ms): exactly 2x; twice anything else changes nothing
-    assert CSV_COLUMNS[-5:] == ("speedup_if_2x_compute", "speedup_if_2x_dram",
-                                "speedup_if_2x_cache", "speedup_if_2x_host", "speedup_if_2x_link")
+    assert CSV_COLUMNS[-8:-3] == ("speedup_if_2x_compute", "speedup_if_2x_dram",
+                                  "speedup_if_2x_cache", "speedup_if_2x_host", "speedup_if_2x_link")
+    # then energy (issue 28), from the A100 preset's 400 W board power: its ops at 400 W / 312
+    # Top/s and its HBM bytes at 400 W / 1.555 TB/s (estimates); the host link's bytes are not
+    # counted without a figure. 2.1 ms at 88 W: not power-capped.
+    assert CSV_COLUMNS[-3:] == ("energy_j", "average_power_w", "power_capped")
+    by_hand = 2 * 4096**3 * 400 / 312e12 + 4096**2 * 2 * 400 / 1.555e12
+    assert float(gemm["energy_j"]) == pytest.approx(by_hand)
+    assert float(gemm["average_power_w"]) == pytest.approx(by_hand / float(gemm["time_s"]))
+    assert gemm["power_capped"] == "no"
     assert (gemm["speedup_if_2x_host"], gemm["speedup_if_2x_compute"], gemm["speedup_if_2x_dram"],
             gemm["speedup_if_2x_link"]) == ("2", "1", "1", "1")
     # the add with a and b on chip: HBM (the write) limits; twice HBM 2x, twice the L2 nothing
@@ -123,8 +131,14 @@ def test_model_straight_from_its_config(tmp_path):
         "activation_bytes_per_chip", "fits", "train_days", "chip_hours",
         # then what each ceiling is worth (issue 27)
         "speedup_if_2x_compute", "speedup_if_2x_dram", "speedup_if_2x_cache",
-        "speedup_if_2x_host", "speedup_if_2x_link")
+        "speedup_if_2x_host", "speedup_if_2x_link",
+        # then energy and cost (issue 28)
+        "energy_per_step_j", "joules_per_item", "average_power_w", "power_capped",
+        "cost_per_million_items")
     assert all(rows[0][k] == "" for k in WORKLOAD_CSV_COLUMNS[14:25])
+    # the H100 preset's 700 W board power: at most that, J per token and no price (empty)
+    assert float(rows[0]["average_power_w"]) <= 700 and float(rows[0]["joules_per_item"]) > 0
+    assert rows[0]["cost_per_million_items"] == "" and rows[2]["energy_per_step_j"] == ""
     # decode at batch 1 on H100: all memory-bound, so twice the HBM halves the step
     assert float(rows[0]["speedup_if_2x_dram"]) == pytest.approx(2.0, rel=0.01)
     assert float(rows[0]["speedup_if_2x_compute"]) == pytest.approx(1.0, abs=0.01)

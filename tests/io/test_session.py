@@ -39,7 +39,14 @@ def test_minimal_v1_form_from_the_spec_loads_exactly_as_written():
 
 
 def test_frozen_v2_fixture_loads_and_equals_the_migrated_v1():
-    assert load_session(DATA / "session_v2.json") == load_session(DATA / "session_v1.json")
+    """Equal but for energy: version 1 names its TPU v3 by preset id, which brings the preset's
+    board power today (version 8); the frozen version 2 file wrote the chip out whole, without."""
+    from dataclasses import replace
+
+    v1, v2 = load_session(DATA / "session_v1.json"), load_session(DATA / "session_v2.json")
+    assert [c.energy and c.energy.board_power for c in v1.chips] == [None, 450.0]
+    assert all(c.energy is None for c in v2.chips)
+    assert replace(v1, chips=tuple(replace(c, energy=None) for c in v1.chips)) == v2
 
 
 def test_save_and_load_round_trip_is_identical(tmp_path):
@@ -274,3 +281,31 @@ def test_training_workloads_survive_a_save_and_load_and_bad_settings_are_named(t
     text = str(info.value)
     assert "workloads[0].global_batch: 1000 per step is not a multiple" in text
     assert "workloads[1].recompute: selective recomputation recomputes a transformer" in text
+
+
+def test_energy_survives_a_save_and_load_and_bad_values_are_named(tmp_path):
+    doc = load_session(DATA / "session_v8.json")
+    e = doc.chips[0].energy
+    assert (e.board_power, e.idle_power, e.op_pj, e.byte_pj, e.price_per_hour) == (
+        700.0, 90.0, {"bf16": 0.5}, {"dram": 60.0}, 2.5)
+    assert e.sources["price_per_hour"].startswith("a user's own price")
+    path = tmp_path / "e.roofline"
+    save_session(doc, path)
+    assert load_session(path) == doc
+    assert load_session(DATA / "session_v7.json").chips[0].energy is None  # older: none
+    data = json.loads((DATA / "session_v8.json").read_text())
+    data["chips"][0]["energy"].update(board_power=-1, idle_power=float("nan"), op_pj={"bf17": 1},
+                                      byte_pj={"dram": 0}, watts=3)
+    with pytest.raises(ValidationError) as info:
+        parse_session(data)
+    text = str(info.value)
+    for part in ("chips[0].energy.board_power: must be greater than 0",
+                 "chips[0].energy.idle_power: must be a finite number",
+                 "chips[0].energy.op_pj.bf17: unknown key 'bf17'",
+                 "chips[0].energy.byte_pj.dram: must be greater than 0",
+                 "chips[0].energy.watts: unknown key 'watts'"):
+        assert part in text, part
+    data = json.loads((DATA / "session_v8.json").read_text())
+    data["chips"][0]["energy"]["idle_power"] = 800
+    with pytest.raises(ValidationError, match="idle_power: 800 W is not below the board power"):
+        parse_session(data)

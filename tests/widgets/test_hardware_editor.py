@@ -221,3 +221,34 @@ def test_reset_to_datasheet_is_offered_only_for_a_chip_with_what_if_ceilings(win
     assert window.act_reset_what_if.isEnabled()
     window.act_reset_what_if.trigger()
     assert not window.act_reset_what_if.isEnabled()  # nothing left to reset
+
+
+def test_energy_fields_set_the_board_power_idle_power_and_price_undoably(editor, qtbot):
+    """Issue 28: the chip's board power, idle power and price per chip-hour, as typed; an idle
+    power at or above the board power is refused in its field; undo restores each."""
+    form, model = editor.form, editor.model
+    chip = a100(editor)
+    fields = form.energy_fields
+    start = chip.energy
+    for name, text in (("board_power", "350 W"), ("idle_power", "60"), ("price_per_hour", "2.5")):
+        field = fields[name]
+        field.setFocus()
+        qtbot.waitUntil(field.hasFocus)
+        field.selectAll()
+        qtbot.keyClick(field, Qt.Key.Key_Delete)
+        qtbot.keyClicks(field, text)
+        qtbot.keyClick(field, Qt.Key.Key_Return)
+    e = a100(editor).energy
+    assert (e.board_power, e.idle_power, e.price_per_hour) == (350.0, 60.0, 2.5)
+    assert e.sources["board_power"] == "entered by hand"
+    assert "pJ per op" in form.energy_note.text() and "upper bounds" in form.energy_note.text()
+    field = fields["idle_power"]
+    field.setFocus()
+    field.selectAll()
+    qtbot.keyClick(field, Qt.Key.Key_Delete)
+    qtbot.keyClicks(field, "400")
+    qtbot.keyClick(field, Qt.Key.Key_Return)
+    assert a100(editor).energy.idle_power == 60.0  # refused: not below the board power
+    for _ in range(3):
+        model.undo_stack.undo()
+    assert a100(editor).energy == start

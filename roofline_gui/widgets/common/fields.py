@@ -9,7 +9,8 @@ from PySide6.QtWidgets import QAbstractScrollArea, QLabel, QLineEdit, QVBoxLayou
 from roofline_gui.core.errors import UnitError
 from roofline_gui.core.units import format_si, parse_quantity
 
-_UNITS = {"bandwidth": "B/s", "compute": "op/s", "bytes": "B", "intensity": "op/B", "count": ""}
+_UNITS = {"bandwidth": "B/s", "compute": "op/s", "bytes": "B", "intensity": "op/B", "count": "",
+          "power": "W"}
 _INVALID = "QLineEdit { border: 2px solid #d62728; }"
 # Focus that goes to a popup (the field's context menu) or to another window comes back: the
 # field is not being left.

@@ -119,6 +119,7 @@ class ChipForm(QWidget):
         layout.addLayout(self._identity(chip))
         layout.addWidget(self._compute_group(chip))
         layout.addWidget(self._memory_group(chip))
+        layout.addWidget(self._energy_group())
         notes = QPlainTextEdit(chip.notes)
         notes.setReadOnly(True)
         notes.setMaximumHeight(110)
@@ -236,6 +237,84 @@ class ChipForm(QWidget):
         name = which if kind == "peak" else chip.memory[which].name
         self.model.push_what_if(chip.with_ceiling(what, sheet), f"{name} back to its datasheet")
 
+    def _energy_group(self) -> QGroupBox:
+        """Board power (the power cap), idle power and a price per chip-hour, with what the
+        energy per op and per byte are (given or estimated from the board power)."""
+        box = QGroupBox("Energy and cost (docs/energy.md)")
+        grid = QGridLayout(box)
+        self.energy_fields: dict[str, QuantityEdit] = {}
+        rows = (("board_power", "Board power (W)", "power", False,
+                 "The board power (TDP): the power cap; the energy per op and per byte are "
+                 "estimated from it where no source gives them"),
+                ("idle_power", "Idle power (W)", "power", True,
+                 "π0, drawn whatever runs (empty: 0, folded into the estimates)"),
+                ("price_per_hour", "$ per chip-hour", "count", True,
+                 "Your price of a chip-hour, for $ per million tokens (empty: no cost)"))
+        for row, (name, label, kind, empty, tip) in enumerate(rows):
+            edit = QuantityEdit(kind, allow_empty=True, bound=True, confirm_empty=empty,
+                                minimum=0.0)
+            edit.setPlaceholderText("not given" if empty else "no energy data")
+            edit.setToolTip(tip)
+            edit.sig_value_committed.connect(lambda v, n=name: self._on_energy(n, v))
+            edit.sig_input_refused.connect(
+                lambda typed, why, t=label: self._say_kept(t, typed, why))
+            grid.addWidget(QLabel(label), row, 0)
+            grid.addWidget(edit, row, 1)
+            self.energy_fields[name] = edit
+        self.energy_note = QLabel()
+        self.energy_note.setWordWrap(True)
+        self.energy_note.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        grid.addWidget(self.energy_note, len(rows), 0, 1, 2)
+        grid.setColumnStretch(1, 1)
+        return box
+
+    def _fill_energy(self, chip: Chip) -> None:
+        from roofline_gui.core.energy import PJ, constants  # noqa: PLC0415
+
+        e = chip.energy
+        for name, edit in self.energy_fields.items():
+            edit.set_value(None if e is None else getattr(e, name))
+        k = constants(chip)
+        if k is None:
+            self.energy_note.setText("No energy data: give a board power to estimate the energy "
+                                     "per op and per byte from it.")
+            return
+        ops = ", ".join(f"{p} {v / PJ:.3g}" for p, v in k.op_j.items())
+        byte = ", ".join(f"{r} {v / PJ:.3g}" for r, v in k.byte_j.items())
+        estimated = any(k.is_estimate(key) for key in k.said if ":" in key)
+        self.energy_note.setText(
+            f"pJ per op: {ops}. pJ per byte: {byte}."
+            + (" Estimated as upper bounds from the board power: (P − π0)/peak and "
+               "(P − π0)/bandwidth." if estimated else "")
+            + f"\nBoard power: {k.said['board_power']}")
+
+    def _on_energy(self, name: str, value: float | None) -> None:
+        from roofline_gui.core.energy import Energy  # noqa: PLC0415
+
+        chip = self._chip()
+        if chip is None:
+            return
+        e = chip.energy or Energy()
+        sources = dict(e.sources)
+        if value is None:
+            sources.pop(name, None)
+        else:
+            sources[name] = "entered by hand"
+        new = replace(e, **{name: value}, sources=sources)
+        problems = new.problems()
+        if problems:
+            self.energy_fields[name].show_error(problems[0][1])
+            self.energy_fields[name].set_value(getattr(e, name))
+            return
+        empty = new.board_power is None and new.idle_power is None and \
+            new.price_per_hour is None and not new.op_pj and not new.byte_pj
+        label = {"board_power": "board power", "idle_power": "idle power",
+                 "price_per_hour": "price per chip-hour"}[name]
+        said = "cleared" if value is None else (
+            f"${value:g}" if name == "price_per_hour" else format_si(value, "W"))
+        self._push(replace(chip, energy=None if empty else new),
+                   f"Set {chip.name} {label}: {said}", name)
+
     def _fill(self, chip: Chip) -> None:
         if not self.name_edit.hasFocus():
             self.name_edit.setText(chip.name)
@@ -247,6 +326,7 @@ class ChipForm(QWidget):
                 chip.compute.get(precision, 0.0), chip.compute_sources.get(precision, ""),
                 chip.compute_measured.get(precision), "op/s",
                 chip.compute_what_if_of.get(precision)))
+        self._fill_energy(chip)
         for fields, level in zip(self.level_fields, chip.memory, strict=True):
             fields["bandwidth"].set_value(level.bandwidth)
             fields["achievable"].set_value(level.achievable)

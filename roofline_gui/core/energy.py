@@ -1,0 +1,315 @@
+"""Energy, power and cost (issue 28): the energy roofline of Choi, Bedard, Fowler and Vuduc
+("A roofline model of energy", IPDPS 2013) and its power cap (Choi et al., IPDPS 2014). Qt-free.
+
+Per chip: a board power P (TDP, W) with its source, a constant power π0 (W), an energy per op ε_op
+per precision (pJ) and per byte ε_r per memory role (pJ), and optionally a price per chip-hour.
+Where no source gives ε_op or ε_r, they are estimated as upper bounds from the board power: the
+board's power above π0 spent by the compute units alone at the peak, (P − π0)/peak, or by one
+memory level alone at its bandwidth, (P − π0)/bandwidth: for main memory. The bytes at the
+on-chip, host and link levels count only where their energy is given (that bound, the board's
+whole power for a PCIe link, would cap every kernel that crosses one). Every estimate says it is
+one.
+
+Per op of a kernel of intensity I_r (ops per byte at role r) running at rate R (op/s):
+    e = ε_op + Σ_r ε_r / I_r + π0 / R                      (J per op)
+    average power = e · R                                  (W)
+When that power exceeds the board power P the kernel is power-capped: its rate falls until the
+power fits (flagged where that slows it by more than 5 %), R_cap = (P − π0) / (ε_op + Σ_r ε_r /
+I_r), and its energy per op becomes
+ε_op + Σ ε_r / I_r + π0 / R_cap. With both ε at their upper-bound estimates the cap bites near
+the ridge, where compute and memory run flat out together: there the capped time is the
+no-overlap time, W/peak + Q/bandwidth. The roofline's own times are never stretched by an
+estimate (a bound must stay a bound); the capped rate is reported beside them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from roofline_gui.core.units import MEMORY_ROLES, PRECISIONS, format_si
+
+PJ = 1e-12
+#: A kernel counts as power-capped where the cap slows it by more than this.
+CAP_SLOWDOWN = 0.05
+#: What an energy field is called in sources and messages.
+FIELDS = ("board_power", "idle_power", "price_per_hour")
+
+
+@dataclass(frozen=True)
+class Energy:
+    """A chip's power and energy figures, each with its source (``sources``: "board_power",
+    "idle_power", "price_per_hour", "op:<precision>", "byte:<role>")."""
+
+    board_power: float | None = None  # W, the board's (TDP): the power cap
+    idle_power: float | None = None  # W, π0: drawn whatever runs (None: folded into the estimates)
+    op_pj: dict[str, float] = field(default_factory=dict)  # pJ per op, by precision
+    byte_pj: dict[str, float] = field(default_factory=dict)  # pJ per byte, by memory role
+    price_per_hour: float | None = None  # $ per chip-hour, the user's (or a dated snapshot)
+    sources: dict[str, str] = field(default_factory=dict)
+
+    def problems(self) -> list[tuple[str, str]]:
+        """(field, message) for every value that cannot be: negative, zero or not finite."""
+        out = []
+        for name in FIELDS:
+            value = getattr(self, name)
+            if value is not None and not _positive(value, allow_zero=name == "idle_power"):
+                out.append((name, f"must be a finite number above 0, not {value!r}"))
+        for key, values, known in (("op_pj", self.op_pj, PRECISIONS),
+                                   ("byte_pj", self.byte_pj, MEMORY_ROLES)):
+            for name, value in values.items():
+                if name not in known:
+                    out.append((f"{key}.{name}", f"unknown {'precision' if key == 'op_pj' else 'role'}"
+                                                 f" {name!r}; use one of {', '.join(known)}"))
+                elif not _positive(value):
+                    out.append((f"{key}.{name}", f"must be a finite number above 0, not {value!r}"))
+        if (self.board_power is not None and self.idle_power is not None
+                and _positive(self.board_power) and self.idle_power >= self.board_power):
+            out.append(("idle_power", f"{self.idle_power:g} W is not below the board power "
+                                      f"{self.board_power:g} W"))
+        return out
+
+
+def _positive(value, allow_zero: bool = False) -> bool:
+    return (isinstance(value, (int, float)) and not isinstance(value, bool)
+            and np.isfinite(value) and (value > 0 or (allow_zero and value == 0)))
+
+
+@dataclass(frozen=True)
+class Constants:
+    """One chip's constants as the model uses them, each with where it comes from."""
+
+    board_power: float  # W
+    idle_power: float  # W
+    op_j: dict[str, float]  # J per op, by precision the chip has
+    byte_j: dict[str, float]  # J per byte, by role the chip has
+    said: dict[str, str]  # key -> "source" or "estimate: (P − π0)/peak = …"
+
+    def is_estimate(self, key: str) -> bool:
+        return self.said.get(key, "").startswith("estimate")
+
+
+def constants(chip) -> Constants | None:
+    """The chip's energy constants, given where its ``energy`` gives them, else estimated from
+    its board power; None when it has no board power (no energy data)."""
+    e = getattr(chip, "energy", None)
+    if e is None or e.board_power is None:
+        return None
+    p0 = e.idle_power or 0.0
+    spare = e.board_power - p0
+    said = {"board_power": e.sources.get("board_power", "no source given"),
+            "idle_power": (e.sources.get("idle_power", "no source given") if e.idle_power is not None
+                           else "not given: 0 W, the constant power folded into the estimates")}
+    op, byte = {}, {}
+    for p, peak in chip.compute.items():
+        if p in e.op_pj:
+            op[p] = e.op_pj[p] * PJ
+            said[f"op:{p}"] = e.sources.get(f"op:{p}", "no source given")
+        else:
+            op[p] = spare / peak
+            said[f"op:{p}"] = (f"estimate (an upper bound): (P − π0)/peak = {spare:g} W / "
+                               f"{format_si(peak, 'op/s')} = {op[p] / PJ:.3g} pJ")
+    for role in MEMORY_ROLES:
+        levels = chip.levels(role)
+        if not levels:
+            continue
+        if role in e.byte_pj:
+            byte[role] = e.byte_pj[role] * PJ
+            said[f"byte:{role}"] = e.sources.get(f"byte:{role}", "no source given")
+        elif role == "dram":
+            bw = levels[0].bandwidth
+            byte[role] = spare / bw
+            said[f"byte:{role}"] = (f"estimate (an upper bound): (P − π0)/bandwidth = {spare:g} W / "
+                                    f"{format_si(bw, 'B/s')} = {byte[role] / PJ:.3g} pJ")
+        else:
+            # On-chip, host and link bytes: their energy per byte is far below the board power
+            # over their bandwidth (a PCIe link's PHY draws watts, not the board's 700), so that
+            # bound would cap every kernel that crosses them; they count where given.
+            byte[role] = 0.0
+            said[f"byte:{role}"] = "not given: not counted"
+    return Constants(e.board_power, p0, op, byte, said)
+
+
+@dataclass(frozen=True)
+class KernelEnergy:
+    """Every kernel on every chip: arrays [K, C], NaN where a chip has no energy data or cannot
+    run the kernel."""
+
+    per_op: np.ndarray  # J per op at the roofline's rate
+    dynamic_per_op: np.ndarray  # J per op without the constant power
+    power: np.ndarray  # W at the roofline's rate (may exceed the board power: see capped)
+    capped: np.ndarray  # bool: the board power slows it by more than CAP_SLOWDOWN
+    capped_rate: np.ndarray  # op/s: the rate at which the power fits (the roofline's if not capped)
+    capped_per_op: np.ndarray  # J per op at the capped rate
+    capped_power: np.ndarray  # W at the capped rate: never above the board power
+    board_power: np.ndarray  # [C] W (NaN: no energy data)
+
+    @property
+    def ops_per_joule(self) -> np.ndarray:
+        return 1.0 / self.capped_per_op
+
+
+def chip_constants(chips: Sequence) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """([C, P] J per op, [C, R] J per byte, [C] π0, [C] board power), NaN where unknown."""
+    from roofline_gui.core.roofline import PRECISION_INDEX, ROLE_INDEX  # noqa: PLC0415
+
+    n = len(chips)
+    op = np.full((n, len(PRECISIONS)), np.nan)
+    byte = np.zeros((n, len(ROLE_INDEX)))
+    p0 = np.full(n, np.nan)
+    board = np.full(n, np.nan)
+    for c, chip in enumerate(chips):
+        k = constants(chip)
+        if k is None:
+            byte[c] = np.nan
+            continue
+        for p, v in k.op_j.items():
+            op[c, PRECISION_INDEX[p]] = v
+        for r, v in k.byte_j.items():
+            byte[c, ROLE_INDEX[r]] = v
+        p0[c], board[c] = k.idle_power, k.board_power
+    return op, byte, p0, board
+
+
+def kernel_energy(evaluation, chips: Sequence) -> KernelEnergy:
+    """The energy model over an evaluation (core.roofline.Evaluation) of kernels on ``chips``."""
+    ka, rate = evaluation.kernel_arrays, evaluation.attainable
+    op_j, byte_j, p0, board = chip_constants(chips)
+    ca = evaluation.chip_arrays
+    prec = ka.precision
+    # a stand-in precision (same width) spends its own energy per op
+    stand = ca.stand_in if ca.stand_in is not None else np.full(op_j.shape, -1)
+    eff = np.where(stand >= 0, stand, np.arange(op_j.shape[1])[None, :])
+    per_precision = np.take_along_axis(op_j, eff, axis=1)  # [C, P]
+    eps_op = per_precision[:, prec].T  # [K, C]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        intensity = ka.intensity()  # [K, R] ops per byte at each role (sized or not)
+        bytes_per_op = np.where(np.isfinite(intensity) & (intensity > 0), 1.0 / intensity, 0.0)
+        dynamic = eps_op + bytes_per_op @ byte_j.T  # [K, C]
+        per_op = dynamic + p0[None, :] / rate
+        power = per_op * rate
+        limit = (board - p0)[None, :] / dynamic
+        over = power > board[None, :]
+        capped_rate = np.where(over, np.minimum(rate, limit), rate)
+        # Flagged where the cap slows it by more than 5 %: with both ε at their upper-bound
+        # estimates a memory-bound kernel's few ops lift its power a hair above the board's
+        # (a 0.2 % slowdown at a third of an op per byte), which is within what the model knows.
+        capped = over & (capped_rate < rate * (1 - CAP_SLOWDOWN))
+        capped_per_op = dynamic + p0[None, :] / capped_rate
+        capped_power = capped_per_op * capped_rate
+    return KernelEnergy(per_op, dynamic, power, capped, capped_rate, capped_per_op,
+                        capped_power, board)
+
+
+def balance_point(chip, precision: str) -> float | None:
+    """The energy-balance point ε_dram / ε_op (op/B): below it main memory's energy per op
+    exceeds the compute's (Choi et al. 2013); None without energy data or that precision."""
+    k = constants(chip)
+    if k is None or precision not in k.op_j or "dram" not in k.byte_j:
+        return None
+    return k.byte_j["dram"] / k.op_j[precision]
+
+
+# -- in words ------------------------------------------------------------------------------------
+
+def _est(k: Constants, key: str) -> str:
+    return " (an estimate)" if k.is_estimate(key) else ""
+
+
+def kernel_lines(comparison, k: int, c: int) -> list[str]:
+    """Energy and power of kernel ``k`` on chip ``c``, the formula with its numbers; "no energy
+    data" where the chip has none (never a zero)."""
+    chip = comparison.chips[c]
+    consts = constants(chip)
+    if consts is None:
+        return [f"Energy: no energy data for {chip.name} (no board power): give one in the "
+                "hardware editor's Energy fields."]
+    e = comparison.energy
+    ka = comparison.kernel_arrays
+    kernel = comparison.kernels[k]
+    if not np.isfinite(e.capped_per_op[k, c]):
+        return []
+    precision = comparison.stand_in(k, c) or kernel.precision
+    eps_op = consts.op_j.get(precision, np.nan)
+    intensity = ka.intensity()[k]
+    from roofline_gui.core.roofline import ROLE_INDEX  # noqa: PLC0415
+
+    terms = [f"ε_{precision} {eps_op / PJ:.3g} pJ{_est(consts, f'op:{precision}')}"]
+    for role, j in ROLE_INDEX.items():
+        if np.isfinite(intensity[j]) and intensity[j] > 0 and consts.byte_j.get(role):
+            terms.append(f"ε_{role} {consts.byte_j[role] / PJ:.3g} pJ ÷ {intensity[j]:,.4g} op/B"
+                         f"{_est(consts, f'byte:{role}')}")
+    rate = float(comparison.result.attainable[k, c])
+    if consts.idle_power:
+        terms.append(f"π0 {consts.idle_power:g} W ÷ {format_si(rate, 'op/s')}")
+    per_op = float(e.per_op[k, c])
+    power = float(e.power[k, c])
+    draws = (f"drawing {format_si(power, 'W')} of the {consts.board_power:g} W board power"
+             if power <= consts.board_power else
+             f"which would draw {format_si(power, 'W')}, above the {consts.board_power:g} W board "
+             "power" + ("" if e.capped[k, c] else
+                        f": held to it, {1 - float(e.capped_rate[k, c]) / rate:.1%} slower (not "
+                        "counted as power-capped below 5 %)"))
+    lines = [f"Energy per op = {' + '.join(terms)} = {per_op / PJ:.3g} pJ: "
+             f"{format_si(1 / per_op, 'op/J')} at the roofline's rate, {draws} (Choi et al. "
+             "2013)."]
+    if e.capped[k, c]:
+        lines.append(f"Power-capped: held to {consts.board_power:g} W its rate falls to "
+                     f"{format_si(float(e.capped_rate[k, c]), 'op/s')} "
+                     f"({float(e.capped_rate[k, c]) / rate:.0%} of the roofline's), "
+                     f"{format_si(float(e.ops_per_joule[k, c]), 'op/J')} (Choi et al. 2014). "
+                     "The roofline above is the bound without the cap.")
+    if kernel.has_size:
+        lines.append(f"Each call: {format_si(float(e.capped_per_op[k, c] * ka.ops[k]), 'J')} "
+                     f"at an average {format_si(float(e.capped_power[k, c]), 'W')}.")
+    if any(consts.is_estimate(key) for key in (f"op:{precision}", "byte:dram")):
+        lines.append("The estimates are upper bounds, the board's whole power charged to the "
+                     "compute units alone at their peak, or to main memory alone at its "
+                     "bandwidth: energies at most these, op/J at least.")
+    return lines
+
+
+def workload_lines(result, c: int) -> list[str]:
+    """A workload's energy per item, items per joule, power and cost on chip ``c``."""
+    chip = result.chips[c]
+    consts = constants(chip)
+    if consts is None:
+        return [f"Energy: no energy data for {chip.name} (no board power)."]
+    e = result.energy
+    if not np.isfinite(e.per_step[c]):
+        return []
+    unit = result.workload.throughput_unit.removesuffix("/s").rstrip("s")
+    f = result.training
+    chips = f.chips if f is not None else result.workload.chips_per_model
+    held = f" (power-capped: the step takes {_t(float(e.time[c]))})" if e.capped[c] else ""
+    lines = [f"Energy: {format_si(float(e.per_step[c]), 'J')} per chip per step at an average "
+             f"{format_si(float(e.average_power[c]), 'W')} of its {consts.board_power:g} W "
+             f"board power{held}; "
+             f"{_j(float(e.per_item[c]))} per {unit} on {chips} chip{'s' if chips > 1 else ''}, "
+             f"{float(e.items_per_joule[c]):,.4g} {unit}s per joule."]
+    if np.isfinite(e.cost_per_million[c]):
+        lines.append(f"Cost: ${float(e.cost_per_million[c]):,.4g} per million {unit}s at "
+                     f"${chip.energy.price_per_hour:g} per chip-hour.")
+    if f is not None and f.train_items:
+        mwh = float(e.per_item[c]) * f.train_items / 3.6e9
+        lines.append(f"The run's energy: {mwh:,.4g} MWh for {format_si(f.train_items, '').strip()} "
+                     f"{unit}s (× your grid's kg CO2 per kWh × 1,000 for its emissions)."
+                     + (f" Chip time at ${chip.energy.price_per_hour:g} per chip-hour: "
+                        f"${float(result.chip_hours[c]) * chip.energy.price_per_hour:,.0f}."
+                        if chip.energy.price_per_hour and np.isfinite(result.chip_hours[c]) else ""))
+    if consts.is_estimate("byte:dram") or consts.is_estimate(f"op:{result.workload.activations}"):
+        lines.append("Energy estimated from the board power (upper bounds): the joules at most "
+                     "these, the items per joule at least.")
+    return lines
+
+
+def _t(seconds: float) -> str:
+    from roofline_gui.core.units import format_time  # noqa: PLC0415
+
+    return format_time(seconds)
+
+
+def _j(joules: float) -> str:
+    return format_si(joules, "J")

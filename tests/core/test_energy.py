@@ -1,0 +1,114 @@
+"""The energy roofline (Choi, Bedard, Fowler and Vuduc, IPDPS 2013) and its power cap (Choi et
+al., IPDPS 2014), checked by hand on a chip of round numbers; the estimates from a board power;
+dollars per million tokens; and no exported power above a chip's board power."""
+
+import csv
+import io
+
+import numpy as np
+import pytest
+
+import roofline_gui.api as rf
+from roofline_gui.core.chip import Chip, MemoryLevel
+from roofline_gui.core.comparison import compare
+from roofline_gui.core.energy import Energy, balance_point, constants, kernel_lines
+from roofline_gui.core.kernel import Kernel
+from roofline_gui.core.workload_eval import evaluate_workloads
+from roofline_gui.io.files import resources_dir
+from roofline_gui.io.session import load_session
+
+
+def round_chip(board=300.0, **energy) -> Chip:
+    """100 Top/s bf16, 1 TB/s: ridge 100 op/B; 1 pJ per op, 100 pJ per byte, π0 50 W."""
+    e = Energy(board_power=board, idle_power=50.0, op_pj={"bf16": 1.0}, byte_pj={"dram": 100.0},
+               sources={"board_power": "a round number"}, **energy)
+    return Chip("c1", "Round", {"bf16": 100e12}, (MemoryLevel("dram", "HBM", 1e12),), energy=e)
+
+
+def kernel(intensity: float) -> Kernel:
+    ops = 1e12
+    return Kernel(f"k{intensity}", f"I = {intensity}", "bf16", flops=ops,
+                  bytes={"dram": ops / intensity})
+
+
+def test_a_memory_bound_and_a_compute_bound_kernel_by_hand():
+    cmp = compare([kernel(1.0), kernel(1000.0)], [round_chip()])
+    e = cmp.energy
+    # memory-bound, 1 op/B at 1 Top/s: 1 pJ + 100 pJ/1 + 50 W / 1e12 op/s = 151 pJ, 151 W
+    assert e.per_op[0, 0] == pytest.approx(151e-12)
+    assert e.power[0, 0] == pytest.approx(151.0) and not e.capped[0, 0]
+    # compute-bound, 1,000 op/B at 100 Top/s: 1 + 0.1 + 0.5 = 1.6 pJ, 160 W
+    assert e.per_op[1, 0] == pytest.approx(1.6e-12)
+    assert e.power[1, 0] == pytest.approx(160.0) and not e.capped[1, 0]
+    assert e.ops_per_joule[1, 0] == pytest.approx(1 / 1.6e-12)
+    rows = {r["kernel"]: r for r in cmp.rows()}
+    assert float(rows["I = 1.0"]["energy_j"]) == pytest.approx(151.0)  # 1e12 ops × 151 pJ
+    assert rows["I = 1.0"]["power_capped"] == "no"
+    # the energy-balance point: ε_dram / ε_op = 100 op/B
+    assert balance_point(round_chip(), "bf16") == pytest.approx(100.0)
+
+
+def test_the_power_cap_bites_at_the_ridge_and_not_far_from_it():
+    """At the ridge (100 op/B) both units run flat out: 1 + 1 pJ of work per op at 100 Top/s is
+    200 W, with π0 250 W; under a 200 W cap the rate falls to (200 − 50) W / 2 pJ = 75 Top/s."""
+    chip = round_chip(board=200.0)
+    cmp = compare([kernel(100.0), kernel(1.0)], [chip])
+    e = cmp.energy
+    assert e.power[0, 0] == pytest.approx(250.0) and e.capped[0, 0]
+    assert e.capped_rate[0, 0] == pytest.approx(75e12)
+    assert e.capped_power[0, 0] == pytest.approx(200.0)
+    assert not e.capped[1, 0] and e.capped_rate[1, 0] == cmp.result.attainable[1, 0]
+    text = "\n".join(kernel_lines(cmp, 0, 0))
+    assert "Power-capped: held to 200 W its rate falls to 75 Top/s (75%" in text
+
+
+def test_estimates_from_the_board_power_are_said_to_be_upper_bounds():
+    h100 = rf.chip("nvidia-h100-sxm5-80gb")
+    k = constants(h100)
+    assert k.board_power == 700 and k.idle_power == 0
+    assert k.op_j["bf16"] == pytest.approx(700 / 989.4e12)  # the board's power at the peak
+    assert k.byte_j["dram"] == pytest.approx(700 / 3.35e12)
+    assert k.is_estimate("op:bf16") and "upper bound" in k.said["byte:dram"]
+    assert "H100 Tensor Core GPU datasheet" in k.said["board_power"]
+    # a chip without a board power has no energy data: said so, never a zero
+    no_power = Chip("x", "No power", {"bf16": 1e12}, (MemoryLevel("dram", "DDR", 1e11),))
+    assert constants(no_power) is None
+    cmp = compare([kernel(1.0)], [no_power])
+    assert cmp.rows()[0]["energy_j"] == "" and cmp.rows()[0]["average_power_w"] == ""
+    assert "no energy data" in kernel_lines(cmp, 0, 0)[0]
+
+
+def test_dollars_per_million_tokens_from_a_price_and_a_throughput():
+    chip = rf.chip("nvidia-h100-sxm5-80gb")
+    priced = Chip(**{**chip.__dict__, "energy": Energy(
+        board_power=700.0, price_per_hour=2.5, sources={"price_per_hour": "the user's"})})
+    w = rf.workload("llama-3-8b", phase="decode", batch=64, context=2048)
+    r = evaluate_workloads([w], [priced, chip])[0]
+    seconds_per_million = 1e6 * float(r.energy.time[0]) / w.per_step_items()
+    assert r.energy.cost_per_million[0] == pytest.approx(2.5 / 3600 * seconds_per_million)
+    assert np.isnan(r.energy.cost_per_million[1])  # no price: empty, not zero
+    row = r.csv_row(1)
+    assert row["cost_per_million_items"] == "" and row["energy_per_step_j"] != ""
+    # batching: each weight byte read serves more tokens, so more tokens per joule
+    one = evaluate_workloads([rf.workload("llama-3-8b", phase="decode", batch=1, context=2048)],
+                             [chip])[0]
+    assert r.energy.items_per_joule[1] > 10 * one.energy.items_per_joule[0]
+
+
+def test_no_exported_row_draws_more_than_its_chips_board_power():
+    from roofline_gui.io.csv_export import comparison_csv, workloads_csv
+
+    checked = 0
+    for path in sorted((resources_dir() / "examples").glob("*.roofline")):
+        doc = load_session(path)
+        board = {c.name: c.energy.board_power for c in doc.chips if c.energy is not None}
+        cmp = compare(doc.kernels, doc.chips)
+        rows = list(csv.DictReader(io.StringIO(comparison_csv(cmp))))
+        if doc.workloads:
+            rows += list(csv.DictReader(io.StringIO(workloads_csv(
+                evaluate_workloads(doc.workloads, doc.chips, kernels=doc.kernels_by_id)))))
+        for row in rows:
+            if row["average_power_w"]:
+                assert float(row["average_power_w"]) <= board[row["chip"]] * (1 + 1e-9), row
+                checked += 1
+    assert checked > 50
