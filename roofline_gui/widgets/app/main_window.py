@@ -67,7 +67,7 @@ class MainWindow(QMainWindow):
     sig_panels_built = Signal()  # the eager panels exist (emitted once)
     #: The docks' arrangement saved in the settings; a layout saved by a version with other
     #: docks is not restored (Qt would leave the new docks wherever it could), the default is.
-    LAYOUT_VERSION = 3  # 3: the Design space dock
+    LAYOUT_VERSION = 4  # 3: the Design space dock; 4: the Energy dock
 
     def __init__(self, settings: Settings | None = None, presets: Presets | None = None,
                  model: DocumentModel | None = None) -> None:
@@ -96,6 +96,7 @@ class MainWindow(QMainWindow):
             "table": self._dock("Comparison", Qt.DockWidgetArea.BottomDockWidgetArea),
             "breakdown": self._dock("Workload breakdown", Qt.DockWidgetArea.BottomDockWidgetArea),
             "design": self._dock("Design space", Qt.DockWidgetArea.BottomDockWidgetArea),
+            "energy": self._dock("Energy", Qt.DockWidgetArea.BottomDockWidgetArea),
             "explanation": self._dock("Why it sits there", Qt.DockWidgetArea.BottomDockWidgetArea),
         }
         # Hardware, kernels and workloads share the left side as tabs, so the chart gets the
@@ -108,8 +109,10 @@ class MainWindow(QMainWindow):
         self.splitDockWidget(self.docks["table"], self.docks["explanation"], Qt.Orientation.Horizontal)
         self.tabifyDockWidget(self.docks["table"], self.docks["breakdown"])
         self.tabifyDockWidget(self.docks["breakdown"], self.docks["design"])
+        self.tabifyDockWidget(self.docks["design"], self.docks["energy"])
         self.docks["table"].raise_()
         self.docks["design"].visibilityChanged.connect(lambda shown: shown and self.design)
+        self.docks["energy"].visibilityChanged.connect(lambda shown: shown and self.energy)
         self.docks["breakdown"].visibilityChanged.connect(lambda shown: shown and self.breakdown)
         # A session with workloads shows them: their panels come forward when one is added.
         self.model.sig_document_changed.connect(self._on_workloads_changed)
@@ -182,6 +185,10 @@ class MainWindow(QMainWindow):
             )
 
             return DesignSpacePanel(self.model)
+        if name == "energy":
+            from roofline_gui.widgets.panels.energy_panel import EnergyPanel  # noqa: PLC0415
+
+            return EnergyPanel(self.model)
         return WorkloadsPanel(self.model) if name == "workloads" else WorkloadCharts(self.model)
 
     def _table_with_units(self, table):
@@ -230,6 +237,10 @@ class MainWindow(QMainWindow):
     @property
     def design(self):
         return self._panel("design")
+
+    @property
+    def energy(self):
+        return self._panel("energy")
 
     def _on_workloads_changed(self, doc, _touched) -> None:
         """When workloads come (added, or a session with some opened), their panel and their
