@@ -30,7 +30,7 @@ def test_tokens_per_joule_at_batch_1_and_64_on_an_h100_and_an_mi300x(window, qtb
         text = window.explanation.toPlainText()
         assert f"{float(one.energy.items_per_joule[j]):,.4g} tokens per joule" in text
         # and the tab places each workload at its op per joule
-        x, y = panel.points[f"{one.workload.id}@{chip.id}"]
+        _x, y = panel.points[f"{one.workload.id}@{chip.id}"]
         assert y == pytest.approx(one.ops / float(one.energy.per_step[j]))
     # batching: each weight byte serves 64 tokens, so many more tokens per joule on both chips
     assert (many.energy.items_per_joule > 10 * one.energy.items_per_joule).all()
@@ -40,7 +40,7 @@ def test_tokens_per_joule_at_batch_1_and_64_on_an_h100_and_an_mi300x(window, qtb
     # the y axis switched: op/s under the board power, never above the roofline
     panel.mode.setCurrentIndex(1)
     assert not panel.energy_mode
-    for name, (xs, ys) in panel.curves.items():
+    for name, (_xs, ys) in panel.curves.items():
         assert np.all(np.isfinite(ys)) and name in ("H100 SXM5 80GB", "Instinct MI300X")
-    x, y = panel.points[f"{many.workload.id}@{model.document.chips[0].id}"]
+    _x, y = panel.points[f"{many.workload.id}@{model.document.chips[0].id}"]
     assert y <= float(many.attainable[0]) * (1 + 1e-9)
