@@ -151,6 +151,16 @@ class KernelEnergy:
         return 1.0 / self.capped_per_op
 
 
+def estimated(chips: Sequence) -> np.ndarray:
+    """[C] whether a chip's energy per op or per main-memory byte is an estimate."""
+    out = np.zeros(len(chips), dtype=bool)
+    for c, chip in enumerate(chips):
+        k = constants(chip)
+        out[c] = k is not None and any(k.is_estimate(key) for key in k.said
+                                       if key.startswith(("op:", "byte:dram")))
+    return out
+
+
 def chip_constants(chips: Sequence) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """([C, P] J per op, [C, R] J per byte, [C] π0, [C] board power), NaN where unknown."""
     from roofline_gui.core.roofline import PRECISION_INDEX, ROLE_INDEX  # noqa: PLC0415
@@ -193,12 +203,20 @@ def kernel_energy(evaluation, chips: Sequence) -> KernelEnergy:
         limit = (board - p0)[None, :] / dynamic
         over = power > board[None, :]
         capped_rate = np.where(over, np.minimum(rate, limit), rate)
-        # Flagged where the cap slows it by more than 5 %: with both ε at their upper-bound
-        # estimates a memory-bound kernel's few ops lift its power a hair above the board's
-        # (a 0.2 % slowdown at a third of an op per byte), which is within what the model knows.
+        # Flagged where the cap slows it by more than 5 %: a memory-bound kernel's few ops lift
+        # its power a hair above the board's (0.2 % at a third of an op per byte), within what
+        # the model knows.
         capped = over & (capped_rate < rate * (1 - CAP_SLOWDOWN))
         capped_per_op = dynamic + p0[None, :] / capped_rate
-        capped_power = capped_per_op * capped_rate
+        # With estimated constants (each charges the whole board power to one unit) their sum
+        # near the ridge says nothing of a cap: the chip is not slowed, and its energy is at
+        # most the board power over the time, the tighter of the two bounds.
+        guessed = estimated(chips)[None, :] & np.ones_like(rate, dtype=bool)
+        capped_rate = np.where(guessed, rate, capped_rate)
+        capped = np.where(guessed, False, capped)
+        capped_per_op = np.where(guessed, np.minimum(per_op, board[None, :] / rate),
+                                 capped_per_op)
+        capped_power = np.minimum(capped_per_op * capped_rate, board[None, :])
     return KernelEnergy(per_op, dynamic, power, capped, capped_rate, capped_per_op,
                         capped_power, board)
 
@@ -289,6 +307,26 @@ def workload_lines(result, c: int) -> list[str]:
              f"board power{held}; "
              f"{_j(float(e.per_item[c]))} per {unit} on {chips} chip{'s' if chips > 1 else ''}, "
              f"{float(e.items_per_joule[c]):,.4g} {unit}s per joule."]
+    # Where the joules go, per item: main memory's bytes against the ops (why batching helps:
+    # a weight byte read once serves every item of the batch).
+    items = result.workload.per_step_items() / chips
+    dram_per_item = result.dram_bytes / items
+    ops_per_item = result.ops / items
+    memory_j = dram_per_item * consts.byte_j.get("dram", 0.0)
+    compute_j = ops_per_item * consts.op_j.get(result.workload.activations,
+                                               min(consts.op_j.values()))
+    total = memory_j + compute_j
+    if total > 0:
+        weights = sum(en.weight_bytes * en.count for en in result.entries) / items
+        n = result.workload.per_step_items()
+        lines.append(
+            f"Per {unit}: {format_si(dram_per_item, 'B')} of main memory "
+            f"({format_si(weights, 'B')} of it weights, read once per step and shared by its "
+            f"{n:,} {unit}{'s' if n != 1 else ''}) and {format_si(ops_per_item, 'op')}: "
+            f"main memory {memory_j / total:.0%} of the energy, compute {compute_j / total:.0%}"
+            + (". A larger batch shares each weight byte among more items: fewer joules each."
+               if weights > 0.2 * dram_per_item else
+               ": the weights are shared already, what is left is each item's own traffic."))
     if np.isfinite(e.cost_per_million[c]):
         lines.append(f"Cost: ${float(e.cost_per_million[c]):,.4g} per million {unit}s at "
                      f"${chip.energy.price_per_hour:g} per chip-hour.")

@@ -383,7 +383,11 @@ class WorkloadResult:
     @cached_property
     def energy(self) -> WorkloadEnergy:
         """Each chip's energy per step, power, power cap and cost (NaN without energy data)."""
-        from roofline_gui.core.energy import chip_constants, kernel_energy  # noqa: PLC0415
+        from roofline_gui.core.energy import (  # noqa: PLC0415
+            chip_constants,
+            estimated,
+            kernel_energy,
+        )
 
         ke = kernel_energy(self.evaluation, self.chips)
         rows = self.rows
@@ -397,10 +401,15 @@ class WorkloadResult:
             bubble = self.bubble_of(entry_time)
             step = kernels + link + p0 * bubble  # J per chip per step
             time = self.step_time(entry_time, self.link_time)
-            # the step as a whole held to the board power: overlapped parts add their energy
-            capped = step / time > board * (1 + CAP_SLOWDOWN)
-            time = np.where(step / time > board, (step - p0 * time) / (board - p0), time)
-            time = np.maximum(time, self.step_time(entry_time, self.link_time))
+            # The step as a whole held to the board power (overlapped parts add their energy):
+            # with given constants its time stretches until the power fits; with estimates
+            # (upper bounds) the energy is at most the board power over the time instead.
+            guessed = estimated(self.chips)
+            over = step / time > board
+            capped = ~guessed & (step / time > board * (1 + CAP_SLOWDOWN))
+            stretched = np.maximum((step - p0 * time) / (board - p0), time)
+            step = np.where(guessed & over, board * time, step)
+            time = np.where(~guessed & over, stretched, time)
             step = np.where(np.isfinite(board), step, np.nan)
             per_step_chips = (self.training.chips if self.training is not None
                               else self.workload.chips_per_model)
@@ -411,8 +420,8 @@ class WorkloadResult:
                               c.energy.price_per_hour is not None else np.nan
                               for c in self.chips])
             cost = price * per_step_chips / 3600 * time / items * 1e6
-        return WorkloadEnergy(step, joules_per_item, step / time, capped & np.isfinite(step),
-                              cost, time, board)
+        return WorkloadEnergy(step, joules_per_item, np.minimum(step / time, board),
+                              capped & np.isfinite(step), cost, time, board)
 
     @cached_property
     def worth(self) -> dict[str, np.ndarray]:

@@ -36,7 +36,20 @@ def test_tokens_per_joule_at_batch_1_and_64_on_an_h100_and_an_mi300x(window, qtb
     assert (many.energy.items_per_joule > 10 * one.energy.items_per_joule).all()
     # MI300X: more bandwidth per watt, so more tokens per joule at batch 1
     assert one.energy.items_per_joule[1] > one.energy.items_per_joule[0]
-    assert "estimated from the board power, as upper bounds" in panel.title.text()
+    assert "estimated from the board power (upper bounds)" in panel.title.text()
+    assert "no cap claimed" in panel.title.text() and not one.energy.capped.any()
+    # and says per token where the joules go: main memory's bytes, the weights shared by the batch
+    model.select(many.workload.id, model.document.chips[0].id)
+    qtbot.waitUntil(lambda: not window.explanation.pending)
+    assert "of it weights, read once per step and shared by its 64 tokens" in \
+        window.explanation.toPlainText()
+    # no energy data, no point (a chip without a board power is named, not drawn)
+    model.add_chips([window.presets.chips["google-tpu-v5e"]])
+    QApplication.processEvents()
+    panel.refresh()
+    v5e = model.document.chips[-1].id
+    assert not any(key.endswith(f"@{v5e}") for key in panel.points)
+    assert "No energy data: TPU v5e" in panel.title.text()
     # the y axis switched: op/s under the board power, never above the roofline
     panel.mode.setCurrentIndex(1)
     assert not panel.energy_mode

@@ -34,6 +34,10 @@ def energy_curves(chip, precision: str, peak: float, bandwidth: float):
         return None
     dynamic = k.op_j[precision] + k.byte_j.get("dram", 0.0) / GRID
     rate = np.minimum(peak, GRID * bandwidth)
+    if k.is_estimate(f"op:{precision}") or k.is_estimate("byte:dram"):
+        # upper-bound estimates claim no cap: the power is at most the board's (core.energy)
+        per_op = np.minimum(dynamic + k.idle_power / rate, k.board_power / rate)
+        return GRID, 1.0 / per_op, rate, rate
     capped = np.minimum(rate, (k.board_power - k.idle_power) / dynamic)
     return GRID, 1.0 / (dynamic + k.idle_power / capped), rate, capped
 
@@ -56,7 +60,6 @@ class EnergyPanel(QWidget):
         self.plot.getPlotItem().hideButtons()
         self.plot.setLogMode(True, True)
         self.plot.showGrid(True, True, 0.2)
-        self.legend = self.plot.addLegend(offset=(-10, -10))  # bottom right, under the knees
         top = QHBoxLayout()
         top.addWidget(QLabel("y axis"))
         top.addWidget(self.mode, 1)
@@ -83,13 +86,13 @@ class EnergyPanel(QWidget):
 
     def refresh(self) -> None:
         self.plot.clear()
-        self.legend.clear()
         self.points, self.curves = {}, {}
         cmp = self.model.comparison
         units = self.model.units
         energy = self.energy_mode
-        chips = [c for c, chip in enumerate(cmp.chips) if chip.visible]
-        missing = [cmp.chips[c].name for c in chips if constants(cmp.chips[c]) is None]
+        shown = [c for c, chip in enumerate(cmp.chips) if chip.visible]
+        missing = [cmp.chips[c].name for c in shown if constants(cmp.chips[c]) is None]
+        chips = [c for c in shown if constants(cmp.chips[c]) is not None]
         ke = cmp.energy
         r = cmp.result
         ceiling = cmp.chip_arrays.ceiling(r.derated)
@@ -112,12 +115,12 @@ class EnergyPanel(QWidget):
                 pen = pg.mkPen(color, width=2.2 if n == 0 else 1.2)
                 if energy:
                     ys = opj / units.ops_per_unit
-                    self.plot.plot(xs, ys, pen=pen, name=f"{chip.name} {p}" if n == 0 else None)
+                    self.plot.plot(xs, ys, pen=pen)
                 else:
                     self.plot.plot(xs, units.rate(rate), pen=pg.mkPen(color, width=1,
                                                                        style=Qt.PenStyle.DotLine))
                     ys = units.rate(capped)
-                    self.plot.plot(xs, ys, pen=pen, name=f"{chip.name} {p}" if n == 0 else None)
+                    self.plot.plot(xs, ys, pen=pen)
                 if n == 0:
                     self.curves[chip.name] = (xs, ys)
                 k = constants(chip)
@@ -125,14 +128,15 @@ class EnergyPanel(QWidget):
                 if balance > 0 and energy:
                     at = float(np.interp(np.log10(balance), np.log10(x), np.log10(opj)))
                     dot = pg.ScatterPlotItem([np.log10(units.intensity(balance))],
-                                             [at - np.log10(units.ops_per_unit)], size=8,
-                                             brush=pg.mkBrush(color), pen=pg.mkPen("k"))
+                                             [at - np.log10(units.ops_per_unit)], size=10,
+                                             symbol="t", brush=pg.mkBrush("w"),
+                                             pen=pg.mkPen(color, width=2))
                     dot.setToolTip(f"{chip.name} {p} energy-balance point: ε_dram/ε_op = "
                                    f"{balance:,.4g} op/B; left of it main memory spends more "
                                    "energy per op than compute")
                     self.plot.addItem(dot)
         # every kernel on every shown chip with energy data
-        xs, ys, brushes, tips = [], [], [], []
+        xs, ys, brushes, tips, symbols = [], [], [], [], []
         for k, kernel in enumerate(cmp.kernels):
             for c in chips:
                 value = (ke.ops_per_joule[k, c] / units.ops_per_unit if energy
@@ -143,6 +147,7 @@ class EnergyPanel(QWidget):
                 xs.append(np.log10(x))
                 ys.append(np.log10(value))
                 brushes.append(pg.mkBrush(cmp.chips[c].color or "#808080"))
+                symbols.append("o")
                 capped = " (power-capped)" if ke.capped[k, c] else ""
                 tips.append(f"{kernel.name} on {cmp.chips[c].name}: "
                             + (f"{format_si(float(ke.ops_per_joule[k, c]), 'op/J')}" if energy else
@@ -152,7 +157,8 @@ class EnergyPanel(QWidget):
         for w in self.model.workload_results:
             e = w.energy
             for j, chip in enumerate(w.chips):
-                if not chip.visible or not np.isfinite(e.per_step[j]) or e.per_step[j] <= 0:
+                if (not chip.visible or constants(chip) is None or not np.isfinite(e.per_step[j])
+                        or e.per_step[j] <= 0):
                     continue
                 value = (w.ops / float(e.per_step[j]) / units.ops_per_unit if energy
                          else units.rate(w.ops / float(e.time[j])))
@@ -160,6 +166,7 @@ class EnergyPanel(QWidget):
                 xs.append(np.log10(x))
                 ys.append(np.log10(value))
                 brushes.append(pg.mkBrush(chip.color or "#808080"))
+                symbols.append("star")
                 unit = w.workload.throughput_unit.removesuffix("/s")
                 tips.append(f"{w.workload.name} on {chip.name}: "
                             f"{float(e.items_per_joule[j]):,.4g} {unit} per joule, "
@@ -167,25 +174,26 @@ class EnergyPanel(QWidget):
                             + (" (power-capped)" if e.capped[j] else ""))
                 self.points[f"{w.workload.id}@{chip.id}"] = (x, float(value))
         if xs:
-            scatter = pg.ScatterPlotItem(xs, ys, size=9, brush=brushes, pen=pg.mkPen("k"),
-                                         hoverable=True, data=tips)
-            scatter.sigHovered.connect(
-                lambda _item, points, _ev: self.plot.setToolTip(
-                    "\n".join(p.data() for p in points[:3])))
+            scatter = pg.ScatterPlotItem(xs, ys, size=[13 if s == "star" else 9 for s in symbols],
+                                         symbol=symbols, brush=brushes, pen=pg.mkPen("k"),
+                                         hoverable=True, data=tips,
+                                         tip=lambda x, y, data: data)  # the words, not log x, y
             self.plot.addItem(scatter)
         self.plot.setLabel("bottom", f"Arithmetic intensity ({word}/B, main memory)")
-        self.plot.setLabel("left", f"{word}/J" if energy else f"{word}/s under the board power")
-        said = ("Each chip's energy roofline, op per joule at the rate the roofline allows (held "
-                "to the board power), its smooth knee at the energy-balance point (the dot: "
-                "ε_dram/ε_op); kernels and workloads placed on it." if energy else
-                "Each chip's roof held to its board power (solid) against its roofline "
+        self.plot.setLabel("left", f"{word}/J" if energy else f"{word}/s, capped")
+        names = ", ".join(f"<span style='color:{cmp.chips[c].color or '#808080'}'>■</span> "
+                          f"{html.escape(cmp.chips[c].name)}" for c in chips)
+        said = (f"{names}: each chip's energy roofline, op per joule at the rate the roofline "
+                "allows, its knee at the energy-balance point (▵, ε_dram/ε_op); ● kernels, ★ "
+                "workloads (hover for tokens per joule)." if energy else f"{names}: "
+                "each chip's roof held to its board power (solid) against its roofline "
                 "(dotted): near the ridge, where compute and memory run flat out together, the "
-                "cap bites first.")
+                "cap bites first; ● kernels, ★ workloads.")
         estimated = [cmp.chips[c].name for c in chips if (k := constants(cmp.chips[c])) is not None
                      and k.is_estimate("byte:dram")]
         if estimated:
-            said += (f" {html.escape(', '.join(estimated))}: energy per op and per byte "
-                     "estimated from the board power, as upper bounds (docs/energy.md).")
+            said += (f" {html.escape(', '.join(estimated))}: estimated from the board power "
+                     "(upper bounds): the knee at the ridge, no cap claimed (docs/energy.md).")
         if missing:
             said += f" No energy data: {html.escape(', '.join(missing))}."
         self.title.setText(said)

@@ -39,6 +39,11 @@ from roofline_gui.widgets.common.dialogs import ChipPresetDialog, ColorDialog
 from roofline_gui.widgets.common.fields import FieldWithMessage, QuantityEdit
 
 
+def label_of_energy(name: str) -> str:
+    return {"board_power": "board power", "idle_power": "idle power",
+            "price_per_hour": "price per chip-hour"}[name]
+
+
 def _source_label() -> QLabel:
     """The provenance of a value, shortened; the full text is the tooltip (set by
     ChipForm._fill). It takes only the width left over, so the fields beside it never shrink."""
@@ -280,7 +285,8 @@ class ChipForm(QWidget):
                                      "per op and per byte from it.")
             return
         ops = ", ".join(f"{p} {v / PJ:.3g}" for p, v in k.op_j.items())
-        byte = ", ".join(f"{r} {v / PJ:.3g}" for r, v in k.byte_j.items())
+        byte = ", ".join(f"{r} {v / PJ:.3g}" if v else f"{r} not counted (no figure)"
+                         for r, v in k.byte_j.items())
         estimated = any(k.is_estimate(key) for key in k.said if ":" in key)
         self.energy_note.setText(
             f"pJ per op: {ops}. pJ per byte: {byte}."
@@ -302,14 +308,14 @@ class ChipForm(QWidget):
             sources[name] = "entered by hand"
         new = replace(e, **{name: value}, sources=sources)
         problems = new.problems()
-        if problems:
-            self.energy_fields[name].show_error(problems[0][1])
+        if problems:  # the chip's own value back, and why (set_value would clear the error)
             self.energy_fields[name].set_value(getattr(e, name))
+            self.energy_fields[name].show_error(problems[0][1])
+            self._say_kept(label_of_energy(name), str(value), problems[0][1])
             return
         empty = new.board_power is None and new.idle_power is None and \
             new.price_per_hour is None and not new.op_pj and not new.byte_pj
-        label = {"board_power": "board power", "idle_power": "idle power",
-                 "price_per_hour": "price per chip-hour"}[name]
+        label = label_of_energy(name)
         said = "cleared" if value is None else (
             f"${value:g}" if name == "price_per_hour" else format_si(value, "W"))
         self._push(replace(chip, energy=None if empty else new),
