@@ -351,3 +351,41 @@ def _t(seconds: float) -> str:
 
 def _j(joules: float) -> str:
     return format_si(joules, "J")
+
+
+#: Where a step's energy goes, in the breakdown's colours.
+ENERGY_PART_COLORS = {"compute": "#f58518", "dram": "#4c78a8", "cache": "#72b7b2",
+                      "host": "#e45756", "link": "#9d9d9d", "idle": "#d6d6d6"}
+
+
+def energy_parts(result, c: int) -> list[tuple[str, float]]:
+    """(part, J per chip per step) of a workload on chip ``c``: its ops at ε_op, each memory
+    role's bytes at ε_r, the link's bytes, and π0 over the step; scaled to the step's energy
+    where the estimates' sum was held to the board power over the time. [] without energy data."""
+    from roofline_gui.core.roofline import ROLE_INDEX  # noqa: PLC0415
+
+    k = constants(result.chips[c])
+    e = result.energy
+    if k is None or not np.isfinite(e.per_step[c]):
+        return []
+    ka, rows = result.evaluation.kernel_arrays, result.rows
+    counts = result.counts
+    precisions = [en.kernel.precision for en in result.entries]
+    stand = result.evaluation.chip_arrays
+    ops_j = 0.0
+    for j, p in enumerate(precisions):
+        s = stand.stand_in_for(c, PRECISIONS.index(p))
+        eps = k.op_j.get(PRECISIONS[s] if s >= 0 else p, np.nan)
+        ops_j += counts[j] * float(ka.ops[rows][j]) * eps
+    parts = [("compute", ops_j)]
+    for role in ("dram", "cache", "host"):
+        moved = float(counts @ np.nan_to_num(ka.bytes[rows, ROLE_INDEX[role]]))
+        if moved and k.byte_j.get(role):
+            parts.append((role, moved * k.byte_j[role]))
+    if result.built.link_bytes and k.byte_j.get(result.workload.link):
+        parts.append(("link", result.built.link_bytes * k.byte_j[result.workload.link]))
+    if k.idle_power:
+        parts.append(("idle", k.idle_power * float(e.time[c])))
+    total = sum(j for _n, j in parts)
+    scale = float(e.per_step[c]) / total if total > 0 else 1.0
+    return [(name, j * scale) for name, j in parts if j > 0]

@@ -38,7 +38,7 @@ _RIGHT = int((Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter).value
 _LEFT = int((Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter).value)
 _GREY = QColor("#888888")
 _RED = QColor("#b00020")  # a workload that does not fit in the chip's memory
-CHIP_COLUMNS = ("attainable", "time", "limiter", "speedup")
+CHIP_COLUMNS = ("attainable", "time", "limiter", "speedup", "energy")
 
 
 class ComparisonTableModel(QAbstractTableModel):
@@ -218,6 +218,8 @@ class ComparisonTableModel(QAbstractTableModel):
                 key = r.attainable[:, c]
             elif field == "time":
                 key = r.time[:, c]
+            elif field == "energy":
+                key = cmp.energy.ops_per_joule[:, c]
             else:
                 base = self._model.document.baseline_chip
                 b = self._model.document.chips.index(base) if base else c
@@ -253,14 +255,18 @@ class ComparisonTableModel(QAbstractTableModel):
                 "attainable": f"attainable performance ({unit}/s)",
                 "time": "time for the kernel's work at the attainable rate",
                 "limiter": "the roof that limits the kernel (memory level or compute precision)",
-                "speedup": f"attainable performance ÷ {base.name if base else 'the baseline'}'s"}[field]
+                "speedup": f"attainable performance ÷ {base.name if base else 'the baseline'}'s",
+                "energy": f"energy efficiency ({unit}/J) and average power at the operating point; "
+                          "a workload's items per joule (docs/energy.md: estimates from the board "
+                          "power are upper bounds on the joules)"}[field]
             measured = chip.measured_notes() if field == "attainable" else []
             return "\n".join([tip, *measured])
         # The chip's name heads its first column only (a group of columns, like a spanning
         # header), so its other columns can be as narrow as their values; the tooltip names it.
         if field == "attainable":
             return f"{chip.name}\n{unit}/s"
-        return "\n" + {"time": "time", "limiter": "limited by", "speedup": "× baseline"}[field]
+        return "\n" + {"time": "time", "limiter": "limited by", "speedup": "× baseline",
+                       "energy": "energy"}[field]
 
     def _row_header(self, section: int, role: int):
         """Each row is headed by its kernel's name, so the name stays in sight while the
@@ -302,6 +308,10 @@ class ComparisonTableModel(QAbstractTableModel):
         c, field = located
         if role == _DISPLAY:
             return self._format(field, self._value(cmp, row, c, field))
+        if role == _TOOLTIP and field == "energy":
+            from roofline_gui.core.energy import kernel_lines  # noqa: PLC0415
+
+            return "\n".join(kernel_lines(cmp, row, c))
         if role == _TOOLTIP:
             return (f"{kernel.name} on {cmp.chips[c].name}: {cmp.bound_name(row, c)}-bound, "
                     f"limited by {cmp.limiter_name(row, c)}")
@@ -391,6 +401,15 @@ class ComparisonTableModel(QAbstractTableModel):
                     f"{workload.throughput_unit}")
         if field == "limiter":
             return result.limiter_name(c) + ("" if fits else " · does not fit")
+        if field == "energy":
+            e = result.energy
+            if not np.isfinite(e.per_item[c]):
+                return "no data"
+            unit = workload.throughput_unit.removesuffix("/s")
+            cost = (f" · ${float(e.cost_per_million[c]):,.3g}/M"
+                    if np.isfinite(e.cost_per_million[c]) else "")
+            return (f"{float(e.items_per_joule[c]):,.4g} {unit}/J · "
+                    f"{format_si(float(e.average_power[c]), 'W')}{cost}")
         b = self._baseline_index if self._baseline_index is not None else c
         speedup = float(result.time[b] / t)
         return "—" if math.isnan(speedup) else f"{speedup:.3g}×"
@@ -452,6 +471,10 @@ class ComparisonTableModel(QAbstractTableModel):
             return float(r.attainable[row, c]) / self._model.units.ops_per_unit
         if field == "time":
             return r.cell("time", row, c)
+        if field == "energy":
+            e = cmp.energy
+            return (float(e.ops_per_joule[row, c]) / self._model.units.ops_per_unit,
+                    float(e.capped_power[row, c]), bool(e.capped[row, c]))
         if field == "limiter":
             bound = cmp.bound_name(row, c)
             name = cmp.limiter_name(row, c)
@@ -471,6 +494,12 @@ class ComparisonTableModel(QAbstractTableModel):
             return format_time(value)
         if field == "speedup":
             return "—" if math.isnan(value) else f"{value:.3g}×"
+        if field == "energy":
+            per_joule, power, capped = value
+            if not math.isfinite(per_joule):
+                return "no data"
+            return (f"{format_si(per_joule, f'{self._model.units.word}/J')} · "
+                    f"{format_si(power, 'W')}" + (" · capped" if capped else ""))
         return value
 
     # -- drops: a kernel dragged from the library is added to the session ---------------------------

@@ -57,3 +57,35 @@ def test_tokens_per_joule_at_batch_1_and_64_on_an_h100_and_an_mi300x(window, qtb
         assert np.all(np.isfinite(ys)) and name in ("H100 SXM5 80GB", "Instinct MI300X")
     _x, y = panel.points[f"{many.workload.id}@{model.document.chips[0].id}"]
     assert y <= float(many.attainable[0]) * (1 + 1e-9)
+
+
+def test_the_table_and_the_breakdown_show_energy(window, qtbot):
+    """The Comparison table's energy column (op per joule and power; tokens per joule and $ per
+    million for a workload) and the breakdown coloured by where a step's energy goes."""
+    from roofline_gui.core.energy import energy_parts
+    from roofline_gui.widgets.app.file_actions import examples
+
+    window.files.open(str(next(p for p in examples() if p.stem == "llama-3-8b-on-three-chips")))
+    QApplication.processEvents()
+    model = window.model
+    table = window.table.table_model
+    h100 = next(c for c, chip in enumerate(model.document.chips) if chip.name.startswith("H100"))
+    v5e = next(c for c, chip in enumerate(model.document.chips) if chip.name == "TPU v5e")
+    column = {table.locate(i): i for i in range(table.columnCount())}
+    w = model.document.workloads[0]
+    row = table.workload_view_row(w.id)
+    r = model.workload_result(w.id)
+    text = table.index(row, column[(h100, "energy")]).data()
+    assert text.startswith(f"{float(r.energy.items_per_joule[h100]):,.4g} tokens/J")
+    assert table.index(row, column[(v5e, "energy")]).data() == "no data"
+    # the breakdown, switched to energy: each chip's parts add up to its energy per step
+    charts = window.breakdown
+    model.select(w.id, None)
+    charts.measure.setCurrentIndex(1)
+    qtbot.waitUntil(lambda: not charts.pending)
+    mine = [s for s in charts.segments if s.chip == h100]
+    assert {s.kind for s in mine} <= {"e:compute", "e:dram", "e:cache", "e:link", "e:idle"}
+    assert sum(s.width for s in mine) == pytest.approx(float(r.energy.per_step[h100]))
+    assert dict(energy_parts(r, h100))["dram"] > dict(energy_parts(r, h100))["compute"]
+    assert not [s for s in charts.segments if s.chip == v5e]  # no energy data: no bar
+    assert "where it goes" in charts.title.text()

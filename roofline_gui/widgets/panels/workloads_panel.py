@@ -45,6 +45,7 @@ from PySide6.QtWidgets import (
 )
 
 from roofline_gui.core import training_view
+from roofline_gui.core.energy import ENERGY_PART_COLORS, energy_parts
 from roofline_gui.core.errors import RooflineError, ValidationError
 from roofline_gui.core.units import PRECISIONS, format_si, format_time
 from roofline_gui.core.workload import (
@@ -751,6 +752,21 @@ class WorkloadDialog(QDialog):
         self.preview.setHtml(entries_html(self._draft, kernels))
 
 
+def energy_segments(result, chips) -> list:
+    """Each chip's energy per step as a bar of parts (core.energy.energy_parts)."""
+    from roofline_gui.core.training_view import Part  # noqa: PLC0415
+
+    out = []
+    for c in chips:
+        parts = energy_parts(result, c)
+        total = sum(j for _n, j in parts)
+        start = 0.0
+        for name, joules in parts:
+            out.append(Part(c, start, joules, f"e:{name}", name, joules / total))
+            start += joules
+    return out
+
+
 class WorkloadCharts(QWidget):
     """The selected workload on every shown chip: its step's time by kernel, and its batch
     sweep. Both from the core (workload_view.breakdown, workload_eval.batch_sweep)."""
@@ -760,6 +776,13 @@ class WorkloadCharts(QWidget):
         self.model = model
         self.title = QLabel()
         self.title.setWordWrap(True)
+        self.measure = QComboBox()  # the bars: a step's time by part, or its energy by where
+        self.measure.addItem("Time per step", "time")
+        self.measure.addItem("Energy per step (where it goes)", "energy")
+        self.measure.setToolTip("The bars: each chip's step time by kernel (or by part, in "
+                                "training), or its energy per chip by where it goes: compute, "
+                                "each memory level, the link, idle (docs/energy.md)")
+        self.measure.currentIndexChanged.connect(lambda _i: self.refresh())
         self.bars = pg.PlotWidget(background="w")
         self.bars.setMenuEnabled(False)
         self.bars.getViewBox().disableAutoRange()
@@ -789,7 +812,10 @@ class WorkloadCharts(QWidget):
         charts.addWidget(self.sweep, 2)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(self.title)
+        head = QHBoxLayout()
+        head.addWidget(self.title, 1)
+        head.addWidget(self.measure, 0, Qt.AlignmentFlag.AlignTop)
+        layout.addLayout(head)
         layout.addLayout(charts, 1)
         self.segments: list = []  # what the bars show, for checks
         self._bar_items: dict = {}  # kind -> its BarGraphItem, updated in place
@@ -854,7 +880,13 @@ class WorkloadCharts(QWidget):
             return
         chips = [i for i, c in enumerate(r.chips) if c.visible]
         train = r.training is not None
-        self.segments = training_view.breakdown(r, chips) if train else breakdown(r, chips)
+        energy = self.measure.currentData() == "energy"
+        if energy:
+            self.segments = energy_segments(r, chips)
+        else:
+            self.segments = training_view.breakdown(r, chips) if train else breakdown(r, chips)
+        self.bars.setLabel("bottom", "energy per chip per step" if energy else "time per step",
+                           units="J" if energy else "s")
         unit = r.workload.throughput_unit
         # What the bars do not show: chips that cannot run it, or cannot hold it.
         cannot = [r.chips[c].name for c in chips if not np.isfinite(r.time[c])]
@@ -866,7 +898,14 @@ class WorkloadCharts(QWidget):
                       f"{html.escape(', '.join(too_small))}</span>: the bars assume it did.")
         if cannot:
             notes += f" No bar: {html.escape(', '.join(cannot))} cannot run it (Why it sits there)."
-        if train:
+        if energy:
+            title = (f"<b>{html.escape(label_of(r.workload))}</b>: each chip's energy per step by "
+                     "where it goes: " + ", ".join(
+                         f"<span style='color:{color}'>■</span> {name}" for name, color in
+                         ENERGY_PART_COLORS.items()) + " (estimates from the board power are "
+                     "upper bounds, held to the board power over the time); right, "
+                     f"{unit} as before.{notes}")
+        elif train:
             title = (f"<b>{html.escape(label_of(r.workload))}</b>: one step's time per chip by "
                      "part (blue forward, orange backward, purple recompute, green optimizer, "
                      "grey communication, light grey bubble; every kernel at its roof, the parts "
@@ -886,7 +925,8 @@ class WorkloadCharts(QWidget):
             self.bars.getViewBox().invertY(True)
             self.bars.setYRange(-0.6, len(chips) - 0.4, padding=0)
             self._chips_shown = names
-        for kind, color in {**SEGMENT_KINDS, **training_view.PART_COLORS}.items():
+        for kind, color in {**SEGMENT_KINDS, **training_view.PART_COLORS,
+                            **{f"e:{k}": v for k, v in ENERGY_PART_COLORS.items()}}.items():
             parts = [s for s in self.segments if s.kind == kind]
             item = self._bar_items.get(kind)
             if item is None:
@@ -899,10 +939,12 @@ class WorkloadCharts(QWidget):
         ends = [s.start + s.width for s in self.segments]
         self._fit_x([max(ends)] if ends else [])
         self._label_segments(rows)
-        self._mark_steps(r, chips, rows)
+        self._mark_steps(r, [] if energy else chips, rows)
         self._draw_memory(r, chips, names)
         self.bars.setToolTip("\n".join(
-            f"{r.chips[c].name}: {format_time(float(r.time[c]))}, "
+            f"{r.chips[c].name}: "
+            + (format_si(float(r.energy.per_step[c]), "J") if energy
+               else format_time(float(r.time[c]))) + ", "
             + ", ".join(f"{s.name} {100 * s.share:.2g}%" for s in self.segments
                         if s.chip == c and s.share >= 0.05) for c in chips))
         key = (self._sweep_key(r.workload), r.chips, r.evaluation.derated)
