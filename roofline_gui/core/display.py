@@ -64,14 +64,14 @@ class View:
     """How the session is looked at (not saved in it): one value, held by the document model,
     kept in the settings, observed by every view."""
 
-    mode: str = "overlay"  # or "side_by_side"
+    mode: str = "overlay"  # or "side_by_side", or "energy" (the energy chart in the chart's place)
     mac: bool = False  # Count MACs
     derated: bool = False  # each ceiling's achievable fraction applied
     kernel_labels: bool = True  # kernels' names on the chart
     memory_levels: bool = False  # a point per memory level (the hierarchical roofline)
     same_width: bool = False  # a chip lacking a precision runs at its own of the same width
 
-    MODES = ("overlay", "side_by_side")
+    MODES = ("overlay", "side_by_side", "energy")
 
     @property
     def units(self) -> Units:

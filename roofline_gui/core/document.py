@@ -30,6 +30,8 @@ class Document:
     workloads: tuple[Workload, ...] = ()
     baseline: str | None = None
     title: str = ""
+    #: the user's grid, kg CO2 per kWh, for a training run's emissions (None: not given)
+    carbon_intensity: float | None = None
 
     def items(self, collection: str) -> tuple[Chip | Kernel | Workload, ...]:
         if collection not in COLLECTIONS:

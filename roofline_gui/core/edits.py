@@ -56,7 +56,7 @@ class Move:
 
 @dataclass(frozen=True)
 class SetField:
-    """Set a document-level field (``baseline`` or ``title``)."""
+    """Set a document-level field (``baseline``, ``title`` or ``carbon_intensity``)."""
 
     name: str
     value: Any
@@ -128,7 +128,7 @@ def apply(edit: Edit, doc: Document) -> tuple[Document, Edit]:
             items.insert(index, item)
             return _with(doc, collection, items), Move(collection, item_id, old_index)
         case SetField(name, value):
-            if name not in ("baseline", "title"):
+            if name not in ("baseline", "title", "carbon_intensity"):
                 raise KeyError(f"unknown document field {name!r}")
             old = getattr(doc, name)
             return replace(doc, **{name: value}), SetField(name, old)

@@ -289,8 +289,9 @@ def kernel_lines(comparison, k: int, c: int) -> list[str]:
     return lines
 
 
-def workload_lines(result, c: int) -> list[str]:
-    """A workload's energy per item, items per joule, power and cost on chip ``c``."""
+def workload_lines(result, c: int, carbon: float | None = None) -> list[str]:
+    """A workload's energy per item, items per joule, power and cost on chip ``c``; a training
+    run's MWh, and its emissions at ``carbon`` kg CO2 per kWh (the user's grid) when given."""
     chip = result.chips[c]
     consts = constants(chip)
     if consts is None:
@@ -317,23 +318,32 @@ def workload_lines(result, c: int) -> list[str]:
                                                min(consts.op_j.values()))
     total = memory_j + compute_j
     if total > 0:
-        weights = sum(en.weight_bytes * en.count for en in result.entries) / items
-        n = result.workload.per_step_items()
-        lines.append(
-            f"Per {unit}: {format_si(dram_per_item, 'B')} of main memory "
-            f"({format_si(weights, 'B')} of it weights, read once per step and shared by its "
-            f"{n:,} {unit}{'s' if n != 1 else ''}) and {format_si(ops_per_item, 'op')}: "
-            f"main memory {memory_j / total:.0%} of the energy, compute {compute_j / total:.0%}"
-            + (". A larger batch shares each weight byte among more items: fewer joules each."
-               if weights > 0.2 * dram_per_item else
-               ": the weights are shared already, what is left is each item's own traffic."))
+        shares = (f"main memory {memory_j / total:.0%} of the energy, compute "
+                  f"{compute_j / total:.0%}")
+        if f is not None:  # a training step: weights, gradients and states move too
+            lines.append(f"Per {unit}: {format_si(dram_per_item, 'B')} of main memory and "
+                         f"{format_si(ops_per_item, 'op')}: {shares}.")
+        else:
+            weights = sum(en.weight_bytes * en.count for en in result.entries) / items
+            n = int(round(items))
+            lines.append(
+                f"Per {unit}: {format_si(dram_per_item, 'B')} of main memory "
+                f"({format_si(weights, 'B')} of it weights, read once per step and shared by its "
+                f"{n:,} {unit}{'s' if n != 1 else ''}) and {format_si(ops_per_item, 'op')}: "
+                + shares
+                + (". A larger batch shares each weight byte among more items: fewer joules "
+                   "each." if weights > 0.2 * dram_per_item else
+                   ": the weights are shared already, what is left is each item's own traffic."))
     if np.isfinite(e.cost_per_million[c]):
         lines.append(f"Cost: ${float(e.cost_per_million[c]):,.4g} per million {unit}s at "
                      f"${chip.energy.price_per_hour:g} per chip-hour.")
     if f is not None and f.train_items:
         mwh = float(e.per_item[c]) * f.train_items / 3.6e9
+        co2 = (f"; at your grid's {carbon:g} kg CO2 per kWh, {mwh * carbon:,.4g} t CO2"
+               if carbon is not None else
+               " (Tools → Grid carbon intensity… gives its CO2 at your grid's kg per kWh)")
         lines.append(f"The run's energy: {mwh:,.4g} MWh for {format_si(f.train_items, '').strip()} "
-                     f"{unit}s (× your grid's kg CO2 per kWh × 1,000 for its emissions)."
+                     f"{unit}s{co2}."
                      + (f" Chip time at ${chip.energy.price_per_hour:g} per chip-hour: "
                         f"${float(result.chip_hours[c]) * chip.energy.price_per_hour:,.0f}."
                         if chip.energy.price_per_hour and np.isfinite(result.chip_hours[c]) else ""))

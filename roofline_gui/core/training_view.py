@@ -234,7 +234,7 @@ def _share(x: float) -> str:
 
 
 def explain_training(result: WorkloadResult, c: int, units: Units = Units(),  # noqa: B008
-                     kernels=None) -> list[str]:
+                     kernels=None, carbon: float | None = None) -> list[str]:
     """Lines of text for the training step on chip ``c``: the step and the run, whether the
     states and activations fit, the MFU and its convention, where the time goes, what bounds
     it, what would move it, and the formulas with their numbers."""
@@ -328,7 +328,7 @@ def explain_training(result: WorkloadResult, c: int, units: Units = Units(),  # 
                  + (f" of {format_si(cap, 'B')}." if np.isfinite(cap) else "."))
     from roofline_gui.core.energy import workload_lines  # noqa: PLC0415
 
-    lines.extend(workload_lines(result, c))
+    lines.extend(workload_lines(result, c, carbon))
     lines.append("How it is counted:")
     lines.extend(f"• {s}" for s in r.steps)
     return lines

@@ -233,14 +233,14 @@ def fit_line(result: WorkloadResult, c: int) -> str | None:
 
 
 def explain_workload(result: WorkloadResult, c: int, units: Units = Units(),  # noqa: B008
-                     kernels=None) -> list[str]:
+                     kernels=None, carbon: float | None = None) -> list[str]:
     """Lines of text for the workload on chip ``c``: whether it fits, what a step reads and
     does, the bandwidth that limits it, how busy compute is, where the time goes, what would
     move it and the link's cost."""
     if result.training is not None:
         from roofline_gui.core.training_view import explain_training  # noqa: PLC0415
 
-        return explain_training(result, c, units, kernels)
+        return explain_training(result, c, units, kernels, carbon)
     w, chip = result.workload, result.chips[c]
     t = float(result.time[c])
     if not np.isfinite(t):
@@ -329,7 +329,7 @@ def explain_workload(result: WorkloadResult, c: int, units: Units = Units(),  # 
         lines.append(fit)
     from roofline_gui.core.energy import workload_lines  # noqa: PLC0415
 
-    lines.extend(workload_lines(result, c))
+    lines.extend(workload_lines(result, c, carbon))
     return lines
 
 

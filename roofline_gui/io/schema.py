@@ -278,6 +278,8 @@ def session_schema(presets: Presets | None = None) -> dict:
                 "oneOf": [{"$ref": "#/$defs/kernel"}, {"$ref": "#/$defs/kernelPreset"}]}},
             "workloads": {"type": "array", "maxItems": MAX_ITEMS,
                           "items": {"$ref": "#/$defs/workload"}},
+            "carbon_intensity": {"type": "number", "minimum": 0, "maximum": 10,
+                                 "description": "the user's grid, kg CO2 per kWh (version 8)"},
         },
         "additionalProperties": False,
         "if": {"properties": {"version": {"minimum": 2}}},

@@ -25,7 +25,8 @@ FORMAT = "roofline-session"
 VERSION = 8
 MAX_ITEMS = 100_000
 #: The keys a session file may have at its top level.
-TOP_KEYS = ("format", "version", "title", "baseline", "chips", "kernels", "workloads")
+TOP_KEYS = ("format", "version", "title", "baseline", "chips", "kernels", "workloads",
+            "carbon_intensity")
 
 
 def _v1_to_v2(data: dict) -> dict:
@@ -78,8 +79,8 @@ def _v6_to_v7(data: dict) -> dict:
 
 def _v7_to_v8(data: dict) -> dict:
     """Version 8 adds a chip's ``energy`` (board and idle power, energy per op and per byte, a
-    price per chip-hour, their sources); a version 7 file's chips have none: a chip added again
-    from its preset brings its board power."""
+    price per chip-hour, their sources) and the session's ``carbon_intensity`` (kg CO2 per kWh);
+    a version 7 file has neither: a chip added again from its preset brings its board power."""
     return {**data, "version": 8}
 
 
@@ -139,10 +140,14 @@ def parse_session(data: Any, presets: Presets | None = None, source: str = "") -
         ck.fail("baseline", "must be a chip id (text) or null")
     elif baseline is not None and baseline not in {c.id for c in chips}:
         ck.fail("baseline", f"names no chip in this session ({baseline!r})")
+    carbon = root.get("carbon_intensity")
+    if carbon is not None:
+        carbon = ck.number(carbon, "carbon_intensity", inclusive_min=True, maximum=10.0)
     if ck.problems:
         raise ValidationError(ck.problems, source)
     return Document(chips=tuple(chips), kernels=tuple(kernels), workloads=tuple(workloads),
-                    baseline=baseline, title=title)
+                    baseline=baseline, title=title,
+                    carbon_intensity=None if carbon is None else float(carbon))
 
 
 def _read_items(ck: Checker, root: dict, key: str, library: dict, reader) -> list:
@@ -242,6 +247,7 @@ def session_to_dict(doc: Document) -> dict:
         "chips": [chip_to_dict(c) for c in doc.chips],
         "kernels": [kernel_to_dict(k) for k in doc.kernels],
         "workloads": _workloads_to_dicts(doc),
+        **({} if doc.carbon_intensity is None else {"carbon_intensity": doc.carbon_intensity}),
     }
 
 

@@ -89,3 +89,56 @@ def test_the_table_and_the_breakdown_show_energy(window, qtbot):
     assert dict(energy_parts(r, h100))["dram"] > dict(energy_parts(r, h100))["compute"]
     assert not [s for s in charts.segments if s.chip == v5e]  # no energy data: no bar
     assert "where it goes" in charts.title.text()
+
+
+def test_the_charts_energy_mode_puts_the_energy_roofline_in_the_charts_place(window, qtbot):
+    """View → Energy (op/J) (Ctrl+3): the chart's y axis in op per joule, the energy chart where
+    the roofline was, its own switch to op/s under the board power; Overlay brings the roofline
+    back, as it was."""
+    from roofline_gui.widgets.app.file_actions import examples
+
+    window.files.open(str(next(p for p in examples() if p.stem == "h100-vs-mi300x-llm")))
+    QApplication.processEvents()
+    canvas = window.canvas
+    window.act_energy.trigger()
+    assert window.model.view.mode == "energy" and window.act_energy.isChecked()
+    chart = canvas.energy_chart
+    assert canvas.stack.currentWidget() is chart
+    qtbot.waitUntil(lambda: not chart.pending)
+    chart.refresh()
+    cmp = window.model.comparison
+    k, c = 0, 0
+    _x, y = chart.points[f"{cmp.kernels[k].id}@{cmp.chips[c].id}"]
+    assert y == pytest.approx(float(cmp.energy.ops_per_joule[k, c]))
+    assert "op/J" in chart.plot.getAxis("left").labelText
+    window.act_overlay.trigger()
+    assert canvas.stack.currentWidget() is canvas.overlay and window.model.view.mode == "overlay"
+
+
+def test_a_training_runs_energy_and_its_co2_at_the_users_grid(window, qtbot, tmp_path):
+    """Tools → Grid carbon intensity… (kept in the session): a training run's MWh and tonnes of
+    CO2 at the user's grid; without it, no figure is assumed."""
+    from roofline_gui.io.session import load_session, save_session
+
+    model = window.model
+    model.reset(Document())
+    model.add_chips([window.presets.chips["nvidia-a100-sxm4-80gb"]])
+    model.add_workloads([rf.workload("llama-2-7b", phase="train", batch=1, sequence=4096,
+                                     data_parallel=1024, global_batch=1024, zero=1,
+                                     recompute="selective", train_tokens=2e12)])
+    w, chip = model.document.workloads[0], model.document.chips[0]
+    model.select(w.id, chip.id)
+    qtbot.waitUntil(lambda: not window.explanation.pending)
+    assert "Tools → Grid carbon intensity…" in window.explanation.toPlainText()
+    window.set_carbon_intensity(0.4)
+    qtbot.waitUntil(lambda: not window.explanation.pending)
+    window.explanation.refresh()
+    r = model.workload_result(w.id)
+    mwh = float(r.energy.per_item[0]) * 2e12 / 3.6e9
+    assert mwh * 1e3 < 184_320 * 0.4  # at most the published run's GPU-hours at 400 W
+    text = window.explanation.toPlainText()
+    assert f"{mwh:,.4g} MWh" in text and f"{mwh * 0.4:,.4g} t CO2" in text
+    save_session(model.document, tmp_path / "c.roofline")
+    assert load_session(tmp_path / "c.roofline").carbon_intensity == 0.4
+    model.undo_stack.undo()
+    assert model.document.carbon_intensity is None

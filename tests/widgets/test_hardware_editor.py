@@ -252,3 +252,22 @@ def test_energy_fields_set_the_board_power_idle_power_and_price_undoably(editor,
     for _ in range(3):
         model.undo_stack.undo()
     assert a100(editor).energy == start
+
+
+def test_given_energies_replace_the_estimates_and_a_bad_entry_is_named(editor, qtbot):
+    from roofline_gui.core.energy import constants
+
+    form, model = editor.form, editor.model
+    field = form.energy_given
+    field.setText("bf16=0.5, dram=60")
+    field.editingFinished.emit()
+    k = constants(a100(editor))
+    assert k.op_j["bf16"] == pytest.approx(0.5e-12) and k.byte_j["dram"] == pytest.approx(60e-12)
+    assert not k.is_estimate("op:bf16") and k.said["byte:dram"] == "entered by hand"
+    assert k.is_estimate("op:fp32")  # the others stay estimates
+    field.setText("bf17=1, dram=-3")
+    field.editingFinished.emit()
+    assert "“bf17”" in form.energy_note.text() and "“dram=-3”" in form.energy_note.text()
+    assert constants(a100(editor)).byte_j["dram"] == pytest.approx(60e-12)  # unchanged
+    model.undo_stack.undo()
+    assert constants(a100(editor)).is_estimate("byte:dram")

@@ -354,8 +354,12 @@ class MainWindow(QMainWindow):
                                         "All chips on one chart")
         self.act_side = self._action("&Side by side", partial(self.set_mode, "side_by_side"),
                                      "Ctrl+2", "One chart per chip, axes linked")
+        self.act_energy = self._action("&Energy (op/J)", partial(self.set_mode, "energy"),
+                                       "Ctrl+3", "The chart's y axis in op per joule: each chip's "
+                                       "energy roofline, or switched, its roof under the board "
+                                       "power (docs/energy.md)")
         group = QActionGroup(self)
-        for action in (self.act_overlay, self.act_side):
+        for action in (self.act_overlay, self.act_side, self.act_energy):
             action.setCheckable(True)
             group.addAction(action)
         self.act_overlay.setChecked(True)
@@ -395,6 +399,10 @@ class MainWindow(QMainWindow):
             "&Derive what-if chip…", self.derive_chip,
             tip="A copy of a chip with a factor per ceiling (compute, each precision, each memory "
                 "level, capacity), named from its changes and added beside the original")
+        self.act_carbon = self._action(
+            "Grid &carbon intensity…", self.set_carbon_intensity,
+            tip="Your grid's kg CO2 per kWh, kept in the session: a training run's emissions "
+                "(none is assumed)")
         self.act_reset_what_if = self._action(
             "Reset chip to &datasheet", self.reset_chip_to_datasheet,
             tip="Every what-if ceiling of the selected chip back at its datasheet figure")
@@ -451,7 +459,7 @@ class MainWindow(QMainWindow):
         edit.addSeparator()
         edit.addAction(self.act_find)
         view = bar.addMenu("&View")
-        for action in (self.act_overlay, self.act_side):
+        for action in (self.act_overlay, self.act_side, self.act_energy):
             view.addAction(action)
         view.addSeparator()
         view.addAction(self.act_mac)
@@ -472,6 +480,8 @@ class MainWindow(QMainWindow):
         tools.addSeparator()
         tools.addAction(self.act_derive)
         tools.addAction(self.act_reset_what_if)
+        tools.addSeparator()
+        tools.addAction(self.act_carbon)
         help_menu = bar.addMenu("&Help")
         help_menu.addAction(self.act_guide)
         examples_menu = help_menu.addMenu("&Examples")
@@ -493,8 +503,8 @@ class MainWindow(QMainWindow):
         for action in (self.act_open, self.act_save, self.tool_undo, self.tool_redo):
             bar.addAction(action)
         bar.addSeparator()
-        for action in (self.act_overlay, self.act_side, self.act_mac, self.act_derated,
-                       self.act_levels):
+        for action in (self.act_overlay, self.act_side, self.act_energy, self.act_mac,
+                       self.act_derated, self.act_levels):
             bar.addAction(action)
         bar.addSeparator()
         bar.addWidget(QLabel(" All kernels at "))
@@ -577,6 +587,23 @@ class MainWindow(QMainWindow):
     def set_kernel_labels(self, shown: bool) -> None:
         self.model.set_view(kernel_labels=bool(shown))
 
+    def set_carbon_intensity(self, value: float | None = None) -> None:
+        """Tools → Grid carbon intensity…: kg CO2 per kWh of the user's grid (0 to 10, 0 for a
+        carbon-free supply), one undo step; kept in the session."""
+        from PySide6.QtWidgets import QInputDialog  # noqa: PLC0415
+
+        from roofline_gui.core.edits import SetField  # noqa: PLC0415
+
+        if value is None:
+            now = self.model.document.carbon_intensity
+            value, ok = QInputDialog.getDouble(
+                self, "Grid carbon intensity", "kg CO2 per kWh of your grid (a training run's "
+                "emissions are its MWh × this):", now if now is not None else 0.4, 0.0, 10.0, 3)
+            if not ok:
+                return
+        self.model.push(SetField("carbon_intensity", float(value)),
+                        f"Set the grid's carbon intensity to {value:g} kg CO2/kWh")
+
     def derive_chip(self) -> None:
         """Tools → Derive what-if chip…: the copy goes right after its original."""
         from roofline_gui.widgets.common.derive_dialog import DeriveDialog  # noqa: PLC0415
@@ -615,7 +642,8 @@ class MainWindow(QMainWindow):
         self.model.set_view(derated=bool(derated))
 
     def _on_view_changed(self, view, changed) -> None:
-        (self.act_overlay if view.mode == "overlay" else self.act_side).setChecked(True)
+        {"overlay": self.act_overlay, "side_by_side": self.act_side,
+         "energy": self.act_energy}[view.mode].setChecked(True)
         self.act_mac.setChecked(view.mac)
         self.act_derated.setChecked(view.derated)
         self.act_kernel_labels.setChecked(view.kernel_labels)
@@ -684,7 +712,7 @@ class MainWindow(QMainWindow):
         if not state.isEmpty():
             self.restoreState(state, self.LAYOUT_VERSION)
         mode = self.settings.get("view/mode")
-        self.model.set_view(mode=mode if mode in ("overlay", "side_by_side") else "overlay",
+        self.model.set_view(mode=mode if mode in ("overlay", "side_by_side", "energy") else "overlay",
                             mac=bool(self.settings.get("view/mac_units")),
                             derated=bool(self.settings.get("view/derated")),
                             kernel_labels=bool(self.settings.get("view/kernel_labels")),

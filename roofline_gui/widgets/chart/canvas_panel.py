@@ -92,6 +92,7 @@ class CanvasPanel(QWidget):
                                    kernel_labels=model.view.kernel_labels,
                                    memory_levels=model.view.memory_levels)
         self.mode = "overlay"
+        self.energy_chart = None  # the Energy mode's chart, built when first shown
         self._drag_serial = 0
         self._workload_drag: tuple | None = None  # (id, field, ladder values, their intensity)
         self._lifted: str | None = None
@@ -158,7 +159,20 @@ class CanvasPanel(QWidget):
             self.redraw()
 
     def set_mode(self, mode: str) -> None:
-        if mode not in ("overlay", "side_by_side") or mode == self.mode:
+        """Overlay, side by side, or energy: the energy chart (op per joule, or op/s under the
+        board power) in the roofline's place; the roofline's own mode is kept beneath it."""
+        if mode == "energy":
+            if self.energy_chart is None:
+                from roofline_gui.widgets.common.energy_chart import EnergyChart  # noqa: PLC0415
+
+                self.energy_chart = EnergyChart(self.model)
+                self.stack.addWidget(self.energy_chart)
+            self.stack.setCurrentWidget(self.energy_chart)
+            return
+        if mode not in ("overlay", "side_by_side"):
+            return
+        if mode == self.mode:
+            self.stack.setCurrentWidget(self.overlay if mode == "overlay" else self.grid)
             return
         self.mode = mode
         self.stack.setCurrentWidget(self.overlay if mode == "overlay" else self.grid)

@@ -267,7 +267,8 @@ class ExplanationPane(QTextBrowser):
             from roofline_gui.core.workload_view import explain_workload  # noqa: PLC0415
 
             lines = explain_workload(workload, c, self.model.units,
-                                     self.model.document.kernels_by_id)
+                                     self.model.document.kernels_by_id,
+                                     self.model.document.carbon_intensity)
         else:
             lines = explain(cmp, k, c, self.model.units)
         body = [f"<p><b>{_escape(lines[0])}</b></p>"]

@@ -266,6 +266,16 @@ class ChipForm(QWidget):
             grid.addWidget(QLabel(label), row, 0)
             grid.addWidget(edit, row, 1)
             self.energy_fields[name] = edit
+        self.energy_given = QLineEdit()
+        self.energy_given.setPlaceholderText("none given: estimated from the board power")
+        self.energy_given.setToolTip(
+            "Energies you have a source for, in pJ: per op by precision and per byte by memory "
+            "role, e.g. \"bf16=0.5, dram=60\" (empty: every one estimated from the board "
+            "power). They replace the estimates and let the power cap be claimed.")
+        self.energy_given.editingFinished.connect(self._on_energy_given)
+        grid.addWidget(QLabel("Given pJ"), len(rows), 0)
+        grid.addWidget(self.energy_given, len(rows), 1)
+        rows = (*rows, None)
         self.energy_note = QLabel()
         self.energy_note.setWordWrap(True)
         self.energy_note.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -273,12 +283,63 @@ class ChipForm(QWidget):
         grid.setColumnStretch(1, 1)
         return box
 
+    @staticmethod
+    def _given_text(chip: Chip) -> str:
+        e = chip.energy
+        if e is None:
+            return ""
+        return ", ".join([*(f"{p}={v:g}" for p, v in e.op_pj.items()),
+                          *(f"{r}={v:g}" for r, v in e.byte_pj.items())])
+
+    def _on_energy_given(self) -> None:
+        """"bf16=0.5, dram=60": energies per op (by precision) and per byte (by role) in pJ;
+        a bad entry is named and nothing is changed."""
+        from roofline_gui.core.energy import Energy  # noqa: PLC0415
+
+        chip = self._chip()
+        if chip is None:
+            return
+        text = self.energy_given.text().strip()
+        if text == self._given_text(chip):
+            return
+        op, byte, bad = {}, {}, []
+        for part in filter(None, (p.strip() for p in text.split(","))):
+            name, sep, value = part.partition("=")
+            name = name.strip()
+            try:
+                number = float(value)
+            except ValueError:
+                number = float("nan")
+            if not sep or not (number > 0 and number < 1e6):
+                bad.append(f"“{part}” (name=pJ, above 0)")
+            elif name in PRECISIONS:
+                op[name] = number
+            elif name in MEMORY_ROLES:
+                byte[name] = number
+            else:
+                bad.append(f"“{name}” (a precision or a memory role: "
+                           f"{', '.join((*PRECISIONS, *MEMORY_ROLES))})")
+        if bad:
+            self.energy_given.setText(self._given_text(chip))
+            self._say_kept("Given pJ", text, "not taken: " + "; ".join(bad))
+            self.energy_note.setText("Not taken: " + "; ".join(bad))
+            return
+        e = chip.energy or Energy()
+        sources = {k: v for k, v in e.sources.items() if not k.startswith(("op:", "byte:"))}
+        sources.update({f"op:{p}": "entered by hand" for p in op})
+        sources.update({f"byte:{r}": "entered by hand" for r in byte})
+        new = replace(e, op_pj=op, byte_pj=byte, sources=sources)
+        self._push(replace(chip, energy=new), f"Set {chip.name} energies: {text or 'none'}",
+                   "energy_given")
+
     def _fill_energy(self, chip: Chip) -> None:
         from roofline_gui.core.energy import PJ, constants  # noqa: PLC0415
 
         e = chip.energy
         for name, edit in self.energy_fields.items():
             edit.set_value(None if e is None else getattr(e, name))
+        if not self.energy_given.hasFocus():
+            self.energy_given.setText(self._given_text(chip))
         k = constants(chip)
         if k is None:
             self.energy_note.setText("No energy data: give a board power to estimate the energy "

@@ -1,0 +1,200 @@
+"""The energy chart (issue 28), the main chart's Energy mode and the Energy tab: the session's
+kernels and workloads against each shown chip's
+energy roofline (op/J over intensity: Choi et al. 2013, its smooth knee at the energy-balance
+point) or, switched, its performance roof under the board power (op/s: Choi et al. 2014, the
+power cap biting near the ridge). Every number from core.energy over the document model's
+evaluation, in the window's units (Count MACs)."""
+
+from __future__ import annotations
+
+import html
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+
+from roofline_gui.core.energy import constants
+from roofline_gui.core.units import PRECISIONS, format_si
+from roofline_gui.models.document_model import DocumentModel
+from roofline_gui.widgets.common.axes import SIAxis
+from roofline_gui.widgets.common.throttle import Throttle
+
+#: The y axis: energy efficiency, or performance held to the board power.
+MODES = (("Energy efficiency (op/J)", "energy"), ("Performance under the board power (op/s)",
+                                                   "power"))
+GRID = np.logspace(-1.5, 4.5, 240)  # op/B of main memory
+
+
+def energy_curves(chip, precision: str, peak: float, bandwidth: float):
+    """(I, op/J at the capped rate, uncapped op/s, capped op/s) over GRID for one chip's
+    precision, or None without energy data: e(I) = ε_op + ε_dram/I + π0/R(I), R(I) the roofline,
+    held to the board power where it would draw more."""
+    k = constants(chip)
+    if k is None or precision not in k.op_j:
+        return None
+    dynamic = k.op_j[precision] + k.byte_j.get("dram", 0.0) / GRID
+    rate = np.minimum(peak, GRID * bandwidth)
+    if k.is_estimate(f"op:{precision}") or k.is_estimate("byte:dram"):
+        # upper-bound estimates claim no cap: the power is at most the board's (core.energy)
+        per_op = np.minimum(dynamic + k.idle_power / rate, k.board_power / rate)
+        return GRID, 1.0 / per_op, rate, rate
+    capped = np.minimum(rate, (k.board_power - k.idle_power) / dynamic)
+    return GRID, 1.0 / (dynamic + k.idle_power / capped), rate, capped
+
+
+class EnergyChart(QWidget):
+    def __init__(self, model: DocumentModel, parent=None) -> None:
+        super().__init__(parent)
+        self.model = model
+        self.title = QLabel()
+        self.title.setWordWrap(True)
+        self.mode = QComboBox()
+        for text, key in MODES:
+            self.mode.addItem(text, key)
+        self.mode.setToolTip("The y axis: op per joule (the energy roofline), or op/s with each "
+                             "chip held to its board power (the power-capped roof)")
+        self.mode.currentIndexChanged.connect(lambda _i: self.refresh())
+        self.plot = pg.PlotWidget(background="w", axisItems={"left": SIAxis("left"),
+                                                             "bottom": SIAxis("bottom")})
+        self.plot.setMenuEnabled(False)
+        self.plot.getPlotItem().hideButtons()
+        self.plot.setLogMode(True, True)
+        self.plot.showGrid(True, True, 0.2)
+        top = QHBoxLayout()
+        top.addWidget(QLabel("y axis"))
+        top.addWidget(self.mode, 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(top)
+        layout.addWidget(self.title)
+        layout.addWidget(self.plot, 1)
+        self.points: dict[str, tuple[float, float]] = {}  # "kernel@chip" -> (x, y) shown, for checks
+        self.curves: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # chip name -> its roof shown
+        self._later = Throttle(self, self.refresh, 60)
+        model.sig_document_changed.connect(lambda _d, _t: self._later.request())
+        model.sig_view_changed.connect(lambda *_a: self._later.request())  # Count MACs
+        model.sig_derated_changed.connect(lambda _d: self._later.request())
+        self.refresh()
+
+    @property
+    def pending(self) -> bool:
+        return self._later.pending
+
+    @property
+    def energy_mode(self) -> bool:
+        return self.mode.currentData() == "energy"
+
+    def refresh(self) -> None:
+        self.plot.clear()
+        self.points, self.curves = {}, {}
+        cmp = self.model.comparison
+        units = self.model.units
+        energy = self.energy_mode
+        shown = [c for c, chip in enumerate(cmp.chips) if chip.visible]
+        missing = [cmp.chips[c].name for c in shown if constants(cmp.chips[c]) is None]
+        chips = [c for c in shown if constants(cmp.chips[c]) is not None]
+        ke = cmp.energy
+        r = cmp.result
+        ceiling = cmp.chip_arrays.ceiling(r.derated)
+        dram = cmp.chip_arrays.dram_bandwidth(r.derated)
+        used = [k.precision for k in cmp.kernels] + [
+            p for w in self.model.workload_results for p in w.precisions]
+        word = units.word
+        for c in chips:
+            chip = cmp.chips[c]
+            color = chip.color or "#808080"
+            have = [p for p in dict.fromkeys(used) if p in chip.compute] or \
+                [max(chip.compute, key=chip.compute.get)]
+            for n, p in enumerate(have):
+                curves = energy_curves(chip, p, float(ceiling[c, PRECISIONS.index(p)]),
+                                       float(dram[c]))
+                if curves is None:
+                    continue
+                x, opj, rate, capped = curves
+                xs = units.intensity(x)
+                pen = pg.mkPen(color, width=2.2 if n == 0 else 1.2)
+                if energy:
+                    ys = opj / units.ops_per_unit
+                    self.plot.plot(xs, ys, pen=pen)
+                else:
+                    self.plot.plot(xs, units.rate(rate), pen=pg.mkPen(color, width=1,
+                                                                       style=Qt.PenStyle.DotLine))
+                    ys = units.rate(capped)
+                    self.plot.plot(xs, ys, pen=pen)
+                if n == 0:
+                    self.curves[chip.name] = (xs, ys)
+                k = constants(chip)
+                balance = k.byte_j.get("dram", 0.0) / k.op_j[p]
+                if balance > 0 and energy:
+                    at = float(np.interp(np.log10(balance), np.log10(x), np.log10(opj)))
+                    dot = pg.ScatterPlotItem([np.log10(units.intensity(balance))],
+                                             [at - np.log10(units.ops_per_unit)], size=10,
+                                             symbol="t", brush=pg.mkBrush("w"),
+                                             pen=pg.mkPen(color, width=2))
+                    dot.setToolTip(f"{chip.name} {p} energy-balance point: ε_dram/ε_op = "
+                                   f"{balance:,.4g} op/B; left of it main memory spends more "
+                                   "energy per op than compute")
+                    self.plot.addItem(dot)
+        # every kernel on every shown chip with energy data
+        xs, ys, brushes, tips, symbols = [], [], [], [], []
+        for k, kernel in enumerate(cmp.kernels):
+            for c in chips:
+                value = (ke.ops_per_joule[k, c] / units.ops_per_unit if energy
+                         else units.rate(ke.capped_rate[k, c]))
+                if not np.isfinite(value) or value <= 0:
+                    continue
+                x = float(units.intensity(cmp.dram_intensity[k]))
+                xs.append(np.log10(x))
+                ys.append(np.log10(value))
+                brushes.append(pg.mkBrush(cmp.chips[c].color or "#808080"))
+                symbols.append("o")
+                capped = " (power-capped)" if ke.capped[k, c] else ""
+                tips.append(f"{kernel.name} on {cmp.chips[c].name}: "
+                            + (f"{format_si(float(ke.ops_per_joule[k, c]), 'op/J')}" if energy else
+                               f"{format_si(float(ke.capped_rate[k, c]), 'op/s')}") + capped
+                            + f", {format_si(float(ke.capped_power[k, c]), 'W')}")
+                self.points[f"{kernel.id}@{cmp.chips[c].id}"] = (x, float(value))
+        for w in self.model.workload_results:
+            e = w.energy
+            for j, chip in enumerate(w.chips):
+                if (not chip.visible or constants(chip) is None or not np.isfinite(e.per_step[j])
+                        or e.per_step[j] <= 0):
+                    continue
+                value = (w.ops / float(e.per_step[j]) / units.ops_per_unit if energy
+                         else units.rate(w.ops / float(e.time[j])))
+                x = float(units.intensity(w.intensity))
+                xs.append(np.log10(x))
+                ys.append(np.log10(value))
+                brushes.append(pg.mkBrush(chip.color or "#808080"))
+                symbols.append("star")
+                unit = w.workload.throughput_unit.removesuffix("/s")
+                tips.append(f"{w.workload.name} on {chip.name}: "
+                            f"{float(e.items_per_joule[j]):,.4g} {unit} per joule, "
+                            f"{format_si(float(e.average_power[j]), 'W')}"
+                            + (" (power-capped)" if e.capped[j] else ""))
+                self.points[f"{w.workload.id}@{chip.id}"] = (x, float(value))
+        if xs:
+            scatter = pg.ScatterPlotItem(xs, ys, size=[13 if s == "star" else 9 for s in symbols],
+                                         symbol=symbols, brush=brushes, pen=pg.mkPen("k"),
+                                         hoverable=True, data=tips,
+                                         tip=lambda x, y, data: data)  # the words, not log x, y
+            self.plot.addItem(scatter)
+        self.plot.setLabel("bottom", f"Arithmetic intensity ({word}/B, main memory)")
+        self.plot.setLabel("left", f"{word}/J" if energy else f"{word}/s, capped")
+        names = ", ".join(f"<span style='color:{cmp.chips[c].color or '#808080'}'>■</span> "
+                          f"{html.escape(cmp.chips[c].name)}" for c in chips)
+        said = (f"{names}: each chip's energy roofline, op per joule at the rate the roofline "
+                "allows, its knee at the energy-balance point (▵, ε_dram/ε_op); ● kernels, ★ "
+                "workloads (hover for tokens per joule)." if energy else f"{names}: "
+                "each chip's roof held to its board power (solid) against its roofline "
+                "(dotted): near the ridge, where compute and memory run flat out together, the "
+                "cap bites first; ● kernels, ★ workloads.")
+        estimated = [cmp.chips[c].name for c in chips if (k := constants(cmp.chips[c])) is not None
+                     and k.is_estimate("byte:dram")]
+        if estimated:
+            said += (f" {html.escape(', '.join(estimated))}: estimated from the board power "
+                     "(upper bounds): the knee at the ridge, no cap claimed (docs/energy.md).")
+        if missing:
+            said += f" No energy data: {html.escape(', '.join(missing))}."
+        self.title.setText(said)
