@@ -161,6 +161,23 @@ def estimated(chips: Sequence) -> np.ndarray:
     return out
 
 
+def uncounted_bounds(chips: Sequence) -> np.ndarray:
+    """[C, R] J per byte for the levels a chip's constants leave uncounted: (P − π0)/bandwidth,
+    the upper bound (0 for counted levels, and without energy data)."""
+    from roofline_gui.core.roofline import ROLE_INDEX  # noqa: PLC0415
+
+    out = np.zeros((len(chips), len(ROLE_INDEX)))
+    for c, chip in enumerate(chips):
+        k = constants(chip)
+        if k is None:
+            continue
+        for role, j in ROLE_INDEX.items():
+            levels = chip.levels(role)
+            if levels and not k.byte_j.get(role):
+                out[c, j] = (k.board_power - k.idle_power) / levels[0].bandwidth
+    return out
+
+
 def chip_constants(chips: Sequence) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """([C, P] J per op, [C, R] J per byte, [C] π0, [C] board power), NaN where unknown."""
     from roofline_gui.core.roofline import PRECISION_INDEX, ROLE_INDEX  # noqa: PLC0415
@@ -212,9 +229,12 @@ def kernel_energy(evaluation, chips: Sequence) -> KernelEnergy:
         # near the ridge says nothing of a cap: the chip is not slowed, and its energy is at
         # most the board power over the time, the tighter of the two bounds.
         guessed = estimated(chips)[None, :] & np.ones_like(rate, dtype=bool)
+        # the levels not counted (no figure) at their own upper bound, so that the sum stays
+        # an upper bound for a kernel that crosses them (a GEMM fed over PCIe)
+        everything = dynamic + bytes_per_op @ uncounted_bounds(chips).T + p0[None, :] / rate
         capped_rate = np.where(guessed, rate, capped_rate)
         capped = np.where(guessed, False, capped)
-        capped_per_op = np.where(guessed, np.minimum(per_op, board[None, :] / rate),
+        capped_per_op = np.where(guessed, np.minimum(everything, board[None, :] / rate),
                                  capped_per_op)
         capped_power = np.minimum(capped_per_op * capped_rate, board[None, :])
     return KernelEnergy(per_op, dynamic, power, capped, capped_rate, capped_per_op,
@@ -264,8 +284,12 @@ def kernel_lines(comparison, k: int, c: int) -> list[str]:
         terms.append(f"π0 {consts.idle_power:g} W ÷ {format_si(rate, 'op/s')}")
     per_op = float(e.per_op[k, c])
     power = float(e.power[k, c])
+    guessed = bool(estimated([chip])[0])
     draws = (f"drawing {format_si(power, 'W')} of the {consts.board_power:g} W board power"
              if power <= consts.board_power else
+             f"{format_si(power, 'W')} by the estimates, above the {consts.board_power:g} W "
+             "board power: the estimates overlap there, so no cap is claimed and the energy is "
+             "counted as at most the board power over the time" if guessed else
              f"which would draw {format_si(power, 'W')}, above the {consts.board_power:g} W board "
              "power" + ("" if e.capped[k, c] else
                         f": held to it, {1 - float(e.capped_rate[k, c]) / rate:.1%} slower (not "

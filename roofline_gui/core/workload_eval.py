@@ -398,6 +398,9 @@ class WorkloadResult:
             _op, byte_j, p0, board = chip_constants(self.chips)
             role = ROLE_INDEX[self.workload.link]
             link = np.nan_to_num(self.built.link_bytes * byte_j[:, role]) + p0 * self.link_time
+            # with estimates the link has no figure of its own: the board power over its time
+            link = np.where(estimated(self.chips) & (byte_j[:, role] == 0),
+                            board * self.link_time, link)
             bubble = self.bubble_of(entry_time)
             step = kernels + link + p0 * bubble  # J per chip per step
             time = self.step_time(entry_time, self.link_time)

@@ -381,6 +381,10 @@ class ComparisonTableModel(QAbstractTableModel):
         if role == _ALIGNMENT and field != "limiter":
             return _RIGHT
         fits = bool(result.fits[c]) or not np.isfinite(result.built.resident_bytes)
+        if role == _TOOLTIP and field == "energy":
+            from roofline_gui.core.energy import workload_lines  # noqa: PLC0415
+
+            return "\n".join(workload_lines(result, c, doc.carbon_intensity))
         if role == _TOOLTIP:
             fit = fit_line(result, c)
             return (f"{label_of(workload)} on {doc.chips[c].name}: "
@@ -406,7 +410,7 @@ class ComparisonTableModel(QAbstractTableModel):
             if not np.isfinite(e.per_item[c]):
                 return "no data"
             unit = workload.throughput_unit.removesuffix("/s")
-            cost = (f" · ${float(e.cost_per_million[c]):,.3g}/M"
+            cost = (f" · ${float(e.cost_per_million[c]):,.3g} per M {unit}s"
                     if np.isfinite(e.cost_per_million[c]) else "")
             return (f"{float(e.items_per_joule[c]):,.4g} {unit}/J · "
                     f"{format_si(float(e.average_power[c]), 'W')}{cost}")

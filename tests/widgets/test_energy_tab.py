@@ -111,11 +111,20 @@ def test_the_charts_energy_mode_puts_the_energy_roofline_in_the_charts_place(win
     _x, y = chart.points[f"{cmp.kernels[k].id}@{cmp.chips[c].id}"]
     assert y == pytest.approx(float(cmp.energy.ops_per_joule[k, c]))
     assert "op/J" in chart.plot.getAxis("left").labelText
+    # a click on a point selects it, as on the roofline
+    scatter = next(i for i in chart.plot.listDataItems() if hasattr(i, "points")
+                   and len(i.points()) == len(chart.points))
+    point = next(p for p in scatter.points() if p.data()[0] == (cmp.kernels[1].id,
+                                                                 cmp.chips[1].id))
+    scatter.sigClicked.emit(scatter, [point], None)
+    assert (window.model.selected_kernel, window.model.selected_chip) == (
+        cmp.kernels[1].id, cmp.chips[1].id)
     window.act_overlay.trigger()
     assert canvas.stack.currentWidget() is canvas.overlay and window.model.view.mode == "overlay"
 
 
-def test_a_training_runs_energy_and_its_co2_at_the_users_grid(window, qtbot, tmp_path):
+def test_a_training_runs_energy_and_its_co2_at_the_users_grid(window, qtbot, tmp_path,
+                                                               monkeypatch):
     """Tools → Grid carbon intensity… (kept in the session): a training run's MWh and tonnes of
     CO2 at the user's grid; without it, no figure is assumed."""
     from roofline_gui.io.session import load_session, save_session
@@ -130,7 +139,17 @@ def test_a_training_runs_energy_and_its_co2_at_the_users_grid(window, qtbot, tmp
     model.select(w.id, chip.id)
     qtbot.waitUntil(lambda: not window.explanation.pending)
     assert "Tools → Grid carbon intensity…" in window.explanation.toPlainText()
-    window.set_carbon_intensity(0.4)
+    from PySide6.QtWidgets import QInputDialog
+
+    asked = []
+
+    def dialog(*args):
+        asked.append(args)
+        return 0.4, True
+
+    monkeypatch.setattr(QInputDialog, "getDouble", dialog)
+    window.act_carbon.trigger()  # the menu item asks (its triggered(bool) once set it to 0)
+    assert asked and model.document.carbon_intensity == 0.4
     qtbot.waitUntil(lambda: not window.explanation.pending)
     window.explanation.refresh()
     r = model.workload_result(w.id)

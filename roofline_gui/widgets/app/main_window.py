@@ -400,7 +400,7 @@ class MainWindow(QMainWindow):
             tip="A copy of a chip with a factor per ceiling (compute, each precision, each memory "
                 "level, capacity), named from its changes and added beside the original")
         self.act_carbon = self._action(
-            "Grid &carbon intensity…", self.set_carbon_intensity,
+            "Grid &carbon intensity…", lambda: self.set_carbon_intensity(),  # not triggered's bool
             tip="Your grid's kg CO2 per kWh, kept in the session: a training run's emissions "
                 "(none is assumed)")
         self.act_reset_what_if = self._action(

@@ -137,7 +137,7 @@ class EnergyChart(QWidget):
                                    "energy per op than compute")
                     self.plot.addItem(dot)
         # every kernel on every shown chip with energy data
-        xs, ys, brushes, tips, symbols = [], [], [], [], []
+        xs, ys, brushes, tips, symbols, ids = [], [], [], [], [], []
         for k, kernel in enumerate(cmp.kernels):
             for c in chips:
                 value = (ke.ops_per_joule[k, c] / units.ops_per_unit if energy
@@ -155,6 +155,7 @@ class EnergyChart(QWidget):
                                f"{format_si(float(ke.capped_rate[k, c]), 'op/s')}") + capped
                             + f", {format_si(float(ke.capped_power[k, c]), 'W')}")
                 self.points[f"{kernel.id}@{cmp.chips[c].id}"] = (x, float(value))
+                ids.append((kernel.id, cmp.chips[c].id))
         for w in self.model.workload_results:
             e = w.energy
             for j, chip in enumerate(w.chips):
@@ -174,22 +175,27 @@ class EnergyChart(QWidget):
                             f"{format_si(float(e.average_power[j]), 'W')}"
                             + (" (power-capped)" if e.capped[j] else ""))
                 self.points[f"{w.workload.id}@{chip.id}"] = (x, float(value))
+                ids.append((w.workload.id, chip.id))
         if xs:
             scatter = pg.ScatterPlotItem(xs, ys, size=[13 if s == "star" else 9 for s in symbols],
                                          symbol=symbols, brush=brushes, pen=pg.mkPen("k"),
-                                         hoverable=True, data=tips,
-                                         tip=lambda x, y, data: data)  # the words, not log x, y
+                                         hoverable=True, data=list(zip(ids, tips, strict=True)),
+                                         tip=lambda x, y, data: data[1])  # words, not log x, y
+            # a click selects it, as on the roofline: Why it sits there follows
+            scatter.sigClicked.connect(
+                lambda _s, points, _ev: len(points) and self.model.select(*points[0].data()[0]))
             self.plot.addItem(scatter)
         self.plot.setLabel("bottom", f"Arithmetic intensity ({word}/B, main memory)")
         self.plot.setLabel("left", f"{word}/J" if energy else f"{word}/s, capped")
         names = ", ".join(f"<span style='color:{cmp.chips[c].color or '#808080'}'>■</span> "
                           f"{html.escape(cmp.chips[c].name)}" for c in chips)
         said = (f"{names}: each chip's energy roofline, op per joule at the rate the roofline "
-                "allows, its knee at the energy-balance point (▵, ε_dram/ε_op); ● kernels, ★ "
+                "allows, its knee at the energy-balance point (▽, ε_dram/ε_op); ● kernels, ★ "
                 "workloads (hover for tokens per joule)." if energy else f"{names}: "
                 "each chip's roof held to its board power (solid) against its roofline "
-                "(dotted): near the ridge, where compute and memory run flat out together, the "
-                "cap bites first; ● kernels, ★ workloads.")
+                "(dotted, where they differ): near the ridge, where compute and memory run flat "
+                "out together, the cap bites first, claimed only from given energies; ● kernels, "
+                "★ workloads.")
         estimated = [cmp.chips[c].name for c in chips if (k := constants(cmp.chips[c])) is not None
                      and k.is_estimate("byte:dram")]
         if estimated:

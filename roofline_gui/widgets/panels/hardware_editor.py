@@ -319,10 +319,10 @@ class ChipForm(QWidget):
             else:
                 bad.append(f"“{name}” (a precision or a memory role: "
                            f"{', '.join((*PRECISIONS, *MEMORY_ROLES))})")
-        if bad:
-            self.energy_given.setText(self._given_text(chip))
+        if bad:  # the text stays, to be corrected; the chip keeps its figures
             self._say_kept("Given pJ", text, "not taken: " + "; ".join(bad))
-            self.energy_note.setText("Not taken: " + "; ".join(bad))
+            self.energy_note.setText("Not taken: " + "; ".join(bad) + ". The chip keeps "
+                                     f"“{self._given_text(chip) or 'none given'}”.")
             return
         e = chip.energy or Energy()
         sources = {k: v for k, v in e.sources.items() if not k.startswith(("op:", "byte:"))}
@@ -345,13 +345,16 @@ class ChipForm(QWidget):
             self.energy_note.setText("No energy data: give a board power to estimate the energy "
                                      "per op and per byte from it.")
             return
-        ops = ", ".join(f"{p} {v / PJ:.3g}" for p, v in k.op_j.items())
-        byte = ", ".join(f"{r} {v / PJ:.3g}" if v else f"{r} not counted (no figure)"
-                         for r, v in k.byte_j.items())
+        def mark(key: str) -> str:
+            return "*" if k.is_estimate(key) else " (given)"
+
+        ops = ", ".join(f"{p} {v / PJ:.3g}{mark('op:' + p)}" for p, v in k.op_j.items())
+        byte = ", ".join(f"{r} {v / PJ:.3g}{mark('byte:' + r)}" if v else
+                         f"{r} not counted (no figure)" for r, v in k.byte_j.items())
         estimated = any(k.is_estimate(key) for key in k.said if ":" in key)
         self.energy_note.setText(
             f"pJ per op: {ops}. pJ per byte: {byte}."
-            + (" Estimated as upper bounds from the board power: (P − π0)/peak and "
+            + (" * estimated as upper bounds from the board power: (P − π0)/peak and "
                "(P − π0)/bandwidth." if estimated else "")
             + f"\nBoard power: {k.said['board_power']}")
 
