@@ -110,9 +110,13 @@ def main() -> None:
     window.files.open_example(by_name["llama-3-8b-on-three-chips"])
     doc = window.model.document
     window.model.select(doc.workloads[0].id, doc.chips[0].id)
-    window.docks["energy"].raise_()
-    window.energy.refresh()
+    window.set_mode("energy")  # View → Energy (op/J): the chart's y axis in op per joule
+    QApplication.processEvents()
+    window.canvas.energy_chart.refresh()
+    window.docks["workloads"].raise_()
+    window.docks["table"].raise_()
     shot("energy")
+    window.set_mode("overlay")
     window.model.undo_stack.setClean()
     window.docks["table"].raise_()
     if "--measured" in sys.argv:
