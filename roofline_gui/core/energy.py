@@ -151,8 +151,39 @@ class KernelEnergy:
         return 1.0 / self.capped_per_op
 
 
+_TABLES: list = [(), None]  # the last chips (by identity) and their tables: a drag keeps its chips
+
+
+def _tables(chips: Sequence) -> tuple:
+    """(estimated, chip constants, uncounted bounds) of ``chips``, worked out once for the same
+    chip objects (a workload's drag evaluates on the same chips 60 times a second)."""
+    chips = tuple(chips)
+    last, tables = _TABLES
+    if tables is not None and len(last) == len(chips) and all(a is b for a, b in zip(
+            last, chips, strict=True)):
+        return tables
+    tables = (_estimated(chips), _chip_constants(chips), _uncounted_bounds(chips))
+    _TABLES[:] = [chips, tables]
+    return tables
+
+
 def estimated(chips: Sequence) -> np.ndarray:
     """[C] whether a chip's energy per op or per main-memory byte is an estimate."""
+    return _tables(chips)[0]
+
+
+def chip_constants(chips: Sequence) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """([C, P] J per op, [C, R] J per byte, [C] π0, [C] board power), NaN where unknown."""
+    return _tables(chips)[1]
+
+
+def uncounted_bounds(chips: Sequence) -> np.ndarray:
+    """[C, R] J per byte for the levels a chip's constants leave uncounted: (P − π0)/bandwidth,
+    the upper bound (0 for counted levels, and without energy data)."""
+    return _tables(chips)[2]
+
+
+def _estimated(chips: Sequence) -> np.ndarray:
     out = np.zeros(len(chips), dtype=bool)
     for c, chip in enumerate(chips):
         k = constants(chip)
@@ -161,9 +192,7 @@ def estimated(chips: Sequence) -> np.ndarray:
     return out
 
 
-def uncounted_bounds(chips: Sequence) -> np.ndarray:
-    """[C, R] J per byte for the levels a chip's constants leave uncounted: (P − π0)/bandwidth,
-    the upper bound (0 for counted levels, and without energy data)."""
+def _uncounted_bounds(chips: Sequence) -> np.ndarray:
     from roofline_gui.core.roofline import ROLE_INDEX  # noqa: PLC0415
 
     out = np.zeros((len(chips), len(ROLE_INDEX)))
@@ -178,8 +207,7 @@ def uncounted_bounds(chips: Sequence) -> np.ndarray:
     return out
 
 
-def chip_constants(chips: Sequence) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """([C, P] J per op, [C, R] J per byte, [C] π0, [C] board power), NaN where unknown."""
+def _chip_constants(chips: Sequence) -> tuple:
     from roofline_gui.core.roofline import PRECISION_INDEX, ROLE_INDEX  # noqa: PLC0415
 
     n = len(chips)
@@ -200,19 +228,22 @@ def chip_constants(chips: Sequence) -> tuple[np.ndarray, np.ndarray, np.ndarray,
     return op, byte, p0, board
 
 
-def kernel_energy(evaluation, chips: Sequence) -> KernelEnergy:
-    """The energy model over an evaluation (core.roofline.Evaluation) of kernels on ``chips``."""
+def kernel_energy(evaluation, chips: Sequence, rows: slice | None = None) -> KernelEnergy:
+    """The energy model over an evaluation (core.roofline.Evaluation) of kernels on ``chips``;
+    ``rows``: those kernels alone (a workload's entries, not every workload's)."""
     ka, rate = evaluation.kernel_arrays, evaluation.attainable
+    rows = slice(None) if rows is None else rows
+    rate = rate[rows]
     op_j, byte_j, p0, board = chip_constants(chips)
     ca = evaluation.chip_arrays
-    prec = ka.precision
+    prec = ka.precision[rows]
     # a stand-in precision (same width) spends its own energy per op
     stand = ca.stand_in if ca.stand_in is not None else np.full(op_j.shape, -1)
     eff = np.where(stand >= 0, stand, np.arange(op_j.shape[1])[None, :])
     per_precision = np.take_along_axis(op_j, eff, axis=1)  # [C, P]
     eps_op = per_precision[:, prec].T  # [K, C]
     with np.errstate(divide="ignore", invalid="ignore"):
-        intensity = ka.intensity()  # [K, R] ops per byte at each role (sized or not)
+        intensity = ka.intensity()[rows]  # [K, R] ops per byte at each role (sized or not)
         bytes_per_op = np.where(np.isfinite(intensity) & (intensity > 0), 1.0 / intensity, 0.0)
         dynamic = eps_op + bytes_per_op @ byte_j.T  # [K, C]
         per_op = dynamic + p0[None, :] / rate

@@ -389,12 +389,12 @@ class WorkloadResult:
             kernel_energy,
         )
 
-        ke = kernel_energy(self.evaluation, self.chips)
         rows = self.rows
+        ke = kernel_energy(self.evaluation, self.chips, rows)  # [E, C]: this workload's entries
         ops = self.counts * self.evaluation.kernel_arrays.ops[rows]  # [E] ops of all runs
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            kernels = (ops[:, None] * ke.capped_per_op[rows]).sum(axis=0)
-            entry_time = ops[:, None] / ke.capped_rate[rows]
+            kernels = (ops[:, None] * ke.capped_per_op).sum(axis=0)
+            entry_time = ops[:, None] / ke.capped_rate
             _op, byte_j, p0, board = chip_constants(self.chips)
             role = ROLE_INDEX[self.workload.link]
             link = np.nan_to_num(self.built.link_bytes * byte_j[:, role]) + p0 * self.link_time
@@ -418,7 +418,7 @@ class WorkloadResult:
                               else self.workload.chips_per_model)
             items = self.workload.per_step_items()
             joules_per_item = step * per_step_chips / items
-            capped = capped | (ke.capped[rows] & (self.counts[:, None] > 0)).any(axis=0)
+            capped = capped | (ke.capped & (self.counts[:, None] > 0)).any(axis=0)
             price = np.array([c.energy.price_per_hour if c.energy is not None and
                               c.energy.price_per_hour is not None else np.nan
                               for c in self.chips])
