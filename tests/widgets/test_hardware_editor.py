@@ -271,3 +271,20 @@ def test_given_energies_replace_the_estimates_and_a_bad_entry_is_named(editor, q
     assert constants(a100(editor)).byte_j["dram"] == pytest.approx(60e-12)  # unchanged
     model.undo_stack.undo()
     assert constants(a100(editor)).is_estimate("byte:dram")
+
+
+def test_the_wheel_scrolls_past_a_level_role_it_has_not_been_given(editor, qtbot):
+    """From the energy tour: scrolling the editor over a memory level's role turned an L2 into a
+    link. A role box takes the wheel only once it has the focus."""
+    from PySide6.QtCore import QPoint, QPointF
+    from PySide6.QtGui import QWheelEvent
+
+    role = editor.form.level_fields[0]["role"]
+    before = a100(editor).memory[0].role
+    centre = QPointF(role.rect().center())
+    event = QWheelEvent(centre, QPointF(role.mapToGlobal(centre.toPoint())), QPoint(0, 0),
+                        QPoint(0, -120), Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier,
+                        Qt.ScrollPhase.NoScrollPhase, False)
+    editor.setFocus()
+    QApplication.sendEvent(role, event)
+    assert a100(editor).memory[0].role == before and not event.isAccepted()

@@ -4,7 +4,14 @@ refused in place with the reason (red frame, message under the field) and never 
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QPoint, Qt, Signal
-from PySide6.QtWidgets import QAbstractScrollArea, QLabel, QLineEdit, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QAbstractScrollArea,
+    QComboBox,
+    QLabel,
+    QLineEdit,
+    QVBoxLayout,
+    QWidget,
+)
 
 from roofline_gui.core.errors import UnitError
 from roofline_gui.core.units import format_si, parse_quantity
@@ -240,3 +247,19 @@ class FieldWithMessage(QWidget):
             self.message.show()
         else:
             self.message.hide()
+
+
+class ChoiceBox(QComboBox):
+    """A combo box the mouse wheel changes only once it has the focus: the form scrolls under
+    the wheel (fresh-eyes tours moved an operand to the host link, and an L2 to a link, by scrolling
+    past them)."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+
+    def wheelEvent(self, event) -> None:  # noqa: N802 (Qt API)
+        if self.hasFocus():
+            super().wheelEvent(event)
+        else:
+            event.ignore()  # to the scroll area

@@ -11,7 +11,6 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QComboBox,
     QFormLayout,
     QGridLayout,
     QGroupBox,
@@ -36,7 +35,7 @@ from roofline_gui.io.presets import Presets
 from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.models.item_models import ID_ROLE, ChipListModel
 from roofline_gui.widgets.common.dialogs import ChipPresetDialog, ColorDialog
-from roofline_gui.widgets.common.fields import FieldWithMessage, QuantityEdit
+from roofline_gui.widgets.common.fields import ChoiceBox, FieldWithMessage, QuantityEdit
 
 
 def label_of_energy(name: str) -> str:
@@ -195,7 +194,7 @@ class ChipForm(QWidget):
 
     def _level_rows(self, grid: QGridLayout, row: int, index: int, level: MemoryLevel) -> dict:
         """Two grid rows per level: role, name, remove; then bandwidth, achievable, source."""
-        role = QComboBox()
+        role = ChoiceBox()  # the wheel scrolls the editor, not the role, until it is clicked
         for r in MEMORY_ROLES:
             role.addItem(r, r)
             role.setItemData(role.count() - 1, ROLE_LABELS[r], Qt.ItemDataRole.ToolTipRole)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QFormLayout, QGroupBox, QLabel
 
 from roofline_gui.core.chip import Chip
@@ -14,24 +13,12 @@ from roofline_gui.core.kernel import Kernel
 from roofline_gui.core.levels import residency_note
 from roofline_gui.core.templates import RESIDENCES, TEMPLATES
 from roofline_gui.core.units import format_si
+from roofline_gui.widgets.common.fields import ChoiceBox
 
 CHOICES = {"dram": "main memory", "cache": "on chip (kept across calls)",
            "host": "host link (every call)"}
 
 
-class ChoiceBox(QComboBox):
-    """A combo box the mouse wheel changes only once it has the focus: the form scrolls under
-    the wheel (a fresh-eyes tour moved `out` to the host link by scrolling past it)."""
-
-    def __init__(self, parent=None) -> None:
-        super().__init__(parent)
-        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
-
-    def wheelEvent(self, event) -> None:  # noqa: N802 (Qt API)
-        if self.hasFocus():
-            super().wheelEvent(event)
-        else:
-            event.ignore()  # to the scroll area
 
 
 class OperandPlaces(QGroupBox):
