@@ -172,6 +172,23 @@ class Comparison:
 
         return kernel_energy(self.result, self.chips)
 
+    def energy_of(self, k: int):
+        """The same for kernel ``k`` alone ([1, C] arrays): what a table row or an explanation
+        needs, without the whole [K, C] model on a drag step (5 ms at 10,000 x 30)."""
+        if "energy" in self.__dict__:
+            from roofline_gui.core.energy import KernelEnergy  # noqa: PLC0415
+
+            e = self.energy
+            return KernelEnergy(*(getattr(e, f)[k:k + 1] for f in (
+                "per_op", "dynamic_per_op", "power", "capped", "capped_rate", "capped_per_op",
+                "capped_power")), e.board_power)
+        rows = self.__dict__.setdefault("_energy_rows", {})
+        if k not in rows:
+            from roofline_gui.core.energy import kernel_energy  # noqa: PLC0415
+
+            rows[k] = kernel_energy(self.result, self.chips, slice(k, k + 1))
+        return rows[k]
+
 
 def compare(
     kernels: Sequence[Kernel], chips: Sequence[Chip], *, derated: bool = False,

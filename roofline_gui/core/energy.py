@@ -151,19 +151,23 @@ class KernelEnergy:
         return 1.0 / self.capped_per_op
 
 
-_TABLES: list = [(), None]  # the last chips (by identity) and their tables: a drag keeps its chips
+_TABLES: dict[tuple[int, ...], tuple] = {}  # id(chip)s -> (the chips, their tables)
 
 
 def _tables(chips: Sequence) -> tuple:
     """(estimated, chip constants, uncounted bounds) of ``chips``, worked out once for the same
-    chip objects (a workload's drag evaluates on the same chips 60 times a second)."""
+    chip objects (a workload's drag evaluates on the same chips 60 times a second). The chips
+    are held with their tables, so no id is reused while its entry stands; a few sets are kept
+    (the chart's, the table's, a variant's), the oldest dropped first."""
     chips = tuple(chips)
-    last, tables = _TABLES
-    if tables is not None and len(last) == len(chips) and all(a is b for a, b in zip(
-            last, chips, strict=True)):
-        return tables
+    key = tuple(map(id, chips))
+    hit = _TABLES.get(key)
+    if hit is not None:
+        return hit[1]
     tables = (_estimated(chips), _chip_constants(chips), _uncounted_bounds(chips))
-    _TABLES[:] = [chips, tables]
+    if len(_TABLES) >= 8:
+        _TABLES.pop(next(iter(_TABLES)))
+    _TABLES[key] = (chips, tables)
     return tables
 
 
@@ -243,7 +247,8 @@ def kernel_energy(evaluation, chips: Sequence, rows: slice | None = None) -> Ker
     per_precision = np.take_along_axis(op_j, eff, axis=1)  # [C, P]
     eps_op = per_precision[:, prec].T  # [K, C]
     with np.errstate(divide="ignore", invalid="ignore"):
-        intensity = ka.intensity()[rows]  # [K, R] ops per byte at each role (sized or not)
+        # [K, R] ops per byte at each role (sized or not), of these rows alone
+        intensity = ka.ops[rows][:, None] / ka.bytes[rows]
         bytes_per_op = np.where(np.isfinite(intensity) & (intensity > 0), 1.0 / intensity, 0.0)
         dynamic = eps_op + bytes_per_op @ byte_j.T  # [K, C]
         per_op = dynamic + p0[None, :] / rate
@@ -295,14 +300,15 @@ def kernel_lines(comparison, k: int, c: int) -> list[str]:
     if consts is None:
         return [f"Energy: no energy data for {chip.name} (no board power): give one in the "
                 "hardware editor's Energy fields."]
-    e = comparison.energy
+    e = comparison.energy_of(k)  # [1, C]: this kernel alone
     ka = comparison.kernel_arrays
     kernel = comparison.kernels[k]
-    if not np.isfinite(e.capped_per_op[k, c]):
+    if not np.isfinite(e.capped_per_op[0, c]):
         return []
     precision = comparison.stand_in(k, c) or kernel.precision
     eps_op = consts.op_j.get(precision, np.nan)
-    intensity = ka.intensity()[k]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        intensity = ka.ops[k] / ka.bytes[k]  # ops per byte at each role
     from roofline_gui.core.roofline import ROLE_INDEX  # noqa: PLC0415
 
     terms = [f"ε_{precision} {eps_op / PJ:.3g} pJ{_est(consts, f'op:{precision}')}"]
@@ -313,30 +319,30 @@ def kernel_lines(comparison, k: int, c: int) -> list[str]:
     rate = float(comparison.result.attainable[k, c])
     if consts.idle_power:
         terms.append(f"π0 {consts.idle_power:g} W ÷ {format_si(rate, 'op/s')}")
-    per_op = float(e.per_op[k, c])
-    power = float(e.power[k, c])
-    guessed = bool(estimated([chip])[0])
+    per_op = float(e.per_op[0, c])
+    power = float(e.power[0, c])
+    guessed = consts.is_estimate(f"op:{precision}") or consts.is_estimate("byte:dram")
     draws = (f"drawing {format_si(power, 'W')} of the {consts.board_power:g} W board power"
              if power <= consts.board_power else
              f"{format_si(power, 'W')} by the estimates, above the {consts.board_power:g} W "
              "board power: the estimates overlap there, so no cap is claimed and the energy is "
              "counted as at most the board power over the time" if guessed else
              f"which would draw {format_si(power, 'W')}, above the {consts.board_power:g} W board "
-             "power" + ("" if e.capped[k, c] else
-                        f": held to it, {1 - float(e.capped_rate[k, c]) / rate:.1%} slower (not "
+             "power" + ("" if e.capped[0, c] else
+                        f": held to it, {1 - float(e.capped_rate[0, c]) / rate:.1%} slower (not "
                         "counted as power-capped below 5 %)"))
     lines = [f"Energy per op = {' + '.join(terms)} = {per_op / PJ:.3g} pJ: "
              f"{format_si(1 / per_op, 'op/J')} at the roofline's rate, {draws} (Choi et al. "
              "2013)."]
-    if e.capped[k, c]:
+    if e.capped[0, c]:
         lines.append(f"Power-capped: held to {consts.board_power:g} W its rate falls to "
-                     f"{format_si(float(e.capped_rate[k, c]), 'op/s')} "
-                     f"({float(e.capped_rate[k, c]) / rate:.0%} of the roofline's), "
-                     f"{format_si(float(e.ops_per_joule[k, c]), 'op/J')} (Choi et al. 2014). "
+                     f"{format_si(float(e.capped_rate[0, c]), 'op/s')} "
+                     f"({float(e.capped_rate[0, c]) / rate:.0%} of the roofline's), "
+                     f"{format_si(float(e.ops_per_joule[0, c]), 'op/J')} (Choi et al. 2014). "
                      "The roofline above is the bound without the cap.")
     if kernel.has_size:
-        lines.append(f"Each call: {format_si(float(e.capped_per_op[k, c] * ka.ops[k]), 'J')} "
-                     f"at an average {format_si(float(e.capped_power[k, c]), 'W')}.")
+        lines.append(f"Each call: {format_si(float(e.capped_per_op[0, c] * ka.ops[k]), 'J')} "
+                     f"at an average {format_si(float(e.capped_power[0, c]), 'W')}.")
     if any(consts.is_estimate(key) for key in (f"op:{precision}", "byte:dram")):
         lines.append("The estimates are upper bounds, the board's whole power charged to the "
                      "compute units alone at their peak, or to main memory alone at its "

@@ -46,6 +46,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from roofline_gui.core.errors import Problem, ValidationError
+from roofline_gui.core.kernel import Kernel
 from roofline_gui.core.units import BYTES_PER_VALUE, format_si
 from roofline_gui.core.workload import Built, Entry, TransformerConfig, Workload
 
@@ -221,8 +222,6 @@ def build_training(w: Workload, build_kind: Callable[[Workload], Built]) -> Buil
                   + f": {_b(weights)} + {_b(grads)} + {_b(states)} = {_b(weights + grads + states)}")
     traffic = (bw + bg + bo) * owned
     ops = OPTIMIZER_OPS[w.optimizer] * owned
-    from roofline_gui.core.kernel import Kernel  # noqa: PLC0415
-
     opt_steps = [f"{OPTIMIZER_NAMES[w.optimizer]} update of the {_g(owned)} parameters this chip "
                  f"owns" + (f" (ZeRO-{z}: Ψ/d)" if z else ""),
                  f"ops ≈ {OPTIMIZER_OPS[w.optimizer]} per parameter = {_g(ops)}",

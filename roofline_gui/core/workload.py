@@ -685,8 +685,11 @@ def _custom(w: Workload, kernels: Mapping[str, Kernel]) -> Built:
 def with_field(workload: Workload, key: str, value: Any) -> Workload:
     """The workload with ``key`` at ``value``, as a drag, a field or a sweep sets it: a training
     step's micro-batch keeps the global batch where it is still a multiple of micro-batch × data
-    parallel, and otherwise takes the nearest multiple above it."""
+    parallel, and otherwise takes the nearest multiple above it; turned to training, its
+    activations leave the chip (backward needs them all)."""
     w = replace(workload, **{key: value})
+    if key == "phase" and value == "train":  # training keeps every activation for backward
+        w = replace(w, activations_on_chip=False)
     if w.training and key == "batch" and w.global_batch:
         unit = w.batch * w.data_parallel
         w = replace(w, global_batch=-(-w.global_batch // unit) * unit)

@@ -231,24 +231,24 @@ class WorkloadResult:
         stand-in of the same width), op/s."""
         return self.evaluation.ceiling[self.rows][0].astype(float)
 
+    def _utilisation(self, flops_per_item: str) -> np.ndarray:
+        f = self.training
+        if f is None:
+            return np.full(len(self.chips), np.nan)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return (getattr(f, flops_per_item) * f.items_per_step / self.time
+                    / (f.chips * self.peak))
+
     @cached_property
     def mfu_at_bound(self) -> np.ndarray:
         """[C] model FLOPs per second at the step's lower bound ÷ (chips × peak): the MFU the
         bound implies (NaN in inference)."""
-        f = self.training
-        if f is None:
-            return np.full(len(self.chips), np.nan)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return f.model_flops_per_item * f.items_per_step / self.time / (f.chips * self.peak)
+        return self._utilisation("model_flops_per_item")
 
     @cached_property
     def hfu_at_bound(self) -> np.ndarray:
         """[C] the same with the hardware FLOPs (recomputation included)."""
-        f = self.training
-        if f is None:
-            return np.full(len(self.chips), np.nan)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return f.hardware_flops_per_item * f.items_per_step / self.time / (f.chips * self.peak)
+        return self._utilisation("hardware_flops_per_item")
 
     @cached_property
     def train_days(self) -> np.ndarray:

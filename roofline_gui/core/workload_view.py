@@ -106,10 +106,6 @@ def drag_key(workload: Workload, modifier: bool) -> str:
     return "context" if workload.phase == "decode" else "sequence"
 
 
-#: What a drag (or a field) sets: core.workload.with_field.
-dragged = with_field
-
-
 def drag_ladder(workload: Workload, key: str, kernels=None) -> tuple[np.ndarray, np.ndarray]:
     """(values, aggregate intensity at each) for the values a drag may give ``key``: the round
     numbers people size with, powers of two and the halves between (1, 2, 3, 4, 6, 8, 12, 16,
@@ -125,7 +121,7 @@ def drag_ladder(workload: Workload, key: str, kernels=None) -> tuple[np.ndarray,
         values = np.array([v for v in range(1, share + 1) if share % v == 0][:64])
     intensity = np.empty(len(values))
     for i, v in enumerate(values):
-        built = build(dragged(workload, key, int(v)), kernels)
+        built = build(with_field(workload, key, int(v)), kernels)
         ops = sum(e.kernel.traffic().ops * e.count for e in built.entries)
         dram = sum(e.kernel.traffic().bytes.get("dram", 0.0) * e.count for e in built.entries)
         intensity[i] = ops / dram

@@ -476,9 +476,9 @@ class ComparisonTableModel(QAbstractTableModel):
         if field == "time":
             return r.cell("time", row, c)
         if field == "energy":
-            e = cmp.energy
-            return (float(e.ops_per_joule[row, c]) / self._model.units.ops_per_unit,
-                    float(e.capped_power[row, c]), bool(e.capped[row, c]))
+            e = cmp.energy_of(row)
+            return (float(e.ops_per_joule[0, c]) / self._model.units.ops_per_unit,
+                    float(e.capped_power[0, c]), bool(e.capped[0, c]))
         if field == "limiter":
             bound = cmp.bound_name(row, c)
             name = cmp.limiter_name(row, c)

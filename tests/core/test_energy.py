@@ -112,3 +112,15 @@ def test_no_exported_row_draws_more_than_its_chips_board_power():
                 assert float(row["average_power_w"]) <= board[row["chip"]] * (1 + 1e-9), row
                 checked += 1
     assert checked > 50
+
+
+def test_one_kernels_energy_is_the_whole_models_row():
+    """A table row and the explanation take one kernel's energy (energy_of) rather than every
+    kernel's on a drag step: the same numbers, before and after the whole model is worked out."""
+    cmp = compare([kernel(1.0), kernel(100.0), kernel(1000.0)],
+                  [round_chip(board=200.0), rf.chip("nvidia-h100-sxm5-80gb")])
+    alone = [cmp.energy_of(k) for k in range(3)]
+    for k, e in enumerate(alone):
+        for name in ("per_op", "capped", "capped_rate", "capped_power", "ops_per_joule"):
+            np.testing.assert_array_equal(getattr(e, name)[0], getattr(cmp.energy, name)[k])
+    assert cmp.energy_of(1).capped[0, 0]  # the ridge kernel under the 200 W cap, as by hand

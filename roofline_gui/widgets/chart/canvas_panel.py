@@ -324,10 +324,10 @@ class CanvasPanel(QWidget):
                              shift: bool) -> None:
         """A drag of a workload's point: the batch (Shift: the context or the sequence) whose
         aggregate intensity is nearest the cursor; each step one edit, the drag one undo step."""
+        from roofline_gui.core.workload import with_field  # noqa: PLC0415
         from roofline_gui.core.workload_view import (  # noqa: PLC0415
             drag_key,
             drag_ladder,
-            dragged,
             ladder_note,
             value_at,
         )
@@ -347,7 +347,7 @@ class CanvasPanel(QWidget):
         value = value_at(values, at, target)
         self.model.say(ladder_note(workload.name, key, values, at, target))
         if getattr(workload, key) != value:
-            self.model.set_workload(dragged(workload, key, value),
+            self.model.set_workload(with_field(workload, key, value),
                                     f"Drag {workload.name}: {key} {value}",
                                     merge_key=("workload drag", self._drag_serial))
         if finished:

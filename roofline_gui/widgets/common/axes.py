@@ -41,3 +41,14 @@ class SIAxis(pg.AxisItem):
             shown = decade or not any(decades) or (few and mantissa in (2.0, 5.0))
             out.append(format_si(x, digits=3).strip() if shown else "")
         return out
+
+
+def log_plot() -> pg.PlotWidget:
+    """A small log-log chart as the side views draw them (the design space, the batch sweep,
+    the energy chart): white, SI-labelled decades, no context menu or auto-range button."""
+    plot = pg.PlotWidget(background="w", axisItems={"left": SIAxis("left"),
+                                                    "bottom": SIAxis("bottom")})
+    plot.setMenuEnabled(False)
+    plot.getPlotItem().hideButtons()
+    plot.setLogMode(True, True)
+    return plot

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidg
 from roofline_gui.core.energy import constants
 from roofline_gui.core.units import PRECISIONS, format_si
 from roofline_gui.models.document_model import DocumentModel
-from roofline_gui.widgets.common.axes import SIAxis
+from roofline_gui.widgets.common.axes import log_plot
 from roofline_gui.widgets.common.throttle import Throttle
 
 #: The y axis: energy efficiency, or performance held to the board power.
@@ -55,11 +55,7 @@ class EnergyChart(QWidget):
         self.mode.setToolTip("The y axis: op per joule (the energy roofline), or op/s with each "
                              "chip held to its board power (the power-capped roof)")
         self.mode.currentIndexChanged.connect(lambda _i: self.refresh())
-        self.plot = pg.PlotWidget(background="w", axisItems={"left": SIAxis("left"),
-                                                             "bottom": SIAxis("bottom")})
-        self.plot.setMenuEnabled(False)
-        self.plot.getPlotItem().hideButtons()
-        self.plot.setLogMode(True, True)
+        self.plot = log_plot()
         self.plot.showGrid(True, True, 0.2)
         top = QHBoxLayout()
         top.addWidget(QLabel("y axis"))
@@ -85,7 +81,13 @@ class EnergyChart(QWidget):
     def energy_mode(self) -> bool:
         return self.mode.currentData() == "energy"
 
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt API)
+        super().showEvent(event)
+        self.refresh()  # what changed while it was hidden
+
     def refresh(self) -> None:
+        if not self.isVisible() and self.points:  # hidden: nothing to draw on a drag step
+            return
         self.plot.clear()
         self.points, self.curves = {}, {}
         cmp = self.model.comparison

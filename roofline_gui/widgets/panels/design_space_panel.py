@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 from roofline_gui.core.design_space import balance_ratio, design_space
 from roofline_gui.core.units import format_si
 from roofline_gui.models.document_model import DocumentModel
-from roofline_gui.widgets.common.axes import SIAxis
+from roofline_gui.widgets.common.axes import log_plot
 from roofline_gui.widgets.common.drag import drag_target
 from roofline_gui.widgets.common.throttle import Throttle
 
@@ -46,11 +46,7 @@ class DesignSpacePanel(QWidget):
         self.model = model
         self.title = QLabel()
         self.title.setWordWrap(True)
-        self.plot = pg.PlotWidget(background="w", axisItems={"left": SIAxis("left"),
-                                                             "bottom": SIAxis("bottom")})
-        self.plot.setMenuEnabled(False)
-        self.plot.getPlotItem().hideButtons()
-        self.plot.setLogMode(True, True)
+        self.plot = log_plot()
         self.plot.setLabel("bottom", "peak compute (op/s, the workload's precision)")
         self.plot.setLabel("left", "main-memory bandwidth (B/s)")
         self.image = pg.ImageItem()

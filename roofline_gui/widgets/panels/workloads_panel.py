@@ -56,12 +56,13 @@ from roofline_gui.core.workload import (
     Workload,
     build,
     parameters_text,
+    with_field,
 )
 from roofline_gui.core.workload_eval import SWEEP_BATCHES, batch_sweep
-from roofline_gui.core.workload_view import SEGMENT_KINDS, breakdown, dragged, label_of
+from roofline_gui.core.workload_view import SEGMENT_KINDS, breakdown, label_of
 from roofline_gui.io.workloads import shipped_folder, shipped_workloads, workload_from_config
 from roofline_gui.models.document_model import DocumentModel
-from roofline_gui.widgets.common.axes import SIAxis
+from roofline_gui.widgets.common.axes import log_plot
 from roofline_gui.widgets.common.fields import QuantityEdit
 from roofline_gui.widgets.common.throttle import Throttle
 
@@ -503,9 +504,7 @@ class WorkloadsPanel(QWidget):
             self._last_field = name
         self._last_edit = now
         label = self.fields.label_of(name)
-        changed = dragged(w, name, value) if name == "batch" else replace(w, **{name: value})
-        if name == "phase" and value == "train":  # training keeps activations for backward
-            changed = replace(changed, activations_on_chip=False)
+        changed = with_field(w, name, value)  # what a field sets, as a drag sets it
         shown = (f"stage {value}" if name == "zero" else format_si(value, "").strip()
                  if name == "train_tokens" else value or "auto" if name == "global_batch"
                  else value)
@@ -693,10 +692,7 @@ class WorkloadDialog(QDialog):
     def _set(self, **changes) -> None:
         if self._draft is not None:
             (name, value), = changes.items()
-            self._draft = (dragged(self._draft, name, value) if name == "batch"
-                           else replace(self._draft, **changes))
-            if changes.get("phase") == "train":
-                self._draft = replace(self._draft, activations_on_chip=False)
+            self._draft = with_field(self._draft, name, value)
             self.fields.show_workload(self._draft)
             self._preview()
 
@@ -790,11 +786,7 @@ class WorkloadCharts(QWidget):
         self.bars.getPlotItem().hideButtons()
         # Decade ticks read 1 k, 10 k, 1 m (pyqtgraph's own log axis labels the minor ticks too,
         # which run into each other over a few decades).
-        self.sweep = pg.PlotWidget(background="w", axisItems={"left": SIAxis("left"),
-                                                              "bottom": SIAxis("bottom")})
-        self.sweep.setMenuEnabled(False)
-        self.sweep.setLogMode(True, True)
-        self.sweep.getPlotItem().hideButtons()
+        self.sweep = log_plot()
         self.sweep.showGrid(True, True, 0.25)
 
         # A training step's memory per chip (weights, gradients, optimizer states, activations)
