@@ -292,9 +292,17 @@ def _est(k: Constants, key: str) -> str:
     return " (an estimate)" if k.is_estimate(key) else ""
 
 
-def kernel_lines(comparison, k: int, c: int) -> list[str]:
+def kernel_lines(comparison, k: int, c: int, units=None) -> list[str]:
     """Energy and power of kernel ``k`` on chip ``c``, the formula with its numbers; "no energy
     data" where the chip has none (never a zero)."""
+    from roofline_gui.core.display import Units  # noqa: PLC0415
+
+    units = units or Units()
+    word, per_unit = units.word, units.ops_per_unit  # MAC mode: MAC/s and MAC/J, as the table
+
+    def per_joule(x: float) -> str:
+        return format_si(x / per_unit, f"{word}/J")
+
     chip = comparison.chips[c]
     consts = constants(chip)
     if consts is None:
@@ -318,7 +326,7 @@ def kernel_lines(comparison, k: int, c: int) -> list[str]:
                          f"{_est(consts, f'byte:{role}')}")
     rate = float(comparison.result.attainable[k, c])
     if consts.idle_power:
-        terms.append(f"π0 {consts.idle_power:g} W ÷ {format_si(rate, 'op/s')}")
+        terms.append(f"π0 {consts.idle_power:g} W ÷ {units.format_rate(rate)}")
     per_op = float(e.per_op[0, c])
     power = float(e.power[0, c])
     guessed = consts.is_estimate(f"op:{precision}") or consts.is_estimate("byte:dram")
@@ -332,13 +340,13 @@ def kernel_lines(comparison, k: int, c: int) -> list[str]:
                         f": held to it, {1 - float(e.capped_rate[0, c]) / rate:.1%} slower (not "
                         "counted as power-capped below 5 %)"))
     lines = [f"Energy per op = {' + '.join(terms)} = {per_op / PJ:.3g} pJ: "
-             f"{format_si(1 / per_op, 'op/J')} at the roofline's rate, {draws} (Choi et al. "
+             f"{per_joule(1 / per_op)} at the roofline's rate, {draws} (Choi et al. "
              "2013)."]
     if e.capped[0, c]:
         lines.append(f"Power-capped: held to {consts.board_power:g} W its rate falls to "
-                     f"{format_si(float(e.capped_rate[0, c]), 'op/s')} "
+                     f"{units.format_rate(float(e.capped_rate[0, c]))} "
                      f"({float(e.capped_rate[0, c]) / rate:.0%} of the roofline's), "
-                     f"{format_si(float(e.ops_per_joule[0, c]), 'op/J')} (Choi et al. 2014). "
+                     f"{per_joule(float(e.ops_per_joule[0, c]))} (Choi et al. 2014). "
                      "The roofline above is the bound without the cap.")
     if kernel.has_size:
         lines.append(f"Each call: {format_si(float(e.capped_per_op[0, c] * ka.ops[k]), 'J')} "

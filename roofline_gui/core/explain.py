@@ -62,7 +62,7 @@ def explain(comparison: Comparison, k: int, c: int, units: Units = Units()) -> l
     lines.append(_time_line(comparison, k, c, units))
     from roofline_gui.core.energy import kernel_lines  # noqa: PLC0415
 
-    lines.extend(kernel_lines(comparison, k, c))
+    lines.extend(kernel_lines(comparison, k, c, units))
     moves = _what_would_move_it(comparison, k, c, code, attainable, units)
     if moves:
         lines.append("What would move it:")

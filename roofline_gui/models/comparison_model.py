@@ -311,7 +311,7 @@ class ComparisonTableModel(QAbstractTableModel):
         if role == _TOOLTIP and field == "energy":
             from roofline_gui.core.energy import kernel_lines  # noqa: PLC0415
 
-            return "\n".join(kernel_lines(cmp, row, c))
+            return "\n".join(kernel_lines(cmp, row, c, self._model.units))
         if role == _TOOLTIP:
             return (f"{kernel.name} on {cmp.chips[c].name}: {cmp.bound_name(row, c)}-bound, "
                     f"limited by {cmp.limiter_name(row, c)}")

@@ -124,3 +124,19 @@ def test_one_kernels_energy_is_the_whole_models_row():
         for name in ("per_op", "capped", "capped_rate", "capped_power", "ops_per_joule"):
             np.testing.assert_array_equal(getattr(e, name)[0], getattr(cmp.energy, name)[k])
     assert cmp.energy_of(1).capped[0, 0]  # the ridge kernel under the 200 W cap, as by hand
+
+
+def test_energy_reads_the_same_in_every_view_in_mac_mode_too():
+    """In MAC units the explanation's op/J is the table's MAC/J: half the op/J; derated, every
+    view takes the derated rate the evaluation holds."""
+    from roofline_gui.core.display import Units
+    from roofline_gui.core.units import format_si
+
+    for derated in (False, True):
+        cmp = compare([kernel(100.0)], [round_chip(board=200.0)], derated=derated)
+        mac = Units(mac=True)
+        text = "\n".join(kernel_lines(cmp, 0, 0, mac))
+        per_mac = float(cmp.energy.ops_per_joule[0, 0]) / 2
+        assert format_si(per_mac, "MAC/J") in text
+        assert mac.format_rate(float(cmp.energy.capped_rate[0, 0])) in text
+        assert float(cmp.energy_of(0).ops_per_joule[0, 0]) == per_mac * 2

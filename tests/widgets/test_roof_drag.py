@@ -130,3 +130,46 @@ def test_during_a_roof_drag_only_the_moving_chip_is_redrawn_and_all_settles_on_r
     assert len(plot.roofs.item.lines) == static_lines + 1  # and the A100's datasheet ghost
     assert chart_mismatches(plot) == []
     assert any("what-if" in entry[0] for entry in plot.legend.legend.entries)
+
+
+def test_a_roof_drag_side_by_side_with_eight_chips_then_an_open_leaves_nothing_stale(window):
+    """Side by side, eight chips: a roof drag's steps and its release draw exactly each small
+    chart's scene; opening another session then leaves no marker, ring, path, name or roof of
+    the one before, and every kernel in view."""
+    from roofline_gui.widgets.app.file_actions import examples
+
+    model, _plot = _session(window)
+    presets = window.presets.chips
+    model.add_chips([presets[i] for i in ("nvidia-h100-sxm5-80gb", "amd-instinct-mi300x",
+                                          "google-tpu-v3", "google-tpu-v5e", "nvidia-v100-sxm2-16gb",
+                                          "nvidia-l4", "intel-gaudi-2")])
+    window.set_mode("side_by_side")
+    QApplication.processEvents()
+    canvas = window.canvas
+    assert len(canvas.grid_plots) == 8
+    chip = model.document.chips[0]
+    plot = next(p for p in canvas.grid_plots
+                if chip.id in {p.scene.comparison.chips[c].id for c in p.scene.chips})
+    dram = chip.memory.index(chip.dram)
+    signal = plot.roofs.item.sig_roof_dragged
+    for factor, last in ((1.3, False), (1.6, False), (2.0, True)):
+        signal.emit(("level", chip.id, dram), 0.0, float(np.log10(factor * chip.dram.bandwidth)),
+                    last, NONE)
+        QApplication.processEvents()
+        for p in canvas.grid_plots:
+            assert chart_mismatches(p) == [], (factor, p.scene.chips)
+    model.undo_stack.setClean()  # no "discard changes?" question
+    window.files.open(str(next(p for p in examples() if p.stem == "h100-vs-mi300x-llm")))
+    QApplication.processEvents()
+    for p in canvas.plots:
+        assert chart_mismatches(p) == []
+        (x0, x1), (y0, y1) = p.plot.getViewBox().viewRange()
+        shown = 0
+        for scatter in p.markers.scatters.values():
+            xs, ys = scatter.getData()
+            for x, y in zip(np.ravel(xs), np.ravel(ys), strict=True):
+                if np.isfinite(x) and np.isfinite(y):  # every kernel in view
+                    assert x0 <= x <= x1 and y0 <= y <= y1
+                    shown += 1
+        assert shown == len(model.document.kernels) * len(p.scene.chips)  # one chart, its chips
+    window.set_mode("overlay")

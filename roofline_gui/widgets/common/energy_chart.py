@@ -153,8 +153,9 @@ class EnergyChart(QWidget):
                 symbols.append("o")
                 capped = " (power-capped)" if ke.capped[k, c] else ""
                 tips.append(f"{kernel.name} on {cmp.chips[c].name}: "
-                            + (f"{format_si(float(ke.ops_per_joule[k, c]), 'op/J')}" if energy else
-                               f"{format_si(float(ke.capped_rate[k, c]), 'op/s')}") + capped
+                            + (format_si(float(ke.ops_per_joule[k, c]) / units.ops_per_unit,
+                                         f"{word}/J") if energy else
+                               units.format_rate(float(ke.capped_rate[k, c]))) + capped
                             + f", {format_si(float(ke.capped_power[k, c]), 'W')}")
                 self.points[f"{kernel.id}@{cmp.chips[c].id}"] = (x, float(value))
                 ids.append((kernel.id, cmp.chips[c].id))
