@@ -1,7 +1,8 @@
 """How close `roofline-explorer --measure` comes to compiled references on this machine.
 
 1. Main memory: the app's compiled STREAM triad (numba) and a C OpenMP triad
-   (benchmarks/stream_triad.c, all cores, 40 M doubles per array, ordinary stores, best of 20)
+   (benchmarks/stream_triad.c: STREAM's loop, the four kernels round-robin, each one's best of
+   10, all cores, 40 M doubles per array, ordinary stores)
    run interleaved, five rounds at the C reference's size; the median ratio is the figure. The
    numpy fallback's triad is run in the same rounds for comparison.
 2. The full `--measure` (timed: aim under 60 s): its levels with their working-set ranges, and

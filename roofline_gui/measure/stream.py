@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from roofline_gui.measure.timing import ParallelRunner, Timing, time_repeated
+from roofline_gui.measure.timing import ParallelRunner, Timing, time_interleaved
 
 WORDS = {"copy": 2, "scale": 2, "add": 3, "triad": 3}
 FLOPS = {"copy": 0, "scale": 1, "add": 1, "triad": 2}
@@ -102,14 +102,15 @@ class NumpyStream:
 def measure_size(working_set: int, backend, kernels=KERNELS, *, repeats: int = 3,
                  cancel: threading.Event | None = None) -> list[BandwidthPoint]:
     """All ``kernels`` at one working-set size (the 3-array size; copy/scale touch 2 of them),
-    run by ``backend`` (:class:`NumpyStream` or the compiled one)."""
+    run by ``backend`` (:class:`NumpyStream` or the compiled one), round-robin as STREAM runs
+    them (each repetition runs every kernel once)."""
     n = max(backend.threads * 64, working_set // (3 * 8))
     a, b, c = backend.arrays(n)
     points = []
     passes = max(1, backend.elements_per_dispatch // n)
-    for name in kernels:
-        run = backend.kernel(name, a, b, c, passes)
-        timing = time_repeated(run, repeats=repeats, min_time=0.02, cancel=cancel)
+    timings = time_interleaved({name: backend.kernel(name, a, b, c, passes) for name in kernels},
+                               repeats=repeats, min_time=0.02, cancel=cancel)
+    for name, timing in timings.items():
         arrays = 2 if name in ("copy", "scale") else 3
         per_pass = Timing(timing.best / passes, timing.median / passes, timing.worst / passes,
                           timing.repeats)

@@ -41,21 +41,35 @@ def time_repeated(run: Callable[[], None], *, repeats: int = 5, min_time: float 
                   warmup: int = 1, cancel: threading.Event | None = None) -> Timing:
     """Time ``run``; each sample repeats it until ``min_time`` has passed, so short kernels are
     timed over many calls. Returns per-call best, median and worst."""
-    for _ in range(warmup):
-        run()
-    samples = []
-    for _ in range(repeats):
-        if cancel is not None and cancel.is_set():
-            raise Cancelled
-        calls, start = 0, time.perf_counter()
-        while True:
+    return time_interleaved({"run": run}, repeats=repeats, min_time=min_time, warmup=warmup,
+                            cancel=cancel)["run"]
+
+
+def time_interleaved(runs: dict[str, Callable[[], None]], *, repeats: int = 5,
+                     min_time: float = 0.02, warmup: int = 1,
+                     cancel: threading.Event | None = None) -> dict[str, Timing]:
+    """Time several kernels as STREAM does, round-robin: each repetition runs every kernel once
+    (each sample at least ``min_time``), so every kernel's samples spread over the same minutes
+    of a shared host whose bandwidth comes and goes in bursts of seconds, and no kernel's best
+    is taken from a quieter or busier stretch than the others'. Per-call best, median, worst."""
+    for run in runs.values():
+        for _ in range(warmup):
             run()
-            calls += 1
-            elapsed = time.perf_counter() - start
-            if elapsed >= min_time:
-                break
-        samples.append(elapsed / calls)
-    return Timing(min(samples), statistics.median(samples), max(samples), repeats)
+    samples: dict[str, list[float]] = {name: [] for name in runs}
+    for _ in range(repeats):
+        for name, run in runs.items():
+            if cancel is not None and cancel.is_set():
+                raise Cancelled
+            calls, start = 0, time.perf_counter()
+            while True:
+                run()
+                calls += 1
+                elapsed = time.perf_counter() - start
+                if elapsed >= min_time:
+                    break
+            samples[name].append(elapsed / calls)
+    return {name: Timing(min(s), statistics.median(s), max(s), repeats)
+            for name, s in samples.items()}
 
 
 class ParallelRunner:

@@ -15,7 +15,7 @@ from roofline_gui.measure.stream import (
     measure_size,
     stream_kernel,
 )
-from roofline_gui.measure.timing import Cancelled, ParallelRunner, Timing
+from roofline_gui.measure.timing import Cancelled, ParallelRunner, Timing, time_interleaved
 
 
 def test_plateaus_are_found_on_a_synthetic_three_level_hierarchy():
@@ -119,3 +119,13 @@ def test_measure_size_small():
     points = measure_size(48 * 1024, backend, ("add",), repeats=2)
     backend.close()
     assert points[0].kernel == "add" and points[0].bandwidth > 1e8
+
+
+def test_the_kernels_are_timed_round_robin_as_stream_runs_them():
+    """Each repetition runs every kernel once (STREAM's loop), so each kernel's best is taken
+    over the same stretch of a shared host's time, not one kernel's quiet second."""
+    calls = []
+    runs = {name: (lambda n=name: calls.append(n)) for name in ("copy", "scale", "add", "triad")}
+    timings = time_interleaved(runs, repeats=3, min_time=0.0, warmup=0)
+    assert calls == ["copy", "scale", "add", "triad"] * 3
+    assert set(timings) == set(runs) and all(t.repeats == 3 for t in timings.values())
