@@ -291,9 +291,34 @@ class Chip:
         return replace(self, compute=compute, compute_measured=measured)
 
     def with_level(self, index: int, level: MemoryLevel) -> Chip:
+        """The chip with level ``index`` replaced; a renamed level keeps its energy per byte."""
         memory = list(self.memory)
-        memory[index] = level
-        return replace(self, memory=tuple(memory))
+        old, memory[index] = memory[index].name, level
+        chip = replace(self, memory=tuple(memory))
+        return replace(chip, energy=chip._level_energy(old, level.name))
+
+    def without_level(self, index: int) -> Chip:
+        """The chip without level ``index``, and without that level's energy per byte."""
+        name = self.memory[index].name
+        chip = replace(self, memory=tuple(lv for i, lv in enumerate(self.memory) if i != index))
+        return replace(chip, energy=chip._level_energy(name, None))
+
+    def _level_energy(self, old: str, new: str | None) -> Energy | None:
+        """The energy figures once level ``old`` became ``new`` (None: went): its per-byte figure
+        and source follow it, unless a level of this chip is still called ``old``."""
+        e = self.energy
+        if e is None or old == new or old not in e.byte_pj:
+            return e
+        byte, sources = dict(e.byte_pj), dict(e.sources)
+        value, source = byte[old], sources.get(f"byte:{old}")
+        if not any(lv.name == old for lv in self.memory):
+            del byte[old]
+            sources.pop(f"byte:{old}", None)
+        if new is not None and new not in byte:
+            byte[new] = value
+            if source is not None:
+                sources[f"byte:{new}"] = source
+        return replace(e, byte_pj=byte, sources=sources)
 
 
 def _same_level(a: str, b: str) -> bool:

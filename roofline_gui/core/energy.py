@@ -2,16 +2,19 @@
 ("A roofline model of energy", IPDPS 2013) and its power cap (Choi et al., IPDPS 2014). Qt-free.
 
 Per chip: a board power P (TDP, W) with its source, a constant power π0 (W), an energy per op ε_op
-per precision (pJ) and per byte ε_r per memory role (pJ), and optionally a price per chip-hour.
-Where no source gives ε_op or ε_r, they are estimated as upper bounds from the board power: the
-board's power above π0 spent by the compute units alone at the peak, (P − π0)/peak, or by one
-memory level alone at its bandwidth, (P − π0)/bandwidth: for main memory. The bytes at the
-on-chip, host and link levels count only where their energy is given (that bound, the board's
-whole power for a PCIe link, would cap every kernel that crosses one). Every estimate says it is
-one.
+per precision (pJ) and per byte ε_l per memory level (pJ), and optionally a price per chip-hour.
+A level's energy is given by its name ("L2=5") or by its role ("cache=5": every level of that
+role not named). Where no source gives ε_op or main memory's ε_l, they are estimated as upper
+bounds from the board power: the board's power above π0 spent by the compute units alone at the
+peak, (P − π0)/peak, or by main memory alone at its bandwidth, (P − π0)/bandwidth. The bytes at
+the on-chip, host and link levels count only where their energy is given (that bound, the
+board's whole power for a PCIe link, would cap every kernel that crosses one). Every estimate
+says it is one.
 
-Per op of a kernel of intensity I_r (ops per byte at role r) running at rate R (op/s):
-    e = ε_op + Σ_r ε_r / I_r + π0 / R                      (J per op)
+A kernel's bytes at a memory role pass through every level of that role, as its time does (each
+level's roof meets them), so per op of a kernel of intensity I_r (ops per byte at role r) running
+at rate R (op/s):
+    e = ε_op + Σ_levels ε_l / I_role(l) + π0 / R           (J per op)
     average power = e · R                                  (W)
 When that power exceeds the board power P the kernel is power-capped: its rate falls until the
 power fits (flagged where that slows it by more than 5 %), R_cap = (P − π0) / (ε_op + Σ_r ε_r /
@@ -41,28 +44,33 @@ FIELDS = ("board_power", "idle_power", "price_per_hour")
 @dataclass(frozen=True)
 class Energy:
     """A chip's power and energy figures, each with its source (``sources``: "board_power",
-    "idle_power", "price_per_hour", "op:<precision>", "byte:<role>")."""
+    "idle_power", "price_per_hour", "op:<precision>", "byte:<level name or role>")."""
 
     board_power: float | None = None  # W, the board's (TDP): the power cap
     idle_power: float | None = None  # W, π0: drawn whatever runs (None: folded into the estimates)
     op_pj: dict[str, float] = field(default_factory=dict)  # pJ per op, by precision
-    byte_pj: dict[str, float] = field(default_factory=dict)  # pJ per byte, by memory role
+    # pJ per byte, by memory level's name, or by role for every level of it not named
+    byte_pj: dict[str, float] = field(default_factory=dict)
     price_per_hour: float | None = None  # $ per chip-hour, the user's (or a dated snapshot)
     sources: dict[str, str] = field(default_factory=dict)
 
-    def problems(self) -> list[tuple[str, str]]:
-        """(field, message) for every value that cannot be: negative, zero or not finite."""
+    def problems(self, levels: Sequence[str] | None = None) -> list[tuple[str, str]]:
+        """(field, message) for every value that cannot be: negative, zero or not finite, or an
+        energy per byte for a level the chip does not have (``levels``: its level names; None
+        leaves the names unchecked)."""
         out = []
         for name in FIELDS:
             value = getattr(self, name)
             if value is not None and not _positive(value, allow_zero=name == "idle_power"):
                 out.append((name, f"must be a finite number above 0, not {value!r}"))
-        for key, values, known in (("op_pj", self.op_pj, PRECISIONS),
-                                   ("byte_pj", self.byte_pj, MEMORY_ROLES)):
+        byte_known = None if levels is None else (*levels, *MEMORY_ROLES)
+        for key, values, known, what in (("op_pj", self.op_pj, PRECISIONS, "precision"),
+                                         ("byte_pj", self.byte_pj, byte_known,
+                                          "memory level or role")):
             for name, value in values.items():
-                if name not in known:
-                    out.append((f"{key}.{name}", f"unknown {'precision' if key == 'op_pj' else 'role'}"
-                                                 f" {name!r}; use one of {', '.join(known)}"))
+                if known is not None and name not in known:
+                    out.append((f"{key}.{name}", f"unknown {what} {name!r}; use one of "
+                                                 f"{', '.join(known)}"))
                 elif not _positive(value):
                     out.append((f"{key}.{name}", f"must be a finite number above 0, not {value!r}"))
         if (self.board_power is not None and self.idle_power is not None
@@ -84,11 +92,22 @@ class Constants:
     board_power: float  # W
     idle_power: float  # W
     op_j: dict[str, float]  # J per op, by precision the chip has
-    byte_j: dict[str, float]  # J per byte, by role the chip has
-    said: dict[str, str]  # key -> "source" or "estimate: (P − π0)/peak = …"
+    byte_j: dict[str, float]  # J per byte at a role: its counted levels' sum (each sees the bytes)
+    levels: tuple[tuple[str, str, float], ...]  # (level name, role, J per byte; 0 not counted)
+    said: dict[str, str]  # "op:<precision>", "byte:<level name>" -> source or "estimate: …"
 
     def is_estimate(self, key: str) -> bool:
         return self.said.get(key, "").startswith("estimate")
+
+    @property
+    def dram_estimated(self) -> bool:
+        """Whether main memory's energy per byte is an estimate from the board power."""
+        return any(self.is_estimate(f"byte:{name}") for name, role, _j in self.levels
+                   if role == "dram")
+
+    def first_level_j(self, role: str) -> float:
+        """J per byte at the first level of ``role`` (a workload's link crossing), 0 if none."""
+        return next((j for _n, r, j in self.levels if r == role), 0.0)
 
 
 def constants(chip) -> Constants | None:
@@ -102,7 +121,7 @@ def constants(chip) -> Constants | None:
     said = {"board_power": e.sources.get("board_power", "no source given"),
             "idle_power": (e.sources.get("idle_power", "no source given") if e.idle_power is not None
                            else "not given: 0 W, the constant power folded into the estimates")}
-    op, byte = {}, {}
+    op = {}
     for p, peak in chip.compute.items():
         if p in e.op_pj:
             op[p] = e.op_pj[p] * PJ
@@ -111,25 +130,29 @@ def constants(chip) -> Constants | None:
             op[p] = spare / peak
             said[f"op:{p}"] = (f"estimate (an upper bound): (P − π0)/peak = {spare:g} W / "
                                f"{format_si(peak, 'op/s')} = {op[p] / PJ:.3g} pJ")
-    for role in MEMORY_ROLES:
-        levels = chip.levels(role)
-        if not levels:
-            continue
-        if role in e.byte_pj:
-            byte[role] = e.byte_pj[role] * PJ
-            said[f"byte:{role}"] = e.sources.get(f"byte:{role}", "no source given")
-        elif role == "dram":
-            bw = levels[0].bandwidth
-            byte[role] = spare / bw
-            said[f"byte:{role}"] = (f"estimate (an upper bound): (P − π0)/bandwidth = {spare:g} W / "
-                                    f"{format_si(bw, 'B/s')} = {byte[role] / PJ:.3g} pJ")
+    levels = []
+    first_dram = chip.levels("dram")[:1]
+    for level in chip.memory:
+        key = f"byte:{level.name}"
+        given = next((name for name in (level.name, level.role) if name in e.byte_pj), None)
+        if given is not None:
+            j = e.byte_pj[given] * PJ
+            said[key] = e.sources.get(f"byte:{given}", "no source given") + (
+                "" if given == level.name else f" (given for every {level.role} level)")
+        elif level in first_dram:
+            j = spare / level.bandwidth
+            said[key] = (f"estimate (an upper bound): (P − π0)/bandwidth = {spare:g} W / "
+                         f"{format_si(level.bandwidth, 'B/s')} = {j / PJ:.3g} pJ")
         else:
             # On-chip, host and link bytes: their energy per byte is far below the board power
             # over their bandwidth (a PCIe link's PHY draws watts, not the board's 700), so that
             # bound would cap every kernel that crosses them; they count where given.
-            byte[role] = 0.0
-            said[f"byte:{role}"] = "not given: not counted"
-    return Constants(e.board_power, p0, op, byte, said)
+            j = 0.0
+            said[key] = "not given: not counted"
+        levels.append((level.name, level.role, j))
+    byte = {role: sum(j for _n, r, j in levels if r == role) for role in MEMORY_ROLES
+            if chip.levels(role)}
+    return Constants(e.board_power, p0, op, byte, tuple(levels), said)
 
 
 @dataclass(frozen=True)
@@ -164,7 +187,8 @@ def _tables(chips: Sequence) -> tuple:
     hit = _TABLES.get(key)
     if hit is not None:
         return hit[1]
-    tables = (_estimated(chips), _chip_constants(chips), _uncounted_bounds(chips))
+    tables = (_estimated(chips), _chip_constants(chips), _uncounted_bounds(chips),
+              _first_levels(chips))
     if len(_TABLES) >= 8:
         _TABLES.pop(next(iter(_TABLES)))
     _TABLES[key] = (chips, tables)
@@ -187,12 +211,29 @@ def uncounted_bounds(chips: Sequence) -> np.ndarray:
     return _tables(chips)[2]
 
 
+def link_constants(chips: Sequence, role: str) -> np.ndarray:
+    """[C] J per byte at the first level of ``role`` (where a workload's communication crosses),
+    0 where not given, NaN without energy data."""
+    from roofline_gui.core.roofline import ROLE_INDEX  # noqa: PLC0415
+
+    return _tables(chips)[3][:, ROLE_INDEX[role]]
+
+
+def _first_levels(chips: Sequence) -> np.ndarray:
+    out = np.full((len(chips), len(MEMORY_ROLES)), np.nan)
+    for c, chip in enumerate(chips):
+        k = constants(chip)
+        if k is not None:
+            out[c] = [k.first_level_j(role) for role in MEMORY_ROLES]
+    return out
+
+
 def _estimated(chips: Sequence) -> np.ndarray:
     out = np.zeros(len(chips), dtype=bool)
     for c, chip in enumerate(chips):
         k = constants(chip)
-        out[c] = k is not None and any(k.is_estimate(key) for key in k.said
-                                       if key.startswith(("op:", "byte:dram")))
+        out[c] = k is not None and (k.dram_estimated or any(k.is_estimate(key) for key in k.said
+                                                            if key.startswith("op:")))
     return out
 
 
@@ -204,10 +245,9 @@ def _uncounted_bounds(chips: Sequence) -> np.ndarray:
         k = constants(chip)
         if k is None:
             continue
-        for role, j in ROLE_INDEX.items():
-            levels = chip.levels(role)
-            if levels and not k.byte_j.get(role):
-                out[c, j] = (k.board_power - k.idle_power) / levels[0].bandwidth
+        for level, (_name, role, j) in zip(chip.memory, k.levels, strict=True):
+            if not j:
+                out[c, ROLE_INDEX[role]] += (k.board_power - k.idle_power) / level.bandwidth
     return out
 
 
@@ -320,16 +360,17 @@ def kernel_lines(comparison, k: int, c: int, units=None) -> list[str]:
     from roofline_gui.core.roofline import ROLE_INDEX  # noqa: PLC0415
 
     terms = [f"ε_{precision} {eps_op / PJ:.3g} pJ{_est(consts, f'op:{precision}')}"]
-    for role, j in ROLE_INDEX.items():
-        if np.isfinite(intensity[j]) and intensity[j] > 0 and consts.byte_j.get(role):
-            terms.append(f"ε_{role} {consts.byte_j[role] / PJ:.3g} pJ ÷ {intensity[j]:,.4g} op/B"
-                         f"{_est(consts, f'byte:{role}')}")
+    for name, role, joules in consts.levels:
+        j = ROLE_INDEX[role]
+        if np.isfinite(intensity[j]) and intensity[j] > 0 and joules:
+            terms.append(f"ε_{name} {joules / PJ:.3g} pJ ÷ {intensity[j]:,.4g} op/B"
+                         f"{_est(consts, f'byte:{name}')}")
     rate = float(comparison.result.attainable[k, c])
     if consts.idle_power:
         terms.append(f"π0 {consts.idle_power:g} W ÷ {units.format_rate(rate)}")
     per_op = float(e.per_op[0, c])
     power = float(e.power[0, c])
-    guessed = consts.is_estimate(f"op:{precision}") or consts.is_estimate("byte:dram")
+    guessed = consts.is_estimate(f"op:{precision}") or consts.dram_estimated
     draws = (f"drawing {format_si(power, 'W')} of the {consts.board_power:g} W board power"
              if power <= consts.board_power else
              f"{format_si(power, 'W')} by the estimates, above the {consts.board_power:g} W "
@@ -351,7 +392,7 @@ def kernel_lines(comparison, k: int, c: int, units=None) -> list[str]:
     if kernel.has_size:
         lines.append(f"Each call: {format_si(float(e.capped_per_op[0, c] * ka.ops[k]), 'J')} "
                      f"at an average {format_si(float(e.capped_power[0, c]), 'W')}.")
-    if any(consts.is_estimate(key) for key in (f"op:{precision}", "byte:dram")):
+    if consts.is_estimate(f"op:{precision}") or consts.dram_estimated:
         lines.append("The estimates are upper bounds, the board's whole power charged to the "
                      "compute units alone at their peak, or to main memory alone at its "
                      "bandwidth: energies at most these, op/J at least.")
@@ -416,7 +457,7 @@ def workload_lines(result, c: int, carbon: float | None = None) -> list[str]:
                      + (f" Chip time at ${chip.energy.price_per_hour:g} per chip-hour: "
                         f"${float(result.chip_hours[c]) * chip.energy.price_per_hour:,.0f}."
                         if chip.energy.price_per_hour and np.isfinite(result.chip_hours[c]) else ""))
-    if consts.is_estimate("byte:dram") or consts.is_estimate(f"op:{result.workload.activations}"):
+    if consts.dram_estimated or consts.is_estimate(f"op:{result.workload.activations}"):
         lines.append("Energy estimated from the board power (upper bounds): the joules at most "
                      "these, the items per joule at least.")
     return lines
@@ -435,12 +476,17 @@ def _j(joules: float) -> str:
 #: Where a step's energy goes, in the breakdown's colours.
 ENERGY_PART_COLORS = {"compute": "#f58518", "dram": "#4c78a8", "cache": "#72b7b2",
                       "host": "#e45756", "link": "#9d9d9d", "idle": "#d6d6d6"}
+#: The parts' colours in words, for the breakdown's legend (each level its own segment).
+ENERGY_PART_WORDS = {"compute": "compute", "dram": "main memory", "cache": "each on-chip level",
+                     "host": "host link", "link": "chip-to-chip link", "idle": "idle"}
 
 
-def energy_parts(result, c: int) -> list[tuple[str, float]]:
-    """(part, J per chip per step) of a workload on chip ``c``: its ops at ε_op, each memory
-    role's bytes at ε_r, the link's bytes, and π0 over the step; scaled to the step's energy
-    where the estimates' sum was held to the board power over the time. [] without energy data."""
+def energy_parts(result, c: int) -> list[tuple[str, str, float]]:
+    """(kind, part, J per chip per step) of a workload on chip ``c``: its ops at ε_op ("compute"),
+    each memory level's bytes at its ε_l (kind: the level's role, part: its name), the link's
+    bytes at the first level of its role, and π0 over the step ("idle"); scaled to the step's
+    energy where the estimates' sum was held to the board power over the time. [] without
+    energy data."""
     from roofline_gui.core.roofline import ROLE_INDEX  # noqa: PLC0415
 
     k = constants(result.chips[c])
@@ -456,15 +502,18 @@ def energy_parts(result, c: int) -> list[tuple[str, float]]:
         s = stand.stand_in_for(c, PRECISIONS.index(p))
         eps = k.op_j.get(PRECISIONS[s] if s >= 0 else p, np.nan)
         ops_j += counts[j] * float(ka.ops[rows][j]) * eps
-    parts = [("compute", ops_j)]
-    for role in ("dram", "cache", "host"):
+    parts = [("compute", "compute", ops_j)]
+    for name, role, joules in k.levels:
         moved = float(counts @ np.nan_to_num(ka.bytes[rows, ROLE_INDEX[role]]))
-        if moved and k.byte_j.get(role):
-            parts.append((role, moved * k.byte_j[role]))
-    if result.built.link_bytes and k.byte_j.get(result.workload.link):
-        parts.append(("link", result.built.link_bytes * k.byte_j[result.workload.link]))
+        if moved and joules:
+            parts.append((role, name, moved * joules))
+    link = result.workload.link
+    if result.built.link_bytes and k.first_level_j(link):
+        name = result.chips[c].levels(link)[0].name
+        parts.append(("link", f"{name} (the step's communication)",
+                      result.built.link_bytes * k.first_level_j(link)))
     if k.idle_power:
-        parts.append(("idle", k.idle_power * float(e.time[c])))
-    total = sum(j for _n, j in parts)
+        parts.append(("idle", "idle", k.idle_power * float(e.time[c])))
+    total = sum(j for _k, _n, j in parts)
     scale = float(e.per_step[c]) / total if total > 0 else 1.0
-    return [(name, j * scale) for name, j in parts if j > 0]
+    return [(kind, name, j * scale) for kind, name, j in parts if j > 0]

@@ -387,6 +387,7 @@ class WorkloadResult:
             chip_constants,
             estimated,
             kernel_energy,
+            link_constants,
         )
 
         rows = self.rows
@@ -395,12 +396,11 @@ class WorkloadResult:
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             kernels = (ops[:, None] * ke.capped_per_op).sum(axis=0)
             entry_time = ops[:, None] / ke.capped_rate
-            _op, byte_j, p0, board = chip_constants(self.chips)
-            role = ROLE_INDEX[self.workload.link]
-            link = np.nan_to_num(self.built.link_bytes * byte_j[:, role]) + p0 * self.link_time
+            _op, _byte_j, p0, board = chip_constants(self.chips)
+            link_j = link_constants(self.chips, self.workload.link)  # its first level's
+            link = np.nan_to_num(self.built.link_bytes * link_j) + p0 * self.link_time
             # with estimates the link has no figure of its own: the board power over its time
-            link = np.where(estimated(self.chips) & (byte_j[:, role] == 0),
-                            board * self.link_time, link)
+            link = np.where(estimated(self.chips) & (link_j == 0), board * self.link_time, link)
             bubble = self.bubble_of(entry_time)
             step = kernels + link + p0 * bubble  # J per chip per step
             time = self.step_time(entry_time, self.link_time)

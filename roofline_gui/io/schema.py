@@ -144,13 +144,15 @@ def session_schema(presets: Presets | None = None) -> dict:
             "energy": {
                 "type": "object", "additionalProperties": False,
                 "description": "power and energy (version 8): board power and idle power in W, "
-                               "energy per op by precision and per byte by memory role in pJ, a "
-                               "price per chip-hour in $, and each one's source",
+                               "energy per op by precision and per byte in pJ (version 9: by "
+                               "one of the chip's memory level names, or by memory role for "
+                               "every level of it not named), a price per chip-hour in $, and "
+                               "each one's source",
                 "properties": {
                     "board_power": _positive(1e7), "price_per_hour": _positive(1e7),
                     "idle_power": {"type": "number", "minimum": 0, "maximum": 1e7},
                     "op_pj": {**per_precision, "additionalProperties": _positive(1e6)},
-                    "byte_pj": {"type": "object", "propertyNames": {"$ref": "#/$defs/role"},
+                    "byte_pj": {"type": "object", "propertyNames": {"minLength": 1},
                                 "additionalProperties": _positive(1e6)},
                     "sources": {"type": "object", "additionalProperties": {"type": "string"}},
                 },

@@ -22,7 +22,7 @@ from roofline_gui.io.serialize import chip_to_dict, kernel_to_dict
 from roofline_gui.io.validate import PRESET_OVERRIDES, Checker, read_chip, read_kernel
 
 FORMAT = "roofline-session"
-VERSION = 8
+VERSION = 9
 MAX_ITEMS = 100_000
 #: The keys a session file may have at its top level.
 TOP_KEYS = ("format", "version", "title", "baseline", "chips", "kernels", "workloads",
@@ -84,9 +84,34 @@ def _v7_to_v8(data: dict) -> dict:
     return {**data, "version": 8}
 
 
+def _v8_to_v9(data: dict) -> dict:
+    """Version 9 gives energy per byte per memory level (``byte_pj`` keyed by a level's name; a
+    role's key gives every level of that role not named). In version 8 a role's figure was
+    charged once for the role's bytes, whatever its levels: it becomes the figure of the role's
+    first level, so every number stays as it was."""
+    out = copy.deepcopy(data)
+    chips = out.get("chips")
+    for chip in chips if isinstance(chips, list) else []:
+        energy = chip.get("energy") if isinstance(chip, dict) else None
+        memory = chip.get("memory") if isinstance(chip, dict) else None
+        byte = energy.get("byte_pj") if isinstance(energy, dict) else None
+        if not (isinstance(byte, dict) and isinstance(memory, list)):
+            continue
+        for role in list(byte):
+            names = [lv.get("name") for lv in memory if isinstance(lv, dict)
+                     and lv.get("role") == role and isinstance(lv.get("name"), str)]
+            if len(names) > 1 and names[0] not in byte:
+                byte[names[0]] = byte.pop(role)
+                sources = energy.get("sources")
+                if isinstance(sources, dict) and f"byte:{role}" in sources:
+                    sources[f"byte:{names[0]}"] = sources.pop(f"byte:{role}")
+    out["version"] = 9
+    return out
+
+
 MIGRATIONS: dict[int, Callable[[dict], dict]] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4,
                                                  4: _v4_to_v5, 5: _v5_to_v6, 6: _v6_to_v7,
-                                                 7: _v7_to_v8}
+                                                 7: _v7_to_v8, 8: _v8_to_v9}
 
 
 def migrate(data: dict) -> dict:

@@ -246,7 +246,8 @@ def read_chip(ck: Checker, d: dict, path: str, chip_id: str) -> Chip | None:
     vendor = ck.text(d, "vendor", path)
     notes = ck.text(d, "notes", path)
     preset = _origin(ck, d, path)
-    energy = read_energy(ck, d["energy"], f"{path}.energy") if "energy" in d else None
+    energy = (read_energy(ck, d["energy"], f"{path}.energy",
+                          [lv.name for lv in levels if lv is not None]) if "energy" in d else None)
     if len(ck.problems) > start:
         return None
     return Chip(
@@ -257,9 +258,10 @@ def read_chip(ck: Checker, d: dict, path: str, chip_id: str) -> Chip | None:
     )
 
 
-def read_energy(ck: Checker, raw: Any, path: str):
-    """A chip's energy figures: powers in W, energies in pJ, a price in $ per chip-hour, each
-    finite and above zero (the idle power may be 0), and their sources as text."""
+def read_energy(ck: Checker, raw: Any, path: str, levels: list[str]):
+    """A chip's energy figures: powers in W, energies in pJ (per byte keyed by one of the chip's
+    ``levels`` or a memory role), a price in $ per chip-hour, each finite and above zero (the
+    idle power may be 0), and their sources as text."""
     from roofline_gui.core.energy import Energy  # noqa: PLC0415
     from roofline_gui.core.units import MEMORY_ROLES  # noqa: PLC0415
 
@@ -274,7 +276,8 @@ def read_energy(ck: Checker, raw: Any, path: str):
             values[key] = ck.number(d[key], f"{path}.{key}", maximum=1e7,
                                     inclusive_min=key == "idle_power")
     op = ck.per_key(d, "op_pj", path, PRECISIONS, lambda v, p: ck.number(v, p, maximum=1e6))
-    byte = ck.per_key(d, "byte_pj", path, MEMORY_ROLES, lambda v, p: ck.number(v, p, maximum=1e6))
+    byte = ck.per_key(d, "byte_pj", path, (*levels, *MEMORY_ROLES),
+                      lambda v, p: ck.number(v, p, maximum=1e6))
     sources = ck.obj(d.get("sources", {}), f"{path}.sources") or {}
     for key, value in sources.items():
         if not isinstance(value, str):
@@ -282,7 +285,7 @@ def read_energy(ck: Checker, raw: Any, path: str):
     if len(ck.problems) > start:
         return None
     energy = Energy(op_pj=op, byte_pj=byte, sources=dict(sources), **values)
-    for name, message in energy.problems():
+    for name, message in energy.problems(levels):
         ck.fail(f"{path}.{name}", message)
     return None if len(ck.problems) > start else energy
 

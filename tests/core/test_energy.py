@@ -68,7 +68,11 @@ def test_estimates_from_the_board_power_are_said_to_be_upper_bounds():
     assert k.board_power == 700 and k.idle_power == 0
     assert k.op_j["bf16"] == pytest.approx(700 / 989.4e12)  # the board's power at the peak
     assert k.byte_j["dram"] == pytest.approx(700 / 3.35e12)
-    assert k.is_estimate("op:bf16") and "upper bound" in k.said["byte:dram"]
+    assert k.is_estimate("op:bf16") and "upper bound" in k.said["byte:HBM3"] and k.dram_estimated
+    # the on-chip levels have no figure: not counted, and said so level by level
+    assert [(name, j) for name, _r, j in k.levels if _r == "cache"] == [
+        ("L1/shared (132 SMs)", 0.0), ("L2 (50 MB)", 0.0)]
+    assert k.said["byte:L2 (50 MB)"] == "not given: not counted"
     assert "H100 Tensor Core GPU datasheet" in k.said["board_power"]
     # a chip without a board power has no energy data: said so, never a zero
     no_power = Chip("x", "No power", {"bf16": 1e12}, (MemoryLevel("dram", "DDR", 1e11),))
@@ -76,6 +80,46 @@ def test_estimates_from_the_board_power_are_said_to_be_upper_bounds():
     cmp = compare([kernel(1.0)], [no_power])
     assert cmp.rows()[0]["energy_j"] == "" and cmp.rows()[0]["average_power_w"] == ""
     assert "no energy data" in kernel_lines(cmp, 0, 0)[0]
+
+
+def two_caches(byte_pj: dict) -> Chip:
+    """Round's compute and HBM below an L1 (20 TB/s) and an L2 (5 TB/s), both on chip."""
+    e = Energy(board_power=1000.0, idle_power=50.0, op_pj={"bf16": 1.0}, byte_pj=byte_pj,
+               sources={"byte:L2": "a round number"})
+    return Chip("c2", "Two caches", {"bf16": 100e12},
+                (MemoryLevel("cache", "L1", 20e12), MemoryLevel("cache", "L2", 5e12),
+                 MemoryLevel("dram", "HBM", 1e12)), energy=e)
+
+
+def test_energy_per_byte_is_per_memory_level():
+    """A kernel's on-chip bytes pass through L1 and L2 (each level's roof meets them, as its
+    time has it), so each level's energy per byte counts: 10 op/B on chip and 100 op/B of HBM,
+    compute-bound at 100 Top/s: 1 pJ + (2 + 5) pJ/10 + 100 pJ/100 + 50 W/100 Top/s = 3.2 pJ."""
+    ops = 1e12
+    k = Kernel("k", "reuse", "bf16", flops=ops, bytes={"cache": ops / 10, "dram": ops / 100})
+    chip = two_caches({"L1": 2.0, "L2": 5.0, "dram": 100.0})
+    cmp = compare([k], [chip])
+    assert cmp.result.attainable[0, 0] == pytest.approx(50e12)  # L2: 10 op/B × 5 TB/s
+    # at 50 Top/s: 1 + 0.7 + 1 + 50/50 = 3.7 pJ
+    assert cmp.energy.per_op[0, 0] == pytest.approx(3.7e-12)
+    text = "\n".join(kernel_lines(cmp, 0, 0))
+    assert "ε_L1 2 pJ ÷ 10 op/B + ε_L2 5 pJ ÷ 10 op/B + ε_HBM 100 pJ ÷ 100 op/B" in text
+    consts = constants(chip)
+    assert consts.said["byte:L2"] == "a round number"
+    assert consts.said["byte:HBM"].endswith("(given for every dram level)")
+    # a role's figure gives every level of it not named: cache=3 with L2 named 5 → L1 3, L2 5
+    mixed = constants(two_caches({"cache": 3.0, "L2": 5.0, "dram": 100.0}))
+    assert [j / 1e-12 for _n, _r, j in mixed.levels] == pytest.approx([3.0, 5.0, 100.0])
+    assert mixed.byte_j["cache"] == pytest.approx(8e-12)
+    # a level's figure follows it when renamed, and goes with it
+    renamed = chip.with_level(1, MemoryLevel("cache", "L2 (40 MB)", 5e12))
+    assert renamed.energy.byte_pj == {"L1": 2.0, "L2 (40 MB)": 5.0, "dram": 100.0}
+    assert renamed.energy.sources["byte:L2 (40 MB)"] == "a round number"
+    assert chip.without_level(0).energy.byte_pj == {"L2": 5.0, "dram": 100.0}
+    # a figure for a level the chip does not have is named
+    assert Energy(byte_pj={"L3": 1.0}).problems(["L1", "L2", "HBM"]) == [
+        ("byte_pj.L3", "unknown memory level or role 'L3'; use one of L1, L2, HBM, dram, cache, "
+                       "host, link")]
 
 
 def test_dollars_per_million_tokens_from_a_price_and_a_throughput():

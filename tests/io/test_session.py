@@ -305,6 +305,19 @@ def test_energy_survives_a_save_and_load_and_bad_values_are_named(tmp_path):
                  "chips[0].energy.byte_pj.dram: must be greater than 0",
                  "chips[0].energy.watts: unknown key 'watts'"):
         assert part in text, part
+    # version 8 charged a role's figure once, whatever its levels: it migrates to the role's
+    # first level (the H100's two on-chip levels), so every number stays as it was
+    data = json.loads((DATA / "session_v8.json").read_text())
+    data["chips"][0]["energy"]["byte_pj"] = {"dram": 60, "cache": 4}
+    data["chips"][0]["energy"]["sources"]["byte:cache"] = "a paper"
+    e = parse_session(data).chips[0].energy
+    assert e.byte_pj == {"dram": 60.0, "L1/shared (132 SMs)": 4.0}
+    assert e.sources["byte:L1/shared (132 SMs)"] == "a paper"
+    data = json.loads((DATA / "session_v8.json").read_text())
+    data["chips"][0]["energy"]["byte_pj"] = {"L3": 4}
+    with pytest.raises(ValidationError, match=r"energy.byte_pj.L3: unknown key 'L3'; use one of "
+                                              r"L1/shared \(132 SMs\), L2 \(50 MB\), HBM3"):
+        parse_session(data)
     data = json.loads((DATA / "session_v8.json").read_text())
     data["chips"][0]["energy"]["idle_power"] = 800
     with pytest.raises(ValidationError, match="idle_power: 800 W is not below the board power"):

@@ -263,14 +263,25 @@ def test_given_energies_replace_the_estimates_and_a_bad_entry_is_named(editor, q
     field.editingFinished.emit()
     k = constants(a100(editor))
     assert k.op_j["bf16"] == pytest.approx(0.5e-12) and k.byte_j["dram"] == pytest.approx(60e-12)
-    assert not k.is_estimate("op:bf16") and k.said["byte:dram"] == "entered by hand"
+    hbm = a100(editor).dram.name
+    assert not k.is_estimate("op:bf16") and k.said[f"byte:{hbm}"].startswith("entered by hand")
     assert k.is_estimate("op:fp32")  # the others stay estimates
+    # per level, by its name (any case): the L2 alone, the note says so level by level
+    l2 = next(lv.name for lv in a100(editor).memory if lv.name.startswith("L2"))
+    field.setText(f"bf16=0.5, dram=60, {l2.lower()}=5")
+    field.editingFinished.emit()
+    k = constants(a100(editor))
+    assert a100(editor).energy.byte_pj == {"dram": 60.0, l2: 5.0}
+    assert dict((n, j) for n, _r, j in k.levels)[l2] == pytest.approx(5e-12)
+    assert f"{l2} 5 (given)" in form.energy_note.text()
+    field.setText("bf16=0.5, dram=60")
+    field.editingFinished.emit()
     field.setText("bf17=1, dram=-3")
     field.editingFinished.emit()
     assert "“bf17”" in form.energy_note.text() and "“dram=-3”" in form.energy_note.text()
     assert constants(a100(editor)).byte_j["dram"] == pytest.approx(60e-12)  # unchanged
     model.undo_stack.undo()
-    assert constants(a100(editor)).is_estimate("byte:dram")
+    assert constants(a100(editor)).dram_estimated
 
 
 def test_the_wheel_scrolls_past_a_level_role_it_has_not_been_given(editor, qtbot):

@@ -35,7 +35,7 @@ def energy_curves(chip, precision: str, peak: float, bandwidth: float):
         return None
     dynamic = k.op_j[precision] + k.byte_j.get("dram", 0.0) / GRID
     rate = np.minimum(peak, GRID * bandwidth)
-    if k.is_estimate(f"op:{precision}") or k.is_estimate("byte:dram"):
+    if k.is_estimate(f"op:{precision}") or k.dram_estimated:
         # upper-bound estimates claim no cap: the power is at most the board's (core.energy)
         per_op = np.minimum(dynamic + k.idle_power / rate, k.board_power / rate)
         return GRID, 1.0 / per_op, rate, rate
@@ -200,7 +200,7 @@ class EnergyChart(QWidget):
                 "out together, the cap bites first, claimed only from given energies; ● kernels, "
                 "★ workloads.")
         estimated = [cmp.chips[c].name for c in chips if (k := constants(cmp.chips[c])) is not None
-                     and k.is_estimate("byte:dram")]
+                     and k.dram_estimated]
         if estimated:
             said += (f" {html.escape(', '.join(estimated))}: estimated from the board power "
                      "(upper bounds): the knee at the ridge, no cap claimed (docs/energy.md).")

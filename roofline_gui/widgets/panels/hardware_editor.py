@@ -268,9 +268,10 @@ class ChipForm(QWidget):
         self.energy_given = QLineEdit()
         self.energy_given.setPlaceholderText("none given: estimated from the board power")
         self.energy_given.setToolTip(
-            "Energies you have a source for, in pJ: per op by precision and per byte by memory "
-            "role, e.g. \"bf16=0.5, dram=60\" (empty: every one estimated from the board "
-            "power). They replace the estimates and let the power cap be claimed.")
+            "Energies you have a source for, in pJ: per op by precision, per byte by memory "
+            "level (its name) or by role for every level of it not named, e.g. \"bf16=0.5, "
+            "HBM3=60, L2=5\" (empty: every one estimated from the board power). They replace "
+            "the estimates and let the power cap be claimed.")
         self.energy_given.editingFinished.connect(self._on_energy_given)
         grid.addWidget(QLabel("Given pJ"), len(rows), 0)
         grid.addWidget(self.energy_given, len(rows), 1)
@@ -291,8 +292,9 @@ class ChipForm(QWidget):
                           *(f"{r}={v:g}" for r, v in e.byte_pj.items())])
 
     def _on_energy_given(self) -> None:
-        """"bf16=0.5, dram=60": energies per op (by precision) and per byte (by role) in pJ;
-        a bad entry is named and nothing is changed."""
+        """"bf16=0.5, HBM3=60, cache=5": energies per op (by precision) and per byte (by a
+        level's name, or by role for every level of it not named) in pJ; a bad entry is named
+        and nothing is changed."""
         from roofline_gui.core.energy import Energy  # noqa: PLC0415
 
         chip = self._chip()
@@ -302,6 +304,7 @@ class ChipForm(QWidget):
         if text == self._given_text(chip):
             return
         op, byte, bad = {}, {}, []
+        levels = {lv.name.casefold(): lv.name for lv in chip.memory}
         for part in filter(None, (p.strip() for p in text.split(","))):
             name, sep, value = part.partition("=")
             name = name.strip()
@@ -315,9 +318,11 @@ class ChipForm(QWidget):
                 op[name] = number
             elif name in MEMORY_ROLES:
                 byte[name] = number
+            elif name.casefold() in levels:
+                byte[levels[name.casefold()]] = number
             else:
-                bad.append(f"“{name}” (a precision or a memory role: "
-                           f"{', '.join((*PRECISIONS, *MEMORY_ROLES))})")
+                bad.append(f"“{name}” (a precision, one of {chip.name}'s memory levels or a "
+                           f"role: {', '.join((*PRECISIONS, *levels.values(), *MEMORY_ROLES))})")
         if bad:  # the text stays, to be corrected; the chip keeps its figures
             self._say_kept("Given pJ", text, "not taken: " + "; ".join(bad))
             self.energy_note.setText("Not taken: " + "; ".join(bad) + ". The chip keeps "
@@ -348,8 +353,8 @@ class ChipForm(QWidget):
             return "*" if k.is_estimate(key) else " (given)"
 
         ops = ", ".join(f"{p} {v / PJ:.3g}{mark('op:' + p)}" for p, v in k.op_j.items())
-        byte = ", ".join(f"{r} {v / PJ:.3g}{mark('byte:' + r)}" if v else
-                         f"{r} not counted (no figure)" for r, v in k.byte_j.items())
+        byte = ", ".join(f"{name} {v / PJ:.3g}{mark('byte:' + name)}" if v else
+                         f"{name} not counted (no figure)" for name, _role, v in k.levels)
         estimated = any(k.is_estimate(key) for key in k.said if ":" in key)
         self.energy_note.setText(
             f"pJ per op: {ops}. pJ per byte: {byte}."
@@ -493,9 +498,8 @@ class ChipForm(QWidget):
         if chip is None:
             return
         level = chip.memory[index]
-        memory = tuple(lv for i, lv in enumerate(chip.memory) if i != index)
-        self.model.push(Replace("chips", replace(chip, memory=memory)),  # the core refuses the
-                        f"Remove {level.name} from {chip.name}")        # last dram level
+        self.model.push(Replace("chips", chip.without_level(index)),  # the core refuses the
+                        f"Remove {level.name} from {chip.name}")     # last dram level
 
 
 class HardwareEditor(QWidget):

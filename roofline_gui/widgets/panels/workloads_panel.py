@@ -45,7 +45,7 @@ from PySide6.QtWidgets import (
 )
 
 from roofline_gui.core import training_view
-from roofline_gui.core.energy import ENERGY_PART_COLORS, energy_parts
+from roofline_gui.core.energy import ENERGY_PART_COLORS, ENERGY_PART_WORDS, energy_parts
 from roofline_gui.core.errors import RooflineError, ValidationError
 from roofline_gui.core.units import PRECISIONS, format_si, format_time
 from roofline_gui.core.workload import (
@@ -755,10 +755,10 @@ def energy_segments(result, chips) -> list:
     out = []
     for c in chips:
         parts = energy_parts(result, c)
-        total = sum(j for _n, j in parts)
+        total = sum(j for _k, _n, j in parts)
         start = 0.0
-        for name, joules in parts:
-            out.append(Part(c, start, joules, f"e:{name}", name, joules / total))
+        for kind, name, joules in parts:  # each memory level its own part, coloured by role
+            out.append(Part(c, start, joules, f"e:{kind}", name, joules / total))
             start += joules
     return out
 
@@ -893,10 +893,10 @@ class WorkloadCharts(QWidget):
         if energy:
             title = (f"<b>{html.escape(label_of(r.workload))}</b>: each chip's energy per step by "
                      "where it goes: " + ", ".join(
-                         f"<span style='color:{color}'>■</span> {name}" for name, color in
-                         ENERGY_PART_COLORS.items()) + " (estimates from the board power are "
-                     "upper bounds, held to the board power over the time); right, "
-                     f"{unit} as before.{notes}")
+                         f"<span style='color:{color}'>■</span> {ENERGY_PART_WORDS[name]}"
+                         for name, color in ENERGY_PART_COLORS.items())
+                     + " (estimates from the board power are upper bounds, held to the board "
+                       f"power over the time); right, {unit} as before.{notes}")
         elif train:
             title = (f"<b>{html.escape(label_of(r.workload))}</b>: one step's time per chip by "
                      "part (blue forward, orange backward, purple recompute, green optimizer, "
