@@ -119,14 +119,26 @@ def test_during_a_roof_drag_only_the_moving_chip_is_redrawn_and_all_settles_on_r
         else:  # the second step redrew neither the other chip's roofs, the labels nor the legend
             assert (plot.roofs.item.lines, plot.scene.labels, plot.legend._entries) == held
             assert plot.roofs.item.lines is held[0] and plot.scene.labels is held[1]
+        # each workload's items keep the other chips' marks; the moving chip's are lifted
         mark = plot.scene.workloads[0]
         _entries, point, _label = plot.workloads._items[mark.workload_id]
-        assert np.allclose(np.asarray(point.getData()[1]),
-                           np.log10(mark.point_y[np.isfinite(mark.point_y)]))
+        j = next(j for j, c in enumerate(plot.scene.chips)
+                 if plot.scene.comparison.chips[c].id == a100.id)
+        others = np.delete(mark.point_y, j)
+        assert np.allclose(np.asarray(point.getData()[1]), np.log10(others[np.isfinite(others)]))
+        assert np.log10(mark.point_y[j]) in np.asarray(plot.workloads.lifted_points.getData()[1])
+        assert len(plot.workloads.lifted_entries.getData()[1]) == sum(
+            int((np.isfinite(m.entry_y[:, j]) & np.isfinite(m.entry_x)).sum())
+            for m in plot.scene.workloads) > 0
     signal.emit(("level", a100.id, dram), 0.0, float(np.log10(1.5 * a100.dram.bandwidth)), True,
                 NONE)
     QApplication.processEvents()
     assert plot.lifted is None and not plot.roofs.lifted_item.lines
+    mark = plot.scene.workloads[0]  # on release every chip's marks are the workload's again
+    _entries, point, _label = plot.workloads._items[mark.workload_id]
+    assert np.allclose(np.asarray(point.getData()[1]),
+                       np.log10(mark.point_y[np.isfinite(mark.point_y)]))
+    assert len(plot.workloads.lifted_points.getData()[0]) == 0
     assert len(plot.roofs.item.lines) == static_lines + 1  # and the A100's datasheet ghost
     assert chart_mismatches(plot) == []
     assert any("what-if" in entry[0] for entry in plot.legend.legend.entries)
@@ -173,3 +185,40 @@ def test_a_roof_drag_side_by_side_with_eight_chips_then_an_open_leaves_nothing_s
                     shown += 1
         assert shown == len(model.document.kernels) * len(p.scene.chips)  # one chart, its chips
     window.set_mode("overlay")
+
+
+def test_a_roof_drag_moves_many_markers_in_place_and_draws_them_where_the_scene_has_them(window):
+    """Every memory-bound kernel of the dragged chip moves at each step: its markers move in
+    place (no refill), the moving chip's items keep no cached image meanwhile, and each step's
+    chart is exactly its scene; on release the caches are back."""
+    from dataclasses import replace
+
+    from PySide6.QtWidgets import QGraphicsItem
+
+    model, plot = _session(window)
+    gemv = window.presets.kernels["gemm-4k-bf16"]
+    model.add_kernels([replace(gemv, id=f"g{n}", name=f"GEMV {n}", params={**gemv.params, "n": 1 + n})
+                       for n in range(40)])
+    model.add_chips([window.presets.chips["google-tpu-v3"]])
+    QApplication.processEvents()
+    a100, tpu = model.document.chips
+    dram = a100.memory.index(a100.dram)
+    signal = plot.roofs.item.sig_roof_dragged
+    cached = QGraphicsItem.CacheMode.DeviceCoordinateCache
+    for n, factor in enumerate((1.2, 1.5, 1.8)):
+        signal.emit(("level", a100.id, dram), 0.0, float(np.log10(factor * a100.dram.bandwidth)),
+                    False, NONE)
+        QApplication.processEvents()
+        scatter = plot.markers.scatters[a100.id]
+        if n == 0:
+            data = scatter.data
+        assert scatter.data is data  # moved in place, not refilled
+        assert scatter.cacheMode() == QGraphicsItem.CacheMode.NoCache
+        assert plot.markers.scatters[tpu.id].cacheMode() == cached
+        assert plot.roofs.lifted_item.cacheMode() == QGraphicsItem.CacheMode.NoCache
+        assert chart_mismatches(plot) == []
+    signal.emit(("level", a100.id, dram), 0.0, float(np.log10(2.0 * a100.dram.bandwidth)), True,
+                NONE)
+    QApplication.processEvents()
+    assert chart_mismatches(plot) == []
+    assert {s.cacheMode() for s in plot.markers.scatters.values()} == {cached}

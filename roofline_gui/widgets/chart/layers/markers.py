@@ -116,6 +116,17 @@ class KernelMarkersLayer(ChartLayer):
             self._timer.start(0)
         else:
             self._fill_pending()
+        self._cache_all_but(_roof_chip(scene))
+
+    def _cache_all_but(self, moving: str | None) -> None:
+        """Every chip's markers kept in a cached image but the chip whose roof is being
+        dragged: its markers change at every step, and rendering them into the cache and then
+        blitting it was twice the work of drawing them."""
+        for chip_id, scatter in self.scatters.items():
+            mode = (QGraphicsItem.CacheMode.NoCache if chip_id == moving
+                    else QGraphicsItem.CacheMode.DeviceCoordinateCache)
+            if scatter.cacheMode() != mode:
+                scatter.setCacheMode(mode)
 
     def _target(self, c: int) -> tuple[np.ndarray, np.ndarray]:
         """(log10 x, log10 y) of every kernel on chip ``c`` as the scene has them."""
@@ -148,8 +159,13 @@ class KernelMarkersLayer(ChartLayer):
             same[lifted] = True  # hidden while dragged (the overlays draw it): moved on release
         rows = np.flatnonzero(~same)
         if len(rows) > MOVE_MAX:
-            return False
-        for k in rows:
+            # Many moved (a roof's drag moves every kernel of its chip): all at once in place,
+            # where each had a spot and still has a place; else a refill.
+            if not (shown[rows].all() and np.isfinite(drawn.x[rows]).all()
+                    and scatter.move_spots(rows, x[rows], y[rows])):
+                return False
+            drawn.x[rows], drawn.y[rows] = x[rows], y[rows]
+        for k in rows if len(rows) <= MOVE_MAX else ():
             if not scatter.move_spot(int(k), float(x[k]), float(y[k]), str(ids[k])):
                 return False
             drawn.x[k], drawn.y[k] = x[k], y[k]
@@ -279,3 +295,9 @@ class KernelMarkersLayer(ChartLayer):
         super().close()
         self.scatters.clear()
         self._drawn.clear()
+
+
+def _roof_chip(scene: ChartScene) -> str | None:
+    """The id of the chip whose roof is being dragged, or None."""
+    lifted = scene.selection.lifted or ""
+    return lifted.removeprefix("roof:") if lifted.startswith("roof:") else None

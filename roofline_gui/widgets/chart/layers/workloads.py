@@ -1,10 +1,16 @@
 """The workloads: each one's kernels as small marks in its own shape, its aggregate point
 (drag it to change the batch; Shift: the context or sequence) and its label, as that
-workload's own three items, so a drag step of one workload sets that workload's items only."""
+workload's own three items, so a drag step of one workload sets that workload's items only.
+
+While a chip's roof is dragged, every workload's marks on that chip are lifted into two items of
+their own, drawn directly at each step; each workload's items keep the other chips' marks,
+unchanged, in their cached images. (Moving one chip's spots inside every workload's items
+re-rendered all twenty of those images, each as large as the chart, at every step.)"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 import numpy as np
 import pyqtgraph as pg
@@ -29,6 +35,10 @@ class WorkloadsLayer(ChartLayer):
         self._items: dict[str, tuple] = {}  # workload id -> (entries, point, label)
         self._drawn: dict[str, tuple] = {}  # workload id -> what its marks were drawn from
         self._styled: dict[str, tuple] = {}  # workload id -> (key, its marks' styles)
+        # The marks on the chip whose roof is being dragged, every workload's (see the module)
+        self.lifted_entries = self.add(pg.ScatterPlotItem(size=8), 9)
+        self.lifted_points = self.add(pg.ScatterPlotItem(size=17), 14)
+        self._lifted_key: tuple | None = None  # what the lifted items' styles were set from
 
     def draw(self, scene: ChartScene) -> None:
         self.scene = scene
@@ -39,13 +49,67 @@ class WorkloadsLayer(ChartLayer):
                 self.remove(item)
             self._drawn.pop(wid, None)
             self._styled.pop(wid, None)
+        moving = self._moving_column(scene)
         for mark in scene.workloads:
+            if moving is not None:  # its marks on the moving chip are drawn lifted
+                mark = _without_column(mark, moving)
             key = (mark.label, mark.symbol, colors, mark.point_x, mark.point_y.tobytes(),
                    mark.entry_y.tobytes(), mark.entry_x.tobytes(), mark.fits)
             if self._drawn.get(mark.workload_id) != key:
                 self._draw_marks(mark, colors)
                 self._drawn[mark.workload_id] = key
+        self._draw_lifted(scene, moving, colors)
         self._place_labels(scene)
+
+    @staticmethod
+    def _moving_column(scene: ChartScene) -> int | None:
+        """The column (among the shown chips) of the chip whose roof is being dragged."""
+        lifted = scene.selection.lifted or ""
+        if not lifted.startswith("roof:"):
+            return None
+        chip_id = lifted.removeprefix("roof:")
+        return next((j for j, c in enumerate(scene.chips)
+                     if scene.comparison.chips[c].id == chip_id), None)
+
+    def _draw_lifted(self, scene: ChartScene, moving: int | None, colors: tuple[str, ...]) -> None:
+        """Every workload's marks on the moving chip, in the two lifted items: styles set once
+        per drag, the y moved in place at each step; emptied when the drag ends."""
+        entries, points = self.lifted_entries, self.lifted_points
+        if moving is None:
+            if self._lifted_key is not None:
+                entries.setData([], [])
+                points.setData([], [])
+                self._lifted_key = None
+            return
+        marks = scene.workloads
+        ok = [np.isfinite(m.entry_y[:, moving]) & np.isfinite(m.entry_x) for m in marks]
+        point_ok = [bool(np.isfinite(m.point_y[moving])) for m in marks]
+        ey = np.concatenate([log10(m.entry_y[o, moving]) for m, o in zip(marks, ok, strict=True)]
+                            or [np.zeros(0)])
+        py = np.array([float(np.log10(m.point_y[moving])) for m, o in zip(marks, point_ok, strict=True)
+                       if o])
+        key = (moving, colors[moving], tuple((m.workload_id, m.symbol, m.entry_x.tobytes(),
+                                              o.tobytes(), p, m.point_x,
+                                              m.fits[moving] if m.fits else True)
+                                             for m, o, p in zip(marks, ok, point_ok, strict=True)))
+        if key == self._lifted_key and move_y(entries, ey) and move_y(points, py):
+            return
+        color = QColor(colors[moving])
+        faint = QColor(color)
+        faint.setAlpha(150)
+        ex = np.concatenate([log10(m.entry_x[o]) for m, o in zip(marks, ok, strict=True)]
+                            or [np.zeros(0)])
+        symbols = [m.symbol for m, o in zip(marks, ok, strict=True) for _ in range(int(o.sum()))]
+        entries.setData(x=ex, y=ey, symbol=symbols, brush=self.style.brush(faint),
+                        pen=self.style.pen(self.style.foreground, 1))
+        shown = [m for m, o in zip(marks, point_ok, strict=True) if o]
+        fits = [not m.fits or m.fits[moving] for m in shown]
+        points.setData(x=[float(np.log10(m.point_x)) for m in shown], y=py,
+                       symbol=[m.symbol for m in shown],
+                       brush=[self.style.brush(color if f else QColor("#ffffff")) for f in fits],
+                       pen=[self.style.pen(QColor(self.style.foreground) if f else color.darker(130), 2)
+                            for f in fits])
+        self._lifted_key = key
 
     def _workload_items(self, wid: str) -> tuple:
         items = self._items.get(wid)
@@ -126,10 +190,11 @@ class WorkloadsLayer(ChartLayer):
             label.show()
 
     def spots(self) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
-        """((log10 x, log10 y) of the workloads' kernels, the same of their points) as drawn."""
+        """((log10 x, log10 y) of the workloads' kernels, the same of their points) as drawn,
+        the lifted ones (a roof's drag) included."""
         out = []
-        for n in (0, 1):
-            data = [items[n].getData() for items in self._items.values()]
+        for n, lifted in ((0, self.lifted_entries), (1, self.lifted_points)):
+            data = [items[n].getData() for items in self._items.values()] + [lifted.getData()]
             out.append((np.concatenate([np.asarray(d[0]) for d in data] or [np.zeros(0)]),
                         np.concatenate([np.asarray(d[1]) for d in data] or [np.zeros(0)])))
         return out[0], out[1]
@@ -164,3 +229,11 @@ class WorkloadsLayer(ChartLayer):
                 lines.append(f"{r.chips[c].name}: {format_time(float(r.time[c]))} per step, "
                              f"{r.throughput[c]:,.4g} {r.workload.throughput_unit}")
         return "\n".join(lines)
+
+
+def _without_column(mark, j: int):
+    """``mark`` with nothing on the ``j``-th shown chip (its marks drawn lifted)."""
+    entry_y, point_y = mark.entry_y.copy(), mark.point_y.copy()
+    entry_y[:, j] = np.nan
+    point_y[j] = np.nan
+    return replace(mark, entry_y=entry_y, point_y=point_y)
