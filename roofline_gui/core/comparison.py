@@ -26,6 +26,9 @@ from roofline_gui.core.roofline import (
 )
 from roofline_gui.core.units import MEMORY_ROLES, PRECISIONS, format_plain
 
+#: id(kernels) -> (the kernels, their measured rows): Comparison.measured_rows
+_MEASURED_ROWS: dict[int, tuple] = {}
+
 CSV_COLUMNS = (
     "chip",
     "kernel",
@@ -102,8 +105,15 @@ class Comparison:
 
     @cached_property
     def measured_rows(self) -> list[int]:
-        """Rows of the kernels that carry a measurement (usually few of thousands)."""
-        return [k for k, kernel in enumerate(self.kernels) if kernel.is_measured]
+        """Rows of the kernels that carry a measurement (usually few of thousands); found once
+        per kernel set (a roof's drag makes a comparison a step of the same kernels)."""
+        hit = _MEASURED_ROWS.get(id(self.kernels))
+        if hit is not None and hit[0] is self.kernels:
+            return hit[1]
+        rows = [k for k, kernel in enumerate(self.kernels) if kernel.is_measured]
+        _MEASURED_ROWS.clear()  # one kernel set at a time: the document's
+        _MEASURED_ROWS[id(self.kernels)] = (self.kernels, rows)
+        return rows
 
     def measured_rate(self, k: int) -> float | None:
         """Kernel k's measured op/s (its measured rate, else its ops over its measured time)."""

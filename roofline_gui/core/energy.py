@@ -187,8 +187,9 @@ def _tables(chips: Sequence) -> tuple:
     hit = _TABLES.get(key)
     if hit is not None:
         return hit[1]
-    tables = (_estimated(chips), _chip_constants(chips), _uncounted_bounds(chips),
-              _first_levels(chips))
+    consts = [constants(chip) for chip in chips]  # once per chip, for the four tables
+    tables = (_estimated(consts), _chip_constants(chips, consts),
+              _uncounted_bounds(chips, consts), _first_levels(consts))
     if len(_TABLES) >= 8:
         _TABLES.pop(next(iter(_TABLES)))
     _TABLES[key] = (chips, tables)
@@ -219,30 +220,27 @@ def link_constants(chips: Sequence, role: str) -> np.ndarray:
     return _tables(chips)[3][:, ROLE_INDEX[role]]
 
 
-def _first_levels(chips: Sequence) -> np.ndarray:
-    out = np.full((len(chips), len(MEMORY_ROLES)), np.nan)
-    for c, chip in enumerate(chips):
-        k = constants(chip)
+def _first_levels(consts: Sequence[Constants | None]) -> np.ndarray:
+    out = np.full((len(consts), len(MEMORY_ROLES)), np.nan)
+    for c, k in enumerate(consts):
         if k is not None:
             out[c] = [k.first_level_j(role) for role in MEMORY_ROLES]
     return out
 
 
-def _estimated(chips: Sequence) -> np.ndarray:
-    out = np.zeros(len(chips), dtype=bool)
-    for c, chip in enumerate(chips):
-        k = constants(chip)
+def _estimated(consts: Sequence[Constants | None]) -> np.ndarray:
+    out = np.zeros(len(consts), dtype=bool)
+    for c, k in enumerate(consts):
         out[c] = k is not None and (k.dram_estimated or any(k.is_estimate(key) for key in k.said
                                                             if key.startswith("op:")))
     return out
 
 
-def _uncounted_bounds(chips: Sequence) -> np.ndarray:
+def _uncounted_bounds(chips: Sequence, consts: Sequence[Constants | None]) -> np.ndarray:
     from roofline_gui.core.roofline import ROLE_INDEX  # noqa: PLC0415
 
     out = np.zeros((len(chips), len(ROLE_INDEX)))
-    for c, chip in enumerate(chips):
-        k = constants(chip)
+    for c, (chip, k) in enumerate(zip(chips, consts, strict=True)):
         if k is None:
             continue
         for level, (_name, role, j) in zip(chip.memory, k.levels, strict=True):
@@ -251,7 +249,7 @@ def _uncounted_bounds(chips: Sequence) -> np.ndarray:
     return out
 
 
-def _chip_constants(chips: Sequence) -> tuple:
+def _chip_constants(chips: Sequence, consts: Sequence[Constants | None]) -> tuple:
     from roofline_gui.core.roofline import PRECISION_INDEX, ROLE_INDEX  # noqa: PLC0415
 
     n = len(chips)
@@ -259,8 +257,7 @@ def _chip_constants(chips: Sequence) -> tuple:
     byte = np.zeros((n, len(ROLE_INDEX)))
     p0 = np.full(n, np.nan)
     board = np.full(n, np.nan)
-    for c, chip in enumerate(chips):
-        k = constants(chip)
+    for c, k in enumerate(consts):
         if k is None:
             byte[c] = np.nan
             continue

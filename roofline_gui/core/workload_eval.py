@@ -449,6 +449,24 @@ def link_bandwidth(chips: Sequence[Chip], role: str, ca: ChipArrays, derated: bo
     return out
 
 
+_ENTRY_ARRAYS: dict[tuple[int, ...], tuple] = {}  # id(built)s -> (the built, their arrays)
+
+
+def _entry_arrays(built: Sequence[Built]) -> KernelArrays:
+    """Every entry's kernel of ``built`` as arrays, worked out once for the same built
+    workloads (a roof's drag evaluates them on new chips at every step). The built are held
+    with their arrays, so no id is reused while its entry stands; the last few sets kept."""
+    key = tuple(map(id, built))
+    hit = _ENTRY_ARRAYS.get(key)
+    if hit is not None:
+        return hit[1]
+    arrays = KernelArrays.from_kernels([e.kernel for b in built for e in b.entries])
+    if len(_ENTRY_ARRAYS) >= 4:
+        _ENTRY_ARRAYS.pop(next(iter(_ENTRY_ARRAYS)))
+    _ENTRY_ARRAYS[key] = (tuple(built), arrays)
+    return arrays
+
+
 def evaluate_workloads(
     workloads: Sequence[Workload],
     chips: Sequence[Chip],
@@ -462,9 +480,8 @@ def evaluate_workloads(
     (``same_width``: as in core.comparison.compare)."""
     chips = tuple(chips)
     built = list(built) if built is not None else [build(w, kernels) for w in workloads]
-    all_kernels = [e.kernel for b in built for e in b.entries]
     ca = ChipArrays.from_chips(chips, same_width)
-    result = evaluate(KernelArrays.from_kernels(all_kernels), ca, derated=derated)
+    result = evaluate(_entry_arrays(built), ca, derated=derated)
     links: dict[str, np.ndarray] = {}
     out, start = [], 0
     for w, b in zip(workloads, built, strict=True):

@@ -99,7 +99,7 @@ class ChipForm(QWidget):
             self.chip_id = chip_id if chip else None
             self._rebuild(chip)
         elif chip is not None and chip is not self._filled:  # a kernel's edit leaves it alone
-            self._fill(chip)
+            self._fill(chip, self._filled)
         self._filled = chip
 
     # -- building -------------------------------------------------------------------------------
@@ -389,10 +389,15 @@ class ChipForm(QWidget):
         self._push(replace(chip, energy=None if empty else new),
                    f"Set {chip.name} {label}: {said}", name)
 
-    def _fill(self, chip: Chip) -> None:
+    def _fill(self, chip: Chip, old: Chip | None = None) -> None:
+        """The fields from ``chip``; those whose values are as in ``old`` (what the fields
+        show, the same structure) are left as they are (a roof's drag changes one ceiling at
+        every step, and the others' fields and notes were 0.5 ms of it)."""
         if not self.name_edit.hasFocus():
             self.name_edit.setText(chip.name)
         for precision, edit in self.compute_fields.items():
+            if old is not None and _compute_row(old, precision) == _compute_row(chip, precision):
+                continue
             edit.set_value(chip.compute.get(precision))
             self.fraction_fields[precision].set_value(chip.compute_achievable.get(precision))
             self.remove_buttons[precision].setEnabled(precision in chip.compute)
@@ -400,8 +405,12 @@ class ChipForm(QWidget):
                 chip.compute.get(precision, 0.0), chip.compute_sources.get(precision, ""),
                 chip.compute_measured.get(precision), "op/s",
                 chip.compute_what_if_of.get(precision)))
-        self._fill_energy(chip)
-        for fields, level in zip(self.level_fields, chip.memory, strict=True):
+        if old is None or (old.energy, old.compute, old.memory) != (chip.energy, chip.compute,
+                                                                     chip.memory):
+            self._fill_energy(chip)  # its estimates follow the peaks and the bandwidths
+        for n, (fields, level) in enumerate(zip(self.level_fields, chip.memory, strict=True)):
+            if old is not None and old.memory[n] == level:
+                continue
             fields["bandwidth"].set_value(level.bandwidth)
             fields["achievable"].set_value(level.achievable)
             _set_note(fields["note"], ceiling_note(level.bandwidth, level.source, level.measured,
@@ -500,6 +509,13 @@ class ChipForm(QWidget):
         level = chip.memory[index]
         self.model.push(Replace("chips", chip.without_level(index)),  # the core refuses the
                         f"Remove {level.name} from {chip.name}")     # last dram level
+
+
+def _compute_row(chip: Chip, precision: str) -> tuple:
+    """What one precision's row of the form shows."""
+    return (chip.compute.get(precision), chip.compute_achievable.get(precision),
+            chip.compute_sources.get(precision), chip.compute_measured.get(precision),
+            chip.compute_what_if_of.get(precision))
 
 
 class HardwareEditor(QWidget):
