@@ -482,6 +482,9 @@ class ChipLegend(pg.LegendItem):
         self.text_color = QColor(text_color)
         self.font = QFont()
         self.font.setPointSizeF(9)
+        # Painted once into an image (its text antialiased was 0.6 ms a repaint, and a roof's
+        # drag repaints the whole plot at each step); new entries invalidate it (update()).
+        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
 
     def set_entries(self, entries: list[tuple]) -> None:
         """(name, pen) per chip, drawn as a line; (category, pen, symbol) per kernel shape."""

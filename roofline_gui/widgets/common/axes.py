@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtGui import QFont, QFontMetricsF
+from PySide6.QtWidgets import QGraphicsItem
 
 from roofline_gui.core.units import format_si
 
@@ -27,6 +28,9 @@ class SIAxis(pg.AxisItem):
         self.textWidth = int(metrics.horizontalAdvance(self.WIDEST_TICK)) + 2
         self.textHeight = int(metrics.height()) + 1
         self.setStyle(autoExpandTextSpace=False, autoReduceTextSpace=False)
+        # Repaints of the plot (a roof's drag repaints all of it at each step) blit the axis
+        # from an image instead of replaying its recorded picture (0.4 ms an axis).
+        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
 
     def logTickStrings(self, values, scale, spacing):  # noqa: N802 (pyqtgraph API)
         decades = [abs(v - round(v)) < 1e-6 for v in values]
