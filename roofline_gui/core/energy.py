@@ -80,6 +80,86 @@ class Energy:
         return out
 
 
+def given_text(chip) -> str:
+    """A chip's given energies as the hardware editor's "Given pJ" field writes them."""
+    e = chip.energy
+    if e is None:
+        return ""
+    return ", ".join([*(f"{p}={v:g}" for p, v in e.op_pj.items()),
+                      *(f"{r}={v:g}" for r, v in e.byte_pj.items())])
+
+
+def parse_given(text: str, chip) -> tuple[dict[str, float], dict[str, float], list[str]]:
+    """"bf16=0.5, HBM3=60, L2=5, cache=2" on ``chip``: (pJ per op by precision, pJ per byte by
+    level name or role, what is wrong). A precision or role in any case; a level by its name in
+    any case, or by the name before its bracket ("L2" for "L2 (50 MB)") where that is one
+    level's; a name may hold a comma (each value is a number, so an entry ends at the comma
+    after it). Refused, each named: a value that is not a number above 0 and below 1e6, a name
+    that is none of these (with the nearest one), a name given twice, a role whose every level
+    is named already."""
+    import difflib  # noqa: PLC0415
+
+    levels: dict[str, list[str]] = {}
+    for lv in chip.memory:
+        for key in {lv.name.casefold(), lv.name.split(" (")[0].strip().casefold()}:
+            levels.setdefault(key, []).append(lv.name)
+    op: dict[str, float] = {}
+    byte: dict[str, float] = {}
+    bad: list[str] = []
+    chunks = text.split("=")
+    if len(chunks) == 1:
+        return op, byte, ([f"“{text.strip()}”: write name=pJ, e.g. “bf16=0.5, HBM3=60”"]
+                          if text.strip() else [])
+    entries, name = [], chunks[0]
+    for chunk in chunks[1:-1]:
+        value, _, following = chunk.partition(",")
+        entries.append((name, value))
+        name = following
+    entries.append((name, chunks[-1].rstrip().rstrip(",")))
+    known = [*PRECISIONS, *(lv.name for lv in chip.memory), *MEMORY_ROLES]
+    for raw_name, raw_value in entries:
+        name, value = raw_name.strip(), raw_value.strip()
+        try:
+            number = float(value)
+        except ValueError:
+            number = float("nan")
+        key = name.casefold()
+        if not name:
+            bad.append(f"“={value}” has no name")
+            continue
+        if not (0 < number < 1e6):
+            bad.append(f"{name}: “{value}” is not a number of pJ above 0")
+            continue
+        if key in PRECISIONS:
+            target, where = key, op
+        elif key in MEMORY_ROLES:
+            target, where = key, byte
+        elif len(levels.get(key, ())) == 1:
+            target, where = levels[key][0], byte
+        elif key in levels:
+            bad.append(f"“{name}” could be {' or '.join(levels[key])}: write the whole name")
+            continue
+        else:
+            near = difflib.get_close_matches(name, known, n=1, cutoff=0.6) or \
+                difflib.get_close_matches(key, [k.casefold() for k in known], n=1, cutoff=0.6)
+            hint = f" (did you mean {near[0]}?)" if near else ""
+            bad.append(f"“{name}” is not a precision, a memory level of {chip.name} or a memory "
+                       f"role{hint}; use one of {', '.join(known)}")
+            continue
+        if target in where:
+            bad.append(f"{target} is given twice")
+            continue
+        where[target] = number
+    for role in [r for r in byte if r in MEMORY_ROLES]:
+        named = [lv.name for lv in chip.levels(role)]
+        if named and all(n in byte for n in named):
+            bad.append(f"{role}={byte[role]:g} applies to no level: "
+                       f"{' and '.join(named)} {'is' if len(named) == 1 else 'are'} named")
+        elif not named:
+            bad.append(f"{role}={byte[role]:g}: {chip.name} has no {role} level")
+    return op, byte, bad
+
+
 def _positive(value, allow_zero: bool = False) -> bool:
     return (isinstance(value, (int, float)) and not isinstance(value, bool)
             and np.isfinite(value) and (value > 0 or (allow_zero and value == 0)))
@@ -362,6 +442,8 @@ def kernel_lines(comparison, k: int, c: int, units=None) -> list[str]:
         if np.isfinite(intensity[j]) and intensity[j] > 0 and joules:
             terms.append(f"ε_{name} {joules / PJ:.3g} pJ ÷ {intensity[j]:,.4g} op/B"
                          f"{_est(consts, f'byte:{name}')}")
+    uncounted = [name for name, role, joules in consts.levels if not joules
+                 and np.isfinite(intensity[ROLE_INDEX[role]]) and intensity[ROLE_INDEX[role]] > 0]
     rate = float(comparison.result.attainable[k, c])
     if consts.idle_power:
         terms.append(f"π0 {consts.idle_power:g} W ÷ {units.format_rate(rate)}")
@@ -389,6 +471,9 @@ def kernel_lines(comparison, k: int, c: int, units=None) -> list[str]:
     if kernel.has_size:
         lines.append(f"Each call: {format_si(float(e.capped_per_op[0, c] * ka.ops[k]), 'J')} "
                      f"at an average {format_si(float(e.capped_power[0, c]), 'W')}.")
+    if uncounted:
+        lines.append(f"Not counted (no figure given for its bytes): {', '.join(uncounted)}; give "
+                     "one in the hardware editor's Given pJ.")
     if consts.is_estimate(f"op:{precision}") or consts.dram_estimated:
         lines.append("The estimates are upper bounds, the board's whole power charged to the "
                      "compute units alone at their peak, or to main memory alone at its "
@@ -420,13 +505,11 @@ def workload_lines(result, c: int, carbon: float | None = None) -> list[str]:
     items = result.workload.per_step_items() / chips
     dram_per_item = result.dram_bytes / items
     ops_per_item = result.ops / items
-    memory_j = dram_per_item * consts.byte_j.get("dram", 0.0)
-    compute_j = ops_per_item * consts.op_j.get(result.workload.activations,
-                                               min(consts.op_j.values()))
-    total = memory_j + compute_j
+    parts = sorted(energy_parts(result, c), key=lambda part: -part[2])  # as the breakdown's bars
+    total = sum(j for _k, _n, j in parts)
     if total > 0:
-        shares = (f"main memory {memory_j / total:.0%} of the energy, compute "
-                  f"{compute_j / total:.0%}")
+        shares = "the energy goes to " + ", ".join(f"{name} {j / total:.0%}"
+                                                    for _k, name, j in parts)
         if f is not None:  # a training step: weights, gradients and states move too
             lines.append(f"Per {unit}: {format_si(dram_per_item, 'B')} of main memory and "
                          f"{format_si(ops_per_item, 'op')}: {shares}.")
@@ -454,10 +537,26 @@ def workload_lines(result, c: int, carbon: float | None = None) -> list[str]:
                      + (f" Chip time at ${chip.energy.price_per_hour:g} per chip-hour: "
                         f"${float(result.chip_hours[c]) * chip.energy.price_per_hour:,.0f}."
                         if chip.energy.price_per_hour and np.isfinite(result.chip_hours[c]) else ""))
-    if consts.dram_estimated or consts.is_estimate(f"op:{result.workload.activations}"):
-        lines.append("Energy estimated from the board power (upper bounds): the joules at most "
-                     "these, the items per joule at least.")
+    guessed = [f"{p} per op" for p in sorted({en.kernel.precision for en in result.entries})
+               if consts.is_estimate(f"op:{p}")]
+    guessed += [f"{name} per byte" for name, role, _j in consts.levels
+                if consts.is_estimate(f"byte:{name}")]
+    if guessed:
+        lines.append(f"Estimated from the board power (upper bounds): {', '.join(guessed)}; the "
+                     "joules at most these, the items per joule at least.")
+    uncounted = [name for name, role, j in consts.levels if not j and role != "link"
+                 and float(_step_bytes(result, role)) > 0]
+    if uncounted:
+        lines.append(f"Not counted (no figure given): {', '.join(uncounted)}.")
     return lines
+
+
+def _step_bytes(result, role: str) -> float:
+    """A workload step's bytes at memory ``role``, all its entries' calls."""
+    from roofline_gui.core.roofline import ROLE_INDEX  # noqa: PLC0415
+
+    ka = result.evaluation.kernel_arrays
+    return float(result.counts @ np.nan_to_num(ka.bytes[result.rows, ROLE_INDEX[role]]))
 
 
 def _t(seconds: float) -> str:

@@ -104,6 +104,8 @@ def test_energy_per_byte_is_per_memory_level():
     assert cmp.energy.per_op[0, 0] == pytest.approx(3.7e-12)
     text = "\n".join(kernel_lines(cmp, 0, 0))
     assert "ε_L1 2 pJ ÷ 10 op/B + ε_L2 5 pJ ÷ 10 op/B + ε_HBM 100 pJ ÷ 100 op/B" in text
+    partly = compare([k], [two_caches({"L1": 2.0, "dram": 100.0})])
+    assert "Not counted (no figure given for its bytes): L2" in "\n".join(kernel_lines(partly, 0, 0))
     consts = constants(chip)
     assert consts.said["byte:L2"] == "a round number"
     assert consts.said["byte:HBM"].endswith("(given for every dram level)")
@@ -120,6 +122,28 @@ def test_energy_per_byte_is_per_memory_level():
     assert Energy(byte_pj={"L3": 1.0}).problems(["L1", "L2", "HBM"]) == [
         ("byte_pj.L3", "unknown memory level or role 'L3'; use one of L1, L2, HBM, dram, cache, "
                        "host, link")]
+
+
+def test_given_energies_are_read_by_level_name_or_role_and_mistakes_are_named():
+    from dataclasses import replace
+
+    from roofline_gui.core.energy import parse_given
+
+    h100 = rf.chip("nvidia-h100-sxm5-80gb")  # L1/shared (132 SMs), L2 (50 MB), HBM3, ...
+    op, byte, bad = parse_given("BF16=0.5, hbm3=60, L2=5, cache=2", h100)
+    assert (op, byte, bad) == ({"bf16": 0.5}, {"HBM3": 60.0, "L2 (50 MB)": 5.0, "cache": 2.0}, [])
+    _op, _byte, bad = parse_given("HMB3=60", h100)
+    assert bad[0].startswith("“HMB3” is not a precision, a memory level of H100 SXM5 80GB or a "
+                             "memory role (did you mean HBM3?)")
+    assert parse_given("HBM3=60, hbm3=70", h100)[2] == ["HBM3 is given twice"]
+    assert parse_given("dram=50, HBM3=60", h100)[2] == ["dram=50 applies to no level: HBM3 is "
+                                                        "named"]
+    assert parse_given("L2=-1", h100)[2] == ["L2: “-1” is not a number of pJ above 0"]
+    assert parse_given("60", h100)[2] == ["“60”: write name=pJ, e.g. “bf16=0.5, HBM3=60”"]
+    # a level whose name holds a comma: each value is a number, so an entry ends at its comma
+    comma = h100.with_level(1, replace(h100.memory[1], name="L2, 50 MB"))
+    assert parse_given("bf16=0.5, L2, 50 MB=5, HBM3=60", comma)[1] == {"L2, 50 MB": 5.0,
+                                                                        "HBM3": 60.0}
 
 
 def test_dollars_per_million_tokens_from_a_price_and_a_throughput():
@@ -184,3 +208,27 @@ def test_energy_reads_the_same_in_every_view_in_mac_mode_too():
         assert format_si(per_mac, "MAC/J") in text
         assert mac.format_rate(float(cmp.energy.capped_rate[0, 0])) in text
         assert float(cmp.energy_of(0).ops_per_joule[0, 0]) == per_mac * 2
+
+
+def test_a_workloads_explanation_shares_its_energy_as_the_breakdown_does():
+    """Why it sits there gives where a step's energy goes part by part, the same parts and
+    shares as the breakdown's bars (each memory level, compute, idle), and names what it
+    estimated and what it did not count."""
+    from dataclasses import replace
+
+    from roofline_gui.core.energy import energy_parts, workload_lines
+
+    h100 = rf.chip("nvidia-h100-sxm5-80gb")
+    given = replace(h100, energy=replace(h100.energy, idle_power=100.0, op_pj={"bf16": 0.5},
+                                         byte_pj={"HBM3": 60.0}))
+    w = rf.workload("llama-3-8b", phase="decode", batch=8, context=2048)
+    r = evaluate_workloads([w], [given])[0]
+    text = "\n".join(workload_lines(r, 0))
+    parts = energy_parts(r, 0)
+    total = sum(j for _k, _n, j in parts)
+    assert {name for _k, name, _j in parts} == {"compute", "HBM3", "idle"}
+    for _kind, name, joules in parts:
+        assert f"{name} {joules / total:.0%}" in text
+    assert "Estimated from the board power" not in text  # bf16 and HBM3 are given
+    estimated = "\n".join(workload_lines(evaluate_workloads([w], [h100])[0], 0))
+    assert "Estimated from the board power (upper bounds): bf16 per op, HBM3 per byte" in estimated

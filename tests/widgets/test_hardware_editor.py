@@ -278,10 +278,22 @@ def test_given_energies_replace_the_estimates_and_a_bad_entry_is_named(editor, q
     field.editingFinished.emit()
     field.setText("bf17=1, dram=-3")
     field.editingFinished.emit()
-    assert "“bf17”" in form.energy_note.text() and "“dram=-3”" in form.energy_note.text()
+    assert "“bf17” is not a precision" in form.energy_note.text()
+    assert "dram: “-3” is not a number of pJ above 0" in form.energy_note.text()
     assert constants(a100(editor)).byte_j["dram"] == pytest.approx(60e-12)  # unchanged
+    model.undo_stack.undo()  # each entry taken is an undo step of its own
+    assert a100(editor).energy.byte_pj == {"dram": 60.0, l2: 5.0}
+    model.undo_stack.undo()
+    assert a100(editor).energy.byte_pj == {"dram": 60.0}
     model.undo_stack.undo()
     assert constants(a100(editor)).dram_estimated
+    # an undo with the cursor in the field shows the chip's text again, not the undone one
+    field.setFocus()
+    field.setText("bf16=0.7")
+    field.editingFinished.emit()
+    assert a100(editor).energy.op_pj == {"bf16": 0.7}
+    model.undo_stack.undo()
+    assert field.text() == ""
 
 
 def test_the_wheel_scrolls_past_a_level_role_it_has_not_been_given(editor, qtbot):

@@ -266,6 +266,7 @@ class ChipForm(QWidget):
             grid.addWidget(edit, row, 1)
             self.energy_fields[name] = edit
         self.energy_given = QLineEdit()
+        self._given_shown = ""  # the text the chip's energies last put in the field
         self.energy_given.setPlaceholderText("none given: estimated from the board power")
         self.energy_given.setToolTip(
             "Energies you have a source for, in pJ: per op by precision, per byte by memory "
@@ -283,67 +284,46 @@ class ChipForm(QWidget):
         grid.setColumnStretch(1, 1)
         return box
 
-    @staticmethod
-    def _given_text(chip: Chip) -> str:
-        e = chip.energy
-        if e is None:
-            return ""
-        return ", ".join([*(f"{p}={v:g}" for p, v in e.op_pj.items()),
-                          *(f"{r}={v:g}" for r, v in e.byte_pj.items())])
-
     def _on_energy_given(self) -> None:
         """"bf16=0.5, HBM3=60, cache=5": energies per op (by precision) and per byte (by a
-        level's name, or by role for every level of it not named) in pJ; a bad entry is named
-        and nothing is changed."""
-        from roofline_gui.core.energy import Energy  # noqa: PLC0415
+        level's name, or by role for every level of it not named) in pJ
+        (core.energy.parse_given); a bad entry is named and nothing is changed. Each entry
+        taken is an undo step of its own."""
+        from roofline_gui.core.energy import Energy, given_text, parse_given  # noqa: PLC0415
 
         chip = self._chip()
         if chip is None:
             return
         text = self.energy_given.text().strip()
-        if text == self._given_text(chip):
+        if text == given_text(chip):
             return
-        op, byte, bad = {}, {}, []
-        levels = {lv.name.casefold(): lv.name for lv in chip.memory}
-        for part in filter(None, (p.strip() for p in text.split(","))):
-            name, sep, value = part.partition("=")
-            name = name.strip()
-            try:
-                number = float(value)
-            except ValueError:
-                number = float("nan")
-            if not sep or not (number > 0 and number < 1e6):
-                bad.append(f"“{part}” (name=pJ, above 0)")
-            elif name in PRECISIONS:
-                op[name] = number
-            elif name in MEMORY_ROLES:
-                byte[name] = number
-            elif name.casefold() in levels:
-                byte[levels[name.casefold()]] = number
-            else:
-                bad.append(f"“{name}” (a precision, one of {chip.name}'s memory levels or a "
-                           f"role: {', '.join((*PRECISIONS, *levels.values(), *MEMORY_ROLES))})")
+        op, byte, bad = parse_given(text, chip)
         if bad:  # the text stays, to be corrected; the chip keeps its figures
             self._say_kept("Given pJ", text, "not taken: " + "; ".join(bad))
             self.energy_note.setText("Not taken: " + "; ".join(bad) + ". The chip keeps "
-                                     f"“{self._given_text(chip) or 'none given'}”.")
+                                     f"“{given_text(chip) or 'none given'}”.")
             return
         e = chip.energy or Energy()
         sources = {k: v for k, v in e.sources.items() if not k.startswith(("op:", "byte:"))}
         sources.update({f"op:{p}": "entered by hand" for p in op})
         sources.update({f"byte:{r}": "entered by hand" for r in byte})
         new = replace(e, op_pj=op, byte_pj=byte, sources=sources)
-        self._push(replace(chip, energy=new), f"Set {chip.name} energies: {text or 'none'}",
-                   "energy_given")
+        self.model.push(Replace("chips", replace(chip, energy=new)),
+                        f"Set {chip.name} energies: {text or 'none'}")
 
     def _fill_energy(self, chip: Chip) -> None:
-        from roofline_gui.core.energy import PJ, constants  # noqa: PLC0415
+        from roofline_gui.core.energy import PJ, constants, given_text  # noqa: PLC0415
 
         e = chip.energy
         for name, edit in self.energy_fields.items():
             edit.set_value(None if e is None else getattr(e, name))
-        if not self.energy_given.hasFocus():
-            self.energy_given.setText(self._given_text(chip))
+        # The chip's text, unless the field holds text of the user's own being typed (not the
+        # text it was last given): an undo with the cursor in it shows the chip's again.
+        shown = given_text(chip)
+        field = self.energy_given
+        if not field.hasFocus() or field.text() == self._given_shown:
+            field.setText(shown)
+        self._given_shown = shown
         k = constants(chip)
         if k is None:
             self.energy_note.setText("No energy data: give a board power to estimate the energy "
@@ -386,8 +366,9 @@ class ChipForm(QWidget):
         label = label_of_energy(name)
         said = "cleared" if value is None else (
             f"${value:g}" if name == "price_per_hour" else format_si(value, "W"))
-        self._push(replace(chip, energy=None if empty else new),
-                   f"Set {chip.name} {label}: {said}", name)
+        # each value taken is an undo step of its own (typed values are not a drag's steps)
+        self.model.push(Replace("chips", replace(chip, energy=None if empty else new)),
+                        f"Set {chip.name} {label}: {said}")
 
     def _fill(self, chip: Chip, old: Chip | None = None) -> None:
         """The fields from ``chip``; those whose values are as in ``old`` (what the fields
