@@ -38,10 +38,15 @@ def move_y(item: pg.ScatterPlotItem, y: np.ndarray) -> bool:
     if len(item.data) != len(y):
         return False
     item.data["y"] = y
+    _moved(item)
+    return True
+
+
+def _moved(item: pg.ScatterPlotItem) -> None:
+    """After spots' places were set in ``item.data``: forget the cached bounds, repaint."""
     item.bounds = [None, None]  # pyqtgraph's cached data bounds
     item.prepareGeometryChange()
     item.update()
-    return True
 
 
 class CachedScatter(pg.ScatterPlotItem):
@@ -129,9 +134,7 @@ class MarkerScatter(CachedScatter):
         if not placed or self.data["data"][spot] != kernel_id:
             return False
         self.data["x"][spot], self.data["y"][spot] = x, y
-        self.bounds = [None, None]  # pyqtgraph's cached data bounds
-        self.prepareGeometryChange()
-        self.update()
+        _moved(self)
         return True
 
     def move_spots(self, rows: np.ndarray, x: np.ndarray, y: np.ndarray) -> bool:
@@ -144,9 +147,7 @@ class MarkerScatter(CachedScatter):
         if (spots < 0).any():
             return False
         self.data["x"][spots], self.data["y"][spots] = x, y
-        self.bounds = [None, None]  # pyqtgraph's cached data bounds
-        self.prepareGeometryChange()
-        self.update()
+        _moved(self)
         return True
 
     def show_spot(self, row: int, shown: bool) -> None:
