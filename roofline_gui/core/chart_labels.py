@@ -52,6 +52,7 @@ class ChartLabel:
     along: tuple[float, float] | None = None  # a data direction the text follows on screen
     offset: tuple[float, float] = (0.0, 0.0)  # pixels from the point (y down)
     item: int = -1  # the kernel row (names) or workload index (workloads' labels) it names
+    chips: tuple[int, ...] = ()  # the chips a roof's label names (hidden while one is dragged)
 
 
 @dataclass(frozen=True)
@@ -228,6 +229,7 @@ def place_roof_labels(scene: ChartScene, g: LabelGeometry, selected_chip: str | 
         color = _color(scene, group, foreground)
         label = _place_peak(text, group[0].value, max(t.ridge for t in group), color, g, boxes, markers)
         if label is not None:
+            label = replace(label, chips=tuple(sorted({t.chip for t in group})))
             placed.append(label)
             boxes.append(label_box(label, g))
     for group in _groups(_diagonal_texts(scene, chips), lambda t: math.log10(t.value)):
@@ -239,6 +241,7 @@ def place_roof_labels(scene: ChartScene, g: LabelGeometry, selected_chip: str | 
                                 all(t.low for t in group), _color(scene, group, foreground), g,
                                 boxes, markers)
         if label is not None:
+            label = replace(label, chips=tuple(sorted({t.chip for t in group})))
             placed.append(label)
             boxes += label_footprint(label, g)
     return tuple(placed)

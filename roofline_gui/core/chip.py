@@ -414,7 +414,8 @@ def derive(chip: Chip, factors: dict[str, float], chip_id: str | None = None) ->
             names.append(f"{chip.levels(role)[0].name} ×{factors[role]:g}")
     if factors.get("capacity", 1.0) != 1.0:
         names.append(f"capacity ×{factors['capacity']:g}")
-    name = f"{chip.name}, {', '.join(names)}" if names else f"{chip.name} (what-if)"
+    base = chip.name.removesuffix(" (what-if)")  # a dragged chip's copy says it once
+    name = f"{base}, {', '.join(names)}" if names else f"{base} (what-if)"
     return replace(chip, id=chip_id or f"{chip.id}-what-if", name=name, compute=compute,
                    compute_what_if_of=moved, compute_measured=measured_peaks, memory=tuple(memory),
                    notes=f"What-if: {chip.name} with {', '.join(names) or 'nothing changed'}."

@@ -77,6 +77,9 @@ def test_a_moved_chip_is_named_what_if_until_every_ceiling_is_back():
     derived = derive(H100, {"dram": 2})
     assert derived.at_datasheet().name == "H100 SXM5 80GB (copy)"  # its factor gone, still apart
     assert "What-if" not in derived.at_datasheet().notes
+    # a copy of a chip already moved says "what-if" once (the tour saw it twice)
+    assert derive(moved, {}).name == "H100 SXM5 80GB (what-if)"
+    assert derive(moved, {"dram": 2}).name == "H100 SXM5 80GB, HBM3 ×2"
 
 
 def test_the_workload_explanation_says_a_bandwidth_is_a_what_if():

@@ -33,8 +33,7 @@ def test_the_map_holds_the_workloads_throughput_and_a_dot_drag_is_a_what_if(wind
     ratio = float(text.split(", ")[-1].split("×")[0])
     assert ratio == pytest.approx(1.0, rel=0.06) and chip.name in text  # a cell is 6% wide
     # a drag of the chip's dot to twice its bandwidth, same compute
-    dot = panel.dot_position(chip.id)
-    steps = [(dot.x(), dot.y() + np.log10(f)) for f in (1.3, 1.7, 2.0)]
+    steps = [(0.0, np.log10(f)) for f in (1.3, 1.7, 2.0)]  # moved since the press
     for n, (x, y) in enumerate(steps):
         panel.dots.sig_dot_dragged.emit(chip.id, x, y, n == len(steps) - 1)
     moved = next(ch for ch in model.document.chips if ch.id == chip.id)
@@ -66,3 +65,37 @@ def test_a_new_map_leaves_no_line_of_the_one_before(window, qtbot):
         counts.append(len(lines))
         assert len(lines) == len(panel.isolines)
     assert counts[0] == counts[-1]  # the same map again: the same lines, no more
+
+
+def test_a_dots_mouse_drag_moves_its_chip_by_the_pointers_travel_and_the_map_holds(window, qtbot):
+    """From the what-if tour: the map re-centred on the dragged chip at each step, so the same
+    pointer meant a new value and the chip ran away (10 px right took the peak 1.27x and moved
+    its bandwidth too). Now the map holds still during the drag: 40 px right moves the compute
+    by exactly the pointer's travel and leaves main memory alone."""
+    from helpers import drag_mouse
+    from PySide6.QtCore import QPointF
+    from PySide6.QtWidgets import QApplication
+
+    from roofline_gui.widgets.app.file_actions import examples
+
+    window.files.open(str(next(p for p in examples() if p.stem == "llama-3-8b-on-three-chips")))
+    QApplication.processEvents()
+    window.docks["design"].raise_()
+    panel, model = window.design, window.model
+    qtbot.waitUntil(lambda: not panel.pending and panel.grid is not None, timeout=3000)
+    r = model.workload_results[0]
+    c = next(i for i, ch in enumerate(r.chips) if ch.visible and np.isfinite(r.time[i]))
+    chip = r.chips[c]
+    vb, view = panel.plot.getViewBox(), panel.plot
+    start = QPointF(view.mapFromScene(vb.mapViewToScene(panel.dot_position(chip.id))))
+    end = start + QPointF(40, 0)
+    travel = (vb.mapSceneToView(view.mapToScene(end.toPoint())).x()
+              - vb.mapSceneToView(view.mapToScene(start.toPoint())).x())
+    axes = panel.axes
+    drag_mouse(view.viewport(), start, end)
+    moved = next(ch for ch in model.document.chips if ch.id == chip.id)
+    assert moved.compute["bf16"] / chip.compute["bf16"] == pytest.approx(10 ** travel, rel=0.02)
+    assert moved.dram.bandwidth == chip.dram.bandwidth
+    assert model.undo_stack.count() == 1
+    qtbot.waitUntil(lambda: not panel.pending, timeout=3000)
+    assert not np.array_equal(panel.axes[0], axes[0])  # released: centred on the chip again

@@ -287,11 +287,13 @@ def test_given_energies_replace_the_estimates_and_a_bad_entry_is_named(editor, q
     assert a100(editor).energy.byte_pj == {"dram": 60.0}
     model.undo_stack.undo()
     assert constants(a100(editor)).dram_estimated
-    # an undo with the cursor in the field shows the chip's text again, not the undone one
+    # an undo with the cursor in the field shows the chip's text again, not the undone one;
+    # a level written short reads as the chip has it
     field.setFocus()
-    field.setText("bf16=0.7")
+    field.setText("bf16=0.7, l2=5")
     field.editingFinished.emit()
     assert a100(editor).energy.op_pj == {"bf16": 0.7}
+    assert field.text() == f"bf16=0.7, {l2}=5"
     model.undo_stack.undo()
     assert field.text() == ""
 

@@ -114,6 +114,13 @@ def test_during_a_roof_drag_only_the_moving_chip_is_redrawn_and_all_settles_on_r
         chips = {line.key[0] for line in plot.roofs.item.lines if line.key}
         lifted = {line.key[0] for line in plot.roofs.lifted_item.lines if line.key}
         assert chips == {tpu.id} and lifted == {a100.id} and plot.roofs.lifted_item.moving
+        # the dragged chip's roof labels are hidden (they would name the old value), the
+        # other chip's stay
+        shown = {c for lb in plot.scene.labels.roofs for c in lb.chips
+                 if lb.text in {label.text for label in plot.roof_labels.labels}}
+        assert model.comparison.chip_index[a100.id] not in shown
+        assert any(model.comparison.chip_index[a100.id] in lb.chips
+                   for lb in plot.scene.labels.roofs)  # it has labels, held and hidden
         if factor == 1.2:
             held = plot.roofs.item.lines, plot.scene.labels, plot.legend._entries
         else:  # the second step redrew neither the other chip's roofs, the labels nor the legend
@@ -134,6 +141,9 @@ def test_during_a_roof_drag_only_the_moving_chip_is_redrawn_and_all_settles_on_r
                 NONE)
     QApplication.processEvents()
     assert plot.lifted is None and not plot.roofs.lifted_item.lines
+    # on release its labels come back, with the new value
+    assert len(plot.roof_labels.labels) == len(plot.scene.labels.roofs)
+    assert any("what-if" in lb.text or "HBM" in lb.text for lb in plot.roof_labels.labels)
     mark = plot.scene.workloads[0]  # on release every chip's marks are the workload's again
     _entries, point, _label = plot.workloads._items[mark.workload_id]
     assert np.allclose(np.asarray(point.getData()[1]),
@@ -222,3 +232,56 @@ def test_a_roof_drag_moves_many_markers_in_place_and_draws_them_where_the_scene_
     QApplication.processEvents()
     assert chart_mismatches(plot) == []
     assert {s.cacheMode() for s in plot.markers.scatters.values()} == {cached}
+
+
+def test_a_mouse_drag_side_by_side_moves_the_roof_to_the_pointer(window):
+    """From the what-if tour: side by side, each drag step made the grid's charts anew and fit
+    them again, so the chart under the pointer went away and the same pointer meant another
+    value: the HBM roof ran off to 1e-31 B/s (and a peak to 1e+70, which a saved session then
+    could not hold). Now the grid's charts are drawn again in place and hold still."""
+    model, _plot = _session(window)
+    model.add_chips([window.presets.chips["google-tpu-v3"]])
+    window.set_mode("side_by_side")
+    QApplication.processEvents()
+    canvas = window.canvas
+    a100 = model.document.chips[0]
+    plot = next(p for p in canvas.grid_plots
+                if a100.id in {p.scene.comparison.chips[c].id for c in p.scene.chips})
+    vb, view = plot.plot.getViewBox(), canvas.grid
+
+    def at(lx, ly):
+        return QPointF(view.mapFromScene(vb.mapViewToScene(QPointF(lx, ly))))
+
+    plots_before, steps = list(canvas.grid_plots), model.undo_stack.count()
+    start = at(np.log10(4.0), np.log10(4.0 * 1.555e12))
+    end = at(np.log10(4.0), np.log10(4.0 * 2 * 1.555e12))
+    drag_mouse(view.viewport(), start, end)
+    moved = model.document.chips[0]
+    assert moved.dram.bandwidth == pytest.approx(2 * 1.555e12, rel=0.05)
+    assert moved.dram.what_if_of == 1.555e12 and model.undo_stack.count() == steps + 1
+    assert canvas.grid_plots == plots_before  # drawn again in place, not made anew
+    assert all(chart_mismatches(p) == [] for p in canvas.grid_plots)
+
+
+def test_ctrl_pressed_partway_moves_every_ceiling_by_the_same_factor(window):
+    """From the what-if tour: Ctrl pressed during a drag left bf16 at 0.25x and every other
+    ceiling at 0.58x. Every step is worked out from the chip the drag began on."""
+    model, plot = _session(window)
+    chip = model.document.chips[0]
+    signal = plot.roofs.item.sig_roof_dragged
+    dram = chip.memory.index(chip.dram)
+    ctrl = Qt.KeyboardModifier.ControlModifier
+    for factor, mods, last in ((1.5, NONE, False), (1.8, ctrl, False), (2.0, ctrl, True)):
+        signal.emit(("level", chip.id, dram), 0.0, float(np.log10(factor * chip.dram.bandwidth)),
+                    last, mods)
+        QApplication.processEvents()
+    moved = model.document.chips[0]
+    assert moved.dram.bandwidth == pytest.approx(2 * chip.dram.bandwidth)
+    for p, peak in chip.compute.items():
+        assert moved.compute[p] == pytest.approx(2 * peak), p
+    for before, after in zip(chip.memory, moved.memory, strict=True):
+        assert after.bandwidth == pytest.approx(2 * before.bandwidth), before.name
+    # and a pointer far off the chart keeps the value within 1,000x of the datasheet
+    signal.emit(("level", chip.id, dram), 0.0, 400.0, True, NONE)
+    QApplication.processEvents()
+    assert model.document.chips[0].dram.bandwidth == pytest.approx(1000 * chip.dram.bandwidth)

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QGraphicsView, QStackedWidget, QVBoxLayout, QWidge
 from roofline_gui.core.chart_scene import union
 from roofline_gui.core.units import format_si
 from roofline_gui.io.presets import Presets
+from roofline_gui.io.validate import MAX_BANDWIDTH, MAX_COMPUTE
 from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.models.mime import MIME_KERNELS, decode
 from roofline_gui.widgets.chart import roofline_plot
@@ -94,6 +95,7 @@ class CanvasPanel(QWidget):
         self.mode = "overlay"
         self.energy_chart = None  # the Energy mode's chart, built when first shown
         self._drag_serial = 0
+        self._roof_start = None  # the chip a roof's drag began on
         self._workload_drag: tuple | None = None  # (id, field, ladder values, their intensity)
         self._lifted: str | None = None
         self._shown: tuple = ()
@@ -231,8 +233,30 @@ class CanvasPanel(QWidget):
             self.overlay_plot.selected = self.model.selected_kernel
             self.overlay_plot.selected_chip = self.model.selected_chip
             self.overlay_plot.draw(cmp, indices)
+        elif self._grid_shows(cmp, indices):
+            self._redraw_grid(cmp, indices)
         else:
             self._rebuild_grid(cmp, indices)
+
+    def _grid_shows(self, cmp, indices: list[int]) -> bool:
+        """Whether the grid's charts are those of these chips, in this order."""
+        shown = [p.scene.comparison.chips[p.scene.chips[0]].id if p.scene and p.scene.chips
+                 else None for p in self.grid_plots]
+        return bool(shown) and shown == [cmp.chips[c].id for c in indices]
+
+    def _redraw_grid(self, cmp, indices: list[int]) -> None:
+        """The same chips' charts drawn again in place (a roof's drag step, an edit): made anew,
+        the chart under the pointer went away at each step, and the new one, fitted again to
+        the moved roof, mapped the pointer to a new value: the roof ran off (1e-31 B/s)."""
+        for plot, c in zip(self.grid_plots, indices, strict=True):
+            title = cmp.chips[c].name
+            if plot.plot.titleLabel.text != title:
+                plot.plot.setTitle(title)
+            plot.selected = self.model.selected_kernel
+            plot.selected_chip = self.model.selected_chip
+            plot.draw(cmp, [c])
+        if self.grid_plots and self._lifted is None:
+            self.grid_plots[0].fit()
 
     def _rebuild_grid(self, cmp, indices: list[int]) -> None:
         for plot in self.grid_plots:
@@ -355,6 +379,8 @@ class CanvasPanel(QWidget):
             self._workload_drag = None
             self._set_lifted(None)
 
+    #: A dragged ceiling stays within this factor of its datasheet value, either way.
+    WHAT_IF_SPAN = 1000.0
     #: Shift+drag of a roof snaps its factor against the datasheet to one of these.
     ROUND_FACTORS = (0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 3.0, 4.0, 8.0)
 
@@ -370,21 +396,33 @@ class CanvasPanel(QWidget):
             return
         if self._lifted != f"roof:{chip_id}":
             self._set_lifted(f"roof:{chip_id}")
-        rate = 10 ** ly * self.options.ops_per_unit  # op/s under the pointer
+            self._roof_start = chip  # every step is worked out from the chip the drag began on
+        start = self._roof_start if getattr(self._roof_start, "id", None) == chip_id else chip
         if kind == "peak":
-            now, sheet = chip.compute[which], chip.compute_what_if_of.get(which, chip.compute[which])
-            value = rate
+            now = start.compute[which]
+            sheet = start.compute_what_if_of.get(which, now)
+            # op/s under the pointer, in log10 (the chart is drawn in shown units)
+            log_value, most = ly + np.log10(self.options.ops_per_unit), MAX_COMPUTE
         else:
-            level = chip.memory[which]
+            level = start.memory[which]
             now = level.bandwidth
             sheet = level.what_if_of if level.what_if_of is not None else level.bandwidth
-            value = 10 ** ly / 10 ** lx  # shown rate ÷ shown intensity: B/s in either unit
-        if np.isfinite(value) and value > 0:
+            log_value, most = ly - lx, MAX_BANDWIDTH  # shown rate ÷ shown intensity: B/s
+        if np.isfinite(log_value):
+            # Within WHAT_IF_SPAN of the datasheet either way, and never beyond what a session
+            # may hold (the loader would refuse the saved session); a pointer far off the chart
+            # holds the value at the end of that span.
+            span = np.log10(self.WHAT_IF_SPAN)
+            log_sheet = np.log10(sheet)
+            log_value = min(max(log_value, log_sheet - span), log_sheet + span, np.log10(most))
+            value = float(10.0 ** log_value)
             if modifiers & Qt.KeyboardModifier.ShiftModifier:
                 factor = min(self.ROUND_FACTORS, key=lambda f: abs(np.log(value / sheet / f)))
                 value = sheet * factor
-            moved = (chip.scaled(value / now) if modifiers & Qt.KeyboardModifier.ControlModifier
-                     else chip.with_ceiling((kind, which), value))
+            # Ctrl moves every ceiling by the factor the dragged one moved since the drag began
+            # (pressed partway, the others had been left behind the dragged one).
+            moved = (start.scaled(value / now) if modifiers & Qt.KeyboardModifier.ControlModifier
+                     else start.with_ceiling((kind, which), value))
             name = which if kind == "peak" else chip.memory[which].name
             unit = "op/s" if kind == "peak" else "B/s"
             self.model.push_what_if(moved, f"{name} {format_si(value, unit)}",

@@ -27,12 +27,14 @@ SPAN = 1.5  # decades either side of the chip
 class ChipDots(pg.ScatterPlotItem):
     """The chips as dots; a drag moves the dot's chip (its data, a chip id)."""
 
-    sig_dot_dragged = Signal(str, float, float, bool)  # chip id, log10 x, log10 y, finished
+    #: chip id, how far the pointer moved since the press in log10 x and y, finished
+    sig_dot_dragged = Signal(str, float, float, bool)
 
     def mouseDragEvent(self, ev) -> None:  # noqa: N802 (Qt API)
         chip_id = drag_target(self, ev, self._chip_at)
         if chip_id is not None:
-            self.sig_dot_dragged.emit(chip_id, float(ev.pos().x()), float(ev.pos().y()),
+            moved = ev.pos() - ev.buttonDownPos()  # a press beside the dot's centre moves nothing
+            self.sig_dot_dragged.emit(chip_id, float(moved.x()), float(moved.y()),
                                       bool(ev.isFinish()))
 
     def _chip_at(self, pos) -> str | None:
@@ -78,6 +80,8 @@ class DesignSpacePanel(QWidget):
         self.grid: np.ndarray | None = None  # throughput over (compute, bandwidth), for checks
         self.axes: tuple[np.ndarray, np.ndarray] | None = None  # log10 peak, log10 bandwidth
         self._drag_serial = 0
+        #: while a dot is dragged: (chip id, the chip as the drag began, the map's centre then)
+        self._drag: tuple | None = None
         self._later = Throttle(self, self.refresh, 60)
         model.sig_document_changed.connect(lambda _d, _t: self._later.request())
         model.sig_selection_changed.connect(lambda _k, _c: self._later.request())
@@ -116,6 +120,8 @@ class DesignSpacePanel(QWidget):
             iter(sorted({e.kernel.precision for e in r.entries})))
         p0 = chip.compute.get(precision) or max(chip.compute.values())
         b0 = chip.dram.bandwidth
+        if self._drag is not None:  # the map holds still under a dragged dot (it ran away when
+            p0, b0 = self._drag[2]  # it re-centred on the moving chip at each step)
         factors = np.logspace(-SPAN, SPAN, CELLS)
         times = design_space(r, c, factors, factors)
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -212,23 +218,33 @@ class DesignSpacePanel(QWidget):
             self.names.append(text)
         self.dots.setData(xs, ys, brush=brushes, data=ids)
 
-    def _on_dot_dragged(self, chip_id: str, lx: float, ly: float, finished: bool) -> None:
-        """Both ceilings of the dragged chip follow the pointer as what-ifs: every compute roof
-        by the factor its workload precision's peak moves, main memory to the pointer's
-        bandwidth; one undo step."""
-        r, _c = self._result_and_chip()
-        chip = next((c for c in self.model.document.chips if c.id == chip_id), None)
+    def _on_dot_dragged(self, chip_id: str, dx: float, dy: float, finished: bool) -> None:
+        """Both ceilings of the dragged chip follow the pointer as what-ifs, by the factors the
+        pointer moved since the press (10^dx, 10^dy): every compute roof together, main memory;
+        the map holds still meanwhile; one undo step."""
+        r, c = self._result_and_chip()
+        chip = next((ch for ch in self.model.document.chips if ch.id == chip_id), None)
         if r is None or chip is None:
             return
-        peak = chip.compute.get(r.workload.activations)
-        if peak:
-            moved = chip.scaled(10 ** lx / peak, memory=False).with_ceiling(
-                ("level", chip.memory.index(chip.dram)), 10 ** ly)
-            self.model.push_what_if(moved, f"{format_si(10 ** lx, 'op/s')}, "
-                                           f"{format_si(10 ** ly, 'B/s')}",
-                                    merge_key=("design space drag", self._drag_serial, chip_id))
+        if self._drag is None or self._drag[0] != chip_id:
+            shown = r.chips[c] if c is not None else chip
+            precision = r.workload.activations
+            centre = (shown.compute.get(precision) or max(shown.compute.values()),
+                      shown.dram.bandwidth)
+            self._drag = (chip_id, chip, centre)
+        start = self._drag[1]
+        span = 3.0  # decades either way, as a roof's drag allows
+        fx, fy = (10 ** min(max(d, -span), span) for d in (dx, dy))
+        moved = start.scaled(fx, memory=False).with_ceiling(
+            ("level", start.memory.index(start.dram)), start.dram.bandwidth * fy)
+        peak = moved.compute.get(r.workload.activations) or max(moved.compute.values())
+        self.model.push_what_if(moved, f"{format_si(peak, 'op/s')}, "
+                                       f"{format_si(moved.dram.bandwidth, 'B/s')}",
+                                merge_key=("design space drag", self._drag_serial, chip_id))
         if finished:
             self._drag_serial += 1
+            self._drag = None
+            self._later.request()  # centred on the chip again
 
     def value_at(self, peak: float, bandwidth: float) -> float:
         """The map's throughput at the cell nearest (peak, bandwidth), for checks."""

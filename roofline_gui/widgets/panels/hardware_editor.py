@@ -308,8 +308,13 @@ class ChipForm(QWidget):
         sources.update({f"op:{p}": "entered by hand" for p in op})
         sources.update({f"byte:{r}": "entered by hand" for r in byte})
         new = replace(e, op_pj=op, byte_pj=byte, sources=sources)
+        # the field then reads as the chip has it ("L2" written "L2 (50 MB)"), so that an undo
+        # with the cursor still in it finds the chip's text there and shows the one before
+        self._given_shown = ""
+        self.energy_given.setText("")
         self.model.push(Replace("chips", replace(chip, energy=new)),
                         f"Set {chip.name} energies: {text or 'none'}")
+        self._fill_energy(self._chip() or chip)  # (refused, the chip's own text comes back)
 
     def _fill_energy(self, chip: Chip) -> None:
         from roofline_gui.core.energy import PJ, constants, given_text  # noqa: PLC0415

@@ -47,10 +47,25 @@ class _TextLayer(ChartLayer):
 
 
 class RoofLabelsLayer(_TextLayer):
+    """The roofs' labels; while a chip's roof is dragged its own labels are hidden (they hold
+    still during the drag and would name the old value at the old place) and placed again,
+    with the new value, on release."""
+
     Z = 15.0  # above every marker and point, so none is hidden under one
 
+    def __init__(self, plot, style) -> None:
+        super().__init__(plot, style)
+        self._moving: int | None = None
+
+    def update(self, scene: ChartScene, changed: frozenset[str]) -> None:
+        moving = _moving_chip(scene)
+        if changed & self.PARTS or moving != self._moving:
+            self._moving = moving
+            self.draw(scene)
+
     def texts(self, scene: ChartScene) -> tuple:
-        return scene.labels.roofs
+        moving = _moving_chip(scene)
+        return tuple(lb for lb in scene.labels.roofs if moving is None or moving not in lb.chips)
 
 
 class KernelNamesLayer(_TextLayer):
@@ -58,3 +73,11 @@ class KernelNamesLayer(_TextLayer):
 
     def texts(self, scene: ChartScene) -> tuple:
         return scene.labels.names
+
+
+def _moving_chip(scene: ChartScene) -> int | None:
+    """The comparison index of the chip whose roof is being dragged, or None."""
+    lifted = scene.selection.lifted or ""
+    if not lifted.startswith("roof:"):
+        return None
+    return scene.comparison.chip_index.get(lifted.removeprefix("roof:"))
