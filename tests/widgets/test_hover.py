@@ -46,3 +46,26 @@ def test_a_ridge_point_says_how_it_is_derived(window):
     # The dot sits where the tooltip says: x = log10(401.3), y = log10(624e12).
     dot = next(d for d in roofs.dots if d.tip == tips[0])
     assert np.isclose(10 ** dot.x, 624e12 / 1.555e12) and np.isclose(10 ** dot.y, 624e12)
+
+
+def test_a_workloads_small_mark_on_a_roof_shows_its_kernel_not_the_roof(window, qtbot):
+    """From the what-if tour: hovering a workload's small mark that sits on a roof showed the
+    roof's tooltip; it names the workload's kernel, as a kernel's marker does."""
+    import roofline_gui.api as rf
+    from roofline_gui.core.document import Document
+
+    model = window.model
+    model.reset(Document())
+    model.add_chips([window.presets.chips["nvidia-a100-sxm4-40gb"]])
+    model.add_workloads([rf.workload("llama-3-8b", phase="decode", batch=1, context=2048)])
+    QApplication.processEvents()
+    plot = window.canvas.overlay_plot
+    mark = plot.scene.workloads[0]
+    e = int(np.nanargmax(mark.entry_y[:, 0]))  # a memory-bound entry: on the HBM diagonal
+    vb, view = plot.plot.getViewBox(), window.canvas.overlay
+    scene = vb.mapViewToScene(QPointF(np.log10(mark.entry_x[e]), np.log10(mark.entry_y[e, 0])))
+    QTest.mouseMove(view.viewport(), view.mapFromScene(scene))
+    QApplication.processEvents()
+    qtbot.wait(40)
+    tips = [item.toolTip() for item in view.scene().items(scene) if item.toolTip()]
+    assert tips and " in Llama-3-8B" in tips[0] and "on A100 SXM4 40GB" in tips[0], tips[:2]

@@ -69,6 +69,18 @@ class CachedScatter(pg.ScatterPlotItem):
             self._rect_key = (self.bounds[0], self.bounds[1], max_spot_width(self))
         return QRectF(self._rect)
 
+    def hoverEvent(self, ev) -> None:  # noqa: N802 (pyqtgraph API)
+        """The tooltip of the spots under the pointer, on this item: pyqtgraph puts it on the
+        view box, the bottom-most item, so a roof or a sweep path under a marker or a
+        workload's mark (drawn below them, above the view box) showed its own tooltip."""
+        super().hoverEvent(ev)
+        tip = self.opts.get("tip")
+        points = [] if ev.exit or tip is None else list(self.pointsAt(ev.pos()))[::-1][:3]
+        self.setToolTip("\n\n".join(tip(x=p.pos().x(), y=p.pos().y(), data=p.data()) for p in points))
+        view = self.getViewBox()
+        if view is not None and view.toolTip():
+            view.setToolTip("")
+
 
 class MarkerScatter(CachedScatter):
     """Kernel markers for one chip. Dragging a marker emits the intensity under the cursor.
@@ -109,18 +121,6 @@ class MarkerScatter(CachedScatter):
             super().updateSpots(dataSet)
             return
         uniform_fill(self, data)
-
-    def hoverEvent(self, ev) -> None:  # noqa: N802 (pyqtgraph API)
-        """The tooltip of the markers under the pointer, on this item: pyqtgraph puts it on the
-        view box, the bottom-most item, so a roof or a sweep path under the marker (drawn
-        below the markers, above the view box) showed its own tooltip instead."""
-        super().hoverEvent(ev)
-        tip = self.opts.get("tip")
-        points = [] if ev.exit or tip is None else list(self.pointsAt(ev.pos()))[::-1][:3]
-        self.setToolTip("\n\n".join(tip(x=p.pos().x(), y=p.pos().y(), data=p.data()) for p in points))
-        view = self.getViewBox()
-        if view is not None and view.toolTip():
-            view.setToolTip("")
 
     def move_spot(self, row: int, x: float, y: float, kernel_id: str) -> bool:
         """Move the spot of kernel ``row`` to (x, y) without rebuilding the item. False when
