@@ -99,3 +99,33 @@ def test_a_dots_mouse_drag_moves_its_chip_by_the_pointers_travel_and_the_map_hol
     assert model.undo_stack.count() == 1
     qtbot.waitUntil(lambda: not panel.pending, timeout=3000)
     assert not np.array_equal(panel.axes[0], axes[0])  # released: centred on the chip again
+
+
+def test_during_a_dots_drag_the_held_map_reads_the_moved_chip_right(window, qtbot):
+    """From the second what-if tour: while the map held still under a dragged dot, its cells
+    were worked out around the moved chip but drawn around the held centre, so the readout
+    counted the move twice (37k tokens/s where 14.5k was right). A cell's value is the
+    workload's throughput with the chip's ceilings at that cell, during a drag as after it."""
+    from PySide6.QtWidgets import QApplication
+
+    from roofline_gui.core.workload_eval import evaluate_workloads
+    from roofline_gui.widgets.app.file_actions import examples
+
+    window.files.open(str(next(p for p in examples() if p.stem == "llama-3-8b-on-three-chips")))
+    QApplication.processEvents()
+    window.docks["design"].raise_()
+    panel, model = window.design, window.model
+    qtbot.waitUntil(lambda: not panel.pending and panel.grid is not None, timeout=3000)
+    r = model.workload_results[0]
+    c = next(i for i, ch in enumerate(r.chips) if ch.visible and np.isfinite(r.time[i]))
+    chip = r.chips[c]
+    panel.dots.sig_dot_dragged.emit(chip.id, 0.0, np.log10(3.0), False)  # 3x HBM, held
+    panel.refresh()
+    moved = next(ch for ch in model.document.chips if ch.id == chip.id)
+    assert moved.dram.bandwidth == pytest.approx(3 * chip.dram.bandwidth)
+    # the cell at the moved chip's own ceilings reads its throughput
+    w = model.document.workloads[0]
+    own = evaluate_workloads([w], [moved])[0].throughput[0]
+    assert panel.value_at(moved.compute["bf16"], moved.dram.bandwidth) == pytest.approx(
+        own, rel=0.05)
+    panel.dots.sig_dot_dragged.emit(chip.id, 0.0, np.log10(3.0), True)

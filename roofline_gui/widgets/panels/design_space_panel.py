@@ -22,6 +22,7 @@ from roofline_gui.widgets.common.throttle import Throttle
 
 CELLS = 120  # per axis: 14,400 cells, a few ms for a 100-entry workload
 SPAN = 1.5  # decades either side of the chip
+READOUT_HINT = "Point at the map to read its throughput there."
 
 
 class ChipDots(pg.ScatterPlotItem):
@@ -70,7 +71,7 @@ class DesignSpacePanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         # What the map says under the pointer: the throughput there, against the chip's own.
-        self.readout = QLabel("Point at the map to read its throughput there.")
+        self.readout = QLabel(READOUT_HINT)
         self.readout.setWordWrap(True)
         layout.addWidget(self.title)
         layout.addWidget(self.plot, 1)
@@ -118,12 +119,14 @@ class DesignSpacePanel(QWidget):
         chip = r.chips[c]
         precision = r.workload.activations if r.workload.kind != "custom" else next(
             iter(sorted({e.kernel.precision for e in r.entries})))
-        p0 = chip.compute.get(precision) or max(chip.compute.values())
-        b0 = chip.dram.bandwidth
+        p_now = chip.compute.get(precision) or max(chip.compute.values())
+        b_now = chip.dram.bandwidth
+        p0, b0 = p_now, b_now
         if self._drag is not None:  # the map holds still under a dragged dot (it ran away when
             p0, b0 = self._drag[2]  # it re-centred on the moving chip at each step)
         factors = np.logspace(-SPAN, SPAN, CELLS)
-        times = design_space(r, c, factors, factors)
+        # the cells at p0 · f and b0 · f, from the chip as it is now (its own factors 1, 1)
+        times = design_space(r, c, factors * (p0 / p_now), factors * (b0 / b_now))
         with np.errstate(divide="ignore", invalid="ignore"):
             throughput = r.workload.per_step_items() / times
         self.grid = throughput
@@ -140,7 +143,7 @@ class DesignSpacePanel(QWidget):
                            float(lx[-1] - lx[0] + step), float(ly[-1] - ly[0] + step))
         self._draw_isolines(data, lx, ly)
         ratio = balance_ratio(r, c)
-        self.balance.setData(lx, lx + np.log10(b0 * ratio / p0))
+        self.balance.setData(lx, lx + np.log10(b_now * ratio / p_now))  # the chip's own
         self._draw_chips(r, precision)
         unit = r.workload.throughput_unit
         self._here = (float(r.throughput[c]), unit, chip.name)
@@ -150,8 +153,10 @@ class DesignSpacePanel(QWidget):
             f"(brighter is faster; the lines are throughput ×{self.iso_factor} apart). Dashed: "
             f"compute time = "
             f"main-memory time. Drag a chip's dot to move both its ceilings (a what-if).")
-        self.plot.getViewBox().setRange(xRange=(lx[0], lx[-1]), yRange=(ly[0], ly[-1]),
-                                        padding=0)
+        if self._drag is None:  # during a dot's drag the view stays as the user left it
+            self.plot.getViewBox().setRange(xRange=(lx[0], lx[-1]), yRange=(ly[0], ly[-1]),
+                                            padding=0)
+        self.readout.setText(READOUT_HINT)  # it named the map before this one
 
     def _clear_lines(self) -> None:
         for item in self.isolines:  # children of the image, not of the plot: taken out whole
