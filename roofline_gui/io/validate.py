@@ -287,7 +287,8 @@ def read_energy(ck: Checker, raw: Any, path: str, levels: list[str]):
     energy = Energy(op_pj=op, byte_pj=byte, sources=dict(sources), **values)
     for name, message in energy.problems(levels):
         ck.fail(f"{path}.{name}", message)
-    return None if len(ck.problems) > start else energy
+    # "energy": {} holds nothing: no energy data, as a chip without it (and as it saves)
+    return None if len(ck.problems) > start or energy == Energy() else energy
 
 
 def _origin(ck: Checker, d: dict, path: str) -> str | None:

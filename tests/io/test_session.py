@@ -319,6 +319,10 @@ def test_energy_survives_a_save_and_load_and_bad_values_are_named(tmp_path):
                                               r"L1/shared \(132 SMs\), L2 \(50 MB\), HBM3"):
         parse_session(data)
     data = json.loads((DATA / "session_v8.json").read_text())
+    data["chips"][0]["energy"] = {}  # holds nothing: no energy data, and it saves as it loads
+    doc = parse_session(data)
+    assert doc.chips[0].energy is None and loads_session(dump_session(doc)) == doc
+    data = json.loads((DATA / "session_v8.json").read_text())
     data["chips"][0]["energy"]["idle_power"] = 800
     with pytest.raises(ValidationError, match="idle_power: 800 W is not below the board power"):
         parse_session(data)
