@@ -89,6 +89,9 @@ def test_the_table_and_the_breakdown_show_energy(window, qtbot):
     parts = {name: j for _kind, name, j in energy_parts(r, h100)}
     assert parts[model.document.chips[h100].dram.name] > parts["compute"]
     assert not [s for s in charts.segments if s.chip == v5e]  # no energy data: no bar
+    tip = charts.bars.toolTip()
+    assert "TPU v5e: no energy data" in tip and "—" not in tip
+    assert f"{model.document.chips[h100].name}: " in tip and "compute" in tip  # its small share
     assert "where it goes" in charts.title.text()
 
 

@@ -933,12 +933,7 @@ class WorkloadCharts(QWidget):
         self._label_segments(rows)
         self._mark_steps(r, [] if energy else chips, rows)
         self._draw_memory(r, chips, names)
-        self.bars.setToolTip("\n".join(
-            f"{r.chips[c].name}: "
-            + (format_si(float(r.energy.per_step[c]), "J") if energy
-               else format_time(float(r.time[c]))) + ", "
-            + ", ".join(f"{s.name} {100 * s.share:.2g}%" for s in self.segments
-                        if s.chip == c and s.share >= 0.05) for c in chips))
+        self.bars.setToolTip("\n".join(self._bar_tip(r, c, energy) for c in chips))
         key = (self._sweep_key(r.workload), r.chips, r.evaluation.derated)
         if key != self._shown_key:
             same_else = (self._shown_key is not None and self._marker is not None
@@ -949,6 +944,17 @@ class WorkloadCharts(QWidget):
                 self._draw_sweep(r, chips)
                 self._shown_key = key
         self._mark_batch(r, chips)
+
+    def _bar_tip(self, r, c: int, energy: bool) -> str:
+        """One chip's bar in words: its step's time (or energy) and every part of 0.5 % or more;
+        said so where the chip cannot run the workload or has no energy data."""
+        total = float(r.energy.per_step[c]) if energy else float(r.time[c])
+        if not np.isfinite(total):
+            return f"{r.chips[c].name}: " + ("no energy data" if energy else "cannot run it")
+        parts = ", ".join(f"{s.name} {100 * s.share:.2g}%" for s in self.segments
+                          if s.chip == c and s.share >= 0.005)
+        value = format_si(total, "J") if energy else format_time(total)
+        return f"{r.chips[c].name}: {value}" + (f", {parts}" if parts else "")
 
     def _redraw_sweep(self) -> None:
         """The sweep after a chip changed (a roof drag's last step): each of its 13 batches
