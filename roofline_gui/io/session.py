@@ -163,7 +163,8 @@ def parse_session(data: Any, presets: Presets | None = None, source: str = "") -
     baseline = root.get("baseline")
     if baseline is not None and not isinstance(baseline, str):
         ck.fail("baseline", "must be a chip id (text) or null")
-    elif baseline is not None and baseline not in {c.id for c in chips}:
+    elif baseline is not None and baseline not in _chip_ids(root):
+        # (a chip that is in the file but was refused is named already: no second problem)
         ck.fail("baseline", f"names no chip in this session ({baseline!r})")
     carbon = root.get("carbon_intensity")
     if carbon is not None:
@@ -173,6 +174,12 @@ def parse_session(data: Any, presets: Presets | None = None, source: str = "") -
     return Document(chips=tuple(chips), kernels=tuple(kernels), workloads=tuple(workloads),
                     baseline=baseline, title=title,
                     carbon_intensity=None if carbon is None else float(carbon))
+
+
+def _chip_ids(root: dict) -> set:
+    """The ids of the chips in a session file, read or refused."""
+    chips = root.get("chips")
+    return {c.get("id") for c in chips if isinstance(c, dict)} if isinstance(chips, list) else set()
 
 
 def _read_items(ck: Checker, root: dict, key: str, library: dict, reader) -> list:

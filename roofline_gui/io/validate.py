@@ -213,14 +213,15 @@ def read_chip(ck: Checker, d: dict, path: str, chip_id: str) -> Chip | None:
     achievable = ck.per_key(d, "achievable", path, PRECISIONS, ck.fraction)
     measured = ck.per_key(d, "compute_measured", path, PRECISIONS,
                           lambda v, p: read_measured(ck, v, p, MAX_COMPUTE))
+    given = d.get("compute") if isinstance(d.get("compute"), dict) else {}
     for precision in measured:
-        if precision not in compute:
+        if precision not in given:  # (a peak given but refused is named already)
             ck.fail(f"{path}.compute_measured.{precision}",
                     f"is a measured {precision} peak, but compute has no {precision} peak")
     what_if = ck.per_key(d, "compute_what_if_of", path, PRECISIONS,
                          lambda v, p: ck.number(v, p, maximum=MAX_COMPUTE))
     for precision in what_if:
-        if precision not in compute:
+        if precision not in given:
             ck.fail(f"{path}.compute_what_if_of.{precision}",
                     f"is the datasheet {precision} peak of a what-if, but compute has no "
                     f"{precision} peak")

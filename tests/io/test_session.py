@@ -326,3 +326,18 @@ def test_energy_survives_a_save_and_load_and_bad_values_are_named(tmp_path):
     data["chips"][0]["energy"]["idle_power"] = 800
     with pytest.raises(ValidationError, match="idle_power: 800 W is not below the board power"):
         parse_session(data)
+
+
+def test_a_refused_peak_is_named_once_without_follow_on_problems():
+    """From the what-if tour: a session whose bf16 peak was out of range also said "compute has
+    no bf16 peak" (of its what-if figure) and "baseline: names no chip" (of the chip refused
+    with it): one problem, named once."""
+    data = json.loads((DATA / "session_v8.json").read_text())
+    chip = data["chips"][0]
+    chip["compute"]["bf16"] = 1e88
+    chip["compute_what_if_of"] = {"bf16": 989.4e12}
+    data["baseline"] = chip["id"]
+    with pytest.raises(ValidationError) as info:
+        parse_session(data)
+    problems = [p.path for p in info.value.problems]
+    assert problems == ["chips[0].compute.bf16"], problems
