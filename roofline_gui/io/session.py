@@ -179,7 +179,9 @@ def parse_session(data: Any, presets: Presets | None = None, source: str = "") -
 def _chip_ids(root: dict) -> set:
     """The ids of the chips in a session file, read or refused."""
     chips = root.get("chips")
-    return {c.get("id") for c in chips if isinstance(c, dict)} if isinstance(chips, list) else set()
+    if not isinstance(chips, list):
+        return set()
+    return {c["id"] for c in chips if isinstance(c, dict) and isinstance(c.get("id"), str)}
 
 
 def _read_items(ck: Checker, root: dict, key: str, library: dict, reader) -> list:
