@@ -1053,7 +1053,12 @@ class WorkloadCharts(QWidget):
             self.bars.removeItem(item)
         self._segment_labels = []
         px_per_s = max(self.bars.getViewBox().width(), 100.0) / (self._x_top or 1.0)
-        char = QFontMetricsF(QFont()).averageCharWidth()
+        metrics = QFontMetricsF(QFont())
+        char = metrics.averageCharWidth()
+        # a bar is 0.6 of its row: in a short dock (1280 x 800) the names overran the bars' height
+        bar_px = 0.6 * self.bars.getViewBox().height() / max(len(rows), 1)
+        if bar_px < 0.75 * metrics.height():  # (a little over the bar still reads)
+            return
         for seg in self.segments:
             words = f"{seg.name.split(' (')[0]} {100 * seg.share:.0f}%"
             if seg.width * px_per_s > len(words) * char + 24:  # only where it fits in its bar
