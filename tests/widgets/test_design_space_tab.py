@@ -67,13 +67,8 @@ def test_a_new_map_leaves_no_line_of_the_one_before(window, qtbot):
     assert counts[0] == counts[-1]  # the same map again: the same lines, no more
 
 
-def test_a_dots_mouse_drag_moves_its_chip_by_the_pointers_travel_and_the_map_holds(window, qtbot):
-    """From the what-if tour: the map re-centred on the dragged chip at each step, so the same
-    pointer meant a new value and the chip ran away (10 px right took the peak 1.27x and moved
-    its bandwidth too). Now the map holds still during the drag: 40 px right moves the compute
-    by exactly the pointer's travel and leaves main memory alone."""
-    from helpers import drag_mouse
-    from PySide6.QtCore import QPointF
+def _llama_map(window, qtbot):
+    """The Llama example's design space, drawn: (the panel, the model, the chip it maps)."""
     from PySide6.QtWidgets import QApplication
 
     from roofline_gui.widgets.app.file_actions import examples
@@ -86,6 +81,18 @@ def test_a_dots_mouse_drag_moves_its_chip_by_the_pointers_travel_and_the_map_hol
     r = model.workload_results[0]
     c = next(i for i, ch in enumerate(r.chips) if ch.visible and np.isfinite(r.time[i]))
     chip = r.chips[c]
+    return panel, model, chip
+
+
+def test_a_dots_mouse_drag_moves_its_chip_by_the_pointers_travel_and_the_map_holds(window, qtbot):
+    """From the what-if tour: the map re-centred on the dragged chip at each step, so the same
+    pointer meant a new value and the chip ran away (10 px right took the peak 1.27x and moved
+    its bandwidth too). Now the map holds still during the drag: 40 px right moves the compute
+    by exactly the pointer's travel and leaves main memory alone."""
+    from helpers import drag_mouse
+    from PySide6.QtCore import QPointF
+
+    panel, model, chip = _llama_map(window, qtbot)
     vb, view = panel.plot.getViewBox(), panel.plot
     start = QPointF(view.mapFromScene(vb.mapViewToScene(panel.dot_position(chip.id))))
     end = start + QPointF(40, 0)
@@ -106,19 +113,9 @@ def test_during_a_dots_drag_the_held_map_reads_the_moved_chip_right(window, qtbo
     were worked out around the moved chip but drawn around the held centre, so the readout
     counted the move twice (37k tokens/s where 14.5k was right). A cell's value is the
     workload's throughput with the chip's ceilings at that cell, during a drag as after it."""
-    from PySide6.QtWidgets import QApplication
-
     from roofline_gui.core.workload_eval import evaluate_workloads
-    from roofline_gui.widgets.app.file_actions import examples
 
-    window.files.open(str(next(p for p in examples() if p.stem == "llama-3-8b-on-three-chips")))
-    QApplication.processEvents()
-    window.docks["design"].raise_()
-    panel, model = window.design, window.model
-    qtbot.waitUntil(lambda: not panel.pending and panel.grid is not None, timeout=3000)
-    r = model.workload_results[0]
-    c = next(i for i, ch in enumerate(r.chips) if ch.visible and np.isfinite(r.time[i]))
-    chip = r.chips[c]
+    panel, model, chip = _llama_map(window, qtbot)
     panel.dots.sig_dot_dragged.emit(chip.id, 0.0, np.log10(3.0), False)  # 3x HBM, held
     panel.refresh()
     moved = next(ch for ch in model.document.chips if ch.id == chip.id)
