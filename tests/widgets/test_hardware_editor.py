@@ -313,3 +313,32 @@ def test_the_wheel_scrolls_past_a_level_role_it_has_not_been_given(editor, qtbot
     editor.setFocus()
     QApplication.sendEvent(role, event)
     assert a100(editor).memory[0].role == before and not event.isAccepted()
+
+
+def test_ctrl_z_in_a_field_whose_value_was_taken_undoes_the_document(window, qtbot):
+    """From the what-if tour: after Enter, Ctrl+Z in the field only rewound its own text (a line
+    edit keeps a history of what was typed). With nothing typed since its value was taken, the
+    keys undo the document, as Edit → Undo does; while typing, they undo the typing."""
+    from PySide6.QtTest import QTest
+
+    model = window.model
+    chip = model.document.chips[0]
+    model.select(None, chip.id)
+    window.docks["hardware"].raise_()
+    QApplication.processEvents()
+    window.activateWindow()  # shortcuts go to the active window
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=2000)
+    field = window.hardware.form.energy_given
+    field.setFocus()
+    qtbot.waitUntil(field.hasFocus, timeout=2000)
+    before = model.document.chips[0].energy
+    field.selectAll()
+    QTest.keyClicks(field, "bf16=0.5")
+    QTest.keyClick(field, Qt.Key.Key_Return)
+    assert model.document.chips[0].energy.op_pj == {"bf16": 0.5}
+    QTest.keyClick(field, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    QApplication.processEvents()
+    assert model.document.chips[0].energy == before  # the document's undo
+    QTest.keyClicks(field, "x")  # typing of its own: Ctrl+Z undoes that, not the document
+    QTest.keyClick(field, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert model.document.chips[0].energy == before and "x" not in field.text()

@@ -7,13 +7,14 @@ from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence, QPalette
 from PySide6.QtWidgets import (
     QApplication,
     QComboBox,
     QDockWidget,
     QLabel,
+    QLineEdit,
     QMainWindow,
     QMessageBox,
     QToolBar,
@@ -58,6 +59,36 @@ class StackAction(QAction):
         name = f"{self.kind.capitalize()} {command}".strip()
         self.setToolTip(f"{name} ({self.keys})" if self.keys else name)
         self.setStatusTip(name)
+
+
+class DocumentUndoKeys(QObject):
+    """Ctrl+Z (and Redo's keys) in a text field with nothing typed since its value was taken
+    undo the document, as the Edit menu does: a line edit keeps its own history of what was
+    typed and took the keys, so after Enter they only rewound its text (the what-if tour).
+    While the field holds typing of its own (``isModified``), the keys undo the typing."""
+
+    def __init__(self, window: QMainWindow) -> None:
+        super().__init__(window)
+        self.window = window
+        # on each line edit as it takes the focus: a filter on the whole application would run
+        # Python for every event of every drag step
+        QApplication.instance().focusChanged.connect(self._on_focus)
+
+    def _on_focus(self, _old, new) -> None:
+        if isinstance(new, QLineEdit) and new.window() is self.window:
+            new.installEventFilter(self)  # (once: Qt drops the filter before adding it again)
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt API)
+        if event.type() != QEvent.Type.ShortcutOverride or not isinstance(watched, QLineEdit):
+            return False
+        if not (event.matches(QKeySequence.StandardKey.Undo)
+                or event.matches(QKeySequence.StandardKey.Redo)
+                or event.keyCombination().toCombined() == QKeySequence("Ctrl+Y")[0].toCombined()):
+            return False
+        if watched.isModified() or watched.window() is not self.window:
+            return False
+        event.ignore()  # not the field's: the window's Undo or Redo shortcut takes the keys
+        return True
 
 
 class MainWindow(QMainWindow):
@@ -124,6 +155,7 @@ class MainWindow(QMainWindow):
         self.dock_shares = DockShares(self, [self.docks["hardware"], self.docks["kernels"]],
                                       [self.docks["table"], self.docks["explanation"]])
         self._build_actions()
+        self._undo_keys = DocumentUndoKeys(self)
         self._build_menus()
         self._build_toolbar()
         self.cursor_label = QLabel()
