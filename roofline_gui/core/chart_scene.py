@@ -46,7 +46,20 @@ class Selection:
 
     item: str | None = None
     chip: str | None = None
-    lifted: str | None = None
+    lifted: str | None = None  # a kernel's or workload's id, or roof_of(a chip's id)
+
+    ROOF = "roof:"
+
+    @classmethod
+    def roof_of(cls, chip_id: str) -> str:
+        """What ``lifted`` is while the roofs of chip ``chip_id`` are dragged."""
+        return cls.ROOF + chip_id
+
+    @property
+    def roof_chip(self) -> str | None:
+        """The id of the chip whose roof is being dragged, or None."""
+        lifted = self.lifted or ""
+        return lifted.removeprefix(self.ROOF) if lifted.startswith(self.ROOF) else None
 
 
 @dataclass(frozen=True)
@@ -91,6 +104,12 @@ class ChartScene:
         """The automatic range (fit_view), worked out when asked for: a drag step, which
         never changes the range, does not pay for it (300,000 markers: 4 ms)."""
         return fit_view(self.spec, self.chips, self.workloads, self.measured)
+
+    @property
+    def moving_chip(self) -> int | None:
+        """The comparison's index of the chip whose roof is being dragged, or None."""
+        chip_id = self.selection.roof_chip
+        return None if chip_id is None else self.comparison.chip_index.get(chip_id)
 
     def with_labels(self, labels) -> ChartScene:
         """This scene with its labels placed: the same parts, so the same fit."""

@@ -18,6 +18,10 @@ from dataclasses import dataclass, field, replace
 from roofline_gui.core.energy import Energy
 from roofline_gui.core.units import PRECISIONS, format_si
 
+#: A ceiling dragged as a what-if (a roof on the chart, a dot of the design space) stays within
+#: this factor of its datasheet value, either way.
+WHAT_IF_SPAN = 1000.0
+
 
 @dataclass(frozen=True)
 class Measured:

@@ -14,6 +14,7 @@ from functools import cached_property
 import numpy as np
 
 from roofline_gui.core.chip import Chip
+from roofline_gui.core.identity_cache import IdentityCache
 from roofline_gui.core.kernel import Kernel
 from roofline_gui.core.roofline import (
     BOUND_NAMES,
@@ -26,8 +27,8 @@ from roofline_gui.core.roofline import (
 )
 from roofline_gui.core.units import MEMORY_ROLES, PRECISIONS, format_plain
 
-#: id(kernels) -> (the kernels, their measured rows): Comparison.measured_rows
-_MEASURED_ROWS: dict[int, tuple] = {}
+#: the kernel set's measured rows, one set at a time: the document's (core.identity_cache)
+_MEASURED_ROWS: IdentityCache[list[int]] = IdentityCache(1)
 
 CSV_COLUMNS = (
     "chip",
@@ -107,13 +108,8 @@ class Comparison:
     def measured_rows(self) -> list[int]:
         """Rows of the kernels that carry a measurement (usually few of thousands); found once
         per kernel set (a roof's drag makes a comparison a step of the same kernels)."""
-        hit = _MEASURED_ROWS.get(id(self.kernels))
-        if hit is not None and hit[0] is self.kernels:
-            return hit[1]
-        rows = [k for k, kernel in enumerate(self.kernels) if kernel.is_measured]
-        _MEASURED_ROWS.clear()  # one kernel set at a time: the document's
-        _MEASURED_ROWS[id(self.kernels)] = (self.kernels, rows)
-        return rows
+        return _MEASURED_ROWS.get((self.kernels,), lambda: [
+            k for k, kernel in enumerate(self.kernels) if kernel.is_measured])
 
     def measured_rate(self, k: int) -> float | None:
         """Kernel k's measured op/s (its measured rate, else its ops over its measured time)."""
@@ -186,12 +182,7 @@ class Comparison:
         """The same for kernel ``k`` alone ([1, C] arrays): what a table row or an explanation
         needs, without the whole [K, C] model on a drag step (5 ms at 10,000 x 30)."""
         if "energy" in self.__dict__:
-            from roofline_gui.core.energy import KernelEnergy  # noqa: PLC0415
-
-            e = self.energy
-            return KernelEnergy(*(getattr(e, f)[k:k + 1] for f in (
-                "per_op", "dynamic_per_op", "power", "capped", "capped_rate", "capped_per_op",
-                "capped_power")), e.board_power)
+            return self.energy.row(k)
         rows = self.__dict__.setdefault("_energy_rows", {})
         if k not in rows:
             from roofline_gui.core.energy import kernel_energy  # noqa: PLC0415

@@ -28,10 +28,11 @@ estimate (a bound must stay a bound); the capped rate is reported beside them.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 
+from roofline_gui.core.identity_cache import IdentityCache
 from roofline_gui.core.units import MEMORY_ROLES, PRECISIONS, format_si
 
 PJ = 1e-12
@@ -53,6 +54,12 @@ class Energy:
     byte_pj: dict[str, float] = field(default_factory=dict)
     price_per_hour: float | None = None  # $ per chip-hour, the user's (or a dated snapshot)
     sources: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def empty(self) -> bool:
+        """Whether it gives no figure at all (sources aside): no energy data."""
+        return (self.board_power is None and self.idle_power is None
+                and self.price_per_hour is None and not self.op_pj and not self.byte_pj)
 
     def problems(self, levels: Sequence[str] | None = None) -> list[tuple[str, str]]:
         """(field, message) for every value that cannot be: negative, zero or not finite, or an
@@ -242,6 +249,7 @@ class KernelEnergy:
 
     per_op: np.ndarray  # J per op at the roofline's rate
     dynamic_per_op: np.ndarray  # J per op without the constant power
+    compute_per_op: np.ndarray  # J per op of the compute alone (ε_op, a stand-in's where used)
     power: np.ndarray  # W at the roofline's rate (may exceed the board power: see capped)
     capped: np.ndarray  # bool: the board power slows it by more than CAP_SLOWDOWN
     capped_rate: np.ndarray  # op/s: the rate at which the power fits (the roofline's if not capped)
@@ -253,27 +261,26 @@ class KernelEnergy:
     def ops_per_joule(self) -> np.ndarray:
         return 1.0 / self.capped_per_op
 
+    def row(self, k: int) -> KernelEnergy:
+        """Kernel ``k`` alone: every [K, C] array cut to [1, C]."""
+        return KernelEnergy(**{f.name: getattr(self, f.name) if f.name == "board_power"
+                               else getattr(self, f.name)[k:k + 1] for f in fields(self)})
 
-_TABLES: dict[tuple[int, ...], tuple] = {}  # id(chip)s -> (the chips, their tables)
+
+#: the chips' tables: the chart's, the table's, a variant's set of chips (core.identity_cache)
+_TABLES: IdentityCache[tuple] = IdentityCache(8)
 
 
 def _tables(chips: Sequence) -> tuple:
-    """(estimated, chip constants, uncounted bounds) of ``chips``, worked out once for the same
-    chip objects (a workload's drag evaluates on the same chips 60 times a second). The chips
-    are held with their tables, so no id is reused while its entry stands; a few sets are kept
-    (the chart's, the table's, a variant's), the oldest dropped first."""
-    chips = tuple(chips)
-    key = tuple(map(id, chips))
-    hit = _TABLES.get(key)
-    if hit is not None:
-        return hit[1]
-    consts = [constants(chip) for chip in chips]  # once per chip, for the four tables
-    tables = (_estimated(consts), _chip_constants(chips, consts),
-              _uncounted_bounds(chips, consts), _first_levels(consts))
-    if len(_TABLES) >= 8:
-        _TABLES.pop(next(iter(_TABLES)))
-    _TABLES[key] = (chips, tables)
-    return tables
+    """(estimated, chip constants, uncounted bounds, first levels' J per byte) of ``chips``,
+    worked out once for the same chip objects (a workload's drag evaluates on the same chips 60
+    times a second)."""
+    def make() -> tuple:
+        consts = [constants(chip) for chip in chips]  # once per chip, for the four tables
+        return (_estimated(consts), _chip_constants(chips, consts),
+                _uncounted_bounds(chips, consts), _first_levels(consts))
+
+    return _TABLES.get(chips, make)
 
 
 def estimated(chips: Sequence) -> np.ndarray:
@@ -390,7 +397,7 @@ def kernel_energy(evaluation, chips: Sequence, rows: slice | None = None) -> Ker
         capped_per_op = np.where(guessed, np.minimum(everything, board[None, :] / rate),
                                  capped_per_op)
         capped_power = np.minimum(capped_per_op * capped_rate, board[None, :])
-    return KernelEnergy(per_op, dynamic, power, capped, capped_rate, capped_per_op,
+    return KernelEnergy(per_op, dynamic, eps_op, power, capped, capped_rate, capped_per_op,
                         capped_power, board)
 
 
@@ -583,24 +590,13 @@ def energy_parts(result, c: int) -> list[tuple[str, str, float]]:
     bytes at the first level of its role, and π0 over the step ("idle"); scaled to the step's
     energy where the estimates' sum was held to the board power over the time. [] without
     energy data."""
-    from roofline_gui.core.roofline import ROLE_INDEX  # noqa: PLC0415
-
     k = constants(result.chips[c])
     e = result.energy
     if k is None or not np.isfinite(e.per_step[c]):
         return []
-    ka, rows = result.evaluation.kernel_arrays, result.rows
-    counts = result.counts
-    precisions = [en.kernel.precision for en in result.entries]
-    stand = result.evaluation.chip_arrays
-    ops_j = 0.0
-    for j, p in enumerate(precisions):
-        s = stand.stand_in_for(c, PRECISIONS.index(p))
-        eps = k.op_j.get(PRECISIONS[s] if s >= 0 else p, np.nan)
-        ops_j += counts[j] * float(ka.ops[rows][j]) * eps
-    parts = [("compute", "compute", ops_j)]
+    parts = [("compute", "compute", float(e.compute[c]))]
     for name, role, joules in k.levels:
-        moved = float(counts @ np.nan_to_num(ka.bytes[rows, ROLE_INDEX[role]]))
+        moved = _step_bytes(result, role)
         if moved and joules:
             parts.append((role, name, moved * joules))
     link = result.workload.link

@@ -22,6 +22,7 @@ import numpy as np
 
 from roofline_gui.core.chip import Chip
 from roofline_gui.core.energy import CAP_SLOWDOWN
+from roofline_gui.core.identity_cache import IdentityCache
 from roofline_gui.core.kernel import Kernel
 from roofline_gui.core.roofline import (
     BOUND_MEMORY,
@@ -56,6 +57,7 @@ class WorkloadEnergy:
     """A workload's energy on each chip: arrays [C], NaN where the chip has no energy data."""
 
     per_step: np.ndarray  # J per chip per step
+    compute: np.ndarray  # J per chip per step of its ops alone (before the board power's hold)
     per_item: np.ndarray  # J per token (image, sample) on all the chips that run the step
     average_power: np.ndarray  # W per chip, never above the board power
     capped: np.ndarray  # bool: held to the board power (a kernel, or the step as a whole)
@@ -423,7 +425,8 @@ class WorkloadResult:
                               c.energy.price_per_hour is not None else np.nan
                               for c in self.chips])
             cost = price * per_step_chips / 3600 * time / items * 1e6
-        return WorkloadEnergy(step, joules_per_item, np.minimum(step / time, board),
+        compute = (ops[:, None] * ke.compute_per_op).sum(axis=0)
+        return WorkloadEnergy(step, compute, joules_per_item, np.minimum(step / time, board),
                               capped & np.isfinite(step), cost, time, board)
 
     @cached_property
@@ -449,22 +452,15 @@ def link_bandwidth(chips: Sequence[Chip], role: str, ca: ChipArrays, derated: bo
     return out
 
 
-_ENTRY_ARRAYS: dict[tuple[int, ...], tuple] = {}  # id(built)s -> (the built, their arrays)
+#: the built workloads' entry arrays: the document's set, a variant's (core.identity_cache)
+_ENTRY_ARRAYS: IdentityCache[KernelArrays] = IdentityCache(4)
 
 
 def _entry_arrays(built: Sequence[Built]) -> KernelArrays:
     """Every entry's kernel of ``built`` as arrays, worked out once for the same built
-    workloads (a roof's drag evaluates them on new chips at every step). The built are held
-    with their arrays, so no id is reused while its entry stands; the last few sets kept."""
-    key = tuple(map(id, built))
-    hit = _ENTRY_ARRAYS.get(key)
-    if hit is not None:
-        return hit[1]
-    arrays = KernelArrays.from_kernels([e.kernel for b in built for e in b.entries])
-    if len(_ENTRY_ARRAYS) >= 4:
-        _ENTRY_ARRAYS.pop(next(iter(_ENTRY_ARRAYS)))
-    _ENTRY_ARRAYS[key] = (tuple(built), arrays)
-    return arrays
+    workloads (a roof's drag evaluates them on new chips at every step)."""
+    return _ENTRY_ARRAYS.get(built, lambda: KernelArrays.from_kernels(
+        [e.kernel for b in built for e in b.entries]))
 
 
 def evaluate_workloads(

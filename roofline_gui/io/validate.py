@@ -289,7 +289,7 @@ def read_energy(ck: Checker, raw: Any, path: str, levels: list[str]):
     for name, message in energy.problems(levels):
         ck.fail(f"{path}.{name}", message)
     # "energy": {} holds nothing: no energy data, as a chip without it (and as it saves)
-    return None if len(ck.problems) > start or energy == Energy() else energy
+    return None if len(ck.problems) > start or energy.empty else energy
 
 
 def _origin(ck: Checker, d: dict, path: str) -> str | None:

@@ -474,15 +474,22 @@ def memory_levels(points: list[BandwidthPoint], caches: dict[str, int],
     within SEPARATE of the next is said so and left out. Main memory comes from every size at
     least 4× the largest cache (main_memory). Without capacities, the plateaus of the curve
     (find_plateaus)."""
+    return _levels(points, caches, reported)[:3]
+
+
+def _levels(points: list[BandwidthPoint], caches: dict[str, int], reported: str = "triad"
+            ) -> tuple[list[Plateau], MainMemory | None, list[str], list[str]]:
+    """memory_levels, and the names of the cache levels the sweep covered but could not tell
+    apart from the level behind them."""
     sizes, envelope = best_per_size(points)
     if not sizes:
-        return [], None, []
+        return [], None, [], []
     largest = max(caches.values(), default=0)
     memory, notes = main_memory(points, 4 * largest, reported)
     if not caches or memory is None:
         plateaus = find_plateaus(sizes, envelope, edges=tuple(caches.values()))
         plateaus = _dram_by_stream_rule(plateaus, sizes, envelope, caches)
-        return plateaus, memory, notes
+        return plateaus, memory, notes, []
     levels: list[tuple[str, Plateau]] = []
     for name, (low, high) in cache_ranges(caches, sizes[0]).items():
         capacity = caches[name]
@@ -500,18 +507,20 @@ def memory_levels(points: list[BandwidthPoint], caches: dict[str, int],
                                      len(inside))))
     dram = Plateau(memory.sizes[0], memory.sizes[-1], memory.bandwidth, len(memory.sizes))
     kept: list[Plateau] = []
+    apart: list[str] = []  # the cache levels covered but not told apart
     following = dram
     for name, level in reversed(levels):  # each must be faster than the level behind it
         if level.bandwidth > following.bandwidth * (1 + SEPARATE):
             kept.insert(0, level)
             following = level
         else:
+            apart.insert(0, name)
             notes.append(f"{name} was swept ({format_si(level.first_size, 'B')}–"
                          f"{format_si(level.last_size, 'B')}) but read "
                          f"{format_si(level.bandwidth, 'B/s')}, within {SEPARATE:.0%} of the level "
                          f"behind it ({format_si(following.bandwidth, 'B/s')}): not told apart, "
                          "so not a level of its own")
-    return [*kept, dram], memory, notes
+    return [*kept, dram], memory, notes, apart
 
 
 def cache_ranges(caches: dict[str, int], smallest: int) -> dict[str, tuple[float, float]]:
@@ -536,10 +545,9 @@ def _sweep_again_where_unseparated(result: Measurement, sizes: list[int], backen
     its better reading; the notes say how many times a level was swept."""
     swept: dict[str, int] = {}
     for _ in range(SWEEP_AGAIN):
-        _plateaus, _memory, notes = memory_levels(result.bandwidth, result.caches)
+        apart = _levels(result.bandwidth, result.caches)[3]
         again = [(name, low, high) for name, (low, high)
-                 in cache_ranges(result.caches, sizes[0]).items()
-                 if any(note.startswith(f"{name} was swept") for note in notes)]
+                 in cache_ranges(result.caches, sizes[0]).items() if name in apart]
         if not again:
             break
         for name, low, high in again:

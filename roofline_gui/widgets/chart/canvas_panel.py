@@ -15,7 +15,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QGraphicsView, QStackedWidget, QVBoxLayout, QWidget
 
-from roofline_gui.core.chart_scene import union
+from roofline_gui.core.chart_scene import Selection, union
+from roofline_gui.core.chip import WHAT_IF_SPAN
 from roofline_gui.core.units import format_si
 from roofline_gui.io.presets import Presets
 from roofline_gui.io.validate import MAX_BANDWIDTH, MAX_COMPUTE
@@ -379,8 +380,6 @@ class CanvasPanel(QWidget):
             self._workload_drag = None
             self._set_lifted(None)
 
-    #: A dragged ceiling stays within this factor of its datasheet value, either way.
-    WHAT_IF_SPAN = 1000.0
     #: Shift+drag of a roof snaps its factor against the datasheet to one of these.
     ROUND_FACTORS = (0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 3.0, 4.0, 8.0)
 
@@ -394,8 +393,8 @@ class CanvasPanel(QWidget):
         chip = next((c for c in doc.chips if c.id == chip_id), None)
         if chip is None:
             return
-        if self._lifted != f"roof:{chip_id}":
-            self._set_lifted(f"roof:{chip_id}")
+        if self._lifted != Selection.roof_of(chip_id):
+            self._set_lifted(Selection.roof_of(chip_id))
             self._roof_start = chip  # every step is worked out from the chip the drag began on
         start = self._roof_start if getattr(self._roof_start, "id", None) == chip_id else chip
         if kind == "peak":
@@ -409,10 +408,10 @@ class CanvasPanel(QWidget):
             sheet = level.what_if_of if level.what_if_of is not None else level.bandwidth
             log_value, most = ly - lx, MAX_BANDWIDTH  # shown rate ÷ shown intensity: B/s
         if np.isfinite(log_value):
-            # Within WHAT_IF_SPAN of the datasheet either way, and never beyond what a session
+            # Within WHAT_IF_SPAN (core.chip) of the datasheet either way, and never beyond what a session
             # may hold (the loader would refuse the saved session); a pointer far off the chart
             # holds the value at the end of that span.
-            span = np.log10(self.WHAT_IF_SPAN)
+            span = np.log10(WHAT_IF_SPAN)
             log_sheet = np.log10(sheet)
             log_value = min(max(log_value, log_sheet - span), log_sheet + span, np.log10(most))
             value = float(10.0 ** log_value)

@@ -265,7 +265,7 @@ class RooflinePlot(QObject):
             return scene.with_labels(chart_labels.PlacedLabels())
         old = self.scene
         lifted = scene.selection.lifted
-        if (lifted is not None and lifted.startswith("roof:") and old is not None
+        if (scene.selection.roof_chip is not None and old is not None
                 and old.selection.lifted == lifted and old.labels.px == g.px
                 and old.spec.units == scene.spec.units):
             # A roof's drag: every label holds still (placing them again took 7 ms a step at

@@ -13,6 +13,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt, Signal
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
+from roofline_gui.core.chip import WHAT_IF_SPAN
 from roofline_gui.core.design_space import balance_ratio, design_space
 from roofline_gui.core.units import format_si
 from roofline_gui.models.document_model import DocumentModel
@@ -117,10 +118,7 @@ class DesignSpacePanel(QWidget):
             self.grid = None
             return
         chip = r.chips[c]
-        precision = r.workload.activations if r.workload.kind != "custom" else next(
-            iter(sorted({e.kernel.precision for e in r.entries})))
-        p_now = chip.compute.get(precision) or max(chip.compute.values())
-        b_now = chip.dram.bandwidth
+        precision, p_now, b_now = _centre(r, chip)
         p0, b0 = p_now, b_now
         if self._drag is not None:  # the map holds still under a dragged dot (it ran away when
             p0, b0 = self._drag[2]  # it re-centred on the moving chip at each step)
@@ -232,17 +230,14 @@ class DesignSpacePanel(QWidget):
         if r is None or chip is None:
             return
         if self._drag is None or self._drag[0] != chip_id:
-            shown = r.chips[c] if c is not None else chip
-            precision = r.workload.activations
-            centre = (shown.compute.get(precision) or max(shown.compute.values()),
-                      shown.dram.bandwidth)
-            self._drag = (chip_id, chip, centre)
+            _p, *centre = _centre(r, r.chips[c] if c is not None else chip)
+            self._drag = (chip_id, chip, tuple(centre))
         start = self._drag[1]
-        span = 3.0  # decades either way, as a roof's drag allows
+        span = np.log10(WHAT_IF_SPAN)  # decades either way from the start, as far as a roof
         fx, fy = (10 ** min(max(d, -span), span) for d in (dx, dy))
         moved = start.scaled(fx, memory=False).with_ceiling(
             ("level", start.memory.index(start.dram)), start.dram.bandwidth * fy)
-        peak = moved.compute.get(r.workload.activations) or max(moved.compute.values())
+        _p, peak, _b = _centre(r, moved)
         self.model.push_what_if(moved, f"{format_si(peak, 'op/s')}, "
                                        f"{format_si(moved.dram.bandwidth, 'B/s')}",
                                 merge_key=("design space drag", self._drag_serial, chip_id))
@@ -262,3 +257,12 @@ class DesignSpacePanel(QWidget):
         x, y = self.dots.getData()
         ids = list(self.dots.data["data"])
         return QPointF(float(x[ids.index(chip_id)]), float(y[ids.index(chip_id)])) if chip_id in ids else None
+
+
+def _centre(r, chip) -> tuple[str, float, float]:
+    """Where the map of workload result ``r`` on ``chip`` is centred: the workload's precision
+    (a custom workload's first kernel precision), the chip's peak at it (else its highest) and
+    its main-memory bandwidth."""
+    precision = r.workload.activations if r.workload.kind != "custom" else next(
+        iter(sorted({e.kernel.precision for e in r.entries})))
+    return precision, chip.compute.get(precision) or max(chip.compute.values()), chip.dram.bandwidth

@@ -308,13 +308,12 @@ class ChipForm(QWidget):
         sources.update({f"op:{p}": "entered by hand" for p in op})
         sources.update({f"byte:{r}": "entered by hand" for r in byte})
         new = replace(e, op_pj=op, byte_pj=byte, sources=sources)
-        # the field then reads as the chip has it ("L2" written "L2 (50 MB)"), so that an undo
-        # with the cursor still in it finds the chip's text there and shows the one before
-        self._given_shown = ""
-        self.energy_given.setText("")
+        # taken, the text is no longer the user's own: the fill that follows the edit writes it
+        # as the chip has it ("L2" as "L2 (50 MB)"), so an undo with the cursor still in the
+        # field finds the chip's text there and shows the one before
+        self._given_shown = self.energy_given.text()
         self.model.push(Replace("chips", replace(chip, energy=new)),
                         f"Set {chip.name} energies: {text or 'none'}")
-        self._fill_energy(self._chip() or chip)  # (refused, the chip's own text comes back)
 
     def _fill_energy(self, chip: Chip) -> None:
         from roofline_gui.core.energy import PJ, constants, given_text  # noqa: PLC0415
@@ -366,13 +365,11 @@ class ChipForm(QWidget):
             self.energy_fields[name].show_error(problems[0][1])
             self._say_kept(label_of_energy(name), str(value), problems[0][1])
             return
-        empty = new.board_power is None and new.idle_power is None and \
-            new.price_per_hour is None and not new.op_pj and not new.byte_pj
         label = label_of_energy(name)
         said = "cleared" if value is None else (
             f"${value:g}" if name == "price_per_hour" else format_si(value, "W"))
         # each value taken is an undo step of its own (typed values are not a drag's steps)
-        self.model.push(Replace("chips", replace(chip, energy=None if empty else new)),
+        self.model.push(Replace("chips", replace(chip, energy=None if new.empty else new)),
                         f"Set {chip.name} {label}: {said}")
 
     def _fill(self, chip: Chip, old: Chip | None = None) -> None:

@@ -748,6 +748,10 @@ class WorkloadDialog(QDialog):
         self.preview.setHtml(entries_html(self._draft, kernels))
 
 
+#: A bar's height, in rows of the breakdown's charts (one row per chip).
+BAR_HEIGHT = 0.6
+
+
 def energy_segments(result, chips) -> list:
     """Each chip's energy per step as a bar of parts (core.energy.energy_parts)."""
     from roofline_gui.core.training_view import Part  # noqa: PLC0415
@@ -922,12 +926,12 @@ class WorkloadCharts(QWidget):
             parts = [s for s in self.segments if s.kind == kind]
             item = self._bar_items.get(kind)
             if item is None:
-                item = pg.BarGraphItem(x0=[], y=[], width=[], height=0.6, brush=color,
+                item = pg.BarGraphItem(x0=[], y=[], width=[], height=BAR_HEIGHT, brush=color,
                                        pen=pg.mkPen("w", width=1))
                 self.bars.addItem(item, ignoreBounds=True)  # the range is set below
                 self._bar_items[kind] = item
             item.setOpts(x0=[s.start for s in parts], y=[rows[s.chip] for s in parts],
-                         width=[s.width for s in parts], height=0.6)
+                         width=[s.width for s in parts], height=BAR_HEIGHT)
         ends = [s.start + s.width for s in self.segments]
         self._fit_x([max(ends)] if ends else [])
         self._label_segments(rows)
@@ -1002,7 +1006,7 @@ class WorkloadCharts(QWidget):
             if size <= 0:
                 continue
             bar = pg.BarGraphItem(x0=[start] * len(rows), y=rows, width=[size] * len(rows),
-                                  height=0.6, brush=training_view.MEMORY_COLORS[name],
+                                  height=BAR_HEIGHT, brush=training_view.MEMORY_COLORS[name],
                                   pen=pg.mkPen("w", width=1), name=name)
             bar.setToolTip(f"{name}: {format_si(size, 'B')} per chip")
             self.memory.addItem(bar)
@@ -1055,8 +1059,8 @@ class WorkloadCharts(QWidget):
         px_per_s = max(self.bars.getViewBox().width(), 100.0) / (self._x_top or 1.0)
         metrics = QFontMetricsF(QFont())
         char = metrics.averageCharWidth()
-        # a bar is 0.6 of its row: in a short dock (1280 x 800) the names overran the bars' height
-        bar_px = 0.6 * self.bars.getViewBox().height() / max(len(rows), 1)
+        # in a short dock (1280 x 800) the names overran the bars' height
+        bar_px = BAR_HEIGHT * self.bars.getViewBox().height() / max(len(rows), 1)
         if bar_px < 0.75 * metrics.height():  # (a little over the bar still reads)
             return
         for seg in self.segments:

@@ -58,13 +58,13 @@ class RoofLabelsLayer(_TextLayer):
         self._moving: int | None = None
 
     def update(self, scene: ChartScene, changed: frozenset[str]) -> None:
-        moving = _moving_chip(scene)
+        moving = scene.moving_chip
         if changed & self.PARTS or moving != self._moving:
             self._moving = moving
             self.draw(scene)
 
     def texts(self, scene: ChartScene) -> tuple:
-        moving = _moving_chip(scene)
+        moving = scene.moving_chip
         return tuple(lb for lb in scene.labels.roofs if moving is None or moving not in lb.chips)
 
 
@@ -74,10 +74,3 @@ class KernelNamesLayer(_TextLayer):
     def texts(self, scene: ChartScene) -> tuple:
         return scene.labels.names
 
-
-def _moving_chip(scene: ChartScene) -> int | None:
-    """The comparison index of the chip whose roof is being dragged, or None."""
-    lifted = scene.selection.lifted or ""
-    if not lifted.startswith("roof:"):
-        return None
-    return scene.comparison.chip_index.get(lifted.removeprefix("roof:"))

@@ -116,7 +116,7 @@ class KernelMarkersLayer(ChartLayer):
             self._timer.start(0)
         else:
             self._fill_pending()
-        self._cache_all_but(_roof_chip(scene))
+        self._cache_all_but(scene.selection.roof_chip)
 
     def _cache_all_but(self, moving: str | None) -> None:
         """Every chip's markers kept in a cached image but the chip whose roof is being
@@ -296,8 +296,3 @@ class KernelMarkersLayer(ChartLayer):
         self.scatters.clear()
         self._drawn.clear()
 
-
-def _roof_chip(scene: ChartScene) -> str | None:
-    """The id of the chip whose roof is being dragged, or None."""
-    lifted = scene.selection.lifted or ""
-    return lifted.removeprefix("roof:") if lifted.startswith("roof:") else None

@@ -68,7 +68,7 @@ class OverlaysLayer(ChartLayer):
         self._draw_path(scene)
 
     def _draw_path(self, scene: ChartScene) -> None:
-        if (scene.selection.lifted or "").startswith("roof:") and self._path_key != ():
+        if scene.selection.roof_chip is not None and self._path_key != ():
             return  # held during a roof's drag (8 bands were 4 ms a step), drawn on release
         key = self._key(scene)
         if key != self._path_key:  # a drag of the main parameter keeps its path

@@ -50,12 +50,11 @@ class RoofsLayer(ChartLayer):
         self.lifted_item = self.add(RoofLayer())
         self._static = None  # (lifted chip index, what the other chips' lines were drawn from)
 
-    def _moving_chip(self, scene: ChartScene) -> int | None:
-        lifted = scene.selection.lifted or ""
-        if not lifted.startswith("roof:"):
-            return None
-        chip_id = lifted.removeprefix("roof:")
-        return next((c for c in scene.chips if scene.comparison.chips[c].id == chip_id), None)
+    @staticmethod
+    def _moving_chip(scene: ChartScene) -> int | None:
+        """The chip whose roof is being dragged, where this chart shows it."""
+        c = scene.moving_chip
+        return c if c in scene.chips else None
 
     def _drawn_from(self, scene: ChartScene, chips) -> tuple:
         spec = scene.spec

@@ -64,12 +64,8 @@ class WorkloadsLayer(ChartLayer):
     @staticmethod
     def _moving_column(scene: ChartScene) -> int | None:
         """The column (among the shown chips) of the chip whose roof is being dragged."""
-        lifted = scene.selection.lifted or ""
-        if not lifted.startswith("roof:"):
-            return None
-        chip_id = lifted.removeprefix("roof:")
-        return next((j for j, c in enumerate(scene.chips)
-                     if scene.comparison.chips[c].id == chip_id), None)
+        c = scene.moving_chip
+        return scene.chips.index(c) if c in scene.chips else None
 
     def _draw_lifted(self, scene: ChartScene, moving: int | None, colors: tuple[str, ...]) -> None:
         """Every workload's marks on the moving chip, in the two lifted items: styles set once
