@@ -288,7 +288,7 @@ def workload(model: str | os.PathLike, *, name: str = "", **params) -> Workload:
     or "decode"), ``batch``, ``sequence`` (S, prefill), ``context`` (L, decode), ``weights``,
     ``activations``, ``kv_cache`` (precisions), ``chips_per_model`` and ``link``. A bad field
     raises RooflineError naming it."""
-    from roofline_gui.core.workload import build  # noqa: PLC0415
+    from roofline_gui.core.build import build  # noqa: PLC0415
     from roofline_gui.io.workloads import shipped_workloads, workload_from_config  # noqa: PLC0415
 
     known = {f.name for f in fields(Workload)} - {"id", "name", "kind", "spec", "source"}

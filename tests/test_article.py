@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 from roofline_gui.core.comparison import compare
-from roofline_gui.core.display import Units, chart_spec
+from roofline_gui.core.display import chart_spec
 from roofline_gui.core.levels import ratio_to_main_memory
+from roofline_gui.core.units import Units
 from roofline_gui.io.files import resources_dir
 from roofline_gui.io.session import load_session
 

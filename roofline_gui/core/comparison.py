@@ -14,6 +14,7 @@ from functools import cached_property
 import numpy as np
 
 from roofline_gui.core.chip import Chip
+from roofline_gui.core.energy import kernel_energy
 from roofline_gui.core.identity_cache import IdentityCache
 from roofline_gui.core.kernel import Kernel
 from roofline_gui.core.roofline import (
@@ -26,6 +27,7 @@ from roofline_gui.core.roofline import (
     evaluate,
 )
 from roofline_gui.core.units import MEMORY_ROLES, PRECISIONS, format_plain
+from roofline_gui.core.worth import CEILINGS, speedups
 
 #: the kernel set's measured rows, one set at a time: the document's (core.identity_cache)
 _MEASURED_ROWS: IdentityCache[list[int]] = IdentityCache(1)
@@ -152,8 +154,6 @@ class Comparison:
 
     def rows(self) -> list[dict[str, str]]:
         """Rows chip by chip, kernels in document order within each chip."""
-        from roofline_gui.core.worth import CEILINGS, speedups  # noqa: PLC0415
-
         worth = speedups(self.result)
         e = self.energy
         ops = self.kernel_arrays.ops
@@ -174,8 +174,6 @@ class Comparison:
     @cached_property
     def energy(self):
         """Energy, power and the power cap of every kernel on every chip (core.energy)."""
-        from roofline_gui.core.energy import kernel_energy  # noqa: PLC0415
-
         return kernel_energy(self.result, self.chips)
 
     def energy_of(self, k: int):
@@ -185,8 +183,6 @@ class Comparison:
             return self.energy.row(k)
         rows = self.__dict__.setdefault("_energy_rows", {})
         if k not in rows:
-            from roofline_gui.core.energy import kernel_energy  # noqa: PLC0415
-
             rows[k] = kernel_energy(self.result, self.chips, slice(k, k + 1))
         return rows[k]
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from roofline_gui.core.roofline import ROLE_INDEX, _level_times
+from roofline_gui.core.roofline import _level_times
+from roofline_gui.core.units import ROLE_INDEX
 
 
 def entry_times(result, c: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

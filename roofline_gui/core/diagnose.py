@@ -28,9 +28,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from roofline_gui.core.comparison import Comparison
-from roofline_gui.core.display import Units
 from roofline_gui.core.roofline import LIMITER_COMPUTE
-from roofline_gui.core.units import BYTES_PER_VALUE, format_si
+from roofline_gui.core.units import BYTES_PER_VALUE, Units, format_si
 
 #: Above its roof by more than this (1 %) a point is flagged: less is rounding in the figures.
 TOLERANCE = 1.01

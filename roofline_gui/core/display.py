@@ -23,40 +23,9 @@ import numpy as np
 
 from roofline_gui.core.comparison import Comparison
 from roofline_gui.core.levels import misfits
-from roofline_gui.core.roofline import ROLE_INDEX
-from roofline_gui.core.units import MEMORY_ROLES, OPS_PER_MAC, PRECISIONS, format_si
+from roofline_gui.core.units import MEMORY_ROLES, PRECISIONS, ROLE_INDEX, Units
 
 X_SPAN = (1e-3, 1e6)  # op/B: roofs are drawn across this, wider than any view
-
-
-@dataclass(frozen=True)
-class Units:
-    """How rates and intensities are shown: in ops, or in MACs (Count MACs)."""
-
-    mac: bool = False
-
-    @property
-    def ops_per_unit(self) -> int:
-        return OPS_PER_MAC if self.mac else 1
-
-    @property
-    def word(self) -> str:
-        return "MAC" if self.mac else "op"
-
-    def rate(self, ops_per_s):
-        """op/s → shown rate (op/s or MAC/s); arrays too. In ops, the values themselves (the
-        evaluation's arrays are not written to): a copy of 300,000 rates per drag step saved."""
-        return ops_per_s if self.ops_per_unit == 1 else ops_per_s / self.ops_per_unit
-
-    def intensity(self, ops_per_byte):
-        """op/B → shown intensity (op/B or MAC/B); arrays too (the values themselves in ops)."""
-        return ops_per_byte if self.ops_per_unit == 1 else ops_per_byte / self.ops_per_unit
-
-    def format_rate(self, ops_per_s: float, digits: int = 4) -> str:
-        return format_si(self.rate(ops_per_s), f"{self.word}/s", digits)
-
-    def format_intensity(self, ops_per_byte: float) -> str:
-        return f"{self.intensity(ops_per_byte):,.4g} {self.word}/B"
 
 
 @dataclass(frozen=True)

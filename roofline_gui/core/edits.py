@@ -11,8 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from roofline_gui.core.build import build
 from roofline_gui.core.document import Document
-from roofline_gui.core.errors import EditRefused
+from roofline_gui.core.errors import EditRefused, ValidationError
 
 if TYPE_CHECKING:  # off the start-up path
     pass
@@ -82,9 +83,6 @@ def _check(collection: str, item: Item) -> None:
     if collection == "workloads":
         problems = item.problems()
         if not problems and item.kind != "custom":  # a custom one is checked with the session
-            from roofline_gui.core.errors import ValidationError  # noqa: PLC0415
-            from roofline_gui.core.workload import build  # noqa: PLC0415
-
             try:
                 build(item)
             except ValidationError as exc:

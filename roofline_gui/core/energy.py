@@ -33,7 +33,15 @@ from dataclasses import dataclass, field, fields
 import numpy as np
 
 from roofline_gui.core.identity_cache import IdentityCache
-from roofline_gui.core.units import MEMORY_ROLES, PRECISIONS, format_si
+from roofline_gui.core.units import (
+    MEMORY_ROLES,
+    PRECISION_INDEX,
+    PRECISIONS,
+    ROLE_INDEX,
+    Units,
+    format_si,
+    format_time,
+)
 
 PJ = 1e-12
 #: A kernel counts as power-capped where the cap slows it by more than this.
@@ -302,7 +310,6 @@ def uncounted_bounds(chips: Sequence) -> np.ndarray:
 def link_constants(chips: Sequence, role: str) -> np.ndarray:
     """[C] J per byte at the first level of ``role`` (where a workload's communication crosses),
     0 where not given, NaN without energy data."""
-    from roofline_gui.core.roofline import ROLE_INDEX  # noqa: PLC0415
 
     return _tables(chips)[3][:, ROLE_INDEX[role]]
 
@@ -324,7 +331,6 @@ def _estimated(consts: Sequence[Constants | None]) -> np.ndarray:
 
 
 def _uncounted_bounds(chips: Sequence, consts: Sequence[Constants | None]) -> np.ndarray:
-    from roofline_gui.core.roofline import ROLE_INDEX  # noqa: PLC0415
 
     out = np.zeros((len(chips), len(ROLE_INDEX)))
     for c, (chip, k) in enumerate(zip(chips, consts, strict=True)):
@@ -337,7 +343,6 @@ def _uncounted_bounds(chips: Sequence, consts: Sequence[Constants | None]) -> np
 
 
 def _chip_constants(chips: Sequence, consts: Sequence[Constants | None]) -> tuple:
-    from roofline_gui.core.roofline import PRECISION_INDEX, ROLE_INDEX  # noqa: PLC0415
 
     n = len(chips)
     op = np.full((n, len(PRECISIONS)), np.nan)
@@ -419,7 +424,6 @@ def _est(k: Constants, key: str) -> str:
 def kernel_lines(comparison, k: int, c: int, units=None) -> list[str]:
     """Energy and power of kernel ``k`` on chip ``c``, the formula with its numbers; "no energy
     data" where the chip has none (never a zero)."""
-    from roofline_gui.core.display import Units  # noqa: PLC0415
 
     units = units or Units()
     word, per_unit = units.word, units.ops_per_unit  # MAC mode: MAC/s and MAC/J, as the table
@@ -441,7 +445,6 @@ def kernel_lines(comparison, k: int, c: int, units=None) -> list[str]:
     eps_op = consts.op_j.get(precision, np.nan)
     with np.errstate(divide="ignore", invalid="ignore"):
         intensity = ka.ops[k] / ka.bytes[k]  # ops per byte at each role
-    from roofline_gui.core.roofline import ROLE_INDEX  # noqa: PLC0415
 
     terms = [f"ε_{precision} {eps_op / PJ:.3g} pJ{_est(consts, f'op:{precision}')}"]
     for name, role, joules in consts.levels:
@@ -560,14 +563,12 @@ def workload_lines(result, c: int, carbon: float | None = None) -> list[str]:
 
 def _step_bytes(result, role: str) -> float:
     """A workload step's bytes at memory ``role``, all its entries' calls."""
-    from roofline_gui.core.roofline import ROLE_INDEX  # noqa: PLC0415
 
     ka = result.evaluation.kernel_arrays
     return float(result.counts @ np.nan_to_num(ka.bytes[result.rows, ROLE_INDEX[role]]))
 
 
 def _t(seconds: float) -> str:
-    from roofline_gui.core.units import format_time  # noqa: PLC0415
 
     return format_time(seconds)
 

@@ -10,11 +10,11 @@ import math
 
 from roofline_gui.core.comparison import Comparison
 from roofline_gui.core.diagnose import diagnosis_lines
-from roofline_gui.core.display import Units
+from roofline_gui.core.energy import kernel_lines
 from roofline_gui.core.levels import host_note, level_points, ratio_to_main_memory, residency_note
-from roofline_gui.core.roofline import LIMITER_COMPUTE, LIMITER_UNSUPPORTED, ROLE_INDEX
+from roofline_gui.core.roofline import LIMITER_COMPUTE, LIMITER_UNSUPPORTED
 from roofline_gui.core.templates import TEMPLATES
-from roofline_gui.core.units import BYTES_PER_VALUE, SAME_WIDTH, format_si, format_time
+from roofline_gui.core.units import BYTES_PER_VALUE, ROLE_INDEX, SAME_WIDTH, Units, format_si, format_time
 from roofline_gui.core.worth import speedups, worth_text
 
 
@@ -60,8 +60,6 @@ def explain(comparison: Comparison, k: int, c: int, units: Units = Units()) -> l
     lines.append(_worth_line(comparison, k, c))
     lines.extend(_level_lines(comparison, k, c, units))
     lines.append(_time_line(comparison, k, c, units))
-    from roofline_gui.core.energy import kernel_lines  # noqa: PLC0415
-
     lines.extend(kernel_lines(comparison, k, c, units))
     moves = _what_would_move_it(comparison, k, c, code, attainable, units)
     if moves:

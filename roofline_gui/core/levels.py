@@ -15,8 +15,7 @@ import numpy as np
 
 from roofline_gui.core.chip import Chip
 from roofline_gui.core.kernel import Kernel
-from roofline_gui.core.roofline import ROLE_INDEX
-from roofline_gui.core.units import format_si
+from roofline_gui.core.units import ROLE_INDEX, format_si
 
 
 @dataclass(frozen=True)

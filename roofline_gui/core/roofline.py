@@ -23,10 +23,7 @@ import numpy as np
 from roofline_gui.core.chip import Chip
 from roofline_gui.core.kernel import Kernel
 from roofline_gui.core.templates import Traffic
-from roofline_gui.core.units import MEMORY_ROLES, PRECISIONS, SAME_WIDTH
-
-ROLE_INDEX = {role: i for i, role in enumerate(MEMORY_ROLES)}
-PRECISION_INDEX = {p: i for i, p in enumerate(PRECISIONS)}
+from roofline_gui.core.units import MEMORY_ROLES, PRECISION_INDEX, PRECISIONS, ROLE_INDEX, SAME_WIDTH
 
 BOUND_MEMORY, BOUND_COMPUTE, BOUND_UNSUPPORTED = 0, 1, 2
 BOUND_NAMES = ("memory", "compute", "unsupported")

@@ -13,8 +13,9 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from roofline_gui.core.kernel import Kernel
-from roofline_gui.core.roofline import MEMORY_ROLES, PRECISION_INDEX, ROLE_INDEX, KernelArrays
+from roofline_gui.core.roofline import KernelArrays
 from roofline_gui.core.templates import TEMPLATES, place
+from roofline_gui.core.units import MEMORY_ROLES, PRECISION_INDEX, ROLE_INDEX
 
 #: Templates whose intensity does not depend on their parameters (STREAM kernels by design).
 FIXED_INTENSITY = frozenset({"triad", "dot"})

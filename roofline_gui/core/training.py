@@ -47,18 +47,22 @@ from dataclasses import dataclass, replace
 
 from roofline_gui.core.errors import Problem, ValidationError
 from roofline_gui.core.kernel import Kernel
-from roofline_gui.core.units import BYTES_PER_VALUE, format_si
-from roofline_gui.core.workload import Built, Entry, TransformerConfig, Workload
+from roofline_gui.core.units import BYTES_PER_VALUE
+from roofline_gui.core.units import format_bytes as _b  # short: formulas are full of them
+from roofline_gui.core.units import format_count as _g
+from roofline_gui.core.workload import (
+    Built,
+    Entry,
+    TransformerConfig,
+    Workload,
+)
 
-RECOMPUTE = ("none", "selective", "full")
 RECOMPUTE_WORDS = {"none": "no recomputation", "selective": "selective recomputation",
                    "full": "full recomputation"}
-OPTIMIZERS = ("adam", "sgd")
 OPTIMIZER_NAMES = {"adam": "Adam", "sgd": "SGD with momentum"}
 #: Ops per parameter of an update: Adam's two moments (7), bias corrections, square root,
 #: division, weight decay and step (6); SGD's momentum (2) and step (2).
 OPTIMIZER_OPS = {"adam": 13, "sgd": 4}
-ZERO_STAGES = (0, 1, 2, 3)
 #: The groups of a training step's entries, in order; the bubble idles the first three.
 GROUPS = ("forward", "backward", "recompute", "optimizer")
 BUBBLE_GROUPS = ("forward", "backward", "recompute")
@@ -138,15 +142,6 @@ def _scaled(kernel, factor: float, name: str, note: str):
                    bytes={r: v * factor for r, v in kernel.bytes.items()},
                    write_bytes={r: v * factor for r, v in kernel.write_bytes.items()},
                    notes=f"{note}\n{kernel.notes}")
-
-
-def _g(x: float) -> str:
-    x = float(x)
-    return f"{x:,.0f}" if x.is_integer() and abs(x) < 1e7 else f"{x:.4g}"
-
-
-def _b(x: float) -> str:
-    return format_si(x, "B") if x >= 1e4 else f"{_g(x)} B"
 
 
 def build_training(w: Workload, build_kind: Callable[[Workload], Built]) -> Built:

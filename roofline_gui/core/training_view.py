@@ -13,13 +13,15 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from roofline_gui.core.display import Units
+from roofline_gui.core.build import build
+from roofline_gui.core.energy import workload_lines
 from roofline_gui.core.errors import ValidationError
 from roofline_gui.core.roofline import BOUND_MEMORY
 from roofline_gui.core.training import GROUPS, RECOMPUTE_WORDS, scaling_variants
-from roofline_gui.core.units import format_si, format_time
-from roofline_gui.core.workload import Workload, build
+from roofline_gui.core.units import PRECISIONS, Units, format_si, format_time, rate_count, share_text
+from roofline_gui.core.workload import Workload, label_of
 from roofline_gui.core.workload_eval import WorkloadResult, evaluate_workloads
+from roofline_gui.core.worth import workload_speedups, worth_text
 
 #: The step's parts in the breakdown, in order, with the colour each is drawn in.
 PART_COLORS = {"forward": "#4c78a8", "backward": "#f58518", "recompute": "#b279a2",
@@ -222,15 +224,9 @@ def communication_takes_over(results: Sequence[WorkloadResult], c: int) -> int |
 def _stand_in(result: WorkloadResult, c: int) -> str:
     """' (its fp16 stands in)' where the chip lacks the training precision and a same-width
     one of its own is used (View → Same-width precisions), else ''."""
-    from roofline_gui.core.units import PRECISIONS  # noqa: PLC0415
-
     p = result.workload.activations
     s = result.evaluation.chip_arrays.stand_in_for(c, PRECISIONS.index(p))
     return f" (its {PRECISIONS[s]} stands in: it has no {p})" if s >= 0 else ""
-
-
-def _share(x: float) -> str:
-    return "0%" if abs(x) < 5e-4 else f"{100 * x:.3g}%"
 
 
 def explain_training(result: WorkloadResult, c: int, units: Units = Units(),  # noqa: B008
@@ -238,8 +234,6 @@ def explain_training(result: WorkloadResult, c: int, units: Units = Units(),  # 
     """Lines of text for the training step on chip ``c``: the step and the run, whether the
     states and activations fit, the MFU and its convention, where the time goes, what bounds
     it, what would move it, and the formulas with their numbers."""
-    from roofline_gui.core.workload_view import label_of, rate_count  # noqa: PLC0415
-    from roofline_gui.core.worth import workload_speedups, worth_text  # noqa: PLC0415
 
     w, chip, f = result.workload, result.chips[c], result.training
     t = float(result.time[c])
@@ -291,13 +285,14 @@ def explain_training(result: WorkloadResult, c: int, units: Units = Units(),  # 
     top = result.dominant(c)
     bound = ("memory-bound" if result.entry_bound[top, c] == BOUND_MEMORY else "compute-bound")
     lines.append("Where the time goes (the parts end to end, as the bar draws them): " + ", ".join(
-        f"{name} {_share(x / total)}" for name, x in parts if x > 0) + f"; {_share(r.memory_time / total)} "
-        f"of it in memory-bound kernels. The longest entry: {result.entries[top].kernel.name}, "
-        f"{_share(float(result.entry_time[top, c]) / total)} ({bound}).")
+        f"{name} {share_text(x / total)}" for name, x in parts if x > 0)
+        + f"; {share_text(r.memory_time / total)} of it in memory-bound kernels. "
+        f"The longest entry: {result.entries[top].kernel.name}, "
+        f"{share_text(float(result.entry_time[top, c]) / total)} ({bound}).")
     ceiling = float(result.peak[c])
     lines.append(f"Compute is busy {r.hfu_at_bound:.1%} of the step at the {w.activations} roof "
                  f"of {units.format_rate(ceiling)} (the chips' FLOPs ÷ peak; "
-                 f"{_share(r.compute_time / total)} of the time in compute-bound kernels)" + (
+                 f"{share_text(r.compute_time / total)} of the time in compute-bound kernels)" + (
                      f"; communication ({format_time(r.communication_time)}) is longer than the "
                      f"kernels ({format_time(float(result.kernel_time[c]))}): the link bounds the "
                      "step" if r.communication_time > result.kernel_time[c] else "") + ".")
@@ -326,8 +321,6 @@ def explain_training(result: WorkloadResult, c: int, units: Units = Units(),  # 
         lines.extend(f"• {m}" for m in moves)
     lines.append(f"Memory per chip: {memory} = {format_si(held, 'B')}"
                  + (f" of {format_si(cap, 'B')}." if np.isfinite(cap) else "."))
-    from roofline_gui.core.energy import workload_lines  # noqa: PLC0415
-
     lines.extend(workload_lines(result, c, carbon))
     lines.append("How it is counted:")
     lines.extend(f"• {s}" for s in r.steps)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass
 
 from roofline_gui.core.errors import UnitError
 
@@ -36,6 +37,10 @@ SAME_WIDTH: dict[str, tuple[str, ...]] = {"bf16": ("fp16",), "fp16": ("bf16",),
                                           "int8": ("fp8",), "fp8": ("int8",)}
 
 MEMORY_ROLES: tuple[str, ...] = ("dram", "cache", "host", "link")
+
+#: Each role's and precision's column in the evaluation's arrays.
+ROLE_INDEX: dict[str, int] = {role: i for i, role in enumerate(MEMORY_ROLES)}
+PRECISION_INDEX: dict[str, int] = {p: i for i, p in enumerate(PRECISIONS)}
 
 ROLE_LABELS: dict[str, str] = {
     "dram": "main memory (DRAM/HBM)",
@@ -180,8 +185,64 @@ def format_time(seconds: float | None, digits: int = 4) -> str:
     return f"{seconds / 1e-12:.{digits}g} ps"
 
 
+def format_count(x: float) -> str:
+    """A count as formulas show it: whole numbers exact with thousands commas below 10^7, else
+    four significant digits."""
+    x = float(x)
+    return f"{x:,.0f}" if x.is_integer() and abs(x) < 1e7 else f"{x:.4g}"
+
+
+def format_bytes(x: float) -> str:
+    """Bytes with a decimal prefix (GB = 1e9 B), exact below 10 kB."""
+    return format_si(x, "B") if x >= 1e4 else f"{format_count(x)} B"
+
+
+def rate_count(x: float) -> str:
+    """Throughputs as people read them: 219.2, 1,557, 10,020, 10.08 M (never an exponent)."""
+    if not math.isfinite(x):
+        return "—"
+    if abs(x) >= 1e6:  # 10.08 M, not 10,075,188: four figures are what the model is good for
+        return format_si(x, "", 4).strip()
+    return f"{x:,.0f}" if abs(x) >= 1e4 else f"{x:,.4g}"
+
+
+def share_text(share: float) -> str:
+    """A share of time as a percentage, 0% for rounding dust."""
+    return "0%" if abs(share) < 5e-4 else f"{100 * share:.3g}%"
+
+
 def format_plain(value: float | None) -> str:
     """Plain, round-trippable decimal text for CSV cells; empty for missing values."""
     if value is None or not math.isfinite(value):
         return ""
     return repr(float(value)) if value != int(value) or abs(value) >= 1e16 else str(int(value))
+
+
+@dataclass(frozen=True)
+class Units:
+    """How rates and intensities are shown: in ops, or in MACs (Count MACs)."""
+
+    mac: bool = False
+
+    @property
+    def ops_per_unit(self) -> int:
+        return OPS_PER_MAC if self.mac else 1
+
+    @property
+    def word(self) -> str:
+        return "MAC" if self.mac else "op"
+
+    def rate(self, ops_per_s):
+        """op/s → shown rate (op/s or MAC/s); arrays too. In ops, the values themselves (the
+        evaluation's arrays are not written to): a copy of 300,000 rates per drag step saved."""
+        return ops_per_s if self.ops_per_unit == 1 else ops_per_s / self.ops_per_unit
+
+    def intensity(self, ops_per_byte):
+        """op/B → shown intensity (op/B or MAC/B); arrays too (the values themselves in ops)."""
+        return ops_per_byte if self.ops_per_unit == 1 else ops_per_byte / self.ops_per_unit
+
+    def format_rate(self, ops_per_s: float, digits: int = 4) -> str:
+        return format_si(self.rate(ops_per_s), f"{self.word}/s", digits)
+
+    def format_intensity(self, ops_per_byte: float) -> str:
+        return f"{self.intensity(ops_per_byte):,.4g} {self.word}/B"

@@ -20,20 +20,23 @@ from functools import cached_property
 
 import numpy as np
 
+from roofline_gui.core.build import build
 from roofline_gui.core.chip import Chip
-from roofline_gui.core.energy import CAP_SLOWDOWN
+from roofline_gui.core.energy import CAP_SLOWDOWN, chip_constants, estimated, kernel_energy, link_constants
 from roofline_gui.core.identity_cache import IdentityCache
 from roofline_gui.core.kernel import Kernel
 from roofline_gui.core.roofline import (
     BOUND_MEMORY,
     LIMITER_COMPUTE,
-    ROLE_INDEX,
     ChipArrays,
     Evaluation,
     KernelArrays,
     evaluate,
 )
-from roofline_gui.core.workload import Built, Workload, build, with_field
+from roofline_gui.core.training import BUBBLE_GROUPS
+from roofline_gui.core.units import ROLE_INDEX
+from roofline_gui.core.workload import Built, Workload, with_field
+from roofline_gui.core.worth import workload_speedups
 
 WORKLOAD_CSV_COLUMNS = (
     "chip", "workload", "phase", "batch", "sequence", "context", "chips_per_model", "time_s",
@@ -123,8 +126,6 @@ class WorkloadResult:
 
     @cached_property
     def _bubble_rows(self) -> np.ndarray:
-        from roofline_gui.core.training import BUBBLE_GROUPS  # noqa: PLC0415
-
         return np.array([e.group in BUBBLE_GROUPS for e in self.entries], dtype=bool)
 
     def bubble_of(self, entry_time: np.ndarray) -> np.ndarray:
@@ -385,13 +386,6 @@ class WorkloadResult:
     @cached_property
     def energy(self) -> WorkloadEnergy:
         """Each chip's energy per step, power, power cap and cost (NaN without energy data)."""
-        from roofline_gui.core.energy import (  # noqa: PLC0415
-            chip_constants,
-            estimated,
-            kernel_energy,
-            link_constants,
-        )
-
         rows = self.rows
         ke = kernel_energy(self.evaluation, self.chips, rows)  # [E, C]: this workload's entries
         ops = self.counts * self.evaluation.kernel_arrays.ops[rows]  # [E] ops of all runs
@@ -432,8 +426,6 @@ class WorkloadResult:
     @cached_property
     def worth(self) -> dict[str, np.ndarray]:
         """{ceiling: [C]} the speedup with that ceiling alone twice as high (core.worth)."""
-        from roofline_gui.core.worth import workload_speedups  # noqa: PLC0415
-
         return workload_speedups(self)
 
 

@@ -14,10 +14,12 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from roofline_gui.core.display import Units
-from roofline_gui.core.roofline import BOUND_COMPUTE, BOUND_MEMORY, LIMITER_COMPUTE, ROLE_INDEX
-from roofline_gui.core.units import format_si, format_time
-from roofline_gui.core.workload import Workload, build, with_field
+from roofline_gui.core.build import build
+from roofline_gui.core.energy import workload_lines
+from roofline_gui.core.roofline import BOUND_COMPUTE, BOUND_MEMORY, LIMITER_COMPUTE
+from roofline_gui.core.training_view import explain_training
+from roofline_gui.core.units import ROLE_INDEX, Units, format_si, format_time, rate_count, share_text
+from roofline_gui.core.workload import Workload, label_of, with_field
 from roofline_gui.core.workload_eval import (
     SWEEP_BATCHES,
     WorkloadResult,
@@ -25,6 +27,7 @@ from roofline_gui.core.workload_eval import (
     communication_dominates_at,
     evaluate_workloads,
 )
+from roofline_gui.core.worth import workload_speedups, worth_text
 
 #: Each workload's markers take one shape, in turn (kernels' shapes are by category).
 WORKLOAD_SYMBOLS = ("x", "+", "d", "s", "t", "p", "h", "star")
@@ -43,24 +46,6 @@ class WorkloadMarks:
     point_y: np.ndarray  # [C] shown aggregate rate (total ops ÷ time)
     label: str  # "Llama-3-8B · B = 8"
     fits: tuple[bool, ...] = ()  # [C] whether weights and KV cache fit in each chip's memory
-
-
-def label_of(w: Workload) -> str:
-    """'Llama-3-8B · decode B = 8, L = 2048' (the phase left out when the name says it)."""
-    if w.training:
-        what = f"b = {w.batch}, S = {w.sequence}" if w.kind == "transformer" else f"b = {w.batch}"
-        chips = w.chips_total
-        name = w.name.lower()
-        return (f"{w.name} · {'' if 'train' in name else 'train '}{what}, "
-                f"G = {w.sequences_per_step}"
-                + ("" if w.activations in name else f", {w.activations}")
-                + (f", {chips:,} chips" if chips > 1 else ""))
-    if w.kind == "transformer":
-        length = f"S = {w.sequence}" if w.phase == "prefill" else f"L = {w.context}"
-        phase = "" if w.phase in w.name.lower() else f"{w.phase} "
-        return f"{w.name} · {phase}B = {w.batch}, {length}" + (
-            f", N = {w.chips_per_model}" if w.chips_per_model > 1 else "")
-    return f"{w.name} · B = {w.batch}"
 
 
 def workload_marks(results: Sequence[WorkloadResult], units: Units,
@@ -196,20 +181,6 @@ def _gb(x: float) -> str:
     return format_si(x, "B")
 
 
-def rate_count(x: float) -> str:
-    """Throughputs as people read them: 219.2, 1,557, 10,020, 10.08 M (never an exponent)."""
-    if not np.isfinite(x):
-        return "—"
-    if abs(x) >= 1e6:  # 10.08 M, not 10,075,188: four figures are what the model is good for
-        return format_si(x, "", 4).strip()
-    return f"{x:,.0f}" if abs(x) >= 1e4 else f"{x:,.4g}"
-
-
-def share_text(share: float) -> str:
-    """A share of time as a percentage, 0% for rounding dust."""
-    return "0%" if abs(share) < 5e-4 else f"{100 * share:.3g}%"
-
-
 def fit_line(result: WorkloadResult, c: int) -> str | None:
     """Whether the workload's weights and KV cache fit in chip ``c``'s main memory, and how
     many chips it needs if not (None where unknown)."""
@@ -234,8 +205,6 @@ def explain_workload(result: WorkloadResult, c: int, units: Units = Units(),  # 
     does, the bandwidth that limits it, how busy compute is, where the time goes, what would
     move it and the link's cost."""
     if result.training is not None:
-        from roofline_gui.core.training_view import explain_training  # noqa: PLC0415
-
         return explain_training(result, c, units, kernels, carbon)
     w, chip = result.workload, result.chips[c]
     t = float(result.time[c])
@@ -284,8 +253,6 @@ def explain_workload(result: WorkloadResult, c: int, units: Units = Units(),  # 
     lines.append(f"Time: {share_text(mem)} in memory-bound kernels, "
                  f"{share_text(max(0.0, float(result.compute_share[c])))} compute-bound"
                  + (f", {share_text(comm)} on the link" if w.chips_per_model > 1 else "") + ".")
-    from roofline_gui.core.worth import workload_speedups, worth_text  # noqa: PLC0415
-
     precisions = sorted({e.kernel.precision for e in result.entries})
     names = {"compute": f"the {', '.join(precisions)} peak" + ("s" if len(precisions) > 1 else ""),
              **{role: " and ".join(lv.name for lv in chip.levels(role))
@@ -323,8 +290,6 @@ def explain_workload(result: WorkloadResult, c: int, units: Units = Units(),  # 
             lines.append(f"Note: {note}.")
     if fit and result.fits[c]:
         lines.append(fit)
-    from roofline_gui.core.energy import workload_lines  # noqa: PLC0415
-
     lines.extend(workload_lines(result, c, carbon))
     return lines
 

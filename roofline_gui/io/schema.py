@@ -18,12 +18,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from roofline_gui.core.build import build
 from roofline_gui.core.errors import ValidationError
 from roofline_gui.core.kernel import Kernel
 from roofline_gui.core.templates import RESIDENCES, TEMPLATES
-from roofline_gui.core.training import OPTIMIZERS, RECOMPUTE
 from roofline_gui.core.units import MEMORY_ROLES, PRECISIONS
-from roofline_gui.core.workload import KINDS, LINK_ROLES, MAX_DIM, PHASES, Workload, build
+from roofline_gui.core.workload import KINDS, LINK_ROLES, MAX_DIM, OPTIMIZERS, PHASES, RECOMPUTE, Workload
 from roofline_gui.io.presets import Presets, default_presets
 from roofline_gui.io.validate import (
     CHIP_KEYS,

@@ -10,9 +10,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from roofline_gui.core.build import build
 from roofline_gui.core.errors import Problem, ValidationError
-from roofline_gui.core.training import OPTIMIZERS, RECOMPUTE
-from roofline_gui.core.workload import KINDS, LINK_ROLES, MAX_DIM, PHASES, Workload, build
+from roofline_gui.core.workload import KINDS, LINK_ROLES, MAX_DIM, OPTIMIZERS, PHASES, RECOMPUTE, Workload
 from roofline_gui.io.files import read_json, resources_dir
 from roofline_gui.io.validate import Checker
 

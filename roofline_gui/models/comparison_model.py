@@ -323,7 +323,7 @@ class ComparisonTableModel(QAbstractTableModel):
 
     # -- workload rows ---------------------------------------------------------------------------
     def _workload_header(self, w: int, role: int):
-        from roofline_gui.core.workload_view import label_of  # noqa: PLC0415
+        from roofline_gui.core.workload import label_of  # noqa: PLC0415
 
         doc = self._model.document
         if not 0 <= w < len(doc.workloads):
@@ -338,12 +338,9 @@ class ComparisonTableModel(QAbstractTableModel):
         return None
 
     def _workload_data(self, w: int, column: int, role: int):
-        from roofline_gui.core.workload_view import (  # noqa: PLC0415
-            fit_line,
-            label_of,
-            rate_count,
-            share_text,
-        )
+        from roofline_gui.core.units import rate_count, share_text  # noqa: PLC0415
+        from roofline_gui.core.workload import label_of  # noqa: PLC0415
+        from roofline_gui.core.workload_view import fit_line  # noqa: PLC0415
 
         doc = self._model.document
         if not 0 <= w < len(doc.workloads):

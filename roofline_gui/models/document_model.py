@@ -18,13 +18,14 @@ from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from roofline_gui.core.chip import Chip
 from roofline_gui.core.comparison import Comparison, Evaluator
-from roofline_gui.core.display import Units, View
+from roofline_gui.core.display import View
 from roofline_gui.core.document import Document
 from roofline_gui.core.edits import Edit, Replace, apply, insert_new, next_color, touched_ids
 from roofline_gui.core.errors import EditRefused, ValidationError
 from roofline_gui.core.kernel import Kernel
 from roofline_gui.core.levels import residency_note
 from roofline_gui.core.sweep import describe_move, move_to_intensity
+from roofline_gui.core.units import Units
 
 if TYPE_CHECKING:  # the workload modules are imported on first use, off the start-up path
     from roofline_gui.core.workload import Workload
@@ -155,7 +156,7 @@ class DocumentModel(QObject):
         if self._workloads is None and not self._doc.workloads:
             self._workloads = ([], {})
         if self._workloads is None:
-            from roofline_gui.core.workload import build  # noqa: PLC0415
+            from roofline_gui.core.build import build  # noqa: PLC0415
             from roofline_gui.core.workload_eval import evaluate_workloads  # noqa: PLC0415
 
             doc, kernels = self._doc, self._doc.kernels_by_id

@@ -13,7 +13,8 @@ from roofline_gui.core.chart_scene import (
     measured_points,
 )
 from roofline_gui.core.comparison import compare
-from roofline_gui.core.display import Units, boxes_overlap, chart_spec
+from roofline_gui.core.display import boxes_overlap, chart_spec
+from roofline_gui.core.units import Units
 from roofline_gui.io.presets import load_presets
 
 PRESETS = load_presets()

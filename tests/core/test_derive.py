@@ -51,7 +51,8 @@ def test_factors_by_precision_and_capacity_and_bad_ones_named():
 
 
 def test_a_what_if_chip_keeps_its_datasheet_figures_saves_them_draws_them_and_resets(tmp_path):
-    from roofline_gui.core.display import Units, chart_spec
+    from roofline_gui.core.display import chart_spec
+    from roofline_gui.core.units import Units
     from roofline_gui.io.session import load_session, save_session
 
     derived = derive(H100, {"dram": 2, "bf16": 3})

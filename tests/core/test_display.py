@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 from roofline_gui.core.comparison import compare
-from roofline_gui.core.display import Units, chart_spec
+from roofline_gui.core.display import chart_spec
 from roofline_gui.core.explain import explain
-from roofline_gui.core.roofline import LIMITER_COMPUTE, LIMITER_UNSUPPORTED, ROLE_INDEX
-from roofline_gui.core.units import format_si
+from roofline_gui.core.roofline import LIMITER_COMPUTE, LIMITER_UNSUPPORTED
+from roofline_gui.core.units import ROLE_INDEX, Units, format_si
 from roofline_gui.io.files import resources_dir
 from roofline_gui.io.session import load_session
 

@@ -7,10 +7,11 @@ import pytest
 
 from roofline_gui.core.chip import Chip, Measured, MemoryLevel, attach_measured, ceiling_note
 from roofline_gui.core.comparison import compare
-from roofline_gui.core.display import Units, chart_spec
+from roofline_gui.core.display import chart_spec
 from roofline_gui.core.explain import explain
 from roofline_gui.core.kernel import Kernel
 from roofline_gui.core.roofline import LIMITER_COMPUTE
+from roofline_gui.core.units import Units
 
 WHEN, HOW, HOST = "2026-12-01 09:00", "STREAM triad, compiled, 2 threads", "test host"
 

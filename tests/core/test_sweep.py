@@ -2,8 +2,8 @@ import numpy as np
 import pytest
 
 from roofline_gui.core.kernel import Kernel
-from roofline_gui.core.roofline import ROLE_INDEX
 from roofline_gui.core.sweep import can_move, sweep, with_intensity
+from roofline_gui.core.units import ROLE_INDEX
 
 
 def mlp(batch=1):

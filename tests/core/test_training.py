@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import roofline_gui.api as rf
+from roofline_gui.core.build import build
 from roofline_gui.core.errors import ValidationError
 from roofline_gui.core.training import (
     implied_mfu,
@@ -17,7 +18,7 @@ from roofline_gui.core.training import (
     state_bytes_per_parameter,
 )
 from roofline_gui.core.training_view import breakdown, fit_changes, scaling
-from roofline_gui.core.workload import TransformerConfig, Workload, build
+from roofline_gui.core.workload import TransformerConfig, Workload
 from roofline_gui.core.workload_eval import evaluate_workloads
 from roofline_gui.io.workloads import shipped_workloads
 

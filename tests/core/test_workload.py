@@ -6,9 +6,10 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from roofline_gui.core.build import build
 from roofline_gui.core.comparison import compare
 from roofline_gui.core.errors import ValidationError
-from roofline_gui.core.workload import TransformerConfig, Workload, build
+from roofline_gui.core.workload import TransformerConfig, Workload
 from roofline_gui.core.workload_eval import (
     batch_sweep,
     communication_dominates_at,
@@ -195,16 +196,12 @@ def test_custom_workload_binds_its_batch_into_template_kernels():
 
 # -- what the views show (core.workload_view) ------------------------------------------------------
 
-from roofline_gui.core.display import Units  # noqa: E402
-from roofline_gui.core.units import format_time  # noqa: E402
-from roofline_gui.core.workload_view import (  # noqa: E402
-    breakdown,
-    drag_ladder,
-    explain_workload,
-    rate_count,
-    value_at,
-    workload_marks,
+from roofline_gui.core.units import (  # noqa: E402
+    Units,
+    format_time,
+    rate_count,  # noqa: E402
 )
+from roofline_gui.core.workload_view import breakdown, drag_ladder, explain_workload, value_at, workload_marks  # noqa: E402
 
 
 @pytest.mark.parametrize("mac", [False, True])

@@ -8,9 +8,9 @@ from helpers import drag_mouse
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtWidgets import QDialog
 
-from roofline_gui.core.units import format_time
+from roofline_gui.core.units import format_time, rate_count
 from roofline_gui.core.workload_eval import evaluate_workloads
-from roofline_gui.core.workload_view import drag_ladder, rate_count
+from roofline_gui.core.workload_view import drag_ladder
 from roofline_gui.io.session import load_session, save_session
 from roofline_gui.widgets.panels.workloads_panel import WorkloadDialog
 

@@ -36,8 +36,8 @@ from roofline_gui.core.chart_scene import (
     workloads_outside,
 )
 from roofline_gui.core.comparison import Comparison
-from roofline_gui.core.display import Units, chart_spec
-from roofline_gui.core.units import OPS_PER_MAC
+from roofline_gui.core.display import chart_spec
+from roofline_gui.core.units import OPS_PER_MAC, Units
 from roofline_gui.widgets.chart.layers.base import Style
 from roofline_gui.widgets.chart.layers.labels import KernelNamesLayer, RoofLabelsLayer
 from roofline_gui.widgets.chart.layers.legend import LegendLayer

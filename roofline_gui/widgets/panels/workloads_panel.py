@@ -45,6 +45,7 @@ from PySide6.QtWidgets import (
 )
 
 from roofline_gui.core import training_view
+from roofline_gui.core.build import build
 from roofline_gui.core.energy import ENERGY_PART_COLORS, ENERGY_PART_WORDS, energy_parts
 from roofline_gui.core.errors import RooflineError, ValidationError
 from roofline_gui.core.units import PRECISIONS, format_si, format_time
@@ -54,12 +55,12 @@ from roofline_gui.core.workload import (
     ON_CHIP_KINDS,
     TRAIN_KINDS,
     Workload,
-    build,
+    label_of,
     parameters_text,
     with_field,
 )
 from roofline_gui.core.workload_eval import SWEEP_BATCHES, batch_sweep
-from roofline_gui.core.workload_view import SEGMENT_KINDS, breakdown, label_of
+from roofline_gui.core.workload_view import SEGMENT_KINDS, breakdown
 from roofline_gui.io.workloads import shipped_folder, shipped_workloads, workload_from_config
 from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.widgets.common.axes import log_plot

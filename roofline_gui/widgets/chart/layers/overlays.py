@@ -12,10 +12,10 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
 from roofline_gui.core.chart_scene import ChartScene
-from roofline_gui.core.roofline import ROLE_INDEX, evaluate
+from roofline_gui.core.roofline import evaluate
 from roofline_gui.core.sweep import can_move, sweep
 from roofline_gui.core.templates import TEMPLATES
-from roofline_gui.core.units import format_si
+from roofline_gui.core.units import ROLE_INDEX, format_si
 from roofline_gui.widgets.chart.layers.base import ChartLayer
 from roofline_gui.widgets.chart.plot_items import RoofLayer, log10
 
