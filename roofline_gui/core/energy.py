@@ -190,9 +190,12 @@ class Constants:
     byte_j: dict[str, float]  # J per byte at a role: its counted levels' sum (each sees the bytes)
     levels: tuple[tuple[str, str, float], ...]  # (level name, role, J per byte; 0 not counted)
     said: dict[str, str]  # "op:<precision>", "byte:<level name>" -> source or "estimate: …"
+    estimated: frozenset[str] = frozenset()  # the keys of ``said`` whose figure is an estimate
 
     def is_estimate(self, key: str) -> bool:
-        return self.said.get(key, "").startswith("estimate")
+        """Whether the figure at ``key`` was estimated here from the board power (a source the
+        user gave is never one, whatever its words)."""
+        return key in self.estimated
 
     @property
     def dram_estimated(self) -> bool:
@@ -216,13 +219,14 @@ def constants(chip) -> Constants | None:
     said = {"board_power": e.sources.get("board_power", "no source given"),
             "idle_power": (e.sources.get("idle_power", "no source given") if e.idle_power is not None
                            else "not given: 0 W, the constant power folded into the estimates")}
-    op = {}
+    op, estimated = {}, set()
     for p, peak in chip.compute.items():
         if p in e.op_pj:
             op[p] = e.op_pj[p] * PJ
             said[f"op:{p}"] = e.sources.get(f"op:{p}", "no source given")
         else:
             op[p] = spare / peak
+            estimated.add(f"op:{p}")
             said[f"op:{p}"] = (f"estimate (an upper bound): (P − π0)/peak = {spare:g} W / "
                                f"{format_si(peak, 'op/s')} = {op[p] / PJ:.3g} pJ")
     levels = []
@@ -236,6 +240,7 @@ def constants(chip) -> Constants | None:
                 "" if given == level.name else f" (given for every {level.role} level)")
         elif level in first_dram:
             j = spare / level.bandwidth
+            estimated.add(key)
             said[key] = (f"estimate (an upper bound): (P − π0)/bandwidth = {spare:g} W / "
                          f"{format_si(level.bandwidth, 'B/s')} = {j / PJ:.3g} pJ")
         else:
@@ -247,7 +252,7 @@ def constants(chip) -> Constants | None:
         levels.append((level.name, level.role, j))
     byte = {role: sum(j for _n, r, j in levels if r == role) for role in MEMORY_ROLES
             if chip.levels(role)}
-    return Constants(e.board_power, p0, op, byte, tuple(levels), said)
+    return Constants(e.board_power, p0, op, byte, tuple(levels), said, frozenset(estimated))
 
 
 @dataclass(frozen=True)

@@ -62,6 +62,26 @@ def test_the_power_cap_bites_at_the_ridge_and_not_far_from_it():
     assert "Power-capped: held to 200 W its rate falls to 75 Top/s (75%" in text
 
 
+@pytest.mark.parametrize("words", ["estimated from the die area (Smith 2024)", "Estimate, vendor"])
+def test_a_given_figure_whose_source_says_estimated_is_still_given(words):
+    """Whether a figure is an estimate is the model's own fact, not its source's words: a
+    source the user typed that begins with "estimated" keeps the power cap as given."""
+    from dataclasses import replace
+
+    plain = round_chip(board=200.0)
+    worded = replace(plain, energy=replace(plain.energy, sources={
+        "board_power": words, "op:bf16": words, "byte:dram": words}))
+    k = constants(worded)
+    assert not k.is_estimate("op:bf16") and not k.is_estimate("byte:HBM")
+    ks = [kernel(100.0), kernel(30.0), kernel(300.0)]
+    a, b = compare(ks, [plain]).energy, compare(ks, [worded]).energy
+    assert a.capped.any() and (a.capped == b.capped).all()
+    assert np.array_equal(a.capped_rate, b.capped_rate) and (b.capped_rate > 0).all()
+    # an estimate the model makes is one, whatever the words around it
+    bare = replace(plain, energy=Energy(board_power=200.0, sources={"board_power": words}))
+    assert constants(bare).is_estimate("op:bf16") and constants(bare).is_estimate("byte:HBM")
+
+
 def test_estimates_from_the_board_power_are_said_to_be_upper_bounds():
     h100 = rf.chip("nvidia-h100-sxm5-80gb")
     k = constants(h100)
@@ -197,8 +217,7 @@ def test_one_kernels_energy_is_the_whole_models_row():
 def test_energy_reads_the_same_in_every_view_in_mac_mode_too():
     """In MAC units the explanation's op/J is the table's MAC/J: half the op/J; derated, every
     view takes the derated rate the evaluation holds."""
-    from roofline_gui.core.display import Units
-    from roofline_gui.core.units import format_si
+    from roofline_gui.core.units import Units, format_si
 
     for derated in (False, True):
         cmp = compare([kernel(100.0)], [round_chip(board=200.0)], derated=derated)
