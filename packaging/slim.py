@@ -5,8 +5,17 @@ docs/packaging.md).
 - Platform plugins for embedded displays (eglfs, linuxfb, vnc, vkkhrdisplay) and the evdev/tuio
   input plugins they use, Wayland's compositor-side buffer plugins and embedded shells, and
   QtNetwork's library (nothing links it); xcb, wayland (xdg-shell, decorations, wayland-egl),
-  offscreen and minimal stay, as do the image formats, SVG, the input contexts (compose key,
-  IBus) and the platform themes.
+  offscreen and minimal stay, as do the image formats, SVG and the input contexts (compose key,
+  IBus).
+- Qt's GTK 3 platform theme (platformthemes/libqgtk3.so) and the system libraries only it links
+  (GTK 3, GDK, cairo, pango, atk, gdk-pixbuf and their kin: about 12 MB where they are
+  installed). PyInstaller carries whatever the build machine has, so a machine with GTK 3 built
+  a bundle 12 MB larger than one without, with other contents. The XDG desktop portal theme
+  stays: it needs no GTK, and on GNOME and KDE it gives the desktop's file dialogs, colour
+  scheme and fonts over D-Bus through xdg-desktop-portal. Without a portal Qt's own Fusion look
+  and file dialog are used, the same on every desktop.
+- Any system library that nothing kept links (ldd's closure of every kept binary): what a
+  dropped plugin alone needed goes with it, on every build machine alike.
 - PySide6's QtOpenGL binding (8.9 MB), which pyqtgraph imports but uses only to draw with
   OpenGL, never enabled here: rthook_qtopengl.py puts an empty module in its place. TLS
   (libcrypto, 5 MB) and the East Asian legacy codecs go too (see the spec's EXCLUDES).
@@ -41,7 +50,10 @@ DROP_PLUGINS = ("platforms/libqeglfs", "platforms/libqlinuxfb", "platforms/libqv
                 "wayland-graphics-integration-client/libshm-emulation-server",
                 "wayland-graphics-integration-client/libvulkan-server",
                 "wayland-shell-integration/libivi-shell", "wayland-shell-integration/libqt-shell",
-                "wayland-shell-integration/libfullscreen-shell-v1")
+                "wayland-shell-integration/libfullscreen-shell-v1",
+                # GTK 3's theme: on a build machine with GTK it brought 12 MB of GTK's libraries
+                # (see the docstring); the portal theme stays
+                "platformthemes/libqgtk3")
 # QtNetwork's library comes with PySide6's hooks, but nothing bundled links or loads it.
 DROP_LIBS = ("libQt6EglFSDeviceIntegration", "libQt6EglFsKmsSupport", "libQt6EglFsKmsGbmSupport",
              "libQt6Network")
@@ -75,7 +87,9 @@ def _dest(entry) -> str:
 
 
 def keep_data(entry) -> bool:
-    return "/Qt/translations/" not in f"/{_dest(entry)}"
+    """Not Qt's translations, nor bytecode left in the source tree by a run of the checkout."""
+    dest = f"/{_dest(entry)}"
+    return "/Qt/translations/" not in dest and "/__pycache__/" not in dest
 
 
 def keep_binary(entry) -> bool:
@@ -84,6 +98,38 @@ def keep_binary(entry) -> bool:
         plugin = dest.split("Qt/plugins/", 1)[1]
         return not plugin.startswith(DROP_PLUGINS)
     return not Path(dest).name.startswith(DROP_LIBS)
+
+
+def _system_library(source: str) -> bool:
+    """A library the build machine's system provides (not a wheel's, not Python's own)."""
+    path = Path(source).resolve()
+    return (sys.platform.startswith("linux") and path.suffix != ".py" and ".so" in path.name
+            and "site-packages" not in path.parts and not _python_own(source)
+            and not path.name.startswith("libpython"))
+
+
+def _ldd_imports(source: str) -> set[str]:
+    """The libraries ``source`` loads (on Linux ldd's whole closure), resolved to paths."""
+    from PyInstaller.depend.bindepend import get_imports  # only inside a PyInstaller build
+
+    return {path for _, path in get_imports(source) if path}
+
+
+def unlinked_system_libraries(binaries: list, imports=_ldd_imports) -> set[str]:
+    """Destinations of the system libraries in ``binaries`` that no other entry links (directly
+    or through others): carried only because a plugin that was left out needed them."""
+    system = {str(Path(b[1]).resolve()): _dest(b) for b in binaries if _system_library(b[1])}
+    reached: set[str] = set()
+    todo = [str(Path(b[1]).resolve()) for b in binaries if not _system_library(b[1])]
+    seen = set(todo)
+    while todo:
+        for path in map(lambda p: str(Path(p).resolve()), imports(todo.pop())):
+            if path in system and path not in reached:
+                reached.add(path)
+            if path not in seen:
+                seen.add(path)
+                todo.append(path)
+    return {dest for path, dest in system.items() if path not in reached}
 
 
 def empty_icu_data(version: str, folder: Path) -> Path | None:
@@ -120,6 +166,11 @@ def slim(binaries: list, datas: list) -> tuple[list, list, list[str]]:
     """The bundle's binaries and data without what the app never loads; and notes for the log."""
     notes = []
     kept = [b for b in binaries if keep_binary(b)]
+    unlinked = unlinked_system_libraries(kept)
+    kept = [b for b in kept if _dest(b) not in unlinked]
+    if unlinked:
+        notes.append(f"left out {len(unlinked)} system libraries nothing kept links: "
+                     + ", ".join(sorted(Path(d).name for d in unlinked)))
     folder = Path(tempfile.mkdtemp(prefix="roofline-slim-"))
     before = sum(Path(b[1]).stat().st_size for b in kept if Path(b[1]).is_file())
     for i, entry in enumerate(kept):
@@ -135,7 +186,7 @@ def slim(binaries: list, datas: list) -> tuple[list, list, list[str]]:
         kept[i] = (entry[0], str(stub), *entry[2:])
         notes.append(f"ICU data {_dest(entry)} replaced by an empty package")
     after = sum(Path(b[1]).stat().st_size for b in kept if Path(b[1]).is_file())
-    notes.append(f"left out {len(binaries) - len(kept)} binaries (plugins for embedded displays); "
+    notes.append(f"left out {len(binaries) - len(kept)} binaries (plugins and what only they linked); "
                  f"Python's own stripped; binaries {before / 1e6:.0f} MB -> {after / 1e6:.0f} MB")
     data = [d for d in datas if keep_data(d)]
     notes.append(f"left out {len(datas) - len(data)} data files (Qt translations)")
