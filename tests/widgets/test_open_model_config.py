@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QDialog
 
 from roofline_gui.io.files import resources_dir
 from roofline_gui.widgets.common.dialogs import Confirm
-from roofline_gui.widgets.panels.workloads_panel import ConfigDialogs, WorkloadDialog
+from roofline_gui.widgets.panels.workloads.dialog import ConfigDialogs, WorkloadDialog
 
 SHIPPED = str(resources_dir() / "workloads")
 

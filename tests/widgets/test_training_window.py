@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QDialog
 
 from roofline_gui.core.workload_eval import evaluate_workloads
 from roofline_gui.io.presets import default_presets
-from roofline_gui.widgets.panels.workloads_panel import WorkloadDialog
+from roofline_gui.widgets.panels.workloads.dialog import WorkloadDialog
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ import pytest
 from roofline_gui.io.files import resources_dir
 from roofline_gui.io.session import load_session
 from roofline_gui.models.document_model import DocumentModel
-from roofline_gui.widgets.panels.workloads_panel import WorkloadCharts
+from roofline_gui.widgets.panels.workloads.charts import WorkloadCharts
 
 
 @pytest.fixture

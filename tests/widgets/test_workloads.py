@@ -12,7 +12,7 @@ from roofline_gui.core.units import format_time, rate_count
 from roofline_gui.core.workload_eval import evaluate_workloads
 from roofline_gui.core.workload_view import drag_ladder
 from roofline_gui.io.session import load_session, save_session
-from roofline_gui.widgets.panels.workloads_panel import WorkloadDialog
+from roofline_gui.widgets.panels.workloads.dialog import WorkloadDialog
 
 
 @pytest.fixture
@@ -163,7 +163,7 @@ def test_delete_duplicate_rename_and_refused_chip_counts(window, with_llama, qtb
     from pathlib import Path
 
     from roofline_gui.io.files import resources_dir
-    from roofline_gui.widgets.panels.workloads_panel import WorkloadDialog
+    from roofline_gui.widgets.panels.workloads.dialog import WorkloadDialog
 
     cnn = Path(resources_dir()) / "workloads" / "resnet-50.layers.json"
     monkeypatch.setattr(WorkloadDialog, "open_config",
@@ -175,10 +175,10 @@ def test_delete_duplicate_rename_and_refused_chip_counts(window, with_llama, qtb
 def test_edits_of_one_field_merge_only_while_they_stream(window, with_llama, monkeypatch):
     """Held arrows make one undo step; the same field edited again later is a step of its own
     (the second tour found Batch 64, then 3, undone straight back to 1)."""
-    from roofline_gui.widgets.panels import workloads_panel
+    from roofline_gui.widgets.panels.workloads import panel
 
     clock = [100.0]
-    monkeypatch.setattr(workloads_panel.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(panel.time, "monotonic", lambda: clock[0])
     model, wid, spin = window.model, with_llama, window.workloads.fields.spins["batch"]
     for value in (2, 3, 4):  # a stream: one step
         spin.setValue(value)

@@ -206,10 +206,8 @@ class MainWindow(QMainWindow):
             if name == "explanation":
                 return ExplanationPane(self.model)
             return self._table_with_units(ComparisonTable(self.model, self.presets))
-        from roofline_gui.widgets.panels.workloads_panel import (  # noqa: PLC0415
-            WorkloadCharts,
-            WorkloadsPanel,
-        )
+        from roofline_gui.widgets.panels.workloads.charts import WorkloadCharts  # noqa: PLC0415
+        from roofline_gui.widgets.panels.workloads.panel import WorkloadsPanel  # noqa: PLC0415
 
         if name == "design":
             from roofline_gui.widgets.panels.design_space_panel import (  # noqa: PLC0415
@@ -288,7 +286,7 @@ class MainWindow(QMainWindow):
         self.workloads.new_workload()
 
     def open_model_config(self) -> None:
-        from roofline_gui.widgets.panels.workloads_panel import WorkloadDialog  # noqa: PLC0415
+        from roofline_gui.widgets.panels.workloads.dialog import WorkloadDialog  # noqa: PLC0415
 
         dialog = WorkloadDialog(self.model, self)
         if not dialog.open_config():

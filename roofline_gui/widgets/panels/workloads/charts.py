@@ -1,0 +1,436 @@
+"""The selected workload on every chip: a bar per chip of its step's time by kernel, coloured by
+what bounds each (memory, compute, link), with its energy, the memory a training step holds, the
+batch sweep (throughput against latency) and the scaling chart."""
+
+from __future__ import annotations
+
+import html
+from dataclasses import replace
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QFont, QFontMetricsF
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QVBoxLayout,
+    QWidget,
+)
+
+from roofline_gui.core import training_view
+from roofline_gui.core.energy import ENERGY_PART_COLORS, ENERGY_PART_WORDS, energy_parts
+from roofline_gui.core.units import format_si, format_time
+from roofline_gui.core.workload import (
+    Workload,
+    label_of,
+)
+from roofline_gui.core.workload_eval import SWEEP_BATCHES, batch_sweep
+from roofline_gui.core.workload_view import SEGMENT_KINDS, breakdown
+from roofline_gui.models.document_model import DocumentModel
+from roofline_gui.widgets.common.axes import log_plot
+from roofline_gui.widgets.common.throttle import Throttle
+
+BAR_HEIGHT = 0.6
+
+
+def energy_segments(result, chips) -> list:
+    """Each chip's energy per step as a bar of parts (core.energy.energy_parts)."""
+    out = []
+    for c in chips:
+        parts = energy_parts(result, c)
+        total = sum(j for _k, _n, j in parts)
+        start = 0.0
+        for kind, name, joules in parts:  # each memory level its own part, coloured by role
+            out.append(training_view.Part(c, start, joules, f"e:{kind}", name, joules / total))
+            start += joules
+    return out
+
+
+class WorkloadCharts(QWidget):
+    """The selected workload on every shown chip: its step's time by kernel, and its batch
+    sweep. Both from the core (workload_view.breakdown, workload_eval.batch_sweep)."""
+
+    def __init__(self, model: DocumentModel, parent=None) -> None:
+        super().__init__(parent)
+        self.model = model
+        self.title = QLabel()
+        self.title.setWordWrap(True)
+        self.measure = QComboBox()  # the bars: a step's time by part, or its energy by where
+        self.measure.addItem("Time per step", "time")
+        self.measure.addItem("Energy per step (where it goes)", "energy")
+        self.measure.setToolTip("The bars: each chip's step time by kernel (or by part, in "
+                                "training), or its energy per chip by where it goes: compute, "
+                                "each memory level, the link, idle (docs/energy.md)")
+        self.measure.currentIndexChanged.connect(lambda _i: self.refresh())
+        self.bars = pg.PlotWidget(background="w")
+        self.bars.setMenuEnabled(False)
+        self.bars.getViewBox().disableAutoRange()
+        self.bars.setLabel("bottom", "time per step", units="s")
+        self.bars.getPlotItem().hideButtons()
+        # Decade ticks read 1 k, 10 k, 1 m (pyqtgraph's own log axis labels the minor ticks too,
+        # which run into each other over a few decades).
+        self.sweep = log_plot()
+        self.sweep.showGrid(True, True, 0.25)
+
+        # A training step's memory per chip (weights, gradients, optimizer states, activations)
+        # against each chip's capacity, under its time bars.
+        self.memory = pg.PlotWidget(background="w")  # linear: SIAxis is for log axes
+        self.memory.setMenuEnabled(False)
+        self.memory.getPlotItem().hideButtons()
+        self.memory.getViewBox().setMouseEnabled(False, False)
+        self.memory.hide()
+        left = QVBoxLayout()
+        left.addWidget(self.bars, 3)
+        left.addWidget(self.memory, 2)
+        charts = QHBoxLayout()
+        charts.addLayout(left, 3)
+        charts.addWidget(self.sweep, 2)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        head = QHBoxLayout()
+        head.addWidget(self.title, 1)
+        head.addWidget(self.measure, 0, Qt.AlignmentFlag.AlignTop)
+        layout.addLayout(head)
+        layout.addLayout(charts, 1)
+        self.segments: list = []  # what the bars show, for checks
+        self._bar_items: dict = {}  # kind -> its BarGraphItem, updated in place
+        self._segment_labels: list = []
+        self._chips_shown = None
+        self._x_top = 0.0
+        self._shown_key = None
+        # Changes come at a drag's pace (60 a second); the charts follow at most every
+        # 40 ms, so a drag step does not wait for two more plots to repaint.
+        self._later = Throttle(self, self.refresh)
+        self._marker = None
+        self._step_marks = None  # a training step's lower bound on each bar
+        # The batch sweep costs 50 ms a redraw: while a chip changes step by step (a roof
+        # drag), it waits until the chips have held still this long.
+        self._sweep_later = QTimer(self)
+        self._sweep_later.setSingleShot(True)
+        self._sweep_later.setInterval(250)
+        self._sweep_later.timeout.connect(self._redraw_sweep)
+        model.sig_document_changed.connect(lambda _d, _t: self._later.request())
+        model.sig_selection_changed.connect(lambda _k, _c: self.refresh())
+        # Which names fit in their bar depends on the bars' width in pixels.
+        self.bars.getViewBox().sigResized.connect(lambda _vb: self._later.request())
+        self.refresh()
+
+    @property
+    def pending(self) -> bool:
+        """Whether a change is still to be shown."""
+        return self._later.pending or self._sweep_later.isActive()
+
+    def label_texts(self) -> list[str]:
+        """The names written inside the bars, for checks."""
+        return [item.textItem.toPlainText() for item in self._segment_labels]
+
+    def _result(self):
+        """The selected workload's result; the first workload's when a kernel is selected."""
+        results = self.model.workload_results
+        selected = self.model.selected_kernel
+        if selected in {w.id for w in self.model.document.workloads}:
+            return self.model.workload_result(selected)  # None: it cannot be evaluated
+        return results[0] if results else None
+
+    def refresh(self) -> None:
+        """Bring both charts up to date. A drag step changes the bars' lengths and the sweep's
+        marker only: the bar items are updated in place and the axes keep their range unless
+        the bars outgrow it (or shrink to under half), so a step repaints bars, not axes."""
+        r = self._result()
+        if r is None:
+            self.bars.clear()
+            self._step_marks = None  # cleared with the rest
+            self.bars.getAxis("left").setTicks([[]])  # no chip names of another document
+            self._bar_items = {}
+            self._segment_labels = []
+            self.sweep.clear()
+            self.memory.clear()
+            self.memory.hide()
+            self._shown_key = self._chips_shown = None
+            problem = self.model.workload_problems.get(self.model.selected_kernel)
+            self.title.setText(f"This workload cannot be evaluated: {html.escape(problem)}"
+                               if problem else
+                               "No workload: Workloads → New Workload… makes one from a model.")
+            self.segments = []
+            return
+        chips = [i for i, c in enumerate(r.chips) if c.visible]
+        train = r.training is not None
+        energy = self.measure.currentData() == "energy"
+        if energy:
+            self.segments = energy_segments(r, chips)
+        else:
+            self.segments = training_view.breakdown(r, chips) if train else breakdown(r, chips)
+        self.bars.setLabel("bottom", "energy per chip per step" if energy else "time per step",
+                           units="J" if energy else "s")
+        unit = r.workload.throughput_unit
+        # What the bars do not show: chips that cannot run it, or cannot hold it.
+        cannot = [r.chips[c].name for c in chips if not np.isfinite(r.time[c])]
+        too_small = [r.chips[c].name for c in chips if np.isfinite(r.time[c])
+                     and np.isfinite(r.built.resident_bytes) and not r.fits[c]]
+        notes = ""
+        if too_small:
+            notes += (f" <span style='color:#b00020'>Does not fit in the memory of "
+                      f"{html.escape(', '.join(too_small))}</span>: the bars assume it did.")
+        if cannot:
+            notes += f" No bar: {html.escape(', '.join(cannot))} cannot run it (Why it sits there)."
+        if energy:
+            title = (f"<b>{html.escape(label_of(r.workload))}</b>: each chip's energy per step by "
+                     "where it goes: " + ", ".join(
+                         f"<span style='color:{color}'>■</span> {ENERGY_PART_WORDS[name]}"
+                         for name, color in ENERGY_PART_COLORS.items())
+                     + " (estimates from the board power are upper bounds, held to the board "
+                       f"power over the time); right, {unit} as before.{notes}")
+        elif train:
+            title = (f"<b>{html.escape(label_of(r.workload))}</b>: one step's time per chip by "
+                     "part (blue forward, orange backward, purple recompute, green optimizer, "
+                     "grey communication, light grey bubble; every kernel at its roof, the parts "
+                     "end to end; the black tick: the step with communication hidden); below, "
+                     "memory per chip; right, "
+                     f"{unit} against the number of chips as data parallelism grows.{notes}")
+        else:
+            title = (f"<b>{html.escape(label_of(r.workload))}</b>: time per step by kernel, "
+                     "coloured by what bounds it (blue memory, orange compute, grey link); "
+                     f"right, {unit} against latency as the batch grows.{notes}")
+        if self.title.text() != title:
+            self.title.setText(title)
+        rows = {c: n for n, c in enumerate(chips)}
+        names = tuple(r.chips[c].name for c in chips)
+        if names != self._chips_shown:
+            self.bars.getAxis("left").setTicks([list(enumerate(names))])
+            self.bars.getViewBox().invertY(True)
+            self.bars.setYRange(-0.6, len(chips) - 0.4, padding=0)
+            self._chips_shown = names
+        for kind, color in {**SEGMENT_KINDS, **training_view.PART_COLORS,
+                            **{f"e:{k}": v for k, v in ENERGY_PART_COLORS.items()}}.items():
+            parts = [s for s in self.segments if s.kind == kind]
+            item = self._bar_items.get(kind)
+            if item is None:
+                item = pg.BarGraphItem(x0=[], y=[], width=[], height=BAR_HEIGHT, brush=color,
+                                       pen=pg.mkPen("w", width=1))
+                self.bars.addItem(item, ignoreBounds=True)  # the range is set below
+                self._bar_items[kind] = item
+            item.setOpts(x0=[s.start for s in parts], y=[rows[s.chip] for s in parts],
+                         width=[s.width for s in parts], height=BAR_HEIGHT)
+        ends = [s.start + s.width for s in self.segments]
+        self._fit_x([max(ends)] if ends else [])
+        self._label_segments(rows)
+        self._mark_steps(r, [] if energy else chips, rows)
+        self._draw_memory(r, chips, names)
+        self.bars.setToolTip("\n".join(self._bar_tip(r, c, energy) for c in chips))
+        key = (self._sweep_key(r.workload), r.chips, r.evaluation.derated)
+        if key != self._shown_key:
+            same_else = (self._shown_key is not None and self._marker is not None
+                         and key[0] == self._shown_key[0] and key[2] == self._shown_key[2])
+            if same_else:  # only a chip changed (a roof dragged): redrawn once it settles
+                self._sweep_later.start()
+            else:
+                self._draw_sweep(r, chips)
+                self._shown_key = key
+        self._mark_batch(r, chips)
+
+    def _bar_tip(self, r, c: int, energy: bool) -> str:
+        """One chip's bar in words: its step's time (or energy) and every part of 0.5 % or more;
+        said so where the chip cannot run the workload or has no energy data."""
+        total = float(r.energy.per_step[c]) if energy else float(r.time[c])
+        if not np.isfinite(total):
+            return f"{r.chips[c].name}: " + ("no energy data" if energy else "cannot run it")
+        parts = ", ".join(f"{s.name} {100 * s.share:.2g}%" for s in self.segments
+                          if s.chip == c and s.share >= 0.005)
+        value = format_si(total, "J") if energy else format_time(total)
+        return f"{r.chips[c].name}: {value}" + (f", {parts}" if parts else "")
+
+    def _redraw_sweep(self) -> None:
+        """The sweep after a chip changed (a roof drag's last step): each of its 13 batches
+        evaluated again on every chip, once the chips stop changing."""
+        r = self._result()
+        if r is None:
+            return
+        chips = [i for i, c in enumerate(r.chips) if c.visible]
+        self._draw_sweep(r, chips)
+        self._shown_key = (self._sweep_key(r.workload), r.chips, r.evaluation.derated)
+        self._mark_batch(r, chips)
+
+    def _mark_steps(self, r, chips, rows) -> None:
+        """A training step's bar runs its parts end to end (communication not hidden); a black
+        tick marks the step's lower bound on each, communication hidden behind compute."""
+        if self._step_marks is None:
+            self._step_marks = pg.ScatterPlotItem(symbol="|", size=22,
+                                                  pen=pg.mkPen("k", width=2.5))
+            self._step_marks.setZValue(5)
+            self.bars.addItem(self._step_marks, ignoreBounds=True)
+        shown = [(float(r.time[c]), rows[c]) for c in chips if r.training is not None
+                 and np.isfinite(r.time[c]) and r.time[c] < r.time_no_overlap[c] * 0.999]
+        self._step_marks.setData([t for t, _y in shown], [y for _t, y in shown])
+        self._step_marks.setToolTip("the step at its lower bound: communication hidden behind "
+                                    "compute" if shown else "")
+
+    @staticmethod
+    def _sweep_key(w: Workload) -> Workload:
+        """What the sweep depends on: all but the batch (inference), all but the data-parallel
+        degree and the global batch it scales (training: each replica's share is kept)."""
+        if w.training:
+            return replace(w, data_parallel=1, global_batch=w.sequences_per_step // w.data_parallel)
+        return replace(w, batch=1)
+
+    def _draw_memory(self, r, chips, names) -> None:
+        """A training step's bytes per chip, stacked by part, with each chip's capacity."""
+        self.memory.setVisible(r.training is not None)
+        self.memory.clear()
+        if r.training is None:
+            return
+        parts = training_view.memory_parts(r)
+        rows = list(range(len(chips)))
+        start = 0.0
+        for name, size in parts:
+            if size <= 0:
+                continue
+            bar = pg.BarGraphItem(x0=[start] * len(rows), y=rows, width=[size] * len(rows),
+                                  height=BAR_HEIGHT, brush=training_view.MEMORY_COLORS[name],
+                                  pen=pg.mkPen("w", width=1), name=name)
+            bar.setToolTip(f"{name}: {format_si(size, 'B')} per chip")
+            self.memory.addItem(bar)
+            start += size
+        caps = [float(r.capacity[c]) for c in chips]
+        known = [(y, cap) for y, cap in zip(rows, caps, strict=True) if np.isfinite(cap)]
+        if known:
+            held = start
+            self.memory.addItem(pg.ScatterPlotItem(
+                [cap for _y, cap in known], [y for y, _cap in known], symbol="|", size=26,
+                pen=pg.mkPen("#b00020", width=3),
+                brush=[pg.mkBrush("#b00020") for _ in known]))
+            top = max([start, *[cap for _y, cap in known]]) * 1.45
+            for y, cap in known:  # rows are a few pixels high: words only where it does not fit
+                if held > cap:
+                    text = pg.TextItem(f"does not fit in {format_si(cap, 'B')}", color="#b00020",
+                                       anchor=(1, 0.5))
+                    text.setPos(top, y)
+                    self.memory.addItem(text)
+        key = ", ".join(f"<span style='color:{training_view.MEMORY_COLORS[name]}'>■</span> {name}"
+                        for name, size in parts if size > 0)
+        self.memory.setLabel("bottom", f"per chip {format_si(start, 'B')}: {key}; "
+                             "<span style='color:#b00020'>|</span> capacity", units="B")
+        self.memory.getAxis("left").setTicks([list(enumerate(names))])
+        self.memory.getViewBox().invertY(True)
+        top = max([start, *[cap for _y, cap in known]]) * 1.45
+        self.memory.setXRange(0, top, padding=0)
+        self.memory.setYRange(-0.6, len(chips) - 0.4, padding=0)
+        self.memory.setToolTip("Memory per chip: " + ", ".join(
+            f"{name} {format_si(size, 'B')}" for name, size in parts)
+            + f" = {format_si(start, 'B')}; the red mark is each chip's capacity")
+
+    def _fit_x(self, times: list[float]) -> None:
+        """The time axis holds the longest bar; it keeps its range while the bars stay between
+        70% and 100% of it (a drag step then repaints bars, not axes)."""
+        if times:
+            top = max(times) * 1.05
+            if not self._x_top or top > self._x_top or top < 0.7 * self._x_top:
+                self._x_top = top
+                self.bars.setXRange(-0.01 * top, top, padding=0)
+
+    def _label_segments(self, rows: dict[int, int]) -> None:
+        """Name the segments wide enough for their name inside their bar (every one is in the
+        tooltip), measured against the axis as it now is: placed before the axis followed the
+        bars, the names of a step that shrank the axis were judged against the old, wider
+        range and left out."""
+        for item in self._segment_labels:
+            self.bars.removeItem(item)
+        self._segment_labels = []
+        px_per_s = max(self.bars.getViewBox().width(), 100.0) / (self._x_top or 1.0)
+        metrics = QFontMetricsF(QFont())
+        char = metrics.averageCharWidth()
+        # in a short dock (1280 x 800) the names overran the bars' height
+        bar_px = BAR_HEIGHT * self.bars.getViewBox().height() / max(len(rows), 1)
+        if bar_px < 0.75 * metrics.height():  # (a little over the bar still reads)
+            return
+        for seg in self.segments:
+            words = f"{seg.name.split(' (')[0]} {100 * seg.share:.0f}%"
+            if seg.width * px_per_s > len(words) * char + 24:  # only where it fits in its bar
+                text = pg.TextItem(words, color="w", anchor=(0.5, 0.5))
+                text.setPos(seg.start + seg.width / 2, rows[seg.chip])
+                self.bars.addItem(text, ignoreBounds=True)
+                self._segment_labels.append(text)
+
+    def _draw_scaling(self, r, chips) -> None:
+        """Tokens (images) per second against the number of chips as d grows, each replica's
+        share of the global batch kept; hollow where communication takes longer than the
+        kernels (it then bounds the step), dashed the perfect scaling from one replica."""
+        sweep = training_view.scaling(r.workload, [r.chips[c] for c in chips],
+                                      derated=r.evaluation.derated,
+                                      same_width=self.model.view.same_width, kernels=r.kernels)
+        self._sweep = sweep
+        unit = r.workload.throughput_unit
+        self.sweep.setLabel("bottom", "chips, d doubling (hollow: link-bound)")
+        self.sweep.setLabel("left", unit)
+        xs = np.array([s.training.chips for s in sweep], dtype=float)
+        for j, c in enumerate(chips):
+            thr = np.array([s.throughput[j] for s in sweep])
+            ok = np.isfinite(thr)
+            if not ok.any():
+                continue
+            color = r.chips[c].color or "#808080"
+            comm = np.array([s.link_time[j] > s.kernel_time[j] for s in sweep])
+            self.sweep.plot(xs[ok], thr[ok], pen=pg.mkPen(color, width=2), name=r.chips[c].name)
+            for mask, brush in ((ok & ~comm, color), (ok & comm, "w")):
+                if mask.any():
+                    self.sweep.plot(xs[mask], thr[mask], pen=None, symbol="o", symbolSize=6,
+                                    symbolBrush=brush, symbolPen=color)
+            first = int(np.argmax(ok))
+            ideal = thr[first] * xs / xs[first]
+            self.sweep.plot(xs[ok], ideal[ok], pen=pg.mkPen(color, width=1,
+                                                            style=Qt.PenStyle.DotLine))
+        self._marker = pg.ScatterPlotItem(size=14, pen=pg.mkPen("k", width=2),
+                                          brush=pg.mkBrush(None))
+        self.sweep.getViewBox().autoRange(padding=0.08)
+        self.sweep.getViewBox().disableAutoRange()
+        self.sweep.addItem(self._marker, ignoreBounds=True)
+
+    def _draw_sweep(self, r, chips) -> None:
+        self.sweep.clear()
+        if r.training is not None:
+            self._draw_scaling(r, chips)
+            return
+        sweep = batch_sweep(r.workload, [r.chips[c] for c in chips], SWEEP_BATCHES,
+                            derated=r.evaluation.derated, kernels=r.kernels)
+        self._sweep = sweep
+        # Each chip in its colour, as on the chart and in the bars (no legend over the curves).
+        self.sweep.setLabel("bottom", f"{r.workload.throughput_unit} (dashed: does not fit)")
+        self.sweep.setLabel("left", "s per step")
+        for j, c in enumerate(chips):
+            thr = np.array([s.throughput[j] for s in sweep])
+            lat = np.array([s.time[j] for s in sweep])
+            # Up to the batch whose weights and KV cache still fit in the chip's memory.
+            fits = np.array([bool(s.fits[j]) or not np.isfinite(s.built.resident_bytes)
+                             for s in sweep])
+            ok = np.isfinite(thr) & np.isfinite(lat)
+            color = r.chips[c].color or "#808080"
+            if (ok & fits).any():
+                self.sweep.plot(thr[ok & fits], lat[ok & fits], pen=pg.mkPen(color, width=2),
+                                symbol="o", symbolSize=5, name=r.chips[c].name, symbolBrush=color)
+            # Batches whose weights and cache do not fit in the chip: dashed, hollow points.
+            beyond = ok & ~fits
+            if beyond.any():
+                first = max(0, int(np.argmax(beyond)) - 1)  # joined to the last that fits
+                span = np.arange(len(thr)) >= first
+                self.sweep.plot(thr[ok & span], lat[ok & span],
+                                pen=pg.mkPen(color, width=1, style=Qt.PenStyle.DashLine),
+                                symbol="o", symbolSize=5, symbolBrush="w", symbolPen=color)
+        self._marker = pg.ScatterPlotItem(size=14, pen=pg.mkPen("k", width=2),
+                                          brush=pg.mkBrush(None))
+        # The range fits the sweep's lines once; the marker moving along them changes no range
+        # (so a drag step repaints the marker, not the axes).
+        self.sweep.getViewBox().autoRange(padding=0.08)
+        self.sweep.getViewBox().disableAutoRange()
+        self.sweep.addItem(self._marker, ignoreBounds=True)
+
+    def _mark_batch(self, r, chips) -> None:
+        if r.training is not None:  # the step as it is: its chips and its tokens per second
+            ys = [float(np.log10(r.throughput[c])) for c in chips if np.isfinite(r.throughput[c])]
+            self._marker.setData([float(np.log10(r.training.chips))] * len(ys), ys)
+            self._marker.setToolTip(f"d = {r.workload.data_parallel}: {r.training.chips:,} chips")
+            return
+        xs = [float(np.log10(r.throughput[c])) for c in chips if np.isfinite(r.throughput[c])]
+        ys = [float(np.log10(r.time[c])) for c in chips if np.isfinite(r.time[c])]
+        self._marker.setData(xs, ys)
+        self._marker.setToolTip(f"batch {r.workload.batch}")

@@ -1,0 +1,260 @@
+"""The fields of a workload (phase, batch, sequence or context, precisions, chips per model and
+their link, and a training step's settings), shared by the Workloads panel and the New Workload
+dialog; each field refuses what cannot be, in place."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QGridLayout,
+    QLabel,
+    QSizePolicy,
+    QSpinBox,
+    QWidget,
+)
+
+from roofline_gui.core.units import PRECISIONS
+from roofline_gui.core.workload import (
+    LINK_ROLES,
+    MAX_DIM,
+    ON_CHIP_KINDS,
+    TRAIN_KINDS,
+    Workload,
+)
+from roofline_gui.widgets.common.fields import QuantityEdit
+
+_INT_FIELDS = (("batch", "Batch B", "sequences (or images, samples) per step"),
+               ("sequence", "Sequence S", "prompt tokens per sequence, for prefill"),
+               ("context", "Context L", "tokens already in the KV cache, for decode"),
+               ("chips_per_model", "Chips N", "chips sharing the model (tensor parallelism)"))
+_PRECISION_FIELDS = (("weights", "Weights"), ("activations", "Activations, math"),
+                     ("kv_cache", "KV cache"))
+#: A training step's fields (phase train): (name, label, tooltip).
+_TRAIN_INTS = (("global_batch", "Global batch G", "sequences (images) per optimizer step, over "
+                "all replicas; auto: micro-batch × data parallel (no gradient accumulation)"),
+               ("data_parallel", "Data parallel d", "replicas, each on t·p chips; the gradients "
+                "are all-reduced once per step"),
+               ("pipeline_parallel", "Pipeline p", "pipeline stages (1F1B): each chip holds L/p "
+                "layers; the bubble idles (p−1)/m of the step"))
+_TRAIN_CHOICES = (("zero", "ZeRO", [("0: none", 0), ("1: optimizer states", 1),
+                                    ("2: + gradients", 2), ("3: + weights", 3)],
+                   "ZeRO stage: which model states are divided by d (Rajbhandari et al. 2020)"),
+                  ("recompute", "Recompute", [("none", "none"), ("selective", "selective"),
+                                              ("full", "full")],
+                   "activation recomputation: selective recomputes the attention core "
+                   "(Korthikanti et al. 2022), full one more forward of every layer"),
+                  ("optimizer", "Optimizer", [("Adam", "adam"), ("SGD, momentum", "sgd")],
+                   "Adam keeps fp32 master weights, momentum and variance (12 B per parameter "
+                   "in mixed precision); SGD master weights and momentum (8 B)"))
+#: Fields by the names the window gives them (the undo history says "Chips N 4").
+FIELD_LABELS = {**{name: label for name, label, _tip in _INT_FIELDS}, **dict(_PRECISION_FIELDS),
+                **{name: label for name, label, _tip in _TRAIN_INTS},
+                **{name: label for name, label, _items, _tip in _TRAIN_CHOICES},
+                "train_tokens": "Tokens D", "phase": "Phase", "link": "Link",
+                "activations_on_chip": "activations on chip"}
+
+
+class DoublingSpinBox(QSpinBox):
+    """Its arrows double and halve (1, 2, 4, 8...): chip counts that split a model's heads;
+    any other number can still be typed."""
+
+    def stepBy(self, steps: int) -> None:  # noqa: N802 (Qt API)
+        value = self.value()
+        for _ in range(abs(steps)):
+            value = value * 2 if steps > 0 else max(1, value // 2)
+        self.setValue(value)
+
+
+class WorkloadFields(QWidget):
+    """The workload-level parameters as fields, two to a row (the panel shares the left side
+    with the workload list and the formulas); ``sig_changed(field, value)`` on each edit."""
+
+    sig_changed = Signal(str, object)
+    sig_refused = Signal(str)  # a field's own refusal of what is typed ("" once it is good)
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        grid = QGridLayout(self)
+        grid.setContentsMargins(0, 0, 0, 0)
+        grid.setHorizontalSpacing(6)
+        grid.setVerticalSpacing(3)
+        self._labels: dict[QWidget, QLabel] = {}
+        self.phase = QComboBox()
+        self.phase.setToolTip("prefill: the prompt's S tokens at once; decode: one new token per "
+                              "sequence against a KV cache of L; train: one optimizer step "
+                              "(forward, backward, optimizer) over the global batch")
+        self.phase.activated.connect(
+            lambda i: self.sig_changed.emit("phase", self.phase.itemData(i)))
+        self._phase_kind = None
+        self.spins: dict[str, QSpinBox] = {}
+        for name, _label, tip in _INT_FIELDS:
+            spin = DoublingSpinBox() if name == "chips_per_model" else QSpinBox()
+            spin.setRange(1, MAX_DIM)
+            spin.setToolTip(tip)
+            spin.setKeyboardTracking(False)  # one edit per value typed, not per digit
+            spin.valueChanged.connect(lambda v, n=name: self.sig_changed.emit(n, int(v)))
+            self.spins[name] = spin
+        self.combos: dict[str, QComboBox] = {}
+        for name, _label in _PRECISION_FIELDS:
+            combo = QComboBox()
+            combo.addItems(list(PRECISIONS))
+            combo.currentTextChanged.connect(lambda t, n=name: self.sig_changed.emit(n, t))
+            self.combos[name] = combo
+        for name, _label, tip in _TRAIN_INTS:
+            spin = QSpinBox() if name == "global_batch" else DoublingSpinBox()
+            spin.setRange(0 if name == "global_batch" else 1, 10**9 if name == "global_batch"
+                          else MAX_DIM)
+            if name == "global_batch":
+                spin.setSpecialValueText("auto (b·d)")
+            spin.setToolTip(tip)
+            spin.setKeyboardTracking(False)
+            spin.valueChanged.connect(lambda v, n=name: self.sig_changed.emit(n, int(v)))
+            self.spins[name] = spin
+        for name, _label, items, tip in _TRAIN_CHOICES:
+            combo = QComboBox()
+            for text, value in items:
+                combo.addItem(text, value)
+            combo.setToolTip(tip)
+            combo.activated.connect(lambda i, n=name, c=combo: self.sig_changed.emit(n, c.itemData(i)))
+            self.combos[name] = combo
+        self.tokens = QuantityEdit("count", minimum=0.0, bound=True)
+        self.tokens.setToolTip("Training tokens (images) of the whole run, for its days and "
+                               "chip-hours: 2T, 300e9, 1.4e12; 0: no run")
+        self.tokens.sig_value_committed.connect(
+            lambda v: self.sig_changed.emit("train_tokens", float(v or 0.0)))
+        self.tokens.sig_error_changed.connect(
+            lambda why: self.sig_refused.emit(f"{self.label_of('train_tokens')}: {why}"
+                                              if why else ""))
+        self.link = QComboBox()
+        self.link.addItems(list(LINK_ROLES))
+        self.link.setToolTip("The memory role joining the N chips: link (NVLink, ICI, Infinity "
+                             "Fabric) or host (PCIe)")
+        self.link.currentTextChanged.connect(lambda t: self.sig_changed.emit("link", t))
+        labels = {name: label for name, label, _tip in _INT_FIELDS}
+        labels.update(dict(_PRECISION_FIELDS))
+        # Sequence (prefill) and context (decode) share a cell: one of them is shown.
+        rows = [(("Phase", self.phase), ("Batch B", self.spins["batch"])),
+                (("Link", self.link), (labels["sequence"], self.spins["sequence"])),
+                (None, (labels["context"], self.spins["context"])),
+                (("Weights", self.combos["weights"]), ("Math", self.combos["activations"])),
+                (("KV cache", self.combos["kv_cache"]), ("Chips N", self.spins["chips_per_model"])),
+                (("Global batch G", self.spins["global_batch"]),
+                 ("Data parallel d", self.spins["data_parallel"])),
+                (("Pipeline p", self.spins["pipeline_parallel"]), ("ZeRO", self.combos["zero"])),
+                (("Recompute", self.combos["recompute"]), ("Optimizer", self.combos["optimizer"])),
+                (("Tokens D", self.tokens), None)]
+        shared = {2: 1}  # grid row 2's cells go into row 1
+        self._grid = grid
+        self._arranged_for_training = False
+        for r, pair in enumerate(rows):
+            for k, cell in enumerate(pair):
+                if cell is None:
+                    continue
+                text, widget = cell
+                label = QLabel(text)
+                label.setBuddy(widget)
+                self._labels[widget] = label
+                grid.addWidget(label, shared.get(r, r), 2 * k)
+                grid.addWidget(widget, shared.get(r, r), 2 * k + 1)
+        self.combos["activations"].setToolTip("Precision of activations and of the math: the "
+                                              "compute roof used")
+        self.on_chip = QCheckBox("Activations on chip")
+        self.on_chip.setToolTip("Activations stay in the chip's on-chip level between layers, as "
+                                "in the TPU v1's 24 MiB Unified Buffer: only the weights cross "
+                                "main memory (its roofline counts ops per weight byte), the "
+                                "activations move at the on-chip level")
+        self.on_chip.toggled.connect(lambda on: self.sig_changed.emit("activations_on_chip", on))
+        grid.addWidget(self.on_chip, len(rows), 0, 1, 4)
+        grid.setColumnStretch(1, 1)
+        grid.setColumnStretch(3, 1)
+        # As tall as its rows, wherever it sits (a dialog's spare height is not spread between them).
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+
+    def _phases(self, kind: str) -> None:
+        """The phases a kind has: a transformer decode, prefill and train; a CNN or MLP
+        inference and train."""
+        if kind == self._phase_kind:
+            return
+        self._phase_kind = kind
+        self.phase.clear()
+        if kind == "transformer":
+            for phase in ("decode", "prefill", "train"):
+                self.phase.addItem(phase, phase)
+        else:
+            self.phase.addItem("inference", "decode")
+            self.phase.addItem("train", "train")
+
+    def label_of(self, name: str) -> str:
+        """A field's label as shown now ("Tensor par. t" in training, "Chips N" otherwise)."""
+        widget = self.spins.get(name) or self.combos.get(name) or (
+            self.tokens if name == "train_tokens" else None)
+        label = self._labels.get(widget) if widget is not None else None
+        return label.text() if label is not None else FIELD_LABELS.get(name, name)
+
+    def _arrange(self, train: bool) -> None:
+        """In training the weights' and KV cache's fields go: the precision moves into the
+        weights' cell and the tensor-parallel degree beside it, a row fewer."""
+        if train == self._arranged_for_training:
+            return
+        self._arranged_for_training = train
+        for widget, (row, column) in ((self.combos["activations"], (3, 0) if train else (3, 1)),
+                                      (self.spins["chips_per_model"], (3, 1) if train else (4, 1))):
+            self._grid.addWidget(self._labels[widget], row, 2 * column)
+            self._grid.addWidget(widget, row, 2 * column + 1)
+
+    def show_workload(self, w: Workload) -> None:
+        widgets = [self.phase, self.link, self.on_chip, *self.spins.values(),
+                   *self.combos.values()]
+        for widget in widgets:
+            widget.blockSignals(True)
+        try:
+            self._phases(w.kind)
+            self.phase.setCurrentIndex(max(0, self.phase.findData(
+                "train" if w.phase == "train" else w.phase if w.kind == "transformer"
+                else "decode")))
+            self.link.setCurrentText(w.link)
+            for name, spin in self.spins.items():
+                spin.setValue(getattr(w, name))
+            for name, combo in self.combos.items():
+                index = combo.findData(getattr(w, name))
+                combo.setCurrentIndex(index if index >= 0 else combo.findText(getattr(w, name)))
+            self.on_chip.setChecked(w.activations_on_chip)
+            if not self.tokens.hasFocus():
+                self.tokens.set_value(w.train_tokens)
+        finally:
+            for widget in widgets:
+                widget.blockSignals(False)
+        transformer = w.kind == "transformer"
+        train = w.training
+        own = w.kind != "custom"  # a custom workload's kernels keep their own precisions
+        for widget, shown in ((self.combos["weights"], own and not train),
+                              (self.combos["activations"], own),
+                              (self.phase, w.kind in TRAIN_KINDS),
+                              (self.spins["sequence"], transformer and w.phase != "decode"),
+                              (self.spins["context"], transformer and w.phase == "decode"),
+                              (self.combos["kv_cache"], transformer and not train),
+                              (self.spins["chips_per_model"], transformer),
+                              (self.link, transformer or train),
+                              *((self.spins[n], train) for n, _l, _t in _TRAIN_INTS),
+                              *((self.combos[n], train) for n, _l, _i, _t in _TRAIN_CHOICES),
+                              (self.tokens, train)):
+            widget.setVisible(shown)
+            self._labels[widget].setVisible(shown)
+        self._arrange(train)
+        # In training the batch is each replica's micro-batch, the chips sharing the model the
+        # tensor-parallel degree and the math's precision the training precision.
+        self._labels[self.spins["batch"]].setText("Micro-batch b" if train else "Batch B")
+        self._labels[self.spins["chips_per_model"]].setText("Tensor par. t" if train else "Chips N")
+        self._labels[self.combos["activations"]].setText("Precision" if train else "Math")
+        self._labels[self.tokens].setText({"cnn": "Images D", "mlp": "Samples D"}.get(
+            w.kind, "Tokens D"))
+        self.spins["chips_per_model"].setToolTip(
+            "tensor parallelism: chips sharing every matrix (a divisor of the heads)" if train
+            else "chips sharing the model (tensor parallelism)")
+        self.combos["activations"].setToolTip(
+            "the training precision: matmuls, activations, gradients and the weights' working "
+            "copy; below fp32 the optimizer keeps fp32 master weights" if train else
+            "Precision of activations and of the math: the compute roof used")
+        self.on_chip.setVisible(w.kind in ON_CHIP_KINDS and not train)

@@ -1,0 +1,258 @@
+"""The Workloads dock: the session's workloads, and the fields of the selected one with its kernel
+breakdown and every formula filled in. Each change is one undoable edit."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QDialog,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from roofline_gui.core.edits import Remove
+from roofline_gui.core.units import format_si
+from roofline_gui.core.workload import (
+    Workload,
+    label_of,
+    with_field,
+)
+from roofline_gui.models.document_model import DocumentModel
+from roofline_gui.widgets.common.throttle import Throttle
+from roofline_gui.widgets.panels.workloads.dialog import WorkloadDialog
+from roofline_gui.widgets.panels.workloads.fields import FIELD_LABELS, WorkloadFields
+from roofline_gui.widgets.panels.workloads.formulas import entries_html
+
+
+class WorkloadsPanel(QWidget):
+    def __init__(self, model: DocumentModel, parent=None) -> None:
+        super().__init__(parent)
+        self.model = model
+        self.list = QListWidget()
+        self.list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.list.currentItemChanged.connect(self._on_current)
+        self.list.itemChanged.connect(self._on_item_changed)
+        self.add_button = QPushButton("New…")
+        self.add_button.setToolTip("A workload from an example model, a config.json on disk or "
+                                   "the session's kernels")
+        self.add_button.clicked.connect(self.new_workload)
+        self.remove_button = QPushButton("Remove")
+        self.remove_button.clicked.connect(self.remove_selected)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.add_button)
+        buttons.addWidget(self.remove_button)
+        buttons.addStretch(1)
+        self.name = QLineEdit()
+        self.name.setToolTip("The workload's name, on the chart, in the table and the CSV")
+        self.name.editingFinished.connect(self._on_name)
+        self.fields = WorkloadFields()
+        self.fields.sig_changed.connect(self._on_field)
+        self.refused = QLabel()
+        self.fields.sig_refused.connect(self.refused.setText)
+        self.refused.setWordWrap(True)
+        self.refused.setStyleSheet("color: #b00020")
+        self.formulas = QTextBrowser()
+        self.formulas.setOpenLinks(False)
+        self.hint = QLabel("Drag a workload's big point on the chart to change its batch "
+                           "(Shift+drag: its context or sequence).")
+        self.hint.setWordWrap(True)
+        # A few rows for the list, so the formulas keep the room on a laptop screen.
+        row = self.list.fontMetrics().height() + 6
+        self.list.setMinimumHeight(2 * row + 6)
+        self.list.setMaximumHeight(5 * row + 6)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.list, 1)
+        layout.addLayout(buttons)
+        name_row = QHBoxLayout()
+        name_row.addWidget(QLabel("Name"))
+        name_row.addWidget(self.name, 1)
+        layout.addLayout(name_row)
+        layout.addWidget(self.fields)
+        layout.addWidget(self.refused)
+        layout.addWidget(self.hint)
+        layout.addWidget(self.formulas, 4)
+        self._serial = 0  # spin-box edits of one field merge into one undo step until another
+        self._last_field = None
+        self._last_edit = 0.0
+        self._later = Throttle(self, self.refresh)  # a drag's stream of edits
+        model.sig_document_changed.connect(self._on_document_changed)
+        model.sig_selection_changed.connect(lambda _k, _c: self._follow_selection())
+        self.refresh()
+
+    def _on_document_changed(self, doc, touched) -> None:
+        ids = tuple(w.id for w in doc.workloads)
+        shown = tuple(self.list.item(i).data(Qt.ItemDataRole.UserRole)
+                      for i in range(self.list.count()))
+        self.refused.setText("")  # an edit, an undo or a drag since: the refusal is past
+        if touched and ids == shown and touched <= set(ids):  # edits of workloads: throttled
+            self._later.request()
+            return
+        if touched and ids == shown and touched <= {c.id for c in doc.chips}:  # chips alone: the
+            return  # list, fields and formulas here do not depend on them (a roof drag's step)
+        self.refresh()
+
+    @property
+    def pending(self) -> bool:
+        return self._later.pending
+
+    @property
+    def selected(self) -> Workload | None:
+        item = self.list.currentItem()
+        wid = item.data(Qt.ItemDataRole.UserRole) if item else None
+        doc = self.model.document
+        return doc.workload(wid) if wid in {w.id for w in doc.workloads} else None
+
+    def refresh(self) -> None:
+        doc = self.model.document
+        current = self.selected.id if self.selected else self.model.selected_kernel
+        self.list.blockSignals(True)
+        try:
+            self.list.clear()
+            for w in doc.workloads:
+                item = QListWidgetItem(label_of(w))
+                item.setData(Qt.ItemDataRole.UserRole, w.id)
+                item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+                item.setCheckState(Qt.CheckState.Checked if w.visible else Qt.CheckState.Unchecked)
+                problem = self.model.workload_problems.get(w.id)
+                item.setToolTip(problem or w.source)
+                if problem:
+                    item.setForeground(QColor("#b00020"))
+                self.list.addItem(item)
+                if w.id == current:
+                    self.list.setCurrentItem(item)
+            if self.list.currentItem() is None and self.list.count():
+                self.list.setCurrentRow(0)  # shown here; the chart's selection stays as it was
+        finally:
+            self.list.blockSignals(False)
+        self._show_selected()
+
+    def _show_selected(self) -> None:
+        w = self.selected
+        self.fields.setEnabled(w is not None)
+        self.name.setEnabled(w is not None)
+        self.remove_button.setEnabled(w is not None)
+        # With none selected (another document, File → New) the fields go, rather than keep
+        # the last workload's values greyed.
+        self.fields.setVisible(w is not None)
+        self.hint.setVisible(w is not None)
+        if w is None:
+            if not self.name.hasFocus():
+                self.name.clear()
+            self.formulas.setHtml("<p>No workload selected. <b>New…</b> makes one from a model "
+                                  "(Llama, Mistral, Mixtral, Qwen2, GPT-2 or your own "
+                                  "config.json), ResNet-50, an MLP or LSTM stack, or the "
+                                  "session's kernels.</p>")
+            return
+        self.fields.show_workload(w)
+        if not self.name.hasFocus():
+            self.name.setText(w.name)
+        self.hint.setText("On the chart, drag its big point: the "
+                          + ("micro-batch" if w.training else "batch")
+                          + ("; Shift+drag: the sequence." if w.kind == "transformer" and
+                             w.training else "; Shift+drag: the context or prompt length."
+                             if w.kind == "transformer" else "."))
+        self.hint.setToolTip("The point moves the way the intensity goes: in decode a longer "
+                             "KV cache moves it left at large batches, right at batch 1.")
+        scroll = self.formulas.verticalScrollBar().value()
+        self.formulas.setHtml(entries_html(w, self.model.document.kernels_by_id))
+        self.formulas.verticalScrollBar().setValue(scroll)
+
+    def _follow_selection(self) -> None:
+        wid = self.model.selected_kernel
+        for i in range(self.list.count()):
+            if self.list.item(i).data(Qt.ItemDataRole.UserRole) == wid:
+                if self.list.currentRow() != i:
+                    self.list.setCurrentRow(i)
+                return
+
+    def _on_current(self, item, _previous) -> None:
+        self._show_selected()
+        if item is not None:
+            self.model.select(item.data(Qt.ItemDataRole.UserRole), None)
+
+    def _on_item_changed(self, item) -> None:
+        wid = item.data(Qt.ItemDataRole.UserRole)
+        w = self.model.document.workload(wid)
+        visible = item.checkState() == Qt.CheckState.Checked
+        if visible != w.visible:
+            self.model.set_workload(replace(w, visible=visible),
+                                    f"{'Show' if visible else 'Hide'} {w.name}")
+
+    #: A stream of edits of one field (a spin box's arrows held) is one undo step; an edit of
+    #: the same field after this pause is a step of its own.
+    MERGE_SECONDS = 1.5
+
+    def _on_field(self, name: str, value) -> None:
+        w = self.selected
+        if w is None or getattr(w, name) == value:
+            return
+        now = time.monotonic()
+        if name != self._last_field or now - self._last_edit > self.MERGE_SECONDS:
+            self._serial += 1
+            self._last_field = name
+        self._last_edit = now
+        label = self.fields.label_of(name)
+        changed = with_field(w, name, value)  # what a field sets, as a drag sets it
+        shown = (f"stage {value}" if name == "zero" else format_si(value, "").strip()
+                 if name == "train_tokens" else value or "auto" if name == "global_batch"
+                 else value)
+        refused = []
+        self.model.sig_refused.connect(refused.append)
+        try:
+            done = self.model.set_workload(changed, f"{w.name}: {label} {shown}",
+                                           merge_key=("workload field", self._serial, name))
+        finally:
+            self.model.sig_refused.disconnect(refused.append)
+        # A refused value does not stay in its field: the field shows the workload's own again,
+        # and the reason stays under the fields (the status bar's goes after a while).
+        self.refused.setText(f"{label} {shown} refused: {self._in_words(refused[0])}"
+                             if refused and not done else "")
+        if not done:
+            self.fields.show_workload(w)
+
+    def _in_words(self, message: str) -> str:
+        """A refusal as the fields name things: "Llama-2-7B: Global batch G: 1000 per step is
+        not a multiple…", not "1 problem / global_batch: …"."""
+        lines = [line.strip() for line in message.splitlines()]
+        lines = [line for line in lines if line and not line.rstrip(":").endswith(
+            ("problem", "problems"))]
+        out = []
+        for line in lines:
+            for name in FIELD_LABELS:
+                line = line.replace(f"{name}: ", f"{self.fields.label_of(name)}: ")
+            out.append(line)
+        return "; ".join(out)
+
+    def _on_name(self) -> None:
+        w = self.selected
+        name = self.name.text().strip()
+        if w is None or not name or name == w.name:
+            self.name.setText(w.name if w else "")
+            return
+        self.model.set_workload(replace(w, name=name), f"Rename {w.name} to {name}")
+
+    def new_workload(self) -> list[str]:
+        dialog = WorkloadDialog(self.model, self)
+        if dialog.exec() != QDialog.DialogCode.Accepted or dialog.workload is None:
+            return []
+        ids = self.model.add_workloads([dialog.workload])
+        if ids:
+            self.model.select(ids[0], None)
+        return ids
+
+    def remove_selected(self, w: Workload | None = None) -> None:
+        w = w or self.selected
+        if w is not None:
+            self.model.push(Remove("workloads", w.id), f"Remove workload {w.name}")
