@@ -348,7 +348,7 @@ def with_what_ifs(chips, specs: list[str]) -> tuple:
             problems.append(Problem("--what-if", f"{spec!r}: {exc}"))
             continue
         at = max(i for i, c in enumerate(out) if c is original or c.id.startswith("what-if-")
-                 and c.name.startswith(original.name)) + 1
+                 and c.derived_from == original.name) + 1
         out.insert(at, derived)
     if problems:
         raise ValidationError(problems)

@@ -36,7 +36,8 @@ from roofline_gui.core.workload import (
 
 
 def _entry(workload: Workload, index: int, name: str, group: str, count: float, ops: float,
-           reads: float, writes: float, steps: list[str], weight_bytes: float = 0.0) -> Entry:
+           reads: float, writes: float, steps: list[str], weight_bytes: float = 0.0,
+           attention_core: bool = False) -> Entry:
     nbytes, written = {"dram": reads + writes}, {"dram": writes}
     if workload.activations_on_chip and workload.kind in ON_CHIP_KINDS:
         acts = reads - weight_bytes + writes  # activations read and written
@@ -49,7 +50,7 @@ def _entry(workload: Workload, index: int, name: str, group: str, count: float, 
         category=f"workload: {workload.name}", flops=ops,
         bytes=nbytes, write_bytes=written, notes="\n".join(steps),
     )
-    return Entry(kernel, count, group, tuple(steps), weight_bytes)
+    return Entry(kernel, count, group, tuple(steps), weight_bytes, attention_core)
 
 
 def _transformer(w: Workload) -> Built:
@@ -72,8 +73,9 @@ def _transformer(w: Workload) -> Built:
     entries: list[Entry] = []
     count = cfg.layers
 
-    def add(name, group, cnt, ops, reads, writes, steps, weight=0.0):
-        entries.append(_entry(w, len(entries), name, group, cnt, ops, reads, writes, steps, weight))
+    def add(name, group, cnt, ops, reads, writes, steps, weight=0.0, core=False):
+        entries.append(_entry(w, len(entries), name, group, cnt, ops, reads, writes, steps, weight,
+                              core))
 
     # Attention projections: Q (H heads), K and V (Hkv heads each, grouped-query attention).
     wq = h * qkv * bw / n
@@ -111,7 +113,7 @@ def _transformer(w: Workload) -> Built:
              f"new K, V written = {_b(kv_write)}; q read and o written = B·H·D·b_a / N = "
              f"{_b(qo)} each",
              *([f"grouped-query attention: {H // Hkv} query heads share each KV head"]
-               if H > Hkv else [])])
+               if H > Hkv else [])], core=True)
     else:
         # Training counts the full S×S square, as PaLM's model FLOPs (12·L·H·Q·T) and
         # Megatron's kernel do, so the hardware FLOPs never fall below the model FLOPs.
@@ -127,7 +129,8 @@ def _transformer(w: Workload) -> Built:
              f"{_g(ops)} (Q·Kᵀ and P·V, 2·S²·D each per head, {why}; fused: the S×S scores "
              "stay on chip)",
              f"read Q, K, V = B·S·width·b_a / N = {_b(reads)}",
-             f"write O = B·S·H·D·b_a / N and the KV cache 2·B·S·Hkv·D·b_kv / N: {_b(writes)}"])
+             f"write O = B·S·H·D·b_a / N and the KV cache 2·B·S·Hkv·D·b_kv / N: {_b(writes)}"],
+            core=True)
     wo = H * hd * h * bw / n
     add("Output projection", "attention", count, 2 * T * H * hd * h / n,
         wo + T * H * hd * ba / n, T * h * ba,

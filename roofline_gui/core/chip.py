@@ -35,6 +35,20 @@ class Measured:
 
 
 @dataclass(frozen=True)
+class AutoName:
+    """A name the app gave a what-if chip: the chip's own name (``base``) and what moved
+    (``changes``, as derive() names them: "HBM3 ×2"). The name is the app's only while the
+    chip's name still reads :attr:`text`; a name the user typed is theirs, whatever it says."""
+
+    base: str
+    changes: tuple[str, ...] = ()
+
+    @property
+    def text(self) -> str:
+        return f"{self.base}, {', '.join(self.changes)}" if self.changes else f"{self.base} (what-if)"
+
+
+@dataclass(frozen=True)
 class Provenance:
     """Where the roof applied for a ceiling comes from.
 
@@ -163,6 +177,10 @@ class Chip:
     compute_what_if_of: dict[str, float] = field(default_factory=dict)
     #: power, energy per op and per byte, price (core.energy; None: no energy data)
     energy: Energy | None = None
+    #: the name the app gave it as a what-if (None: its name is its own, a preset's or the user's)
+    auto_name: AutoName | None = None
+    #: the name of the chip derive() made this what-if copy from (None: not a derived copy)
+    derived_from: str | None = None
 
     def peak(self, precision: str) -> float | None:
         """Dense peak op/s at ``precision``, or None when the chip has no such mode."""
@@ -205,19 +223,40 @@ class Chip:
                       else level.write_bandwidth * factor)
         return self.with_level(which, new)
 
+    @property
+    def own_name(self) -> AutoName | None:
+        """The app's name for it, while its name is still that one (None once the user renamed
+        it, or for a chip never named by the app)."""
+        auto = self.auto_name
+        return auto if auto is not None and auto.text == self.name else None
+
+    @property
+    def base_name(self) -> str:
+        """Its name without what the app added for a what-if ("(what-if)", derive's changes)."""
+        auto = self.own_name
+        return auto.base if auto is not None else self.name
+
+    @property
+    def derivation(self) -> str:
+        """'What-if: H100 SXM5 80GB with HBM3 ×2.' for a copy derive() made, else ''."""
+        if self.derived_from is None:
+            return ""
+        changes = self.auto_name.changes if self.auto_name is not None else ()
+        return f"What-if: {self.derived_from} with {', '.join(changes) or 'nothing changed'}."
+
     def named_as_what_if(self) -> Chip:
         """Its name says "(what-if)" while a ceiling is moved from its datasheet (so every view
-        and export says so), and not once every ceiling is back."""
-        suffix = " (what-if)"
-        base = self.name[: -len(suffix)] if self.name.endswith(suffix) else self.name
-        if not self.is_what_if:  # a derived chip back at its datasheet: its factors go too,
-            parts = base.split(", ")  # and "(copy)" keeps it apart from its original
-            if len(parts) > 1 and "×" in parts[-1]:
-                while len(parts) > 1 and "×" in parts[-1]:
-                    parts.pop()
-                base = ", ".join(parts) + " (copy)"
-        name = base + suffix if self.is_what_if and "×" not in base else base
-        return self if name == self.name else replace(self, name=name)
+        and export says so), and not once every ceiling is back; a derived copy named by its
+        changes keeps them while moved, and back at its datasheet is "(copy)" of its original,
+        apart from it. Decided from the chip's fields, never from its name's words."""
+        auto = self.own_name
+        if self.is_what_if:
+            named = auto if auto is not None else AutoName(self.name)
+            return replace(self, name=named.text, auto_name=named)
+        if auto is None:
+            return self
+        name = f"{auto.base} (copy)" if auto.changes else auto.base
+        return replace(self, name=name, auto_name=None)
 
     def scaled(self, factor: float, *, compute: bool = True, memory: bool = True) -> Chip:
         """Every ceiling of the chip times ``factor`` (a faster clock), or only its compute
@@ -242,10 +281,8 @@ class Chip:
             memory.append(replace(lv, bandwidth=lv.what_if_of, what_if_of=None,
                                   write_bandwidth=None if lv.write_bandwidth is None
                                   else lv.write_bandwidth * back))
-        notes = "\n".join(line for line in self.notes.splitlines()
-                           if not line.startswith("What-if: "))
         return replace(self, compute=compute, memory=tuple(memory), compute_what_if_of={},
-                       notes=notes).named_as_what_if()
+                       derived_from=None).named_as_what_if()
 
     def applied_compute_fraction(self, precision: str) -> float:
         """The achievable compute roof as a fraction of the peak (see MemoryLevel's)."""
@@ -418,9 +455,7 @@ def derive(chip: Chip, factors: dict[str, float], chip_id: str | None = None) ->
             names.append(f"{chip.levels(role)[0].name} ×{factors[role]:g}")
     if factors.get("capacity", 1.0) != 1.0:
         names.append(f"capacity ×{factors['capacity']:g}")
-    base = chip.name.removesuffix(" (what-if)")  # a dragged chip's copy says it once
-    name = f"{base}, {', '.join(names)}" if names else f"{base} (what-if)"
-    return replace(chip, id=chip_id or f"{chip.id}-what-if", name=name, compute=compute,
-                   compute_what_if_of=moved, compute_measured=measured_peaks, memory=tuple(memory),
-                   notes=f"What-if: {chip.name} with {', '.join(names) or 'nothing changed'}."
-                         + (f"\n{chip.notes}" if chip.notes else ""))
+    named = AutoName(chip.base_name, tuple(names))  # a dragged chip's copy says what-if once
+    return replace(chip, id=chip_id or f"{chip.id}-what-if", name=named.text, auto_name=named,
+                   derived_from=chip.name, compute=compute, compute_what_if_of=moved,
+                   compute_measured=measured_peaks, memory=tuple(memory))

@@ -88,7 +88,7 @@ def _check(collection: str, item: Item) -> None:
             except ValidationError as exc:
                 problems = list(exc.problems)
         if problems:
-            raise EditRefused(f"{item.name}: " + "; ".join(str(p) for p in problems))
+            raise EditRefused(f"{item.name}: " + "; ".join(str(p) for p in problems), tuple(problems))
 
 
 def apply(edit: Edit, doc: Document) -> tuple[Document, Edit]:

@@ -42,4 +42,9 @@ class SessionVersionError(RooflineError):
 
 class EditRefused(RooflineError):
     """An edit that would break a rule of the domain (a chip without any compute ceiling, or
-    without its main memory); the document stays as it was."""
+    without its main memory); the document stays as it was. ``problems`` names each field
+    refused where the rule is a field's, so a view can say it in its own words."""
+
+    def __init__(self, message: str, problems: tuple[Problem, ...] = ()) -> None:
+        super().__init__(message)
+        self.problems = tuple(problems)

@@ -189,7 +189,7 @@ def build_training(w: Workload, build_kind: Callable[[Workload], Built]) -> Buil
             "backward", [note, *e.steps, where], 2 * e.weight_bytes)
     if w.recompute != "none":
         again = [e for e in forward.entries
-                 if (e.group == "attention" and e.kernel.name.startswith("Attention"))
+                 if e.attention_core
                  or (w.recompute == "full" and e.group != "head")]
         for e in again:
             note = (f"{RECOMPUTE_WORDS[w.recompute]}: this forward kernel runs again in the "

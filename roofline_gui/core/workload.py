@@ -187,6 +187,9 @@ class Entry:
     steps: tuple[str, ...] = ()
     #: Bytes at ``dram`` that are weights (read once per step however large the batch).
     weight_bytes: float = 0.0
+    #: The attention itself (scores and weighted values), not its projections: what selective
+    #: recomputation runs again.
+    attention_core: bool = False
 
 
 @dataclass(frozen=True)

@@ -141,6 +141,15 @@ def session_schema(presets: Presets | None = None) -> dict:
             "color": _optional(color),
             "visible": {"type": "boolean"},
             "preset": _optional({"type": "string", "description": "the preset this chip came from"}),
+            "auto_name": _optional({
+                "type": "object", "additionalProperties": False, "required": ["base"],
+                "description": "the name the app gave a what-if chip (version 10): the chip's own "
+                               "name and what moved; the name is the app's while it still reads "
+                               "'base, changes…' or 'base (what-if)'",
+                "properties": {"base": {"type": "string", "minLength": 1},
+                               "changes": {"type": "array", "items": {"type": "string"}}}}),
+            "derived_from": _optional({"type": "string", "description": "the name of the chip a "
+                                                                       "what-if copy was made from"}),
             "energy": {
                 "type": "object", "additionalProperties": False,
                 "description": "power and energy (version 8): board power and idle power in W, "

@@ -35,6 +35,9 @@ def chip_to_dict(chip: Chip) -> dict:
             "board_power": chip.energy.board_power, "idle_power": chip.energy.idle_power,
             "op_pj": dict(chip.energy.op_pj), "byte_pj": dict(chip.energy.byte_pj),
             "price_per_hour": chip.energy.price_per_hour, "sources": dict(chip.energy.sources)}),
+        "auto_name": None if chip.auto_name is None else {
+            "base": chip.auto_name.base, "changes": list(chip.auto_name.changes)},
+        "derived_from": chip.derived_from,
     }
     out = _drop_empty(d)
     out["compute"] = dict(chip.compute)

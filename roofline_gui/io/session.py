@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import os
+import re
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -22,7 +23,7 @@ from roofline_gui.io.serialize import chip_to_dict, kernel_to_dict
 from roofline_gui.io.validate import PRESET_OVERRIDES, Checker, read_chip, read_kernel
 
 FORMAT = "roofline-session"
-VERSION = 9
+VERSION = 10
 MAX_ITEMS = 100_000
 #: The keys a session file may have at its top level.
 TOP_KEYS = ("format", "version", "title", "baseline", "chips", "kernels", "workloads",
@@ -109,9 +110,42 @@ def _v8_to_v9(data: dict) -> dict:
     return out
 
 
+_WHAT_IF_NOTE = re.compile(r"What-if: (?P<of>.+) with (?P<changes>.+)\.")
+
+
+def _v9_to_v10(data: dict) -> dict:
+    """Version 10 keeps what the app named a what-if chip in fields (``auto_name``: its own
+    name and what moved; ``derived_from``: the chip a derived copy was made from) instead of
+    reading them back from its name and notes. A version 9 file said them in words: a
+    derived copy's first note line "What-if: X with HBM3 ×2." and a dragged chip's name
+    "X (what-if)"; each is read once here, and the note line leaves the notes."""
+    out = copy.deepcopy(data)
+    chips = out.get("chips")
+    for chip in chips if isinstance(chips, list) else []:
+        if not isinstance(chip, dict) or not isinstance(chip.get("name"), str):
+            continue
+        name, notes = chip["name"], chip.get("notes")
+        lines = notes.split("\n") if isinstance(notes, str) else []
+        match = _WHAT_IF_NOTE.fullmatch(lines[0]) if lines else None
+        if match:
+            changes = [] if match["changes"] == "nothing changed" else match["changes"].split(", ")
+            base = match["of"].removesuffix(" (what-if)")
+            chip["derived_from"] = match["of"]
+            chip["notes"] = "\n".join(lines[1:])
+            named = f"{base}, {', '.join(changes)}" if changes else f"{base} (what-if)"
+            if named == name:
+                chip["auto_name"] = {"base": base, "changes": changes}
+        elif name.endswith(" (what-if)") and (chip.get("compute_what_if_of") or any(
+                isinstance(lv, dict) and lv.get("what_if_of") is not None
+                for lv in chip.get("memory") or [])):
+            chip["auto_name"] = {"base": name.removesuffix(" (what-if)"), "changes": []}
+    out["version"] = 10
+    return out
+
+
 MIGRATIONS: dict[int, Callable[[dict], dict]] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4,
                                                  4: _v4_to_v5, 5: _v5_to_v6, 6: _v6_to_v7,
-                                                 7: _v7_to_v8, 8: _v8_to_v9}
+                                                 7: _v7_to_v8, 8: _v8_to_v9, 9: _v9_to_v10}
 
 
 def migrate(data: dict) -> dict:

@@ -11,7 +11,7 @@ import math
 import re
 from typing import Any
 
-from roofline_gui.core.chip import Chip, Measured, MemoryLevel
+from roofline_gui.core.chip import AutoName, Chip, Measured, MemoryLevel
 from roofline_gui.core.errors import Problem
 from roofline_gui.core.kernel import Kernel
 from roofline_gui.core.templates import RESIDENCES, TEMPLATES
@@ -34,7 +34,9 @@ LEVEL_KEYS = ("role", "name", "bandwidth", "write_bandwidth", "capacity", "achie
               "measured", "what_if_of")
 CHIP_KEYS = ("id", "name", "vendor", "year", "notes", "compute", "compute_sources", "achievable",
              "compute_measured", "memory", "color", "visible", "preset", "compute_what_if_of",
-             "energy")
+             "energy", "auto_name", "derived_from")
+#: The name the app gave a what-if chip (version 10): core.chip.AutoName's fields.
+AUTO_NAME_KEYS = ("base", "changes")
 #: A chip's energy (version 8): core.energy.Energy's fields.
 ENERGY_KEYS = ("board_power", "idle_power", "op_pj", "byte_pj", "price_per_hour", "sources")
 #: A measured ceiling: its value (op/s or B/s), when, how and where.
@@ -249,14 +251,35 @@ def read_chip(ck: Checker, d: dict, path: str, chip_id: str) -> Chip | None:
     preset = _origin(ck, d, path)
     energy = (read_energy(ck, d["energy"], f"{path}.energy",
                           [lv.name for lv in levels if lv is not None]) if "energy" in d else None)
+    auto_name = _auto_name(ck, d.get("auto_name"), f"{path}.auto_name")
+    derived_from = d.get("derived_from")
+    if derived_from is not None and not isinstance(derived_from, str):
+        ck.fail(f"{path}.derived_from", f"must be the name of a chip, not {derived_from!r}")
     if len(ck.problems) > start:
         return None
     return Chip(
         id=chip_id, name=name, compute=compute, memory=tuple(levels), vendor=vendor,
         year=None if year is None else int(year), notes=notes, compute_sources=sources,
         compute_achievable=achievable, compute_measured=measured, color=color, visible=visible, preset=preset,
-        compute_what_if_of=what_if, energy=energy,
+        compute_what_if_of=what_if, energy=energy, auto_name=auto_name, derived_from=derived_from,
     )
+
+
+def _auto_name(ck: Checker, raw: Any, path: str) -> AutoName | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        ck.fail(path, "must be an object with 'base' and 'changes'")
+        return None
+    ck.known_keys(raw, path, AUTO_NAME_KEYS)
+    base, changes = raw.get("base"), raw.get("changes", [])
+    if not isinstance(base, str) or not base.strip():
+        ck.fail(f"{path}.base", f"must be the chip's own name, not {base!r}")
+        return None
+    if not isinstance(changes, list) or not all(isinstance(c, str) for c in changes):
+        ck.fail(f"{path}.changes", f"must be a list of texts, not {changes!r}")
+        return None
+    return AutoName(base, tuple(changes))
 
 
 def read_energy(ck: Checker, raw: Any, path: str, levels: list[str]):

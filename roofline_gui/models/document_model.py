@@ -70,7 +70,7 @@ class DocumentModel(QObject):
     #: the file path (or None) after open / save / new
     sig_path_changed = Signal(object)
     sig_derated_changed = Signal(bool)
-    sig_refused = Signal(str)  # an edit the core refused, and why
+    sig_refused = Signal(str)  # an edit the core refused, and why (last_refused: the refusal)
     sig_status = Signal(str)  # a word for the status bar: why a drag stopped where it did
     #: (View, names of the fields that changed): the one view state every view observes
     sig_view_changed = Signal(object, object)
@@ -79,6 +79,8 @@ class DocumentModel(QObject):
         super().__init__(parent)
         self._doc = document or Document()
         self.undo_stack = QUndoStack(self)
+        #: the last edit the core refused (core.errors.EditRefused, with its problems by field)
+        self.last_refused = None
         self._evaluator = Evaluator()
         self._comparison: Comparison | None = None
         self._workloads: tuple[list[WorkloadResult], dict[str, str]] | None = None
@@ -193,6 +195,7 @@ class DocumentModel(QObject):
         try:
             applied = apply(edit, self._doc)
         except EditRefused as exc:
+            self.last_refused = exc
             self.sig_refused.emit(str(exc))
             return False
         if applied[0] == self._doc:
@@ -280,8 +283,7 @@ class DocumentModel(QObject):
         """Replace a chip by ``moved``, its ceilings moved as what-ifs (a roof dragged, a dot of
         the design space, a reset): named "(what-if)" while any ceiling is moved, so every view
         and export says so; ``what`` says what moved, for the undo text."""
-        base = moved.name.removesuffix(" (what-if)")
-        return self.push(Replace("chips", moved.named_as_what_if()), f"What-if {base}: {what}",
+        return self.push(Replace("chips", moved.named_as_what_if()), f"What-if {moved.base_name}: {what}",
                          merge_key=merge_key)
 
     def say(self, note: str) -> None:

@@ -83,6 +83,28 @@ def test_a_moved_chip_is_named_what_if_until_every_ceiling_is_back():
     assert derive(moved, {"dram": 2}).name == "H100 SXM5 80GB, HBM3 ×2"
 
 
+@pytest.mark.parametrize("name", ["DGX node, 8×V100", "H100 ×2 (what-if)", "A100, HBM2e ×1.5"])
+def test_a_chip_named_like_a_what_if_is_named_from_its_fields_not_its_words(name):
+    """A name the user typed is theirs whatever it says: dragged, it gains "(what-if)"; back
+    at its datasheet (or reset), it is its own name again, never "(copy)"."""
+    from dataclasses import replace
+
+    mine = replace(H100, name=name)
+    hbm = H100.memory.index(H100.dram)
+    moved = mine.with_ceiling(("level", hbm), 2 * H100.dram.bandwidth).named_as_what_if()
+    assert moved.is_what_if and moved.name == f"{name} (what-if)"
+    assert moved.with_ceiling(("level", hbm), H100.dram.bandwidth).named_as_what_if().name == name
+    assert moved.at_datasheet().name == name and moved.at_datasheet() == mine
+    # a copy derived from it names its changes after the user's name, and keeps where it came from
+    derived = derive(mine, {"dram": 2})
+    assert derived.name == f"{name}, HBM3 ×2" and derived.derived_from == name
+    assert derived.derivation == f"What-if: {name} with HBM3 ×2."
+    assert derived.at_datasheet().name == f"{name} (copy)" and derived.at_datasheet().derived_from is None
+    # a what-if the user renamed is theirs too: reset keeps their name
+    renamed = replace(derived, name="My design")
+    assert renamed.at_datasheet().name == "My design"
+
+
 def test_the_workload_explanation_says_a_bandwidth_is_a_what_if():
     from roofline_gui.core.workload_view import explain_workload
 

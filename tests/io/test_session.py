@@ -252,6 +252,34 @@ def test_a_what_if_chip_keeps_its_datasheet_figures_in_the_file(tmp_path):
     assert "memory[1].what_if_of: must be greater than 0" in text
 
 
+def test_a_v9_what_if_keeps_its_name_and_origin_as_fields_and_they_survive_a_save(tmp_path):
+    """Version 9 said a derived copy's origin in its notes and a dragged chip's state in its
+    name; version 10 keeps both in fields. The frozen v9 file (written by the v9 code) holds a
+    derived copy, a chip named "DGX node, 8×V100" dragged (v9 gave it no "(what-if)") and a
+    dragged preset."""
+    doc = load_session(DATA / "session_v9.json")
+    derived, dgx, dragged = doc.chips
+    assert derived.auto_name.base == "H100 SXM5 80GB"
+    assert derived.auto_name.changes == ("bf16 ×1.5", "HBM3 ×2")
+    assert derived.derived_from == "H100 SXM5 80GB" and not derived.notes.startswith("What-if")
+    assert derived.derivation == "What-if: H100 SXM5 80GB with bf16 ×1.5, HBM3 ×2."
+    assert dragged.auto_name.base == "H100 SXM5 80GB" and dragged.auto_name.changes == ()
+    assert dgx.auto_name is None and dgx.is_what_if  # the user's name, as v9 left it
+    assert dgx.named_as_what_if().name == "DGX node, 8×V100 (what-if)"
+    assert dgx.at_datasheet().name == "DGX node, 8×V100"
+    assert dragged.at_datasheet().name == "H100 SXM5 80GB" and derived.at_datasheet().name == (
+        "H100 SXM5 80GB (copy)")
+    save_session(doc, tmp_path / "v10.roofline")
+    again = load_session(tmp_path / "v10.roofline")
+    assert again.chips == doc.chips
+    data = json.loads((tmp_path / "v10.roofline").read_text())
+    assert data["version"] == 10 and data["chips"][0]["auto_name"] == {
+        "base": "H100 SXM5 80GB", "changes": ["bf16 ×1.5", "HBM3 ×2"]}
+    data["chips"][0]["auto_name"] = {"base": "", "changes": "HBM3"}
+    with pytest.raises(ValidationError, match=r"chips\[0\]\.auto_name\.base"):
+        parse_session(data)
+
+
 def test_training_workloads_survive_a_save_and_load_and_bad_settings_are_named(tmp_path):
     doc = load_session(DATA / "session_v7.json")
     llama, resnet = doc.workloads

@@ -124,7 +124,7 @@ class ChipForm(QWidget):
         layout.addWidget(self._compute_group(chip))
         layout.addWidget(self._memory_group(chip))
         layout.addWidget(self._energy_group())
-        notes = QPlainTextEdit(chip.notes)
+        notes = QPlainTextEdit("\n".join(filter(None, (chip.derivation, chip.notes))))
         notes.setReadOnly(True)
         notes.setMaximumHeight(110)
         notes.setToolTip("Where the numbers come from (read-only)")

@@ -32,7 +32,7 @@ from roofline_gui.core.workload import (
 from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.widgets.common.throttle import Throttle
 from roofline_gui.widgets.panels.workloads.dialog import WorkloadDialog
-from roofline_gui.widgets.panels.workloads.fields import FIELD_LABELS, WorkloadFields
+from roofline_gui.widgets.panels.workloads.fields import WorkloadFields
 from roofline_gui.widgets.panels.workloads.formulas import entries_html
 
 
@@ -208,32 +208,25 @@ class WorkloadsPanel(QWidget):
         shown = (f"stage {value}" if name == "zero" else format_si(value, "").strip()
                  if name == "train_tokens" else value or "auto" if name == "global_batch"
                  else value)
-        refused = []
-        self.model.sig_refused.connect(refused.append)
-        try:
-            done = self.model.set_workload(changed, f"{w.name}: {label} {shown}",
-                                           merge_key=("workload field", self._serial, name))
-        finally:
-            self.model.sig_refused.disconnect(refused.append)
+        self.model.last_refused = None
+        done = self.model.set_workload(changed, f"{w.name}: {label} {shown}",
+                                       merge_key=("workload field", self._serial, name))
+        refusal = self.model.last_refused
         # A refused value does not stay in its field: the field shows the workload's own again,
         # and the reason stays under the fields (the status bar's goes after a while).
-        self.refused.setText(f"{label} {shown} refused: {self._in_words(refused[0])}"
-                             if refused and not done else "")
+        self.refused.setText(f"{label} {shown} refused: {self._in_words(w, refusal)}"
+                             if refusal is not None and not done else "")
         if not done:
             self.fields.show_workload(w)
 
-    def _in_words(self, message: str) -> str:
+    def _in_words(self, w: Workload, refusal) -> str:
         """A refusal as the fields name things: "Llama-2-7B: Global batch G: 1000 per step is
-        not a multiple…", not "1 problem / global_batch: …"."""
-        lines = [line.strip() for line in message.splitlines()]
-        lines = [line for line in lines if line and not line.rstrip(":").endswith(
-            ("problem", "problems"))]
-        out = []
-        for line in lines:
-            for name in FIELD_LABELS:
-                line = line.replace(f"{name}: ", f"{self.fields.label_of(name)}: ")
-            out.append(line)
-        return "; ".join(out)
+        not a multiple…", each refused field by its label (from the refusal's problems)."""
+        if not refusal.problems:
+            return str(refusal)
+        return f"{w.name}: " + "; ".join(
+            f"{self.fields.label_of(p.path)}: {p.message}" if p.path else p.message
+            for p in refusal.problems)
 
     def _on_name(self) -> None:
         w = self.selected
