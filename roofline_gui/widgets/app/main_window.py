@@ -34,6 +34,7 @@ from roofline_gui.models.settings import Settings
 from roofline_gui.widgets.app.dock_shares import DockShares
 from roofline_gui.widgets.app.file_actions import FileActions, example_title, examples
 from roofline_gui.widgets.app.measure_actions import MeasureActions
+from roofline_gui.widgets.app.views import BOTTOM, BY_NAME, VIEWS, View, layout_version, object_name
 from roofline_gui.widgets.chart.canvas_panel import CanvasPanel
 from roofline_gui.widgets.common import background
 from roofline_gui.widgets.common.dialogs import RecoveryDialog, about_text
@@ -94,11 +95,10 @@ class DocumentUndoKeys(QObject):
 class MainWindow(QMainWindow):
     # Built right after the chart's first paint, one per turn of the event loop; the Kernels
     # tab is built when it is first shown.
-    EAGER_PANELS = ("hardware", "table", "explanation")
+    EAGER_PANELS = tuple(view.name for view in VIEWS if view.eager)
     sig_panels_built = Signal()  # the eager panels exist (emitted once)
-    #: The docks' arrangement saved in the settings; a layout saved by a version with other
-    #: docks is not restored (Qt would leave the new docks wherever it could), the default is.
-    LAYOUT_VERSION = 4  # 3: the Design space dock; 4: the Energy dock
+    #: The docks' arrangement saved in the settings (widgets.app.views.layout_version).
+    LAYOUT_VERSION = layout_version()
 
     def __init__(self, settings: Settings | None = None, presets: Presets | None = None,
                  model: DocumentModel | None = None) -> None:
@@ -120,38 +120,11 @@ class MainWindow(QMainWindow):
         self.measure.sig_message.connect(lambda m: self.statusBar().showMessage(m, 8000))
         self.autosave = Autosave(self.model, parent=self)
         self.autosave.sig_failed.connect(self._on_autosave_failed)
-        self.docks = {
-            "hardware": self._dock("Hardware", Qt.DockWidgetArea.LeftDockWidgetArea),
-            "kernels": self._dock("Kernels", Qt.DockWidgetArea.LeftDockWidgetArea),
-            "workloads": self._dock("Workloads", Qt.DockWidgetArea.LeftDockWidgetArea),
-            "table": self._dock("Comparison", Qt.DockWidgetArea.BottomDockWidgetArea),
-            "breakdown": self._dock("Workload breakdown", Qt.DockWidgetArea.BottomDockWidgetArea),
-            "design": self._dock("Design space", Qt.DockWidgetArea.BottomDockWidgetArea),
-            "energy": self._dock("Energy", Qt.DockWidgetArea.BottomDockWidgetArea),
-            "explanation": self._dock("Why it sits there", Qt.DockWidgetArea.BottomDockWidgetArea),
-        }
-        # Hardware, kernels and workloads share the left side as tabs, so the chart gets the
-        # width; the workload breakdown is a tab beside the comparison table.
-        self.tabifyDockWidget(self.docks["hardware"], self.docks["kernels"])
-        self.tabifyDockWidget(self.docks["kernels"], self.docks["workloads"])
-        self.docks["hardware"].raise_()
-        self.docks["kernels"].visibilityChanged.connect(lambda shown: shown and self.kernels)
-        self.docks["workloads"].visibilityChanged.connect(lambda shown: shown and self.workloads)
-        self.splitDockWidget(self.docks["table"], self.docks["explanation"], Qt.Orientation.Horizontal)
-        self.tabifyDockWidget(self.docks["table"], self.docks["breakdown"])
-        self.tabifyDockWidget(self.docks["breakdown"], self.docks["design"])
-        self.tabifyDockWidget(self.docks["design"], self.docks["energy"])
-        self.docks["table"].raise_()
-        self.docks["design"].visibilityChanged.connect(lambda shown: shown and self.design)
-        self.docks["energy"].visibilityChanged.connect(lambda shown: shown and self.energy)
-        self.docks["breakdown"].visibilityChanged.connect(lambda shown: shown and self.breakdown)
+        self.docks = {view.name: self._dock(view) for view in VIEWS}
+        self._place_docks()
         # A session with workloads shows them: their panels come forward when one is added.
         self.model.sig_document_changed.connect(self._on_workloads_changed)
         self._workload_count = 0
-        self.resizeDocks([self.docks["table"], self.docks["explanation"]], [800, 460],
-                         Qt.Orientation.Horizontal)
-        self.resizeDocks([self.docks["hardware"]], [500], Qt.Orientation.Horizontal)
-        self.resizeDocks([self.docks["table"]], [290], Qt.Orientation.Vertical)
         self.dock_shares = DockShares(self, [self.docks["hardware"], self.docks["kernels"]],
                                       [self.docks["table"], self.docks["explanation"]])
         self._build_actions()
@@ -186,43 +159,7 @@ class MainWindow(QMainWindow):
         return panel
 
     def _make_panel(self, name: str) -> QWidget:
-        # Each panel's module is imported when that panel is first built, off the start-up
-        # path: the kernel library and the workload panels (with the workload core) are not
-        # needed for the first window at all (importing them all here cost about 18 ms).
-        if name == "hardware":
-            from roofline_gui.widgets.panels.hardware_editor import HardwareEditor  # noqa: PLC0415
-
-            return HardwareEditor(self.model, self.presets)
-        if name == "kernels":
-            from roofline_gui.widgets.panels.kernel_library import KernelLibrary  # noqa: PLC0415
-
-            return KernelLibrary(self.model, self.presets)
-        if name in ("table", "explanation"):
-            from roofline_gui.widgets.panels.comparison_panel import (  # noqa: PLC0415
-                ComparisonTable,
-                ExplanationPane,
-            )
-
-            if name == "explanation":
-                return ExplanationPane(self.model)
-            return self._table_with_units(ComparisonTable(self.model, self.presets))
-        from roofline_gui.widgets.panels.workloads.charts import WorkloadCharts  # noqa: PLC0415
-        from roofline_gui.widgets.panels.workloads.panel import WorkloadsPanel  # noqa: PLC0415
-
-        if name == "design":
-            from roofline_gui.widgets.panels.design_space_panel import (  # noqa: PLC0415
-                DesignSpacePanel,
-            )
-
-            return DesignSpacePanel(self.model)
-        if name == "energy":
-            from roofline_gui.widgets.panels.energy_panel import EnergyPanel  # noqa: PLC0415
-
-            return EnergyPanel(self.model)
-        return WorkloadsPanel(self.model) if name == "workloads" else WorkloadCharts(self.model)
-
-    def _table_with_units(self, table):
-        return table
+        return BY_NAME[name].make(self)
 
     def _build_next_panel(self) -> None:
         """Build the side panels, together, on the turn after the chart's first paint (one
@@ -239,38 +176,6 @@ class MainWindow(QMainWindow):
         if not self._panels_announced:
             self._panels_announced = True
             self.sig_panels_built.emit()
-
-    @property
-    def hardware(self):
-        return self._panel("hardware")
-
-    @property
-    def kernels(self):
-        return self._panel("kernels")
-
-    @property
-    def table(self):
-        return self._panel("table")
-
-    @property
-    def explanation(self):
-        return self._panel("explanation")
-
-    @property
-    def workloads(self):
-        return self._panel("workloads")
-
-    @property
-    def breakdown(self):
-        return self._panel("breakdown")
-
-    @property
-    def design(self):
-        return self._panel("design")
-
-    @property
-    def energy(self):
-        return self._panel("energy")
 
     def _on_workloads_changed(self, doc, _touched) -> None:
         """When workloads come (added, or a session with some opened), their panel and their
@@ -319,12 +224,35 @@ class MainWindow(QMainWindow):
         return False
 
     # -- construction ---------------------------------------------------------------------------------
-    def _dock(self, title: str, area) -> QDockWidget:
-        dock = QDockWidget(title, self)
-        dock.setObjectName(f"dock-{title}")
+    def _dock(self, view: View) -> QDockWidget:
+        dock = QDockWidget(view.title, self)
+        dock.setObjectName(object_name(view))  # stable: the saved layout refers to it
         dock.setWidget(QWidget())  # the panel comes later (see _panel)
-        self.addDockWidget(area, dock)
+        self.addDockWidget(view.area, dock)
+        if not view.eager:  # built when its tab is first shown
+            dock.visibilityChanged.connect(lambda shown, name=view.name: shown and self._panel(name))
         return dock
+
+    def _place_docks(self) -> None:
+        """Each view where the table puts it: tabbed with another, or split beside it; the
+        first of each tab group in front; first sizes where a view gives them."""
+        for view in VIEWS:
+            if view.tab_with is not None:
+                self.tabifyDockWidget(self.docks[view.tab_with], self.docks[view.name])
+            elif view.beside is not None:
+                self.splitDockWidget(self.docks[view.beside], self.docks[view.name],
+                                     Qt.Orientation.Horizontal)
+        for view in VIEWS:
+            if view.tab_with is None and view.beside is None:
+                self.docks[view.name].raise_()
+        row = [self.docks[v.name] for v in VIEWS if v.width is not None and v.area == BOTTOM]
+        self.resizeDocks(row, [v.width for v in VIEWS if v.width is not None and v.area == BOTTOM],
+                         Qt.Orientation.Horizontal)
+        for view in VIEWS:
+            if view.width is not None and view.area != BOTTOM:
+                self.resizeDocks([self.docks[view.name]], [view.width], Qt.Orientation.Horizontal)
+            if view.height is not None:
+                self.resizeDocks([self.docks[view.name]], [view.height], Qt.Orientation.Vertical)
 
     def _action(self, text: str, slot, shortcut=None, tip: str = "") -> QAction:
         action = QAction(text, self)
@@ -816,3 +744,11 @@ class MainWindow(QMainWindow):
         example = next((p for p in examples() if p.stem == "a100-vs-tpu-v3"), None)
         if example:
             self.files.open_example(example)
+
+
+def _panel_property(name: str) -> property:
+    return property(lambda window: window._panel(name), doc=f"The {name} view's panel (built on first use).")
+
+
+for _view in VIEWS:  # window.hardware, window.energy, ...: each view's panel, by its stable name
+    setattr(MainWindow, _view.name, _panel_property(_view.name))
