@@ -396,14 +396,22 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels) -> tupl
 
 # -- workloads' labels -----------------------------------------------------------------------------
 def place_workload_labels(scene: ChartScene, g: LabelGeometry, taken_labels,
-                          selected: str | None) -> tuple[ChartLabel | None, ...]:
+                          selected: str | None, held: tuple[ChartLabel | None, ...] | None = None,
+                          moving: int | None = None) -> tuple[ChartLabel | None, ...]:
     """Each workload's label by its highest point, clear of the roof labels, the kernels' names
     and each other; by its lowest point where the highest has no room; else left out, unless
     it is the selected workload's (then on the side with more room, the name alone where the
-    whole label does not fit)."""
+    whole label does not fit). With ``held`` (the labels as placed before) and ``moving`` (the
+    index of the workload being dragged) only that one is placed again, clear of the others
+    where they stand: a drag step moves one label (placing all ten took 2.6 ms a step)."""
     marks = scene.workloads
     if not marks:
         return ()
+    if held is not None and (moving is None or len(held) != len(marks)):
+        held = None
+    if held is not None:
+        taken_labels = (*taken_labels, *(lb for n, lb in enumerate(held) if lb is not None
+                                         and n != moving))
 
     def item_px(text: str) -> float:  # a text item's width: the text's and its margins
         return text_width(text, g.text_px) + 6
@@ -418,9 +426,11 @@ def place_workload_labels(scene: ChartScene, g: LabelGeometry, taken_labels,
         ox = np.concatenate([np.repeat(np.log10(m.entry_x), m.entry_y.shape[1]) for m in marks]
                             + [np.repeat(xs, [len(t) for t in tops])])
         oy = np.concatenate([np.log10(m.entry_y).ravel() for m in marks] + [np.log10(t) for t in tops])
-    placed = {lb.kernel: lb for lb in place_kernel_labels(
-        texts, xs, ys, g.px, item_px, g.line, taken, (ox, oy), g.bounds, WORKLOAD_LABEL_SPOTS)}
-    missing = [n for n in range(len(marks)) if n not in placed]
+    which = list(range(len(marks))) if held is None else [moving]
+    placed = {which[lb.kernel]: replace(lb, kernel=which[lb.kernel]) for lb in place_kernel_labels(
+        [texts[n] for n in which], xs[which], ys[which], g.px, item_px, g.line, taken, (ox, oy),
+        g.bounds, WORKLOAD_LABEL_SPOTS)}
+    missing = [n for n in which if n not in placed]
     if missing:
         boxes = taken + [offset_label_box(lb, g.px, item_px, g.line) for lb in placed.values()]
         for lb in place_kernel_labels([texts[n] for n in missing], xs[missing], lows[missing],
@@ -429,6 +439,9 @@ def place_workload_labels(scene: ChartScene, g: LabelGeometry, taken_labels,
             placed[missing[lb.kernel]] = replace(lb, kernel=missing[lb.kernel])
     out: list[ChartLabel | None] = []
     for n, mark in enumerate(marks):
+        if n not in which:
+            out.append(held[n])
+            continue
         lb = placed.get(n)
         if lb is not None:
             out.append(ChartLabel(lb.text, lb.x, lb.y, "", lb.anchor, None, lb.offset, n))
@@ -451,12 +464,22 @@ def _fallback(mark, n: int, x: float, y: float, g: LabelGeometry, item_px) -> Ch
 
 def place_labels(scene: ChartScene, g: LabelGeometry, *, selected_chip: str | None,
                  foreground: str, roofs: bool = True, names: bool = True,
-                 roof_labels: tuple[ChartLabel, ...] | None = None) -> PlacedLabels:
+                 roof_labels: tuple[ChartLabel, ...] | None = None,
+                 held: PlacedLabels | None = None) -> PlacedLabels:
     """Every text of the chart, in order: roofs' (they take their places first), kernels',
     workloads'. ``roof_labels``, when given, are the roofs' labels already placed (a drag step
-    keeps them where they were and the kernels' names move)."""
+    keeps them where they were and the kernels' names move). ``held``, during a workload's
+    drag, are the labels as the last step placed them: the kernels' names and the other
+    workloads' labels stay, and only the dragged workload's label is placed again."""
     if roof_labels is None:
         roof_labels = place_roof_labels(scene, g, selected_chip, foreground) if roofs else ()
-    kernel_names = place_kernel_names(scene, g, roof_labels) if names else ()
-    workloads = place_workload_labels(scene, g, roof_labels + kernel_names, scene.selection.item)
+    lifted = scene.selection.lifted
+    moving = next((n for n, m in enumerate(scene.workloads) if m.workload_id == lifted), None)
+    if held is not None and moving is not None:
+        kernel_names = held.names if names else ()
+        workloads = place_workload_labels(scene, g, roof_labels + kernel_names,
+                                          scene.selection.item, held.workloads, moving)
+    else:
+        kernel_names = place_kernel_names(scene, g, roof_labels) if names else ()
+        workloads = place_workload_labels(scene, g, roof_labels + kernel_names, scene.selection.item)
     return PlacedLabels(roof_labels, kernel_names, workloads, g.px)

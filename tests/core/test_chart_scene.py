@@ -144,3 +144,45 @@ def test_a_spec_reuses_its_roofs_while_what_they_depend_on_is_the_same():
     assert [r.precision for r in int8.roofs] == ["int8"]  # another precision: other roofs
     other = (replace(PRESETS.chips["google-tpu-v3"], id="t"),)
     assert chart_spec(evaluator.compare([mlp], other), Units(), reuse=first).roofs != first.roofs
+
+
+def test_a_workload_drag_step_moves_its_own_label_and_holds_the_others():
+    """During a workload's drag only its label is placed again, clear of the others where they
+    stand; on release every label is placed afresh (then as a fresh placement places them)."""
+    from roofline_gui.core.chart_labels import place_labels
+    from roofline_gui.core.chart_scene import Selection
+    from roofline_gui.core.workload_eval import evaluate_workloads
+    from roofline_gui.core.workload_view import workload_marks
+    from roofline_gui.io.workloads import shipped_workloads
+
+    chips = tuple(replace(PRESETS.chips[c], id=c) for c in ("nvidia-h100-sxm5-80gb", "amd-instinct-mi300x"))
+    shipped = shipped_workloads()
+    workloads = [shipped[n].workload(f"w{i}") for i, n in enumerate(
+        ("llama-3-8b", "gpt2", "mistral-7b", "resnet-50", "mlp-tpu"))]
+
+    def scene_of(ws, lifted=None):
+        cmp = compare((), chips)
+        results = evaluate_workloads(ws, chips)
+        marks = tuple(workload_marks(results, Units(), [0, 1]))
+        spec = chart_spec(cmp, Units(), [0, 1], None, frozenset(), tuple(
+            p for r in results for p in r.precisions))
+        return ChartScene(spec, cmp, (0, 1), marks, tuple(results), (),
+                          Selection("w0", None, lifted))
+
+    before = scene_of(workloads)
+    g = _geometry(before)
+    first = place_labels(before, g, selected_chip=None, foreground="#202020")
+    moved = [replace(workloads[0], batch=64), *workloads[1:]]
+    step = scene_of(moved, lifted="w0")
+    held = place_labels(step, g, selected_chip=None, foreground="#202020",
+                        roof_labels=first.roofs, held=first)
+    assert held.workloads[1:] == first.workloads[1:]  # the others hold still
+    assert held.workloads[0] is not None and held.workloads[0].x != first.workloads[0].x
+    mine = label_footprint(held.workloads[0], g)
+    for other in held.workloads[1:]:
+        if other is not None:
+            assert not any(boxes_overlap(a, b) for a in mine for b in label_footprint(other, g))
+    # released (nothing lifted), what was held is not kept: every label is placed afresh
+    released = scene_of(moved)
+    fresh = place_labels(released, g, selected_chip=None, foreground="#202020")
+    assert place_labels(released, g, selected_chip=None, foreground="#202020", held=held) == fresh

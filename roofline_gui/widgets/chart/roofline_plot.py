@@ -279,7 +279,9 @@ class RooflinePlot(QObject):
         labels = place_labels(scene, g, selected_chip=self.selected_chip,
                               foreground=self.options.foreground, roofs=self.options.show_labels,
                               names=self.options.kernel_labels,
-                              roof_labels=old.labels.roofs if keep else None)
+                              roof_labels=old.labels.roofs if keep else None,
+                              held=old.labels if keep and _ids(old.workloads) == _ids(scene.workloads)
+                              else None)
         if old is not None and old.labels == labels:
             labels = old.labels  # the same texts in the same places: nothing to redraw
         return scene.with_labels(labels)
@@ -453,3 +455,7 @@ class RooflinePlot(QObject):
     @property
     def ring(self):
         return self.overlays.ring
+
+
+def _ids(marks) -> tuple[str, ...]:
+    return tuple(m.workload_id for m in marks)
