@@ -7,8 +7,9 @@ canvas markers and the explanation pane, so they can never disagree.
 from __future__ import annotations
 
 import operator
+import weakref
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
@@ -65,6 +66,10 @@ class Comparison:
     kernel_arrays: KernelArrays
     chip_arrays: ChipArrays
     result: Evaluation
+    #: (the comparison this one patched, by weak reference; the kernel rows it changed) where
+    #: the evaluator re-evaluated a few rows of it (a drag step), else None: what is derived
+    #: row by row (the chart's points per memory level) can be patched the same way
+    patched_from: tuple | None = field(default=None, compare=False, repr=False)
 
     def limiter_name(self, k: int, c: int) -> str:
         """The ceiling that limits kernel k on chip c: a level name or '<precision> peak'."""
@@ -252,7 +257,8 @@ class Evaluator:
                 and last.result.derated == derated):
             sub = evaluate(ka.take(changed), self._chip_arrays, derated=derated)
             result = last.result.patched(changed, ka, sub)
-            comparison = Comparison(kernels, chips, ka, self._chip_arrays, result)
+            comparison = Comparison(kernels, chips, ka, self._chip_arrays, result,
+                                    (weakref.ref(last), tuple(changed)))
             if "kernel_index" in last.__dict__:  # same ids in the same order
                 comparison.__dict__["kernel_index"] = last.kernel_index
             if "measured_rows" in last.__dict__:  # only the changed rows are looked at again

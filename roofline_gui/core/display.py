@@ -16,6 +16,7 @@ Every view (chart, table, explanation, status bar, exports) takes its numbers fr
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
@@ -102,7 +103,10 @@ class ChartSpec:
     levels: LevelMarks | None = field(default=None, compare=False)
     #: (kernel, chip) pairs whose operands kept on chip do not fit there (core.levels.misfits):
     #: their markers are drawn hollow
-    misfits: tuple[tuple[int, int], ...] = ()
+    misfits: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), dtype=np.intp),
+                                compare=False)
+    #: what ``levels`` were worked out from: (the comparison, by weak reference, units, chips)
+    levels_from: tuple = field(default=(), compare=False, repr=False)
 
     def roofs_of(self, chip: int) -> list[Roof]:
         return [r for r in self.roofs if r.chip == chip]
@@ -126,32 +130,56 @@ class LevelMarks:
         return len(self.x)
 
 
-def level_marks(comparison: Comparison, units: Units, chips: list[int]) -> LevelMarks:
-    """The per-level points of every kernel on ``chips`` (LevelMarks)."""
+def level_marks(comparison: Comparison, units: Units, chips: list[int],
+                kernels: np.ndarray | None = None) -> LevelMarks:
+    """The per-level points of every kernel on ``chips`` (LevelMarks), or of the kernels at
+    rows ``kernels`` alone."""
     ka, ca, r = comparison.kernel_arrays, comparison.chip_arrays, comparison.result
+    pick = slice(None) if kernels is None else kernels
     with np.errstate(divide="ignore", invalid="ignore"):
-        moved = np.isfinite(ka.bytes) & (ka.bytes > 0)  # [K, R]
-    intensity = ka.intensity()
+        moved = np.isfinite(ka.bytes[pick]) & (ka.bytes[pick] > 0)  # [K, R]
+        intensity = ka.intensity()[pick]
+    index = np.arange(len(ka.bytes))[pick]
+    attainable, limiter = r.attainable[pick], r.limiter[pick]
     parts = []
     for c in chips:
         has = np.zeros(len(MEMORY_ROLES), dtype=bool)
         has[ca.role[c][ca.role[c] >= 0]] = True
-        here = moved & has[None, :] & np.isfinite(r.attainable[:, c])[:, None]
+        here = moved & has[None, :] & np.isfinite(attainable[:, c])[:, None]
         rows = np.flatnonzero(here.sum(axis=1) >= 2)
         if not len(rows):
             continue
-        lim = r.limiter[rows, c].astype(np.intp)
+        lim = limiter[rows, c].astype(np.intp)
         lim_role = np.where(lim >= 0, ca.role[c][np.maximum(lim, 0)], -1)
         k_idx, role_idx = np.nonzero(here[rows])
         k = rows[k_idx]
-        parts.append((k, np.full(len(k), c), role_idx, intensity[k, role_idx],
-                      r.attainable[k, c], lim_role[k_idx] == role_idx))
+        parts.append((index[k], np.full(len(k), c), role_idx, intensity[k, role_idx],
+                      attainable[k, c], lim_role[k_idx] == role_idx))
     if not parts:
         empty = np.zeros(0)
         return LevelMarks(empty.astype(np.intp), empty.astype(np.intp), empty.astype(np.intp),
                           empty, empty, empty.astype(bool))
     k, chip, role, x, y, filled = (np.concatenate(a) for a in zip(*parts, strict=True))
     return LevelMarks(k, chip, role, units.intensity(x), units.rate(y), filled)
+
+
+def _patched_level_marks(comparison: Comparison, units: Units, chips: list[int],
+                         reuse: ChartSpec | None) -> tuple[LevelMarks, tuple]:
+    """level_marks, and what they came from. Where ``comparison`` patched a few rows of the one
+    ``reuse``'s points came from (a drag step: one kernel of 10,000), the other kernels' points
+    are kept and only those rows' are worked out again (10 ms a step at 10,000 x 30 before)."""
+    key = (weakref.ref(comparison), units, tuple(chips))
+    base = comparison.patched_from
+    if (reuse is not None and reuse.levels is not None and base is not None and reuse.levels_from
+            and reuse.levels_from[0]() is base[0]() is not None and reuse.levels_from[1:] == key[1:]):
+        rows = np.asarray(base[1], dtype=np.intp)
+        old = reuse.levels
+        keep = ~np.isin(old.kernel, rows)
+        new = level_marks(comparison, units, chips, rows)
+        return LevelMarks(*(np.concatenate([a[keep], b]) for a, b in zip(
+            (old.kernel, old.chip, old.role, old.x, old.y, old.filled),
+            (new.kernel, new.chip, new.role, new.x, new.y, new.filled), strict=True))), key
+    return level_marks(comparison, units, chips), key
 
 
 def shown_precisions(comparison: Comparison, override: tuple[str, ...] | None = None,
@@ -185,14 +213,15 @@ def chart_spec(comparison: Comparison, units: Units, chips: list[int] | None = N
     something = len(comparison.kernels) > 0 or bool(also) or precisions is not None
     key = (ca, r.derated, tuple(chips), units, hidden_levels, wanted, used_roles, something)
     markers = (units.intensity(comparison.dram_intensity), units.rate(r.attainable))
-    per_level = level_marks(comparison, units, chips) if levels else None
+    per_level, levels_from = (_patched_level_marks(comparison, units, chips, reuse) if levels
+                              else (None, ()))
     misfit = misfits(comparison, chips)
     if reuse is not None and _same_inputs(reuse.roofs_from, key):
         return replace(reuse, marker_x=markers[0], marker_y=markers[1], levels=per_level,
-                       misfits=misfit)
+                       misfits=misfit, levels_from=levels_from)
     return ChartSpec(units, *_roofs(comparison, units, chips, wanted, used_roles, hidden_levels,
                                     something), *markers, roofs_from=key, levels=per_level,
-                     misfits=misfit)
+                     misfits=misfit, levels_from=levels_from)
 
 
 def _same_inputs(a: tuple, b: tuple) -> bool:

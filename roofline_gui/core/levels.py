@@ -132,18 +132,15 @@ ROLE_SHORT = {"dram": "main memory", "cache": "on chip", "host": "host link",
               "link": "chip-to-chip link"}
 
 
-def misfits(cmp, chips) -> tuple[tuple[int, int], ...]:
-    """(kernel, chip) pairs whose operands kept on chip do not fit that chip's on-chip level, or
-    that have none (as residency_note says): drawn hollow, their limiter cell marked. From the
-    kernels' resident bytes, one column: a chart spec asks it on every drag step."""
+def misfits(cmp, chips) -> np.ndarray:
+    """[N, 2] (kernel, chip) rows, sorted, of the kernels whose operands kept on chip do not fit
+    that chip's on-chip level, or that have none (as residency_note says): drawn hollow, their
+    limiter cell marked. From the kernels' resident bytes, one column, in numpy: a chart spec
+    asks it on every drag step (24,420 pairs at 10,000 x 30 took 7 ms as Python tuples)."""
     resident = cmp.kernel_arrays.resident
-    if resident is None:
-        return ()
-    rows = np.flatnonzero(resident > 0)
-    if not len(rows):
-        return ()
-    out = []
-    for c in chips:
+    rows = np.zeros(0, dtype=np.intp) if resident is None else np.flatnonzero(resident > 0)
+    ks, cs = [], []
+    for c in chips if len(rows) else ():
         chip = cmp.chips[c]
         capacity, _name = on_chip_capacity(chip)
         if not chip.levels("cache"):
@@ -152,5 +149,12 @@ def misfits(cmp, chips) -> tuple[tuple[int, int], ...]:
             bad = rows[resident[rows] > capacity]
         else:
             continue
-        out += [(int(k), c) for k in bad]
-    return tuple(sorted(out))
+        ks.append(bad)
+        cs.append(np.full(len(bad), c, dtype=np.intp))
+    if not ks:
+        return np.zeros((0, 2), dtype=np.intp)
+    k, c = np.concatenate(ks), np.concatenate(cs)
+    order = np.lexsort((c, k))
+    out = np.column_stack([k[order], c[order]])
+    out.flags.writeable = False
+    return out

@@ -275,3 +275,35 @@ def test_a_label_takes_the_whole_name_where_it_fits_and_the_short_one_where_only
     tight = (-1.3 * PX[0], -20 * PX[1], 1.3 * PX[0], 0.0)
     placed = place_kernel_labels([options], xs, ys, PX, 7.0, 14.0, [], bounds=tight)
     assert placed and placed[0].text == short_name(name)
+
+
+def test_a_drag_steps_points_per_level_are_patched_and_equal_a_fresh_count():
+    """Where the evaluator patched one kernel's row (a drag step), the chart's points per memory
+    level keep the other kernels' and work out that kernel's alone: the same points as counting
+    every kernel again, in any order."""
+    from dataclasses import replace as swap
+
+    from roofline_gui.core.comparison import Evaluator
+    from roofline_gui.core.display import level_marks
+    from roofline_gui.io.presets import default_presets
+
+    presets = default_presets()
+    chips = tuple(swap(c, id=f"c{i}") for i, c in enumerate(list(presets.chips.values())[:6]))
+    kernels = [swap(k, id=f"k{i}") for i, k in enumerate(presets.kernels.values())]
+    evaluator = Evaluator()
+    first = evaluator.compare(kernels, chips)
+    spec = chart_spec(first, Units(), levels=True)
+    assert len(spec.levels) > 0
+    moved = next(i for i, k in enumerate(kernels) if k.template == "mlp" and k.resides)
+    kernels[moved] = swap(kernels[moved], params={**kernels[moved].params, "batch": 37.0})
+    second = evaluator.compare(kernels, chips)
+    assert second.patched_from is not None and second.patched_from[1] == (moved,)
+    patched = chart_spec(second, Units(), reuse=spec, levels=True).levels
+    fresh = level_marks(second, Units(), list(range(len(chips))))
+
+    def rows(m):
+        return sorted(zip(m.kernel.tolist(), m.chip.tolist(), m.role.tolist(), m.x.tolist(),
+                          m.y.tolist(), m.filled.tolist(), strict=True))
+
+    assert rows(patched) == rows(fresh)
+    assert rows(patched) != rows(spec.levels)  # the dragged kernel's points did move

@@ -109,7 +109,7 @@ def test_a_kernel_whose_on_chip_operands_do_not_fit_is_hollow_and_its_cell_says_
     plot, cmp = window.canvas.overlay_plot, model.comparison
     # batch 100 does not fit TPU v1's 24 MiB buffer; TPU v3 has no on-chip level here (and no
     # int8: unsupported, so nothing is drawn for it)
-    assert plot.scene.spec.misfits == ((0, 0), (0, 1))
+    assert plot.scene.spec.misfits.tolist() == [[0, 0], [0, 1]]
     x, y = plot.overlays.misfit.getData()
     assert len(x) == 1 and plot.overlays.misfit.data["brush"][0].color().name() == "#ffffff"
     assert np.isclose(10 ** x[0], cmp.dram_intensity[0])
@@ -123,7 +123,7 @@ def test_a_kernel_whose_on_chip_operands_do_not_fit_is_hollow_and_its_cell_says_
 
     model.push(Replace("kernels", fits), "batch 8")
     QApplication.processEvents()
-    assert plot.scene.spec.misfits == ((0, 1),) and len(plot.overlays.misfit.getData()[0]) == 0
+    assert plot.scene.spec.misfits.tolist() == [[0, 1]] and len(plot.overlays.misfit.getData()[0]) == 0
 
 
 def test_the_wheel_scrolls_the_form_past_an_operand_choice_without_changing_it(window, qtbot):

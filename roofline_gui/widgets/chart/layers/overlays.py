@@ -117,7 +117,7 @@ class OverlaysLayer(ChartLayer):
         """Vectorised: a drag step compares two small arrays; the item is set only when they
         differ (hundreds of misfits had been rebuilt through Python every step, 20 ms)."""
         spec = scene.spec
-        pairs = np.array(spec.misfits, dtype=np.intp).reshape(-1, 2)
+        pairs = spec.misfits
         pairs = pairs[np.isin(pairs[:, 1], scene.chips)]
         lifted = scene.comparison.kernel_index.get(scene.selection.lifted)
         if lifted is not None:  # the dragged kernel is drawn apart; its hollow mark on release
