@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from roofline_gui.core.build import build
 from roofline_gui.core.document import Document
 from roofline_gui.core.errors import EditRefused, ValidationError
 
@@ -83,6 +82,10 @@ def _check(collection: str, item: Item) -> None:
     if collection == "workloads":
         problems = item.problems()
         if not problems and item.kind != "custom":  # a custom one is checked with the session
+            # Imported here to keep the workload builders (5 ms) off the start-up path: the
+            # first window edits no workload. (No cycle: build imports nothing above it.)
+            from roofline_gui.core.build import build  # noqa: PLC0415
+
             try:
                 build(item)
             except ValidationError as exc:
