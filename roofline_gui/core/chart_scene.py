@@ -20,6 +20,7 @@ from functools import cached_property
 
 import numpy as np
 
+from roofline_gui.core.arrays import among
 from roofline_gui.core.comparison import Comparison
 from roofline_gui.core.diagnose import above_roof
 from roofline_gui.core.display import ChartSpec
@@ -167,7 +168,7 @@ def fit_view(spec: ChartSpec, chips: tuple[int, ...], workloads=(), measured=())
         xs.append(np.array([roof.ridge]))
         ys.append(np.array([roof.peak]))
     if spec.levels is not None:  # each kernel's point at every memory level (View → Memory levels)
-        on = np.isin(spec.levels.chip, chips)
+        on = among(spec.levels.chip, chips)
         xs.append(spec.levels.x[on])
         ys.append(spec.levels.y[on])
     for mark in workloads:
@@ -218,7 +219,7 @@ def kernels_outside(scene: ChartScene, view: Range) -> int:
     outside = out.any(axis=1)
     levels = spec.levels
     if levels is not None and len(levels):  # a point at another memory level counts too
-        on = np.isin(levels.chip, scene.chips)
+        on = among(levels.chip, scene.chips)
         off = on & ((levels.x < x_lo) | (levels.x > x_hi) | (levels.y < y_lo) | (levels.y > y_hi))
         outside[levels.kernel[off]] = True
     return int(outside.sum())

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from roofline_gui.core.arrays import among
 from roofline_gui.core.comparison import Comparison
 from roofline_gui.core.levels import misfits
 from roofline_gui.core.units import MEMORY_ROLES, PRECISIONS, ROLE_INDEX, Units
@@ -174,7 +175,7 @@ def _patched_level_marks(comparison: Comparison, units: Units, chips: list[int],
             and reuse.levels_from[0]() is base[0]() is not None and reuse.levels_from[1:] == key[1:]):
         rows = np.asarray(base[1], dtype=np.intp)
         old = reuse.levels
-        keep = ~np.isin(old.kernel, rows)
+        keep = ~among(old.kernel, rows)
         new = level_marks(comparison, units, chips, rows)
         return LevelMarks(*(np.concatenate([a[keep], b]) for a, b in zip(
             (old.kernel, old.chip, old.role, old.x, old.y, old.filled),

@@ -307,3 +307,19 @@ def test_a_drag_steps_points_per_level_are_patched_and_equal_a_fresh_count():
 
     assert rows(patched) == rows(fresh)
     assert rows(patched) != rows(spec.levels)  # the dragged kernel's points did move
+
+
+def test_among_and_distinct_are_isin_and_unique_without_numpy_ma():
+    import subprocess
+    import sys
+
+    from roofline_gui.core.arrays import among, distinct
+
+    values = np.array([3, 0, 7, 3, 1], dtype=np.intp)
+    assert among(values, (3, 1)).tolist() == np.isin(values, (3, 1)).tolist()
+    assert among(values, ()).tolist() == [False] * 5 and among(values[:0], (2,)).tolist() == []
+    assert among(values, (9,)).tolist() == [False] * 5  # a chosen index beyond every value
+    assert distinct(values) == np.unique(values).tolist() and distinct(values[:0]) == []
+    code = ("import sys, numpy as np; from roofline_gui.core.arrays import among, distinct; "
+            "among(np.arange(4), (1, 2)); distinct(np.arange(4)); print('numpy.ma' in sys.modules)")
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.strip() == "False"

@@ -13,6 +13,7 @@ import pyqtgraph as pg
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QGraphicsItem
 
+from roofline_gui.core.arrays import among, distinct
 from roofline_gui.core.chart_scene import ChartScene
 from roofline_gui.core.units import MEMORY_ROLES, ROLE_LABELS
 from roofline_gui.widgets.chart.layers.base import ChartLayer
@@ -48,7 +49,7 @@ class LevelPointsLayer(ChartLayer):
                     points.setData(x=[], y=[])
                     lines.setData(x=np.zeros(0), y=np.zeros(0))
             return
-        on = np.isin(marks.chip, scene.chips)
+        on = among(marks.chip, scene.chips)
         lifted = scene.comparison.kernel_index.get(scene.selection.lifted)
         moving = on & (marks.kernel == lifted) if lifted is not None else np.zeros_like(on)
         for part, rows, points, lines in (("still", on & ~moving, self.points, self.lines),
@@ -70,12 +71,12 @@ class LevelPointsLayer(ChartLayer):
         # Brushes and pens by (chip, filled), symbols by kernel: made once each, then indexed.
         style, background = self.style, self.style.brush(self.style.background)
         looks = {}
-        for c in np.unique(chips).tolist():
+        for c in distinct(chips):
             color = style.chip_color(scene, c)
             looks[c, True] = (style.brush(color), style.pen(style.foreground, 1))
             looks[c, False] = (background, style.pen(color, 2))
         pairs = [looks[c, f] for c, f in zip(chips.tolist(), filled.tolist(), strict=True)]
-        symbols = {k: self.symbol_of(k) for k in np.unique(kernels).tolist()}
+        symbols = {k: self.symbol_of(k) for k in distinct(kernels)}
         points.setData(x=x, y=y, brush=[p[0] for p in pairs], pen=[p[1] for p in pairs],
                        symbol=[symbols[k] for k in kernels.tolist()],
                        data=list(zip(kernels.tolist(), chips.tolist(), roles.tolist(),

@@ -11,6 +11,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
+from roofline_gui.core.arrays import among, distinct
 from roofline_gui.core.chart_scene import ChartScene
 from roofline_gui.core.roofline import evaluate
 from roofline_gui.core.sweep import can_move, sweep
@@ -118,7 +119,7 @@ class OverlaysLayer(ChartLayer):
         differ (hundreds of misfits had been rebuilt through Python every step, 20 ms)."""
         spec = scene.spec
         pairs = spec.misfits
-        pairs = pairs[np.isin(pairs[:, 1], scene.chips)]
+        pairs = pairs[among(pairs[:, 1], scene.chips)]
         lifted = scene.comparison.kernel_index.get(scene.selection.lifted)
         if lifted is not None:  # the dragged kernel is drawn apart; its hollow mark on release
             pairs = pairs[pairs[:, 0] != lifted]
@@ -132,8 +133,8 @@ class OverlaysLayer(ChartLayer):
             return
         self._misfit_drawn = key
         pens = {c: self.style.pen(self.style.chip_color(scene, c).darker(130), 2)
-                for c in np.unique(pairs[:, 1]).tolist()}
-        symbols = {k: self.symbol_of(k) for k in np.unique(pairs[:, 0]).tolist()}
+                for c in distinct(pairs[:, 1])}
+        symbols = {k: self.symbol_of(k) for k in distinct(pairs[:, 0])}
         ks, cs = pairs[:, 0].tolist(), pairs[:, 1].tolist()
         self.misfit.setData(x=x, y=y, brush=[self.style.brush(self.style.background)] * len(ks),
                             pen=[pens[c] for c in cs], symbol=[symbols[k] for k in ks],
