@@ -17,6 +17,7 @@ from dataclasses import replace
 from typing import Any
 
 from roofline_gui.core.errors import Problem, ValidationError
+from roofline_gui.core.identity_cache import IdentityCache
 from roofline_gui.core.kernel import Kernel
 from roofline_gui.core.templates import TEMPLATES
 from roofline_gui.core.training import build_training
@@ -247,46 +248,65 @@ def _need(raw: Any, key: str, path: str, problems: list[Problem], maximum: int =
     return int(value)
 
 
-def _cnn(w: Workload) -> Built:
-    problems: list[Problem] = []
-    layers = w.spec.get("layers")
+_CNN_LAYERS: IdentityCache[tuple] = IdentityCache(8)
+
+
+def _cnn_layers(layers: Any) -> tuple[tuple, ...]:
+    """The CNN's layers read and checked: ("fc", name, count, d_in, d_out) or ("conv", name,
+    count, c_in, c_out, height, width, kernel, stride). Raises ValidationError naming each bad
+    field. Read once for the same list: a batch sweep builds the same layers 13 times."""
     if not isinstance(layers, list) or not layers:
         raise ValidationError([Problem("spec.layers", "needs a list of layers")])
-    bw, ba, B = BYTES_PER_VALUE[w.weights], BYTES_PER_VALUE[w.activations], w.batch
-    entries: list[Entry] = []
-    params = 0.0
+    problems: list[Problem] = []
+    out = []
     for j, layer in enumerate(layers):
         path = f"spec.layers[{j}]"
         if not isinstance(layer, Mapping):
             problems.append(Problem(path, "must be an object"))
             continue
-        name = layer.get("name", f"layer {j + 1}")
+        name = str(layer.get("name", f"layer {j + 1}"))
         count = _need(layer, "count", path, problems, MAX_COUNT) if "count" in layer else 1
         if layer.get("type", "conv") == "fc":
-            di, do = _need(layer, "d_in", path, problems), _need(layer, "d_out", path, problems)
+            out.append(("fc", name, count, _need(layer, "d_in", path, problems),
+                        _need(layer, "d_out", path, problems)))
+        else:
+            out.append(("conv", name, count, *(_need(layer, f, path, problems) for f in CONV_FIELDS)))
+    if problems:
+        raise ValidationError(problems)
+    return tuple(out)
+
+
+def _cnn(w: Workload) -> Built:
+    layers = w.spec.get("layers")
+    parsed = (_CNN_LAYERS.get((layers,), lambda: _cnn_layers(layers)) if isinstance(layers, list)
+              else _cnn_layers(layers))
+    bw, ba, B = BYTES_PER_VALUE[w.weights], BYTES_PER_VALUE[w.activations], w.batch
+    entries: list[Entry] = []
+    params = 0.0
+    for kind, name, count, *dims in parsed:
+        if kind == "fc":
+            di, do = dims
             weights = di * do * bw
             ops = 2 * B * di * do
             params += count * (di * do + do)
-            entries.append(_entry(w, len(entries), str(name), "fully connected", count, ops,
+            entries.append(_entry(w, len(entries), name, "fully connected", count, ops,
                                   weights + B * di * ba, B * do * ba,
                                   [f"ops = 2·B·d_in·d_out = 2·{_g(B)}·{di}·{do} = {_g(ops)}",
                                    f"weights = d_in·d_out·b_w = {_b(weights)}"], weights))
             continue
-        ci, co, hh, ww, kk, s = (_need(layer, f, path, problems) for f in CONV_FIELDS)
+        ci, co, hh, ww, kk, s = dims
         ho, wo = -(-hh // s), -(-ww // s)
         ops = 2 * B * co * ho * wo * ci * kk * kk
         weights = ci * co * kk * kk * bw
         inp, out = B * ci * hh * ww * ba, B * co * ho * wo * ba
         params += count * (ci * co * kk * kk + 2 * co)  # weights and batch-norm scale, shift
         entries.append(_entry(
-            w, len(entries), str(name), "conv", count, ops, weights + inp, out,
+            w, len(entries), name, "conv", count, ops, weights + inp, out,
             [f"{kk}×{kk} conv, {ci}→{co} channels, {hh}×{ww} input, stride {s} → {ho}×{wo}",
              f"ops = 2·B·C_out·Ho·Wo·C_in·K² = {_g(ops)}",
              f"bytes = input B·C_in·H·W·b_a {_g(inp)} + weights C_in·C_out·K²·b_w {_g(weights)} "
              f"+ output {_b(out)} (batch norm and ReLU fused; the weights slide over every "
              "pixel and image: the reuse that makes CNNs compute-bound)"], weights))
-    if problems:
-        raise ValidationError(problems)
     return Built(tuple(entries), parameters=params, active_parameters=params,
                  resident_bytes=params * bw,
                  resident_steps=(f"weights {parameters_text(params)} · b_w = {_b(params * bw)}",))

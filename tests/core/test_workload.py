@@ -332,3 +332,31 @@ def test_activations_on_chip_leave_only_weights_on_main_memory_as_on_the_tpu_v1(
     llama = shipped_workloads()["llama-3-8b"].workload("w2")
     with pytest.raises(ValidationError, match="applies to CNN, MLP and LSTM workloads"):
         build(_replace(llama, activations_on_chip=True))
+
+
+def test_a_cnns_layers_are_read_once_for_a_sweep_and_bad_ones_are_still_named():
+    """The batch sweep builds the same layers 13 times: they are read and checked once for the
+    same list, and each batch's entries scale as a fresh build's do."""
+    from roofline_gui.core import build as builder
+    from roofline_gui.core.workload_eval import SWEEP_BATCHES, batch_sweep
+
+    layers = [{"name": "c1", "c_in": 3, "c_out": 64, "height": 224, "width": 224, "kernel": 7,
+               "stride": 2}, {"type": "fc", "name": "fc", "d_in": 2048, "d_out": 1000}]
+    w = Workload("w", "tiny CNN", "cnn", {"layers": layers})
+    chips = tuple(default_presets().chips.values())[:2]
+    reads = []
+    real = builder._cnn_layers
+    builder._cnn_layers = lambda raw: reads.append(raw) or real(raw)
+    try:
+        swept = batch_sweep(w, chips, SWEEP_BATCHES)
+    finally:
+        builder._cnn_layers = real
+    assert len(reads) <= 1 and len(swept) == len(SWEEP_BATCHES)
+    for r, batch in zip(swept, SWEEP_BATCHES, strict=True):
+        fresh = build(replace(w, batch=batch, spec={"layers": [dict(x) for x in layers]}))
+        assert [e.kernel.flops for e in r.entries] == [e.kernel.flops for e in fresh.entries]
+    bad = Workload("w", "bad", "cnn", {"layers": [{**layers[0], "stride": 0}]})
+    with pytest.raises(ValidationError, match=r"spec\.layers\[0\]\.stride"):
+        build(bad)
+    with pytest.raises(ValidationError, match=r"spec\.layers\[0\]\.stride"):
+        build(bad)  # refused again, not a cached success
