@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetricsF
 from PySide6.QtWidgets import QGraphicsItem
 
@@ -106,10 +106,8 @@ class RooflinePlot(QObject):
         style = Style(self.options.foreground, self.options.background)
         self.roofs = RoofsLayer(plot_item, style)
         self.roofs.item.sig_roof_dragged.connect(self.sig_roof_dragged.emit)
-        self.workloads = WorkloadsLayer(plot_item, style, self._on_workload_clicked,
-                                        self.sig_workload_dragged.emit)
-        self.markers = KernelMarkersLayer(plot_item, style, self.sig_kernel_clicked.emit,
-                                          self.sig_marker_dragged.emit)
+        self.workloads = WorkloadsLayer(plot_item, style, self.sig_workload_dragged.emit)
+        self.markers = KernelMarkersLayer(plot_item, style, self.sig_marker_dragged.emit)
         self.levels = LevelPointsLayer(plot_item, style, self.markers.symbol_of)
         self.overlays = OverlaysLayer(plot_item, style, self.markers.symbol_of, beneath=self.roofs.item)
         self.names = KernelNamesLayer(plot_item, style)
@@ -117,6 +115,8 @@ class RooflinePlot(QObject):
         self.legend = LegendLayer(plot_item, style)
         self.layers = [self.roofs, self.workloads, self.markers, self.levels, self.overlays, self.names,
                        self.roof_labels, self.legend]
+        for layer in self.layers:
+            layer.on_click = self._on_point_clicked
         self.note = ViewNote(plot_item.getViewBox(), style, self.fit)
         view = plot_item.getViewBox()
         view.sigResized.connect(lambda _vb: self._on_view_changed())
@@ -402,8 +402,34 @@ class RooflinePlot(QObject):
                 axis.showLabel(shown)
 
     # -- interaction and exports ------------------------------------------------------------------
-    def _on_workload_clicked(self, workload_id: str) -> None:
-        self.sig_kernel_clicked.emit(workload_id, self.selected_chip or "")
+    def _on_point_clicked(self, ev) -> None:
+        """A click on a spot of any layer: the kernel (or workload) and chip nearest it."""
+        if ev.button() != Qt.MouseButton.LeftButton:
+            return
+        picked = self.pick_at(ev.scenePos())
+        if picked is not None:
+            ev.accept()
+            self.sig_kernel_clicked.emit(picked[0], picked[1] or self.selected_chip or "")
+
+    def pick_at(self, scene_pos) -> tuple[str, str | None] | None:
+        """(id, chip id or None) of the spot nearest ``scene_pos`` among every layer's point
+        items (markers, points per memory level, selection rings, hollow marks, measured
+        stars, workloads' marks); of two at the same distance, the one drawn on top. None when
+        no spot is under it."""
+        best = None
+        for layer in self.layers:
+            for item, pick in layer.pickers:
+                if not item.isVisible():
+                    continue
+                for spot in item.pointsAt(item.mapFromScene(scene_pos)):
+                    target = pick(spot.data())
+                    if target is None:
+                        continue
+                    d = (item.mapToScene(spot.pos()) - scene_pos).manhattanLength()
+                    key = (d, -item.zValue())
+                    if best is None or key < best[0]:
+                        best = (key, target)
+        return None if best is None else best[1]
 
     def set_exporting(self, exporting: bool) -> None:
         """Around an export: what is only for the screen (selection, drag, note) is hidden."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pyqtgraph as pg
 from PySide6.QtGui import QBrush, QColor, QPen
 
@@ -47,18 +49,32 @@ class ChartLayer:
     def __init__(self, plot: pg.PlotItem, style: Style) -> None:
         self.plot, self.style = plot, style
         self.items: list = []
+        #: (item, pick): the point items whose spots stand for a kernel (or a workload) on a
+        #: chip; ``pick(spot data)`` gives (its id, its chip's id or None: the selected chip)
+        self.pickers: list[tuple[pg.ScatterPlotItem, Callable[[object], tuple | None]]] = []
+        #: set by the chart: called with a click on any point item of this layer. A click is
+        #: taken by the topmost item with a spot under the pointer (a selection ring, a point
+        #: per memory level, a marker), so the chart then picks, across every layer, the spot
+        #: nearest the pointer: one hit test for all of them.
+        self.on_click: Callable[[object], None] | None = None
 
-    def add(self, item, z: float | None = None):
+    def add(self, item, z: float | None = None, pick: Callable[[object], tuple | None] | None = None):
         """Add ``item`` to the plot above the view box; z set after adding (``addItem`` raises
-        a lower z to the view box's)."""
+        a lower z to the view box's). A point item's clicks go to the chart's one hit test;
+        ``pick`` says what its spots stand for."""
         self.plot.addItem(item, ignoreBounds=True)
         item.setZValue(self.Z if z is None else z)
         self.items.append(item)
+        if isinstance(item, pg.ScatterPlotItem):
+            item.sigClicked.connect(lambda _item, _spots, ev: self.on_click and self.on_click(ev))
+            if pick is not None:
+                self.pickers.append((item, pick))
         return item
 
     def remove(self, item) -> None:
         self.plot.removeItem(item)
         self.items.remove(item)
+        self.pickers = [(i, p) for i, p in self.pickers if i is not item]
 
     def draw(self, scene: ChartScene) -> None:
         raise NotImplementedError

@@ -30,11 +30,13 @@ class LevelPointsLayer(ChartLayer):
         # The still points, and the dragged kernel's in a small item of their own: a drag step
         # sets a few points, not thousands (76 ms a step at 1,000 kernels x 8 chips).
         self.lines = self.add(pg.PlotCurveItem(connect="pairs"), self.Z - 0.2)
-        self.points = self.add(pg.ScatterPlotItem(size=10, hoverable=True, tip=self._tip))
+        self.points = self.add(pg.ScatterPlotItem(size=10, hoverable=True, tip=self._tip),
+                               pick=self._pick)
         for item in (self.lines, self.points):  # blitted under a drag step's repaint
             item.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.moving_lines = self.add(pg.PlotCurveItem(connect="pairs"), self.Z - 0.1)
-        self.moving = self.add(pg.ScatterPlotItem(size=10, hoverable=True, tip=self._tip))
+        self.moving = self.add(pg.ScatterPlotItem(size=10, hoverable=True, tip=self._tip),
+                               pick=self._pick)
         self.scene: ChartScene | None = None
         self._drawn: dict[str, tuple | None] = {"still": None, "moving": None}
 
@@ -91,6 +93,14 @@ class LevelPointsLayer(ChartLayer):
         seg_y = np.repeat(ys[starts], 2)
         lines.setData(x=seg_x, y=seg_y, pen=pg.mkPen(QColor(self.style.foreground), width=1,
                                                     style=pg.QtCore.Qt.PenStyle.DotLine))
+
+    def _pick(self, data) -> tuple[str, str] | None:
+        """A point per level stands for its kernel on its chip."""
+        cmp = None if self.scene is None else self.scene.comparison
+        if cmp is None or data is None:
+            return None
+        k, c = int(data[0]), int(data[1])
+        return cmp.kernels[k].id, cmp.chips[c].id
 
     def spots(self) -> tuple[np.ndarray, np.ndarray, list]:
         """(log10 x, log10 y, (kernel, chip, role) of each) as drawn, the still points and the

@@ -57,10 +57,9 @@ class KernelMarkersLayer(ChartLayer):
     Z = 10.0
     PARTS = frozenset({"spec", "selection"})
 
-    def __init__(self, plot, style, on_clicked: Callable[[str, str], None],
-                 on_dragged: Callable[[str, str, float, bool], None]) -> None:
+    def __init__(self, plot, style, on_dragged: Callable[[str, str, float, bool], None]) -> None:
         super().__init__(plot, style)
-        self.on_clicked, self.on_dragged = on_clicked, on_dragged
+        self.on_dragged = on_dragged
         self.scatters: dict[str, MarkerScatter] = {}  # chip id -> its markers
         self._drawn: dict[str, _Drawn] = {}
         self.scene: ChartScene | None = None
@@ -217,11 +216,9 @@ class KernelMarkersLayer(ChartLayer):
             scatter = MarkerScatter(hoverable=True, tip=self._tip(chip_id), size=10, hoverSize=14)
             # Repaints around a moving marker blit the cached image of the still ones.
             scatter.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
-            scatter.sigClicked.connect(
-                lambda _s, points, _ev, cid=chip_id: len(points) and self.on_clicked(points[0].data(), cid))
             scatter.sig_marker_dragged.connect(
                 lambda k, x, f, cid=chip_id: self.on_dragged(k, cid, x, f))
-            self.scatters[chip_id] = self.add(scatter)
+            self.scatters[chip_id] = self.add(scatter, pick=lambda kernel_id, cid=chip_id: (kernel_id, cid))
         return scatter
 
     def _fill_chip(self, chip_id: str) -> None:

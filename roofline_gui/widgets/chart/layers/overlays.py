@@ -32,18 +32,20 @@ class OverlaysLayer(ChartLayer):
         self.paths = self.add(RoofLayer(smooth_lines=8), 8)
         self.paths.beneath = beneath  # hovering the band over a roof names the roof as well
         self.ring = self.add(pg.ScatterPlotItem(size=20, brush=pg.mkBrush(None),
-                                                pen=pg.mkPen(style.foreground, width=2)), 11)
+                                                pen=pg.mkPen(style.foreground, width=2)), 11,
+                             pick=self._pick_pair)
         self.lifted = self.add(pg.ScatterPlotItem(size=14), 13)
         self.measured = self.add(pg.ScatterPlotItem(size=14, symbol="star", brush=pg.mkBrush(None),
-                                                    hoverable=True, tip=self._measured_tip), 12)
+                                                    hoverable=True, tip=self._measured_tip), 12,
+                                 pick=self._pick_measured)
         self.gaps = self.add(pg.PlotDataItem(connect="pairs"), 7)
         # Kernels whose operands kept on chip do not fit there: hollow, as a workload that does
         # not fit in memory is drawn.
         self.misfit = self.add(pg.ScatterPlotItem(size=10, hoverable=True, tip=self._misfit_tip),
-                               10.8)
+                               10.8, pick=self._pick_pair)
         self._misfit_drawn: tuple | None = None
         self._path_key: object = ()
-        self._ring_at: tuple = ([], [])
+        self._ring_at: tuple = ([], [], [])
         self._lifted_shown = False
         self.scene: ChartScene | None = None
 
@@ -163,10 +165,23 @@ class OverlaysLayer(ChartLayer):
         return xs, ys, chips
 
     def _draw_ring(self, scene: ChartScene) -> None:
-        xs, ys, _chips = self._selected_spots(scene, scene.selection.item)
-        if (xs, ys) != self._ring_at:
-            self._ring_at = (xs, ys)
-            self.ring.setData(x=xs, y=ys)
+        xs, ys, chips = self._selected_spots(scene, scene.selection.item)
+        k = scene.comparison.kernel_index.get(scene.selection.item)
+        if (xs, ys, chips) != self._ring_at:
+            self._ring_at = (xs, ys, chips)
+            self.ring.setData(x=xs, y=ys, data=[(k, c) for c in chips])
+
+    def _pick_pair(self, data) -> tuple[str, str] | None:
+        """A ring or a hollow mark at (kernel row, chip index) stands for that kernel there."""
+        cmp = None if self.scene is None else self.scene.comparison
+        if cmp is None or data is None or data[0] is None:
+            return None
+        return cmp.kernels[int(data[0])].id, cmp.chips[int(data[1])].id
+
+    def _pick_measured(self, data) -> tuple[str, None] | None:
+        """A measured point stands for its kernel (on the selected chip)."""
+        cmp = None if self.scene is None else self.scene.comparison
+        return None if cmp is None or data is None else (cmp.kernels[int(data)].id, None)
 
     def _draw_lifted(self, scene: ChartScene) -> None:
         """The kernel being dragged, one spot per chip, in one small reused scatter item."""

@@ -27,10 +27,9 @@ class WorkloadsLayer(ChartLayer):
     Z = 9.0
     PARTS = frozenset({"workloads", "labels", "selection"})
 
-    def __init__(self, plot, style, on_clicked: Callable[[str], None],
-                 on_dragged: Callable[[str, float, bool, bool], None]) -> None:
+    def __init__(self, plot, style, on_dragged: Callable[[str, float, bool, bool], None]) -> None:
         super().__init__(plot, style)
-        self.on_clicked, self.on_dragged = on_clicked, on_dragged
+        self.on_dragged = on_dragged
         self.scene: ChartScene | None = None
         self._items: dict[str, tuple] = {}  # workload id -> (entries, point, label)
         self._drawn: dict[str, tuple] = {}  # workload id -> what its marks were drawn from
@@ -110,11 +109,11 @@ class WorkloadsLayer(ChartLayer):
     def _workload_items(self, wid: str) -> tuple:
         items = self._items.get(wid)
         if items is None:
-            entries = self.add(CachedScatter(size=8, hoverable=True, tip=self._tip), 9)
-            point = self.add(WorkloadScatter(size=17, hoverable=True, hoverSize=21, tip=self._tip), 14)
+            entries = self.add(CachedScatter(size=8, hoverable=True, tip=self._tip), 9,
+                               pick=self._pick_entry)
+            point = self.add(WorkloadScatter(size=17, hoverable=True, hoverSize=21, tip=self._tip), 14,
+                             pick=lambda workload_id: (workload_id, None))
             point.sig_workload_dragged.connect(self.on_dragged)
-            point.sigClicked.connect(
-                lambda _s, points, _ev: len(points) and self.on_clicked(points[0].data()))
             label = self.add(pg.TextItem(color=self.style.foreground, anchor=(0, 1)), 12)
             # A drag step repaints the bounding rect of what moved, often most of the chart:
             # the other workloads' marks are blitted from their images, not painted again.
@@ -197,6 +196,15 @@ class WorkloadsLayer(ChartLayer):
 
     def label_items(self) -> dict[str, pg.TextItem]:
         return {wid: items[2] for wid, items in self._items.items()}
+
+    def _pick_entry(self, data) -> tuple[str, str] | None:
+        """One of a workload's kernels stands for the workload, on that kernel's chip."""
+        if self.scene is None or not isinstance(data, tuple):
+            return None
+        wid, _e, j = data
+        if j >= len(self.scene.chips):
+            return None
+        return wid, self.scene.comparison.chips[self.scene.chips[j]].id
 
     def _tip(self, x, y, data) -> str:
         scene = self.scene

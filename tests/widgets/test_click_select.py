@@ -1,0 +1,55 @@
+"""A click on a marker selects its kernel and its chip, whatever layer is drawn over it: the
+points per memory level, the selection ring, another chip's marker. One hit test serves every
+layer (RooflinePlot.pick_at); these tests click with the mouse, in overlay and side by side."""
+
+import numpy as np
+import pytest
+from helpers import mouse
+from PySide6.QtCore import QEvent, QPointF, Qt
+from PySide6.QtWidgets import QApplication
+
+
+def _spots(window):
+    """{(kernel id, chip id): (viewport widget, point in it)} of every drawn marker."""
+    cmp, out = window.model.comparison, {}
+    for plot in window.canvas.plots:
+        vb = plot.plot.getViewBox()
+        view = plot.plot.scene().views()[0]
+        for c in plot._chip_indices:
+            for k, kernel in enumerate(cmp.kernels):
+                x, y = np.log10(cmp.dram_intensity[k]), np.log10(cmp.result.attainable[k, c])
+                if np.isfinite(x) and np.isfinite(y):
+                    pos = QPointF(view.mapFromScene(vb.mapViewToScene(QPointF(x, y))))
+                    out[kernel.id, cmp.chips[c].id] = (view.viewport(), pos)
+    return out
+
+
+def _click(widget, pos):
+    mouse(widget, QEvent.Type.MouseButtonPress, pos)
+    mouse(widget, QEvent.Type.MouseButtonRelease, pos, Qt.MouseButton.NoButton)
+    QApplication.processEvents()
+
+
+@pytest.mark.parametrize("mode", ["overlay", "side_by_side"])
+@pytest.mark.parametrize("levels", [True, False])
+def test_a_click_on_a_marker_selects_its_kernel_and_its_chip(window, mode, levels):
+    model = window.model
+    model.set_view(mode=mode, memory_levels=levels)
+    for _ in range(5):
+        QApplication.processEvents()
+    spots = _spots(window)
+    # markers alone on their spot (no other marker within 12 px in the same chart)
+    alone = [key for key, (w, p) in spots.items()
+             if not any(w2 is w and o != key and (p2 - p).manhattanLength() < 12
+                        for o, (w2, p2) in spots.items())]
+    kernels = {k for k, _c in alone}
+    both = [k for k in kernels if all((k, c.id) in alone for c in model.document.chips)]
+    assert len(both) >= 2, alone
+    if levels and mode == "overlay":  # the case the tour met: points per level over the markers
+        assert len(window.canvas.plots[0].levels.spots()[0]) > 0
+    for kernel_id in both:
+        for chip in (*model.document.chips, *reversed(model.document.chips)):
+            widget, pos = spots[kernel_id, chip.id]
+            _click(widget, pos)
+            assert (model.selected_kernel, model.selected_chip) == (kernel_id, chip.id), (
+                kernel_id, chip.id)
