@@ -198,15 +198,17 @@ class FileActions(QObject):
         return Path(path) if path else None
 
     def _export(self, label: str, suffix: str, file_filter: str, write) -> bool:
+        """Ask where, then ``write(path)``; it may return what it wrote, in words, for the
+        status bar ("8 rows: 4 kernels on 2 chips")."""
         path = self._ask_export_path(suffix, file_filter)
         if path is None:
             return False
         try:
-            write(path)
+            said = write(path)
         except RooflineError as exc:
             Confirm.error(self.window, f"Could not export {label}", str(exc))
             return False
-        self.sig_message.emit(f"Exported {path}")
+        self.sig_message.emit(f"Exported {said} to {path}" if isinstance(said, str) else f"Exported {path}")
         return True
 
     # The export module (pyqtgraph's exporters, QtSvg) is imported on first use, off start-up.
@@ -240,13 +242,39 @@ class FileActions(QObject):
             export_to(item, path)
 
     def export_csv(self) -> bool:
-        return self._export("CSV", ".csv", "CSV table (*.csv)",
-                            lambda p: export_csv(self.model.document, p, derated=self.model.derated))
+        """The kernels' table; a session of workloads alone exports its workloads' table (an
+        empty kernels' table with its header alone helped nobody), and says so."""
+        doc = self.model.document
+        if not doc.chips or not (doc.kernels or doc.workloads):
+            Confirm.error(self.window, "Nothing to export",
+                          "The session has no chips." if not doc.chips else
+                          "The session has no kernels and no workloads: add some first.")
+            return False
+        if not doc.kernels:
+            return self._export("CSV", ".csv", "CSV table (*.csv)", self._write_workloads)
+
+        def write(path) -> str:
+            rows = export_csv(doc, path, derated=self.model.derated)
+            return (f"{rows:,} rows ({len(doc.kernels):,} kernels on {len(doc.chips):,} chips)"
+                    + ("; the workloads are in File → Export workloads CSV" if doc.workloads else ""))
+
+        return self._export("CSV", ".csv", "CSV table (*.csv)", write)
 
     def export_workloads_csv(self) -> bool:
+        doc = self.model.document
+        if not doc.workloads or not doc.chips:
+            Confirm.error(self.window, "Nothing to export", "The session has no workloads."
+                          if not doc.workloads else "The session has no chips.")
+            return False
         return self._export("workloads CSV", "-workloads.csv", "CSV table (*.csv)",
-                            lambda p: export_workloads_csv(self.model.document, p,
-                                                           derated=self.model.derated))
+                            self._write_workloads)
+
+    def _write_workloads(self, path) -> str:
+        doc = self.model.document
+        rows = export_workloads_csv(doc, path, derated=self.model.derated)
+        what = (f"the workloads' table, {rows:,} rows ({len(doc.workloads):,} workloads on "
+                f"{len(doc.chips):,} chips)")
+        return what + ("; the session has no kernels" if not doc.kernels else "")
 
 
 def safe_file_stem(title: str, default: str = "session") -> str:

@@ -136,12 +136,15 @@ class MainWindow(QMainWindow):
         self._cursor: tuple[float, float] | None = None
         self.canvas.sig_cursor_moved.connect(self._on_cursor_moved)
         self.files.sig_message.connect(lambda m: self.statusBar().showMessage(m, 5000))
-        self.model.sig_refused.connect(lambda reason: self.statusBar().showMessage(reason, 8000))
-        self.model.sig_status.connect(lambda note: self.statusBar().showMessage(note, 8000))
+        # The model can outlive the window (it is closed and deleted first): its signals go to
+        # methods, which Qt disconnects when the window goes, never to lambdas, which it cannot
+        # (a lambda here printed "Internal C++ object (MainWindow) already deleted" on Quit).
+        self.model.sig_refused.connect(self._say_long)
+        self.model.sig_status.connect(self._say_long)
         self.model.sig_view_changed.connect(self._on_view_changed)
-        self.model.undo_stack.cleanChanged.connect(lambda _c: self._update_title())
-        self.model.sig_path_changed.connect(lambda _p: self._update_title())
-        self.model.sig_document_changed.connect(lambda _d, _t: self._update_title())
+        self.model.undo_stack.cleanChanged.connect(self._update_title)
+        self.model.sig_path_changed.connect(self._update_title)
+        self.model.sig_document_changed.connect(self._update_title)
         self.resize(1500, 940)
         self.settings_restore()
         self._update_title()
@@ -366,9 +369,7 @@ class MainWindow(QMainWindow):
             tip="Every what-if ceiling of the selected chip back at its datasheet figure")
         self.act_reset_what_if.setEnabled(False)  # until a chip with what-if ceilings is selected
         for signal in (self.model.sig_selection_changed, self.model.sig_document_changed):
-            signal.connect(lambda *_args: self.act_reset_what_if.setEnabled(any(
-                c.id == self.model.selected_chip and c.is_what_if
-                for c in self.model.document.chips)))
+            signal.connect(self._update_reset_what_if)
         self.act_measure = self._action("&Measure this computer…", lambda: m.measure_computer(),
                                         tip="Memory bandwidth per level and peak compute of this "
                                             "machine (about 30 s); the result becomes a chip, or "
@@ -643,7 +644,14 @@ class MainWindow(QMainWindow):
         if not self.settings.recent_files():
             self.recent_menu.addAction("(none)").setEnabled(False)
 
-    def _update_title(self) -> None:
+    def _say_long(self, message: str) -> None:
+        self.statusBar().showMessage(message, 8000)
+
+    def _update_reset_what_if(self, *_args) -> None:
+        self.act_reset_what_if.setEnabled(any(c.id == self.model.selected_chip and c.is_what_if
+                                              for c in self.model.document.chips))
+
+    def _update_title(self, *_args) -> None:
         title = f"{self.files.display_name()}[*] — Roofline Explorer"
         if title != self.windowTitle():
             self.setWindowTitle(title)

@@ -68,9 +68,10 @@ class EnergyChart(QWidget):
         self.points: dict[str, tuple[float, float]] = {}  # "kernel@chip" -> (x, y) shown, for checks
         self.curves: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # chip name -> its roof shown
         self._later = Throttle(self, self.refresh, 60)
-        model.sig_document_changed.connect(lambda _d, _t: self._later.request())
-        model.sig_view_changed.connect(lambda *_a: self._later.request())  # Count MACs
-        model.sig_derated_changed.connect(lambda _d: self._later.request())
+        # methods, not lambdas: Qt drops them with this widget if the model outlives it
+        model.sig_document_changed.connect(self._request)
+        model.sig_view_changed.connect(self._request)  # Count MACs
+        model.sig_derated_changed.connect(self._request)
         self.refresh()
 
     @property
@@ -84,6 +85,9 @@ class EnergyChart(QWidget):
     def showEvent(self, event) -> None:  # noqa: N802 (Qt API)
         super().showEvent(event)
         self.refresh()  # what changed while it was hidden
+
+    def _request(self, *_args) -> None:
+        self._later.request()
 
     def refresh(self) -> None:
         if not self.isVisible() and self.points:  # hidden: nothing to draw on a drag step

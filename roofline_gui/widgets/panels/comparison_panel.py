@@ -105,7 +105,7 @@ class ComparisonTable(QWidget):
         model.sig_document_changed.connect(self._fill_baseline)
         model.sig_document_changed.connect(self._show_measured)
         # Count MACs changes every value's width; a workload added or removed adds a row.
-        model.sig_view_changed.connect(lambda _v, changed: "mac" in changed and self._fit_timer.start(0))
+        model.sig_view_changed.connect(self._on_view_changed)
         model.sig_document_changed.connect(self._refit_for_workloads)
         model.sig_selection_changed.connect(self._follow_selection)
         self._fill_baseline(model.document, None)
@@ -216,6 +216,10 @@ class ComparisonTable(QWidget):
         chip_id = self.model.document.chips[located[0]].id if located else None
         self.model.select(kernel_id, chip_id)
 
+    def _on_view_changed(self, _view, changed) -> None:
+        if "mac" in changed:  # the units in the headers: fit the columns again
+            self._fit_timer.start(0)
+
 
 class ExplanationPane(QTextBrowser):
     """Why the selected kernel (or workload) sits where it does on the selected chip, and what
@@ -229,8 +233,8 @@ class ExplanationPane(QTextBrowser):
         # evaluations): during a drag of its point it follows at most every 40 ms.
         self._later = Throttle(self, self.refresh)
         model.sig_document_changed.connect(self._on_document_changed)
-        model.sig_view_changed.connect(lambda _v, changed: "mac" in changed and self.refresh())
-        model.sig_selection_changed.connect(lambda _k, _c: self.refresh())
+        model.sig_view_changed.connect(self._on_view_changed)
+        model.sig_selection_changed.connect(self._on_selection)
         self.refresh()
 
     def _on_document_changed(self, doc, touched) -> None:
@@ -244,6 +248,13 @@ class ExplanationPane(QTextBrowser):
     @property
     def pending(self) -> bool:
         return self._later.pending
+
+    def _on_view_changed(self, _view, changed) -> None:
+        if "mac" in changed:
+            self.refresh()
+
+    def _on_selection(self, *_args) -> None:
+        self.refresh()
 
     def refresh(self) -> None:
         cmp = self.model.comparison

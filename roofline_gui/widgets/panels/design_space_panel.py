@@ -85,8 +85,8 @@ class DesignSpacePanel(QWidget):
         #: while a dot is dragged: (chip id, the chip as the drag began, the map's centre then)
         self._drag: tuple | None = None
         self._later = Throttle(self, self.refresh, 60)
-        model.sig_document_changed.connect(lambda _d, _t: self._later.request())
-        model.sig_selection_changed.connect(lambda _k, _c: self._later.request())
+        model.sig_document_changed.connect(self._request)
+        model.sig_selection_changed.connect(self._request)
         self.refresh()
 
     @property
@@ -104,6 +104,9 @@ class DesignSpacePanel(QWidget):
             return r, None
         chosen = next((c for c in shown if r.chips[c].id == self.model.selected_chip), shown[0])
         return r, chosen
+
+    def _request(self, *_args) -> None:
+        self._later.request()
 
     def refresh(self) -> None:
         r, c = self._result_and_chip()

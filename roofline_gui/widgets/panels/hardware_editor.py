@@ -88,7 +88,10 @@ class ChipForm(QWidget):
         self._layout = QVBoxLayout(self)
         self._layout.setContentsMargins(4, 4, 4, 4)
         self._body: QWidget | None = None
-        model.sig_document_changed.connect(lambda doc, _t: self.show_chip(self.chip_id))
+        model.sig_document_changed.connect(self._on_document_changed)
+
+    def _on_document_changed(self, *_args) -> None:
+        self.show_chip(self.chip_id)
 
     def show_chip(self, chip_id: str | None) -> None:
         doc = self.model.document

@@ -153,11 +153,14 @@ class KernelForm(QWidget):
         self.formula.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.formula.setMinimumHeight(90)
         layout.addWidget(self.formula, 1)
-        model.sig_document_changed.connect(lambda _d, _t: self.show_kernel(self.kernel_id))
+        model.sig_document_changed.connect(self._on_document_changed)
         self.show_kernel(None)
 
     def _kernel(self) -> Kernel | None:
         return next((k for k in self.model.document.kernels if k.id == self.kernel_id), None)
+
+    def _on_document_changed(self, *_args) -> None:
+        self.show_kernel(self.kernel_id)
 
     def show_kernel(self, kernel_id: str | None) -> None:
         self.kernel_id = kernel_id

@@ -111,8 +111,8 @@ class WorkloadCharts(QWidget):
         self._sweep_later.setSingleShot(True)
         self._sweep_later.setInterval(250)
         self._sweep_later.timeout.connect(self._redraw_sweep)
-        model.sig_document_changed.connect(lambda _d, _t: self._later.request())
-        model.sig_selection_changed.connect(lambda _k, _c: self.refresh())
+        model.sig_document_changed.connect(self._request)
+        model.sig_selection_changed.connect(self._on_selection)
         # Which names fit in their bar depends on the bars' width in pixels.
         self.bars.getViewBox().sigResized.connect(lambda _vb: self._later.request())
         self.refresh()
@@ -133,6 +133,12 @@ class WorkloadCharts(QWidget):
         if selected in {w.id for w in self.model.document.workloads}:
             return self.model.workload_result(selected)  # None: it cannot be evaluated
         return results[0] if results else None
+
+    def _request(self, *_args) -> None:
+        self._later.request()
+
+    def _on_selection(self, *_args) -> None:
+        self.refresh()
 
     def refresh(self) -> None:
         """Bring both charts up to date. A drag step changes the bars' lengths and the sweep's

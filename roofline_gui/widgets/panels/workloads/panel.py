@@ -88,7 +88,7 @@ class WorkloadsPanel(QWidget):
         self._last_edit = 0.0
         self._later = Throttle(self, self.refresh)  # a drag's stream of edits
         model.sig_document_changed.connect(self._on_document_changed)
-        model.sig_selection_changed.connect(lambda _k, _c: self._follow_selection())
+        model.sig_selection_changed.connect(self._follow_selection)
         self.refresh()
 
     def _on_document_changed(self, doc, touched) -> None:
@@ -169,7 +169,7 @@ class WorkloadsPanel(QWidget):
         self.formulas.setHtml(entries_html(w, self.model.document.kernels_by_id))
         self.formulas.verticalScrollBar().setValue(scroll)
 
-    def _follow_selection(self) -> None:
+    def _follow_selection(self, *_args) -> None:
         wid = self.model.selected_kernel
         for i in range(self.list.count()):
             if self.list.item(i).data(Qt.ItemDataRole.UserRole) == wid:
