@@ -29,8 +29,11 @@ QUIT_DISCARDING = textwrap.dedent("""
 
 
 def test_quit_after_an_edit_with_discard_prints_nothing():
-    result = subprocess.run([sys.executable, "-c", QUIT_DISCARDING], cwd=ROOT, capture_output=True,
-                            text=True, timeout=60)
-    assert result.returncode == 0 and "quit" in result.stdout
-    output = result.stdout + result.stderr
-    assert "Traceback" not in output and "already deleted" not in output, output
+    """Three times: what is deleted first at exit varies from run to run (the window, or the
+    model's undo stack), and a slot of the window ran after either."""
+    for _ in range(3):
+        result = subprocess.run([sys.executable, "-c", QUIT_DISCARDING], cwd=ROOT,
+                                capture_output=True, text=True, timeout=60)
+        assert result.returncode == 0 and "quit" in result.stdout
+        output = result.stdout + result.stderr
+        assert "Traceback" not in output and "already deleted" not in output, output

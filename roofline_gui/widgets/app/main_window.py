@@ -123,7 +123,8 @@ class MainWindow(QMainWindow):
         self.docks = {view.name: self._dock(view) for view in VIEWS}
         self._place_docks()
         # A session with workloads shows them: their panels come forward when one is added.
-        self.model.sig_document_changed.connect(self._on_workloads_changed)
+        self._links: list[tuple] = []  # (model signal, slot): dropped when the window closes
+        self._link(self.model.sig_document_changed, self._on_workloads_changed)
         self._workload_count = 0
         self.dock_shares = DockShares(self, [self.docks["hardware"], self.docks["kernels"]],
                                       [self.docks["table"], self.docks["explanation"]])
@@ -136,15 +137,15 @@ class MainWindow(QMainWindow):
         self._cursor: tuple[float, float] | None = None
         self.canvas.sig_cursor_moved.connect(self._on_cursor_moved)
         self.files.sig_message.connect(lambda m: self.statusBar().showMessage(m, 5000))
-        # The model can outlive the window (it is closed and deleted first): its signals go to
-        # methods, which Qt disconnects when the window goes, never to lambdas, which it cannot
-        # (a lambda here printed "Internal C++ object (MainWindow) already deleted" on Quit).
-        self.model.sig_refused.connect(self._say_long)
-        self.model.sig_status.connect(self._say_long)
-        self.model.sig_view_changed.connect(self._on_view_changed)
-        self.model.undo_stack.cleanChanged.connect(self._update_title)
-        self.model.sig_path_changed.connect(self._update_title)
-        self.model.sig_document_changed.connect(self._update_title)
+        # The model outlives the window, or goes first at exit: its signals go to the window's
+        # methods through _link, and are dropped when the window closes (a slot that ran after
+        # Quit printed "Internal C++ object (MainWindow / QUndoStack) already deleted").
+        self._link(self.model.sig_refused, self._say_long)
+        self._link(self.model.sig_status, self._say_long)
+        self._link(self.model.sig_view_changed, self._on_view_changed)
+        self._link(self.model.undo_stack.cleanChanged, self._update_title)
+        self._link(self.model.sig_path_changed, self._update_title)
+        self._link(self.model.sig_document_changed, self._update_title)
         self.resize(1500, 940)
         self.settings_restore()
         self._update_title()
@@ -369,7 +370,7 @@ class MainWindow(QMainWindow):
             tip="Every what-if ceiling of the selected chip back at its datasheet figure")
         self.act_reset_what_if.setEnabled(False)  # until a chip with what-if ceilings is selected
         for signal in (self.model.sig_selection_changed, self.model.sig_document_changed):
-            signal.connect(self._update_reset_what_if)
+            self._link(signal, self._update_reset_what_if)
         self.act_measure = self._action("&Measure this computer…", lambda: m.measure_computer(),
                                         tip="Memory bandwidth per level and peak compute of this "
                                             "machine (about 30 s); the result becomes a chip, or "
@@ -644,6 +645,19 @@ class MainWindow(QMainWindow):
         if not self.settings.recent_files():
             self.recent_menu.addAction("(none)").setEnabled(False)
 
+    def _link(self, signal, slot) -> None:
+        signal.connect(slot)
+        self._links.append((signal, slot))
+
+    def _unlink(self) -> None:
+        """Drop every connection from the model to this window (it is closing)."""
+        for signal, slot in self._links:
+            try:
+                signal.disconnect(slot)
+            except (RuntimeError, TypeError):  # already gone with its sender
+                pass
+        self._links.clear()
+
     def _say_long(self, message: str) -> None:
         self.statusBar().showMessage(message, 8000)
 
@@ -698,6 +712,7 @@ class MainWindow(QMainWindow):
         self.settings.set("window/state", self.saveState(self.LAYOUT_VERSION))
         self.settings.sync()
         self.autosave.close()
+        self._unlink()
         event.accept()
 
     def _on_autosave_failed(self, message: str) -> None:
