@@ -221,3 +221,31 @@ def test_another_document_leaves_no_workload_behind_in_the_panels(window, with_l
     window.files.open(str(next(p for p in examples() if p.stem == "williams-cpus")))
     assert not panel.fields.isVisibleTo(panel) and panel.name.text() == ""
     assert charts.bars.getAxis("left")._tickLevels in ([[]], [])
+
+
+def test_ctrl_z_in_a_spin_box_after_enter_undoes_the_document(window, with_llama, qtbot):
+    """Batch B typed, Enter, Ctrl+Z: the document's undo, as Edit > Undo does (the tour found
+    the keys did nothing in a spin box); while typing, the keys are the box's own."""
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QApplication
+
+    model = window.model
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=2000)
+    spin = window.workloads.fields.spins["batch"]
+    spin.setFocus()
+    qtbot.waitUntil(spin.hasFocus, timeout=2000)
+    before = model.document.workload(with_llama).batch
+    spin.selectAll()
+    QTest.keyClicks(spin, "48")
+    QTest.keyClick(spin, Qt.Key.Key_Return)
+    assert model.document.workload(with_llama).batch == 48
+    QTest.keyClick(spin, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    QApplication.processEvents()
+    assert model.document.workload(with_llama).batch == before
+    qtbot.waitUntil(lambda: spin.value() == before, timeout=2000)  # the box follows the document
+    spin.selectAll()
+    QTest.keyClicks(spin, "7")  # typing of its own: the keys undo that, not the document
+    steps = model.undo_stack.index()
+    QTest.keyClick(spin, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert model.undo_stack.index() == steps

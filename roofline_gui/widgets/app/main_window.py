@@ -10,6 +10,7 @@ from pathlib import Path
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence, QPalette
 from PySide6.QtWidgets import (
+    QAbstractSpinBox,
     QApplication,
     QComboBox,
     QDockWidget,
@@ -63,10 +64,11 @@ class StackAction(QAction):
 
 
 class DocumentUndoKeys(QObject):
-    """Ctrl+Z (and Redo's keys) in a text field with nothing typed since its value was taken
-    undo the document, as the Edit menu does: a line edit keeps its own history of what was
-    typed and took the keys, so after Enter they only rewound its text (the what-if tour).
-    While the field holds typing of its own (``isModified``), the keys undo the typing."""
+    """Ctrl+Z (and Redo's keys) in a text field or a spin box with nothing typed since its
+    value was taken undo the document, as the Edit menu does: a line edit keeps its own history
+    of what was typed and took the keys, so after Enter they only rewound its text (the what-if
+    tour), and a spin box's did nothing at all (Batch B, the new-user tour). While the field
+    holds typing of its own, the keys undo the typing."""
 
     def __init__(self, window: QMainWindow) -> None:
         super().__init__(window)
@@ -76,20 +78,36 @@ class DocumentUndoKeys(QObject):
         QApplication.instance().focusChanged.connect(self._on_focus)
 
     def _on_focus(self, _old, new) -> None:
-        if isinstance(new, QLineEdit) and new.window() is self.window:
+        if isinstance(new, (QLineEdit, QAbstractSpinBox)) and new.window() is self.window:
             new.installEventFilter(self)  # (once: Qt drops the filter before adding it again)
 
     def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt API)
-        if event.type() != QEvent.Type.ShortcutOverride or not isinstance(watched, QLineEdit):
+        if event.type() != QEvent.Type.ShortcutOverride or not isinstance(
+                watched, (QLineEdit, QAbstractSpinBox)):
             return False
         if not (event.matches(QKeySequence.StandardKey.Undo)
                 or event.matches(QKeySequence.StandardKey.Redo)
                 or event.keyCombination().toCombined() == QKeySequence("Ctrl+Y")[0].toCombined()):
             return False
-        if watched.isModified() or watched.window() is not self.window:
+        if _typed(watched) or watched.window() is not self.window:
             return False
         event.ignore()  # not the field's: the window's Undo or Redo shortcut takes the keys
         return True
+
+
+def _typed(field) -> bool:
+    """Whether ``field`` holds typing of its own, not yet taken as its value: a line edit's
+    modified flag; a spin box's text other than its value's (its line edit's flag stays set
+    after Enter)."""
+    if not isinstance(field, QAbstractSpinBox):
+        return field.isModified()
+    if not hasattr(field, "textFromValue"):
+        return field.lineEdit().isModified()
+    if field.specialValueText() and field.value() == field.minimum():
+        shown = field.specialValueText()
+    else:
+        shown = field.prefix() + field.textFromValue(field.value()) + field.suffix()
+    return field.text() != shown
 
 
 class MainWindow(QMainWindow):
