@@ -4,7 +4,11 @@ import os
 import sys
 from pathlib import Path
 
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# Qt's offscreen platform, on a desktop-sized screen (its own default is 800 x 800, where the
+# window would start smaller than a user's first window); tests of a laptop's screen start a
+# process of their own on tests/data/offscreen-1280x800.json.
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen:configfile="
+                      + str(Path(__file__).resolve().parent / "data" / "offscreen-1920x1080.json"))
 if "ROOFLINE_DATA_DIR" not in os.environ:  # journals of the tests never reach the user's folder
     import tempfile
 

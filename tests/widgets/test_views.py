@@ -19,6 +19,11 @@ def test_every_view_is_a_dock_with_a_stable_name_in_the_view_menu(window):
         assert dock.windowTitle() == view.title and window.dockWidgetArea(dock) == view.area
         if view.tab_with is not None:
             assert dock in window.tabifiedDockWidgets(docks[f"dock-{view.tab_with}"])
+        if view.beside is not None:  # side by side with it, both on screen, not a tab of it
+            other = docks[f"dock-{view.beside}"]
+            assert dock not in window.tabifiedDockWidgets(other)
+            assert not dock.visibleRegion().isEmpty() and not other.visibleRegion().isEmpty()
+            assert dock.geometry().left() >= other.geometry().right()
         assert getattr(window, view.name) is dock.widget()  # built on first use, by its name
 
 
@@ -47,3 +52,68 @@ def test_a_layout_saved_by_this_window_comes_back(window, settings, model):
     finally:
         model.undo_stack.setClean()
         again.close()
+
+
+def test_restarting_maximised_leaves_the_panels_as_the_user_left_them(qtbot, settings, model):
+    """Five starts of a window closed maximised: the docks come back at the sizes they had (they
+    had grown at every start, the bottom panels by about 11 px, as the restore was scaled)."""
+    from PySide6.QtWidgets import QApplication
+
+    from roofline_gui.widgets.app.main_window import MainWindow
+
+    sizes = []
+    for start in range(5):
+        window = MainWindow(settings=settings, model=model)
+        window.show()
+        if start == 0:
+            window.showMaximized()
+        qtbot.waitExposed(window)
+        qtbot.wait(1000)  # past the docks' hold at the first show
+        QApplication.processEvents()
+        sizes.append(tuple(window.docks[n].size().toTuple() for n in ("hardware", "table", "explanation")))
+        model.undo_stack.setClean()
+        window.close()
+        window.deleteLater()
+    assert len(set(sizes[1:])) == 1, sizes
+
+
+def test_the_first_window_fits_the_screen(window):
+    """1500 x 940 where there is room; on a smaller screen (a 1280 x 800 laptop; the offscreen
+    platform's 800 x 800 here) its available area less the title bar and frame."""
+    room = window.screen().availableGeometry()
+    assert window.size().toTuple() == (min(1500, room.width() - 16), min(940, room.height() - 48))
+
+
+def test_on_a_1280_by_800_screen_the_window_fits_and_every_panel_has_room():
+    """The first start on a laptop's screen: within it, the chart and the side and bottom
+    panels each above a usable size (the tour's window was 1500 x 940, cut off)."""
+    import json
+    import subprocess
+    import sys
+    import textwrap
+
+    from conftest import DATA, ROOT
+
+    code = textwrap.dedent("""
+        import json, os, tempfile
+        os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp()
+        from PySide6.QtCore import QTimer
+        from roofline_gui.__main__ import start_window
+        def on_shown(w):
+            def report():
+                print(json.dumps({"window": w.size().toTuple(), "chart": w.canvas.size().toTuple(),
+                                  **{n: w.docks[n].size().toTuple() for n in ("hardware", "table", "explanation")}}))
+                w.model.undo_stack.setClean()
+                w.close()
+            QTimer.singleShot(1500, report)
+        start_window(None, on_shown=on_shown)
+    """)
+    env = {**__import__("os").environ,
+           "QT_QPA_PLATFORM": f"offscreen:configfile={DATA / 'offscreen-1280x800.json'}"}
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
+                         text=True, timeout=60).stdout
+    sizes = json.loads(out.strip().splitlines()[-1])
+    assert sizes["window"] == [1264, 752]
+    assert sizes["chart"][0] >= 600 and sizes["chart"][1] >= 300
+    assert sizes["hardware"][0] >= 400 and sizes["table"][0] >= 600 and sizes["explanation"][0] >= 300
+    assert sizes["table"][1] >= 220

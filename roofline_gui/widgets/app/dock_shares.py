@@ -29,7 +29,21 @@ class DockShares(QObject):
         self._apply = QTimer(self)
         self._apply.setSingleShot(True)
         self._apply.timeout.connect(self.apply)
+        #: off while a saved layout is put back: the window then goes from its normal size to
+        #: its saved (often maximised) one, and scaling the restored docks by that step grew
+        #: them at every start (the hardware dock 506 -> 539 px in five restarts at 1280 x 800)
+        self.holding = False
         window.installEventFilter(self)
+
+    def hold_next_resize(self, ms: int = 1000) -> None:
+        """Leave the docks as they are through the window's next resize (a restored window
+        going to its saved maximised size), or for ``ms`` if none comes."""
+        self.holding = True
+        QTimer.singleShot(ms, self._release)
+
+    def _release(self) -> None:
+        self.holding = False
+        self._shares = None
 
     @staticmethod
     def _docked(docks: list[QDockWidget]) -> list[QDockWidget]:
@@ -54,6 +68,9 @@ class DockShares(QObject):
         return out
 
     def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt API)
+        if watched is self.window and event.type() == QEvent.Type.Resize and self.holding:
+            self._release()  # this one was the restore's, not the user's
+            return False
         if watched is self.window and event.type() == QEvent.Type.Resize:
             old = event.oldSize()
             if old.isValid() and old.width() > 0 and old.height() > 0 and self.window.isVisible():

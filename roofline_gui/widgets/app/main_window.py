@@ -7,7 +7,7 @@ from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence, QPalette
 from PySide6.QtWidgets import (
     QAbstractSpinBox,
@@ -164,7 +164,7 @@ class MainWindow(QMainWindow):
         self._link(self.model.undo_stack.cleanChanged, self._update_title)
         self._link(self.model.sig_path_changed, self._update_title)
         self._link(self.model.sig_document_changed, self._update_title)
-        self.resize(1500, 940)
+        self.resize(self.first_size())
         self.settings_restore()
         self._update_title()
 
@@ -235,6 +235,8 @@ class MainWindow(QMainWindow):
     def showEvent(self, event) -> None:  # noqa: N802 (Qt API)
         super().showEvent(event)
         if not self._panels_started:
+            if self._restored:  # the window manager may still take it to its saved (maximised)
+                self.dock_shares.hold_next_resize()  # size: the docks keep their restored sizes
             self.canvas.overlay.viewport().installEventFilter(self)
             QTimer.singleShot(400, self._start_panels)  # in case no paint comes (minimised)
 
@@ -258,12 +260,14 @@ class MainWindow(QMainWindow):
     def _place_docks(self) -> None:
         """Each view where the table puts it: tabbed with another, or split beside it; the
         first of each tab group in front; first sizes where a view gives them."""
+        # Splits first: a dock split beside one already in a tab group would join the tabs.
+        for view in VIEWS:
+            if view.beside is not None:
+                self.splitDockWidget(self.docks[view.beside], self.docks[view.name],
+                                     Qt.Orientation.Horizontal)
         for view in VIEWS:
             if view.tab_with is not None:
                 self.tabifyDockWidget(self.docks[view.tab_with], self.docks[view.name])
-            elif view.beside is not None:
-                self.splitDockWidget(self.docks[view.beside], self.docks[view.name],
-                                     Qt.Orientation.Horizontal)
         for view in VIEWS:
             if view.tab_with is None and view.beside is None:
                 self.docks[view.name].raise_()
@@ -703,12 +707,26 @@ class MainWindow(QMainWindow):
         self.guide.activateWindow()
 
     # -- settings and closing ----------------------------------------------------------------------------
+    #: The window's first size where the screen has room for it; on a smaller screen (a
+    #: 1280 x 800 laptop) the screen's available area less room for the title bar and frame.
+    FIRST_SIZE = (1500, 940)
+    FRAME = (16, 48)
+
+    def first_size(self) -> QSize:
+        screen = self.screen() or QApplication.primaryScreen()
+        if screen is None:
+            return QSize(*self.FIRST_SIZE)
+        room = screen.availableGeometry()
+        return QSize(min(self.FIRST_SIZE[0], room.width() - self.FRAME[0]),
+                     min(self.FIRST_SIZE[1], room.height() - self.FRAME[1]))
+
     def settings_restore(self) -> None:
         geometry, state = self.settings.get("window/geometry"), self.settings.get("window/state")
         if not geometry.isEmpty():
             self.restoreGeometry(geometry)
         if not state.isEmpty():
             self.restoreState(state, self.LAYOUT_VERSION)
+        self._restored = not geometry.isEmpty()
         mode = self.settings.get("view/mode")
         self.model.set_view(mode=mode if mode in ("overlay", "side_by_side", "energy") else "overlay",
                             mac=bool(self.settings.get("view/mac_units")),

@@ -23,7 +23,8 @@ class UserGuideDialog(QDialog):
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Roofline Explorer user guide")
-        self.resize(760, 820)
+        room = (parent.screen() if parent is not None else self.screen()).availableGeometry()
+        self.resize(min(760, room.width() - 16), min(820, room.height() - 48))  # a laptop's too
         self.browser = QTextBrowser()
         self.browser.setOpenExternalLinks(True)  # a web link goes to the system's browser
         self.browser.setMarkdown(guide_markdown())
