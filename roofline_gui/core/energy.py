@@ -220,7 +220,9 @@ def constants(chip) -> Constants | None:
             "idle_power": (e.sources.get("idle_power", "no source given") if e.idle_power is not None
                            else "not given: 0 W, the constant power folded into the estimates")}
     op, estimated = {}, set()
-    for p, peak in chip.compute.items():
+    # Estimates come from the datasheet: a what-if chip keeps its original's energies (twice the
+    # HBM bandwidth does not halve the energy per byte) unless the user gives them.
+    for p, peak in ((p, chip.compute_what_if_of.get(p, v)) for p, v in chip.compute.items()):
         if p in e.op_pj:
             op[p] = e.op_pj[p] * PJ
             said[f"op:{p}"] = e.sources.get(f"op:{p}", "no source given")
@@ -239,10 +241,13 @@ def constants(chip) -> Constants | None:
             said[key] = e.sources.get(f"byte:{given}", "no source given") + (
                 "" if given == level.name else f" (given for every {level.role} level)")
         elif level in first_dram:
-            j = spare / level.bandwidth
+            sheet = level.what_if_of or level.bandwidth
+            j = spare / sheet
             estimated.add(key)
             said[key] = (f"estimate (an upper bound): (P − π0)/bandwidth = {spare:g} W / "
-                         f"{format_si(level.bandwidth, 'B/s')} = {j / PJ:.3g} pJ")
+                         f"{format_si(sheet, 'B/s')} = {j / PJ:.3g} pJ"
+                         + (" (the datasheet's bandwidth: a what-if keeps its energies)"
+                            if level.what_if_of else ""))
         else:
             # On-chip, host and link bytes: their energy per byte is far below the board power
             # over their bandwidth (a PCIe link's PHY draws watts, not the board's 700), so that
@@ -464,19 +469,36 @@ def kernel_lines(comparison, k: int, c: int, units=None) -> list[str]:
         terms.append(f"π0 {consts.idle_power:g} W ÷ {units.format_rate(rate)}")
     per_op = float(e.per_op[0, c])
     power = float(e.power[0, c])
+    counted = float(e.capped_per_op[0, c])  # what the table, the breakdown and the CSV count
     guessed = consts.is_estimate(f"op:{precision}") or consts.dram_estimated
-    draws = (f"drawing {format_si(power, 'W')} of the {consts.board_power:g} W board power"
-             if power <= consts.board_power else
-             f"{format_si(power, 'W')} by the estimates, above the {consts.board_power:g} W "
-             "board power: the estimates overlap there, so no cap is claimed and the energy is "
-             "counted as at most the board power over the time" if guessed else
-             f"which would draw {format_si(power, 'W')}, above the {consts.board_power:g} W board "
-             "power" + ("" if e.capped[0, c] else
-                        f": held to it, {1 - float(e.capped_rate[0, c]) / rate:.1%} slower (not "
-                        "counted as power-capped below 5 %)"))
-    lines = [f"Energy per op = {' + '.join(terms)} = {per_op / PJ:.3g} pJ: "
-             f"{per_joule(1 / per_op)} at the roofline's rate, {draws} (Choi et al. "
-             "2013)."]
+    formula = f"Energy per op = {' + '.join(terms)} = {_pj(per_op)} pJ"
+    board = f"{consts.board_power:g} W board power"
+    lines = [f"Energy per op: {_pj(counted)} pJ, {per_joule(1 / counted)}, at an average "
+             f"{format_si(float(e.capped_power[0, c]), 'W')} of the {board} (Choi et al. 2013)."]
+    if guessed and power > consts.board_power:
+        # The estimates charge the whole board to each unit: where the compute units and main
+        # memory are both busy, their sum counts the same watts twice.
+        over = [w for w, est in ((f"ε_{precision}", consts.is_estimate(f"op:{precision}")),
+                                 ("main memory's ε", consts.dram_estimated)) if est]
+        bounds = "are upper bounds" if len(over) > 1 else "is an upper bound"
+        lines.append(f"{formula} by the estimates ({format_si(power, 'W')}), more than the board "
+                     f"can draw: {' and '.join(over)} {bounds} "
+                     "that charge the board's whole power to one unit, so where both are busy "
+                     "they count the same watts twice. The board power over the time is counted; "
+                     "give measured energies in Given pJ to count them instead.")
+    elif guessed and counted > per_op * (1 + 1e-9):
+        have = "have none, and at their" if len(uncounted) > 1 else "has none, and at its"
+        lines.append(f"{formula} for the bytes with an energy figure; {', '.join(uncounted)} "
+                     f"{have} own upper bound (the board's power over its bandwidth) the sum would pass "
+                     "the board power: the board power over the time is counted, an upper bound.")
+    elif power <= consts.board_power:
+        lines.append(f"{formula} at the roofline's rate, drawing {format_si(power, 'W')}.")
+    else:
+        lines.append(f"{formula} at the roofline's rate, which would draw "
+                     f"{format_si(power, 'W')}, above the {board}" + (
+                         "." if e.capped[0, c] else
+                         f": held to it, {1 - float(e.capped_rate[0, c]) / rate:.1%} slower (not "
+                         "counted as power-capped below 5 %)."))
     if e.capped[0, c]:
         lines.append(f"Power-capped: held to {consts.board_power:g} W its rate falls to "
                      f"{units.format_rate(float(e.capped_rate[0, c]))} "
@@ -486,14 +508,20 @@ def kernel_lines(comparison, k: int, c: int, units=None) -> list[str]:
     if kernel.has_size:
         lines.append(f"Each call: {format_si(float(e.capped_per_op[0, c] * ka.ops[k]), 'J')} "
                      f"at an average {format_si(float(e.capped_power[0, c]), 'W')}.")
-    if uncounted:
+    if uncounted and not (guessed and counted > per_op * (1 + 1e-9)):
         lines.append(f"Not counted (no figure given for its bytes): {', '.join(uncounted)}; give "
                      "one in the hardware editor's Given pJ.")
-    if consts.is_estimate(f"op:{precision}") or consts.dram_estimated:
+    if guessed and power <= consts.board_power:  # (above it, the first lines said so)
         lines.append("The estimates are upper bounds, the board's whole power charged to the "
                      "compute units alone at their peak, or to main memory alone at its "
                      "bandwidth: energies at most these, op/J at least.")
     return lines
+
+
+def _pj(joules: float) -> str:
+    """An energy in pJ: 772, 1,543, 0.641 (never an exponent)."""
+    x = joules / PJ
+    return f"{x:,.0f}" if x >= 100 else f"{x:.3g}"
 
 
 def workload_lines(result, c: int, carbon: float | None = None) -> list[str]:

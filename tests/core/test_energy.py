@@ -251,3 +251,60 @@ def test_a_workloads_explanation_shares_its_energy_as_the_breakdown_does():
     assert "Estimated from the board power" not in text  # bf16 and HBM3 are given
     estimated = "\n".join(workload_lines(evaluate_workloads([w], [h100])[0], 0))
     assert "Estimated from the board power (upper bounds): bf16 per op, HBM3 per byte" in estimated
+
+
+def test_the_explanation_leads_with_the_energy_every_view_counts():
+    """TPU v1's MLP on the A100, as the tour read it: the explanation's op/J and J per call are
+    the table's and the CSV's (the estimates' sum, above the board power, is said to be an
+    overlap of upper bounds, not given as the figure)."""
+    doc = load_session(resources_dir() / "examples" / "a100-vs-tpu-v3.roofline")
+    cmp = compare(doc.kernels, doc.chips)
+    rows = {(r["kernel"], r["chip"]): r for r in cmp.rows()}
+    for k, kernel in enumerate(cmp.kernels):
+        for c, chip in enumerate(cmp.chips):
+            text = "\n".join(kernel_lines(cmp, k, c))
+            e = cmp.energy
+            if not np.isfinite(e.capped_per_op[k, c]):
+                continue
+            counted = float(e.capped_per_op[k, c])
+            first = text.splitlines()[0]
+            from roofline_gui.core.units import format_si
+
+            assert format_si(1 / counted, "op/J") in first, (kernel.name, chip.name, first)
+            row = rows[kernel.name, chip.name]
+            if kernel.has_size:
+                assert float(row["energy_j"]) == pytest.approx(counted * cmp.kernel_arrays.ops[k], rel=1e-3)
+            if float(e.power[k, c]) > chip.energy.board_power and not e.capped[k, c]:
+                assert "count the same watts twice" in text and "upper bound" in text
+                assert float(row["average_power_w"]) <= chip.energy.board_power + 1e-6
+
+
+def test_a_what_if_chip_keeps_its_datasheet_energies():
+    """Twice the HBM bandwidth or the peak does not halve the energy per byte or per op: the
+    estimates come from the datasheet's figures, as the user would expect of a what-if."""
+    from roofline_gui.core.chip import derive
+
+    h100 = rf.chip("nvidia-h100-sxm5-80gb")
+    base = constants(h100)
+    for factors in ({"dram": 2}, {"compute": 3}, {"bf16": 0.5, "dram": 0.25}):
+        moved = constants(derive(h100, factors))
+        assert moved.op_j == base.op_j and moved.byte_j == base.byte_j, factors
+    dragged = h100.with_ceiling(("level", h100.memory.index(h100.dram)), 2 * h100.dram.bandwidth)
+    assert constants(dragged).byte_j == base.byte_j
+
+
+def test_every_preset_with_a_published_board_power_carries_it():
+    """Gaudi 2 and 3 have one (600 W, 900 W); TPU v5e, v5p, v6e and the M2 have none published,
+    and their notes say so."""
+    from roofline_gui.io.presets import default_presets
+
+    chips = default_presets().chips
+    assert chips["intel-gaudi-2"].energy.board_power == 600.0
+    assert chips["intel-gaudi-3"].energy.board_power == 900.0
+    for preset in ("google-tpu-v5e", "google-tpu-v5p", "google-tpu-v6e-trillium", "apple-m2-10-core-gpu"):
+        chip = chips[preset]
+        assert chip.energy is None
+        assert "TDP not published" in chip.notes or "does not publish a TDP" in chip.notes
+    missing = [p for p, c in chips.items() if c.energy is None]
+    assert sorted(missing) == sorted(["google-tpu-v5e", "google-tpu-v5p", "google-tpu-v6e-trillium",
+                                      "apple-m2-10-core-gpu"])
