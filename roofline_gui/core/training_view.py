@@ -315,6 +315,8 @@ def explain_training(result: WorkloadResult, c: int, units: Units = Units(),  # 
                      + (", longer than the kernels: set Link to host to see that step."
                         if slow > float(result.kernel_time[c]) else
                         " and still hides behind compute."))
+    lines.extend(precision_lines(result, c, kernels))
+    lines.extend(same_time_lines(result, c, units))
     moves = _moves(result, c, kernels, result.evaluation.chip_arrays.same_width)
     if moves:
         lines.append("What would move it:")
@@ -325,6 +327,94 @@ def explain_training(result: WorkloadResult, c: int, units: Units = Units(),  # 
     lines.append("How it is counted:")
     lines.extend(f"• {s}" for s in r.steps)
     return lines
+
+
+#: The precisions a training step is compared at (the article: "lower precision halves the
+#: bytes, about 2x in training too"), widest first.
+TRAINING_PRECISIONS = ("fp32", "tf32", "bf16", "fp16")
+
+
+def precision_lines(result: WorkloadResult, c: int, kernels=None) -> list[str]:
+    """The step at each training precision the chip has, tied to the article's "about 2x": the
+    bytes halve from fp32 to 16 bits, which speeds a memory-bound step by 2x; a compute-bound
+    step moves by the ratio of the peaks, which on a GPU whose fp32 runs on CUDA cores is far
+    more (the A100: 19.5 against 312 Top/s)."""
+    w, chip = result.workload, result.chips[c]
+    t = float(result.time[c])
+    here = [p for p in TRAINING_PRECISIONS if p in chip.precisions]
+    if not np.isfinite(t) or w.activations not in here or len(here) < 2:
+        return []
+    variants = []
+    for p in here:
+        v = w if p == w.activations else replace(w, activations=p)
+        try:
+            build(v, kernels)
+        except ValidationError:
+            continue
+        variants.append((p, v))
+    if len(variants) < 2:
+        return []
+    results = evaluate_workloads([v for _p, v in variants], [chip], derated=result.evaluation.derated,
+                                 kernels=kernels)
+    times = {p: float(r.time[0]) for (p, _v), r in zip(variants, results, strict=True)}
+    shares = {p: float(r.memory_bound_share[0]) for (p, _v), r in zip(variants, results, strict=True)}
+    wide = "fp32" if "fp32" in times else w.activations
+    narrow = next((p for p in ("bf16", "fp16") if p in times), None)
+    if narrow is None or wide == narrow or not np.isfinite(times[wide]):
+        return []
+    steps = ", ".join(f"{p} {format_time(x)}" + ("" if p == wide else f" ({times[wide] / x:.2g}×)")
+                      for p, x in times.items() if np.isfinite(x))
+    peak_ratio = chip.compute[narrow] / chip.compute[wide]
+    memory_share = shares[wide]
+    why = (f"the {wide} step is {share_text(1 - memory_share)} compute-bound, so the ratio of the "
+           f"peaks sets the gap: {chip.name}'s {wide} peak is {format_si(chip.compute[wide], 'op/s')}, "
+           f"its {narrow} peak {format_si(chip.compute[narrow], 'op/s')} ({peak_ratio:.3g}×)"
+           if memory_share < 0.5 else
+           f"the {wide} step is {share_text(memory_share)} memory-bound, so the bytes' 2× sets most "
+           "of the gap, as the article says")
+    tf32 = (f" From tf32 (4-byte values on the tensor cores, {format_si(chip.compute['tf32'], 'op/s')}) "
+            f"to {narrow} it is {times['tf32'] / times[narrow]:.2g}×: the bytes halve and the peak "
+            f"grows {chip.compute[narrow] / chip.compute['tf32']:.2g}×, and the article's 2× holds."
+            if "tf32" in times and np.isfinite(times["tf32"]) else "")
+    return [f"Precision, against the article's \"lower precision halves the bytes, about 2× in "
+            f"training too\": on {chip.name} the step takes {steps}. From {wide} to {narrow} the "
+            f"bytes per value halve (2× for a memory-bound step); {why}.{tf32}"]
+
+
+def same_time_lines(result: WorkloadResult, c: int, units: Units = Units()) -> list[str]:  # noqa: B008
+    """Other chips that take the same time (within 5 %), and why: the article's "a TPU and a
+    GPU with the same HBM run about as fast" holds for a memory-bound step; a compute-bound one
+    runs as fast where the peaks are near each other, whatever the bandwidths."""
+    t, chip = float(result.time[c]), result.chips[c]
+    if not np.isfinite(t):
+        return []
+    p = result.workload.activations
+    out = []
+    for d, other in enumerate(result.chips):
+        t2 = float(result.time[d])
+        if d == c or not np.isfinite(t2) or abs(t2 / t - 1) > 0.05:
+            continue
+        memory = min(float(result.memory_bound_share[c]), float(result.memory_bound_share[d]))
+        compute = max(float(result.compute_share[c]), float(result.compute_share[d]))
+        bw = (chip.dram.bandwidth, other.dram.bandwidth)
+        peaks = (float(result.peak[c]), float(result.peak[d]))
+        same_hbm = abs(bw[0] / bw[1] - 1) <= 0.05
+        hbm = (f"the same main-memory bandwidth ({format_si(bw[0], 'B/s')})" if same_hbm else
+               f"main memories at {format_si(bw[0], 'B/s')} and {format_si(bw[1], 'B/s')}")
+        if memory >= 0.5:
+            reason = (f"the step is memory-bound ({share_text(memory)} of the time at least) and "
+                      f"they have {hbm}" + (": the article's case, the same HBM, about the same "
+                                            "speed" if same_hbm else ""))
+        else:
+            reason = (f"they have {hbm}, but the step is up to {share_text(compute)} compute-bound, "
+                      f"so the time is as equal as it is because their {p} roofs "
+                      f"({units.format_rate(peaks[0])} and {units.format_rate(peaks[1])}) are "
+                      f"{max(peaks) / min(peaks):.3g}× apart"
+                      + (": the article's same HBM is half the reason here" if same_hbm else
+                         ", not for the article's reason (the same HBM)"))
+        out.append(f"{chip.name} and {other.name} take the same time within "
+                   f"{abs(t2 / t - 1):.0%} ({format_time(t)} and {format_time(t2)}): {reason}.")
+    return out
 
 
 def _moves(result: WorkloadResult, c: int, kernels, same_width: bool) -> list[str]:

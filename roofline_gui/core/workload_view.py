@@ -17,7 +17,7 @@ import numpy as np
 from roofline_gui.core.build import build
 from roofline_gui.core.energy import workload_lines
 from roofline_gui.core.roofline import BOUND_COMPUTE, BOUND_MEMORY, LIMITER_COMPUTE
-from roofline_gui.core.training_view import explain_training
+from roofline_gui.core.training_view import explain_training, same_time_lines
 from roofline_gui.core.units import ROLE_INDEX, Units, format_si, format_time, rate_count, share_text
 from roofline_gui.core.workload import Workload, label_of, with_field
 from roofline_gui.core.workload_eval import (
@@ -290,6 +290,7 @@ def explain_workload(result: WorkloadResult, c: int, units: Units = Units(),  # 
             lines.append(f"Note: {note}.")
     if fit and result.fits[c]:
         lines.append(fit)
+    lines.extend(same_time_lines(result, c, units))
     lines.extend(workload_lines(result, c, carbon))
     return lines
 

@@ -322,4 +322,5 @@ def test_among_and_distinct_are_isin_and_unique_without_numpy_ma():
     assert distinct(values) == np.unique(values).tolist() and distinct(values[:0]) == []
     code = ("import sys, numpy as np; from roofline_gui.core.arrays import among, distinct; "
             "among(np.arange(4), (1, 2)); distinct(np.arange(4)); print('numpy.ma' in sys.modules)")
-    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.strip() == "False"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.stdout.strip() == "False"

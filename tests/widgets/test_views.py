@@ -101,8 +101,9 @@ def test_on_a_1280_by_800_screen_the_window_fits_and_every_panel_has_room():
         from roofline_gui.__main__ import start_window
         def on_shown(w):
             def report():
+                docks = {n: w.docks[n].size().toTuple() for n in ("hardware", "table", "explanation")}
                 print(json.dumps({"window": w.size().toTuple(), "chart": w.canvas.size().toTuple(),
-                                  **{n: w.docks[n].size().toTuple() for n in ("hardware", "table", "explanation")}}))
+                                  **docks}))
                 w.model.undo_stack.setClean()
                 w.close()
             QTimer.singleShot(1500, report)
