@@ -152,6 +152,7 @@ def run_model(args: argparse.Namespace) -> int:
     from roofline_gui.io.presets import default_presets
     from roofline_gui.io.workloads import workload_from_config
 
+    args.given = {key for key in MODEL_DEFAULTS if getattr(args, key) is not None}
     for key, default in MODEL_DEFAULTS.items():
         if getattr(args, key) is None:
             setattr(args, key, default)
@@ -243,6 +244,16 @@ def run_training(args: argparse.Namespace, problems: list, library, ids: list[st
 
     if args.context is not None:
         problems.append(Problem("--context", "applies to decode; training takes --sequence"))
+    # A training step has one precision, the activations' (the matmuls, the weights' working copy,
+    # the gradients; master weights and optimizer states are fp32): a --weights or --kv-cache
+    # of another precision was silently dropped.
+    for key in ("weights", "kv_cache"):
+        flag, value = f"--{key.replace('_', '-')}", getattr(args, key)
+        if key in args.given and value != args.activations:
+            problems.append(Problem(flag, "a training step's precision is --activations (its "
+                                          "matmuls, the weights' working copy and the gradients; "
+                                          "master weights and optimizer states are fp32): give "
+                                          f"--activations {value} to train in {value}"))
     params = {"phase": "train", "batch": args.batch, "weights": args.weights,
               "activations": args.activations, "kv_cache": args.kv_cache,
               "chips_per_model": args.chips_per_model, "link": args.link,

@@ -263,6 +263,28 @@ def test_training_options_are_refused_with_another_phase_and_bad_ones_by_name(tm
     assert not (tmp_path / "y.csv").exists()
 
 
+def test_a_training_precision_is_given_by_activations_not_silently_by_weights(tmp_path):
+    """The tour gave --weights fp32 to train in fp32 and got the bf16 step: a training step has
+    one precision, --activations; another --weights or --kv-cache is refused by name."""
+    config = ROOT / "resources" / "workloads" / "llama-2-7b.config.json"
+    common = ("--model", config, "--phase", "train", "--sequence", "2048", "--chips",
+              "nvidia-a100-sxm4-80gb")
+    result = run_app(*common, "--weights", "fp32", "--export-workloads", tmp_path / "x.csv")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert "--weights: a training step's precision is --activations" in result.stderr
+    assert "give --activations fp32 to train in fp32" in result.stderr
+    assert not (tmp_path / "x.csv").exists()
+    result = run_app(*common, "--weights", "fp32", "--activations", "fp32", "--export-workloads",
+                     tmp_path / "y.csv")
+    assert result.returncode == 0, result.stderr
+    bf16 = run_app(*common, "--export-workloads", tmp_path / "z.csv")
+    assert bf16.returncode == 0
+    with open(tmp_path / "y.csv") as a, open(tmp_path / "z.csv") as b:
+        fp32_time = float(next(csv.DictReader(a))["time_s"])
+        bf16_time = float(next(csv.DictReader(b))["time_s"])
+    assert fp32_time > 8 * bf16_time  # the A100's fp32 runs on its CUDA cores
+
+
 def test_a_cnn_trains_from_its_layer_list_on_the_command_line(tmp_path):
     """ResNet-50 in mixed precision on 8 V100s (micro-batch 256): the bound must beat NVIDIA's
     published ~1,400 images/s per V100 (MLPerf-era DeepLearningExamples, AMP), and does."""
