@@ -11,6 +11,7 @@ when kernels are added or removed, or when the chips change.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -261,12 +262,15 @@ class ComparisonTableModel(QAbstractTableModel):
                           "power are upper bounds on the joules)"}[field]
             measured = chip.measured_notes() if field == "attainable" else []
             return "\n".join([tip, *measured])
-        # The chip's name heads its first column only (a group of columns, like a spanning
-        # header), so its other columns can be as narrow as their values; the tooltip names it.
+        # The chip's whole name heads its first column; its other columns carry a short name
+        # that tells the chips apart (the shortest start of each name that no other chip's
+        # shares), so a table scrolled sideways still names the chip of every column, and the
+        # columns stay about as narrow as their values. The tooltip gives the whole name.
         if field == "attainable":
             return f"{chip.name}\n{unit}/s"
-        return "\n" + {"time": "time", "limiter": "limited by", "speedup": "× baseline",
-                       "energy": "energy"}[field]
+        short = short_names(tuple(c.name for c in self._model.document.chips))[located[0]]
+        return f"{short}\n" + {"time": "time", "limiter": "limited by", "speedup": "× baseline",
+                               "energy": "energy"}[field]
 
     def _row_header(self, section: int, role: int):
         """Each row is headed by its kernel's name, so the name stays in sight while the
@@ -526,3 +530,20 @@ class ComparisonTableModel(QAbstractTableModel):
         at = self.kernel_row(view_row) if 0 <= view_row < self.rowCount() else None
         at = None if at is not None and at < 0 else at  # dropped on a workload's row: the end
         return bool(self._model.add_kernels(kernels, at)) if kernels else False
+
+
+@functools.lru_cache(maxsize=8)  # asked for every header of every repaint
+def short_names(names: tuple[str, ...]) -> tuple[str, ...]:
+    """Each name's shortest start of two words or more that no other name starts with the same:
+    "A100 SXM4", "TPU v3", "V100 SXM2 16GB" and "V100 SXM2 32GB" (a name that is the start of
+    another stays whole)."""
+    words = [n.split() for n in names]
+    out = []
+    for i, w in enumerate(words):
+        for k in range(min(2, len(w)), len(w) + 1):
+            if not any(o[:k] == w[:k] for j, o in enumerate(words) if j != i):
+                out.append(" ".join(w[:k]))
+                break
+        else:
+            out.append(names[i])
+    return tuple(out)

@@ -133,3 +133,28 @@ def test_settings_defaults_and_recent_files(settings):
 def test_document_model_without_a_document_is_empty(qtbot):
     m = DocumentModel()
     assert m.comparison.result.attainable.shape == (0, 0)
+
+
+def test_every_chip_column_of_the_table_names_its_chip(qtbot, example_doc):
+    """Scrolled sideways the table named no chip: only a chip's first column carried its name.
+    Each column now starts with a short name that tells the chips apart."""
+    from PySide6.QtCore import Qt
+
+    from roofline_gui.models.comparison_model import short_names
+
+    assert short_names(("A100 SXM4 40GB", "TPU v3", "V100 SXM2 16GB", "V100 SXM2 32GB")) == (
+        "A100 SXM4", "TPU v3", "V100 SXM2 16GB", "V100 SXM2 32GB")
+    assert short_names(("H100", "H100 (what-if)")) == ("H100", "H100 (what-if)")
+    model = DocumentModel()
+    model.reset(example_doc)
+    table = ComparisonTableModel(model)
+    chips = model.document.chips
+    assert len(chips) >= 2
+    shorts = short_names(tuple(c.name for c in chips))
+    for column in range(table.columnCount()):
+        located = table.locate(column)
+        if located is None:
+            continue
+        header = table.headerData(column, Qt.Orientation.Horizontal, Qt.ItemDataRole.DisplayRole)
+        first = header.split("\n")[0]
+        assert first in (chips[located[0]].name, shorts[located[0]]), header
