@@ -3,6 +3,8 @@ pane that says in words and numbers why the selected kernel sits where it does."
 
 from __future__ import annotations
 
+import os
+
 from PySide6.QtCore import QSize, Qt, QTimer
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -11,6 +13,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QStyle,
+    QStyleOptionHeader,
     QTableView,
     QTextBrowser,
     QVBoxLayout,
@@ -40,9 +43,67 @@ class NameHeader(QHeaderView):
     def __init__(self, parent=None) -> None:
         super().__init__(Qt.Orientation.Vertical, parent)
         self.fitted_width = 80
+        self._shared: tuple[tuple[str, ...], dict[str, int]] | None = None
 
     def sizeHint(self) -> QSize:  # noqa: N802 (Qt API)
         return QSize(self.fitted_width, self.defaultSectionSize())
+
+    def shown_text(self, name: str, width: int, shared: dict[str, int] | None = None) -> str:
+        """``name`` as it fits ``width``: elided in the middle, unless that would read the same
+        as another row's (the tour saw three rows of "ResNet-50 …512, 8 chips": they differed
+        in the middle); then the start it shares with its nearest row gives way to "…"."""
+        metrics = self.fontMetrics()
+        if metrics.horizontalAdvance(name) <= width:
+            return name
+        middle = metrics.elidedText(name, Qt.TextElideMode.ElideMiddle, width)
+        cut = (self._shared_starts() if shared is None else shared).get(name, 0)
+        kept = middle.split("…")[0]
+        if cut == 0 or len(kept) > cut:  # the elided text keeps where it differs from the rest
+            return middle
+        start = name.rfind(" ", 0, cut) + 1  # from the start of the first differing word
+        return metrics.elidedText("…" + name[start:], Qt.TextElideMode.ElideMiddle, width)
+
+    def _shared_starts(self) -> dict[str, int]:
+        """Each shown row name's longest start shared with another shown row's (its nearest in
+        sort order). Only the rows in sight are read: a drag renames its kernel at every step,
+        and reading 10,000 names through Python each time blocked the window."""
+        model = self.model()
+        if model is None or not model.rowCount():
+            return {}
+        first = max(0, self.logicalIndexAt(0))
+        last = self.logicalIndexAt(self.viewport().height() - 1)
+        last = model.rowCount() - 1 if last < 0 else last
+        names = tuple(str(model.headerData(i, Qt.Orientation.Vertical) or "")
+                      for i in range(first, last + 1))
+        if self._shared is None or self._shared[0] != names:
+            self._shared = (names, shared_starts(names))
+        return self._shared[1]
+
+    def paintSection(self, painter, rect, index: int) -> None:  # noqa: N802 (Qt API)
+        model = self.model()
+        name = model.headerData(index, Qt.Orientation.Vertical) if model is not None else None
+        if not name:
+            super().paintSection(painter, rect, index)
+            return
+        option = QStyleOptionHeader()
+        self.initStyleOptionForIndex(option, index)
+        option.rect = rect
+        option.textAlignment = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
+        option.text = self.shown_text(str(name), rect.width() - 2 * self.style().pixelMetric(
+            QStyle.PixelMetric.PM_HeaderMargin, option, self) - 2)
+        painter.save()
+        self.style().drawControl(QStyle.ControlElement.CE_Header, option, painter, self)
+        painter.restore()
+
+
+def shared_starts(names) -> dict[str, int]:
+    """{name: the length of the longest start it shares with another of ``names``}."""
+    order = sorted(set(names))
+    shared = dict.fromkeys(order, 0)
+    for a, b in zip(order, order[1:], strict=False):
+        n = len(os.path.commonprefix([a, b]))
+        shared[a], shared[b] = max(shared[a], n), max(shared[b], n)
+    return shared
 
 
 class ComparisonTable(QWidget):
