@@ -31,13 +31,19 @@ class ChipDots(pg.ScatterPlotItem):
 
     #: chip id, how far the pointer moved since the press in log10 x and y, finished
     sig_dot_dragged = Signal(str, float, float, bool)
+    #: screen pixels the pointer must travel along an axis before that ceiling moves: a drag
+    #: along one axis with a hand's sideways slip (3 px) moved the other ceiling too (the tour:
+    #: a vertical drag changed the compute peak 989.4 -> 1,008 TFLOP/s)
+    DEAD_PX = 8.0
 
     def mouseDragEvent(self, ev) -> None:  # noqa: N802 (Qt API)
         chip_id = drag_target(self, ev, self._chip_at)
         if chip_id is not None:
             moved = ev.pos() - ev.buttonDownPos()  # a press beside the dot's centre moves nothing
-            self.sig_dot_dragged.emit(chip_id, float(moved.x()), float(moved.y()),
-                                      bool(ev.isFinish()))
+            travel = ev.screenPos() - ev.buttonDownScreenPos()
+            dx = float(moved.x()) if abs(travel.x()) >= self.DEAD_PX else 0.0
+            dy = float(moved.y()) if abs(travel.y()) >= self.DEAD_PX else 0.0
+            self.sig_dot_dragged.emit(chip_id, dx, dy, bool(ev.isFinish()))
 
     def _chip_at(self, pos) -> str | None:
         spots = self.pointsAt(pos)
