@@ -249,3 +249,16 @@ def test_ctrl_z_in_a_spin_box_after_enter_undoes_the_document(window, with_llama
     steps = model.undo_stack.index()
     QTest.keyClick(spin, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     assert model.undo_stack.index() == steps
+
+
+def test_the_link_field_says_what_joins_the_chips(window, with_llama):
+    """'Link: link / host' told a new user nothing: the field reads 'Chips joined by' with the
+    levels' kinds, and choosing one sets the workload's link role."""
+    fields = window.workloads.fields
+    combo = fields.link
+    assert [combo.itemText(i) for i in range(combo.count())] == ["chip-to-chip (NVLink, ICI)", "host (PCIe)"]
+    assert fields.label_of("link") == "Chips joined by"
+    combo.activated.emit(combo.findData("host"))
+    assert window.model.document.workload(with_llama).link == "host"
+    window.model.undo_stack.undo()
+    assert window.model.document.workload(with_llama).link == "link"

@@ -52,7 +52,7 @@ _TRAIN_CHOICES = (("zero", "ZeRO", [("0: none", 0), ("1: optimizer states", 1),
 FIELD_LABELS = {**{name: label for name, label, _tip in _INT_FIELDS}, **dict(_PRECISION_FIELDS),
                 **{name: label for name, label, _tip in _TRAIN_INTS},
                 **{name: label for name, label, _items, _tip in _TRAIN_CHOICES},
-                "train_tokens": "Tokens D", "phase": "Phase", "link": "Link",
+                "train_tokens": "Tokens D", "phase": "Phase", "link": "Chips joined by",
                 "activations_on_chip": "activations on chip"}
 
 
@@ -128,15 +128,19 @@ class WorkloadFields(QWidget):
             lambda why: self.sig_refused.emit(f"{self.label_of('train_tokens')}: {why}"
                                               if why else ""))
         self.link = QComboBox()
-        self.link.addItems(list(LINK_ROLES))
+        # What each role is, in the words of the chips' levels: "link / host" alone told a new
+        # user nothing (the tour)
+        for role, words in (("link", "chip-to-chip (NVLink, ICI)"), ("host", "host (PCIe)")):
+            if role in LINK_ROLES:
+                self.link.addItem(words, role)
         self.link.setToolTip("The memory role joining the N chips: link (NVLink, ICI, Infinity "
                              "Fabric) or host (PCIe)")
-        self.link.currentTextChanged.connect(lambda t: self.sig_changed.emit("link", t))
+        self.link.activated.connect(lambda i: self.sig_changed.emit("link", self.link.itemData(i)))
         labels = {name: label for name, label, _tip in _INT_FIELDS}
         labels.update(dict(_PRECISION_FIELDS))
         # Sequence (prefill) and context (decode) share a cell: one of them is shown.
         rows = [(("Phase", self.phase), ("Batch B", self.spins["batch"])),
-                (("Link", self.link), (labels["sequence"], self.spins["sequence"])),
+                (("Chips joined by", self.link), (labels["sequence"], self.spins["sequence"])),
                 (None, (labels["context"], self.spins["context"])),
                 (("Weights", self.combos["weights"]), ("Math", self.combos["activations"])),
                 (("KV cache", self.combos["kv_cache"]), ("Chips N", self.spins["chips_per_model"])),
@@ -214,7 +218,7 @@ class WorkloadFields(QWidget):
             self.phase.setCurrentIndex(max(0, self.phase.findData(
                 "train" if w.phase == "train" else w.phase if w.kind == "transformer"
                 else "decode")))
-            self.link.setCurrentText(w.link)
+            self.link.setCurrentIndex(max(0, self.link.findData(w.link)))
             for name, spin in self.spins.items():
                 spin.setValue(getattr(w, name))
             for name, combo in self.combos.items():
