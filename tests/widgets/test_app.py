@@ -614,20 +614,19 @@ def test_help_examples_lists_each_example_by_its_title(window):
 
 def test_row_names_that_differ_in_the_middle_stay_apart_when_elided(window):
     """Three workloads' rows read "ResNet-50 …512, 8 chips" at 1280 x 800 (the tour): a name
-    elided where it differs from its neighbours keeps the part that tells it apart."""
+    whose middle elision reads as another shown row's keeps the part that tells it apart;
+    names the middle elision already tells apart are elided as before."""
     header = window.table.view.verticalHeader()
-    names = [f"ResNet-50 training, {p} · train b = 32, G = 512, 8 chips" for p in ("fp32", "tf32", "bf16")]
-    width = header.fontMetrics().horizontalAdvance("ResNet-50 training, fp32 · tr")
-    from roofline_gui.widgets.panels.comparison_panel import shared_starts
-
-    shared = shared_starts(names)
-    assert set(shared.values()) == {len("ResNet-50 training, ")}
-    shown = [header.shown_text(n, width, shared) for n in names]
+    metrics = header.fontMetrics()
+    names = tuple(f"ResNet-50 training, {p} · train b = 32, G = 512, 8 chips"
+                  for p in ("fp32", "tf32", "bf16"))
+    width = metrics.horizontalAdvance("ResNet-50 training, fp32 · tr")
+    shown = [header.shown_text(n, width, names) for n in names]
     assert len(set(shown)) == 3, shown
     assert all(p in s for p, s in zip(("fp32", "tf32", "bf16"), shown, strict=True)), shown
-    assert header.shown_text("short", width, shared) == "short"
-    plain = ["MLP layer 4096×4096, batch 1 (bf16)", "GEMM 4096³ bf16, inputs over the host link"]
-    narrow = header.fontMetrics().horizontalAdvance("MLP layer 4096")
-    for name in plain:  # nothing shared: Qt's own middle elision, as before
-        assert header.shown_text(name, narrow, shared_starts(plain)) == header.fontMetrics().elidedText(
+    assert header.shown_text("short", width, names) == "short"
+    plain = ("MLP layer 4096×4096, batch 1 (bf16)", "MLP layer 4096×4096, batch 64 (bf16)")
+    narrow = metrics.horizontalAdvance("MLP layer 4096×40")
+    for name in plain:  # told apart by Qt's own middle elision: left as it is
+        assert header.shown_text(name, narrow, plain) == metrics.elidedText(
             name, Qt.TextElideMode.ElideMiddle, narrow)

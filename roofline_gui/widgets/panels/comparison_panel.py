@@ -43,41 +43,42 @@ class NameHeader(QHeaderView):
     def __init__(self, parent=None) -> None:
         super().__init__(Qt.Orientation.Vertical, parent)
         self.fitted_width = 80
-        self._shared: tuple[tuple[str, ...], dict[str, int]] | None = None
 
     def sizeHint(self) -> QSize:  # noqa: N802 (Qt API)
         return QSize(self.fitted_width, self.defaultSectionSize())
 
-    def shown_text(self, name: str, width: int, shared: dict[str, int] | None = None) -> str:
+    def shown_text(self, name: str, width: int, shown: tuple[str, ...] | None = None) -> str:
         """``name`` as it fits ``width``: elided in the middle, unless that would read the same
-        as another row's (the tour saw three rows of "ResNet-50 …512, 8 chips": they differed
-        in the middle); then the start it shares with its nearest row gives way to "…"."""
+        as another shown row's (the tour saw three rows of "ResNet-50 …512, 8 chips": they
+        differed in the middle); then the start it shares with its nearest row gives way to
+        "…". ``shown``: the names in sight (default: the rows the header shows)."""
         metrics = self.fontMetrics()
         if metrics.horizontalAdvance(name) <= width:
             return name
-        middle = metrics.elidedText(name, Qt.TextElideMode.ElideMiddle, width)
-        cut = (self._shared_starts() if shared is None else shared).get(name, 0)
-        kept = middle.split("…")[0]
-        if cut == 0 or len(kept) > cut:  # the elided text keeps where it differs from the rest
-            return middle
-        start = name.rfind(" ", 0, cut) + 1  # from the start of the first differing word
-        return metrics.elidedText("…" + name[start:], Qt.TextElideMode.ElideMiddle, width)
+        names = self._shown_names() if shown is None else shown
 
-    def _shared_starts(self) -> dict[str, int]:
-        """Each shown row name's longest start shared with another shown row's (its nearest in
-        sort order). Only the rows in sight are read: a drag renames its kernel at every step,
-        and reading 10,000 names through Python each time blocked the window."""
+        def middle(text: str) -> str:
+            return metrics.elidedText(text, Qt.TextElideMode.ElideMiddle, width)
+
+        mine = middle(name)
+        others = [n for n in names if n != name]
+        if not any(middle(n) == mine for n in others):
+            return mine
+        cut = max((len(os.path.commonprefix([name, n])) for n in others), default=0)
+        start = name.rfind(" ", 0, cut) + 1  # from the start of the first differing word
+        return middle("…" + name[start:])
+
+    def _shown_names(self) -> tuple[str, ...]:
+        """The names of the rows in sight. Only those are read: a drag renames its kernel at
+        every step, and reading 10,000 names through Python each time blocked the window."""
         model = self.model()
         if model is None or not model.rowCount():
-            return {}
+            return ()
         first = max(0, self.logicalIndexAt(0))
         last = self.logicalIndexAt(self.viewport().height() - 1)
         last = model.rowCount() - 1 if last < 0 else last
-        names = tuple(str(model.headerData(i, Qt.Orientation.Vertical) or "")
-                      for i in range(first, last + 1))
-        if self._shared is None or self._shared[0] != names:
-            self._shared = (names, shared_starts(names))
-        return self._shared[1]
+        return tuple(str(model.headerData(i, Qt.Orientation.Vertical) or "")
+                     for i in range(first, last + 1))
 
     def paintSection(self, painter, rect, index: int) -> None:  # noqa: N802 (Qt API)
         model = self.model()
@@ -94,16 +95,6 @@ class NameHeader(QHeaderView):
         painter.save()
         self.style().drawControl(QStyle.ControlElement.CE_Header, option, painter, self)
         painter.restore()
-
-
-def shared_starts(names) -> dict[str, int]:
-    """{name: the length of the longest start it shares with another of ``names``}."""
-    order = sorted(set(names))
-    shared = dict.fromkeys(order, 0)
-    for a, b in zip(order, order[1:], strict=False):
-        n = len(os.path.commonprefix([a, b]))
-        shared[a], shared[b] = max(shared[a], n), max(shared[b], n)
-    return shared
 
 
 class ComparisonTable(QWidget):
