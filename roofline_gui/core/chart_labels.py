@@ -155,16 +155,23 @@ def _groups(items, key) -> list[list]:
     return groups
 
 
+def _joined(parts: list[str]) -> str:
+    """Parts of a label, by ", "; by "; " where a part holds a comma itself (a chip named
+    "DGX node, 8×V100" read as two chips), by " / " where one holds a semicolon too."""
+    sep = ", " if not any("," in p for p in parts) else "; " if not any(";" in p for p in parts) else " / "
+    return sep.join(parts)
+
+
 def _merged_text(words: list[tuple[str, str]], value: str) -> str:
     """One label for lines drawn on each other: (chip, what) pairs and the shared value."""
     whats = {what for _chip, what in words}
     if len(words) == 1:
         return f"{words[0][1]} {value}".strip()
     if len({chip for chip, _what in words}) == 1:  # one chip's roofs, say its bf16 and int8
-        return f"{', '.join(what for _chip, what in words)} {value}"
+        return f"{_joined([what for _chip, what in words])} {value}"
     if len(whats) == 1:
-        return f"{next(iter(whats))} {value}: {', '.join(chip for chip, _ in words)}".strip()
-    return f"{value}: {', '.join(f'{chip} {what}' for chip, what in words)}"
+        return f"{next(iter(whats))} {value}: {_joined([chip for chip, _ in words])}".strip()
+    return f"{value}: {_joined([f'{chip} {what}' for chip, what in words])}"
 
 
 @dataclass(frozen=True)

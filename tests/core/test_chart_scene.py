@@ -186,3 +186,14 @@ def test_a_workload_drag_step_moves_its_own_label_and_holds_the_others():
     released = scene_of(moved)
     fresh = place_labels(released, g, selected_chip=None, foreground="#202020")
     assert place_labels(released, g, selected_chip=None, foreground="#202020", held=held) == fresh
+
+
+def test_a_shared_roof_label_keeps_chip_names_with_commas_whole():
+    """'HBM2 900 GB/s: DGX node, 8×V100, TPU v3' read as three chips: where a name holds a
+    comma, the names are joined by semicolons."""
+    from roofline_gui.core.chart_labels import _merged_text
+
+    assert _merged_text([("V100 SXM2 16GB", "HBM2"), ("TPU v3", "HBM2")], "900 GB/s") == (
+        "HBM2 900 GB/s: V100 SXM2 16GB, TPU v3")
+    assert _merged_text([("DGX node, 8×V100", "HBM2"), ("TPU v3", "HBM2")], "900 GB/s") == (
+        "HBM2 900 GB/s: DGX node, 8×V100; TPU v3")
