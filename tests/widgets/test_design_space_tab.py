@@ -32,6 +32,7 @@ def test_the_map_holds_the_workloads_throughput_and_a_dot_drag_is_a_what_if(wind
     assert text.startswith(f"At {format_si(chip.compute['bf16'], 'op/s')[:3]}") and "×" in text
     ratio = float(text.split(", ")[-1].split("×")[0])
     assert ratio == pytest.approx(1.0, rel=0.06) and chip.name in text  # a cell is 6% wide
+    assert panel.plot.toolTip() == text  # beside the pointer too
     # a drag of the chip's dot to twice its bandwidth, same compute
     steps = [(0.0, np.log10(f)) for f in (1.3, 1.7, 2.0)]  # moved since the press
     for n, (x, y) in enumerate(steps):

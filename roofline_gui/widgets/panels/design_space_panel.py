@@ -201,10 +201,13 @@ class DesignSpacePanel(QWidget):
         peak, bandwidth = 10 ** point.x(), 10 ** point.y()
         value = self.value_at(peak, bandwidth)
         own, unit, name = self._here
-        self.readout.setText(
-            f"At {format_si(peak, 'op/s')} and {format_si(bandwidth, 'B/s')}: "
-            f"{format_si(value, '').strip()} {unit}"
-            + (f", {value / own:.3g}× {html.escape(name)}'s" if own > 0 else "") + ".")
+        text = (f"At {format_si(peak, 'op/s')} and {format_si(bandwidth, 'B/s')}: "
+                f"{format_si(value, '').strip()} {unit}"
+                + (f", {value / own:.3g}× {name}'s" if own > 0 else "") + ".")
+        self.readout.setText(html.escape(text))
+        # and beside the pointer: on a small screen the line under the map is easy to miss
+        # (the tour found no values on hovering the map)
+        self.plot.setToolTip(text)
 
     def _draw_chips(self, r, precision: str) -> None:
         for name in self.names:
