@@ -79,6 +79,7 @@ class DesignSpacePanel(QWidget):
         layout.setContentsMargins(4, 4, 4, 4)
         # What the map says under the pointer: the throughput there, against the chip's own.
         self.readout = QLabel(READOUT_HINT)
+        self.readout.setTextFormat(Qt.TextFormat.PlainText)  # a chip's name is text, not markup
         self.readout.setWordWrap(True)
         layout.addWidget(self.title)
         layout.addWidget(self.plot, 1)
@@ -204,7 +205,7 @@ class DesignSpacePanel(QWidget):
         text = (f"At {format_si(peak, 'op/s')} and {format_si(bandwidth, 'B/s')}: "
                 f"{format_si(value, '').strip()} {unit}"
                 + (f", {value / own:.3g}× {name}'s" if own > 0 else "") + ".")
-        self.readout.setText(html.escape(text))
+        self.readout.setText(text)
         # and beside the pointer: on a small screen the line under the map is easy to miss
         # (the tour found no values on hovering the map)
         self.plot.setToolTip(text)
