@@ -118,3 +118,51 @@ def test_on_a_1280_by_800_screen_the_window_fits_and_every_panel_has_room():
     assert sizes["chart"][0] >= 600 and sizes["chart"][1] >= 300
     assert sizes["hardware"][0] >= 400 and sizes["table"][0] >= 600 and sizes["explanation"][0] >= 300
     assert sizes["table"][1] >= 220
+
+
+def test_adding_a_workload_on_a_laptop_screen_leaves_the_panels_their_room():
+    """At 1280 x 800, maximised, Workloads > New workload squeezed the bottom panels to about
+    150 px (the tour; the main window laid its docks out again from the new panels' size hints
+    as their tabs came forward), and the layout was saved so. The shown docks keep their sizes."""
+    import json
+    import subprocess
+    import sys
+    import textwrap
+
+    from conftest import DATA, ROOT
+
+    code = textwrap.dedent("""
+        import json, os, tempfile
+        os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp()
+        from PySide6.QtCore import QTimer
+        from roofline_gui.__main__ import start_window
+        from roofline_gui.io.workloads import shipped_workloads
+        def on_shown(w):
+            sizes = {}
+            def take(tag):
+                sizes[tag] = {"left": w.docks["workloads"].height(),
+                              "bottom": w.docks["explanation"].height(),
+                              "explanation": w.docks["explanation"].width()}
+            def add():
+                take("before")
+                ids = w.model.add_workloads([shipped_workloads()["llama-3-8b"].workload("w1")])
+                w.model.select(ids[0], None)
+                QTimer.singleShot(600, done)
+            def done():
+                take("after")
+                sizes["bottom tab"] = w.docks["breakdown"].height()
+                print(json.dumps(sizes))
+                w.model.undo_stack.setClean()
+                w.close()
+            QTimer.singleShot(300, w.showMaximized)
+            QTimer.singleShot(900, lambda: w.docks["workloads"].raise_())
+            QTimer.singleShot(1300, add)
+        start_window(None, on_shown=on_shown)
+    """)
+    env = {**__import__("os").environ,
+           "QT_QPA_PLATFORM": f"offscreen:configfile={DATA / 'offscreen-1280x800.json'}"}
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
+                         text=True, timeout=60).stdout
+    sizes = json.loads(out.strip().splitlines()[-1])
+    assert sizes["after"] == sizes["before"], sizes
+    assert sizes["bottom tab"] >= sizes["before"]["bottom"] - 30  # the breakdown has the room

@@ -177,8 +177,39 @@ class MainWindow(QMainWindow):
         if panel is None:
             panel = self._make_panel(name)
             self._panels[name] = panel
+            held = self._dock_sizes()
             self.docks[name].setWidget(panel)
+            QTimer.singleShot(0, lambda: self._put_back(held))  # once the layout has moved them
         return panel
+
+    def _dock_sizes(self) -> list[tuple[QDockWidget, Qt.Orientation, int]]:
+        """The shown docks' sizes across their areas (width on the left, height and width at
+        the bottom): what building a panel must leave as it was."""
+        out = []
+        for view in VIEWS:
+            dock = self.docks[view.name]
+            if dock.isVisible() and not dock.isFloating() and not dock.visibleRegion().isEmpty():
+                if view.area == BOTTOM:
+                    out += [(dock, Qt.Orientation.Vertical, dock.height()),
+                            (dock, Qt.Orientation.Horizontal, dock.width())]
+                else:
+                    out.append((dock, Qt.Orientation.Horizontal, dock.width()))
+        return out
+
+    def _put_back(self, held) -> None:
+        """A panel built into a shown dock (a tab first raised, a workload's panels brought
+        forward) made the main window lay its docks out again from the panels' size hints: at
+        1280 x 800 adding a workload squeezed the bottom panels to 150 px (the tour), and the
+        layout was saved so. The shown docks keep their sizes; the new panel takes its tab's."""
+        if not held or not self.isVisible():
+            return
+        tabs = {}  # a dock that went behind its tab: its size goes to the tab now in front
+        for dock, orientation, size in held:
+            shown = next((d for d in [dock, *self.tabifiedDockWidgets(dock)]
+                          if not d.visibleRegion().isEmpty() or d is dock and d.isVisible()), dock)
+            tabs.setdefault(orientation, []).append((shown, size))
+        for orientation, pairs in tabs.items():
+            self.resizeDocks([d for d, _s in pairs], [s for _d, s in pairs], orientation)
 
     def _make_panel(self, name: str) -> QWidget:
         return BY_NAME[name].make(self)
@@ -204,8 +235,10 @@ class MainWindow(QMainWindow):
         breakdown come to the front."""
         count = len(doc.workloads)
         if count > self._workload_count:
+            held = self._dock_sizes()
             self.docks["workloads"].raise_()
             self.docks["breakdown"].raise_()
+            QTimer.singleShot(0, lambda: self._put_back(held))
         self._workload_count = count
 
     def new_workload(self) -> None:
