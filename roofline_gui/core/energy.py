@@ -481,7 +481,8 @@ def kernel_lines(comparison, k: int, c: int, units=None) -> list[str]:
         over = [w for w, est in ((f"ε_{precision}", consts.is_estimate(f"op:{precision}")),
                                  ("main memory's ε", consts.dram_estimated)) if est]
         bounds = "are upper bounds" if len(over) > 1 else "is an upper bound"
-        lines.append(f"{formula} by the estimates ({format_si(power, 'W')}), more than the board "
+        lines.append(f"The estimates alone would give {' + '.join(terms)} = {_pj(per_op)} pJ "
+                     f"({format_si(power, 'W')}), more than the board "
                      f"can draw: {' and '.join(over)} {bounds} "
                      "that charge the board's whole power to one unit, so where both are busy "
                      "they count the same watts twice. The board power over the time is counted; "

@@ -53,3 +53,20 @@ def test_a_click_on_a_marker_selects_its_kernel_and_its_chip(window, mode, level
             _click(widget, pos)
             assert (model.selected_kernel, model.selected_chip) == (kernel_id, chip.id), (
                 kernel_id, chip.id)
+
+
+def test_the_selected_chips_ring_is_the_bold_one(window):
+    """Rings of one weight round the selected kernel on every chip did not say which chip was
+    selected (the tour): the selected chip's is bold and larger."""
+    model = window.model
+    cmp = model.comparison
+    k = next(k for k in range(len(cmp.kernels))
+             if all(np.isfinite(cmp.result.attainable[k, c]) for c in range(len(cmp.chips))))
+    for chip in model.document.chips:
+        model.select(cmp.kernels[k].id, chip.id)
+        QApplication.processEvents()
+        ring = window.canvas.plots[0].overlays.ring
+        pens = zip(ring.data["data"], ring.data["pen"], strict=True)
+        widths = {data[1]: pen.widthF() for data, pen in pens}
+        chosen = [c.id for c in model.document.chips].index(chip.id)
+        assert widths[chosen] == 3 and all(w == 1 for c, w in widths.items() if c != chosen)

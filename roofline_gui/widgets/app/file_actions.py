@@ -208,7 +208,7 @@ class FileActions(QObject):
         except RooflineError as exc:
             Confirm.error(self.window, f"Could not export {label}", str(exc))
             return False
-        self.sig_message.emit(f"Exported {said} to {path}" if isinstance(said, str) else f"Exported {path}")
+        self.sig_message.emit(f"Exported {path}: {said}" if isinstance(said, str) else f"Exported {path}")
         return True
 
     # The export module (pyqtgraph's exporters, QtSvg) is imported on first use, off start-up.
@@ -255,8 +255,9 @@ class FileActions(QObject):
 
         def write(path) -> str:
             rows = export_csv(doc, path, derated=self.model.derated)
-            return (f"{rows:,} rows ({len(doc.kernels):,} kernels on {len(doc.chips):,} chips)"
-                    + ("; the workloads are in File → Export workloads CSV" if doc.workloads else ""))
+            return (f"{_count(rows, 'row')} ({_count(len(doc.kernels), 'kernel')} on "
+                    f"{_count(len(doc.chips), 'chip')})"
+                    + ("; the workloads go to File → Export workloads CSV" if doc.workloads else ""))
 
         return self._export("CSV", ".csv", "CSV table (*.csv)", write)
 
@@ -272,9 +273,14 @@ class FileActions(QObject):
     def _write_workloads(self, path) -> str:
         doc = self.model.document
         rows = export_workloads_csv(doc, path, derated=self.model.derated)
-        what = (f"the workloads' table, {rows:,} rows ({len(doc.workloads):,} workloads on "
-                f"{len(doc.chips):,} chips)")
-        return what + ("; the session has no kernels" if not doc.kernels else "")
+        what = (f"the workloads' table, {_count(rows, 'row')} ({_count(len(doc.workloads), 'workload')} "
+                f"on {_count(len(doc.chips), 'chip')})")
+        return what + (" (the session has no kernels)" if not doc.kernels else "")
+
+
+def _count(n: int, word: str) -> str:
+    """'1 row', '8 rows'."""
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
 
 
 def safe_file_stem(title: str, default: str = "session") -> str:

@@ -45,7 +45,7 @@ class OverlaysLayer(ChartLayer):
                                10.8, pick=self._pick_pair)
         self._misfit_drawn: tuple | None = None
         self._path_key: object = ()
-        self._ring_at: tuple = ([], [], [])
+        self._ring_at: tuple = ([], [], [], None)
         self._lifted_shown = False
         self.scene: ChartScene | None = None
 
@@ -165,11 +165,17 @@ class OverlaysLayer(ChartLayer):
         return xs, ys, chips
 
     def _draw_ring(self, scene: ChartScene) -> None:
+        """Rings round the selected kernel on every chip, the selected chip's bold (with only
+        rings of one weight the chart did not say which chip was selected: the tour)."""
         xs, ys, chips = self._selected_spots(scene, scene.selection.item)
         k = scene.comparison.kernel_index.get(scene.selection.item)
-        if (xs, ys, chips) != self._ring_at:
-            self._ring_at = (xs, ys, chips)
-            self.ring.setData(x=xs, y=ys, data=[(k, c) for c in chips])
+        chosen = scene.comparison.chip_index.get(scene.selection.chip)
+        if (xs, ys, chips, chosen) != self._ring_at:
+            self._ring_at = (xs, ys, chips, chosen)
+            bold, thin = self.style.pen(self.style.foreground, 3), self.style.pen(self.style.foreground, 1)
+            self.ring.setData(x=xs, y=ys, data=[(k, c) for c in chips],
+                              pen=[bold if c == chosen or len(chips) == 1 else thin for c in chips],
+                              size=[22 if c == chosen else 18 for c in chips])
 
     def _pick_pair(self, data) -> tuple[str, str] | None:
         """A ring or a hollow mark at (kernel row, chip index) stands for that kernel there."""
