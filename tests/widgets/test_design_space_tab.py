@@ -148,3 +148,25 @@ def test_a_vertical_drag_with_a_sideways_slip_moves_main_memory_alone(window, qt
     drag_mouse(view.viewport(), start, start + QPointF(30, -30))
     moved = next(ch for ch in model.document.chips if ch.id == chip.id)
     assert moved.compute["bf16"] > chip.compute["bf16"] and moved.dram.bandwidth > chip.dram.bandwidth
+
+
+def test_the_chips_names_keep_clear_of_each_other_and_of_the_dots(window, qtbot):
+    """At 1280 x 800 two names 0.2 decades apart were drawn over each other (the tour): each
+    name takes the side of its dot where it covers no other name and no other chip's dot, in
+    the view's pixels, and again when the view is resized."""
+    from PySide6.QtWidgets import QApplication
+
+    panel, _model, _chip = _llama_map(window, qtbot)
+    for size in ((1500, 940), (1264, 752)):
+        window.resize(*size)
+        for _ in range(5):
+            QApplication.processEvents()
+        names = [t.mapRectToScene(t.boundingRect()) for t in panel.names]
+        assert len(names) >= 2
+        for i, a in enumerate(names):
+            assert not any(a.intersects(b) for b in names[i + 1:]), size
+        vb = panel.plot.getViewBox()
+        dots = [vb.mapViewToScene(panel.dot_position(cid)) for cid in panel.dots.data["data"]]
+        for text, own in zip(panel.names, dots, strict=True):
+            rect = text.mapRectToScene(text.boundingRect())
+            assert not any(rect.contains(d) for d in dots if d != own)

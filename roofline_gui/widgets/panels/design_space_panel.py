@@ -58,7 +58,7 @@ class DesignSpacePanel(QWidget):
         self.title.setWordWrap(True)
         self.plot = log_plot()
         self.plot.setLabel("bottom", "peak compute (op/s, the workload's precision)")
-        self.plot.setLabel("left", "main-memory bandwidth (B/s)")
+        self.plot.setLabel("left", "main memory (B/s)")  # the longer title was cut at 1280 x 800
         self.image = pg.ImageItem()
         self.image.setColorMap(pg.colormap.get("viridis"))
         self.plot.addItem(self.image)
@@ -85,6 +85,7 @@ class DesignSpacePanel(QWidget):
         layout.addWidget(self.plot, 1)
         layout.addWidget(self.readout)
         self.plot.scene().sigMouseMoved.connect(self._on_mouse_moved)
+        self.plot.getViewBox().sigResized.connect(self._place_names)
         self._here: tuple | None = None  # (chip's throughput, unit, chip name) for the readout
         self.grid: np.ndarray | None = None  # throughput over (compute, bandwidth), for checks
         self.axes: tuple[np.ndarray, np.ndarray] | None = None  # log10 peak, log10 bandwidth
@@ -152,7 +153,6 @@ class DesignSpacePanel(QWidget):
         self._draw_isolines(data, lx, ly)
         ratio = balance_ratio(r, c)
         self.balance.setData(lx, lx + np.log10(b_now * ratio / p_now))  # the chip's own
-        self._draw_chips(r, precision)
         unit = r.workload.throughput_unit
         self._here = (float(r.throughput[c]), unit, chip.name)
         self.title.setText(
@@ -164,6 +164,7 @@ class DesignSpacePanel(QWidget):
         if self._drag is None:  # during a dot's drag the view stays as the user left it
             self.plot.getViewBox().setRange(xRange=(lx[0], lx[-1]), yRange=(ly[0], ly[-1]),
                                             padding=0)
+        self._draw_chips(r, precision)  # in the range just set: their names keep apart in pixels
         self.readout.setText(READOUT_HINT)  # it named the map before this one
 
     def _clear_lines(self) -> None:
@@ -224,15 +225,39 @@ class DesignSpacePanel(QWidget):
             ys.append(y)
             brushes.append(pg.mkBrush(chip.color or "#808080"))
             ids.append(chip.id)
-            # Names of dots close together take turns above, below, left and right of them.
-            near = sum(abs(x - x0) < 0.35 and abs(y - y0) < 0.15 for x0, y0 in zip(xs[:-1], ys[:-1],
-                                                                                  strict=True))
-            anchor = ((0, 1), (0, 0), (1, 1), (1, 0))[near % 4]
-            text = pg.TextItem(chip.name, color="w", anchor=anchor)
+            text = pg.TextItem(chip.name, color="w", anchor=(0, 1))
             text.setPos(x, y)
             self.plot.addItem(text)
             self.names.append(text)
         self.dots.setData(xs, ys, brush=brushes, data=ids)
+        self._place_names()
+
+    def _place_names(self, *_args) -> None:
+        """Each name beside its dot where it covers no name placed before (above right, above
+        left, below right, below left), in the view's pixels as they are now (again when the
+        view is resized): two names 0.2 decades apart overlapped at 1280 x 800 (the tour)."""
+        px = self.plot.getViewBox().viewPixelSize()  # decades per pixel
+        px = (max(px[0], 1e-9), max(px[1], 1e-9))
+        metrics = self.fontMetrics()
+        # the dots are in the way too (a name over another chip's dot hides it)
+        dots = [(t.pos().x() / px[0] - 7, -t.pos().y() / px[1] - 7, t.pos().x() / px[0] + 7,
+                 -t.pos().y() / px[1] + 7) for t in self.names]
+        names: list[tuple[float, float, float, float]] = []
+        for n, text in enumerate(self.names):
+            placed = names + dots[:n] + dots[n + 1:]  # not its own dot: it sits by it
+            w, h = metrics.horizontalAdvance(text.toPlainText()) + 8, metrics.height() + 4
+            pos = text.pos()
+            X, Y = pos.x() / px[0], -pos.y() / px[1]  # screen pixels, y down
+            def overlap(box, placed=placed):
+                return sum(max(0.0, min(box[2], b[2]) - max(box[0], b[0]))
+                           * max(0.0, min(box[3], b[3]) - max(box[1], b[1])) for b in placed)
+
+            # beside the dot first; a line further up or down where the dots are close
+            candidates = [(ax, ay) for ay in (1, 0, 2, -1) for ax in (0, 1)]
+            boxes = [(X - ax * w, Y - ay * h, X - ax * w + w, Y - ay * h + h) for ax, ay in candidates]
+            best = min(range(len(candidates)), key=lambda i: (overlap(boxes[i]) > 0, overlap(boxes[i]), i))
+            names.append(boxes[best])
+            text.setAnchor(candidates[best])
 
     def _on_dot_dragged(self, chip_id: str, dx: float, dy: float, finished: bool) -> None:
         """Both ceilings of the dragged chip follow the pointer as what-ifs, by the factors the
