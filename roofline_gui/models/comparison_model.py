@@ -258,7 +258,7 @@ class ComparisonTableModel(QAbstractTableModel):
                 "limiter": "the roof that limits the kernel (memory level or compute precision)",
                 "speedup": f"attainable performance ÷ {base.name if base else 'the baseline'}'s",
                 "energy": f"energy efficiency ({unit}/J) and average power at the operating point; "
-                          "a workload's items per joule (docs/energy.md: estimates from the board "
+                          "a workload's items per joule (Help → User guide, Energy: estimates from the board "
                           "power are upper bounds on the joules)"}[field]
             measured = chip.measured_notes() if field == "attainable" else []
             return "\n".join([tip, *measured])

@@ -374,7 +374,7 @@ class MainWindow(QMainWindow):
         self.act_energy = self._action("&Energy (op/J)", partial(self.set_mode, "energy"),
                                        "Ctrl+3", "The chart's y axis in op per joule: each chip's "
                                        "energy roofline, or switched, its roof under the board "
-                                       "power (docs/energy.md)")
+                                       "power (Help → User guide, Energy)")
         group = QActionGroup(self)
         for action in (self.act_overlay, self.act_side, self.act_energy):
             action.setCheckable(True)
@@ -440,7 +440,7 @@ class MainWindow(QMainWindow):
                                            tip="Kernels measured by ncu --csv --page raw")
         self.act_import_csv = self._action(
             "Import measurements CSV…", m.import_plain,
-            tip="name, precision, flops, bytes, time_s (docs/import-formats.md)")
+            tip="name, precision, flops, bytes, time_s (Help → User guide, Measuring and importing)")
         self.act_import_chips = self._action(
             "Import chips from a file…", m.import_chips,
             tip="The chip of a measurement (--measure --json) or the chips of a session")

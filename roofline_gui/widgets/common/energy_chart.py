@@ -207,7 +207,7 @@ class EnergyChart(QWidget):
                      and k.dram_estimated]
         if estimated:
             said += (f" {html.escape(', '.join(estimated))}: estimated from the board power "
-                     "(upper bounds): the knee at the ridge, no cap claimed (docs/energy.md).")
+                     "(upper bounds): the knee at the ridge, no cap claimed (Help → User guide, Energy).")
         if missing:
             said += f" No energy data: {html.escape(', '.join(missing))}."
         self.title.setText(said)

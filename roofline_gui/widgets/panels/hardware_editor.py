@@ -247,7 +247,7 @@ class ChipForm(QWidget):
     def _energy_group(self) -> QGroupBox:
         """Board power (the power cap), idle power and a price per chip-hour, with what the
         energy per op and per byte are (given or estimated from the board power)."""
-        box = QGroupBox("Energy and cost (docs/energy.md)")
+        box = QGroupBox("Energy and cost")
         grid = QGridLayout(box)
         self.energy_fields: dict[str, QuantityEdit] = {}
         rows = (("board_power", "Board power (W)", "power", False,

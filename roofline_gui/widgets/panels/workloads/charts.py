@@ -62,7 +62,7 @@ class WorkloadCharts(QWidget):
         self.measure.addItem("Energy per step (where it goes)", "energy")
         self.measure.setToolTip("The bars: each chip's step time by kernel (or by part, in "
                                 "training), or its energy per chip by where it goes: compute, "
-                                "each memory level, the link, idle (docs/energy.md)")
+                                "each memory level, the link, idle (Help → User guide, Energy)")
         self.measure.currentIndexChanged.connect(lambda _i: self.refresh())
         self.bars = pg.PlotWidget(background="w")
         self.bars.setMenuEnabled(False)
