@@ -339,6 +339,7 @@ class KernelLibrary(QWidget):
         self.tree.setModel(self.preset_model)
         self.tree.setDragDropMode(QAbstractItemView.DragDropMode.DragOnly)
         self.tree.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.tree.setHeaderHidden(True)  # the title above names it ("Preset kernels" twice: the tour)
         self.tree.expandAll()
         self.tree.doubleClicked.connect(self._on_preset_double_clicked)
         self.tree.setToolTip("Drag kernels onto the canvas or the table, or double-click to add")
