@@ -342,3 +342,22 @@ def test_ctrl_z_in_a_field_whose_value_was_taken_undoes_the_document(window, qtb
     QTest.keyClicks(field, "x")  # typing of its own: Ctrl+Z undoes that, not the document
     QTest.keyClick(field, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     assert model.document.chips[0].energy == before and "x" not in field.text()
+
+
+def test_the_chips_list_shows_four_chips_at_a_laptops_size(window, qtbot, monkeypatch):
+    """With four chips the list showed three at 1280 x 800 (the tour): it is as tall as its chips
+    up to five, the form below taking the rest."""
+    from PySide6.QtWidgets import QApplication
+
+    from roofline_gui.widgets.panels.hardware_editor import ChipPresetDialog
+
+    window.resize(1264, 752)
+    monkeypatch.setattr(ChipPresetDialog, "ask", classmethod(
+        lambda cls, p, parent=None, in_session=(): ["google-tpu-v5e", "nvidia-h100-sxm5-80gb"]))
+    window.hardware.add_from_presets()
+    for _ in range(5):
+        QApplication.processEvents()
+    qtbot.wait(50)
+    view = window.hardware.view
+    assert window.hardware.list_model.rowCount() == 4
+    assert view.viewport().height() >= 4 * view.sizeHintForRow(0)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import html
 from dataclasses import replace
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -532,12 +532,35 @@ class HardwareEditor(QWidget):
         splitter.addWidget(scroll)
         splitter.setStretchFactor(1, 3)
         splitter.setSizes([130, 600])
+        self.splitter, self._top = splitter, top
+        for signal in (self.list_model.modelReset, self.list_model.rowsInserted,
+                       self.list_model.rowsRemoved):
+            signal.connect(self._fit_list)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addWidget(splitter)
         model.sig_selection_changed.connect(self._on_selection_changed)
         self.list_model.modelReset.connect(lambda: self._on_selection_changed(None, model.selected_chip))
         self._on_selection_changed(None, model.selected_chip)
+
+    #: chips the list shows before it scrolls (with four chips it showed three: the tour)
+    LIST_ROWS = 5
+
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt API)
+        super().showEvent(event)
+        QTimer.singleShot(0, self._fit_list)  # laid out: the splitter knows its height
+
+    def _fit_list(self, *_args) -> None:
+        """The chips' list tall enough for every chip up to LIST_ROWS; the form takes the rest."""
+        rows = min(max(self.list_model.rowCount(), 2), self.LIST_ROWS)
+        row = (self.view.sizeHintForRow(0) if self.list_model.rowCount()
+               else self.view.fontMetrics().height() + 6)
+        wanted = rows * row + 2 * self.view.frameWidth() + 4
+        extra = self._top.sizeHint().height() - self.view.sizeHint().height()
+        total = sum(self.splitter.sizes())
+        if total > 0:
+            top = min(wanted + max(extra, 0), total // 2)
+            self.splitter.setSizes([top, total - top])
 
     def _buttons(self) -> QHBoxLayout:
         row = QHBoxLayout()
