@@ -87,33 +87,15 @@ def test_the_first_window_fits_the_screen(window):
 def test_on_a_1280_by_800_screen_the_window_fits_and_every_panel_has_room():
     """The first start on a laptop's screen: within it, the chart and the side and bottom
     panels each above a usable size (the tour's window was 1500 x 940, cut off)."""
-    import json
-    import subprocess
-    import sys
-    import textwrap
-
-    from conftest import DATA, ROOT
-
-    code = textwrap.dedent("""
-        import json, os, tempfile
-        os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp()
-        from PySide6.QtCore import QTimer
-        from roofline_gui.__main__ import start_window
-        def on_shown(w):
-            def report():
-                docks = {n: w.docks[n].size().toTuple() for n in ("hardware", "table", "explanation")}
-                print(json.dumps({"window": w.size().toTuple(), "chart": w.canvas.size().toTuple(),
-                                  **docks}))
-                w.model.undo_stack.setClean()
-                w.close()
-            QTimer.singleShot(1500, report)
-        start_window(None, on_shown=on_shown)
+    sizes = _on_a_laptop_screen("""
+        def report():
+            docks = {n: w.docks[n].size().toTuple() for n in ("hardware", "table", "explanation")}
+            print(json.dumps({"window": w.size().toTuple(), "chart": w.canvas.size().toTuple(),
+                              **docks}))
+            w.model.undo_stack.setClean()
+            w.close()
+        QTimer.singleShot(1500, report)
     """)
-    env = {**__import__("os").environ,
-           "QT_QPA_PLATFORM": f"offscreen:configfile={DATA / 'offscreen-1280x800.json'}"}
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
-                         text=True, timeout=60).stdout
-    sizes = json.loads(out.strip().splitlines()[-1])
     assert sizes["window"] == [1264, 752]
     assert sizes["chart"][0] >= 600 and sizes["chart"][1] >= 300
     assert sizes["hardware"][0] >= 400 and sizes["table"][0] >= 600 and sizes["explanation"][0] >= 300
@@ -124,45 +106,51 @@ def test_adding_a_workload_on_a_laptop_screen_leaves_the_panels_their_room():
     """At 1280 x 800, maximised, Workloads > New workload squeezed the bottom panels to about
     150 px (the tour; the main window laid its docks out again from the new panels' size hints
     as their tabs came forward), and the layout was saved so. The shown docks keep their sizes."""
+    sizes = _on_a_laptop_screen("""
+        sizes = {}
+        def take(tag):
+            sizes[tag] = {"left": w.docks["workloads"].height(),
+                          "bottom": w.docks["explanation"].height(),
+                          "explanation": w.docks["explanation"].width()}
+        def add():
+            take("before")
+            ids = w.model.add_workloads([shipped_workloads()["llama-3-8b"].workload("w1")])
+            w.model.select(ids[0], None)
+            QTimer.singleShot(600, done)
+        def done():
+            take("after")
+            sizes["bottom tab"] = w.docks["breakdown"].height()
+            print(json.dumps(sizes))
+            w.model.undo_stack.setClean()
+            w.close()
+        QTimer.singleShot(300, w.showMaximized)
+        QTimer.singleShot(900, lambda: w.docks["workloads"].raise_())
+        QTimer.singleShot(1300, add)
+    """)
+    assert sizes["after"] == sizes["before"], sizes
+    assert sizes["bottom tab"] >= sizes["before"]["bottom"] - 30  # the breakdown has the room
+
+
+def _on_a_laptop_screen(on_shown: str) -> dict:
+    """Start the app as a double-click does, on a 1280 x 800 screen (an offscreen
+    configuration), in a fresh process with fresh settings; ``on_shown`` is the body of its
+    on_shown(w) hook, which prints one JSON line and closes the window. Returns that line."""
     import json
+    import os
     import subprocess
     import sys
     import textwrap
 
     from conftest import DATA, ROOT
 
-    code = textwrap.dedent("""
-        import json, os, tempfile
-        os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp()
-        from PySide6.QtCore import QTimer
-        from roofline_gui.__main__ import start_window
-        from roofline_gui.io.workloads import shipped_workloads
-        def on_shown(w):
-            sizes = {}
-            def take(tag):
-                sizes[tag] = {"left": w.docks["workloads"].height(),
-                              "bottom": w.docks["explanation"].height(),
-                              "explanation": w.docks["explanation"].width()}
-            def add():
-                take("before")
-                ids = w.model.add_workloads([shipped_workloads()["llama-3-8b"].workload("w1")])
-                w.model.select(ids[0], None)
-                QTimer.singleShot(600, done)
-            def done():
-                take("after")
-                sizes["bottom tab"] = w.docks["breakdown"].height()
-                print(json.dumps(sizes))
-                w.model.undo_stack.setClean()
-                w.close()
-            QTimer.singleShot(300, w.showMaximized)
-            QTimer.singleShot(900, lambda: w.docks["workloads"].raise_())
-            QTimer.singleShot(1300, add)
-        start_window(None, on_shown=on_shown)
-    """)
-    env = {**__import__("os").environ,
-           "QT_QPA_PLATFORM": f"offscreen:configfile={DATA / 'offscreen-1280x800.json'}"}
+    code = ("import json, os, tempfile\n"
+            "os.environ['XDG_CONFIG_HOME'] = tempfile.mkdtemp()\n"
+            "from PySide6.QtCore import QTimer\n"
+            "from roofline_gui.__main__ import start_window\n"
+            "from roofline_gui.io.workloads import shipped_workloads\n"
+            "def on_shown(w):\n" + textwrap.indent(textwrap.dedent(on_shown), "    ")
+            + "start_window(None, on_shown=on_shown)\n")
+    env = {**os.environ, "QT_QPA_PLATFORM": f"offscreen:configfile={DATA / 'offscreen-1280x800.json'}"}
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
                          text=True, timeout=60).stdout
-    sizes = json.loads(out.strip().splitlines()[-1])
-    assert sizes["after"] == sizes["before"], sizes
-    assert sizes["bottom tab"] >= sizes["before"]["bottom"] - 30  # the breakdown has the room
+    return json.loads(out.strip().splitlines()[-1])

@@ -3,6 +3,7 @@ No computation and no file I/O here: those live in the core, the models and File
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
@@ -129,6 +130,7 @@ class MainWindow(QMainWindow):
                                   background=palette.color(QPalette.ColorRole.Base).name(),
                                   foreground=palette.color(QPalette.ColorRole.Text).name())
         self.setCentralWidget(self.canvas)
+        self._holding = 0  # nested _docks_held
         self._panels: dict[str, QWidget] = {}  # built on first use or just after the first paint
         self._panels_started = False  # the chain of _build_next_panel calls
         self._panels_announced = False
@@ -177,38 +179,50 @@ class MainWindow(QMainWindow):
         if panel is None:
             panel = self._make_panel(name)
             self._panels[name] = panel
-            held = self._dock_sizes()
-            self.docks[name].setWidget(panel)
-            QTimer.singleShot(0, lambda: self._put_back(held))  # once the layout has moved them
+            with self._docks_held():
+                self.docks[name].setWidget(panel)
         return panel
 
+    @contextmanager
+    def _docks_held(self):
+        """The shown docks keep their sizes through what is done inside. A panel built into a
+        shown dock (a tab first raised, a workload's panels brought forward) made the main
+        window lay its docks out again from the panels' size hints: at 1280 x 800 adding a
+        workload squeezed the bottom panels to 150 px (the tour), and the layout was saved so.
+        The sizes are put back once the layout has moved them; a dock that went behind its tab
+        gives its size to the tab in front. Nested holds leave it to the outermost."""
+        self._holding += 1
+        held = self._dock_sizes()
+        try:
+            yield
+        finally:
+            self._holding -= 1
+        if self._holding == 0 and held:
+            QTimer.singleShot(0, lambda: self._put_back(held))
+
     def _dock_sizes(self) -> list[tuple[QDockWidget, Qt.Orientation, int]]:
-        """The shown docks' sizes across their areas (width on the left, height and width at
-        the bottom): what building a panel must leave as it was."""
+        """The shown docks' sizes across their areas: width on the left, width and height at
+        the bottom."""
         out = []
         for view in VIEWS:
             dock = self.docks[view.name]
+            # on screen (laid out), not merely visible: the placeholders before the first
+            # layout have sizes that are nobody's to keep
             if dock.isVisible() and not dock.isFloating() and not dock.visibleRegion().isEmpty():
+                out.append((dock, Qt.Orientation.Horizontal, dock.width()))
                 if view.area == BOTTOM:
-                    out += [(dock, Qt.Orientation.Vertical, dock.height()),
-                            (dock, Qt.Orientation.Horizontal, dock.width())]
-                else:
-                    out.append((dock, Qt.Orientation.Horizontal, dock.width()))
+                    out.append((dock, Qt.Orientation.Vertical, dock.height()))
         return out
 
     def _put_back(self, held) -> None:
-        """A panel built into a shown dock (a tab first raised, a workload's panels brought
-        forward) made the main window lay its docks out again from the panels' size hints: at
-        1280 x 800 adding a workload squeezed the bottom panels to 150 px (the tour), and the
-        layout was saved so. The shown docks keep their sizes; the new panel takes its tab's."""
-        if not held or not self.isVisible():
+        if not self.isVisible():
             return
-        tabs = {}  # a dock that went behind its tab: its size goes to the tab now in front
+        by_orientation: dict = {}
         for dock, orientation, size in held:
-            shown = next((d for d in [dock, *self.tabifiedDockWidgets(dock)]
-                          if not d.visibleRegion().isEmpty() or d is dock and d.isVisible()), dock)
-            tabs.setdefault(orientation, []).append((shown, size))
-        for orientation, pairs in tabs.items():
+            front = next((d for d in [dock, *self.tabifiedDockWidgets(dock)]
+                          if not d.visibleRegion().isEmpty()), dock)
+            by_orientation.setdefault(orientation, []).append((front, size))
+        for orientation, pairs in by_orientation.items():
             self.resizeDocks([d for d, _s in pairs], [s for _d, s in pairs], orientation)
 
     def _make_panel(self, name: str) -> QWidget:
@@ -235,10 +249,9 @@ class MainWindow(QMainWindow):
         breakdown come to the front."""
         count = len(doc.workloads)
         if count > self._workload_count:
-            held = self._dock_sizes()
-            self.docks["workloads"].raise_()
-            self.docks["breakdown"].raise_()
-            QTimer.singleShot(0, lambda: self._put_back(held))
+            with self._docks_held():
+                self.docks["workloads"].raise_()
+                self.docks["breakdown"].raise_()
         self._workload_count = count
 
     def new_workload(self) -> None:

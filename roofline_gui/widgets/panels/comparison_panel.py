@@ -43,6 +43,7 @@ class NameHeader(QHeaderView):
     def __init__(self, parent=None) -> None:
         super().__init__(Qt.Orientation.Vertical, parent)
         self.fitted_width = 80
+        self._elided_for: tuple = (None, {})  # ((names, width), {name: shown}) last worked out
 
     def sizeHint(self) -> QSize:  # noqa: N802 (Qt API)
         return QSize(self.fitted_width, self.defaultSectionSize())
@@ -52,21 +53,36 @@ class NameHeader(QHeaderView):
         as another shown row's (the tour saw three rows of "ResNet-50 …512, 8 chips": they
         differed in the middle); then the start it shares with its nearest row gives way to
         "…". ``shown``: the names in sight (default: the rows the header shows)."""
-        metrics = self.fontMetrics()
-        if metrics.horizontalAdvance(name) <= width:
+        if self.fontMetrics().horizontalAdvance(name) <= width:
             return name
         names = self._shown_names() if shown is None else shown
+        return self._elided(names, width).get(name) or self._elided((*names, name), width)[name]
+
+    def _elided(self, names: tuple[str, ...], width: int) -> dict[str, str]:
+        """Every shown name as shown at ``width``, worked out once for the same rows and width
+        (each section's paint asks, and a drag step repaints them all)."""
+        key = (names, width)
+        if self._elided_for[0] != key:
+            self._elided_for = (key, self._elide(names, width))
+        return self._elided_for[1]
+
+    def _elide(self, names: tuple[str, ...], width: int) -> dict[str, str]:
+        metrics = self.fontMetrics()
 
         def middle(text: str) -> str:
             return metrics.elidedText(text, Qt.TextElideMode.ElideMiddle, width)
 
-        mine = middle(name)
-        others = [n for n in names if n != name]
-        if not any(middle(n) == mine for n in others):
-            return mine
-        cut = max((len(os.path.commonprefix([name, n])) for n in others), default=0)
-        start = name.rfind(" ", 0, cut) + 1  # from the start of the first differing word
-        return middle("…" + name[start:])
+        first = {n: middle(n) for n in set(names)}
+        out = {}
+        for name, mine in first.items():
+            others = [n for n in first if n != name]
+            if metrics.horizontalAdvance(name) <= width or not any(first[n] == mine for n in others):
+                out[name] = name if metrics.horizontalAdvance(name) <= width else mine
+                continue
+            cut = max(len(os.path.commonprefix([name, n])) for n in others)
+            start = name.rfind(" ", 0, cut) + 1  # from the start of the first differing word
+            out[name] = middle("…" + name[start:])
+        return out
 
     def _shown_names(self) -> tuple[str, ...]:
         """The names of the rows in sight. Only those are read: a drag renames its kernel at
