@@ -1,7 +1,8 @@
 """Building a workload: its entries, a sized kernel per layer type with its count and its formula
 with the numbers filled in (:func:`build`).
 
-Each kind has its builder here (transformer, CNN, MLP, LSTM, custom); a training step
+Each kind has its builder here (CNN, MLP, LSTM, custom; a transformer's is
+:mod:`roofline_gui.core.transformer`, reading its config through its family's reader); a training step
 (:mod:`roofline_gui.core.training`) is built from a kind's forward pass. What a workload *is*
 (its fields and their checks) is :mod:`roofline_gui.core.workload`, below both.
 
@@ -21,216 +22,13 @@ from roofline_gui.core.identity_cache import IdentityCache
 from roofline_gui.core.kernel import Kernel
 from roofline_gui.core.templates import TEMPLATES
 from roofline_gui.core.training import build_training
+from roofline_gui.core.transformer import build_transformer, make_entry
 from roofline_gui.core.units import BYTES_PER_VALUE
 from roofline_gui.core.units import format_bytes as _b  # short: formulas are full of them
 from roofline_gui.core.units import format_count as _g
-from roofline_gui.core.workload import (
-    MAX_COUNT,
-    MAX_DIM,
-    ON_CHIP_KINDS,
-    Built,
-    Entry,
-    TransformerConfig,
-    Workload,
-    parameters_text,
-)
+from roofline_gui.core.workload import MAX_COUNT, MAX_DIM, Built, Entry, Workload, parameters_text
 
-
-def _entry(workload: Workload, index: int, name: str, group: str, count: float, ops: float,
-           reads: float, writes: float, steps: list[str], weight_bytes: float = 0.0,
-           attention_core: bool = False) -> Entry:
-    nbytes, written = {"dram": reads + writes}, {"dram": writes}
-    if workload.activations_on_chip and workload.kind in ON_CHIP_KINDS:
-        acts = reads - weight_bytes + writes  # activations read and written
-        nbytes, written = {"dram": weight_bytes, "cache": acts}, {"cache": writes}
-        steps = [*steps, f"activations on chip: {_b(acts)} read and written at the on-chip "
-                         f"level, only the weights ({_b(weight_bytes)}) cross main memory: "
-                         f"{_g(ops / weight_bytes) if weight_bytes else '∞'} op per weight byte"]
-    kernel = Kernel(
-        id=f"{workload.id}/{index}", name=name, precision=workload.activations,
-        category=f"workload: {workload.name}", flops=ops,
-        bytes=nbytes, write_bytes=written, notes="\n".join(steps),
-    )
-    return Entry(kernel, count, group, tuple(steps), weight_bytes, attention_core)
-
-
-def _transformer(w: Workload) -> Built:
-    cfg = TransformerConfig.from_config(w.spec, "spec")
-    if cfg.heads % w.chips_per_model:
-        raise ValidationError([Problem(
-            "chips_per_model", f"{w.chips_per_model} chips cannot share {cfg.heads} attention "
-                               f"heads evenly (tensor parallelism splits the heads): use a divisor "
-                               f"of {cfg.heads}")])
-    bw, ba, bkv = (BYTES_PER_VALUE[p] for p in (w.weights, w.activations, w.kv_cache))
-    n = w.chips_per_model
-    h, hd, H, Hkv, i_size = cfg.hidden, cfg.head_dim, cfg.heads, cfg.kv_heads, cfg.intermediate
-    decode = w.phase == "decode"
-    train = w.phase == "train"  # every token's logits (the loss), not the last one's
-    B, S, L = w.batch, w.sequence, w.context
-    T = B if decode else B * S
-    tok = f"T = B = {_g(B)}" if decode else f"T = B·S = {_g(B)}·{_g(S)} = {_g(T)}"
-    share = f" ÷ N (N = {n} chips share every matrix)" if n > 1 else ""
-    qkv = (H + 2 * Hkv) * hd
-    entries: list[Entry] = []
-    count = cfg.layers
-
-    def add(name, group, cnt, ops, reads, writes, steps, weight=0.0, core=False):
-        entries.append(_entry(w, len(entries), name, group, cnt, ops, reads, writes, steps, weight,
-                              core))
-
-    # Attention projections: Q (H heads), K and V (Hkv heads each, grouped-query attention).
-    wq = h * qkv * bw / n
-    add("QKV projection", "attention", count, 2 * T * h * qkv / n,
-        wq + T * h * ba, T * qkv * ba / n,
-        [tok, f"Q, K, V width = (H + 2·Hkv)·D = ({H} + 2·{Hkv})·{hd} = {_g(qkv)}",
-         f"ops = 2·T·hidden·width{share} = 2·{_g(T)}·{_g(h)}·{_g(qkv)} / {n} = "
-         f"{_g(2 * T * h * qkv / n)}",
-         f"weights = hidden·width·b_w{share} = {_b(wq)} (read once for the whole batch)",
-         f"activations: read T·hidden·b_a = {_b(T * h * ba)}, write T·width·b_a / N = "
-         f"{_b(T * qkv * ba / n)}"], wq)
-    # KV heads per chip: split N ways, but never below one whole head (with N > Hkv the
-    # cache is replicated N / Hkv times, as Megatron-style tensor parallelism does).
-    kvn = max(Hkv / n, 1.0)
-    kv_split = (f"Hkv / N = {Hkv}/{n}" if n <= Hkv else f"1 (N = {n} > Hkv = {Hkv}: each chip keeps "
-                f"one whole KV head)") if n > 1 else f"Hkv = {Hkv}"
-    window = w.spec.get("sliding_window")
-    windowed = (isinstance(window, int) and not isinstance(window, bool) and window > 0
-                and w.spec.get("use_sliding_window", True) is not False)
-    if decode:
-        held = min(L, window) if windowed else L  # tokens the attention reads and keeps
-        kv_read = 2 * B * kvn * held * hd * bkv
-        kv_write = 2 * B * kvn * hd * bkv
-        qo = B * H * hd * ba / n
-        ops = 4 * B * H * held * hd / n
-        seen = f"L = {_g(L)}" + (f" (attends the last {_g(window)}: sliding window)"
-                                 if windowed and L > window else "")
-        add(f"Attention decode, L = {_g(L)}", "attention", count, ops, kv_read + qo,
-            kv_write + qo,
-            [f"{seen}; KV heads per chip = {kv_split}",
-             f"ops = 4·B·H·L·D{share} = 4·{_g(B)}·{H}·{_g(held)}·{hd} / {n} = {_g(ops)}",
-             f"KV cache read = 2·B·(KV heads per chip)·L·D·b_kv = 2·{_g(B)}·{kvn:g}·{_g(held)}·"
-             f"{hd}·{_g(bkv)} = {_b(kv_read)} (each sequence has its own cache: batching does "
-             "not help)",
-             f"new K, V written = {_b(kv_write)}; q read and o written = B·H·D·b_a / N = "
-             f"{_b(qo)} each",
-             *([f"grouped-query attention: {H // Hkv} query heads share each KV head"]
-               if H > Hkv else [])], core=True)
-    else:
-        # Training counts the full S×S square, as PaLM's model FLOPs (12·L·H·Q·T) and
-        # Megatron's kernel do, so the hardware FLOPs never fall below the model FLOPs.
-        square = 4 if train else 2
-        ops = square * B * H * S * S * hd / n
-        reads = B * S * qkv * ba / n
-        writes = B * S * H * hd * ba / n + 2 * B * S * kvn * hd * bkv
-        why = ("the full square, as PaLM's model FLOPs and Megatron's kernel count it; a causal "
-               "kernel could skip half" if train else "halved by the causal mask")
-        add(f"Attention {'forward' if train else 'prefill'}, S = {_g(S)}", "attention", count,
-            ops, reads, writes,
-            [f"ops = {square}·B·H·S²·D{share} = {square}·{_g(B)}·{H}·{_g(S)}²·{hd} / {n} = "
-             f"{_g(ops)} (Q·Kᵀ and P·V, 2·S²·D each per head, {why}; fused: the S×S scores "
-             "stay on chip)",
-             f"read Q, K, V = B·S·width·b_a / N = {_b(reads)}",
-             f"write O = B·S·H·D·b_a / N and the KV cache 2·B·S·Hkv·D·b_kv / N: {_b(writes)}"],
-            core=True)
-    wo = H * hd * h * bw / n
-    add("Output projection", "attention", count, 2 * T * H * hd * h / n,
-        wo + T * H * hd * ba / n, T * h * ba,
-        [f"ops = 2·T·(H·D)·hidden{share} = {_g(2 * T * H * hd * h / n)}",
-         f"weights = H·D·hidden·b_w{share} = {_b(wo)}"], wo)
-    # MLP: dense, or mixture of experts with E experts and k routed per token.
-    mats_in = 2 if cfg.gated else 1
-    up_w, down_w = mats_in * h * i_size * bw, i_size * h * bw
-    gate = "gate and up (gated, fused)" if cfg.gated else "up"
-    if cfg.experts == 1:
-        add(f"MLP {gate}", "MLP", count, 2 * T * h * i_size * mats_in / n,
-            up_w / n + T * h * ba, T * i_size * ba / n,
-            [f"ops = 2·T·hidden·{mats_in}·intermediate{share} = 2·{_g(T)}·{_g(h)}·{mats_in}·"
-             f"{_g(i_size)} / {n} = {_g(2 * T * h * i_size * mats_in / n)}",
-             f"weights = {mats_in}·hidden·intermediate·b_w{share} = {_b(up_w / n)}"], up_w / n)
-        add("MLP down", "MLP", count, 2 * T * i_size * h / n,
-            down_w / n + T * i_size * ba / n, T * h * ba,
-            [f"ops = 2·T·intermediate·hidden{share} = {_g(2 * T * i_size * h / n)}",
-             f"weights = intermediate·hidden·b_w{share} = {_b(down_w / n)}"], down_w / n)
-    else:
-        E, k = cfg.experts, cfg.experts_per_token
-        touched = E * (1 - (1 - k / E) ** T)
-        route = [f"{E} experts, {k} per token; T = {_g(T)} tokens route to {_g(T * k)} expert "
-                 f"slots",
-                 f"experts whose weights a step reads = E·(1 − (1 − k/E)^T) = {E}·(1 − (1 − "
-                 f"{k}/{E})^{_g(T)}) = {touched:.3g} (routing spread evenly; at batch 1 in decode "
-                 f"that is k = {k}, and with enough tokens every expert)"]
-        router_w = h * E * bw
-        add("MoE router", "experts", count, 2 * T * h * E, router_w + T * h * ba, T * E * ba,
-            [f"ops = 2·T·hidden·E = {_g(2 * T * h * E)}", f"weights = hidden·E·b_w = "
-                                                         f"{_b(router_w)}"], router_w)
-        wu = touched * up_w / n
-        add(f"Experts {gate}", "experts", count, 2 * T * k * h * i_size * mats_in / n,
-            wu + T * k * h * ba, T * k * i_size * ba / n,
-            [*route, f"ops = 2·T·k·hidden·{mats_in}·intermediate{share} = "
-                     f"{_g(2 * T * k * h * i_size * mats_in / n)}",
-             f"weights = experts read · {mats_in}·hidden·intermediate·b_w{share} = {_b(wu)}"], wu)
-        wd = touched * down_w / n
-        add("Experts down", "experts", count, 2 * T * k * i_size * h / n,
-            wd + T * k * i_size * ba / n, T * k * h * ba,
-            [f"ops = 2·T·k·intermediate·hidden{share} = {_g(2 * T * k * i_size * h / n)}",
-             f"weights = experts read · intermediate·hidden·b_w{share} = {_b(wd)}"], wd)
-    norm = "LayerNorm" if cfg.gpt2 else "RMSNorm"
-    add(f"{norm}s and residual adds", "norms", count, 10 * T * h, 8 * T * h * ba, 2 * T * h * ba,
-        [f"2 {norm}s (about 4 ops per value: square, sum, scale, weight) and 2 residual adds "
-         f"(1 op per value): ops = 10·T·hidden = {_g(10 * T * h)}",
-         f"bytes: each norm reads and writes T·hidden values, each add reads 2 and writes 1: "
-         f"10·T·hidden·b_a = {_b(10 * T * h * ba)} (not split over the N chips)"])
-    emb = T * h * (bw + ba) + 2 * T * h * ba
-    add("Embedding lookup and final norm", "head", 1, 4 * T * h, emb - T * h * ba, T * h * ba,
-        [f"gather T rows of the embedding table: T·hidden·b_w = {_b(T * h * bw)}, written as "
-         "activations; the final norm reads and writes them once more",
-         f"ops = 4·T·hidden = {_g(4 * T * h)} (the norm; a lookup does no arithmetic)"],
-        T * h * bw)
-    V = cfg.vocab
-    head_w = h * V * bw / n
-    R = T if train else B  # rows of logits
-    rows = (f"logits for every token (the loss): T = {_g(T)}" if train else
-            f"logits for the last token of each of the B = {_g(B)} sequences")
-    add("LM head (logits)", "head", 1, 2 * R * h * V / n, head_w + R * h * ba, R * V * ba / n,
-        [rows,
-         f"ops = 2·{'T' if train else 'B'}·hidden·vocab{share} = 2·{_g(R)}·{_g(h)}·{_g(V)} / {n} = "
-         f"{_g(2 * R * h * V / n)}",
-         f"weights = hidden·vocab·b_w{share} = {_b(head_w)}"
-         + (" (tied: the embedding table read again)" if cfg.tied else "")], head_w)
-    link_bytes, link_steps = 0.0, ()
-    if n > 1:
-        per = 2 * (n - 1) / n * T * h * ba
-        link_bytes = 2 * per * cfg.layers
-        link_steps = (
-            f"two all-reduces of the activations per layer (after attention and after the MLP), "
-            f"each sending 2·(N−1)/N·T·hidden·b_a = 2·{n - 1}/{n}·{_g(T)}·{_g(h)}·{_g(ba)} = "
-            f"{_b(per)} per chip",
-            f"per step: 2·layers·that = 2·{cfg.layers}·{_b(per)} = {_b(link_bytes)} per chip",
-        )
-    limit = w.spec.get("max_position_embeddings", w.spec.get("n_positions"))
-    length = L if decode else S
-    notes = list(cfg.notes)
-    if isinstance(limit, int) and not isinstance(limit, bool) and length > limit:
-        notes.append(f"{'L' if decode else 'S'} = {length} is beyond the model's "
-                     f"{limit} positions (max_position_embeddings): it would need a longer "
-                     "context than it was trained for")
-    held = L if decode else S
-    if windowed:
-        held = min(held, window)
-        notes.append(f"sliding window of {window} tokens: the KV cache keeps (and decode "
-                     "attends) the last window only" + ("; prefill's attention is counted over "
-                                                         "the whole prompt" if not decode and
-                                                         S > window else ""))
-    weights_held = cfg.total_parameters() * bw / n
-    cache = 2 * cfg.layers * B * kvn * held * hd * bkv
-    split = f" ÷ {n}" if n > 1 else ""
-    resident = (f"weights {parameters_text(cfg.total_parameters())} parameters · b_w{split} = "
-                f"{_b(weights_held)}",
-                f"KV cache 2·layers·B·(KV heads per chip {kvn:g})·{'L' if decode else 'S'}·D·b_kv "
-                f"= {_b(cache)}")
-    return Built(tuple(entries), link_bytes, link_steps, tuple(notes),
-                 cfg.total_parameters(), cfg.active_parameters(), weights_held + cache, resident,
-                 cfg.heads)
+_entry = make_entry
 
 
 # -- CNNs, MLPs, LSTMs (the TPU paper's workloads) ------------------------------------------
@@ -308,7 +106,7 @@ def _cnn(w: Workload) -> Built:
              f"+ output {_b(out)} (batch norm and ReLU fused; the weights slide over every "
              "pixel and image: the reuse that makes CNNs compute-bound)"], weights))
     return Built(tuple(entries), parameters=params, active_parameters=params,
-                 resident_bytes=params * bw,
+                 resident_bytes=params * bw, weight_bytes=params * bw,
                  resident_steps=(f"weights {parameters_text(params)} · b_w = {_b(params * bw)}",))
 
 
@@ -333,7 +131,7 @@ def _mlp(w: Workload) -> Built:
                               weights))
     params = sum(di * do + do for di, do in zip(dims, dims[1:], strict=False))
     return Built(tuple(entries), parameters=params, active_parameters=params,
-                 resident_bytes=params * bw,
+                 resident_bytes=params * bw, weight_bytes=params * bw,
                  resident_steps=(f"weights {parameters_text(params)} · b_w = {_b(params * bw)}",))
 
 
@@ -358,7 +156,7 @@ def _lstm(w: Workload) -> Built:
                    weights)
     params = layers * 4 * hid * (x + hid + 1)
     return Built((entry,), parameters=params, active_parameters=params,
-                 resident_bytes=params * bw,
+                 resident_bytes=params * bw, weight_bytes=params * bw,
                  resident_steps=(f"weights {parameters_text(params)} · b_w = {_b(params * bw)}",))
 
 
@@ -409,7 +207,7 @@ def build(workload: Workload, kernels: Mapping[str, Kernel] | None = None) -> Bu
 def _build_kind(workload: Workload, kernels: Mapping[str, Kernel] | None = None) -> Built:
     match workload.kind:
         case "transformer":
-            return _transformer(workload)
+            return build_transformer(workload)
         case "cnn":
             return _cnn(workload)
         case "mlp":

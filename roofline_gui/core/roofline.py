@@ -23,7 +23,14 @@ import numpy as np
 from roofline_gui.core.chip import Chip
 from roofline_gui.core.kernel import Kernel
 from roofline_gui.core.templates import Traffic
-from roofline_gui.core.units import MEMORY_ROLES, PRECISION_INDEX, PRECISIONS, ROLE_INDEX, SAME_WIDTH
+from roofline_gui.core.units import (
+    MEMORY_ROLES,
+    PRECISION_INDEX,
+    PRECISIONS,
+    ROLE_INDEX,
+    SAME_WIDTH,
+    WIDER,
+)
 
 BOUND_MEMORY, BOUND_COMPUTE, BOUND_UNSUPPORTED = 0, 1, 2
 BOUND_NAMES = ("memory", "compute", "unsupported")
@@ -153,16 +160,18 @@ class ChipArrays:
                 role[i, j] = ROLE_INDEX[level.role]
             dram[i] = next((j for j, lv in enumerate(chip.memory) if lv.role == "dram"), 0)
         stand_in = np.full((n, len(PRECISIONS)), -1, dtype=np.intp)
-        if same_width:
-            for p, siblings in SAME_WIDTH.items():
-                j = PRECISION_INDEX[p]
-                for sibling in siblings:
-                    s = PRECISION_INDEX[sibling]
-                    use = np.isnan(peak[:, j]) & ~np.isnan(peak[:, s]) & (stand_in[:, j] < 0)
-                    stand_in[use, j] = s
-            rows, cols = np.nonzero(stand_in >= 0)
-            peak[rows, cols] = peak[rows, stand_in[rows, cols]]
-            peak_fraction[rows, cols] = peak_fraction[rows, stand_in[rows, cols]]
+        # A narrow float a chip lacks runs at the next wider one it has (always); with
+        # ``same_width``, also a precision of the same width (bf16 for fp16, fp8 for int8).
+        table = {**(SAME_WIDTH if same_width else {}), **WIDER}
+        for p, others in table.items():
+            j = PRECISION_INDEX[p]
+            for other in others:
+                s = PRECISION_INDEX[other]
+                use = np.isnan(peak[:, j]) & ~np.isnan(peak[:, s]) & (stand_in[:, j] < 0)
+                stand_in[use, j] = s
+        rows, cols = np.nonzero(stand_in >= 0)
+        peak[rows, cols] = peak[rows, stand_in[rows, cols]]
+        peak_fraction[rows, cols] = peak_fraction[rows, stand_in[rows, cols]]
         return cls(peak, peak_fraction, bw, wbw, frac, role, dram, stand_in, same_width)
 
     def ceiling(self, derated: bool) -> np.ndarray:

@@ -46,16 +46,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from roofline_gui.core.errors import Problem, ValidationError
+from roofline_gui.core.families import read_config
 from roofline_gui.core.kernel import Kernel
+from roofline_gui.core.model_config import TransformerConfig
 from roofline_gui.core.units import BYTES_PER_VALUE
 from roofline_gui.core.units import format_bytes as _b  # short: formulas are full of them
 from roofline_gui.core.units import format_count as _g
-from roofline_gui.core.workload import (
-    Built,
-    Entry,
-    TransformerConfig,
-    Workload,
-)
+from roofline_gui.core.workload import Built, Entry, Workload
 
 RECOMPUTE_WORDS = {"none": "no recomputation", "selective": "selective recomputation",
                    "full": "full recomputation"}
@@ -159,7 +156,7 @@ def build_training(w: Workload, build_kind: Callable[[Workload], Built]) -> Buil
         raise ValidationError(problems)
     prec = w.activations  # the matmuls', the activations' and the gradients' precision
     forward = build_kind(replace(w, weights=prec, kv_cache=prec))
-    cfg = TransformerConfig.from_config(w.spec, "spec") if transformer else None
+    cfg = read_config(w.spec, "spec") if transformer else None
     layers = cfg.layers if cfg else int(sum(e.count for e in forward.entries))
     d, t, p = w.data_parallel, w.chips_per_model, w.pipeline_parallel
     b, m = w.batch, w.micro_batches
@@ -269,6 +266,14 @@ def build_training(w: Workload, build_kind: Callable[[Workload], Built]) -> Buil
                           f"= {_b(act)}, 2·(t−1)/t of it each, × {_g(cfg.layers / p)} layers × "
                           f"{m} micro-batches = {_b(vol)}")
         link += vol
+    moved = dict(forward.link_parts).get("all-to-all", 0.0)
+    all_to_all = 3 * moved * per
+    if moved:
+        vol = 3 * moved * per
+        link_steps.append(f"expert parallel: the forward's all-to-all ({_b(moved)} per "
+                          f"micro-batch), and twice in backward (the data gradients back, the "
+                          f"outputs' gradients out): 3 × that × m/p = {_b(vol)}")
+        link += vol
     if p > 1:
         boundary = (b * s * cfg.hidden * ba if cfg else
                     sum(e.kernel.write_bytes.get("dram", 0.0) * e.count for e in forward.entries)
@@ -297,7 +302,9 @@ def build_training(w: Workload, build_kind: Callable[[Workload], Built]) -> Buil
              state_text, act_text)
     return Built(tuple(entries), link, tuple(link_steps), forward.notes, params,
                  forward.active_parameters, weights + grads + states + acts, steps,
-                 forward.heads, facts)
+                 forward.heads, facts, weight_bytes=weights, kv_cache_bytes=0.0,
+                 link_parts=(("all-to-all", all_to_all), ("the rest", link - all_to_all))
+                 if all_to_all else ())
 
 
 def scaling_variants(w: Workload, degrees=tuple(2**i for i in range(13))) -> list[Workload]:

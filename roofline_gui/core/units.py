@@ -17,9 +17,20 @@ from roofline_gui.core.errors import UnitError
 
 OPS_PER_MAC = 2
 
-PRECISIONS: tuple[str, ...] = ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4")
+#: Compute precisions: each has its own roof on a chip that computes in it.
+PRECISIONS: tuple[str, ...] = ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "fp6", "fp4",
+                               "int8", "int4")
 
-#: Bytes one stored value occupies. tf32 is stored as a 4-byte fp32 word.
+#: Block-scaled storage formats (OCP Microscaling v1.0; NVIDIA's NVFP4): values stored narrow
+#: with a shared scale per block, computed at the precision of their elements (COMPUTE_OF).
+BLOCK_FORMATS: tuple[str, ...] = ("mxfp8", "mxfp6", "mxfp4", "nvfp4")
+#: What a workload's weights, activations and KV cache may be stored in.
+FORMATS: tuple[str, ...] = (*PRECISIONS, *BLOCK_FORMATS)
+
+#: Bytes one stored value occupies, its share of the block's scale included. tf32 is stored
+#: as a 4-byte fp32 word. MX formats: 32 values share one 8-bit (E8M0) scale, so 8/32 = 0.25 bit
+#: more a value; NVFP4: 16 E2M1 values share one FP8 (E4M3) scale, 0.5 bit more (its one fp32
+#: scale per tensor is left out: 4 bytes per tensor).
 BYTES_PER_VALUE: dict[str, float] = {
     "fp64": 8.0,
     "fp32": 4.0,
@@ -27,14 +38,43 @@ BYTES_PER_VALUE: dict[str, float] = {
     "bf16": 2.0,
     "fp16": 2.0,
     "fp8": 1.0,
+    "fp6": 0.75,
+    "fp4": 0.5,
     "int8": 1.0,
     "int4": 0.5,
+    "mxfp8": (8 + 8 / 32) / 8,
+    "mxfp6": (6 + 8 / 32) / 8,
+    "mxfp4": (4 + 8 / 32) / 8,
+    "nvfp4": (4 + 8 / 16) / 8,
 }
+
+#: The precision a block-scaled format's elements are computed in (its matmul roof).
+COMPUTE_OF: dict[str, str] = {"mxfp8": "fp8", "mxfp6": "fp6", "mxfp4": "fp4", "nvfp4": "fp4"}
+
+#: How each block-scaled format spends its bits, for the formulas a user reads.
+FORMAT_WORDS: dict[str, str] = {
+    "mxfp8": "MXFP8: 8-bit values (E4M3/E5M2), one 8-bit scale per 32: 8 + 8/32 = 8.25 bits",
+    "mxfp6": "MXFP6: 6-bit values (E2M3/E3M2), one 8-bit scale per 32: 6 + 8/32 = 6.25 bits",
+    "mxfp4": "MXFP4: 4-bit values (E2M1), one 8-bit scale per 32: 4 + 8/32 = 4.25 bits",
+    "nvfp4": "NVFP4: 4-bit values (E2M1), one FP8 (E4M3) scale per 16: 4 + 8/16 = 4.5 bits "
+             "(and one fp32 scale per tensor)",
+}
+
+
+def compute_precision(fmt: str) -> str:
+    """The precision a stored format computes in: its own, or a block format's elements'."""
+    return COMPUTE_OF.get(fmt, fmt)
+
 
 #: Precisions of the same width that stand in for each other with View → Same-width precisions
 #: (V100 has fp16 and no bf16, TPU v3 bf16 and no fp16: both 2 bytes a value).
 SAME_WIDTH: dict[str, tuple[str, ...]] = {"bf16": ("fp16",), "fp16": ("bf16",),
                                           "int8": ("fp8",), "fp8": ("int8",)}
+
+#: A chip without units for a narrow float computes it at the next wider one it has (the values
+#: widened as they are loaded): the first of these it has stands in, always.
+WIDER: dict[str, tuple[str, ...]] = {"fp6": ("fp8", "bf16", "fp16"),
+                                     "fp4": ("fp6", "fp8", "bf16", "fp16")}
 
 MEMORY_ROLES: tuple[str, ...] = ("dram", "cache", "host", "link")
 

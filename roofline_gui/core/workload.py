@@ -18,12 +18,12 @@ Every number here is derived from the spec; the formulas are shown to the user a
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
-from roofline_gui.core.errors import Problem, ValidationError
+from roofline_gui.core.errors import Problem
 from roofline_gui.core.kernel import Kernel
-from roofline_gui.core.units import PRECISIONS
+from roofline_gui.core.units import BLOCK_FORMATS, FORMATS
 
 KINDS = ("transformer", "cnn", "mlp", "lstm", "custom")
 PHASES = ("prefill", "decode", "train")
@@ -60,6 +60,12 @@ class Workload:
     kv_cache: str = "bf16"
     chips_per_model: int = 1
     link: str = "link"
+    #: e: of the N chips that share the model, how many the routed experts are spread over
+    #: (each holds E/e of them, split N/e ways); 1: every expert split over all N
+    expert_parallel: int = 1
+    #: how much more than the mean the busiest expert-parallel chip is sent (routing is never
+    #: perfectly even); 1: perfectly even
+    moe_imbalance: float = 1.0
     source: str = ""
     visible: bool = True
     #: CNN, MLP and LSTM: activations kept on chip across layers (the TPU v1's Unified Buffer),
@@ -136,9 +142,17 @@ class Workload:
             elif value > MAX_DIM:
                 out.append(Problem(name, f"{value} is beyond the plausible maximum {MAX_DIM}"))
         for name in ("weights", "activations", "kv_cache"):
-            if getattr(self, name) not in PRECISIONS:
-                out.append(Problem(name, f"unknown precision {getattr(self, name)!r}; "
-                                         f"use one of {', '.join(PRECISIONS)}"))
+            if getattr(self, name) not in FORMATS:
+                out.append(Problem(name, f"unknown precision or format {getattr(self, name)!r}; "
+                                         f"use one of {', '.join(FORMATS)}"))
+        e = self.expert_parallel
+        if isinstance(e, bool) or not isinstance(e, int) or not 1 <= e <= MAX_DIM:
+            out.append(Problem("expert_parallel", f"must be a whole number of chips from 1, not "
+                                                  f"{e!r}"))
+        f = self.moe_imbalance
+        if isinstance(f, bool) or not isinstance(f, (int, float)) or not 1 <= f <= 100:
+            out.append(Problem("moe_imbalance", f"must be a number from 1 (perfectly even "
+                                                f"routing) to 100, not {f!r}"))
         if self.link not in LINK_ROLES:
             out.append(Problem("link", f"must be one of {', '.join(LINK_ROLES)}, not {self.link!r}"))
         return out
@@ -165,7 +179,7 @@ class Workload:
         elif self.recompute == "selective" and self.kind != "transformer":
             out.append(Problem("recompute", "selective recomputation recomputes a transformer's "
                                             "attention; a CNN or MLP takes none or full"))
-        if self.activations in ("int8", "int4", "fp64"):
+        if self.activations in ("int8", "int4", "fp64", "fp6", "fp4", *BLOCK_FORMATS):
             out.append(Problem("activations", f"training in {self.activations} is not modelled: "
                                               "train in fp32, tf32, bf16, fp16 or fp8"))
         if self.optimizer not in OPTIMIZERS:
@@ -209,6 +223,12 @@ class Built:
     resident_steps: tuple[str, ...] = ()
     heads: int = 1  # attention heads: tensor parallelism splits them evenly (1: not a transformer)
     training: Any = None  # a training step's facts (core.training.TrainingFacts), else None
+    #: of ``resident_bytes``: the weights each chip holds, and the KV cache (the batch's, at its
+    #: context); NaN where unknown
+    weight_bytes: float = float("nan")
+    kv_cache_bytes: float = 0.0
+    #: ``link_bytes`` by kind of collective: ("all-reduce", bytes), ("all-to-all", bytes)...
+    link_parts: tuple[tuple[str, float], ...] = ()
 
 
 def parameters_text(x: float) -> str:
@@ -235,127 +255,6 @@ def label_of(w: Workload) -> str:
         return f"{w.name} · {phase}B = {w.batch}, {length}" + (
             f", N = {w.chips_per_model}" if w.chips_per_model > 1 else "")
     return f"{w.name} · B = {w.batch}"
-
-
-# -- transformer language models -------------------------------------------------------------
-
-#: Architectures whose MLP is gated (three matrices: gate, up, down).
-GATED_TYPES = {"llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "gemma", "gemma2", "phi3"}
-
-
-@dataclass(frozen=True)
-class TransformerConfig:
-    hidden: int
-    layers: int
-    heads: int
-    kv_heads: int
-    head_dim: int
-    intermediate: int
-    gated: bool
-    vocab: int
-    tied: bool
-    experts: int = 1
-    experts_per_token: int = 1
-    attention_bias: bool = False
-    gpt2: bool = False  # LayerNorm with bias, biases on every matrix, learned positions
-    positions: int = 0
-    model_type: str = ""
-    notes: tuple[str, ...] = field(default=())
-
-    @classmethod
-    def from_config(cls, raw: Any, path: str = "config") -> TransformerConfig:
-        """Read a Hugging Face-style ``config.json`` (both the Llama and the GPT-2 spellings);
-        raise ValidationError naming every missing or bad field."""
-        problems: list[Problem] = []
-        if not isinstance(raw, Mapping):
-            raise ValidationError([Problem(path, "must be an object (a config.json)")])
-        notes: list[str] = []
-
-        def whole(*names: str, default: Any = None, required: bool = True) -> int | None:
-            for name in names:
-                if name in raw and raw[name] is not None:
-                    value = raw[name]
-                    if isinstance(value, bool) or not isinstance(value, (int, float)) or \
-                            value != int(value) or value < 1 or value > 10**9:
-                        problems.append(Problem(f"{path}.{name}", f"must be a positive whole "
-                                                                  f"number, not {value!r}"))
-                        return None
-                    return int(value)
-            if default is not None:
-                return default
-            if required:
-                problems.append(Problem(f"{path}.{names[0]}", "is required"))
-            return None
-
-        model_type = str(raw.get("model_type", ""))
-        gpt2 = model_type == "gpt2" or "n_embd" in raw
-        hidden = whole("hidden_size", "n_embd", "d_model")
-        layers = whole("num_hidden_layers", "n_layer", "num_layers")
-        heads = whole("num_attention_heads", "n_head")
-        kv_heads = whole("num_key_value_heads", default=heads or 1)
-        vocab = whole("vocab_size")
-        intermediate = whole("intermediate_size", "n_inner", "ffn_dim",
-                             default=4 * hidden if hidden else None)
-        head_dim = whole("head_dim", required=False)
-        experts = whole("num_local_experts", "num_experts", default=1)
-        per_token = whole("num_experts_per_tok", default=1)
-        positions = whole("n_positions", "max_position_embeddings", default=0) if gpt2 else 0
-        if hidden and heads and head_dim is None:
-            if hidden % heads:
-                problems.append(Problem(f"{path}.num_attention_heads",
-                                        f"{heads} heads do not divide hidden_size {hidden} "
-                                        "(give head_dim if the model sets it)"))
-            head_dim = hidden // heads
-        if heads and kv_heads and heads % kv_heads:
-            problems.append(Problem(f"{path}.num_key_value_heads",
-                                    f"{kv_heads} KV heads do not divide {heads} query heads"))
-        if experts and per_token and per_token > experts:
-            problems.append(Problem(f"{path}.num_experts_per_tok",
-                                    f"{per_token} is more than the {experts} experts"))
-        if raw.get("shared_expert_intermediate_size") or raw.get("moe_intermediate_size"):
-            problems.append(Problem(f"{path}.moe_intermediate_size",
-                                    "shared or fine-grained experts are not modelled yet"))
-        if problems:
-            raise ValidationError(problems)
-        act = str(raw.get("hidden_act", raw.get("activation_function", "")))
-        gated = (model_type in GATED_TYPES or act in ("silu", "swiglu")) and not gpt2
-        notes.append(f"MLP: {'gated (gate, up, down: 3 matrices)' if gated else 'plain (up, down)'}"
-                     f" from {'model_type ' + repr(model_type) if model_type else 'hidden_act ' + repr(act)}")
-        tied = bool(raw.get("tie_word_embeddings", True))
-        bias = bool(raw.get("attention_bias", model_type == "qwen2"))
-        return cls(hidden, layers, heads, kv_heads, head_dim, intermediate, gated, vocab, tied,
-                   experts, per_token, bias, gpt2, positions or 0, model_type, tuple(notes))
-
-    def parameters(self) -> dict[str, float]:
-        """Weights by part, as the model's checkpoint holds them."""
-        h, hd = self.hidden, self.head_dim
-        q, kv = self.heads * hd, self.kv_heads * hd
-        attention = h * (q + 2 * kv) + q * h
-        if self.attention_bias:
-            attention += q + 2 * kv
-        if self.gpt2:
-            attention += q + 2 * kv + h  # c_attn and c_proj biases
-        matrices = 3 if self.gated else 2
-        expert = matrices * h * self.intermediate + (
-            (self.intermediate + h) if self.gpt2 else 0)
-        mlp = expert * self.experts + (h * self.experts if self.experts > 1 else 0)
-        norms = (4 if self.gpt2 else 2) * h
-        embed = self.vocab * h + self.positions * h
-        head = 0 if self.tied else self.vocab * h
-        final = (2 if self.gpt2 else 1) * h
-        return {"attention": attention * self.layers, "mlp": mlp * self.layers,
-                "norms": norms * self.layers + final, "embedding": embed, "head": head,
-                "expert": expert}
-
-    def total_parameters(self) -> float:
-        p = self.parameters()
-        return p["attention"] + p["mlp"] + p["norms"] + p["embedding"] + p["head"]
-
-    def active_parameters(self) -> float:
-        """Weights one token uses: all but the experts it is not routed to."""
-        p = self.parameters()
-        idle = (self.experts - self.experts_per_token) * p["expert"] * self.layers
-        return self.total_parameters() - idle
 
 
 def with_field(workload: Workload, key: str, value: Any) -> Workload:

@@ -23,7 +23,7 @@ from roofline_gui.io.serialize import chip_to_dict, kernel_to_dict
 from roofline_gui.io.validate import PRESET_OVERRIDES, Checker, read_chip, read_kernel
 
 FORMAT = "roofline-session"
-VERSION = 10
+VERSION = 11
 MAX_ITEMS = 100_000
 #: The keys a session file may have at its top level.
 TOP_KEYS = ("format", "version", "title", "baseline", "chips", "kernels", "workloads",
@@ -143,9 +143,18 @@ def _v9_to_v10(data: dict) -> dict:
     return out
 
 
+def _v10_to_v11(data: dict) -> dict:
+    """Version 11 adds what a version 10 file cannot hold, so nothing changes on the way up: a
+    workload's expert parallelism and routing imbalance (``expert_parallel``, ``moe_imbalance``),
+    the block-scaled formats (mxfp8, mxfp6, mxfp4, nvfp4) for its weights, activations and KV
+    cache, and the fp6 and fp4 peaks of a chip."""
+    return {**data, "version": 11}
+
+
 MIGRATIONS: dict[int, Callable[[dict], dict]] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4,
                                                  4: _v4_to_v5, 5: _v5_to_v6, 6: _v6_to_v7,
-                                                 7: _v7_to_v8, 8: _v8_to_v9, 9: _v9_to_v10}
+                                                 7: _v7_to_v8, 8: _v8_to_v9, 9: _v9_to_v10,
+                                                 10: _v10_to_v11}
 
 
 def migrate(data: dict) -> dict:

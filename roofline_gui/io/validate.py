@@ -15,7 +15,7 @@ from roofline_gui.core.chip import AutoName, Chip, Measured, MemoryLevel
 from roofline_gui.core.errors import Problem
 from roofline_gui.core.kernel import Kernel
 from roofline_gui.core.templates import RESIDENCES, TEMPLATES
-from roofline_gui.core.units import MEMORY_ROLES, PRECISIONS
+from roofline_gui.core.units import FORMATS, MEMORY_ROLES, PRECISIONS
 
 #: Sanity limits: anything beyond is a typo, not a chip (1e20 op/s is 100 EFLOP/s per chip).
 MAX_COMPUTE = 1e20
@@ -130,13 +130,17 @@ class Checker:
     def optional_number(self, d: dict, key: str, path: str, **kw) -> float | None:
         return None if d.get(key) is None else self.number(d[key], f"{path}.{key}", **kw)
 
-    def precision(self, d: dict, key: str, path: str, *, required: bool = True) -> str | None:
+    def precision(self, d: dict, key: str, path: str, *, required: bool = True,
+                  formats: bool = False) -> str | None:
+        """A compute precision; ``formats``: or a block-scaled storage format (a workload's
+        weights, activations, KV cache)."""
+        known = FORMATS if formats else PRECISIONS
         if key not in d or d[key] is None:
             if required:
-                self.fail(f"{path}.{key}", f"is required (one of {', '.join(PRECISIONS)})")
+                self.fail(f"{path}.{key}", f"is required (one of {', '.join(known)})")
             return None
-        if d[key] not in PRECISIONS:
-            self.fail(f"{path}.{key}", f"unknown precision {d[key]!r}; use one of {', '.join(PRECISIONS)}")
+        if d[key] not in known:
+            self.fail(f"{path}.{key}", f"unknown precision {d[key]!r}; use one of {', '.join(known)}")
             return None
         return d[key]
 

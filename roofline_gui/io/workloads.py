@@ -19,10 +19,12 @@ from roofline_gui.io.validate import Checker
 #: A training step's keys (version 7), written only where they differ from inference defaults.
 TRAINING_KEYS = ("global_batch", "data_parallel", "pipeline_parallel", "zero", "recompute",
                  "optimizer", "train_tokens")
+#: A mixture of experts' keys (version 11), written only where they differ from the defaults.
+MOE_KEYS = ("expert_parallel", "moe_imbalance")
 #: The keys a session's workload entry may have.
 WORKLOAD_KEYS = ("id", "name", "kind", "spec", "phase", "batch", "sequence", "context", "weights",
                  "activations", "kv_cache", "chips_per_model", "link", "source", "visible",
-                 "activations_on_chip", *TRAINING_KEYS)
+                 "activations_on_chip", *TRAINING_KEYS, *MOE_KEYS)
 _INTS = ("batch", "sequence", "context", "chips_per_model")
 _PRECISIONS = ("weights", "activations", "kv_cache")
 
@@ -118,7 +120,7 @@ def workload_to_dict(w: Workload) -> dict:
     if not w.source:
         del d["source"]
     defaults = Workload("", "", w.kind, {})
-    for key in TRAINING_KEYS:  # an inference workload's file stays as it was
+    for key in (*TRAINING_KEYS, *MOE_KEYS):  # a dense inference workload's file stays as it was
         if d[key] == getattr(defaults, key):
             del d[key]
     return d
@@ -142,7 +144,17 @@ def read_workload(ck: Checker, d: dict, path: str, workload_id: str,
             values[key] = None if number is None else int(number)
     for key in _PRECISIONS:
         if key in d:
-            values[key] = ck.precision(d, key, path)
+            values[key] = ck.precision(d, key, path, formats=True)
+    if "expert_parallel" in d:
+        number = ck.number(d["expert_parallel"], f"{path}.expert_parallel", integer=True,
+                           maximum=MAX_DIM)
+        values["expert_parallel"] = None if number is None else int(number)
+    if "moe_imbalance" in d:
+        number = ck.number(d["moe_imbalance"], f"{path}.moe_imbalance", maximum=100)
+        if number is not None and number < 1:
+            ck.fail(f"{path}.moe_imbalance", f"must be from 1 (perfectly even routing) to 100, "
+                                             f"not {number!r}")
+        values["moe_imbalance"] = None if number is None else float(number)
     phase = d.get("phase", "decode")
     if phase not in PHASES:
         ck.fail(f"{path}.phase", f"must be prefill, decode or train, not {phase!r}")

@@ -294,17 +294,18 @@ def test_a_what_if_chip_keeps_its_datasheet_energies():
 
 
 def test_every_preset_with_a_published_board_power_carries_it():
-    """Gaudi 2 and 3 have one (600 W, 900 W); TPU v5e, v5p, v6e and the M2 have none published,
-    and their notes say so."""
+    """Gaudi 2 and 3 have one (600 W, 900 W); TPU v5e, v5p, v6e and v7, Trainium2 and the M2
+    have none published, and their notes say so."""
     from roofline_gui.io.presets import default_presets
 
     chips = default_presets().chips
     assert chips["intel-gaudi-2"].energy.board_power == 600.0
     assert chips["intel-gaudi-3"].energy.board_power == 900.0
-    for preset in ("google-tpu-v5e", "google-tpu-v5p", "google-tpu-v6e-trillium", "apple-m2-10-core-gpu"):
+    none = ["google-tpu-v5e", "google-tpu-v5p", "google-tpu-v6e-trillium", "apple-m2-10-core-gpu",
+            "google-tpu-v7-ironwood", "aws-trainium2"]
+    for preset in none:
         chip = chips[preset]
         assert chip.energy is None
         assert "TDP not published" in chip.notes or "does not publish a TDP" in chip.notes
     missing = [p for p, c in chips.items() if c.energy is None]
-    assert sorted(missing) == sorted(["google-tpu-v5e", "google-tpu-v5p", "google-tpu-v6e-trillium",
-                                      "apple-m2-10-core-gpu"])
+    assert sorted(missing) == sorted(none)

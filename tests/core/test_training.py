@@ -11,6 +11,7 @@ import pytest
 import roofline_gui.api as rf
 from roofline_gui.core.build import build
 from roofline_gui.core.errors import ValidationError
+from roofline_gui.core.families import read_config
 from roofline_gui.core.training import (
     implied_mfu,
     matmul_parameters,
@@ -19,14 +20,14 @@ from roofline_gui.core.training import (
 )
 from roofline_gui.core.training_view import breakdown, fit_changes, scaling
 from roofline_gui.core.units import format_time
-from roofline_gui.core.workload import TransformerConfig, Workload
+from roofline_gui.core.workload import Workload
 from roofline_gui.core.workload_eval import evaluate_workloads
 from roofline_gui.io.workloads import shipped_workloads
 
 GPT_SPEC = {"hidden_size": 1024, "num_hidden_layers": 24, "num_attention_heads": 16,
             "intermediate_size": 4096, "vocab_size": 50_000, "model_type": "gpt_neox",
             "hidden_act": "gelu", "tie_word_embeddings": True}
-GPT = TransformerConfig.from_config(GPT_SPEC)
+GPT = read_config(GPT_SPEC)
 
 
 def gpt(**params) -> Workload:
@@ -51,7 +52,7 @@ def test_model_flops_per_token_are_palms_6n_plus_12lhqt():
     eq7 = 72 * b * L * s * h**2 * (1 + s / (6 * h) + v / (12 * h * L))
     assert model_flops_per_token(GPT, s) * b * s == pytest.approx(eq7, rel=1e-3)
     # an untied input table is a lookup, not a matmul: Llama 2's 32,000 × 4,096 left out once
-    cfg = TransformerConfig.from_config(llama2_7b().spec)
+    cfg = read_config(llama2_7b().spec)
     assert matmul_parameters(cfg) == cfg.total_parameters() - 32_000 * 4096
 
 
@@ -144,7 +145,7 @@ def test_the_bound_is_never_slower_than_llama_2_7b_on_a100s_and_its_mfu_is_what_
     assert 0 < r.mfu_at_bound[0] <= 1
     hours = 184_320
     tokens_per_second = 2e12 / (hours * 3600 / 1024)  # all 1,024 chips together
-    cfg = TransformerConfig.from_config(w.spec)
+    cfg = read_config(w.spec)
     mfu = implied_mfu(cfg, 4096, tokens_per_second, 1024, 312e12)
     n = cfg.total_parameters() - 32_000 * 4096
     by_hand = (6 * n + 12 * 32 * 32 * 128 * 4096) * 2e12 / (hours * 3600 * 312e12)
@@ -236,7 +237,7 @@ def test_palm_540b_on_6144_tpu_v4_the_bound_beats_the_run_and_its_mfu_is_46_2_pe
     48 heads of 256, multi-query, SwiGLU, shared embeddings), 6,144 TPU v4 chips (12-way model
     parallel, 512-way fully sharded data parallel), batch 2,048 sequences of 2,048 tokens,
     238.3 k tokens/s, 46.2 % MFU by 6·N + 12·L·H·Q·T against 275 TFLOP/s bf16 per chip."""
-    cfg = TransformerConfig.from_config(PALM_540B)
+    cfg = read_config(PALM_540B)
     assert cfg.total_parameters() == pytest.approx(540e9, rel=0.01)
     mfu = implied_mfu(cfg, 2048, 238.3e3, 6144, 275e12)
     assert mfu == pytest.approx(0.462, abs=0.005)

@@ -9,7 +9,8 @@ import pytest
 from roofline_gui.core.build import build
 from roofline_gui.core.comparison import compare
 from roofline_gui.core.errors import ValidationError
-from roofline_gui.core.workload import TransformerConfig, Workload
+from roofline_gui.core.families import read_config
+from roofline_gui.core.workload import Workload
 from roofline_gui.core.workload_eval import (
     batch_sweep,
     communication_dominates_at,
@@ -31,7 +32,7 @@ def llama(**kw) -> Workload:
                                    "mixtral-8x7b", "qwen2-7b", "gpt2"])
 def test_parameter_counts_match_the_published_sizes(model):
     shipped = shipped_workloads()[model]
-    cfg = TransformerConfig.from_config(shipped.spec)
+    cfg = read_config(shipped.spec)
     # Model cards round to three figures: 8.03 B, 46.7 B, 124 M.
     assert cfg.total_parameters() == pytest.approx(shipped.published_parameters, rel=0.004)
 
@@ -40,14 +41,14 @@ def test_exact_counts_derived_by_hand():
     # Llama-3-8B: 32 × (Q,O 4096² each + K,V 4096·1024 each + 3·4096·14336 + 2 norms of 4096)
     # + embeddings and untied head 2·128256·4096 + final norm 4096.
     per_layer = 2 * 4096**2 + 2 * 4096 * 1024 + 3 * 4096 * 14336 + 2 * 4096
-    assert TransformerConfig.from_config(shipped_workloads()["llama-3-8b"].spec) \
+    assert read_config(shipped_workloads()["llama-3-8b"].spec) \
         .total_parameters() == 32 * per_layer + 2 * 128256 * 4096 + 4096 == 8_030_261_248
     # Mixtral: 8 experts, 2 per token; active = all but 6 experts' 3·4096·14336 per layer.
-    mixtral = TransformerConfig.from_config(shipped_workloads()["mixtral-8x7b"].spec)
+    mixtral = read_config(shipped_workloads()["mixtral-8x7b"].spec)
     assert mixtral.active_parameters() == 46_702_792_704 - 32 * 6 * 3 * 4096 * 14336
     assert mixtral.active_parameters() == pytest.approx(12.9e9, rel=0.002)
     # GPT-2 (tied embeddings, biases, learned positions): 124,439,808 as torch counts it.
-    assert TransformerConfig.from_config(shipped_workloads()["gpt2"].spec) \
+    assert read_config(shipped_workloads()["gpt2"].spec) \
         .total_parameters() == 124_439_808
     # ResNet-50: torchvision's 25,557,032 (conv weights, batch-norm scale and shift, fc).
     assert build(shipped_workloads()["resnet-50"].workload()).parameters == 25_557_032
@@ -145,7 +146,7 @@ def test_mixture_of_experts_reads_the_experts_the_batch_touches():
 
     def expert_bytes(batch):
         built = build(mixtral.workload(batch=batch))
-        return sum(e.weight_bytes for e in built.entries if e.kernel.name.startswith("Experts"))
+        return sum(e.weight_bytes for e in built.entries if e.kernel.name.startswith("Routed experts"))
 
     assert expert_bytes(1) == pytest.approx(2 * per_expert)  # k = 2 of 8 at one token
     assert expert_bytes(64) == pytest.approx(8 * per_expert * (1 - (6 / 8) ** 64))

@@ -273,7 +273,7 @@ def test_a_v9_what_if_keeps_its_name_and_origin_as_fields_and_they_survive_a_sav
     again = load_session(tmp_path / "v10.roofline")
     assert again.chips == doc.chips
     data = json.loads((tmp_path / "v10.roofline").read_text())
-    assert data["version"] == 10 and data["chips"][0]["auto_name"] == {
+    assert data["version"] == VERSION and data["chips"][0]["auto_name"] == {
         "base": "H100 SXM5 80GB", "changes": ["bf16 ×1.5", "HBM3 ×2"]}
     data["chips"][0]["auto_name"] = {"base": "", "changes": "HBM3"}
     with pytest.raises(ValidationError, match=r"chips\[0\]\.auto_name\.base"):

@@ -1,0 +1,54 @@
+"""Llama 4 (Scout, Maverick): experts in every ``interleave_moe_layer_step``-th layer, each MoE
+layer with one shared expert beside the routed ones; dense layers of ``intermediate_size_mlp``;
+chunked attention (``attention_chunk_size``) in the layers with rotary positions, full attention
+in every fourth (no_rope_layers). The language model is the config's ``text_config``."""
+
+from __future__ import annotations
+
+from roofline_gui.core.families.common import Family, dense_fields, experts_fields, note_mlp, text_part
+from roofline_gui.core.model_config import Fields, TransformerConfig
+
+
+def read(raw, path):
+    text, prefix = text_part(raw)
+    f = Fields(text, path + ("." + prefix.rstrip(".") if prefix else ""))
+    # transformers' Llama4Config: an untied head unless the file says otherwise
+    tied = raw.get("tie_word_embeddings", text.get("tie_word_embeddings", False))
+    base = dense_fields(f, gated=True, tied=bool(tied))
+    layers = base["layers"]
+    experts, k = experts_fields(f, "num_local_experts")
+    step = f.whole("interleave_moe_layer_step", default=1) or 1
+    moe_layers = sum(1 for i in range(layers) if (i + 1) % step == 0) if experts > 1 else 0
+    dense_width = f.whole("intermediate_size_mlp", default=base["intermediate"])
+    chunk = f.whole("attention_chunk_size", required=False)
+    rope = f.get("no_rope_layers")
+    if not (isinstance(rope, list) and len(rope) == layers):
+        rope = [int((i + 1) % 4 != 0) for i in range(layers)]  # transformers' default
+    chunked = sum(1 for r in rope if r) if chunk else 0
+    windows = tuple((w, n) for w, n in ((chunk or 0, chunked), (0, layers - chunked)) if n)
+    f.note_unknown()
+    notes = [note_mlp(True, "model_type 'llama4'"),
+             f"{moe_layers} of {layers} layers have experts ({experts} routed, {k} per token, "
+             f"and one shared expert, width {base['intermediate']}); dense layers have width "
+             f"{dense_width}"]
+    if chunked:
+        notes.append(f"{chunked} layers attend within chunks of {chunk} tokens (counted as a "
+                     f"window of {chunk}: at most that many; fewer early in each chunk), "
+                     f"{layers - chunked} attend the whole context")
+    if prefix:
+        notes.append("the language model of a multimodal config (text_config); the vision "
+                     "encoder is not counted")
+    base = {**base, "intermediate": dense_width}
+    cfg = TransformerConfig(**base, experts=experts, experts_per_token=k, model_type="llama4",
+                            family="llama4", expert_intermediate=f.raw.get("intermediate_size")
+                            or dense_width, shared_experts=1 if experts > 1 else 0,
+                            moe_layer_count=moe_layers, windows=windows, window_kind="chunk",
+                            notes=(*notes, *f.notes))
+    return cfg, f.problems
+
+
+FAMILY = Family("Llama 4 (interleaved experts with a shared expert, chunked attention)",
+                ("llama4", "llama4_text"), read,
+                dialog_fields=("hidden_size", "num_hidden_layers", "num_local_experts",
+                               "num_experts_per_tok", "interleave_moe_layer_step",
+                               "attention_chunk_size"))
