@@ -38,6 +38,7 @@ class ShippedWorkload:
     source: str
     published_parameters: float | None
     defaults: dict
+    published_active_parameters: float | None = None  # a mixture of experts' card
 
     def workload(self, workload_id: str = "w1", **changes: Any) -> Workload:
         return replace(Workload(workload_id, self.name, self.kind, self.spec, source=self.source,
@@ -61,7 +62,7 @@ def shipped_workloads() -> dict[str, ShippedWorkload]:
         defaults = {k: item[k] for k in ("batch", "weights", "activations", "phase") if k in item}
         out[item["id"]] = ShippedWorkload(item["id"], item["name"], item["kind"], spec,
                                           item["source"], item.get("published_parameters"),
-                                          defaults)
+                                          defaults, item.get("published_active_parameters"))
     return out
 
 
