@@ -66,9 +66,17 @@ def build_parser() -> argparse.ArgumentParser:
     for flag, what in (("weights", "weights"), ("activations", "activations and math"),
                        ("kv-cache", "the KV cache")):
         model.add_argument(f"--{flag}", metavar="P",
-                           help=f"precision of {what} (default bf16)")
+                           help=f"precision or format of {what} (default bf16): fp32, tf32, "
+                                "bf16, fp16, fp8, fp6, fp4, int8, int4, or a block-scaled mxfp8, "
+                                "mxfp6, mxfp4, nvfp4")
     model.add_argument("--chips-per-model", type=int, metavar="N",
                        help="chips sharing the model by tensor parallelism (default 1)")
+    model.add_argument("--expert-parallel", type=int, metavar="e",
+                       help="of the N chips, how many a mixture of experts' routed experts are "
+                            "spread over (a divisor of N and of the experts; default 1)")
+    model.add_argument("--moe-imbalance", type=float, metavar="F",
+                       help="the busiest expert-parallel chip's load over the mean (default 1: "
+                            "perfectly even routing)")
     model.add_argument("--link", choices=("link", "host"),
                        help="the memory role joining those chips (default link: NVLink, ICI)")
     model.add_argument("--chips", metavar="ID[,ID...]",
@@ -135,7 +143,8 @@ def list_presets() -> int:
 
 #: The --model options' defaults (None on the parser, so a use without --model can be told).
 MODEL_DEFAULTS = {"phase": "decode", "batch": 1, "weights": "bf16", "activations": "bf16",
-                  "kv_cache": "bf16", "chips_per_model": 1, "link": "link"}
+                  "kv_cache": "bf16", "chips_per_model": 1, "link": "link", "expert_parallel": 1,
+                  "moe_imbalance": 1.0}
 TRAIN_ONLY = ("global_batch", "data_parallel", "pipeline_parallel", "zero", "recompute",
               "optimizer", "tokens")
 MODEL_ONLY = (*MODEL_DEFAULTS, "sequence", "context", "chips", *TRAIN_ONLY)
@@ -184,7 +193,9 @@ def run_model(args: argparse.Namespace) -> int:
         problems.append(Problem("--context", "applies to decode; prefill takes --sequence"))
     params = {"phase": args.phase, "batch": args.batch, "weights": args.weights,
               "activations": args.activations, "kv_cache": args.kv_cache,
-              "chips_per_model": args.chips_per_model, "link": args.link}
+              "chips_per_model": args.chips_per_model, "link": args.link,
+              "expert_parallel": args.expert_parallel,
+              "moe_imbalance": float(args.moe_imbalance)}
     if args.sequence is not None:
         params["sequence"] = args.sequence
     if args.context is not None:
@@ -195,10 +206,12 @@ def run_model(args: argparse.Namespace) -> int:
     workload = None
     try:  # the config's own problems, reported with the rest
         workload = workload_from_config(args.model, **(params if not problems else {}))
-    except ValidationError as exc:
-        problems += [Problem(f"{args.model}: {p.path}", p.message) for p in exc.problems]
+    except ValidationError as exc:  # a setting's problem by its option, the config's by its field
+        problems += [Problem("--" + p.path.replace("_", "-") if p.path in params
+                             else f"{args.model}: {p.path}", p.message) for p in exc.problems]
     except RooflineError as exc:
         problems.append(Problem("--model", str(exc)))
+    problems += _formats_lacking(args, ids, library)
     if problems:
         raise ValidationError(problems)
     chips = tuple(replace(library[c], id=f"c{i + 1}", preset=c) for i, c in enumerate(ids))
@@ -206,6 +219,28 @@ def run_model(args: argparse.Namespace) -> int:
         chips = with_what_ifs(chips, args.what_if)
     _export_workloads(Document(chips=chips, workloads=(workload,)), args.export_workloads)
     return 0
+
+
+def _formats_lacking(args: argparse.Namespace, ids: list[str], library) -> list:
+    """A chip that cannot compute in the activations' narrow or block-scaled format at all, not
+    even at a wider precision standing in (fp4 runs at fp6, fp8, then bf16 or fp16 on a chip
+    without it). A chip lacking one of the classic precisions gets an empty row saying why."""
+    from roofline_gui.core.errors import Problem
+    from roofline_gui.core.units import BLOCK_FORMATS, WIDER, compute_precision
+
+    if args.activations not in (*BLOCK_FORMATS, *WIDER):
+        return []
+    need = compute_precision(args.activations)
+    out = []
+    for chip_id in (c for c in dict.fromkeys(ids) if c in library):
+        chip = library[chip_id]
+        usable = (need, *WIDER.get(need, ()))
+        if not any(p in chip.compute for p in usable):
+            out.append(Problem("--activations", f"{chip.name} ({chip_id}) computes in none of "
+                                                f"{', '.join(usable)}: it cannot run "
+                                                f"{args.activations} math (it has "
+                                                f"{', '.join(chip.compute)})"))
+    return out
 
 
 def _count(text: str) -> float:
@@ -257,6 +292,8 @@ def run_training(args: argparse.Namespace, problems: list, library, ids: list[st
     params = {"phase": "train", "batch": args.batch, "weights": args.weights,
               "activations": args.activations, "kv_cache": args.kv_cache,
               "chips_per_model": args.chips_per_model, "link": args.link,
+              "expert_parallel": args.expert_parallel,
+              "moe_imbalance": float(args.moe_imbalance),
               "global_batch": args.global_batch or 0,
               "data_parallel": 1 if args.data_parallel is None else args.data_parallel,
               "pipeline_parallel": 1 if args.pipeline_parallel is None else args.pipeline_parallel,
@@ -287,6 +324,7 @@ def run_training(args: argparse.Namespace, problems: list, library, ids: list[st
         problems.append(Problem("--model", str(exc)))
     if args.sequence is None and _is_transformer_config(args.model):
         problems.append(Problem("--sequence", "training a transformer needs the sequence length S"))
+    problems += _formats_lacking(args, ids, library)
     if problems:
         raise ValidationError(problems)
     chips = tuple(replace(library[c], id=f"c{i + 1}", preset=c) for i, c in enumerate(ids))

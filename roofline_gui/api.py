@@ -286,8 +286,10 @@ def workload(model: str | os.PathLike, *, name: str = "", **params) -> Workload:
     """A whole model as a workload: an example by id or name ("llama-3-8b", "Mixtral-8x7B-v0.1")
     or a Hugging Face-style ``config.json`` on disk, with its parameters: ``phase`` ("prefill"
     or "decode"), ``batch``, ``sequence`` (S, prefill), ``context`` (L, decode), ``weights``,
-    ``activations``, ``kv_cache`` (precisions), ``chips_per_model`` and ``link``. A bad field
-    raises RooflineError naming it."""
+    ``activations``, ``kv_cache`` (precisions, or block-scaled formats: "mxfp4", "nvfp4"...),
+    ``chips_per_model``, ``expert_parallel`` (of those chips, how many the routed experts are
+    spread over), ``moe_imbalance`` (the busiest chip's load over the mean) and ``link``. A bad
+    field raises RooflineError naming it."""
     from roofline_gui.core.build import build  # noqa: PLC0415
     from roofline_gui.io.workloads import shipped_workloads, workload_from_config  # noqa: PLC0415
 

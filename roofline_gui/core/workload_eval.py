@@ -52,6 +52,8 @@ WORKLOAD_CSV_COLUMNS = (
     # energy and cost (core.energy), per chip; empty without energy data (cost: without a price)
     "energy_per_step_j", "joules_per_item", "average_power_w", "power_capped",
     "cost_per_million_items",
+    # the model's size and what each chip holds (the KV cache: the batch's, at its context)
+    "parameters", "active_parameters", "weight_bytes_per_chip", "kv_cache_bytes_per_chip",
 )
 
 
@@ -368,7 +370,16 @@ class WorkloadResult:
             **train,
             **{f"speedup_if_2x_{k}": _num(float(v[c])) for k, v in self.worth.items()},
             **self._energy_row(c),
+            **self._size_row(),
         }
+
+    def _size_row(self) -> dict[str, str]:
+        b = self.built
+        known = b.parameters > 0  # a custom workload of the session's kernels has no model size
+        return {"parameters": _num(b.parameters) if known else "",
+                "active_parameters": _num(b.active_parameters) if known else "",
+                "weight_bytes_per_chip": _num(b.weight_bytes) if known else "",
+                "kv_cache_bytes_per_chip": _num(b.kv_cache_bytes) if known else ""}
 
     def _energy_row(self, c: int) -> dict[str, str]:
         e = self.energy

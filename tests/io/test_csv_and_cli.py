@@ -1,5 +1,6 @@
 import csv
 import io
+import json
 import subprocess
 import sys
 
@@ -133,8 +134,15 @@ def test_model_straight_from_its_config(tmp_path):
         "speedup_if_2x_host", "speedup_if_2x_link",
         # then energy and cost (issue 28)
         "energy_per_step_j", "joules_per_item", "average_power_w", "power_capped",
-        "cost_per_million_items")
+        "cost_per_million_items",
+        # then the model's size and what each chip holds (issue 37), filled for every phase
+        "parameters", "active_parameters", "weight_bytes_per_chip", "kv_cache_bytes_per_chip")
     assert all(rows[0][k] == "" for k in WORKLOAD_CSV_COLUMNS[14:25])
+    # Llama-3-8B: 8.03 B parameters, 16.06 GB of bf16 weights, 2·32·8·2048·128·2 B of cache
+    assert rows[0]["parameters"] == "8.03026e+09" == rows[0]["active_parameters"]
+    assert float(rows[0]["weight_bytes_per_chip"]) == pytest.approx(2 * 8_030_261_248, rel=1e-5)
+    assert float(rows[0]["kv_cache_bytes_per_chip"]) == pytest.approx(2 * 32 * 8 * 2048 * 128 * 2,
+                                                                      rel=1e-5)
     # the H100 preset's 700 W board power: at most that, J per token and no price (empty)
     assert float(rows[0]["average_power_w"]) <= 700 and float(rows[0]["joules_per_item"]) > 0
     assert rows[0]["cost_per_million_items"] == "" and rows[2]["energy_per_step_j"] == ""
@@ -331,3 +339,55 @@ def test_training_tokens_take_si_prefixes_and_a_zero_degree_is_refused(tmp_path)
                      "--data-parallel", "0", "--chips", "nvidia-a100-sxm4-80gb",
                      "--export-workloads", tmp_path / "z.csv")
     assert result.returncode == 2 and "--data-parallel: must be a whole number from 1" in result.stderr
+
+
+# -- today's models (issue 37) ------------------------------------------------------------------
+
+DEEPSEEK = ROOT / "resources" / "workloads" / "deepseek-v3.config.json"
+
+
+def test_deepseek_on_h200s_in_fp8_against_b200s_in_nvfp4(tmp_path):
+    """The issue's question from the command line: expert parallelism, formats, the new columns."""
+    rows = {}
+    for chips, fmt, n in (("nvidia-h200-sxm-141gb", "fp8", 8), ("nvidia-b200", "nvfp4", 4)):
+        out = tmp_path / f"{fmt}.csv"
+        result = run_app("--model", DEEPSEEK, "--context", 4096, "--batch", 64, "--weights", fmt,
+                         "--activations", fmt, "--kv-cache", "fp8", "--chips-per-model", n,
+                         "--expert-parallel", n, "--moe-imbalance", 1.2, "--chips", chips,
+                         "--export-workloads", out)
+        assert result.returncode == 0, result.stderr
+        rows[fmt], = csv.DictReader(io.StringIO(out.read_text()))
+    h200, b200 = rows["fp8"], rows["nvfp4"]
+    assert h200["parameters"] == b200["parameters"] == "6.71026e+11"
+    # weights per chip: 671 GB / 8 in fp8; NVFP4's 4.5 bits for most of them over 4 chips
+    assert float(h200["weight_bytes_per_chip"]) == pytest.approx(671.03e9 / 8, rel=1e-4)
+    assert float(b200["weight_bytes_per_chip"]) == pytest.approx(671.03e9 * 4.5 / 8 / 4, rel=1e-3)
+    # the latent cache, whole on every chip: 61·64·4096·576 B
+    assert float(h200["kv_cache_bytes_per_chip"]) == pytest.approx(61 * 64 * 4096 * 576, rel=1e-5)
+    assert float(b200["throughput_per_s"]) > float(h200["throughput_per_s"])
+
+
+@pytest.mark.parametrize(("args", "flag", "words"), [
+    (("--expert-parallel", 3, "--chips-per-model", 3), "--expert-parallel", "256 experts"),
+    (("--moe-imbalance", 0.5), "--moe-imbalance", "from 1"),
+    (("--activations", "nvfp4", "--chips", "google-tpu-v1"), "--activations",
+     "computes in none of fp4, fp6, fp8, bf16, fp16"),
+    (("--weights", "fp3"), "--weights", "unknown precision or format 'fp3'"),
+])
+def test_bad_model_options_exit_2_naming_the_option(tmp_path, args, flag, words):
+    base = {"--context": 1024, "--chips": "nvidia-b200"}
+    given = dict(zip(args[::2], args[1::2], strict=True))
+    merged = [str(x) for k, v in {**base, **given}.items() for x in (k, v)]
+    result = run_app("--model", DEEPSEEK, *merged, "--export-workloads", tmp_path / "w.csv")
+    assert result.returncode == 2, result.stderr
+    assert f"{flag}: " in result.stderr and words in result.stderr
+    assert not (tmp_path / "w.csv").exists()
+
+
+def test_a_bad_config_field_is_named_with_its_file(tmp_path):
+    bad = tmp_path / "config.json"
+    bad.write_text(json.dumps({**json.loads(DEEPSEEK.read_text()), "num_experts_per_tok": 512}))
+    result = run_app("--model", bad, "--context", 1024, "--chips", "nvidia-b200",
+                     "--export-workloads", tmp_path / "w.csv")
+    assert result.returncode == 2
+    assert "num_experts_per_tok: 512 experts per token is more than the 256" in result.stderr
