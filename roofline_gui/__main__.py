@@ -77,6 +77,10 @@ def build_parser() -> argparse.ArgumentParser:
     model.add_argument("--moe-imbalance", type=float, metavar="F",
                        help="the busiest expert-parallel chip's load over the mean (default 1: "
                             "perfectly even routing)")
+    model.add_argument("--attention-data-parallel", action="store_true", default=None,
+                       help="each of the N chips runs the attention of B/N sequences with every "
+                            "head, its weights whole (for latent attention, whose cache tensor "
+                            "parallelism cannot split)")
     model.add_argument("--link", choices=("link", "host"),
                        help="the memory role joining those chips (default link: NVLink, ICI)")
     model.add_argument("--chips", metavar="ID[,ID...]",
@@ -144,7 +148,7 @@ def list_presets() -> int:
 #: The --model options' defaults (None on the parser, so a use without --model can be told).
 MODEL_DEFAULTS = {"phase": "decode", "batch": 1, "weights": "bf16", "activations": "bf16",
                   "kv_cache": "bf16", "chips_per_model": 1, "link": "link", "expert_parallel": 1,
-                  "moe_imbalance": 1.0}
+                  "moe_imbalance": 1.0, "attention_data_parallel": False}
 TRAIN_ONLY = ("global_batch", "data_parallel", "pipeline_parallel", "zero", "recompute",
               "optimizer", "tokens")
 MODEL_ONLY = (*MODEL_DEFAULTS, "sequence", "context", "chips", *TRAIN_ONLY)
@@ -195,7 +199,8 @@ def run_model(args: argparse.Namespace) -> int:
               "activations": args.activations, "kv_cache": args.kv_cache,
               "chips_per_model": args.chips_per_model, "link": args.link,
               "expert_parallel": args.expert_parallel,
-              "moe_imbalance": float(args.moe_imbalance)}
+              "moe_imbalance": float(args.moe_imbalance),
+              "attention_data_parallel": bool(args.attention_data_parallel)}
     if args.sequence is not None:
         params["sequence"] = args.sequence
     if args.context is not None:

@@ -111,6 +111,14 @@ class _Builder:
         self.train = w.phase == "train"
         self.T = w.batch if self.decode else w.batch * w.sequence
         self.share = f" ÷ N (N = {self.n} chips share every matrix)" if self.n > 1 else ""
+        # Attention data parallelism: each chip runs the attention of B/N sequences with all the
+        # heads (its weights whole on every chip), instead of every sequence with H/N heads.
+        self.dp = w.attention_data_parallel and self.n > 1
+        self.an = 1 if self.dp else self.n
+        self.aB = -(-w.batch // self.n) if self.dp else w.batch
+        self.aT = self.aB if self.decode else self.aB * w.sequence
+        self.ashare = (f" (attention data parallel: each chip runs B/N = ⌈{w.batch}/{self.n}⌉ = "
+                       f"{self.aB} sequences with every head)" if self.dp else self.share)
 
     # -- helpers -------------------------------------------------------------------------
     def bw(self, part: str) -> float:
@@ -134,9 +142,9 @@ class _Builder:
             self.entries.append(make_entry(self.w, len(self.entries), name, group, count, ops,
                                            reads, writes, steps, weight, core))
 
-    def tok(self) -> str:
-        B, S = self.w.batch, self.w.sequence
-        return f"T = B = {_g(B)}" if self.decode else f"T = B·S = {_g(B)}·{_g(S)} = {_g(self.T)}"
+    def tok(self, B: int) -> str:
+        S = self.w.sequence
+        return f"T = B = {_g(B)}" if self.decode else f"T = B·S = {_g(B)}·{_g(S)} = {_g(B * S)}"
 
     def held(self, window: int) -> int:
         length = self.w.context if self.decode else self.w.sequence
@@ -144,18 +152,18 @@ class _Builder:
 
     # -- attention -----------------------------------------------------------------------
     def gqa(self) -> None:
-        cfg, w, n, T, ba, bkv = self.cfg, self.w, self.n, self.T, self.ba, self.bkv
+        cfg, w, n, T, ba, bkv = self.cfg, self.w, self.an, self.aT, self.ba, self.bkv
         h, hd, H, Hkv = cfg.hidden, cfg.head_dim, cfg.heads, cfg.kv_heads
-        B, S, L = w.batch, w.sequence, w.context
+        B, S, L = self.aB, w.sequence, w.context
         qkv = cfg.qkv_width
         bw = self.bw("attention")
         wq = h * qkv * bw / n
         self.add("QKV projection", "attention", cfg.layers, 2 * T * h * qkv / n,
                  wq + T * h * ba, T * qkv * ba / n,
-                 [self.tok(), f"Q, K, V width = (H + 2·Hkv)·D = ({H} + 2·{Hkv})·{hd} = {_g(qkv)}",
-                  f"ops = 2·T·hidden·width{self.share} = 2·{_g(T)}·{_g(h)}·{_g(qkv)} / {n} = "
+                 [self.tok(self.aB), f"Q, K, V width = (H + 2·Hkv)·D = ({H} + 2·{Hkv})·{hd} = {_g(qkv)}",
+                  f"ops = 2·T·hidden·width{self.ashare} = 2·{_g(T)}·{_g(h)}·{_g(qkv)} / {n} = "
                   f"{_g(2 * T * h * qkv / n)}",
-                  f"weights = hidden·width·b_w{self.share} = {_b(wq)} (read once for the whole "
+                  f"weights = hidden·width·b_w{self.ashare} = {_b(wq)} (read once for the whole "
                   f"batch; {self.bw_text('attention')})",
                   f"activations: read T·hidden·b_a = {_b(T * h * ba)}, write T·width·b_a / N = "
                   f"{_b(T * qkv * ba / n)}"], wq)
@@ -179,7 +187,7 @@ class _Builder:
                 self.add(f"Attention decode{label}, L = {_g(L)}", "attention", layers, ops,
                          kv_read + qo, kv_write + qo,
                          [f"{seen}; KV heads per chip = {kv_split}",
-                          f"ops = 4·B·H·L·D{self.share} = 4·{_g(B)}·{H}·{_g(held)}·{hd} / {n} = "
+                          f"ops = 4·B·H·L·D{self.ashare} = 4·{_g(B)}·{H}·{_g(held)}·{hd} / {n} = "
                           f"{_g(ops)}",
                           f"KV cache read = 2·B·(KV heads per chip)·L·D·b_kv = 2·{_g(B)}·{kvn:g}·"
                           f"{_g(held)}·{hd}·{bkv:g} = {_b(kv_read)} (each sequence has its own "
@@ -202,7 +210,7 @@ class _Builder:
                 self.add(f"Attention {'forward' if self.train else 'prefill'}{label}, S = {_g(S)}",
                          "attention", layers, ops, reads, writes,
                          [f"query-key pairs per sequence and head = {_g(pairs)} ({why})",
-                          f"ops = 4·B·H·pairs·D{self.share} = 4·{_g(B)}·{H}·{_g(pairs)}·{hd} / {n}"
+                          f"ops = 4·B·H·pairs·D{self.ashare} = 4·{_g(B)}·{H}·{_g(pairs)}·{hd} / {n}"
                           f" = {_g(ops)} (Q·Kᵀ and P·V, 2·D each per pair; fused: the scores stay "
                           "on chip)",
                           f"read Q, K, V = B·S·width·b_a / N = {_b(reads)}",
@@ -211,17 +219,17 @@ class _Builder:
         wo = H * hd * h * bw / n
         self.add("Output projection", "attention", cfg.layers, 2 * T * H * hd * h / n,
                  wo + T * H * hd * ba / n, T * h * ba,
-                 [f"ops = 2·T·(H·D)·hidden{self.share} = {_g(2 * T * H * hd * h / n)}",
-                  f"weights = H·D·hidden·b_w{self.share} = {_b(wo)}"], wo)
+                 [f"ops = 2·T·(H·D)·hidden{self.ashare} = {_g(2 * T * H * hd * h / n)}",
+                  f"weights = H·D·hidden·b_w{self.ashare} = {_b(wo)}"], wo)
         self.kv_per_token_layer = [(2 * kvn * hd, window, layers) for window, layers in groups]
-        self.cache_formula = (f"2·layers·B·(KV heads per chip {kvn:g})·"
-                              f"{'L' if self.decode else 'S'}·D·b_kv")
+        self.cache_formula = (("2·layers·⌈B/N⌉" if self.dp else "2·layers·B")
+                              + f"·(KV heads per chip {kvn:g})·{'L' if self.decode else 'S'}·D·b_kv")
 
     def mla(self) -> None:
-        cfg, w, n, T, ba, bkv = self.cfg, self.w, self.n, self.T, self.ba, self.bkv
+        cfg, w, n, T, ba, bkv = self.cfg, self.w, self.an, self.aT, self.ba, self.bkv
         m = cfg.mla
         h, H, r, rope = cfg.hidden, cfg.heads, m.kv_lora_rank, m.qk_rope
-        B, S, L = w.batch, w.sequence, w.context
+        B, S, L = self.aB, w.sequence, w.context
         bw = self.bw("attention")
         qk, v, c = m.qk_dim, m.v_head_dim, m.cache_values
         q_params = (h * m.q_lora_rank + m.q_lora_rank * H * qk) if m.q_lora_rank else h * H * qk
@@ -232,10 +240,10 @@ class _Builder:
                   f"query h·H·(nope + rope) = {_g(h)}·{H}·{qk}")
         self.add("MLA query and latent projections", "MLA", cfg.layers, 2 * T * down / n,
                  wd + T * h * ba, T * (H * qk / n + c) * ba,
-                 [self.tok(), f"{q_text}; latent down h·(kv_lora + rope) = {_g(h)}·({r} + {rope})",
-                  f"weights = {_g(down)} values·b_w{self.share} = {_b(wd)} "
+                 [self.tok(self.aB), f"{q_text}; latent down h·(kv_lora + rope) = {_g(h)}·({r} + {rope})",
+                  f"weights = {_g(down)} values·b_w{self.ashare} = {_b(wd)} "
                   f"({self.bw_text('attention')})",
-                  f"ops = 2·T·weights{self.share} = {_g(2 * T * down / n)}"], wd)
+                  f"ops = 2·T·weights{self.ashare} = {_g(2 * T * down / n)}"], wd)
         up = r * H * (m.qk_nope + v)
         wu = up * bw / n
         self.kv_per_token_layer = []
@@ -248,9 +256,9 @@ class _Builder:
                          ["absorbed form (decode): each head's query is carried into the latent "
                           "space (q_nope·W_UK) and its output out of it (·W_UV), so the cache is "
                           "never expanded",
-                          f"weights = kv_lora·H·(nope + v)·b_w{self.share} = {r}·{H}·"
+                          f"weights = kv_lora·H·(nope + v)·b_w{self.ashare} = {r}·{H}·"
                           f"({m.qk_nope} + {v}) = {_b(wu)}",
-                          f"ops = 2·B·kv_lora·H·(nope + v){self.share} = {_g(2 * B * up / n)}"],
+                          f"ops = 2·B·kv_lora·H·(nope + v){self.ashare} = {_g(2 * B * up / n)}"],
                          wu)
                 kv_read = B * held * c * bkv
                 ops = 2 * B * H * held * (2 * r + rope) / n
@@ -258,7 +266,7 @@ class _Builder:
                          kv_read + B * H * c * ba / n, B * c * bkv + B * H * r * ba / n,
                          [f"L = {_g(held)}; the cache holds kv_lora + rope = {r} + {rope} = {c} "
                           "values per token and layer",
-                          f"ops = 2·B·H·L·(2·kv_lora + rope){self.share} = 2·{_g(B)}·{H}·"
+                          f"ops = 2·B·H·L·(2·kv_lora + rope){self.ashare} = 2·{_g(B)}·{H}·"
                           f"{_g(held)}·(2·{r} + {rope}) / {n} = {_g(ops)} (scores over the "
                           "latent and the rotary key, values over the latent)",
                           f"latent cache read = B·L·{c}·b_kv = {_g(B)}·{_g(held)}·{c}·{bkv:g} = "
@@ -271,8 +279,8 @@ class _Builder:
                          2 * T * up / n, wu + T * r * ba, T * H * (m.qk_nope + v) * ba / n,
                          ["expanded form (prefill, training): the latent is multiplied out into "
                           "every head's keys and values",
-                          f"weights = kv_lora·H·(nope + v)·b_w{self.share} = {_b(wu)}",
-                          f"ops = 2·T·kv_lora·H·(nope + v){self.share} = {_g(2 * T * up / n)}"],
+                          f"weights = kv_lora·H·(nope + v)·b_w{self.ashare} = {_b(wu)}",
+                          f"ops = 2·T·kv_lora·H·(nope + v){self.ashare} = {_g(2 * T * up / n)}"],
                          wu)
                 pairs = attended_pairs(S, window, self.train)
                 ops = 2 * B * H * pairs * (qk + v) / n
@@ -282,7 +290,7 @@ class _Builder:
                          "MLA", layers, ops, reads, writes,
                          [f"query-key pairs per sequence and head = {_g(pairs)}"
                           + (" (the full square)" if self.train else " (causal: S²/2)"),
-                          f"ops = 2·B·H·pairs·(qk + v){self.share} = 2·{_g(B)}·{H}·{_g(pairs)}·"
+                          f"ops = 2·B·H·pairs·(qk + v){self.ashare} = 2·{_g(B)}·{H}·{_g(pairs)}·"
                           f"({qk} + {v}) / {n} = {_g(ops)}",
                           f"read Q, K, V = B·S·H·(2·{qk} + {v})·b_a / N = {_b(reads)}",
                           f"write O and the latent cache B·S·{c}·b_kv: {_b(writes)}"], core=True)
@@ -290,9 +298,10 @@ class _Builder:
         wo = H * v * h * bw / n
         self.add("Output projection", "MLA", cfg.layers, 2 * T * H * v * h / n,
                  wo + T * H * v * ba / n, T * h * ba,
-                 [f"ops = 2·T·(H·v)·hidden{self.share} = {_g(2 * T * H * v * h / n)}",
-                  f"weights = H·v·hidden·b_w{self.share} = {_b(wo)}"], wo)
-        self.cache_formula = (f"layers·B·{'L' if self.decode else 'S'}·(kv_lora + rope = {c})·b_kv"
+                 [f"ops = 2·T·(H·v)·hidden{self.ashare} = {_g(2 * T * H * v * h / n)}",
+                  f"weights = H·v·hidden·b_w{self.ashare} = {_b(wo)}"], wo)
+        self.cache_formula = (f"layers·{'⌈B/N⌉' if self.dp else 'B'}·"
+                              f"{'L' if self.decode else 'S'}·(kv_lora + rope = {c})·b_kv"
                               + (" on every chip" if n > 1 else ""))
 
     # -- MLPs and experts ----------------------------------------------------------------
@@ -420,7 +429,7 @@ class _Builder:
                     notes.append(f"{FORMAT_WORDS[fmt]} = {BYTES_PER_VALUE[fmt]:g} B a value; "
                                  f"computed in {compute_precision(fmt)}")
         weights_held, weight_text = self.weights_held()
-        cache = sum(per * B * self.held(window) * layers * self.bkv
+        cache = sum(per * self.aB * self.held(window) * layers * self.bkv
                     for per, window, layers in self.kv_per_token_layer)
         held_text = ", ".join(f"{layers} layers × {_g(self.held(window))} tokens"
                               for _, window, layers in self.kv_per_token_layer)
@@ -443,9 +452,12 @@ class _Builder:
                  "mlp": p["mlp"] - p["routed"] - p["shared"] - p["router"],
                  "router": p["router"], "embedding": p["embedding"], "head": p["head"],
                  "norms": p["norms"] + biases}
-        held = sum(v * self.bw(k) for k, v in parts.items()) / n
+        held = sum(v * self.bw(k) / (self.an if k == "attention" else n)
+                   for k, v in parts.items())
         split = f" ÷ {n}" if n > 1 else ""
         mixed = len({self.bw(k) for k, v in parts.items() if v}) > 1
+        if self.dp:
+            split += " (the attention's weights whole on every chip: attention data parallel)"
         if mixed:
             rest = sum(parts.values()) - parts["experts"]
             text = (f"weights: experts {parameters_text(parts['experts'])} at "
@@ -463,9 +475,12 @@ class _Builder:
             return 0.0, (), ()
         per = 2 * (n - 1) / n * T * h * ba
         moe = cfg.moe_layers
-        reduces = cfg.layers + cfg.dense_layers + (moe if e == 1 else 0)
-        steps = ["all-reduce of the activations after attention in every layer"
-                 + (" and after each MLP" if e == 1 or cfg.dense_layers else "")
+        reduces = (0 if self.dp else cfg.layers) + cfg.dense_layers + (moe if e == 1 else 0)
+        after = [*([] if self.dp else ["attention in every layer"]),
+                 *(["each MLP"] if e == 1 or cfg.dense_layers else [])]
+        steps = [f"all-reduce of the activations after {' and after '.join(after) or 'nothing'}"
+                 + (" (attention data parallel: the attention needs none; gathering its tokens "
+                    "for a tensor-parallel MLP costs as much as one)" if self.dp else "")
                  + f", each sending 2·(N−1)/N·T·hidden·b_a = 2·{n - 1}/{n}·{_g(T)}·{_g(h)}·"
                    f"{ba:g} = {_b(per)} per chip",
                  f"all-reduces per step: {reduces} · {_b(per)} = {_b(reduces * per)} per chip"]

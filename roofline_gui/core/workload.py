@@ -66,6 +66,9 @@ class Workload:
     #: how much more than the mean the busiest expert-parallel chip is sent (routing is never
     #: perfectly even); 1: perfectly even
     moe_imbalance: float = 1.0
+    #: attention data parallel: each of the N chips runs the attention of B/N sequences with
+    #: every head (for latent attention, whose one cache tensor parallelism cannot split)
+    attention_data_parallel: bool = False
     source: str = ""
     visible: bool = True
     #: CNN, MLP and LSTM: activations kept on chip across layers (the TPU v1's Unified Buffer),
@@ -149,6 +152,10 @@ class Workload:
         if isinstance(e, bool) or not isinstance(e, int) or not 1 <= e <= MAX_DIM:
             out.append(Problem("expert_parallel", f"must be a whole number of chips from 1, not "
                                                   f"{e!r}"))
+        if not isinstance(self.attention_data_parallel, bool):
+            out.append(Problem("attention_data_parallel", "must be true or false"))
+        elif self.attention_data_parallel and self.kind != "transformer":
+            out.append(Problem("attention_data_parallel", "applies to a transformer's attention"))
         f = self.moe_imbalance
         if isinstance(f, bool) or not isinstance(f, (int, float)) or not 1 <= f <= 100:
             out.append(Problem("moe_imbalance", f"must be a number from 1 (perfectly even "

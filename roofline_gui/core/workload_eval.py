@@ -14,6 +14,7 @@ bandwidth of the chip's link level (per direction): it adds to the time, without
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
@@ -516,7 +517,10 @@ def communication_dominates_at(workload: Workload, chips: Sequence[Chip], *,
     ns = [2**i for i in range(1, most.bit_length()) if 2**i <= most and heads % 2**i == 0]
     if not ns:
         return [None] * len(chips)
-    results = evaluate_workloads([replace(workload, chips_per_model=n) for n in ns], chips,
+    # the experts stay spread over as many of the N chips as both allow
+    results = evaluate_workloads([replace(workload, chips_per_model=n,
+                                          expert_parallel=math.gcd(workload.expert_parallel, n))
+                                  for n in ns], chips,
                                  derated=derated)
     return [next((r.workload.chips_per_model for r in results
                   if r.communication_share[c] > 0.5), None) for c in range(len(chips))]

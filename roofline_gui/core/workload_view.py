@@ -16,8 +16,10 @@ import numpy as np
 
 from roofline_gui.core.build import build
 from roofline_gui.core.energy import workload_lines
+from roofline_gui.core.families import read_config
 from roofline_gui.core.roofline import BOUND_COMPUTE, BOUND_MEMORY, LIMITER_COMPUTE
 from roofline_gui.core.training_view import explain_training, same_time_lines
+from roofline_gui.core.transformer import experts_touched
 from roofline_gui.core.units import ROLE_INDEX, Units, format_si, format_time, rate_count, share_text
 from roofline_gui.core.workload import Workload, label_of, with_field
 from roofline_gui.core.workload_eval import (
@@ -171,7 +173,12 @@ def breakdown(result: WorkloadResult, chips: Sequence[int]) -> list[Segment]:
                 start += t
         link = float(result.link_time[c])
         if link > 0:
-            out.append(Segment(c, start, link, "link", "link (all-reduces)", link / total))
+            parts = result.built.link_parts or (("all-reduces", result.built.link_bytes),)
+            whole = sum(v for _, v in parts)
+            for name, moved in parts:  # the link's time split by what it carries
+                t = link * moved / whole
+                out.append(Segment(c, start, t, "link", f"link ({name})", t / total))
+                start += t
     return out
 
 
@@ -285,6 +292,7 @@ def explain_workload(result: WorkloadResult, c: int, units: Units = Units(),  # 
                          + (f"from N = {at} the link takes more of the step than the kernels."
                             if at else f"up to N = {top} (its {heads} heads split evenly) the "
                                        "link takes less of the step than the kernels."))
+    lines.extend(experts_lines(result))
     for note in result.built.notes:
         if "beyond" in note:
             lines.append(f"Note: {note}.")
@@ -293,6 +301,37 @@ def explain_workload(result: WorkloadResult, c: int, units: Units = Units(),  # 
     lines.extend(same_time_lines(result, c, units))
     lines.extend(workload_lines(result, c, carbon))
     return lines
+
+
+def experts_lines(result: WorkloadResult) -> list[str]:
+    """A mixture of experts: how many experts the step's tokens touch, and how the weights it
+    reads grow with the batch until every expert is read (worked out at batch 1 beside it)."""
+    w = result.workload
+    if w.kind != "transformer":
+        return []
+    cfg = read_config(w.spec, "spec")
+    if not cfg.moe:
+        return []
+    tokens = w.tokens()
+    touched = experts_touched(cfg.experts, cfg.experts_per_token, tokens)
+    here = sum(e.weight_bytes * e.count for e in result.entries)
+    line = (f"Experts: the step's {tokens:,} tokens route to about {touched:.4g} of the "
+            f"{cfg.experts} routed experts in each of its {cfg.moe_layers} MoE layers "
+            f"(E·(1 − (1 − k/E)^T) with k = {cfg.experts_per_token}, routing taken as even)")
+    if tokens > 1:
+        one = build(replace(w, batch=1, sequence=1, phase="decode", activations_on_chip=False))
+        first = sum(e.weight_bytes * e.count for e in one.entries)
+        line += (f"; so it reads {_gb(here)} of weights where one token reads {_gb(first)}: "
+                 f"{here / first:.3g}× the bytes for {tokens:,}× the tokens, "
+                 f"{_gb(here / tokens)} a token instead of {_gb(first)}")
+        if touched > 0.99 * cfg.experts:
+            line += "; every expert is read already, so more tokens add no weights"
+    if w.expert_parallel > 1:
+        line += (f". Expert parallelism over {w.expert_parallel} chips sends each token to its "
+                 "experts and back (all-to-all)"
+                 + (f"; the busiest chip takes {w.moe_imbalance:g}× the mean"
+                    if w.moe_imbalance != 1 else ""))
+    return [line + "."]
 
 
 def _moves(result: WorkloadResult, c: int, kernels) -> list[str]:

@@ -40,7 +40,7 @@ def test_preset_dialog_searches_by_name_and_vendor(qtbot):
     dialog = ChipPresetDialog(default_presets())
     qtbot.addWidget(dialog)
     dialog.search.setText("google")
-    assert dialog.proxy.rowCount() == 7  # TPU v1, v2, v3, v4, v5e, v5p, v6e
+    assert dialog.proxy.rowCount() == 8  # TPU v1, v2, v3, v4, v5e, v5p, v6e, v7
     dialog.search.setText("h100")
     assert dialog.proxy.rowCount() == 2
 

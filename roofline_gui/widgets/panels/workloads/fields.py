@@ -1,13 +1,15 @@
-"""The fields of a workload (phase, batch, sequence or context, precisions, chips per model and
-their link, and a training step's settings), shared by the Workloads panel and the New Workload
+"""The fields of a workload (phase, batch, sequence or context, precisions and formats, chips
+per model and their link, a mixture of experts' parallelism and imbalance, and a training step's
+settings), shared by the Workloads panel and the New Workload
 dialog; each field refuses what cannot be, in place."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
+    QDoubleSpinBox,
     QGridLayout,
     QLabel,
     QSizePolicy,
@@ -15,7 +17,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from roofline_gui.core.units import PRECISIONS
+from roofline_gui.core.errors import RooflineError
+from roofline_gui.core.families import read_config
+from roofline_gui.core.units import FORMAT_WORDS, FORMATS
 from roofline_gui.core.workload import (
     LINK_ROLES,
     MAX_DIM,
@@ -53,7 +57,17 @@ FIELD_LABELS = {**{name: label for name, label, _tip in _INT_FIELDS}, **dict(_PR
                 **{name: label for name, label, _tip in _TRAIN_INTS},
                 **{name: label for name, label, _items, _tip in _TRAIN_CHOICES},
                 "train_tokens": "Tokens D", "phase": "Phase", "link": "Chips joined by",
-                "activations_on_chip": "activations on chip"}
+                "activations_on_chip": "activations on chip", "expert_parallel": "Experts over e",
+                "moe_imbalance": "Imbalance", "attention_data_parallel": "attention data parallel"}
+
+
+def _is_moe(w: Workload) -> bool:
+    """Whether a transformer workload's model has routed experts (its config read as the
+    builder reads it; False where it cannot be read)."""
+    try:
+        return read_config(w.spec, "spec").moe
+    except RooflineError:
+        return False
 
 
 class DoublingSpinBox(QSpinBox):
@@ -99,9 +113,31 @@ class WorkloadFields(QWidget):
         self.combos: dict[str, QComboBox] = {}
         for name, _label in _PRECISION_FIELDS:
             combo = QComboBox()
-            combo.addItems(list(PRECISIONS))
+            combo.addItems(list(FORMATS))
+            for i, fmt in enumerate(FORMATS):  # block-scaled formats say what their bits are
+                if fmt in FORMAT_WORDS:
+                    combo.setItemData(i, FORMAT_WORDS[fmt], Qt.ItemDataRole.ToolTipRole)
             combo.currentTextChanged.connect(lambda t, n=name: self.sig_changed.emit(n, t))
             self.combos[name] = combo
+        # A mixture of experts: the chips the routed experts spread over, and how uneven routing is
+        spin = DoublingSpinBox()
+        spin.setRange(1, MAX_DIM)
+        spin.setKeyboardTracking(False)
+        spin.setToolTip("expert parallelism: of the N chips, how many the routed experts are "
+                        "spread over (E/e whole experts each, split N/e ways); their tokens go "
+                        "all-to-all. A divisor of N and of the experts")
+        spin.valueChanged.connect(lambda v: self.sig_changed.emit("expert_parallel", int(v)))
+        self.spins["expert_parallel"] = spin
+        self.imbalance = QDoubleSpinBox()
+        self.imbalance.setRange(1.0, 100.0)
+        self.imbalance.setDecimals(2)
+        self.imbalance.setSingleStep(0.1)
+        self.imbalance.setKeyboardTracking(False)
+        self.imbalance.setToolTip("routing is never perfectly even: the busiest expert-parallel "
+                                  "chip is sent this many times the mean (its ops, its experts' "
+                                  "weights and its all-to-all); 1: perfectly even")
+        self.imbalance.valueChanged.connect(
+            lambda v: self.sig_changed.emit("moe_imbalance", round(float(v), 2)))
         for name, _label, tip in _TRAIN_INTS:
             spin = QSpinBox() if name == "global_batch" else DoublingSpinBox()
             spin.setRange(0 if name == "global_batch" else 1, 10**9 if name == "global_batch"
@@ -148,7 +184,9 @@ class WorkloadFields(QWidget):
                  ("Data parallel d", self.spins["data_parallel"])),
                 (("Pipeline p", self.spins["pipeline_parallel"]), ("ZeRO", self.combos["zero"])),
                 (("Recompute", self.combos["recompute"]), ("Optimizer", self.combos["optimizer"])),
-                (("Tokens D", self.tokens), None)]
+                (("Tokens D", self.tokens), None),
+                (("Experts over e", self.spins["expert_parallel"]),
+                 ("Imbalance", self.imbalance))]
         shared = {2: 1}  # grid row 2's cells go into row 1
         self._grid = grid
         self._arranged_for_training = False
@@ -171,6 +209,15 @@ class WorkloadFields(QWidget):
                                 "activations move at the on-chip level")
         self.on_chip.toggled.connect(lambda on: self.sig_changed.emit("activations_on_chip", on))
         grid.addWidget(self.on_chip, len(rows), 0, 1, 4)
+        self.attention_dp = QCheckBox("Attention data parallel")
+        self.attention_dp.setToolTip(
+            "Each of the N chips runs the attention of B/N sequences with every head, its "
+            "weights whole on each chip, instead of every sequence with H/N heads: a latent "
+            "attention's one cache (DeepSeek's MLA) is then split by sequence, not copied to "
+            "every chip")
+        self.attention_dp.toggled.connect(
+            lambda on: self.sig_changed.emit("attention_data_parallel", on))
+        grid.addWidget(self.attention_dp, len(rows) + 1, 0, 1, 4)
         grid.setColumnStretch(1, 1)
         grid.setColumnStretch(3, 1)
         # As tall as its rows, wherever it sits (a dialog's spare height is not spread between them).
@@ -209,7 +256,8 @@ class WorkloadFields(QWidget):
             self._grid.addWidget(widget, row, 2 * column + 1)
 
     def show_workload(self, w: Workload) -> None:
-        widgets = [self.phase, self.link, self.on_chip, *self.spins.values(),
+        widgets = [self.phase, self.link, self.on_chip, self.imbalance, self.attention_dp,
+                   *self.spins.values(),
                    *self.combos.values()]
         for widget in widgets:
             widget.blockSignals(True)
@@ -225,6 +273,8 @@ class WorkloadFields(QWidget):
                 index = combo.findData(getattr(w, name))
                 combo.setCurrentIndex(index if index >= 0 else combo.findText(getattr(w, name)))
             self.on_chip.setChecked(w.activations_on_chip)
+            self.imbalance.setValue(w.moe_imbalance)
+            self.attention_dp.setChecked(w.attention_data_parallel)
             if not self.tokens.hasFocus():
                 self.tokens.set_value(w.train_tokens)
         finally:
@@ -232,6 +282,7 @@ class WorkloadFields(QWidget):
                 widget.blockSignals(False)
         transformer = w.kind == "transformer"
         train = w.training
+        moe = transformer and _is_moe(w)
         own = w.kind != "custom"  # a custom workload's kernels keep their own precisions
         for widget, shown in ((self.combos["weights"], own and not train),
                               (self.combos["activations"], own),
@@ -243,7 +294,9 @@ class WorkloadFields(QWidget):
                               (self.link, transformer or train),
                               *((self.spins[n], train) for n, _l, _t in _TRAIN_INTS),
                               *((self.combos[n], train) for n, _l, _i, _t in _TRAIN_CHOICES),
-                              (self.tokens, train)):
+                              (self.tokens, train),
+                              (self.spins["expert_parallel"], moe),
+                              (self.imbalance, moe)):
             widget.setVisible(shown)
             self._labels[widget].setVisible(shown)
         self._arrange(train)
@@ -262,3 +315,5 @@ class WorkloadFields(QWidget):
             "copy; below fp32 the optimizer keeps fp32 master weights" if train else
             "Precision of activations and of the math: the compute roof used")
         self.on_chip.setVisible(w.kind in ON_CHIP_KINDS and not train)
+        self.attention_dp.setVisible(transformer and not train and
+                                     (w.chips_per_model > 1 or w.attention_data_parallel))

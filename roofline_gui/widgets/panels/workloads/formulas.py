@@ -6,6 +6,7 @@ import html
 
 from roofline_gui.core.build import build
 from roofline_gui.core.errors import ValidationError
+from roofline_gui.core.families import family_of
 from roofline_gui.core.units import format_si
 from roofline_gui.core.workload import (
     Workload,
@@ -25,6 +26,11 @@ def entries_html(w: Workload, kernels=None) -> str:
         parts.append(f"<br>{parameters_text(built.parameters)} parameters"
                      + (f" ({parameters_text(built.active_parameters)} active per token)"
                         if built.active_parameters != built.parameters else ""))
+    if w.kind == "transformer":
+        family = family_of(w.spec)
+        raw = w.spec.get("text_config", w.spec)
+        shown = ", ".join(f"{key} {raw[key]}" for key in family.dialog_fields if key in raw)
+        parts.append(f"<br>Read as {html.escape(family.name)}: {html.escape(shown)}")
     parts.append("</p>")
     for note in built.notes:
         parts.append(f"<p><i>{html.escape(note)}</i></p>")
