@@ -505,6 +505,32 @@ def batch_sweep(workload: Workload, chips: Sequence[Chip], batches: Sequence[int
     return evaluate_workloads(variants, chips, derated=derated, kernels=kernels)
 
 
+@dataclass(frozen=True)
+class WeightsSweep:
+    """The weight bytes a step reads per token, per chip, as the batch grows; beside it two dense
+    models that read the same bytes every step however large the batch: one as large as all the
+    weights the chip holds, one as large as what one token reads. A dense model's line falls as
+    1/B; a mixture of experts' falls slower while each new token brings experts not yet read,
+    and joins the first once every expert is read."""
+
+    batches: np.ndarray
+    tokens: np.ndarray  # per step: B in decode, B·S in prefill
+    per_token: np.ndarray  # B per token
+    dense_all: np.ndarray  # all held weights ÷ tokens
+    dense_active: np.ndarray  # one token's weights ÷ tokens
+
+
+def weights_sweep(workload: Workload, batches: Sequence[int] = SWEEP_BATCHES) -> WeightsSweep:
+    variants = [with_field(workload, "batch", int(b)) for b in batches]
+    built = [build(v) for v in variants]
+    tokens = np.array([v.tokens() for v in variants], dtype=float)
+    read = np.array([sum(e.weight_bytes * e.count for e in b.entries) for b in built])
+    one = build(replace(workload, batch=1, sequence=1, phase="decode"))
+    first = sum(e.weight_bytes * e.count for e in one.entries)
+    return WeightsSweep(np.array(batches, dtype=float), tokens, read / tokens,
+                        built[0].weight_bytes / tokens, first / tokens)
+
+
 def workload_rows(results: Sequence[WorkloadResult]) -> list[dict[str, str]]:
     return [r.csv_row(c) for r in results for c in range(len(r.chips))]
 

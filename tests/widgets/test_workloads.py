@@ -262,3 +262,51 @@ def test_the_link_field_says_what_joins_the_chips(window, with_llama):
     assert window.model.document.workload(with_llama).link == "host"
     window.model.undo_stack.undo()
     assert window.model.document.workload(with_llama).link == "link"
+
+
+def test_a_mixture_of_experts_shows_its_fields_and_the_weights_a_token_costs(qtbot):
+    """DeepSeek-V3: the experts' fields appear (and a dense model's do not); setting them edits
+    the workload; the right-hand chart can show the weight bytes per token against the batch,
+    falling slower than a dense model's until every expert is read."""
+    from roofline_gui.core.workload_eval import weights_sweep
+    from roofline_gui.io.workloads import shipped_workloads
+    from roofline_gui.models.document_model import DocumentModel
+    from roofline_gui.widgets.panels.workloads.charts import WorkloadCharts
+    from roofline_gui.widgets.panels.workloads.fields import WorkloadFields
+
+    fields = WorkloadFields()
+    qtbot.addWidget(fields)
+    fields.show()
+    ds = shipped_workloads()["deepseek-v3"].workload("w1", chips_per_model=8)
+    fields.show_workload(ds)
+    assert fields.spins["expert_parallel"].isVisible() and fields.imbalance.isVisible()
+    assert fields.attention_dp.isVisible()
+    assert fields.combos["weights"].findText("nvfp4") >= 0
+    seen = []
+    fields.sig_changed.connect(lambda name, value: seen.append((name, value)))
+    fields.spins["expert_parallel"].stepBy(3)  # doubling: 1 → 8
+    fields.imbalance.setValue(1.25)
+    fields.attention_dp.setChecked(True)
+    assert seen == [("expert_parallel", 8), ("moe_imbalance", 1.25),
+                    ("attention_data_parallel", True)]
+    fields.show_workload(shipped_workloads()["llama-3-8b"].workload("w2"))
+    assert not fields.spins["expert_parallel"].isVisible() and not fields.attention_dp.isVisible()
+
+    sweep = weights_sweep(shipped_workloads()["deepseek-v3"].workload("w1"))
+    assert sweep.per_token[0] == sweep.dense_active[0] < sweep.dense_all[0]
+    # a dense model's bytes per token halve as the batch doubles; the MoE's fall slower at first
+    assert sweep.per_token[1] / sweep.per_token[0] > 0.75  # a dense model: 0.5
+    assert sweep.per_token[-1] == pytest.approx(sweep.dense_all[-1], rel=5e-3)  # all experts read
+
+    model = DocumentModel()
+    from roofline_gui.io.presets import default_presets
+    model.add_chips([default_presets().chips["nvidia-h200-sxm-141gb"]])
+    ids = model.add_workloads([ds])
+    model.select(ids[0], None)
+    charts = WorkloadCharts(model)
+    qtbot.addWidget(charts)
+    charts.show()
+    charts.right.setCurrentIndex(charts.right.findData("weights"))
+    assert charts.right.isVisible()
+    assert "a dense model reading all" in charts.title.text()
+    assert charts.sweep.getAxis("bottom").labelText == "batch B"

@@ -26,7 +26,7 @@ from roofline_gui.core.workload import (
     Workload,
     label_of,
 )
-from roofline_gui.core.workload_eval import SWEEP_BATCHES, batch_sweep
+from roofline_gui.core.workload_eval import SWEEP_BATCHES, batch_sweep, weights_sweep
 from roofline_gui.core.workload_view import SEGMENT_KINDS, breakdown
 from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.widgets.common.axes import log_plot
@@ -64,6 +64,16 @@ class WorkloadCharts(QWidget):
                                 "training), or its energy per chip by where it goes: compute, "
                                 "each memory level, the link, idle (Help → User guide, Energy)")
         self.measure.currentIndexChanged.connect(lambda _i: self.refresh())
+        # The right-hand chart: throughput against latency, or (a transformer's inference) the
+        # weights a step reads per token as the batch grows, a dense model's beside it.
+        self.right = QComboBox()
+        self.right.addItem("Right: throughput against latency", "latency")
+        self.right.addItem("Right: weights read per token", "weights")
+        self.right.setToolTip("The right-hand chart as the batch grows: tokens/s against the "
+                              "time per step, or the weight bytes each token costs (a mixture of "
+                              "experts reads more experts as the batch grows; a dense model the "
+                              "same weights whatever the batch)")
+        self.right.currentIndexChanged.connect(lambda _i: self._redraw_right())
         self.bars = pg.PlotWidget(background="w")
         self.bars.setMenuEnabled(False)
         self.bars.getViewBox().disableAutoRange()
@@ -91,6 +101,7 @@ class WorkloadCharts(QWidget):
         layout.setContentsMargins(4, 4, 4, 4)
         head = QHBoxLayout()
         head.addWidget(self.title, 1)
+        head.addWidget(self.right, 0, Qt.AlignmentFlag.AlignTop)
         head.addWidget(self.measure, 0, Qt.AlignmentFlag.AlignTop)
         layout.addLayout(head)
         layout.addLayout(charts, 1)
@@ -196,9 +207,11 @@ class WorkloadCharts(QWidget):
                      "memory per chip; right, "
                      f"{unit} against the number of chips as data parallelism grows.{notes}")
         else:
+            right = (self._weights_words(r) if self._weights_shown(r) else
+                     f"{unit} against latency as the batch grows")
             title = (f"<b>{html.escape(label_of(r.workload))}</b>: time per step by kernel, "
                      "coloured by what bounds it (blue memory, orange compute, grey link); "
-                     f"right, {unit} against latency as the batch grows.{notes}")
+                     f"right, {right}.{notes}")
         if self.title.text() != title:
             self.title.setText(title)
         rows = {c: n for n, c in enumerate(chips)}
@@ -392,10 +405,58 @@ class WorkloadCharts(QWidget):
         self.sweep.getViewBox().disableAutoRange()
         self.sweep.addItem(self._marker, ignoreBounds=True)
 
+    def _redraw_right(self) -> None:
+        self._shown_key = None
+        self.refresh()
+
+    def _weights_shown(self, r) -> bool:
+        return (r.training is None and r.workload.kind == "transformer"
+                and self.right.currentData() == "weights")
+
+    def _weights_words(self, r) -> str:
+        """What the weights-per-token chart's three lines are, with their sizes."""
+        sweep = weights_sweep(replace(r.workload, batch=1), (1,))
+        every = format_si(float(sweep.dense_all[0]), "B")
+        one = format_si(float(sweep.dense_active[0]), "B")
+        words = (f"the weight bytes each token costs as the batch grows (black; grey dashed: a "
+                 f"dense model reading all {every} every step")
+        if sweep.dense_active[0] < 0.99 * sweep.dense_all[0]:
+            words += f"; dotted: one reading one token's {one} every step"
+        return words + ")"
+
+    def _draw_weights(self, r) -> None:
+        """Weight bytes per token against the batch: the workload's, and two dense models'."""
+        sweep = weights_sweep(r.workload, SWEEP_BATCHES)
+        self._weights = sweep
+        per_chip = " per chip" if r.workload.chips_per_model > 1 else ""
+        self.sweep.setLabel("bottom", "batch B")
+        self.sweep.setLabel("left", f"B per token{per_chip}")
+        # What each line is, in the title above (a legend would sit on the lines)
+        self.sweep.plot(sweep.batches, sweep.dense_all, pen=pg.mkPen("#9d9d9d", width=1,
+                                                                      style=Qt.PenStyle.DashLine))
+        if sweep.dense_active[0] < 0.99 * sweep.dense_all[0]:
+            self.sweep.plot(sweep.batches, sweep.dense_active,
+                            pen=pg.mkPen("#9d9d9d", width=1, style=Qt.PenStyle.DotLine))
+        self.sweep.plot(sweep.batches, sweep.per_token, pen=pg.mkPen("#222222", width=2),
+                        symbol="o", symbolSize=5, symbolBrush="#222222")
+        self.sweep.setToolTip("\n".join(
+            f"batch {int(b)}: {format_si(float(v), 'B')} per token"
+            for b, v in zip(sweep.batches, sweep.per_token, strict=True)))
+        self._marker = pg.ScatterPlotItem(size=14, pen=pg.mkPen("k", width=2),
+                                          brush=pg.mkBrush(None))
+        self.sweep.getViewBox().autoRange(padding=0.08)
+        self.sweep.getViewBox().disableAutoRange()
+        self.sweep.addItem(self._marker, ignoreBounds=True)
+
     def _draw_sweep(self, r, chips) -> None:
         self.sweep.clear()
+        self.sweep.setToolTip("")
+        self.right.setVisible(r.training is None and r.workload.kind == "transformer")
         if r.training is not None:
             self._draw_scaling(r, chips)
+            return
+        if self._weights_shown(r):
+            self._draw_weights(r)
             return
         sweep = batch_sweep(r.workload, [r.chips[c] for c in chips], SWEEP_BATCHES,
                             derated=r.evaluation.derated, kernels=r.kernels)
@@ -435,6 +496,12 @@ class WorkloadCharts(QWidget):
             ys = [float(np.log10(r.throughput[c])) for c in chips if np.isfinite(r.throughput[c])]
             self._marker.setData([float(np.log10(r.training.chips))] * len(ys), ys)
             self._marker.setToolTip(f"d = {r.workload.data_parallel}: {r.training.chips:,} chips")
+            return
+        if self._weights_shown(r):  # the batch on the weights-per-token curve
+            read = sum(e.weight_bytes * e.count for e in r.entries) / r.workload.tokens()
+            self._marker.setData([float(np.log10(r.workload.batch))], [float(np.log10(read))])
+            self._marker.setToolTip(f"batch {r.workload.batch}: {format_si(read, 'B')} of "
+                                    "weights per token")
             return
         xs = [float(np.log10(r.throughput[c])) for c in chips if np.isfinite(r.throughput[c])]
         ys = [float(np.log10(r.time[c])) for c in chips if np.isfinite(r.time[c])]
