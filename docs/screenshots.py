@@ -119,6 +119,19 @@ def main() -> None:
     window.set_mode("overlay")
     window.model.undo_stack.setClean()
     window.docks["table"].raise_()
+    # Today's models: DeepSeek-R1 on 8 H200s in FP8 against 4 B200s in NVFP4, the weights a
+    # token costs as the batch grows.
+    window.files.open_example(by_name["deepseek-r1-h200-fp8-vs-b200-nvfp4"])
+    doc = window.model.document
+    window.model.select(doc.workloads[0].id, doc.chips[0].id)
+    window.docks["workloads"].raise_()
+    window.docks["breakdown"].raise_()
+    charts = window.breakdown
+    charts.right.setCurrentIndex(charts.right.findData("weights"))
+    shot("moe-deepseek")
+    charts.right.setCurrentIndex(charts.right.findData("latency"))
+    window.model.undo_stack.setClean()
+    window.docks["table"].raise_()
     if "--measured" in sys.argv:
         measured_shot(app, window, shot)
     window.model.undo_stack.setClean()
