@@ -158,8 +158,10 @@ def session_schema(presets: Presets | None = None) -> dict:
                                "every level of it not named), a price per chip-hour in $, and "
                                "each one's source",
                 "properties": {
-                    "board_power": _positive(1e7), "price_per_hour": _positive(1e7),
-                    "idle_power": {"type": "number", "minimum": 0, "maximum": 1e7},
+                    # null: not given, as the loader reads it
+                    "board_power": _optional(_positive(1e7)),
+                    "price_per_hour": _optional(_positive(1e7)),
+                    "idle_power": _optional({"type": "number", "minimum": 0, "maximum": 1e7}),
                     "op_pj": {**per_precision, "additionalProperties": _positive(1e6)},
                     "byte_pj": {"type": "object", "propertyNames": {"minLength": 1},
                                 "additionalProperties": _positive(1e6)},

@@ -10,7 +10,7 @@ from roofline_gui.core.comparison import compare
 from roofline_gui.core.display import chart_spec
 from roofline_gui.core.explain import explain
 from roofline_gui.core.roofline import LIMITER_COMPUTE, LIMITER_UNSUPPORTED
-from roofline_gui.core.units import ROLE_INDEX, Units, format_si
+from roofline_gui.core.units import PRECISIONS, ROLE_INDEX, Units, compute_precision, format_si
 from roofline_gui.io.files import resources_dir
 from roofline_gui.io.session import load_session
 
@@ -24,7 +24,7 @@ def test_every_marker_is_on_or_under_its_own_roof_and_memory_bound_ones_on_the_d
         path, mac, derated):
     doc = load_session(path)
     cmp = compare(doc.kernels, doc.chips, derated=derated)
-    also = tuple(w.activations for w in doc.workloads)
+    also = tuple(compute_precision(w.activations) for w in doc.workloads)
     spec = chart_spec(cmp, Units(mac=mac), also=also)
     checked = _check_workload_marks(doc, spec, mac, derated)
     for k, kernel in enumerate(cmp.kernels):
@@ -57,8 +57,12 @@ def _check_workload_marks(doc, spec, mac, derated) -> int:
     for mark, r in zip(workload_marks(results, Units(mac=mac), list(range(len(doc.chips)))),
                        results, strict=True):
         for c in range(len(doc.chips)):
-            roof = next((rf for rf in spec.roofs_of(c) if rf.precision == r.workload.activations),
-                        None)
+            # the math's precision (a block format's elements'), or the one standing in for it
+            precision = compute_precision(r.workload.activations)
+            stand_in = r.evaluation.chip_arrays.stand_in_for(c, PRECISIONS.index(precision))
+            if stand_in >= 0:
+                precision = PRECISIONS[stand_in]
+            roof = next((rf for rf in spec.roofs_of(c) if rf.precision == precision), None)
             if roof is None:  # a chip without the precision (TPU v3, fp32) cannot run it
                 assert not np.isfinite(r.time[c]) and np.isnan(mark.entry_y[:, c]).all()
                 continue

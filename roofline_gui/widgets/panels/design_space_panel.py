@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from roofline_gui.core.chip import WHAT_IF_SPAN
 from roofline_gui.core.design_space import balance_ratio, design_space
-from roofline_gui.core.units import format_si
+from roofline_gui.core.units import compute_precision, format_si
 from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.widgets.common.axes import log_plot
 from roofline_gui.widgets.common.drag import drag_target
@@ -301,6 +301,6 @@ def _centre(r, chip) -> tuple[str, float, float]:
     """Where the map of workload result ``r`` on ``chip`` is centred: the workload's precision
     (a custom workload's first kernel precision), the chip's peak at it (else its highest) and
     its main-memory bandwidth."""
-    precision = r.workload.activations if r.workload.kind != "custom" else next(
+    precision = compute_precision(r.workload.activations) if r.workload.kind != "custom" else next(
         iter(sorted({e.kernel.precision for e in r.entries})))
     return precision, chip.compute.get(precision) or max(chip.compute.values()), chip.dram.bandwidth
