@@ -53,7 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="a Hugging Face-style config.json on disk (nothing is downloaded); "
                             "with --phase train also a CNN's layer list or an MLP's widths "
                             "(as resources/workloads/resnet-50.layers.json)")
-    model.add_argument("--phase", choices=("prefill", "decode", "train"),
+    model.add_argument("--phase", choices=("prefill", "decode", "train", "serve"),
                        help="prefill S prompt tokens (needs --sequence), or decode one token per "
                             "sequence against a KV cache of L (needs --context), or train: one "
                             "optimizer step over the global batch (needs --sequence); default "
@@ -66,7 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
     for flag, what in (("weights", "weights"), ("activations", "activations and math"),
                        ("kv-cache", "the KV cache")):
         model.add_argument(f"--{flag}", metavar="P",
-                           help=f"precision or format of {what} (default bf16): fp32, tf32, "
+                           help=f"precision or format of {what} (default bf16): fp64, fp32, tf32, "
                                 "bf16, fp16, fp8, fp6, fp4, int8, int4, or a block-scaled mxfp8, "
                                 "mxfp6, mxfp4, nvfp4")
     model.add_argument("--chips-per-model", type=int, metavar="N",
@@ -85,6 +85,22 @@ def build_parser() -> argparse.ArgumentParser:
                        help="the memory role joining those chips (default link: NVLink, ICI)")
     model.add_argument("--chips", metavar="ID[,ID...]",
                        help="chip preset ids, as --list-presets prints them")
+    serve = parser.add_argument_group(
+        "serving (--phase serve: output tokens/s per chip against tokens/s per user; "
+        "docs/serving.md)")
+    serve.add_argument("--input-tokens", type=int, metavar="I", help="prompt tokens per request "
+                       "(a mean)")
+    serve.add_argument("--output-tokens", type=int, metavar="O", help="output tokens per request "
+                       "(a mean)")
+    serve.add_argument("--concurrency", metavar="N[,N...]",
+                       help="users decoding at once (default: doubling from 1, and the largest "
+                            "that fits on each chip)")
+    serve.add_argument("--ttft-ms", type=float, metavar="MS", help="time-to-first-token limit")
+    serve.add_argument("--tpot-ms", type=float, metavar="MS", help="time-per-output-token limit")
+    serve.add_argument("--draft-tokens", type=int, metavar="n",
+                       help="speculative decoding: tokens drafted per step (default 0: off)")
+    serve.add_argument("--acceptance", type=float, metavar="a",
+                       help="speculative decoding: each drafted token's acceptance rate, in [0, 1)")
     train = parser.add_argument_group("training (--phase train; docs/workloads.md)")
     train.add_argument("--global-batch", type=int, metavar="G",
                        help="sequences per optimizer step (default B·d)")
@@ -151,7 +167,9 @@ MODEL_DEFAULTS = {"phase": "decode", "batch": 1, "weights": "bf16", "activations
                   "moe_imbalance": 1.0, "attention_data_parallel": False}
 TRAIN_ONLY = ("global_batch", "data_parallel", "pipeline_parallel", "zero", "recompute",
               "optimizer", "tokens")
-MODEL_ONLY = (*MODEL_DEFAULTS, "sequence", "context", "chips", *TRAIN_ONLY)
+SERVE_ONLY = ("input_tokens", "output_tokens", "concurrency", "ttft_ms", "tpot_ms",
+              "draft_tokens", "acceptance")
+MODEL_ONLY = (*MODEL_DEFAULTS, "sequence", "context", "chips", *TRAIN_ONLY, *SERVE_ONLY)
 
 
 def run_model(args: argparse.Namespace) -> int:
@@ -185,8 +203,12 @@ def run_model(args: argparse.Namespace) -> int:
         problems.append(Problem("--chips", f"{chip_id!r} is given twice"))
     if args.phase == "train":
         return run_training(args, problems, library, ids)
+    if args.phase == "serve":
+        return run_serving(args, problems, library, ids)
     given = [f"--{key.replace('_', '-')}" for key in TRAIN_ONLY if getattr(args, key) is not None]
     problems += [Problem(flag, "a training option, for --phase train only") for flag in given]
+    given = [f"--{key.replace('_', '-')}" for key in SERVE_ONLY if getattr(args, key) is not None]
+    problems += [Problem(flag, "a serving option, for --phase serve only") for flag in given]
     if args.phase == "prefill" and args.sequence is None:
         problems.append(Problem("--sequence", "prefill needs the prompt length S"))
     if args.phase == "decode" and args.context is None:
@@ -246,6 +268,94 @@ def _formats_lacking(args: argparse.Namespace, ids: list[str], library) -> list:
                                                 f"{args.activations} math (it has "
                                                 f"{', '.join(chip.compute)})"))
     return out
+
+
+def run_serving(args: argparse.Namespace, problems: list, library, ids: list[str]) -> int:
+    """``--model CONFIG.json --phase serve --input-tokens I --output-tokens O ...``: the serving
+    bound on each chip at each concurrency (core/serving.py), written as rows of the workloads
+    CSV; every problem by its option."""
+    from dataclasses import replace
+
+    from roofline_gui.core.errors import Problem
+    from roofline_gui.core.serving import ServingSpec, limit_problems, serve, serving_rows
+    from roofline_gui.core.workload import Workload
+    from roofline_gui.core.workload_eval import WORKLOAD_CSV_COLUMNS
+    from roofline_gui.io.csv_export import write_rows_csv
+    from roofline_gui.io.workloads import workload_from_config
+
+    given = [f"--{key.replace('_', '-')}" for key in TRAIN_ONLY if getattr(args, key) is not None]
+    problems += [Problem(flag, "a training option, for --phase train only") for flag in given]
+    for flag, key in (("--sequence", "sequence"), ("--context", "context"), ("--batch", "batch")):
+        if key in args.given or getattr(args, key) is not None and key != "batch":
+            problems.append(Problem(flag, "serving takes --input-tokens, --output-tokens and "
+                                          "--concurrency instead"))
+    for flag, key in (("--input-tokens", "input_tokens"), ("--output-tokens", "output_tokens")):
+        if getattr(args, key) is None:
+            problems.append(Problem(flag, "serving needs the mean prompt and output lengths"))
+    concurrency: tuple[int, ...] = ()
+    if args.concurrency:
+        try:
+            concurrency = tuple(int(x) for x in args.concurrency.split(",") if x.strip())
+        except ValueError:
+            problems.append(Problem("--concurrency", f"{args.concurrency!r}: whole numbers of "
+                                                     "users, comma-separated"))
+    spec = ServingSpec(1 if args.input_tokens is None else args.input_tokens,
+                       1 if args.output_tokens is None else args.output_tokens, concurrency,
+                       (args.ttft_ms or 0.0) / 1e3, (args.tpot_ms or 0.0) / 1e3,
+                       args.draft_tokens or 0, args.acceptance or 0.0)
+    flags = {"input_tokens": "--input-tokens", "output_tokens": "--output-tokens",
+             "concurrency": "--concurrency", "ttft_limit": "--ttft-ms",
+             "tpot_limit": "--tpot-ms", "draft_tokens": "--draft-tokens",
+             "acceptance": "--acceptance"}
+    problems += [Problem(flags[p.path], p.message) for p in spec.problems()
+                 if getattr(args, p.path.replace("_limit", "_ms"), 1) is not None
+                 or p.path in ("concurrency",)]
+    params = {"phase": "decode", "batch": 1, "weights": args.weights,
+              "activations": args.activations, "kv_cache": args.kv_cache,
+              "chips_per_model": args.chips_per_model, "link": args.link,
+              "expert_parallel": args.expert_parallel,
+              "moe_imbalance": float(args.moe_imbalance),
+              "attention_data_parallel": bool(args.attention_data_parallel)}
+    problems += [Problem("--" + p.path.replace("_", "-"), p.message)
+                 for p in Workload("w1", "", "transformer", {}, **params).problems()]
+    workload = None
+    try:
+        workload = workload_from_config(args.model, **(params if not problems else {}))
+    except ValidationError as exc:
+        problems += [Problem("--" + p.path.replace("_", "-") if p.path in params
+                             else f"{args.model}: {p.path}", p.message) for p in exc.problems]
+    except RooflineError as exc:
+        problems.append(Problem("--model", str(exc)))
+    problems += _formats_lacking(args, ids, library)
+    if problems:
+        raise ValidationError(problems)
+    chips = tuple(replace(library[c], id=f"c{i + 1}", preset=c) for i, c in enumerate(ids))
+    if args.what_if:
+        chips = with_what_ifs(chips, args.what_if)
+    result = serve(workload, chips, spec, derated=args.derated)
+    late = limit_problems(result)
+    for k, users in enumerate(concurrency):
+        if not result.fits[:, k].any():
+            most = {chip.name: result.decode[0].batch_that_fits(c) for c, chip in enumerate(chips)}
+            late.append(Problem("concurrency", f"{users} users' KV caches do not fit on any chip "
+                                               "(the most that fit: " + ", ".join(
+                                                   f"{name} {n}" for name, n in most.items())
+                                + ")"))
+    if late:
+        raise ValidationError([Problem(flags.get(p.path, p.path), p.message) for p in late])
+    rows = serving_rows(result, WORKLOAD_CSV_COLUMNS)
+    write_rows_csv(rows, WORKLOAD_CSV_COLUMNS, args.export_workloads)
+    print(f"wrote {len(rows)} rows to {args.export_workloads}", file=sys.stderr)
+    for c, chip in enumerate(chips):
+        best = result.best(c)
+        if best is None:
+            print(f"note: no point on {chip.name} meets the limits", file=sys.stderr)
+        else:
+            print(f"{chip.name}: best within the limits at concurrency "
+                  f"{int(result.concurrency[best])}: {result.tokens_per_chip[c, best]:,.0f} output "
+                  f"tokens/s per chip, {result.tokens_per_user[c, best]:,.1f} tokens/s per user, "
+                  f"TTFT {result.ttft[c] * 1e3:,.1f} ms", file=sys.stderr)
+    return 0
 
 
 def _count(text: str) -> float:

@@ -14,7 +14,15 @@ from roofline_gui.core.energy import kernel_lines
 from roofline_gui.core.levels import host_note, level_points, ratio_to_main_memory, residency_note
 from roofline_gui.core.roofline import LIMITER_COMPUTE, LIMITER_UNSUPPORTED
 from roofline_gui.core.templates import TEMPLATES
-from roofline_gui.core.units import BYTES_PER_VALUE, ROLE_INDEX, SAME_WIDTH, Units, format_si, format_time
+from roofline_gui.core.units import (
+    BYTES_PER_VALUE,
+    ROLE_INDEX,
+    SAME_WIDTH,
+    WIDER,
+    Units,
+    format_si,
+    format_time,
+)
 from roofline_gui.core.worth import speedups, worth_text
 
 
@@ -44,7 +52,12 @@ def explain(comparison: Comparison, k: int, c: int, units: Units = Units()) -> l
     attainable = float(r.attainable[k, c])
     lines = []
     stand_in = comparison.stand_in(k, c)
-    if stand_in:
+    if stand_in and stand_in in WIDER.get(kernel.precision, ()):
+        lines.append(f"{chip.name} has no {kernel.precision}: it runs {kernel.precision} math at "
+                     f"its {stand_in}, the next wider precision it has (the values widened as "
+                     "they are loaded), so the bytes are the stored format's and the roof is its "
+                     f"{stand_in} peak.")
+    elif stand_in:
         lines.append(f"{chip.name} has no {kernel.precision}: its {stand_in}, the same "
                      f"{BYTES_PER_VALUE[stand_in]:g} bytes a value, stands in (View → Same-width "
                      "precisions), so the bytes are the same and the roof is its peak.")

@@ -86,7 +86,7 @@ def _problems(w: Workload, cfg: TransformerConfig) -> list[Problem]:
             out.append(Problem("expert_parallel", f"{e} does not divide the {cfg.experts} "
                                                   f"experts: each chip holds E/e whole experts"))
         if n % e:
-            out.append(Problem("expert_parallel", f"{e} does not divide the N = {n} chips that "
+            out.append(Problem("expert_parallel", f"{e} does not divide N = {n}, the chips that "
                                                   f"share the model (the experts are spread "
                                                   f"over e of them, each split N/e ways)"))
     return out
@@ -426,8 +426,12 @@ class _Builder:
                 w.kv_cache in BLOCK_FORMATS:
             for fmt in dict.fromkeys((w.weights, w.activations, w.kv_cache)):
                 if fmt in BLOCK_FORMATS:
-                    notes.append(f"{FORMAT_WORDS[fmt]} = {BYTES_PER_VALUE[fmt]:g} B a value; "
-                                 f"computed in {compute_precision(fmt)}")
+                    roles = [name for name, f in (("weights", w.weights), ("activations",
+                             w.activations), ("KV cache", w.kv_cache)) if f == fmt]
+                    notes.append(f"{' and '.join(roles)} stored as {FORMAT_WORDS[fmt]} = "
+                                 f"{BYTES_PER_VALUE[fmt]:g} bytes a value"
+                                 + (f"; the math in {compute_precision(fmt)}"
+                                    if fmt == w.activations else ""))
         weights_held, weight_text = self.weights_held()
         cache = sum(per * self.aB * self.held(window) * layers * self.bkv
                     for per, window, layers in self.kv_per_token_layer)
@@ -455,14 +459,16 @@ class _Builder:
         held = sum(v * self.bw(k) / (self.an if k == "attention" else n)
                    for k, v in parts.items())
         split = f" ÷ {n}" if n > 1 else ""
-        mixed = len({self.bw(k) for k, v in parts.items() if v}) > 1
+        by_bytes: dict[float, float] = {}
+        for k, v in parts.items():
+            if v:
+                by_bytes[self.bw(k)] = by_bytes.get(self.bw(k), 0.0) + v
         if self.dp:
             split += " (the attention's weights whole on every chip: attention data parallel)"
-        if mixed:
-            rest = sum(parts.values()) - parts["experts"]
-            text = (f"weights: experts {parameters_text(parts['experts'])} at "
-                    f"{self.bw('experts'):g} B a value, the rest {parameters_text(rest)} at 2 B"
-                    f"{split} = {_b(held)}")
+        if len(by_bytes) > 1:  # say which parameters take how many bytes
+            each = ", ".join(f"{parameters_text(v)} parameters at {b:g} bytes"
+                             for b, v in sorted(by_bytes.items()))
+            text = f"weights: {each}{split} = {_b(held)}"
         else:
             text = (f"weights {parameters_text(cfg.total_parameters())} parameters · b_w{split} = "
                     f"{_b(held)}")

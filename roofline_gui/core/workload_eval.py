@@ -55,6 +55,9 @@ WORKLOAD_CSV_COLUMNS = (
     "cost_per_million_items",
     # the model's size and what each chip holds (the KV cache: the batch's, at its context)
     "parameters", "active_parameters", "weight_bytes_per_chip", "kv_cache_bytes_per_chip",
+    # a serving row's (core.serving); empty for the other phases
+    "concurrency", "input_tokens", "output_tokens", "ttft_s", "tpot_s", "tokens_per_s_per_user",
+    "tokens_per_s_per_chip", "meets_slo",
 )
 
 
@@ -333,8 +336,12 @@ class WorkloadResult:
     def _resident_by_batch(self) -> tuple[float, float]:
         """(bytes held at batch 1, more bytes per sequence): built once, for every chip."""
         w = replace(self.workload, global_batch=0)  # a training micro-batch alone
-        one = build(replace(w, batch=1), self.kernels).resident_bytes
-        return one, build(replace(w, batch=2), self.kernels).resident_bytes - one
+        # attention data parallel: each chip holds ⌈B/N⌉ sequences' caches, so measure the
+        # growth over N sequences
+        step = w.chips_per_model if w.attention_data_parallel and not w.training else 1
+        first = build(replace(w, batch=step), self.kernels).resident_bytes
+        per = (build(replace(w, batch=2 * step), self.kernels).resident_bytes - first) / step
+        return first - (step - 1) * per, per
 
     def dominant_name(self, c: int) -> str:
         e = self.dominant(c)
@@ -368,10 +375,14 @@ class WorkloadResult:
             **dict.fromkeys(WORKLOAD_CSV_COLUMNS[WORKLOAD_CSV_COLUMNS.index("data_parallel"):
                                                  WORKLOAD_CSV_COLUMNS.index("speedup_if_2x_compute")],
                             ""),
+            # whether the weights and caches fit, for every phase that knows its size
+            "fits": "" if not (np.isfinite(self.capacity[c]) and np.isfinite(
+                self.built.resident_bytes)) else "yes" if self.fits[c] else "no",
             **train,
             **{f"speedup_if_2x_{k}": _num(float(v[c])) for k, v in self.worth.items()},
             **self._energy_row(c),
             **self._size_row(),
+            **dict.fromkeys(WORKLOAD_CSV_COLUMNS[WORKLOAD_CSV_COLUMNS.index("concurrency"):], ""),
         }
 
     def _size_row(self) -> dict[str, str]:

@@ -20,7 +20,15 @@ from roofline_gui.core.families import read_config
 from roofline_gui.core.roofline import BOUND_COMPUTE, BOUND_MEMORY, LIMITER_COMPUTE
 from roofline_gui.core.training_view import explain_training, same_time_lines
 from roofline_gui.core.transformer import experts_touched
-from roofline_gui.core.units import ROLE_INDEX, Units, format_si, format_time, rate_count, share_text
+from roofline_gui.core.units import (
+    PRECISIONS,
+    ROLE_INDEX,
+    Units,
+    format_si,
+    format_time,
+    rate_count,
+    share_text,
+)
 from roofline_gui.core.workload import Workload, label_of, with_field
 from roofline_gui.core.workload_eval import (
     SWEEP_BATCHES,
@@ -244,7 +252,7 @@ def explain_workload(result: WorkloadResult, c: int, units: Units = Units(),  # 
     bw = float(result.evaluation.chip_arrays.dram_bandwidth(result.evaluation.derated)[c])
     precisions = {e.kernel.precision for e in result.entries}
     if len(precisions) == 1:  # one roof to compare the aggregate point with
-        precision = precisions.pop()
+        precision = _runs_at(result, c, precisions.pop())
         ceiling = float(result.evaluation.ceiling[result.rows][0, c])
         ridge = ceiling / bw
         side = "left" if result.intensity < ridge else "right"
@@ -260,7 +268,7 @@ def explain_workload(result: WorkloadResult, c: int, units: Units = Units(),  # 
     lines.append(f"Time: {share_text(mem)} in memory-bound kernels, "
                  f"{share_text(max(0.0, float(result.compute_share[c])))} compute-bound"
                  + (f", {share_text(comm)} on the link" if w.chips_per_model > 1 else "") + ".")
-    precisions = sorted({e.kernel.precision for e in result.entries})
+    precisions = sorted({_runs_at(result, c, e.kernel.precision) for e in result.entries})
     names = {"compute": f"the {', '.join(precisions)} peak" + ("s" if len(precisions) > 1 else ""),
              **{role: " and ".join(lv.name for lv in chip.levels(role))
                 for role in ("dram", "cache", "host", "link") if chip.levels(role)}}
@@ -303,6 +311,13 @@ def explain_workload(result: WorkloadResult, c: int, units: Units = Units(),  # 
     return lines
 
 
+def _runs_at(result: WorkloadResult, c: int, precision: str) -> str:
+    """'fp4', or 'fp8 (standing in for fp4, which the chip lacks)' where another precision's
+    roof stands in on chip ``c``."""
+    s = result.evaluation.chip_arrays.stand_in_for(c, PRECISIONS.index(precision))
+    return precision if s < 0 else f"{PRECISIONS[s]} (standing in for {precision}, which it lacks)"
+
+
 def experts_lines(result: WorkloadResult) -> list[str]:
     """A mixture of experts: how many experts the step's tokens touch, and how the weights it
     reads grow with the batch until every expert is read (worked out at batch 1 beside it)."""
@@ -315,15 +330,19 @@ def experts_lines(result: WorkloadResult) -> list[str]:
     tokens = w.tokens()
     touched = experts_touched(cfg.experts, cfg.experts_per_token, tokens)
     here = sum(e.weight_bytes * e.count for e in result.entries)
-    line = (f"Experts: the step's {tokens:,} tokens route to about {touched:.4g} of the "
+    line = (f"Experts: the step's {tokens:,} token{'s' if tokens != 1 else ''} route"
+            f"{'s' if tokens == 1 else ''} to about {touched:.4g} of the "
             f"{cfg.experts} routed experts in each of its {cfg.moe_layers} MoE layers "
             f"(E·(1 − (1 − k/E)^T) with k = {cfg.experts_per_token}, routing taken as even)")
     if tokens > 1:
         one = build(replace(w, batch=1, sequence=1, phase="decode", activations_on_chip=False))
         first = sum(e.weight_bytes * e.count for e in one.entries)
-        line += (f"; so it reads {_gb(here)} of weights where one token reads {_gb(first)}: "
-                 f"{here / first:.3g}× the bytes for {tokens:,}× the tokens, "
-                 f"{_gb(here / tokens)} a token instead of {_gb(first)}")
+        n = w.chips_per_model
+        chips = f" per chip ({_gb(here * n)} on the {n} chips)" if n > 1 else ""
+        line += (f"; so it reads {_gb(here)} of weights{chips} where one token reads "
+                 f"{_gb(first)}{' per chip' if n > 1 else ''}: {here / first:.3g}× the bytes for "
+                 f"{tokens:,}× the tokens, {_gb(here * n / tokens)} of weights a token instead "
+                 f"of {_gb(first * n)}")
         if touched > 0.99 * cfg.experts:
             line += "; every expert is read already, so more tokens add no weights"
     if w.expert_parallel > 1:

@@ -62,3 +62,13 @@ def write_workloads_csv(results, path: str | os.PathLike) -> int:
     returns the number of rows."""
     write_atomic(path, workloads_csv(results).encode("utf-8"))
     return sum(len(r.chips) for r in results)
+
+
+def write_rows_csv(rows: list[dict[str, str]], columns, path: str | os.PathLike) -> int:
+    """Write rows already in ``columns`` (a serving bound's) to ``path`` atomically."""
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=list(columns), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    write_atomic(path, buffer.getvalue().encode("utf-8"))
+    return len(rows)

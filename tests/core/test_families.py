@@ -206,7 +206,7 @@ def test_expert_parallel_must_divide_the_experts_and_the_chips():
     ds = shipped_workloads()["deepseek-v3"]
     for kw, words in (({"chips_per_model": 6, "expert_parallel": 3}, "6 chips cannot share"),
                       ({"chips_per_model": 8, "expert_parallel": 3}, "does not divide the 256"),
-                      ({"chips_per_model": 4, "expert_parallel": 8}, "does not divide the N = 4")):
+                      ({"chips_per_model": 4, "expert_parallel": 8}, "does not divide N = 4")):
         with pytest.raises(ValidationError) as exc:
             build(ds.workload(**kw))
         assert any(words in p.message for p in exc.value.problems), kw

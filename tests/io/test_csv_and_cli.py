@@ -136,8 +136,14 @@ def test_model_straight_from_its_config(tmp_path):
         "energy_per_step_j", "joules_per_item", "average_power_w", "power_capped",
         "cost_per_million_items",
         # then the model's size and what each chip holds (issue 37), filled for every phase
-        "parameters", "active_parameters", "weight_bytes_per_chip", "kv_cache_bytes_per_chip")
-    assert all(rows[0][k] == "" for k in WORKLOAD_CSV_COLUMNS[14:25])
+        "parameters", "active_parameters", "weight_bytes_per_chip", "kv_cache_bytes_per_chip",
+        # then a serving row's (issue 38), empty for the other phases
+        "concurrency", "input_tokens", "output_tokens", "ttft_s", "tpot_s",
+        "tokens_per_s_per_user", "tokens_per_s_per_chip", "meets_slo")
+    # a training step's columns are empty but fits, which every row with a size fills
+    assert all(rows[0][k] == "" for k in WORKLOAD_CSV_COLUMNS[14:25] if k != "fits")
+    assert [r["fits"] for r in rows] == ["yes", "yes", "no"]  # 16 GB TPU v5e: 18 GB do not fit
+    assert all(rows[0][k] == "" for k in WORKLOAD_CSV_COLUMNS[-8:])
     # Llama-3-8B: 8.03 B parameters, 16.06 GB of bf16 weights, 2·32·8·2048·128·2 B of cache
     assert rows[0]["parameters"] == "8.03026e+09" == rows[0]["active_parameters"]
     assert float(rows[0]["weight_bytes_per_chip"]) == pytest.approx(2 * 8_030_261_248, rel=1e-5)
@@ -391,3 +397,50 @@ def test_a_bad_config_field_is_named_with_its_file(tmp_path):
                      "--export-workloads", tmp_path / "w.csv")
     assert result.returncode == 2
     assert "num_experts_per_tok: 512 experts per token is more than the 256" in result.stderr
+
+
+# -- serving (issue 38) ----------------------------------------------------------------------------
+
+def test_serving_from_the_command_line(tmp_path):
+    out = tmp_path / "s.csv"
+    result = run_app("--model", LLAMA3, "--phase", "serve", "--input-tokens", 1000,
+                     "--output-tokens", 1000, "--weights", "fp8", "--activations", "fp8",
+                     "--kv-cache", "fp8", "--concurrency", "1,64,256", "--tpot-ms", 20,
+                     "--chips", "nvidia-h100-sxm5-80gb,nvidia-b200", "--export-workloads", out)
+    assert result.returncode == 0, result.stderr
+    rows = list(csv.DictReader(io.StringIO(out.read_text())))
+    assert tuple(rows[0]) == WORKLOAD_CSV_COLUMNS and len(rows) == 6
+    assert [r["concurrency"] for r in rows] == ["1", "64", "256"] * 2
+    for r in rows:
+        assert r["phase"] == "serve" and r["time_s"] == r["tpot_s"]
+        assert float(r["tokens_per_s_per_chip"]) == pytest.approx(
+            int(r["concurrency"]) * float(r["tokens_per_s_per_user"]), rel=1e-4)
+        assert r["meets_slo"] == ("yes" if float(r["tpot_s"]) <= 0.02 else "no")
+    assert "best within the limits at concurrency" in result.stderr
+    import roofline_gui.api as rf  # the API gives the same rows
+
+    same = rf.serving("llama-3-8b", [rf.chip("nvidia-h100-sxm5-80gb")], input_tokens=1000,
+                      output_tokens=1000, concurrency=[1, 64, 256], tpot_ms=20, weights="fp8",
+                      activations="fp8", kv_cache="fp8")
+    assert [r["tokens_per_s_per_chip"] for r in same] == [r["tokens_per_s_per_chip"]
+                                                          for r in rows[:3]]
+
+
+@pytest.mark.parametrize(("args", "flag", "words"), [
+    (("--input-tokens", 0, "--output-tokens", 100), "--input-tokens", "from 1"),
+    (("--input-tokens", 100), "--output-tokens", "needs the mean prompt and output"),
+    (("--input-tokens", 100, "--output-tokens", 100, "--draft-tokens", 2, "--acceptance", 1),
+     "--acceptance", "[0, 1)"),
+    (("--input-tokens", 100, "--output-tokens", 100, "--concurrency", "100000"), "--concurrency",
+     "do not fit on any chip"),
+    (("--input-tokens", 1000, "--output-tokens", 1000, "--tpot-ms", 0.5), "--tpot-ms",
+     "no chip meets a TPOT of 0.5 ms"),
+    (("--input-tokens", 100, "--output-tokens", 100, "--context", 5), "--context",
+     "serving takes --input-tokens"),
+])
+def test_bad_serving_options_exit_2_naming_the_option(tmp_path, args, flag, words):
+    result = run_app("--model", LLAMA3, "--phase", "serve", *args, "--chips",
+                     "nvidia-h100-sxm5-80gb", "--export-workloads", tmp_path / "s.csv")
+    assert result.returncode == 2, result.stderr
+    assert f"{flag}: " in result.stderr and words in result.stderr, result.stderr
+    assert not (tmp_path / "s.csv").exists()

@@ -36,6 +36,17 @@ from roofline_gui.widgets.panels.workloads.fields import WorkloadFields
 from roofline_gui.widgets.panels.workloads.formulas import entries_html
 
 
+def distinct_name(w: Workload, taken: set[str]) -> str:
+    """A name no other workload has: what sets it apart (its formats, its chips), else a number."""
+    what = [w.phase if w.kind == "transformer" else "", w.activations,
+            f"N = {w.chips_per_model}" if w.chips_per_model > 1 else ""]
+    name = f"{w.name} ({', '.join(p for p in what if p)})"
+    n = 2
+    while name in taken:
+        name, n = f"{w.name} ({n})", n + 1
+    return name
+
+
 class WorkloadsPanel(QWidget):
     def __init__(self, model: DocumentModel, parent=None) -> None:
         super().__init__(parent)
@@ -151,7 +162,8 @@ class WorkloadsPanel(QWidget):
             if not self.name.hasFocus():
                 self.name.clear()
             self.formulas.setHtml("<p>No workload selected. <b>New…</b> makes one from a model "
-                                  "(Llama, Mistral, Mixtral, Qwen2, GPT-2 or your own "
+                                  "(Llama 2, 3 and 4, Mistral, Mixtral, Qwen2 and Qwen3, "
+                                  "DeepSeek-V3, gpt-oss, GPT-2 or your own "
                                   "config.json), ResNet-50, an MLP or LSTM stack, or the "
                                   "session's kernels.</p>")
             return
@@ -240,7 +252,11 @@ class WorkloadsPanel(QWidget):
         dialog = WorkloadDialog(self.model, self)
         if dialog.exec() != QDialog.DialogCode.Accepted or dialog.workload is None:
             return []
-        ids = self.model.add_workloads([dialog.workload])
+        taken = {w.name for w in self.model.document.workloads}
+        made = dialog.workload
+        if made.name in taken:  # two workloads of one model: the chart's names tell them apart
+            made = replace(made, name=distinct_name(made, taken))
+        ids = self.model.add_workloads([made])
         if ids:
             self.model.select(ids[0], None)
         return ids

@@ -1,0 +1,297 @@
+"""Serving: output tokens per second per chip against tokens per second per user, as a bound no
+serving stack can beat on a given chip (Qt-free).
+
+A request brings I input tokens and asks for O output tokens (both means); c requests decode at
+once (the concurrency). At each c, on the N chips that share the model:
+- a decode step serves c users at the mean context I + O/2: the workload's decode bound at batch
+  c (the weights read once per step, each user's KV cache, compute, communication);
+- each request's prefill of I tokens is paid once, mixed into the decode steps in chunks (as
+  chunked prefill does): c prompts prefilled as one batch cost the same chip time per request as
+  the steady state needs, so serving c requests takes prefill(c·I) + O/τ decode steps;
+- TPOT, the time per output token a user sees, is that time ÷ O (the other users' prefills
+  included); tokens/s per user its inverse; output tokens/s per chip c·O ÷ that time ÷ N;
+- TTFT is the prefill of one prompt at the model's parallelism, no queueing (a bound: a real
+  server adds the wait for a slot);
+- the largest c whose weights and KV caches (at the mean context) fit in each chip's memory;
+  points beyond are marked as not fitting.
+With speculative decoding (n draft tokens accepted at rate α), a verify step runs n + 1 positions
+per user for (1 − α^(n+1))/(1 − α) tokens: its ops are n + 1 times a decode step's, its bytes a
+decode step's, and the draft's own work is not counted (the bound stays a bound).
+
+Every number is the roofline's: no efficiency factor is hidden in it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from functools import cached_property
+
+import numpy as np
+
+from roofline_gui.core.build import build
+from roofline_gui.core.chip import Chip
+from roofline_gui.core.errors import Problem, ValidationError
+from roofline_gui.core.workload import MAX_DIM, Built, Workload
+from roofline_gui.core.workload_eval import WorkloadResult, evaluate_workloads
+
+#: Concurrencies tried where none are given: doubling from 1 (the largest that fits is added).
+DEFAULT_CONCURRENCY = tuple(2**i for i in range(13))
+
+
+@dataclass(frozen=True)
+class ServingSpec:
+    input_tokens: int  # I: prompt tokens per request (a mean)
+    output_tokens: int  # O: generated tokens per request (a mean)
+    concurrency: tuple[int, ...] = ()  # c values; (): doubling from 1, and the largest that fits
+    ttft_limit: float = 0.0  # s; 0: none
+    tpot_limit: float = 0.0  # s; 0: none
+    draft_tokens: int = 0  # n: speculative decoding's drafted tokens per step (0: off)
+    acceptance: float = 0.0  # α: each drafted token's chance to be accepted
+
+    def problems(self) -> list[Problem]:
+        out = []
+        for name in ("input_tokens", "output_tokens"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= MAX_DIM:
+                out.append(Problem(name, f"must be a whole number of tokens from 1 to {MAX_DIM}, "
+                                         f"not {v!r}"))
+        for c in self.concurrency:
+            if isinstance(c, bool) or not isinstance(c, int) or not 1 <= c <= MAX_DIM:
+                out.append(Problem("concurrency", f"must be whole numbers of users from 1, not "
+                                                  f"{c!r}"))
+                break
+        for name in ("ttft_limit", "tpot_limit"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v < 1e6:
+                out.append(Problem(name, f"must be a time in seconds from 0 (no limit), not {v!r}"))
+        n = self.draft_tokens
+        if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= 64:
+            out.append(Problem("draft_tokens", f"must be a whole number from 0 (off) to 64, not "
+                                               f"{n!r}"))
+        a = self.acceptance
+        if isinstance(a, bool) or not isinstance(a, (int, float)) or not 0 <= a < 1:
+            out.append(Problem("acceptance", f"must be a rate in [0, 1), not {a!r}"))
+        elif n == 0 and a:
+            out.append(Problem("acceptance", "applies with draft tokens (speculative decoding)"))
+        return out
+
+    @property
+    def tokens_per_step(self) -> float:
+        """τ: tokens a user gains per decode (verify) step."""
+        n, a = self.draft_tokens, self.acceptance
+        if n == 0:
+            return 1.0
+        return (1 - a ** (n + 1)) / (1 - a) if a else 1.0
+
+    @property
+    def mean_context(self) -> int:
+        return self.input_tokens + self.output_tokens // 2
+
+
+@dataclass(frozen=True)
+class ServingResult:
+    """One workload served on every chip: arrays [C, K] over the chips and the concurrencies."""
+
+    workload: Workload
+    spec: ServingSpec
+    chips: tuple[Chip, ...]
+    concurrency: np.ndarray  # [K]
+    decode: tuple[WorkloadResult, ...]  # [K]: the decode step at each c
+    prefill: tuple[WorkloadResult, ...]  # [K]: c prompts prefilled as one batch
+    first: WorkloadResult  # one prompt's prefill (TTFT)
+
+    @property
+    def chips_per_model(self) -> int:
+        return self.workload.chips_per_model
+
+    @cached_property
+    def step_time(self) -> np.ndarray:
+        """[C, K] s of a decode (verify) step."""
+        return np.array([r.time for r in self.decode]).T
+
+    @cached_property
+    def prefill_time(self) -> np.ndarray:
+        """[C, K] s of the c prompts' prefill, paid once per c requests."""
+        return np.array([r.time for r in self.prefill]).T
+
+    @cached_property
+    def request_time(self) -> np.ndarray:
+        """[C, K] s to serve c requests: their prefill and O/τ decode steps."""
+        steps = self.spec.output_tokens / self.spec.tokens_per_step
+        return self.prefill_time + steps * self.step_time
+
+    @cached_property
+    def tpot(self) -> np.ndarray:
+        """[C, K] s per output token as each user sees it (the others' prefill mixed in)."""
+        return self.request_time / self.spec.output_tokens
+
+    @cached_property
+    def tokens_per_user(self) -> np.ndarray:
+        return 1.0 / self.tpot
+
+    @cached_property
+    def tokens_total(self) -> np.ndarray:
+        """[C, K] output tokens/s of the N chips that share the model."""
+        return self.concurrency[None, :] * self.tokens_per_user
+
+    @cached_property
+    def tokens_per_chip(self) -> np.ndarray:
+        return self.tokens_total / self.chips_per_model
+
+    @cached_property
+    def ttft(self) -> np.ndarray:
+        """[C] s: one prompt's prefill on the model's chips, without queueing."""
+        return np.asarray(self.first.time, dtype=float)
+
+    @cached_property
+    def fits(self) -> np.ndarray:
+        """[C, K] whether the weights and the c users' KV caches at the mean context fit."""
+        return np.array([np.asarray(r.fits) | ~np.isfinite(r.capacity) for r in self.decode]).T
+
+    @cached_property
+    def meets(self) -> np.ndarray:
+        """[C, K] within both limits (a limit of 0 is none), and fitting."""
+        ok = self.fits & np.isfinite(self.tpot)
+        if self.spec.tpot_limit:
+            ok &= self.tpot <= self.spec.tpot_limit
+        if self.spec.ttft_limit:
+            ok &= (self.ttft <= self.spec.ttft_limit)[:, None]
+        return ok
+
+    def best(self, c: int) -> int | None:
+        """The concurrency index with the most output tokens/s per chip that meets the limits on
+        chip ``c`` (None: no point does)."""
+        ok = self.meets[c]
+        if not ok.any():
+            return None
+        return int(np.argmax(np.where(ok, self.tokens_per_chip[c], -np.inf)))
+
+    def shares(self, c: int, k: int) -> dict[str, float]:
+        """Where the time of serving c requests goes on chip ``c``: prefill, and the decode
+        steps' weights, KV cache, the rest of their memory traffic, compute and the link, each a
+        share of the whole (the decode step's kernels split by what bounds them)."""
+        r = self.decode[k]
+        steps = self.spec.output_tokens / self.spec.tokens_per_step
+        total = float(self.request_time[c, k])
+        out = {"prefill": float(self.prefill_time[c, k]) / total}
+        step = float(r.time[c])
+        mem = float(r.memory_bound_share[c]) * step
+        link = float(r.link_time[c])
+        weights = sum(e.weight_bytes * e.count for e in r.entries)
+        dram = float(r.dram_bytes)
+        kv = r.built.kv_cache_bytes
+        for name, part in (("weights", mem * weights / dram if dram else 0.0),
+                           ("KV cache", mem * kv / dram if dram else 0.0),
+                           ("other memory", mem * max(0.0, 1 - (weights + kv) / dram)
+                            if dram else 0.0),
+                           ("compute", max(0.0, step - mem - link)), ("link", link)):
+            out[name] = steps * part / total
+        return out
+
+
+def _verify(built: Built, positions: int) -> Built:
+    """A speculative verify step: n + 1 positions per user, each kernel's ops × (n + 1), its
+    bytes a decode step's (the draft's work and the extra activations left out: a bound)."""
+    if positions == 1:
+        return built
+    entries = tuple(replace(e, kernel=replace(e.kernel, flops=e.kernel.flops * positions))
+                    for e in built.entries)
+    return replace(built, entries=entries)
+
+
+def serve(workload: Workload, chips: Sequence[Chip], spec: ServingSpec, *,
+          derated: bool = False) -> ServingResult:
+    """The serving bound of ``workload`` (a transformer; its precisions and parallelism) on
+    every chip. Raises ValidationError naming each bad field."""
+    problems = spec.problems()
+    if workload.kind != "transformer":
+        problems.append(Problem("kind", "serving is for transformer language models"))
+    if problems:
+        raise ValidationError(problems)
+    base = replace(workload, phase="decode", context=spec.mean_context, global_batch=0)
+    chips = tuple(chips)
+    given = tuple(spec.concurrency)
+    if given:
+        levels = given
+    else:
+        probe = evaluate_workloads([replace(base, batch=1)], chips, derated=derated)[0]
+        largest = [probe.batch_that_fits(c) for c in range(len(chips))]
+        top = max((b for b in largest if b), default=None)
+        levels = tuple(b for b in DEFAULT_CONCURRENCY if top is None or b <= top)
+        extra = sorted({b for b in largest if b and b not in levels and b <= MAX_DIM})
+        levels = tuple(sorted({*levels, *extra})) or (1,)
+    decode = [replace(base, batch=c) for c in levels]
+    builts = [_verify(build(w), spec.draft_tokens + 1) for w in decode]
+    prefill = [replace(base, phase="prefill", batch=c, sequence=spec.input_tokens)
+               for c in levels]
+    first = replace(base, phase="prefill", batch=1, sequence=spec.input_tokens)
+    results = evaluate_workloads([*decode, *prefill, first], chips, derated=derated,
+                                 built=[*builts, *(build(w) for w in (*prefill, first))])
+    k = len(levels)
+    return ServingResult(workload, spec, chips, np.array(levels, dtype=float),
+                         tuple(results[:k]), tuple(results[k:2 * k]), results[-1])
+
+
+def _num(x: float) -> str:
+    return "" if not np.isfinite(x) else f"{x:.6g}"
+
+
+def serving_rows(result: ServingResult, columns: Sequence[str]) -> list[dict[str, str]]:
+    """One row per chip and concurrency, in the workloads CSV's ``columns``: ``time_s`` the
+    TPOT, ``throughput_per_s`` the output tokens/s of all N chips, ``fits`` whether the weights
+    and caches fit; the serving columns by name."""
+    s = result.spec
+    rows = []
+    for c, chip in enumerate(result.chips):
+        for k, users in enumerate(result.concurrency):
+            r = result.decode[k]
+            row = dict.fromkeys(columns, "")
+            row.update({
+                "chip": chip.name, "workload": result.workload.name, "phase": "serve",
+                "batch": str(int(users)), "sequence": str(s.input_tokens),
+                "context": str(s.mean_context),
+                "chips_per_model": str(result.chips_per_model),
+                "time_s": _num(float(result.tpot[c, k])),
+                "time_no_overlap_s": _num(float(result.tpot[c, k])),
+                "throughput_per_s": _num(float(result.tokens_total[c, k])),
+                "throughput_unit": "output tokens/s",
+                "memory_bound_time_share": _num(float(r.memory_bound_share[c])),
+                "communication_time_share": _num(float(r.communication_share[c])),
+                "dominant_kernel": r.dominant_name(c),
+                "fits": "" if not np.isfinite(r.capacity[c]) else
+                        "yes" if result.fits[c, k] else "no",
+                "parameters": _num(r.built.parameters),
+                "active_parameters": _num(r.built.active_parameters),
+                "weight_bytes_per_chip": _num(r.built.weight_bytes),
+                "kv_cache_bytes_per_chip": _num(r.built.kv_cache_bytes),
+                "concurrency": str(int(users)), "input_tokens": str(s.input_tokens),
+                "output_tokens": str(s.output_tokens),
+                "ttft_s": _num(float(result.ttft[c])), "tpot_s": _num(float(result.tpot[c, k])),
+                "tokens_per_s_per_user": _num(float(result.tokens_per_user[c, k])),
+                "tokens_per_s_per_chip": _num(float(result.tokens_per_chip[c, k])),
+                "meets_slo": "yes" if result.meets[c, k] else "no",
+            })
+            rows.append({key: row[key] for key in columns})
+    return rows
+
+
+def limit_problems(result: ServingResult) -> list[Problem]:
+    """Limits no point of any chip meets, each said with how far the best point is from it."""
+    s = result.spec
+    out = []
+    fits = result.fits & np.isfinite(result.tpot)
+    if s.tpot_limit and fits.any():
+        best = float(np.min(np.where(fits, result.tpot, np.inf)))
+        if best > s.tpot_limit:
+            out.append(Problem("tpot_limit", f"no chip meets a TPOT of {s.tpot_limit * 1e3:.4g} ms:"
+                                             f" the fastest point takes {best * 1e3:.4g} ms "
+                                             f"({best / s.tpot_limit:.3g}× the limit)"))
+    if s.ttft_limit:
+        best = float(np.nanmin(result.ttft)) if np.isfinite(result.ttft).any() else np.inf
+        if best > s.ttft_limit:
+            out.append(Problem("ttft_limit", f"no chip meets a TTFT of {s.ttft_limit * 1e3:.4g} ms:"
+                                             f" the fastest prefill of {s.input_tokens} tokens "
+                                             f"takes {best * 1e3:.4g} ms "
+                                             f"({best / s.ttft_limit:.3g}× the limit)"))
+    return out

@@ -1,0 +1,147 @@
+"""The serving bound: output tokens/s per chip against tokens/s per user, checked by hand for a
+dense and a mixture-of-experts model, its monotonicity, its memory limit, its limits, and
+against published measurements it must never fall below."""
+
+import csv
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from roofline_gui.core.build import build
+from roofline_gui.core.errors import ValidationError
+from roofline_gui.core.serving import ServingSpec, limit_problems, serve, serving_rows
+from roofline_gui.core.workload_eval import WORKLOAD_CSV_COLUMNS, evaluate_workloads
+from roofline_gui.io.presets import default_presets
+from roofline_gui.io.workloads import shipped_workloads
+
+CHIPS = default_presets().chips
+H100, B200 = CHIPS["nvidia-h100-sxm5-80gb"], CHIPS["nvidia-b200"]
+MEASURED = Path(__file__).resolve().parents[1] / "data" / "serving-measured.csv"
+
+
+def test_a_dense_frontier_by_hand():
+    """Llama-3-8B, 1,000 in and 1,000 out, bf16, on an H100: at c users a decode step at the
+    mean context 1,500 and c prompts' prefill; TPOT = (prefill + 1,000 steps) / 1,000."""
+    w = shipped_workloads()["llama-3-8b"].workload()
+    spec = ServingSpec(1000, 1000, (1, 8, 64))
+    r = serve(w, [H100], spec)
+    decode = evaluate_workloads([replace(w, batch=c, context=1500) for c in (1, 8, 64)], [H100])
+    prefill = evaluate_workloads([replace(w, phase="prefill", batch=c, sequence=1000)
+                                  for c in (1, 8, 64)], [H100])
+    for k, c in enumerate((1, 8, 64)):
+        step, pre = float(decode[k].time[0]), float(prefill[k].time[0])
+        assert r.tpot[0, k] == pytest.approx((pre + 1000 * step) / 1000, rel=1e-12)
+        assert r.tokens_per_chip[0, k] == pytest.approx(c * 1000 / (pre + 1000 * step))
+    # batch 1: a step reads every weight (of the embedding table one row) and the 1,500-token
+    # cache at 3.35 TB/s
+    weights = 2 * (8_030_261_248 - 128256 * 4096)
+    cache = 2 * 32 * 8 * 1500 * 128 * 2
+    assert r.step_time[0, 0] == pytest.approx((weights + cache) / 3.35e12, rel=0.002)
+    assert r.ttft[0] == pytest.approx(float(prefill[0].time[0]), rel=1e-12)
+    # the memory limit: 80 GB holds the weights and (80e9 − 16.06e9) / 196.6 MB users' caches
+    per_user = 2 * 32 * 8 * 1500 * 128 * 2
+    top = serve(w, [H100], ServingSpec(1000, 1000))
+    most = int(1 + (80e9 - build(replace(w, batch=1, context=1500)).resident_bytes) // per_user)
+    assert int(top.concurrency[-1]) == most and top.fits[0, -1]
+    assert not serve(w, [H100], ServingSpec(1000, 1000, (most + 1,))).fits[0, 0]
+
+
+def test_a_moe_frontier_by_hand():
+    """DeepSeek-V3 in fp8 on 8 B200s, experts spread over the 8: the step reads the experts c
+    tokens touch; the prefill share is the c prompts' prefill over the whole request time."""
+    w = shipped_workloads()["deepseek-v3"].workload(weights="fp8", activations="fp8",
+                                                    kv_cache="fp8", chips_per_model=8,
+                                                    expert_parallel=8, attention_data_parallel=True)
+    r = serve(w, [B200], ServingSpec(2000, 500, (1, 32, 256)))
+    decode = evaluate_workloads([replace(w, batch=c, context=2250) for c in (1, 32, 256)], [B200])
+    for k in range(3):
+        assert r.step_time[0, k] == pytest.approx(float(decode[k].time[0]), rel=1e-12)
+        shares = r.shares(0, k)
+        assert sum(shares.values()) == pytest.approx(1.0, rel=1e-9)
+        assert shares["prefill"] == pytest.approx(r.prefill_time[0, k] / r.request_time[0, k])
+    assert r.tokens_per_chip[0, 2] == pytest.approx(r.tokens_total[0, 2] / 8)
+
+
+@pytest.mark.parametrize("model", ["llama-3-8b", "qwen3-30b-a3b"])
+def test_user_speed_never_rises_and_chip_throughput_never_falls_with_concurrency(model):
+    w = shipped_workloads()[model].workload(weights="fp8", activations="fp8", kv_cache="fp8")
+    r = serve(w, [H100, B200], ServingSpec(1000, 1000))
+    for c in range(2):
+        fits = r.fits[c]
+        user, chip = r.tokens_per_user[c][fits], r.tokens_per_chip[c][fits]
+        assert (np.diff(user) <= 1e-9 * user[:-1]).all()
+        assert (np.diff(chip) >= -1e-9 * chip[:-1]).all()
+
+
+def test_limits_pick_the_best_point_and_say_when_none_meets():
+    w = shipped_workloads()["llama-3-8b"].workload(weights="fp8", activations="fp8",
+                                                   kv_cache="fp8")
+    r = serve(w, [H100, B200], ServingSpec(1000, 1000, tpot_limit=0.02))
+    for c in range(2):
+        best = r.best(c)
+        assert r.tpot[c, best] <= 0.02 and r.meets[c, best]
+        faster = r.meets[c] & (r.tokens_per_chip[c] > r.tokens_per_chip[c, best])
+        assert not faster.any()
+    assert r.tokens_per_chip[1, r.best(1)] > r.tokens_per_chip[0, r.best(0)]
+    tight = serve(w, [H100], ServingSpec(1000, 1000, tpot_limit=0.001, ttft_limit=0.0001))
+    problems = {p.path: p.message for p in limit_problems(tight)}
+    assert "no chip meets a TPOT of 1 ms" in problems["tpot_limit"]
+    assert "× the limit" in problems["ttft_limit"]
+
+
+def test_speculative_decoding_gives_more_tokens_a_step():
+    w = shipped_workloads()["llama-3-8b"].workload()
+    plain = serve(w, [H100], ServingSpec(1000, 1000, (1,)))
+    spec = ServingSpec(1000, 1000, (1,), draft_tokens=3, acceptance=0.7)
+    assert spec.tokens_per_step == pytest.approx((1 - 0.7**4) / (1 - 0.7))
+    fast = serve(w, [H100], spec)
+    # at batch 1 the verify step is memory-bound: about as long, for 2.53 tokens
+    assert fast.tokens_per_user[0, 0] / plain.tokens_per_user[0, 0] == pytest.approx(
+        spec.tokens_per_step, rel=0.05)
+
+
+@pytest.mark.parametrize(("spec", "field"), [
+    (ServingSpec(0, 100), "input_tokens"), (ServingSpec(100, -1), "output_tokens"),
+    (ServingSpec(100, 100, acceptance=0.5), "acceptance"),
+    (ServingSpec(100, 100, draft_tokens=2, acceptance=1.0), "acceptance"),
+    (ServingSpec(100, 100, (0,)), "concurrency")])
+def test_bad_serving_input_is_named(spec, field):
+    with pytest.raises(ValidationError) as exc:
+        serve(shipped_workloads()["llama-3-8b"].workload(), [H100], spec)
+    assert exc.value.problems[0].path == field
+
+
+def test_rows_follow_the_workloads_csv():
+    w = shipped_workloads()["llama-3-8b"].workload()
+    r = serve(w, [H100], ServingSpec(1000, 1000, (1, 4)))
+    rows = serving_rows(r, WORKLOAD_CSV_COLUMNS)
+    assert [row["concurrency"] for row in rows] == ["1", "4"]
+    assert rows[0]["phase"] == "serve" and rows[0]["time_s"] == rows[0]["tpot_s"]
+    assert float(rows[1]["throughput_per_s"]) == pytest.approx(float(r.tokens_total[0, 1]),
+                                                                rel=1e-5)
+    assert tuple(rows[0]) == WORKLOAD_CSV_COLUMNS
+
+
+def _measured():
+    with MEASURED.open(encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+@pytest.mark.parametrize("row", _measured(), ids=lambda r: f"{r['model']}-{r['chip']}-"
+                         f"{r['input_tokens']}-{r['output_tokens']}")
+def test_no_published_measurement_beats_its_bound(row):
+    """NVIDIA's TensorRT-LLM throughput tables (the most tokens/s at maximum load): the bound,
+    the most output tokens/s over the concurrencies that fit, is never below them."""
+    f = row["format"]
+    w = shipped_workloads()[row["model"]].workload(
+        weights=f, activations=f, kv_cache="fp8", chips_per_model=int(row["chips_per_model"]),
+        expert_parallel=int(row["expert_parallel"]),
+        attention_data_parallel=row["attention_data_parallel"] == "yes")
+    r = serve(w, [CHIPS[row["chip"]]], ServingSpec(int(row["input_tokens"]),
+                                                  int(row["output_tokens"])))
+    bound = float(np.max(np.where(r.fits[0], r.tokens_total[0], 0)))
+    measured = float(row["measured_total_tokens_per_s"])
+    assert bound >= measured
+    assert bound < 10 * measured  # a bound, but not a useless one
