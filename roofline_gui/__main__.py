@@ -81,6 +81,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="each of the N chips runs the attention of B/N sequences with every "
                             "head, its weights whole (for latent attention, whose cache tensor "
                             "parallelism cannot split)")
+    model.add_argument("--mtp", action="store_true", default=None,
+                       help="DeepSeek: hold (and count) its multi-token prediction module beside "
+                            "the model, as speculative decoding's draft")
     model.add_argument("--link", choices=("link", "host"),
                        help="the memory role joining those chips (default link: NVLink, ICI)")
     model.add_argument("--chips", metavar="ID[,ID...]",
@@ -164,7 +167,7 @@ def list_presets() -> int:
 #: The --model options' defaults (None on the parser, so a use without --model can be told).
 MODEL_DEFAULTS = {"phase": "decode", "batch": 1, "weights": "bf16", "activations": "bf16",
                   "kv_cache": "bf16", "chips_per_model": 1, "link": "link", "expert_parallel": 1,
-                  "moe_imbalance": 1.0, "attention_data_parallel": False}
+                  "moe_imbalance": 1.0, "attention_data_parallel": False, "mtp": False}
 TRAIN_ONLY = ("global_batch", "data_parallel", "pipeline_parallel", "zero", "recompute",
               "optimizer", "tokens")
 SERVE_ONLY = ("input_tokens", "output_tokens", "concurrency", "ttft_ms", "tpot_ms",
@@ -222,7 +225,8 @@ def run_model(args: argparse.Namespace) -> int:
               "chips_per_model": args.chips_per_model, "link": args.link,
               "expert_parallel": args.expert_parallel,
               "moe_imbalance": float(args.moe_imbalance),
-              "attention_data_parallel": bool(args.attention_data_parallel)}
+              "attention_data_parallel": bool(args.attention_data_parallel),
+              "mtp": bool(args.mtp)}
     if args.sequence is not None:
         params["sequence"] = args.sequence
     if args.context is not None:
@@ -315,7 +319,8 @@ def run_serving(args: argparse.Namespace, problems: list, library, ids: list[str
               "chips_per_model": args.chips_per_model, "link": args.link,
               "expert_parallel": args.expert_parallel,
               "moe_imbalance": float(args.moe_imbalance),
-              "attention_data_parallel": bool(args.attention_data_parallel)}
+              "attention_data_parallel": bool(args.attention_data_parallel),
+              "mtp": bool(args.mtp)}
     problems += [Problem("--" + p.path.replace("_", "-"), p.message)
                  for p in Workload("w1", "", "transformer", {}, **params).problems()]
     workload = None

@@ -102,6 +102,8 @@ class TransformerConfig:
     quantized: str = ""  # the checkpoint's own weight format ("mxfp4", "fp8"), "" if none
     #: whether the model card's active count includes the input embedding (a lookup)
     card_counts_embedding: bool = True
+    #: DeepSeek's multi-token prediction modules (num_nextn_predict_layers), beside the model
+    mtp_layers: int = 0
 
     # -- the layers ------------------------------------------------------------------------
     @property
@@ -205,6 +207,16 @@ class TransformerConfig:
         embedding (a lookup, not a matmul)."""
         lookup = 0 if self.card_counts_embedding else self.vocab * self.hidden
         return self.active_parameters() - lookup
+
+    def mtp_parameters(self) -> float:
+        """One multi-token prediction module as the checkpoint holds it (DeepSeek-V3): a
+        projection of the embedding and the hidden state (2·h·h) with a norm for each, one
+        more transformer block (an MoE layer), and its own copy of the embedding and the head."""
+        h = self.hidden
+        block = (self.attention_parameters() + self.experts * self.mlp_parameters(
+            self.expert_width, routed=True) + self.shared_experts * self.mlp_parameters(
+            self.shared_width) + self.router_parameters() + self.norms_per_layer * h)
+        return 2 * h * h + 2 * h + block + 2 * self.vocab * h + h
 
     def kv_values_per_token(self) -> float:
         """Values cached per token over all layers, at full context (before any window)."""

@@ -78,6 +78,9 @@ def _problems(w: Workload, cfg: TransformerConfig) -> list[Problem]:
         out.append(Problem("chips_per_model", f"{n} chips cannot share {cfg.heads} attention "
                                               f"heads evenly (tensor parallelism splits the "
                                               f"heads): use a divisor of {cfg.heads}"))
+    if w.mtp and not cfg.mtp_layers:
+        out.append(Problem("mtp", f"{w.name} has no multi-token prediction module "
+                                  "(num_nextn_predict_layers)"))
     if e > 1:
         if not cfg.moe:
             out.append(Problem("expert_parallel", f"{w.name} has no experts to spread: expert "
@@ -433,6 +436,17 @@ class _Builder:
                                  + (f"; the math in {compute_precision(fmt)}"
                                     if fmt == w.activations else ""))
         weights_held, weight_text = self.weights_held()
+        parameters = cfg.total_parameters()
+        if w.mtp:  # the MTP module held beside the model, for speculative decoding
+            extra = cfg.mtp_layers * cfg.mtp_parameters()
+            parameters += extra
+            weights_held += extra * self.bw("experts") / n
+            weight_text += (f"; and the multi-token prediction module{'s' if cfg.mtp_layers > 1 else ''}"
+                            f" {parameters_text(extra)} parameters · b_w"
+                            + (f" ÷ {n}" if n > 1 else "") + f" = {_b(extra * self.bw('experts') / n)}")
+            notes.append(f"the multi-token prediction module ({parameters_text(extra)} "
+                         f"parameters) is held beside the model ({parameters_text(parameters)} in "
+                         "all); its own work, as speculative decoding's draft, is not counted")
         cache = sum(per * self.aB * self.held(window) * layers * self.bkv
                     for per, window, layers in self.kv_per_token_layer)
         held_text = ", ".join(f"{layers} layers × {_g(self.held(window))} tokens"
@@ -441,7 +455,7 @@ class _Builder:
                     f"KV cache {self.cache_formula} = {_b(cache)}"
                     + (f" ({held_text})" if len(self.kv_per_token_layer) > 1 else ""))
         return Built(tuple(self.entries), link, link_steps, tuple(notes),
-                     cfg.total_parameters(), cfg.card_active_parameters(), weights_held + cache,
+                     parameters, cfg.card_active_parameters(), weights_held + cache,
                      resident, cfg.heads, weight_bytes=weights_held, kv_cache_bytes=cache,
                      link_parts=parts)
 

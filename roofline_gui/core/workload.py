@@ -69,6 +69,9 @@ class Workload:
     #: attention data parallel: each of the N chips runs the attention of B/N sequences with
     #: every head (for latent attention, whose one cache tensor parallelism cannot split)
     attention_data_parallel: bool = False
+    #: DeepSeek: hold (and count) its multi-token prediction module beside the model, as the
+    #: draft of speculative decoding uses it
+    mtp: bool = False
     source: str = ""
     visible: bool = True
     #: CNN, MLP and LSTM: activations kept on chip across layers (the TPU v1's Unified Buffer),
@@ -152,6 +155,8 @@ class Workload:
         if isinstance(e, bool) or not isinstance(e, int) or not 1 <= e <= MAX_DIM:
             out.append(Problem("expert_parallel", f"must be a whole number of chips from 1, not "
                                                   f"{e!r}"))
+        if not isinstance(self.mtp, bool):
+            out.append(Problem("mtp", "must be true or false"))
         if not isinstance(self.attention_data_parallel, bool):
             out.append(Problem("attention_data_parallel", "must be true or false"))
         elif self.attention_data_parallel and self.kind != "transformer":

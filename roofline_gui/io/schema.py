@@ -245,6 +245,8 @@ def session_schema(presets: Presets | None = None) -> dict:
             "expert_parallel": {"type": "integer", "minimum": 1, "maximum": MAX_DIM,
                                 "description": "chips the routed experts are spread over (a "
                                                "divisor of chips_per_model and of the experts)"},
+            "mtp": {"type": "boolean", "description": "DeepSeek: its multi-token prediction "
+                                                      "module held (and counted) beside the model"},
             "attention_data_parallel": {"type": "boolean", "description": "each of the N chips "
                                         "runs the attention of B/N sequences with every head"},
             "moe_imbalance": {"type": "number", "minimum": 1, "maximum": 100,

@@ -146,7 +146,8 @@ def _v9_to_v10(data: dict) -> dict:
 def _v10_to_v11(data: dict) -> dict:
     """Version 11 adds what a version 10 file cannot hold, so nothing changes on the way up: a
     workload's expert parallelism, routing imbalance and attention data parallelism
-    (``expert_parallel``, ``moe_imbalance``, ``attention_data_parallel``),
+    (``expert_parallel``, ``moe_imbalance``, ``attention_data_parallel``) and DeepSeek's
+    multi-token prediction module (``mtp``),
     the block-scaled formats (mxfp8, mxfp6, mxfp4, nvfp4) for its weights, activations and KV
     cache, and the fp6 and fp4 peaks of a chip."""
     return {**data, "version": 11}

@@ -20,7 +20,7 @@ from roofline_gui.io.validate import Checker
 TRAINING_KEYS = ("global_batch", "data_parallel", "pipeline_parallel", "zero", "recompute",
                  "optimizer", "train_tokens")
 #: A mixture of experts' keys (version 11), written only where they differ from the defaults.
-MOE_KEYS = ("expert_parallel", "moe_imbalance", "attention_data_parallel")
+MOE_KEYS = ("expert_parallel", "moe_imbalance", "attention_data_parallel", "mtp")
 #: The keys a session's workload entry may have.
 WORKLOAD_KEYS = ("id", "name", "kind", "spec", "phase", "batch", "sequence", "context", "weights",
                  "activations", "kv_cache", "chips_per_model", "link", "source", "visible",
@@ -150,11 +150,12 @@ def read_workload(ck: Checker, d: dict, path: str, workload_id: str,
         number = ck.number(d["expert_parallel"], f"{path}.expert_parallel", integer=True,
                            maximum=MAX_DIM)
         values["expert_parallel"] = None if number is None else int(number)
-    if "attention_data_parallel" in d:
-        if not isinstance(d["attention_data_parallel"], bool):
-            ck.fail(f"{path}.attention_data_parallel", "must be true or false")
-        else:
-            values["attention_data_parallel"] = d["attention_data_parallel"]
+    for key in ("attention_data_parallel", "mtp"):
+        if key in d:
+            if not isinstance(d[key], bool):
+                ck.fail(f"{path}.{key}", "must be true or false")
+            else:
+                values[key] = d[key]
     if "moe_imbalance" in d:
         number = ck.number(d["moe_imbalance"], f"{path}.moe_imbalance", maximum=100)
         if number is not None and number < 1:

@@ -250,3 +250,20 @@ def test_a_config_read_from_disk_is_the_shipped_one(tmp_path):
     path.write_text(json.dumps(spec("qwen3-30b-a3b")))
     w = workload_from_config(path, expert_parallel=4, chips_per_model=4)
     assert build(w).parameters == build(shipped_workloads()["qwen3-30b-a3b"].workload()).parameters
+
+
+def test_deepseeks_multi_token_prediction_module_is_an_option():
+    """Off by default (671 B, as the card counts); on, the module is held beside the model: its
+    projection, one more MoE block and its own embedding and head, 685 B as the checkpoint."""
+    ds = shipped_workloads()["deepseek-v3"]
+    off, on = build(ds.workload()), build(ds.workload(mtp=True))
+    h, vocab = 7168, 129280
+    cfg = read_config(spec("deepseek-v3"))
+    block = (cfg.attention_parameters() + 257 * 3 * h * 2048 + h * 256 + 2 * h)
+    module = 2 * h * h + 2 * h + block + 2 * vocab * h + h
+    assert on.parameters - off.parameters == module == pytest.approx(13.5e9, rel=0.01)
+    assert on.parameters == pytest.approx(685e9, rel=0.002)
+    assert on.weight_bytes - off.weight_bytes == module * 1  # fp8, as the example ships
+    with pytest.raises(ValidationError) as exc:
+        build(shipped_workloads()["qwen3-30b-a3b"].workload(mtp=True))
+    assert exc.value.problems[0].path == "mtp"

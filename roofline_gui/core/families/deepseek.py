@@ -38,8 +38,8 @@ def read(raw, path):
              f"(width {base['intermediate']})"]
     if mtp:
         notes.append(f"num_nextn_predict_layers {mtp}: the multi-token prediction module is in "
-                     "the checkpoint but not counted or run (it is off by default; the published "
-                     "parameter count leaves it out too)")
+                     "the checkpoint; counted and held only with the workload's MTP option (off "
+                     "by default, as the published parameter count leaves it out)")
     if method:
         notes.append(f"the checkpoint ships its weights in {method}"
                      + (" (blocks of 128×128 with a scale each)" if method == "fp8" else "")
@@ -51,7 +51,7 @@ def read(raw, path):
                             model_type=str(raw.get("model_type", "")), family="deepseek",
                             expert_intermediate=width, shared_experts=shared,
                             moe_layer_count=moe_layers, mla=mla,
-                            quantized=method, notes=(*notes, *f.notes))
+                            quantized=method, mtp_layers=mtp, notes=(*notes, *f.notes))
     return cfg, f.problems
 
 

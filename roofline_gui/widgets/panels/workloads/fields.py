@@ -58,7 +58,8 @@ FIELD_LABELS = {**{name: label for name, label, _tip in _INT_FIELDS}, **dict(_PR
                 **{name: label for name, label, _items, _tip in _TRAIN_CHOICES},
                 "train_tokens": "Tokens D", "phase": "Phase", "link": "Chips joined by",
                 "activations_on_chip": "activations on chip", "expert_parallel": "Experts over e",
-                "moe_imbalance": "Imbalance", "attention_data_parallel": "attention data parallel"}
+                "moe_imbalance": "Imbalance", "attention_data_parallel": "attention data parallel",
+                "mtp": "MTP module"}
 
 
 def _is_moe(w: Workload) -> bool:
@@ -66,6 +67,13 @@ def _is_moe(w: Workload) -> bool:
     builder reads it; False where it cannot be read)."""
     try:
         return read_config(w.spec, "spec").moe
+    except RooflineError:
+        return False
+
+
+def _has_mtp(w: Workload) -> bool:
+    try:
+        return read_config(w.spec, "spec").mtp_layers > 0
     except RooflineError:
         return False
 
@@ -217,7 +225,13 @@ class WorkloadFields(QWidget):
             "every chip")
         self.attention_dp.toggled.connect(
             lambda on: self.sig_changed.emit("attention_data_parallel", on))
-        grid.addWidget(self.attention_dp, len(rows) + 1, 0, 1, 4)
+        grid.addWidget(self.attention_dp, len(rows) + 1, 0, 1, 2)
+        self.mtp = QCheckBox("MTP module")
+        self.mtp.setToolTip("DeepSeek: hold its multi-token prediction module beside the model "
+                            "(about 14 B parameters more), as speculative decoding's draft uses "
+                            "it; off, as the published parameter count has it")
+        self.mtp.toggled.connect(lambda on: self.sig_changed.emit("mtp", on))
+        grid.addWidget(self.mtp, len(rows) + 1, 2, 1, 2)
         grid.setColumnStretch(1, 1)
         grid.setColumnStretch(3, 1)
         # As tall as its rows, wherever it sits (a dialog's spare height is not spread between them).
@@ -256,7 +270,7 @@ class WorkloadFields(QWidget):
             self._grid.addWidget(widget, row, 2 * column + 1)
 
     def show_workload(self, w: Workload) -> None:
-        widgets = [self.phase, self.link, self.on_chip, self.imbalance, self.attention_dp,
+        widgets = [self.phase, self.link, self.on_chip, self.imbalance, self.attention_dp, self.mtp,
                    *self.spins.values(),
                    *self.combos.values()]
         for widget in widgets:
@@ -275,6 +289,7 @@ class WorkloadFields(QWidget):
             self.on_chip.setChecked(w.activations_on_chip)
             self.imbalance.setValue(w.moe_imbalance)
             self.attention_dp.setChecked(w.attention_data_parallel)
+            self.mtp.setChecked(w.mtp)
             if not self.tokens.hasFocus():
                 self.tokens.set_value(w.train_tokens)
         finally:
@@ -317,3 +332,4 @@ class WorkloadFields(QWidget):
         self.on_chip.setVisible(w.kind in ON_CHIP_KINDS and not train)
         self.attention_dp.setVisible(transformer and not train and
                                      (w.chips_per_model > 1 or w.attention_data_parallel))
+        self.mtp.setVisible(transformer and (w.mtp or _has_mtp(w)))
