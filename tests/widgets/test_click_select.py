@@ -70,3 +70,30 @@ def test_the_selected_chips_ring_is_the_bold_one(window):
         widths = {data[1]: pen.widthF() for data, pen in pens}
         chosen = [c.id for c in model.document.chips].index(chip.id)
         assert widths[chosen] == 3 and all(w == 1 for c, w in widths.items() if c != chosen)
+
+
+def test_a_click_on_a_workloads_point_selects_the_workload_and_that_chip(window, qtbot):
+    """The tour: with B200 selected, a click on the workload's point on the H200 went on
+    explaining the B200. The point stands for the workload on its chip."""
+    from roofline_gui.io.presets import default_presets
+    from roofline_gui.io.workloads import shipped_workloads
+
+    model = window.model
+    presets = default_presets().chips
+    model.add_chips([presets["nvidia-h200-sxm-141gb"], presets["nvidia-b200"]])
+    wid, = model.add_workloads([shipped_workloads()["llama-3-8b"].workload("w1")])
+    for _ in range(5):
+        QApplication.processEvents()
+    plot = window.canvas.plots[0]
+    vb = plot.plot.getViewBox()
+    view = plot.plot.scene().views()[0]
+    r = model.workload_result(wid)
+    chips = model.document.chips
+    for target in (chips[-2], chips[-1], chips[-2]):
+        other = chips[-1] if target is chips[-2] else chips[-2]
+        model.select(wid, other.id)
+        c = chips.index(target)
+        x, y = np.log10(r.intensity), np.log10(r.attainable[c])
+        pos = QPointF(view.mapFromScene(vb.mapViewToScene(QPointF(x, y))))
+        _click(view.viewport(), pos)
+        assert (model.selected_kernel, model.selected_chip) == (wid, target.id)

@@ -23,6 +23,18 @@ from roofline_gui.widgets.chart.layers.base import ChartLayer
 from roofline_gui.widgets.chart.plot_items import CachedScatter, WorkloadScatter, log10, move_y
 
 
+class _OnChip(str):
+    """A workload's id as its big point's spot data, with the column of the chip it stands on:
+    a drag reads the id, a click the chip too."""
+
+    column: int
+
+    def __new__(cls, workload_id: str, column: int):
+        made = super().__new__(cls, workload_id)
+        made.column = column
+        return made
+
+
 class WorkloadsLayer(ChartLayer):
     Z = 9.0
     PARTS = frozenset({"workloads", "labels", "selection"})
@@ -112,7 +124,7 @@ class WorkloadsLayer(ChartLayer):
             entries = self.add(CachedScatter(size=8, hoverable=True, tip=self._tip), 9,
                                pick=self._pick_entry)
             point = self.add(WorkloadScatter(size=17, hoverable=True, hoverSize=21, tip=self._tip), 14,
-                             pick=lambda workload_id: (workload_id, None))
+                             pick=self._pick_point)
             point.sig_workload_dragged.connect(self.on_dragged)
             label = self.add(pg.TextItem(color=self.style.foreground, anchor=(0, 1)), 12)
             # A drag step repaints the bounding rect of what moved, often most of the chart:
@@ -163,8 +175,9 @@ class WorkloadsLayer(ChartLayer):
             return  # only the y moved (a roof's drag): the spots keep their styles
         pen = self.style.pen(self.style.foreground, 1)
         entries.setData(x=ex, y=ey, brush=eb, symbol=mark.symbol, data=ed, pen=pen)
-        point.setData(x=px, y=py, brush=pb, symbol=mark.symbol, data=[mark.workload_id] * len(px),
-                      pen=pp)
+        columns = np.flatnonzero(point_ok).tolist()
+        point.setData(x=px, y=py, brush=pb, symbol=mark.symbol,
+                      data=[_OnChip(mark.workload_id, j) for j in columns], pen=pp)
 
     def _place_labels(self, scene: ChartScene) -> None:
         """Each workload's label where the core placed it (core.chart_labels); hidden where it
@@ -196,6 +209,13 @@ class WorkloadsLayer(ChartLayer):
 
     def label_items(self) -> dict[str, pg.TextItem]:
         return {wid: items[2] for wid, items in self._items.items()}
+
+    def _pick_point(self, data) -> tuple[str, str | None] | None:
+        """A workload's big point stands for the workload on its chip (a click selects both)."""
+        column = getattr(data, "column", None)
+        if self.scene is None or column is None or column >= len(self.scene.chips):
+            return (str(data), None) if data is not None else None
+        return str(data), self.scene.comparison.chips[self.scene.chips[column]].id
 
     def _pick_entry(self, data) -> tuple[str, str] | None:
         """One of a workload's kernels stands for the workload, on that kernel's chip."""
