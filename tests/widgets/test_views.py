@@ -154,3 +154,34 @@ def _on_a_laptop_screen(on_shown: str) -> dict:
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
                          text=True, timeout=60).stdout
     return json.loads(out.strip().splitlines()[-1])
+
+
+def test_a_mixture_of_experts_fields_never_push_the_window_past_a_laptop_screen():
+    """The tour of issue 37: with DeepSeek-V3's extra fields (experts over e, imbalance,
+    attention data parallel, MTP) the Workloads panel asked for more height than 800 px had,
+    and the window grew past the screen's bottom edge. The fields scroll instead: the panel asks
+    for the same height whatever fields its workload shows."""
+    sizes = _on_a_laptop_screen("""
+        sizes = {}
+        def add():
+            ids = w.model.add_workloads([
+                shipped_workloads()["llama-3-8b"].workload("w1"),
+                shipped_workloads()["deepseek-v3"].workload("w2", chips_per_model=8,
+                                                            expert_parallel=8)])
+            w.docks["workloads"].raise_()
+            w.model.select(ids[0], None)
+            QTimer.singleShot(600, lambda: take("dense", ids[1]))
+        def take(tag, then):
+            sizes[tag] = w.docks["workloads"].minimumSizeHint().height()
+            if then:
+                w.model.select(then, None)
+                QTimer.singleShot(600, lambda: take("moe", None))
+            else:
+                sizes["window"] = w.size().toTuple()
+                print(json.dumps(sizes))
+                w.model.undo_stack.setClean()
+                w.close()
+        QTimer.singleShot(300, add)
+    """)
+    assert sizes["window"] == [1264, 752]
+    assert sizes["moe"] == sizes["dense"]

@@ -11,12 +11,14 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
+    QFrame,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QListWidget,
     QListWidgetItem,
     QPushButton,
+    QScrollArea,
     QTextBrowser,
     QVBoxLayout,
     QWidget,
@@ -82,18 +84,30 @@ class WorkloadsPanel(QWidget):
         # A few rows for the list, so the formulas keep the room on a laptop screen.
         row = self.list.fontMetrics().height() + 6
         self.list.setMinimumHeight(2 * row + 6)
-        self.list.setMaximumHeight(5 * row + 6)
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.list, 1)
-        layout.addLayout(buttons)
+        self.list.setMaximumHeight(4 * row + 6)
+        # The list and the fields scroll where the dock is short (a laptop screen, a mixture of
+        # experts' extra fields): the panel never asks for more height than the screen has.
+        top = QWidget()
+        above = QVBoxLayout(top)
+        above.setContentsMargins(0, 0, 0, 0)
+        above.addWidget(self.list)
+        above.addLayout(buttons)
         name_row = QHBoxLayout()
         name_row.addWidget(QLabel("Name"))
         name_row.addWidget(self.name, 1)
-        layout.addLayout(name_row)
-        layout.addWidget(self.fields)
-        layout.addWidget(self.refused)
-        layout.addWidget(self.hint)
-        layout.addWidget(self.formulas, 4)
+        above.addLayout(name_row)
+        above.addWidget(self.fields)
+        above.addWidget(self.refused)
+        above.addWidget(self.hint)
+        self.scroll = QScrollArea()
+        self.scroll.setWidget(top)
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.scroll.setMinimumHeight(8 * row)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.scroll, 3)
+        layout.addWidget(self.formulas, 1)
         self._serial = 0  # spin-box edits of one field merge into one undo step until another
         self._last_field = None
         self._last_edit = 0.0
@@ -147,6 +161,9 @@ class WorkloadsPanel(QWidget):
                 self.list.setCurrentRow(0)  # shown here; the chart's selection stays as it was
         finally:
             self.list.blockSignals(False)
+        # as tall as its workloads, two to four rows: the fields below keep the room
+        row = self.list.fontMetrics().height() + 6
+        self.list.setMaximumHeight(min(4, max(2, self.list.count())) * row + 6)
         self._show_selected()
 
     def _show_selected(self) -> None:
