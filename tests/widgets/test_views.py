@@ -3,6 +3,7 @@ menu and the saved layout's version."""
 
 from dataclasses import replace
 
+import pytest
 from PySide6.QtWidgets import QDockWidget
 
 from roofline_gui.widgets.app.views import VIEWS, layout_version
@@ -185,3 +186,37 @@ def test_a_mixture_of_experts_fields_never_push_the_window_past_a_laptop_screen(
     """)
     assert sizes["window"] == [1264, 752]
     assert sizes["moe"] == sizes["dense"]
+
+
+def test_growing_the_window_with_the_breakdown_in_front_grows_the_bottom_panels():
+    """The tour of issue 37: maximised with the breakdown and the workloads in front, the bottom
+    panels shrank (290 -> 210 px) and the bars were crushed: the window's dock shares were
+    measured on the tabs behind them, with the sizes they had when last in front."""
+    sizes = _on_a_laptop_screen("""
+        from PySide6.QtCore import Qt
+        sizes = {}
+        def add():
+            ids = w.model.add_workloads([shipped_workloads()["llama-3-8b"].workload("w1")])
+            w.model.select(ids[0], None)
+            w.docks["table"].raise_()
+            w.resizeDocks([w.docks["table"]], [160], Qt.Orientation.Vertical)
+            QTimer.singleShot(300, breakdown)
+        def breakdown():
+            w.docks["workloads"].raise_()
+            w.docks["breakdown"].raise_()
+            w.resizeDocks([w.docks["breakdown"]], [320], Qt.Orientation.Vertical)
+            QTimer.singleShot(300, grow)
+        def grow():
+            sizes["before"] = w.docks["breakdown"].height()
+            w.setMaximumSize(4000, 4000)
+            w.resize(1600, 1000)  # as maximising on a larger screen
+            QTimer.singleShot(900, done)
+        def done():
+            sizes["after"] = w.docks["breakdown"].height()
+            print(json.dumps(sizes))
+            w.model.undo_stack.setClean()
+            w.close()
+        QTimer.singleShot(300, add)
+    """)
+    # the bottom panels keep their share of the window's height: 1000/752 as tall
+    assert sizes["after"] == pytest.approx(sizes["before"] * 1000 / 752, rel=0.03), sizes

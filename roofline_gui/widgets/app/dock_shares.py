@@ -47,7 +47,11 @@ class DockShares(QObject):
 
     @staticmethod
     def _docked(docks: list[QDockWidget]) -> list[QDockWidget]:
-        return [d for d in docks if d.isVisible() and not d.isFloating()]
+        """The docks shown in place: of tabbed ones, the tab in front (a tab behind it keeps the
+        size it had when it was last in front, and measuring it scaled the docks wrongly: the
+        bottom panels shrank when the window was maximised with the breakdown in front)."""
+        return [d for d in docks if d.isVisible() and not d.isFloating()
+                and not d.visibleRegion().isEmpty()]
 
     def shares(self, width: int, height: int) -> tuple:
         """(left dock's width share, bottom docks' width shares, bottom height share)."""

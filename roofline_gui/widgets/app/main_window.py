@@ -146,8 +146,10 @@ class MainWindow(QMainWindow):
         self._links: list[tuple] = []  # (model signal, slot): dropped when the window closes
         self._link(self.model.sig_document_changed, self._on_workloads_changed)
         self._workload_count = 0
-        self.dock_shares = DockShares(self, [self.docks["hardware"], self.docks["kernels"]],
-                                      [self.docks["table"], self.docks["explanation"]])
+        # every dock of each side: the tab in front of each group is the one measured
+        self.dock_shares = DockShares(
+            self, [self.docks[n] for n in ("hardware", "kernels", "workloads")],
+            [self.docks[n] for n in ("table", "breakdown", "design", "energy", "explanation")])
         self._build_actions()
         self._undo_keys = DocumentUndoKeys(self)
         self._build_menus()

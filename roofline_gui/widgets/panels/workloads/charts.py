@@ -105,6 +105,13 @@ class WorkloadCharts(QWidget):
         head.addWidget(self.measure, 0, Qt.AlignmentFlag.AlignTop)
         layout.addLayout(head)
         layout.addLayout(charts, 1)
+        # Room for its title and two chips' bars, however the window lays its docks out (the
+        # tour: maximised on a large screen beside a long Workloads panel, the bars were crushed
+        # to slivers and the chip names printed over each other)
+        line = self.fontMetrics().lineSpacing()
+        self.bars.setMinimumHeight(7 * line)
+        self.sweep.setMinimumHeight(7 * line)
+        self.title.setMinimumHeight(4 * line)  # a wrapped label asks for one line otherwise
         self.segments: list = []  # what the bars show, for checks
         self._bar_items: dict = {}  # kind -> its BarGraphItem, updated in place
         self._segment_labels: list = []

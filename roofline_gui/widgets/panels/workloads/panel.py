@@ -99,6 +99,7 @@ class WorkloadsPanel(QWidget):
         above.addWidget(self.fields)
         above.addWidget(self.refused)
         above.addWidget(self.hint)
+        above.addStretch(1)  # spare height below the fields, not between them
         self.scroll = QScrollArea()
         self.scroll.setWidget(top)
         self.scroll.setWidgetResizable(True)
@@ -106,7 +107,7 @@ class WorkloadsPanel(QWidget):
         self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.scroll.setMinimumHeight(8 * row)
         layout = QVBoxLayout(self)
-        layout.addWidget(self.scroll, 3)
+        layout.addWidget(self.scroll)  # as tall as the fields where there is room
         layout.addWidget(self.formulas, 1)
         self._serial = 0  # spin-box edits of one field merge into one undo step until another
         self._last_field = None
