@@ -437,7 +437,7 @@ class WorkloadCharts(QWidget):
         self._weights = sweep
         per_chip = " per chip" if r.workload.chips_per_model > 1 else ""
         self.sweep.setLabel("bottom", "batch B")
-        self.sweep.setLabel("left", f"B per token{per_chip}")
+        self.sweep.setLabel("left", "B per token" + (" per chip" if per_chip else ""))
         # What each line is, in the title above (a legend would sit on the lines)
         self.sweep.plot(sweep.batches, sweep.dense_all, pen=pg.mkPen("#9d9d9d", width=1,
                                                                       style=Qt.PenStyle.DashLine))
