@@ -89,6 +89,12 @@ class ServingSpec:
         return self.input_tokens + self.output_tokens // 2
 
 
+def spec_of(w: Workload, concurrency: tuple[int, ...] = ()) -> ServingSpec:
+    """The serving settings a workload carries (the Serving view's)."""
+    return ServingSpec(w.input_tokens, w.output_tokens, concurrency, w.ttft_limit, w.tpot_limit,
+                       w.draft_tokens, w.acceptance)
+
+
 @dataclass(frozen=True)
 class ServingResult:
     """One workload served on every chip: arrays [C, K] over the chips and the concurrencies."""
@@ -295,3 +301,72 @@ def limit_problems(result: ServingResult) -> list[Problem]:
                                              f"takes {best * 1e3:.4g} ms "
                                              f"({best / s.ttft_limit:.3g}× the limit)"))
     return out
+
+
+def serving_lines(result: ServingResult, c: int) -> list[str]:
+    """Chip ``c``'s frontier in words: its best point within the limits, what holds it there,
+    and what would move it (each worked out by serving the variant: twice the chips, an fp8
+    KV cache, half the input)."""
+    from roofline_gui.core.units import BYTES_PER_VALUE  # noqa: PLC0415 (text only)
+
+    w, s, chip = result.workload, result.spec, result.chips[c]
+    k = result.best(c)
+    share = (f"{w.chips_per_model} chips share the model" if w.chips_per_model > 1 else
+             "one chip holds the model")
+    head = (f"{w.name} served on {chip.name} ({share}): {s.input_tokens:,} tokens in "
+            f"and {s.output_tokens:,} out per request (means), decode at the mean context "
+            f"{s.mean_context:,}, each request's prefill mixed into the steps (chunked prefill).")
+    if k is None:
+        fits = result.fits[c] & np.isfinite(result.tpot[c])
+        if not fits.any():
+            why = "no concurrency tried fits in its memory (or it cannot run the model)"
+        else:
+            fastest = float(np.min(np.where(fits, result.tpot[c], np.inf)))
+            why = (f"no point meets the limits: its fastest TPOT is {fastest * 1e3:,.2f} ms"
+                   + (f" against {s.tpot_limit * 1e3:g} ms" if s.tpot_limit else "")
+                   + (f", its TTFT {result.ttft[c] * 1e3:,.1f} ms against "
+                      f"{s.ttft_limit * 1e3:g} ms" if s.ttft_limit else ""))
+        return [head, f"No best point: {why}."]
+    users = int(result.concurrency[k])
+    lines = [head,
+             f"Best within the limits: {users:,} users at once, {result.tokens_per_chip[c, k]:,.0f} "
+             f"output tokens/s per chip, {result.tokens_per_user[c, k]:,.1f} tokens/s per user "
+             f"(TPOT {result.tpot[c, k] * 1e3:,.2f} ms), TTFT {result.ttft[c] * 1e3:,.1f} ms "
+             "(one prompt's prefill, no queueing)."]
+    shares = result.shares(c, k)
+    order = sorted(shares.items(), key=lambda kv: -kv[1])
+    lines.append("Where the time goes: " + ", ".join(f"{name} {share:.0%}" for name, share in order
+                                                      if share >= 0.005) + ".")
+    limits = []
+    if s.tpot_limit:
+        limits.append(f"TPOT ≤ {s.tpot_limit * 1e3:g} ms")
+    if s.ttft_limit:
+        limits.append(f"TTFT ≤ {s.ttft_limit * 1e3:g} ms")
+    next_k = k + 1 if k + 1 < len(result.concurrency) else None
+    if next_k is not None and not result.meets[c, next_k]:
+        held = ("memory: more users' KV caches do not fit" if not result.fits[c, next_k] else
+                f"the limit ({', '.join(limits)})" if limits else "the concurrencies tried")
+        lines.append(f"What holds it at {users:,} users: {held}.")
+    variants = []
+    heads = result.decode[k].built.heads
+    if heads % (2 * w.chips_per_model) == 0:
+        variants.append((f"{2 * w.chips_per_model} chips", replace(
+            w, chips_per_model=2 * w.chips_per_model)))
+    if BYTES_PER_VALUE[w.kv_cache] > 1:
+        variants.append(("an fp8 KV cache", replace(w, kv_cache="fp8")))
+    if s.input_tokens > 1:
+        variants.append((f"half the input ({s.input_tokens // 2:,} tokens)", None))
+    moves = []
+    for words, variant in variants:
+        spec = replace(s, input_tokens=s.input_tokens // 2) if variant is None else s
+        other = serve(variant or w, (chip,), spec, derated=result.decode[0].evaluation.derated)
+        b = other.best(0)
+        if b is not None:
+            moves.append(f"{words}: {other.tokens_per_chip[0, b]:,.0f} tokens/s per chip "
+                         f"({other.tokens_per_chip[0, b] / result.tokens_per_chip[c, k]:.2f}×) at "
+                         f"{other.tokens_per_user[0, b]:,.1f} per user")
+    if moves:
+        lines.append("What would move it: " + "; ".join(moves) + ".")
+    lines.append("A bound: every kernel at its roof, no queueing, no kernel-launch or collective "
+                 "latency; no serving stack beats it on this chip.")
+    return lines

@@ -72,6 +72,13 @@ class Workload:
     #: DeepSeek: hold (and count) its multi-token prediction module beside the model, as the
     #: draft of speculative decoding uses it
     mtp: bool = False
+    # -- serving (core.serving; the Serving view): a transformer's requests as a server sees them
+    input_tokens: int = 1000  # I: prompt tokens per request (a mean)
+    output_tokens: int = 1000  # O: output tokens per request (a mean)
+    tpot_limit: float = 0.0  # s per output token; 0: no limit
+    ttft_limit: float = 0.0  # s to the first token; 0: no limit
+    draft_tokens: int = 0  # speculative decoding: tokens drafted per step (0: off)
+    acceptance: float = 0.0  # each drafted token's acceptance rate, in [0, 1)
     source: str = ""
     visible: bool = True
     #: CNN, MLP and LSTM: activations kept on chip across layers (the TPU v1's Unified Buffer),
@@ -155,6 +162,7 @@ class Workload:
         if isinstance(e, bool) or not isinstance(e, int) or not 1 <= e <= MAX_DIM:
             out.append(Problem("expert_parallel", f"must be a whole number of chips from 1, not "
                                                   f"{e!r}"))
+        out.extend(self._serving_problems())
         if not isinstance(self.mtp, bool):
             out.append(Problem("mtp", "must be true or false"))
         if not isinstance(self.attention_data_parallel, bool):
@@ -167,6 +175,27 @@ class Workload:
                                                 f"routing) to 100, not {f!r}"))
         if self.link not in LINK_ROLES:
             out.append(Problem("link", f"must be one of {', '.join(LINK_ROLES)}, not {self.link!r}"))
+        return out
+
+    def _serving_problems(self) -> list[Problem]:
+        out = []
+        for name in ("input_tokens", "output_tokens"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= MAX_DIM:
+                out.append(Problem(name, f"must be a whole number of tokens from 1, not {v!r}"))
+        for name in ("tpot_limit", "ttft_limit"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v < 1e6:
+                out.append(Problem(name, f"must be a time from 0 (no limit), not {v!r}"))
+        n, a = self.draft_tokens, self.acceptance
+        if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= 64:
+            out.append(Problem("draft_tokens", f"must be a whole number from 0 (off) to 64, "
+                                               f"not {n!r}"))
+        if isinstance(a, bool) or not isinstance(a, (int, float)) or not 0 <= a < 1:
+            out.append(Problem("acceptance", f"must be a rate in [0, 1), not {a!r}"))
+        elif a and not n:
+            out.append(Problem("acceptance", "applies with draft tokens (speculative decoding): "
+                                             "set those first"))
         return out
 
     def _training_problems(self) -> list[Problem]:

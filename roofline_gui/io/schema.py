@@ -247,6 +247,13 @@ def session_schema(presets: Presets | None = None) -> dict:
                                                "divisor of chips_per_model and of the experts)"},
             "mtp": {"type": "boolean", "description": "DeepSeek: its multi-token prediction "
                                                       "module held (and counted) beside the model"},
+            # serving (version 11): the Serving view's requests and limits
+            **{key: {"type": "integer", "minimum": 1, "maximum": MAX_DIM}
+               for key in ("input_tokens", "output_tokens")},
+            "draft_tokens": {"type": "integer", "minimum": 0, "maximum": MAX_DIM},
+            **{key: {"type": "number", "minimum": 0, "maximum": 1e6,
+                     "description": "s; 0: no limit"} for key in ("tpot_limit", "ttft_limit")},
+            "acceptance": {"type": "number", "minimum": 0, "maximum": 0.999999},
             "attention_data_parallel": {"type": "boolean", "description": "each of the N chips "
                                         "runs the attention of B/N sequences with every head"},
             "moe_imbalance": {"type": "number", "minimum": 1, "maximum": 100,

@@ -147,7 +147,9 @@ def _v10_to_v11(data: dict) -> dict:
     """Version 11 adds what a version 10 file cannot hold, so nothing changes on the way up: a
     workload's expert parallelism, routing imbalance and attention data parallelism
     (``expert_parallel``, ``moe_imbalance``, ``attention_data_parallel``) and DeepSeek's
-    multi-token prediction module (``mtp``),
+    multi-token prediction module (``mtp``), a serving bound's requests and limits
+    (``input_tokens``, ``output_tokens``, ``tpot_limit``, ``ttft_limit``, ``draft_tokens``,
+    ``acceptance``),
     the block-scaled formats (mxfp8, mxfp6, mxfp4, nvfp4) for its weights, activations and KV
     cache, and the fp6 and fp4 peaks of a chip."""
     return {**data, "version": 11}

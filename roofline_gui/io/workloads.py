@@ -21,10 +21,13 @@ TRAINING_KEYS = ("global_batch", "data_parallel", "pipeline_parallel", "zero", "
                  "optimizer", "train_tokens")
 #: A mixture of experts' keys (version 11), written only where they differ from the defaults.
 MOE_KEYS = ("expert_parallel", "moe_imbalance", "attention_data_parallel", "mtp")
+#: A serving bound's keys (version 11), written only where they differ from the defaults.
+SERVING_KEYS = ("input_tokens", "output_tokens", "tpot_limit", "ttft_limit", "draft_tokens",
+                "acceptance")
 #: The keys a session's workload entry may have.
 WORKLOAD_KEYS = ("id", "name", "kind", "spec", "phase", "batch", "sequence", "context", "weights",
                  "activations", "kv_cache", "chips_per_model", "link", "source", "visible",
-                 "activations_on_chip", *TRAINING_KEYS, *MOE_KEYS)
+                 "activations_on_chip", *TRAINING_KEYS, *MOE_KEYS, *SERVING_KEYS)
 _INTS = ("batch", "sequence", "context", "chips_per_model")
 _PRECISIONS = ("weights", "activations", "kv_cache")
 
@@ -121,7 +124,7 @@ def workload_to_dict(w: Workload) -> dict:
     if not w.source:
         del d["source"]
     defaults = Workload("", "", w.kind, {})
-    for key in (*TRAINING_KEYS, *MOE_KEYS):  # a dense inference workload's file stays as it was
+    for key in (*TRAINING_KEYS, *MOE_KEYS, *SERVING_KEYS):  # an older workload's file stays as it was
         if d[key] == getattr(defaults, key):
             del d[key]
     return d
@@ -156,6 +159,16 @@ def read_workload(ck: Checker, d: dict, path: str, workload_id: str,
                 ck.fail(f"{path}.{key}", "must be true or false")
             else:
                 values[key] = d[key]
+    for key in ("input_tokens", "output_tokens", "draft_tokens"):
+        if key in d:
+            number = ck.number(d[key], f"{path}.{key}", integer=True, maximum=MAX_DIM,
+                               inclusive_min=key == "draft_tokens")
+            values[key] = None if number is None else int(number)
+    for key in ("tpot_limit", "ttft_limit", "acceptance"):
+        if key in d:
+            number = ck.number(d[key], f"{path}.{key}", inclusive_min=True,
+                               maximum=0.999999 if key == "acceptance" else 1e6)
+            values[key] = None if number is None else float(number)
     if "moe_imbalance" in d:
         number = ck.number(d["moe_imbalance"], f"{path}.moe_imbalance", maximum=100)
         if number is not None and number < 1:

@@ -149,7 +149,8 @@ class MainWindow(QMainWindow):
         # every dock of each side: the tab in front of each group is the one measured
         self.dock_shares = DockShares(
             self, [self.docks[n] for n in ("hardware", "kernels", "workloads")],
-            [self.docks[n] for n in ("table", "breakdown", "design", "energy", "explanation")])
+            [self.docks[n] for n in ("table", "breakdown", "design", "energy", "serving",
+                                     "explanation")])
         self._build_actions()
         self._undo_keys = DocumentUndoKeys(self)
         self._build_menus()

@@ -80,6 +80,12 @@ def _design(window) -> QWidget:
     return DesignSpacePanel(window.model)
 
 
+def _serving(window) -> QWidget:
+    from roofline_gui.widgets.panels.serving_panel import ServingPanel  # noqa: PLC0415
+
+    return ServingPanel(window.model)
+
+
 def _energy(window) -> QWidget:
     from roofline_gui.widgets.panels.energy_panel import EnergyPanel  # noqa: PLC0415
 
@@ -96,6 +102,7 @@ VIEWS: tuple[View, ...] = (
     View("breakdown", "Workload breakdown", BOTTOM, _breakdown, tab_with="table"),
     View("design", "Design space", BOTTOM, _design, tab_with="breakdown"),
     View("energy", "Energy", BOTTOM, _energy, tab_with="design"),
+    View("serving", "Serving", BOTTOM, _serving, tab_with="energy"),
     View("explanation", "Why it sits there", BOTTOM, _explanation, beside="table", eager=True,
          width=460),
 )

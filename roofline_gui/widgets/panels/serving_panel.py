@@ -1,0 +1,244 @@
+"""The Serving view: the selected transformer workload served on every shown chip, output
+tokens/s per chip against tokens/s per user as the concurrency grows (core.serving), with the
+requests' lengths and the latency limits as fields, the TPOT limit as a line to drag, and the
+selected chip's best point in words."""
+
+from __future__ import annotations
+
+import html
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QDoubleSpinBox,
+    QGridLayout,
+    QLabel,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from roofline_gui.core.errors import RooflineError
+from roofline_gui.core.serving import serve, serving_lines, spec_of
+from roofline_gui.core.workload import MAX_DIM, Workload, with_field
+from roofline_gui.models.document_model import DocumentModel
+from roofline_gui.widgets.common.axes import log_plot
+from roofline_gui.widgets.common.throttle import Throttle
+
+#: The fields: (name, label, tooltip), whole numbers then times and the rate.
+_FIELDS = (("input_tokens", "Input I", "prompt tokens per request (a mean)"),
+           ("output_tokens", "Output O", "output tokens per request (a mean)"),
+           ("tpot_limit", "TPOT limit (ms)", "time per output token a user may see at most "
+                                             "(0: none); or drag its line on the chart"),
+           ("ttft_limit", "TTFT limit (ms)", "time to the first token at most (0: none): one "
+                                             "prompt's prefill, without queueing"),
+           ("draft_tokens", "Draft tokens n", "speculative decoding: tokens drafted per step "
+                                              "(0: off); the draft's own work is not counted"),
+           ("acceptance", "Acceptance α", "each drafted token's chance to be accepted: "
+                                          "(1 − α^(n+1))/(1 − α) tokens a step"))
+LABELS = {name: label for name, label, _tip in _FIELDS}
+
+
+class ServingPanel(QWidget):
+    def __init__(self, model: DocumentModel, parent=None) -> None:
+        super().__init__(parent)
+        self.model = model
+        self.result = None  # the ServingResult shown
+        self.title = QLabel()
+        self.title.setWordWrap(True)
+        self.edits: dict[str, QSpinBox | QDoubleSpinBox] = {}
+        grid = QGridLayout()
+        grid.setHorizontalSpacing(6)
+        for i, (name, label, tip) in enumerate(_FIELDS):
+            if name in ("input_tokens", "output_tokens", "draft_tokens"):
+                edit = QSpinBox()
+                edit.setRange(0 if name == "draft_tokens" else 1,
+                              64 if name == "draft_tokens" else MAX_DIM)
+            else:
+                edit = QDoubleSpinBox()
+                edit.setDecimals(2 if name != "acceptance" else 3)
+                edit.setRange(0.0, 0.999 if name == "acceptance" else 1e6)
+                edit.setSingleStep(0.05 if name == "acceptance" else 5.0)
+            edit.setKeyboardTracking(False)
+            edit.setToolTip(tip)
+            edit.valueChanged.connect(lambda v, n=name: self._on_field(n, v))
+            caption = QLabel(label)
+            caption.setBuddy(edit)
+            grid.addWidget(caption, i // 3, 2 * (i % 3))
+            grid.addWidget(edit, i // 3, 2 * (i % 3) + 1)
+            self.edits[name] = edit
+        self.plot = log_plot()
+        self.plot.showGrid(True, True, 0.25)
+        self.plot.setLabel("bottom", "tokens/s per user")
+        self.plot.setLabel("left", "output tokens/s per chip")
+        self.plot.setMinimumHeight(8 * self.fontMetrics().lineSpacing())
+        self.tpot_line = pg.InfiniteLine(angle=90, movable=True,
+                                         pen=pg.mkPen("#b00020", width=2,
+                                                      style=Qt.PenStyle.DashLine))
+        self.tpot_line.setToolTip("The TPOT limit: drag it (left: a looser limit)")
+        self.tpot_line.sigPositionChangeFinished.connect(self._on_line_dragged)
+        self.refused = QLabel()  # a field's refusal, until the next edit
+        self.refused.setWordWrap(True)
+        self.refused.setStyleSheet("color: #b00020")
+        self.words = QLabel()
+        self.words.setWordWrap(True)
+        self.words.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.words.setAlignment(Qt.AlignmentFlag.AlignTop)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.title)
+        layout.addLayout(grid)
+        layout.addWidget(self.refused)
+        body = QGridLayout()
+        body.addWidget(self.plot, 0, 0)
+        body.addWidget(self.words, 0, 1)
+        body.setColumnStretch(0, 3)
+        body.setColumnStretch(1, 2)
+        layout.addLayout(body, 1)
+        self._serial = 0
+        self._later = Throttle(self, self.refresh)
+        model.sig_document_changed.connect(lambda *_a: self._later.request())
+        model.sig_selection_changed.connect(lambda *_a: self._later.request())
+        self.refresh()
+
+    @property
+    def pending(self) -> bool:
+        return self._later.pending
+
+    def workload(self) -> Workload | None:
+        """The selected workload if it is a transformer, else the document's first one."""
+        doc = self.model.document
+        chosen = doc.workload(self.model.selected_kernel) if self.model.selected_kernel in {
+            w.id for w in doc.workloads} else None
+        if chosen is not None and chosen.kind == "transformer":
+            return chosen
+        return next((w for w in doc.workloads if w.kind == "transformer"), None)
+
+    def _on_field(self, name: str, value) -> None:
+        w = self.workload()
+        if w is None:
+            return
+        if name in ("tpot_limit", "ttft_limit"):
+            value = float(value) / 1e3
+        elif name == "acceptance":
+            value = round(float(value), 3)
+        else:
+            value = int(value)
+        if getattr(w, name) == value:
+            return
+        self._serial += 1
+        shown = (f"{value * 1e3:g} ms" if name in ("tpot_limit", "ttft_limit") else value)
+        self.model.last_refused = None
+        done = self.model.set_workload(with_field(w, name, value), f"{w.name}: {LABELS[name]} "
+                                       f"{shown}", merge_key=("serving field", self._serial, name))
+        refusal = self.model.last_refused
+        self.refused.setText(f"{LABELS[name]} {shown} refused: {refusal}"
+                             if not done and refusal is not None else "")
+        if not done:
+            self.refresh()  # the field shows the workload's own value again
+
+    def _on_line_dragged(self) -> None:
+        w = self.workload()
+        x = float(self.tpot_line.value())
+        if w is None or not np.isfinite(x):
+            return
+        tpot = round(1.0 / 10**x, 6)  # the line stands at tokens/s per user = 1 / TPOT
+        self.model.set_workload(with_field(w, "tpot_limit", tpot),
+                                f"{w.name}: TPOT limit {tpot * 1e3:.3g} ms")
+
+    def _chip_index(self, chips) -> int:
+        ids = [c.id for c in chips]
+        return ids.index(self.model.selected_chip) if self.model.selected_chip in ids else 0
+
+    def refresh(self) -> None:
+        w = self.workload()
+        self.plot.clear()
+        chips = tuple(c for c in self.model.document.chips if c.visible)
+        if w is None or not chips:
+            self.result = None
+            self.title.setText("No transformer workload: Workloads → New Workload… makes one; "
+                               "its serving bound is drawn here.")
+            self.words.setText("")
+            return
+        for name, edit in self.edits.items():
+            edit.blockSignals(True)
+            value = getattr(w, name)
+            edit.setValue(value * 1e3 if name in ("tpot_limit", "ttft_limit") else value)
+            edit.blockSignals(False)
+        try:
+            result = serve(w, chips, spec_of(w), derated=self.model.view.derated)
+        except RooflineError as exc:
+            self.result = None
+            self.title.setText(f"<b>{html.escape(w.name)}</b> cannot be served: "
+                               f"{html.escape(str(exc))}")
+            self.words.setText("")
+            return
+        self.result = result
+        self.title.setText(
+            f"<b>{html.escape(w.name)}</b> served: each chip's output tokens/s against each "
+            f"user's, as more users decode at once (the numbers: how many); hollow where their "
+            f"KV caches do not fit; ringed, the best point within the limits. A bound no serving "
+            f"stack beats on the chip.")
+        for c, chip in enumerate(chips):
+            x, y = result.tokens_per_user[c], result.tokens_per_chip[c]
+            ok = np.isfinite(x) & np.isfinite(y) & (x > 0) & (y > 0)
+            fits = result.fits[c] & ok
+            color = chip.color or "#808080"
+            if fits.any():
+                self.plot.plot(x[fits], y[fits], pen=pg.mkPen(color, width=2))
+            if (ok & ~fits).any():
+                self.plot.plot(x[ok], y[ok], pen=pg.mkPen(color, width=1,
+                                                         style=Qt.PenStyle.DotLine))
+            spots = [{"pos": (float(np.log10(x[k])), float(np.log10(y[k]))), "data": (c, k),
+                      "brush": pg.mkBrush(color if fits[k] else "#ffffff"),
+                      "pen": pg.mkPen(color, width=1.5)} for k in np.flatnonzero(ok)]
+            scatter = pg.ScatterPlotItem(size=7, hoverable=True, tip=self._tip)
+            scatter.addPoints(spots)
+            scatter.sigClicked.connect(self._on_click)
+            self.plot.addItem(scatter)
+            for k in np.flatnonzero(fits)[::2]:  # every other point says how many users
+                label = pg.TextItem(f"{int(result.concurrency[k]):,}", color=color,
+                                    anchor=(0.5, 1.2))
+                label.setPos(float(np.log10(x[k])), float(np.log10(y[k])))
+                self.plot.addItem(label)
+            best = result.best(c)
+            if best is not None:
+                ring = pg.ScatterPlotItem(size=16, pen=pg.mkPen("k", width=2), brush=None)
+                ring.setData([float(np.log10(x[best]))], [float(np.log10(y[best]))])
+                self.plot.addItem(ring)
+        if w.tpot_limit > 0:
+            self.tpot_line.setValue(float(np.log10(1.0 / w.tpot_limit)))
+            self.plot.addItem(self.tpot_line, ignoreBounds=True)
+        self.plot.getViewBox().autoRange(padding=0.08)
+        c = self._chip_index(chips)
+        self.words.setText("<br><br>".join(html.escape(line)
+                                           for line in serving_lines(result, c)))
+
+    def _tip(self, x, y, data) -> str:
+        result = self.result
+        if result is None or not isinstance(data, tuple):
+            return ""
+        c, k = data
+        shares = result.shares(c, k)
+        return (f"{result.chips[c].name}: {int(result.concurrency[k]):,} users at once\n"
+                f"{result.tokens_per_chip[c, k]:,.0f} output tokens/s per chip, "
+                f"{result.tokens_per_user[c, k]:,.1f} per user\n"
+                f"TPOT {result.tpot[c, k] * 1e3:,.2f} ms, TTFT {result.ttft[c] * 1e3:,.1f} ms"
+                + ("" if result.fits[c, k] else "\ndoes not fit in its memory") + "\n"
+                + ", ".join(f"{name} {share:.0%}" for name, share in shares.items()
+                            if share >= 0.005))
+
+    def _on_click(self, _item, points, _ev=None) -> None:
+        """A point: its chip selected, and the workload's decode step set to its users at the
+        mean context (shown on the roofline and in the table)."""
+        if not len(points) or self.result is None:
+            return
+        c, k = points[0].data()
+        w, chip = self.result.workload, self.result.chips[c]
+        users = int(self.result.concurrency[k])
+        changed = with_field(with_field(w, "batch", users), "context",
+                             self.result.spec.mean_context)
+        if changed != w:
+            self.model.set_workload(changed, f"{w.name}: serve {users:,} users at once")
+        self.model.select(w.id, chip.id)

@@ -1,0 +1,81 @@
+"""The Serving view: the selected transformer's frontier on every shown chip, its fields editing
+the workload (one undo step each), the TPOT line dragged, a point clicked."""
+
+import numpy as np
+import pytest
+from PySide6.QtWidgets import QApplication
+
+from roofline_gui.io.presets import default_presets
+from roofline_gui.io.workloads import shipped_workloads
+from roofline_gui.models.document_model import DocumentModel
+from roofline_gui.widgets.panels.serving_panel import ServingPanel
+
+
+@pytest.fixture
+def panel(qtbot):
+    model = DocumentModel()
+    chips = default_presets().chips
+    model.add_chips([chips["nvidia-h200-sxm-141gb"], chips["nvidia-b200"]])
+    wid, = model.add_workloads([shipped_workloads()["llama-3-70b"].workload(
+        "w1", weights="fp8", activations="fp8", kv_cache="fp8", tpot_limit=0.05)])
+    model.select(wid, model.document.chips[1].id)
+    view = ServingPanel(model)
+    qtbot.addWidget(view)
+    view.show()
+    view.refresh()
+    return view
+
+
+def _settle(view):
+    for _ in range(5):
+        QApplication.processEvents()
+    view.refresh()
+
+
+def test_the_view_draws_each_chips_frontier_and_says_the_best_point(panel):
+    r = panel.result
+    assert r is not None and [c.name for c in r.chips] == ["H200 SXM 141GB", "B200"]
+    assert panel.edits["tpot_limit"].value() == pytest.approx(50.0)
+    best = r.best(1)
+    text = panel.words.text()
+    assert "served on B200" in text and f"{r.tokens_per_chip[1, best]:,.0f}" in text
+    assert "What would move it" in text
+    assert np.isclose(10 ** panel.tpot_line.value(), 20.0)  # 1 / 50 ms
+
+
+def test_fields_edit_the_workload_and_undo_puts_it_back(panel):
+    model = panel.model
+    panel.edits["input_tokens"].setValue(2000)
+    assert model.document.workloads[0].input_tokens == 2000
+    panel.edits["tpot_limit"].setValue(20.0)
+    assert model.document.workloads[0].tpot_limit == pytest.approx(0.02)
+    model.undo_stack.undo()
+    model.undo_stack.undo()
+    assert model.document.workloads[0].input_tokens == 1000
+    panel.edits["acceptance"].setValue(0.5)  # without draft tokens: refused, said so
+    _settle(panel)
+    assert model.document.workloads[0].acceptance == 0.0 and "refused" in panel.refused.text()
+    assert panel.edits["acceptance"].value() == 0.0  # the field shows the workload's own again
+    panel.edits["draft_tokens"].setValue(3)
+    panel.edits["acceptance"].setValue(0.7)
+    assert (model.document.workloads[0].draft_tokens, model.document.workloads[0].acceptance) == (
+        3, 0.7)
+
+
+def test_dragging_the_tpot_line_sets_the_limit(panel):
+    panel.tpot_line.setValue(np.log10(40.0))  # 40 tokens/s per user: 25 ms
+    panel.tpot_line.sigPositionChangeFinished.emit(panel.tpot_line)
+    assert panel.model.document.workloads[0].tpot_limit == pytest.approx(0.025)
+
+
+def test_a_click_on_a_point_selects_its_chip_and_serves_its_users(panel):
+    model = panel.model
+    r = panel.result
+    scatter = next(item for item in panel.plot.getPlotItem().items
+                   if hasattr(item, "points") and len(item.points())
+                   and item.points()[0].data() == (0, 0))
+    spot = next(p for p in scatter.points() if p.data() == (0, 2))
+    panel._on_click(scatter, [spot])
+    w = model.document.workloads[0]
+    assert model.selected_chip == model.document.chips[0].id
+    assert (w.batch, w.context) == (int(r.concurrency[2]), 1500)
