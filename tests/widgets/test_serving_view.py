@@ -23,6 +23,7 @@ def panel(qtbot):
     qtbot.addWidget(view)
     view.show()
     view.refresh()
+    view._write_words()  # written once the view holds still
     return view
 
 
@@ -30,6 +31,7 @@ def _settle(view):
     for _ in range(5):
         QApplication.processEvents()
     view.refresh()
+    view._write_words()
 
 
 def test_the_view_draws_each_chips_frontier_and_says_the_best_point(panel):

@@ -6,10 +6,11 @@ selected chip's best point in words."""
 from __future__ import annotations
 
 import html
+from dataclasses import replace
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QDoubleSpinBox,
     QGridLayout,
@@ -70,8 +71,8 @@ class ServingPanel(QWidget):
             self.edits[name] = edit
         self.plot = log_plot()
         self.plot.showGrid(True, True, 0.25)
-        self.plot.setLabel("bottom", "tokens/s per user")
-        self.plot.setLabel("left", "output tokens/s per chip")
+        self.plot.setLabel("bottom", "tokens/s per user (output)")
+        self.plot.setLabel("left", "tokens/s per chip")
         self.plot.setMinimumHeight(8 * self.fontMetrics().lineSpacing())
         self.tpot_line = pg.InfiniteLine(angle=90, movable=True,
                                          pen=pg.mkPen("#b00020", width=2,
@@ -97,6 +98,14 @@ class ServingPanel(QWidget):
         body.setColumnStretch(1, 2)
         layout.addLayout(body, 1)
         self._serial = 0
+        self._frontier_key = None  # what the frontier was served for, limits left out
+        self._drawn_key = None  # what is drawn now
+        # The words serve three variants of the workload (~20 ms): written once the fields and
+        # the line have held still, not at every step of a drag.
+        self._words_later = QTimer(self)
+        self._words_later.setSingleShot(True)
+        self._words_later.setInterval(200)
+        self._words_later.timeout.connect(self._write_words)
         self._later = Throttle(self, self.refresh)
         model.sig_document_changed.connect(lambda *_a: self._later.request())
         model.sig_selection_changed.connect(lambda *_a: self._later.request())
@@ -104,7 +113,7 @@ class ServingPanel(QWidget):
 
     @property
     def pending(self) -> bool:
-        return self._later.pending
+        return self._later.pending or self._words_later.isActive()
 
     def workload(self) -> Workload | None:
         """The selected workload if it is a transformer, else the document's first one."""
@@ -153,10 +162,11 @@ class ServingPanel(QWidget):
 
     def refresh(self) -> None:
         w = self.workload()
-        self.plot.clear()
         chips = tuple(c for c in self.model.document.chips if c.visible)
         if w is None or not chips:
+            self.plot.clear()
             self.result = None
+            self._drawn_key = None
             self.title.setText("No transformer workload: Workloads → New Workload… makes one; "
                                "its serving bound is drawn here.")
             self.words.setText("")
@@ -166,21 +176,41 @@ class ServingPanel(QWidget):
             value = getattr(w, name)
             edit.setValue(value * 1e3 if name in ("tpot_limit", "ttft_limit") else value)
             edit.blockSignals(False)
+        derated = self.model.view.derated
+        key = (w, chips, derated)
+        if key == self._drawn_key:
+            return
+        frontier = (replace(w, tpot_limit=0.0, ttft_limit=0.0), chips, derated)
+        same = frontier == self._frontier_key and self.result is not None
         try:
-            result = serve(w, chips, spec_of(w), derated=self.model.view.derated)
+            # a limit moved: the same frontier, other best points
+            result = (replace(self.result, workload=w, spec=spec_of(w)) if same else
+                      serve(w, chips, spec_of(w), derated=derated))
         except RooflineError as exc:
             self.result = None
+            self._drawn_key = self._frontier_key = None
+            self.plot.clear()
             self.title.setText(f"<b>{html.escape(w.name)}</b> cannot be served: "
                                f"{html.escape(str(exc))}")
             self.words.setText("")
             return
         self.result = result
+        self._frontier_key, self._drawn_key = frontier, key
+        if not same:
+            self._draw_frontier(result)
+        self._draw_limits(result)
+        self._words_later.start()
+
+    def _draw_frontier(self, result) -> None:
+        """Each chip's curve, its points (hover, click) and their users' numbers."""
+        self.plot.clear()
+        self._rings = pg.ScatterPlotItem(size=16, pen=pg.mkPen("k", width=2), brush=None)
         self.title.setText(
-            f"<b>{html.escape(w.name)}</b> served: each chip's output tokens/s against each "
-            f"user's, as more users decode at once (the numbers: how many); hollow where their "
-            f"KV caches do not fit; ringed, the best point within the limits. A bound no serving "
-            f"stack beats on the chip.")
-        for c, chip in enumerate(chips):
+            f"<b>{html.escape(result.workload.name)}</b> served: each chip's output tokens/s "
+            "against each user's, as more users decode at once (the numbers: how many); hollow "
+            "where their KV caches do not fit; ringed, the best point within the limits. A bound "
+            "no serving stack beats on the chip.")
+        for c, chip in enumerate(result.chips):
             x, y = result.tokens_per_user[c], result.tokens_per_chip[c]
             ok = np.isfinite(x) & np.isfinite(y) & (x > 0) & (y > 0)
             fits = result.fits[c] & ok
@@ -202,16 +232,31 @@ class ServingPanel(QWidget):
                                     anchor=(0.5, 1.2))
                 label.setPos(float(np.log10(x[k])), float(np.log10(y[k])))
                 self.plot.addItem(label)
+        self.plot.addItem(self._rings)
+        self.plot.addItem(self.tpot_line, ignoreBounds=True)
+        self.plot.getViewBox().autoRange(padding=0.08)
+
+    def _draw_limits(self, result) -> None:
+        """The best points within the limits, ringed, and the TPOT limit's line."""
+        xs, ys = [], []
+        for c in range(len(result.chips)):
             best = result.best(c)
             if best is not None:
-                ring = pg.ScatterPlotItem(size=16, pen=pg.mkPen("k", width=2), brush=None)
-                ring.setData([float(np.log10(x[best]))], [float(np.log10(y[best]))])
-                self.plot.addItem(ring)
-        if w.tpot_limit > 0:
-            self.tpot_line.setValue(float(np.log10(1.0 / w.tpot_limit)))
-            self.plot.addItem(self.tpot_line, ignoreBounds=True)
-        self.plot.getViewBox().autoRange(padding=0.08)
-        c = self._chip_index(chips)
+                xs.append(float(np.log10(result.tokens_per_user[c, best])))
+                ys.append(float(np.log10(result.tokens_per_chip[c, best])))
+        self._rings.setData(xs, ys)
+        limit = result.workload.tpot_limit
+        self.tpot_line.setVisible(limit > 0)
+        if limit > 0:
+            self.tpot_line.blockSignals(True)
+            self.tpot_line.setValue(float(np.log10(1.0 / limit)))
+            self.tpot_line.blockSignals(False)
+
+    def _write_words(self) -> None:
+        result = self.result
+        if result is None:
+            return
+        c = self._chip_index(result.chips)
         self.words.setText("<br><br>".join(html.escape(line)
                                            for line in serving_lines(result, c)))
 
