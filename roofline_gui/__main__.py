@@ -178,13 +178,10 @@ MODEL_ONLY = (*MODEL_DEFAULTS, "sequence", "context", "chips", *TRAIN_ONLY, *SER
 def run_model(args: argparse.Namespace) -> int:
     """``--model CONFIG.json ... --chips ... --export-workloads OUT``: no session needed. Every
     problem with the command line is reported at once, each by its option."""
-    from dataclasses import replace
 
     from roofline_gui.core.document import Document
     from roofline_gui.core.errors import Problem
-    from roofline_gui.core.workload import Workload
     from roofline_gui.io.presets import default_presets
-    from roofline_gui.io.workloads import workload_from_config
 
     args.given = {key for key in MODEL_DEFAULTS if getattr(args, key) is not None}
     for key, default in MODEL_DEFAULTS.items():
@@ -220,17 +217,34 @@ def run_model(args: argparse.Namespace) -> int:
         problems.append(Problem("--sequence", "applies to prefill; decode takes --context"))
     if args.phase == "prefill" and args.context is not None:
         problems.append(Problem("--context", "applies to decode; prefill takes --sequence"))
-    params = {"phase": args.phase, "batch": args.batch, "weights": args.weights,
-              "activations": args.activations, "kv_cache": args.kv_cache,
-              "chips_per_model": args.chips_per_model, "link": args.link,
-              "expert_parallel": args.expert_parallel,
-              "moe_imbalance": float(args.moe_imbalance),
-              "attention_data_parallel": bool(args.attention_data_parallel),
-              "mtp": bool(args.mtp)}
+    params = {**_model_params(args), "phase": args.phase, "batch": args.batch}
     if args.sequence is not None:
         params["sequence"] = args.sequence
     if args.context is not None:
         params["context"] = args.context
+    workload, chips = _model_on_chips(args, params, problems, ids, library)
+    _export_workloads(Document(chips=chips, workloads=(workload,)), args.export_workloads)
+    return 0
+
+
+def _model_params(args: argparse.Namespace) -> dict:
+    """The workload fields every phase takes from the command line: formats, parallelism."""
+    return {"weights": args.weights, "activations": args.activations, "kv_cache": args.kv_cache,
+            "chips_per_model": args.chips_per_model, "link": args.link,
+            "expert_parallel": args.expert_parallel, "moe_imbalance": float(args.moe_imbalance),
+            "attention_data_parallel": bool(args.attention_data_parallel), "mtp": bool(args.mtp)}
+
+
+def _model_on_chips(args: argparse.Namespace, params: dict, problems: list, ids: list[str],
+                    library) -> tuple:
+    """The --model's workload with ``params`` and the --chips (with any --what-if), or every
+    problem at once: the settings' by their options, the config's by its file and field."""
+    from dataclasses import replace
+
+    from roofline_gui.core.errors import Problem
+    from roofline_gui.core.workload import Workload
+    from roofline_gui.io.workloads import workload_from_config
+
     # The command line's names for the fields, not the session's.
     problems += [Problem("--" + p.path.replace("_", "-"), p.message)
                  for p in Workload("w1", "", "transformer", {}, **params).problems()]
@@ -248,8 +262,7 @@ def run_model(args: argparse.Namespace) -> int:
     chips = tuple(replace(library[c], id=f"c{i + 1}", preset=c) for i, c in enumerate(ids))
     if args.what_if:
         chips = with_what_ifs(chips, args.what_if)
-    _export_workloads(Document(chips=chips, workloads=(workload,)), args.export_workloads)
-    return 0
+    return workload, chips
 
 
 def _formats_lacking(args: argparse.Namespace, ids: list[str], library) -> list:
@@ -278,14 +291,11 @@ def run_serving(args: argparse.Namespace, problems: list, library, ids: list[str
     """``--model CONFIG.json --phase serve --input-tokens I --output-tokens O ...``: the serving
     bound on each chip at each concurrency (core/serving.py), written as rows of the workloads
     CSV; every problem by its option."""
-    from dataclasses import replace
 
     from roofline_gui.core.errors import Problem
     from roofline_gui.core.serving import ServingSpec, limit_problems, serve, serving_rows
-    from roofline_gui.core.workload import Workload
     from roofline_gui.core.workload_eval import WORKLOAD_CSV_COLUMNS
     from roofline_gui.io.csv_export import write_rows_csv
-    from roofline_gui.io.workloads import workload_from_config
 
     given = [f"--{key.replace('_', '-')}" for key in TRAIN_ONLY if getattr(args, key) is not None]
     problems += [Problem(flag, "a training option, for --phase train only") for flag in given]
@@ -314,29 +324,8 @@ def run_serving(args: argparse.Namespace, problems: list, library, ids: list[str
     problems += [Problem(flags[p.path], p.message) for p in spec.problems()
                  if getattr(args, p.path.replace("_limit", "_ms"), 1) is not None
                  or p.path in ("concurrency",)]
-    params = {"phase": "decode", "batch": 1, "weights": args.weights,
-              "activations": args.activations, "kv_cache": args.kv_cache,
-              "chips_per_model": args.chips_per_model, "link": args.link,
-              "expert_parallel": args.expert_parallel,
-              "moe_imbalance": float(args.moe_imbalance),
-              "attention_data_parallel": bool(args.attention_data_parallel),
-              "mtp": bool(args.mtp)}
-    problems += [Problem("--" + p.path.replace("_", "-"), p.message)
-                 for p in Workload("w1", "", "transformer", {}, **params).problems()]
-    workload = None
-    try:
-        workload = workload_from_config(args.model, **(params if not problems else {}))
-    except ValidationError as exc:
-        problems += [Problem("--" + p.path.replace("_", "-") if p.path in params
-                             else f"{args.model}: {p.path}", p.message) for p in exc.problems]
-    except RooflineError as exc:
-        problems.append(Problem("--model", str(exc)))
-    problems += _formats_lacking(args, ids, library)
-    if problems:
-        raise ValidationError(problems)
-    chips = tuple(replace(library[c], id=f"c{i + 1}", preset=c) for i, c in enumerate(ids))
-    if args.what_if:
-        chips = with_what_ifs(chips, args.what_if)
+    params = {**_model_params(args), "phase": "decode", "batch": 1}
+    workload, chips = _model_on_chips(args, params, problems, ids, library)
     result = serve(workload, chips, spec, derated=args.derated)
     late = limit_problems(result)
     for k, users in enumerate(concurrency):
@@ -409,11 +398,7 @@ def run_training(args: argparse.Namespace, problems: list, library, ids: list[st
                                           "matmuls, the weights' working copy and the gradients; "
                                           "master weights and optimizer states are fp32): give "
                                           f"--activations {value} to train in {value}"))
-    params = {"phase": "train", "batch": args.batch, "weights": args.weights,
-              "activations": args.activations, "kv_cache": args.kv_cache,
-              "chips_per_model": args.chips_per_model, "link": args.link,
-              "expert_parallel": args.expert_parallel,
-              "moe_imbalance": float(args.moe_imbalance),
+    params = {**_model_params(args), "phase": "train", "batch": args.batch,
               "global_batch": args.global_batch or 0,
               "data_parallel": 1 if args.data_parallel is None else args.data_parallel,
               "pipeline_parallel": 1 if args.pipeline_parallel is None else args.pipeline_parallel,
