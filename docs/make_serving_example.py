@@ -27,7 +27,7 @@ def best_words(w) -> str:
     for c, chip in enumerate(chips):
         k = r.best(c)
         parts.append(f"{chip.name} {r.tokens_per_chip[c, k]:,.0f} output tokens/s per chip at "
-                     f"{int(r.concurrency[k])} users ({r.tokens_per_user[c, k]:,.1f} each)"
+                     f"{int(r.concurrency[k]):,} users ({r.tokens_per_user[c, k]:,.1f} each)"
                      if k is not None else f"{chip.name} none")
     return ("Served at 1,000 tokens in and 1,000 out with a 50 ms TPOT limit, the best point of "
             "each chip (the Serving tab): " + "; ".join(parts) + ".")

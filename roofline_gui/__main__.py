@@ -306,6 +306,10 @@ def run_serving(args: argparse.Namespace, problems: list, library, ids: list[str
     for flag, key in (("--input-tokens", "input_tokens"), ("--output-tokens", "output_tokens")):
         if getattr(args, key) is None:
             problems.append(Problem(flag, "serving needs the mean prompt and output lengths"))
+    if args.draft_tokens and args.acceptance is None:
+        problems.append(Problem("--acceptance", "give the drafted tokens' acceptance rate with "
+                                                "--draft-tokens (at 0 none is accepted: slower "
+                                                "than no drafts)"))
     concurrency: tuple[int, ...] = ()
     if args.concurrency:
         try:

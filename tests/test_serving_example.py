@@ -20,4 +20,4 @@ def test_the_example_states_each_chips_best_point():
             k = r.best(c)
             assert k is not None and r.tpot[c, k] <= 0.05
             assert (f"{chip.name} {r.tokens_per_chip[c, k]:,.0f} output tokens/s per chip at "
-                    f"{int(r.concurrency[k])} users") in w.source
+                    f"{int(r.concurrency[k]):,} users") in w.source

@@ -559,11 +559,13 @@ def workload_lines(result, c: int, carbon: float | None = None) -> list[str]:
                          f"{format_si(ops_per_item, 'op')}: {shares}.")
         else:
             weights = sum(en.weight_bytes * en.count for en in result.entries) / items
-            n = int(round(items))
+            n = result.workload.per_step_items()  # on all the chips of the step
+            on = f" on its {chips:g} chips" if chips > 1 else ""
             lines.append(
                 f"Per {unit}: {format_si(dram_per_item, 'B')} of main memory "
-                f"({format_si(weights, 'B')} of it weights, read once per step and shared by its "
-                f"{n:,} {unit}{'s' if n != 1 else ''}) and {format_si(ops_per_item, 'op')}: "
+                f"({format_si(weights, 'B')} of it weights, read once per step and shared by the "
+                f"step's {n:,} {unit}{'s' if n != 1 else ''}{on}) and "
+                f"{format_si(ops_per_item, 'op')}: "
                 + shares
                 + (". A larger batch shares each weight byte among more items: fewer joules "
                    "each." if weights > 0.2 * dram_per_item else

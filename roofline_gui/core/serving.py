@@ -64,7 +64,8 @@ class ServingSpec:
         for name in ("ttft_limit", "tpot_limit"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v < 1e6:
-                out.append(Problem(name, f"must be a time in seconds from 0 (no limit), not {v!r}"))
+                shown = f"{v * 1e3:g} ms" if isinstance(v, (int, float)) else repr(v)
+                out.append(Problem(name, f"must be a time from 0 ms (no limit) up, not {shown}"))
         n = self.draft_tokens
         if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= 64:
             out.append(Problem("draft_tokens", f"must be a whole number from 0 (off) to 64, not "
@@ -219,14 +220,34 @@ def serve(workload: Workload, chips: Sequence[Chip], spec: ServingSpec, *,
     chips = tuple(chips)
     given = tuple(spec.concurrency)
     if given:
-        levels = given
-    else:
-        probe = evaluate_workloads([replace(base, batch=1)], chips, derated=derated)[0]
-        largest = [probe.batch_that_fits(c) for c in range(len(chips))]
-        top = max((b for b in largest if b), default=None)
-        levels = tuple(b for b in DEFAULT_CONCURRENCY if top is None or b <= top)
-        extra = sorted({b for b in largest if b and b not in levels and b <= MAX_DIM})
-        levels = tuple(sorted({*levels, *extra})) or (1,)
+        return _served(workload, base, chips, spec, given, derated)
+    probe = evaluate_workloads([replace(base, batch=1)], chips, derated=derated)[0]
+    largest = [probe.batch_that_fits(c) for c in range(len(chips))]
+    top = max((b for b in largest if b), default=None)
+    levels = tuple(b for b in DEFAULT_CONCURRENCY if top is None or b <= top)
+    extra = sorted({b for b in largest if b and b not in levels and b <= MAX_DIM})
+    levels = tuple(sorted({*levels, *extra})) or (1,)
+    result = _served(workload, base, chips, spec, levels, derated)
+    # Under a TPOT limit, the best point lies between the last concurrency that meets it and
+    # the next: search there (twice, each time 8 steps between), so the best is not a doubling's.
+    for _ in range(2 if spec.tpot_limit else 0):
+        more = set()
+        for c in range(len(chips)):
+            ok = np.flatnonzero(result.meets[c])
+            if not len(ok) or ok[-1] + 1 >= len(levels):
+                continue
+            lo, hi = levels[ok[-1]], levels[ok[-1] + 1]
+            more |= {int(v) for v in np.geomspace(lo, hi, 10)[1:-1]} - {lo, hi}
+        if not more:
+            break
+        levels = tuple(sorted({*levels, *more}))
+        result = _served(workload, base, chips, spec, levels, derated)
+    return result
+
+
+def _served(workload: Workload, base: Workload, chips: tuple[Chip, ...], spec: ServingSpec,
+            levels: tuple[int, ...], derated: bool) -> ServingResult:
+    """Every concurrency's decode step and prefill, and one prompt's, in one evaluation."""
     decode = [replace(base, batch=c) for c in levels]
     builts = [_verify(build(w), spec.draft_tokens + 1) for w in decode]
     prefill = [replace(base, phase="prefill", batch=c, sequence=spec.input_tokens)
@@ -311,6 +332,11 @@ def serving_lines(result: ServingResult, c: int) -> list[str]:
 
     w, s, chip = result.workload, result.spec, result.chips[c]
     k = result.best(c)
+    ranked = sorted(((float(result.tokens_per_chip[i, b]), result.chips[i].name)
+                     for i in range(len(result.chips)) if (b := result.best(i)) is not None),
+                    reverse=True)
+    ranking = (["Most output tokens/s per chip within the limits: " + "; ".join(
+        f"{name} {value:,.0f}" for value, name in ranked) + "."] if len(ranked) > 1 else [])
     share = (f"{w.chips_per_model} chips share the model" if w.chips_per_model > 1 else
              "one chip holds the model")
     head = (f"{w.name} served on {chip.name} ({share}): {s.input_tokens:,} tokens in "
@@ -326,10 +352,11 @@ def serving_lines(result: ServingResult, c: int) -> list[str]:
                    + (f" against {s.tpot_limit * 1e3:g} ms" if s.tpot_limit else "")
                    + (f", its TTFT {result.ttft[c] * 1e3:,.1f} ms against "
                       f"{s.ttft_limit * 1e3:g} ms" if s.ttft_limit else ""))
-        return [head, f"No best point: {why}."]
+        return [*ranking, head, f"No best point: {why}."]
     users = int(result.concurrency[k])
-    lines = [head,
-             f"Best within the limits: {users:,} users at once, {result.tokens_per_chip[c, k]:,.0f} "
+    lines = [*ranking, head,
+             f"Best within the limits: {users:,} user{'s' if users != 1 else ''} at once, "
+             f"{result.tokens_per_chip[c, k]:,.0f} "
              f"output tokens/s per chip, {result.tokens_per_user[c, k]:,.1f} tokens/s per user "
              f"(TPOT {result.tpot[c, k] * 1e3:,.2f} ms), TTFT {result.ttft[c] * 1e3:,.1f} ms "
              "(one prompt's prefill, no queueing)."]

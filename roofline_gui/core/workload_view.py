@@ -338,11 +338,10 @@ def experts_lines(result: WorkloadResult) -> list[str]:
         one = build(replace(w, batch=1, sequence=1, phase="decode", activations_on_chip=False))
         first = sum(e.weight_bytes * e.count for e in one.entries)
         n = w.chips_per_model
-        chips = f" per chip ({_gb(here * n)} on the {n} chips)" if n > 1 else ""
-        line += (f"; so it reads {_gb(here)} of weights{chips} where one token reads "
-                 f"{_gb(first)}{' per chip' if n > 1 else ''}: {here / first:.3g}× the bytes for "
-                 f"{tokens:,}× the tokens, {_gb(here * n / tokens)} of weights a token instead "
-                 f"of {_gb(first * n)}")
+        on = f" on its {n} chips" if n > 1 else ""
+        line += (f"; so the step reads {_gb(here * n)} of weights{on} where one token reads "
+                 f"{_gb(first * n)}: {here / first:.3g}× the bytes for {tokens:,}× the tokens, "
+                 f"{_gb(here * n / tokens)} of weights a token instead of {_gb(first * n)}")
         if touched > 0.99 * cfg.experts:
             line += "; every expert is read already, so more tokens add no weights"
     if w.expert_parallel > 1:

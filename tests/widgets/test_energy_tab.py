@@ -41,7 +41,7 @@ def test_tokens_per_joule_at_batch_1_and_64_on_an_h100_and_an_mi300x(window, qtb
     # and says per token where the joules go: main memory's bytes, the weights shared by the batch
     model.select(many.workload.id, model.document.chips[0].id)
     qtbot.waitUntil(lambda: not window.explanation.pending)
-    assert "of it weights, read once per step and shared by its 64 tokens" in \
+    assert "of it weights, read once per step and shared by the step's 64 tokens" in \
         window.explanation.toPlainText()
     # no energy data, no point (a chip without a board power is named, not drawn)
     model.add_chips([window.presets.chips["google-tpu-v5e"]])

@@ -13,8 +13,10 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QDoubleSpinBox,
+    QFrame,
     QGridLayout,
     QLabel,
+    QScrollArea,
     QSpinBox,
     QVBoxLayout,
     QWidget,
@@ -91,14 +93,20 @@ class ServingPanel(QWidget):
         layout.addWidget(self.title)
         layout.addLayout(grid)
         layout.addWidget(self.refused)
+        words = QScrollArea()
+        words.setWidget(self.words)
+        words.setWidgetResizable(True)
+        words.setFrameShape(QFrame.Shape.NoFrame)
+        words.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         body = QGridLayout()
         body.addWidget(self.plot, 0, 0)
-        body.addWidget(self.words, 0, 1)
+        body.addWidget(words, 0, 1)
         body.setColumnStretch(0, 3)
         body.setColumnStretch(1, 2)
         layout.addLayout(body, 1)
         self._serial = 0
         self._frontier_key = None  # what the frontier was served for, limits left out
+        self._served_limit = None  # the TPOT limit the frontier's concurrencies were searched for
         self._drawn_key = None  # what is drawn now
         # The words serve three variants of the workload (~20 ms): written once the fields and
         # the line have held still, not at every step of a drag.
@@ -178,7 +186,8 @@ class ServingPanel(QWidget):
             edit.blockSignals(False)
         derated = self.model.view.derated
         key = (w, chips, derated)
-        if key == self._drawn_key:
+        if key == self._drawn_key:  # the selected chip may have changed: its words
+            self._words_later.start()
             return
         frontier = (replace(w, tpot_limit=0.0, ttft_limit=0.0), chips, derated)
         same = frontier == self._frontier_key and self.result is not None
@@ -197,6 +206,7 @@ class ServingPanel(QWidget):
         self.result = result
         self._frontier_key, self._drawn_key = frontier, key
         if not same:
+            self._served_limit = w.tpot_limit
             self._draw_frontier(result)
         self._draw_limits(result)
         self._words_later.start()
@@ -206,10 +216,9 @@ class ServingPanel(QWidget):
         self.plot.clear()
         self._rings = pg.ScatterPlotItem(size=16, pen=pg.mkPen("k", width=2), brush=None)
         self.title.setText(
-            f"<b>{html.escape(result.workload.name)}</b> served: each chip's output tokens/s "
-            "against each user's, as more users decode at once (the numbers: how many); hollow "
-            "where their KV caches do not fit; ringed, the best point within the limits. A bound "
-            "no serving stack beats on the chip.")
+            f"<b>{html.escape(result.workload.name)}</b> served: each chip's tokens/s against "
+            "each user's as more users decode at once (numbered); hollow: their caches do not "
+            "fit; ringed: the best within the limits.")
         for c, chip in enumerate(result.chips):
             x, y = result.tokens_per_user[c], result.tokens_per_chip[c]
             ok = np.isfinite(x) & np.isfinite(y) & (x > 0) & (y > 0)
@@ -256,6 +265,17 @@ class ServingPanel(QWidget):
         result = self.result
         if result is None:
             return
+        if result.spec.tpot_limit != self._served_limit:
+            # the limit moved since the frontier was served: serve it again, searching the
+            # concurrencies between the doublings for each chip's best point under the limit
+            try:
+                result = serve(result.workload, result.chips, result.spec,
+                               derated=self.model.view.derated)
+            except RooflineError:
+                return
+            self.result, self._served_limit = result, result.spec.tpot_limit
+            self._draw_frontier(result)
+            self._draw_limits(result)
         c = self._chip_index(result.chips)
         self.words.setText("<br><br>".join(html.escape(line)
                                            for line in serving_lines(result, c)))
@@ -266,7 +286,8 @@ class ServingPanel(QWidget):
             return ""
         c, k = data
         shares = result.shares(c, k)
-        return (f"{result.chips[c].name}: {int(result.concurrency[k]):,} users at once\n"
+        users = int(result.concurrency[k])
+        return (f"{result.chips[c].name}: {users:,} user{'s' if users != 1 else ''} at once\n"
                 f"{result.tokens_per_chip[c, k]:,.0f} output tokens/s per chip, "
                 f"{result.tokens_per_user[c, k]:,.1f} per user\n"
                 f"TPOT {result.tpot[c, k] * 1e3:,.2f} ms, TTFT {result.ttft[c] * 1e3:,.1f} ms"

@@ -423,8 +423,9 @@ class WorkloadCharts(QWidget):
     def _weights_words(self, r) -> str:
         """What the weights-per-token chart's three lines are, with their sizes."""
         sweep = weights_sweep(replace(r.workload, batch=1), (1,))
-        every = format_si(float(sweep.dense_all[0]), "B")
-        one = format_si(float(sweep.dense_active[0]), "B")
+        n = r.workload.chips_per_model  # on all the chips of the step
+        every = format_si(float(n * sweep.dense_all[0]), "B")
+        one = format_si(float(n * sweep.dense_active[0]), "B")
         words = (f"the weight bytes each token costs as the batch grows (black; grey dashed: a "
                  f"dense model reading all {every} every step")
         if sweep.dense_active[0] < 0.99 * sweep.dense_all[0]:
@@ -435,19 +436,19 @@ class WorkloadCharts(QWidget):
         """Weight bytes per token against the batch: the workload's, and two dense models'."""
         sweep = weights_sweep(r.workload, SWEEP_BATCHES)
         self._weights = sweep
-        per_chip = " per chip" if r.workload.chips_per_model > 1 else ""
+        n = r.workload.chips_per_model  # on all the chips of the step, as the explanation says
         self.sweep.setLabel("bottom", "batch B")
-        self.sweep.setLabel("left", "B per token" + (" per chip" if per_chip else ""))
+        self.sweep.setLabel("left", "B per token" + (f", {n} chips" if n > 1 else ""))
         # What each line is, in the title above (a legend would sit on the lines)
-        self.sweep.plot(sweep.batches, sweep.dense_all, pen=pg.mkPen("#9d9d9d", width=1,
-                                                                      style=Qt.PenStyle.DashLine))
+        self.sweep.plot(sweep.batches, n * sweep.dense_all,
+                        pen=pg.mkPen("#9d9d9d", width=1, style=Qt.PenStyle.DashLine))
         if sweep.dense_active[0] < 0.99 * sweep.dense_all[0]:
-            self.sweep.plot(sweep.batches, sweep.dense_active,
+            self.sweep.plot(sweep.batches, n * sweep.dense_active,
                             pen=pg.mkPen("#9d9d9d", width=1, style=Qt.PenStyle.DotLine))
-        self.sweep.plot(sweep.batches, sweep.per_token, pen=pg.mkPen("#222222", width=2),
+        self.sweep.plot(sweep.batches, n * sweep.per_token, pen=pg.mkPen("#222222", width=2),
                         symbol="o", symbolSize=5, symbolBrush="#222222")
         self.sweep.setToolTip("\n".join(
-            f"batch {int(b)}: {format_si(float(v), 'B')} per token"
+            f"batch {int(b)}: {format_si(float(n * v), 'B')} per token"
             for b, v in zip(sweep.batches, sweep.per_token, strict=True)))
         self._marker = pg.ScatterPlotItem(size=14, pen=pg.mkPen("k", width=2),
                                           brush=pg.mkBrush(None))
@@ -505,7 +506,8 @@ class WorkloadCharts(QWidget):
             self._marker.setToolTip(f"d = {r.workload.data_parallel}: {r.training.chips:,} chips")
             return
         if self._weights_shown(r):  # the batch on the weights-per-token curve
-            read = sum(e.weight_bytes * e.count for e in r.entries) / r.workload.tokens()
+            read = (sum(e.weight_bytes * e.count for e in r.entries) / r.workload.tokens()
+                    * r.workload.chips_per_model)
             self._marker.setData([float(np.log10(r.workload.batch))], [float(np.log10(read))])
             self._marker.setToolTip(f"batch {r.workload.batch}: {format_si(read, 'B')} of "
                                     "weights per token")
