@@ -397,3 +397,65 @@ def serving_lines(result: ServingResult, c: int) -> list[str]:
     lines.append("A bound: every kernel at its roof, no queueing, no kernel-launch or collective "
                  "latency; no serving stack beats it on this chip.")
     return lines
+
+
+@dataclass(frozen=True)
+class MeasuredServing:
+    """A published or measured serving point: one chip's output tokens/s at a speed per user."""
+
+    chip: str  # the chip's name or preset id, as the file gives it
+    per_user: float  # tokens/s per user
+    per_chip: float  # output tokens/s per chip
+    source: str = ""
+
+
+def chip_named(chips: Sequence[Chip], name: str) -> int | None:
+    """The index of the chip a measured point names, by its name or its preset id."""
+    key = name.strip().lower()
+    return next((c for c, chip in enumerate(chips)
+                 if key in (chip.name.lower(), (chip.preset or "").lower())), None)
+
+
+def frontier_at(result: ServingResult, c: int, per_user: float) -> float:
+    """The bound on output tokens/s per chip at ``per_user`` tokens/s per user on chip ``c``:
+    the frontier (points that fit) interpolated in log space, or the best point at least that
+    fast for each user; NaN beyond the fastest point (no concurrency serves users that fast)."""
+    x, y = result.tokens_per_user[c], result.tokens_per_chip[c]
+    ok = result.fits[c] & np.isfinite(x) & np.isfinite(y) & (x > 0) & (y > 0)
+    if not ok.any() or per_user > float(x[ok].max()) * (1 + 1e-9):
+        return float("nan")
+    order = np.argsort(x[ok])
+    lx, ly = np.log(x[ok][order]), np.log(y[ok][order])
+    # the frontier falls as users get faster; below the slowest point, its best holds
+    return float(np.exp(np.interp(np.log(per_user), lx, ly, left=ly.max())))
+
+
+def measured_lines(result: ServingResult, points: Sequence[MeasuredServing]) -> list[str]:
+    """Each measured point against its chip's bound, in words; one above it named with what
+    to check (as for kernels above a roof), the serving checks first."""
+    lines = []
+    for p in points:
+        c = chip_named(result.chips, p.chip)
+        if c is None:
+            lines.append(f"{p.chip}: no such chip shown; its point is not drawn.")
+            continue
+        bound = frontier_at(result, c, p.per_user)
+        where = f"{p.per_chip:,.0f} tokens/s per chip at {p.per_user:,.1f} per user"
+        src = f" ({p.source})" if p.source else ""
+        if not np.isfinite(bound):
+            lines.append(f"{result.chips[c].name}: {where}{src}: faster per user than any point "
+                         "of the bound: check the settings below.")
+        elif p.per_chip <= bound:
+            lines.append(f"{result.chips[c].name}: {where}{src}: {p.per_chip / bound:.0%} of the "
+                         f"bound ({bound:,.0f}).")
+            continue
+        else:
+            lines.append(f"{result.chips[c].name}: {where}{src} is ABOVE the bound ({bound:,.0f}, "
+                         f"{p.per_chip / bound:.2f}×).")
+        lines.append("  Check: speculative decoding or an MTP head (set draft tokens and their "
+                     "acceptance); prefix caching or a shorter real input than "
+                     f"{result.spec.input_tokens:,} tokens; a format narrower than "
+                     f"{result.workload.weights} weights, {result.workload.kv_cache} KV cache; "
+                     "the chip's peak (dense, per chip) and its units; more chips than "
+                     f"{result.chips_per_model} sharing the model.")
+    return lines

@@ -273,3 +273,44 @@ def _plain_kernel(row, column, byte_columns, source, number) -> Kernel:
     return Kernel(id=f"csv-{number}", name=name, precision=precision, category="imported",
                   flops=flops, bytes=nbytes, measured_time=time, measured_flops=rate,
                   source=f"{Path(source).name}, row {number}")
+
+
+#: The columns of a measured serving CSV (one row a point).
+SERVING_COLUMNS = ("chip", "tokens_per_s_per_user", "tokens_per_s_per_chip", "source")
+
+
+def import_serving_csv(path: str | os.PathLike):
+    """Measured serving points: a header with chip, tokens_per_s_per_user, tokens_per_s_per_chip
+    (and an optional source), one row a point. Raises ValidationError naming each bad line."""
+    from roofline_gui.core.serving import MeasuredServing  # noqa: PLC0415 (serving view only)
+
+    rows = _read_rows(path)
+    if not rows:
+        raise ValidationError([Problem("", "empty: expected a header "
+                                           + ", ".join(SERVING_COLUMNS))], str(path))
+    header = [h.strip().lower() for h in rows[0][1]]
+    missing = [c for c in SERVING_COLUMNS[:3] if c not in header]
+    if missing:
+        raise ValidationError([Problem(f"line {rows[0][0]}", f"the header lacks {', '.join(missing)}"
+                                                             f" (expected {', '.join(SERVING_COLUMNS)})")],
+                              str(path))
+    at = {name: header.index(name) for name in SERVING_COLUMNS if name in header}
+    points, problems = [], []
+    for line, row in rows[1:]:
+        try:
+            chip = row[at["chip"]].strip()
+            user = float(row[at["tokens_per_s_per_user"]].replace(",", ""))
+            per_chip = float(row[at["tokens_per_s_per_chip"]].replace(",", ""))
+        except (IndexError, ValueError):
+            problems.append(Problem(f"line {line}", "needs a chip and two numbers (tokens/s per "
+                                                    "user, per chip)"))
+            continue
+        if not chip or not (user > 0 and per_chip > 0) or not all(
+                map(lambda v: v < 1e12, (user, per_chip))):
+            problems.append(Problem(f"line {line}", "the chip is empty or a rate is not positive"))
+            continue
+        source = row[at["source"]].strip() if "source" in at and at["source"] < len(row) else ""
+        points.append(MeasuredServing(chip, user, per_chip, source))
+    if problems:
+        raise ValidationError(problems, str(path))
+    return tuple(points)

@@ -157,3 +157,33 @@ def test_the_best_point_under_a_tpot_limit_is_searched_between_the_doublings():
     doublings = [i for i, c in enumerate(r.concurrency) if int(c) & (int(c) - 1) == 0]
     coarse = max(r.tokens_per_chip[0, i] for i in doublings if r.meets[0, i])
     assert r.tokens_per_chip[0, k] > 1.1 * coarse  # 54,769 against 46,461 at 1,024 users
+
+
+def test_measured_points_against_the_bound(tmp_path):
+    """A CSV of measured points: each against its chip's bound at its speed per user; one above
+    it named with what to check; a bad line named."""
+    from roofline_gui.core.serving import MeasuredServing, frontier_at, measured_lines
+    from roofline_gui.io.imports import import_serving_csv
+
+    w = shipped_workloads()["llama-3-8b"].workload(weights="fp8", activations="fp8",
+                                                   kv_cache="fp8")
+    r = serve(w, [H100], ServingSpec(1000, 1000))
+    x, y = r.tokens_per_user[0], r.tokens_per_chip[0]
+    k = 5  # a point of the frontier: the bound there is the point itself
+    assert frontier_at(r, 0, float(x[k])) == pytest.approx(float(y[k]), rel=1e-9)
+    assert np.isnan(frontier_at(r, 0, float(x.max()) * 2))  # faster than any point
+    path = tmp_path / "m.csv"
+    path.write_text("chip,tokens_per_s_per_user,tokens_per_s_per_chip,source\n"
+                    f"H100 SXM5 80GB,{x[k]:.3f},{0.6 * y[k]:.1f},vendor table\n"
+                    f"nvidia-h100-sxm5-80gb,{x[k]:.3f},{1.5 * y[k]:.1f},a blog\n")
+    points = import_serving_csv(path)
+    assert points[1] == MeasuredServing("nvidia-h100-sxm5-80gb", pytest.approx(x[k], rel=1e-3),
+                                        pytest.approx(1.5 * y[k], rel=1e-3), "a blog")
+    words = measured_lines(r, points)
+    assert "60% of the bound" in words[0]
+    assert "ABOVE the bound" in words[1] and "speculative decoding" in words[2]
+    bad = tmp_path / "bad.csv"
+    bad.write_text("chip,tokens_per_s_per_user,tokens_per_s_per_chip\nH100,fast,3\n")
+    with pytest.raises(ValidationError) as exc:
+        import_serving_csv(bad)
+    assert exc.value.problems[0].path == "line 2"

@@ -81,3 +81,24 @@ def test_a_click_on_a_point_selects_its_chip_and_serves_its_users(panel):
     w = model.document.workloads[0]
     assert model.selected_chip == model.document.chips[0].id
     assert (w.batch, w.context) == (int(r.concurrency[2]), 1500)
+
+
+def test_measured_points_are_drawn_and_weighed_against_the_bound(panel, tmp_path):
+    r = panel.result
+    k = 3
+    path = tmp_path / "m.csv"
+    path.write_text("chip,tokens_per_s_per_user,tokens_per_s_per_chip,source\n"
+                    f"B200,{r.tokens_per_user[1, k]:.3f},{0.5 * r.tokens_per_chip[1, k]:.1f},"
+                    "a vendor table\n")
+    assert panel.import_measured(str(path))
+    panel._write_words()
+    assert "Measured points" in panel.words.text() and "50% of the bound" in panel.words.text()
+    stars = [item for item in panel.plot.getPlotItem().items
+             if hasattr(item, "points") and len(item.points())
+             and item.points()[0].symbol() == "star"]
+    assert len(stars) == 1
+    bad = tmp_path / "bad.csv"
+    bad.write_text("chip,speed\nB200,3\n")
+    assert not panel.import_measured(str(bad))
+    assert "lacks tokens_per_s_per_user" in panel.refused.text()
+    assert len(panel.measured) == 1  # the points before stay

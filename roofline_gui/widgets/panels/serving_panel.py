@@ -13,9 +13,11 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QDoubleSpinBox,
+    QFileDialog,
     QFrame,
     QGridLayout,
     QLabel,
+    QPushButton,
     QScrollArea,
     QSpinBox,
     QVBoxLayout,
@@ -23,8 +25,9 @@ from PySide6.QtWidgets import (
 )
 
 from roofline_gui.core.errors import RooflineError
-from roofline_gui.core.serving import serve, serving_lines, spec_of
+from roofline_gui.core.serving import chip_named, measured_lines, serve, serving_lines, spec_of
 from roofline_gui.core.workload import MAX_DIM, Workload, with_field
+from roofline_gui.io.imports import import_serving_csv
 from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.widgets.common.axes import log_plot
 from roofline_gui.widgets.common.throttle import Throttle
@@ -41,6 +44,15 @@ _FIELDS = (("input_tokens", "Input I", "prompt tokens per request (a mean)"),
            ("acceptance", "Acceptance α", "each drafted token's chance to be accepted: "
                                           "(1 − α^(n+1))/(1 − α) tokens a step"))
 LABELS = {name: label for name, label, _tip in _FIELDS}
+
+
+class MeasuredFiles:
+    """The file dialog of Measured points…, replaceable in tests."""
+
+    @staticmethod
+    def open_path(parent: QWidget) -> str:
+        return QFileDialog.getOpenFileName(parent, "Measured serving points", "",
+                                           "CSV (*.csv);;All files (*)")[0]
 
 
 class ServingPanel(QWidget):
@@ -81,6 +93,14 @@ class ServingPanel(QWidget):
                                                       style=Qt.PenStyle.DashLine))
         self.tpot_line.setToolTip("The TPOT limit: drag it (left: a looser limit)")
         self.tpot_line.sigPositionChangeFinished.connect(self._on_line_dragged)
+        self.measured: tuple = ()  # measured points drawn against their chips' frontiers
+        self.measure_button = QPushButton("Measured points…")
+        self.measure_button.setToolTip(
+            "A CSV of measured or published serving points (columns chip, tokens_per_s_per_user, "
+            "tokens_per_s_per_chip, source): drawn as stars against their chip's bound, any "
+            "above it named with what to check")
+        self.measure_button.clicked.connect(self.import_measured)
+        grid.addWidget(self.measure_button, 0, 6)
         self.refused = QLabel()  # a field's refusal, until the next edit
         self.refused.setWordWrap(True)
         self.refused.setStyleSheet("color: #b00020")
@@ -241,9 +261,40 @@ class ServingPanel(QWidget):
                                     anchor=(0.5, 1.2))
                 label.setPos(float(np.log10(x[k])), float(np.log10(y[k])))
                 self.plot.addItem(label)
+        self._draw_measured(result)
         self.plot.addItem(self._rings)
         self.plot.addItem(self.tpot_line, ignoreBounds=True)
         self.plot.getViewBox().autoRange(padding=0.08)
+
+    def import_measured(self, path: str | None = None) -> bool:
+        path = path or MeasuredFiles.open_path(self)
+        if not path:
+            return False
+        try:
+            self.measured = import_serving_csv(path)
+        except RooflineError as exc:
+            self.refused.setText(str(exc))
+            return False
+        self.refused.setText("")
+        if self.result is not None:
+            self._draw_frontier(self.result)
+            self._draw_limits(self.result)
+            self._write_words()
+        return True
+
+    def _draw_measured(self, result) -> None:
+        spots = []
+        for p in self.measured:
+            c = chip_named(result.chips, p.chip)
+            if c is not None:
+                spots.append({"pos": (float(np.log10(p.per_user)), float(np.log10(p.per_chip))),
+                              "brush": pg.mkBrush(result.chips[c].color or "#808080"),
+                              "pen": pg.mkPen("k", width=1), "symbol": "star", "size": 15})
+        if spots:
+            stars = pg.ScatterPlotItem()
+            stars.addPoints(spots)
+            stars.setToolTip("Measured points (Measured points…), against their chip's bound")
+            self.plot.addItem(stars)
 
     def _draw_limits(self, result) -> None:
         """The best points within the limits, ringed, and the TPOT limit's line."""
@@ -277,8 +328,10 @@ class ServingPanel(QWidget):
             self._draw_frontier(result)
             self._draw_limits(result)
         c = self._chip_index(result.chips)
-        self.words.setText("<br><br>".join(html.escape(line)
-                                           for line in serving_lines(result, c)))
+        lines = serving_lines(result, c)
+        if self.measured:
+            lines += ["Measured points:", *measured_lines(result, self.measured)]
+        self.words.setText("<br><br>".join(html.escape(line) for line in lines))
 
     def _tip(self, x, y, data) -> str:
         result = self.result
