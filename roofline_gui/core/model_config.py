@@ -218,12 +218,6 @@ class TransformerConfig:
             self.shared_width) + self.router_parameters() + self.norms_per_layer * h)
         return 2 * h * h + 2 * h + block + 2 * self.vocab * h + h
 
-    def kv_values_per_token(self) -> float:
-        """Values cached per token over all layers, at full context (before any window)."""
-        if self.mla:
-            return self.layers * self.mla.cache_values
-        return self.layers * 2 * self.kv_heads * self.head_dim
-
 
 class Fields:
     """Reading one config: each missing or bad field becomes a Problem naming it; each field the

@@ -29,9 +29,6 @@ from roofline_gui.core.units import format_bytes as _b  # short: formulas are fu
 from roofline_gui.core.units import format_count as _g
 from roofline_gui.core.workload import ON_CHIP_KINDS, Built, Entry, Workload, parameters_text
 
-#: The breakdown's parts a transformer's entries fall into.
-GROUPS = ("attention", "MLA", "MLP", "router", "routed experts", "shared experts", "norms", "head")
-
 
 def make_entry(workload: Workload, index: int, name: str, group: str, count: float, ops: float,
                reads: float, writes: float, steps: list[str], weight_bytes: float = 0.0,
