@@ -450,6 +450,11 @@ class WorkloadCharts(QWidget):
         self.sweep.setToolTip("\n".join(
             f"batch {int(b)}: {format_si(float(n * v), 'B')} per token"
             for b, v in zip(sweep.batches, sweep.per_token, strict=True)))
+        self._fit_with_marker()
+
+    def _fit_with_marker(self) -> None:
+        """The range fits the sweep's lines once; the marker of the current batch, moving along
+        them, changes no range (so a drag step repaints the marker, not the axes)."""
         self._marker = pg.ScatterPlotItem(size=14, pen=pg.mkPen("k", width=2),
                                           brush=pg.mkBrush(None))
         self.sweep.getViewBox().autoRange(padding=0.08)
@@ -491,13 +496,7 @@ class WorkloadCharts(QWidget):
                 self.sweep.plot(thr[ok & span], lat[ok & span],
                                 pen=pg.mkPen(color, width=1, style=Qt.PenStyle.DashLine),
                                 symbol="o", symbolSize=5, symbolBrush="w", symbolPen=color)
-        self._marker = pg.ScatterPlotItem(size=14, pen=pg.mkPen("k", width=2),
-                                          brush=pg.mkBrush(None))
-        # The range fits the sweep's lines once; the marker moving along them changes no range
-        # (so a drag step repaints the marker, not the axes).
-        self.sweep.getViewBox().autoRange(padding=0.08)
-        self.sweep.getViewBox().disableAutoRange()
-        self.sweep.addItem(self._marker, ignoreBounds=True)
+        self._fit_with_marker()
 
     def _mark_batch(self, r, chips) -> None:
         if r.training is not None:  # the step as it is: its chips and its tokens per second
