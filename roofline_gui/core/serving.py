@@ -33,7 +33,7 @@ from roofline_gui.core.build import build
 from roofline_gui.core.chip import Chip
 from roofline_gui.core.errors import Problem, ValidationError
 from roofline_gui.core.workload import MAX_DIM, Built, Workload
-from roofline_gui.core.workload_eval import WorkloadResult, evaluate_workloads
+from roofline_gui.core.workload_eval import WorkloadResult, csv_number, evaluate_workloads
 
 #: Concurrencies tried where none are given: doubling from 1 (the largest that fits is added).
 DEFAULT_CONCURRENCY = tuple(2**i for i in range(13))
@@ -240,9 +240,20 @@ def serve(workload: Workload, chips: Sequence[Chip], spec: ServingSpec, *,
             more |= {int(v) for v in np.geomspace(lo, hi, 10)[1:-1]} - {lo, hi}
         if not more:
             break
-        levels = tuple(sorted({*levels, *more}))
-        result = _served(workload, base, chips, spec, levels, derated)
+        result = _merged(result, _served(workload, base, chips, spec, tuple(sorted(more)),
+                                         derated))
+        levels = tuple(int(c) for c in result.concurrency)
     return result
+
+
+def _merged(a: ServingResult, b: ServingResult) -> ServingResult:
+    """Two servings of one workload at other concurrencies, as one (in order of concurrency);
+    each concurrency's results stand on their own."""
+    rows = sorted([(c, a.decode[k], a.prefill[k]) for k, c in enumerate(a.concurrency)]
+                  + [(c, b.decode[k], b.prefill[k]) for k, c in enumerate(b.concurrency)],
+                  key=lambda row: row[0])
+    return replace(a, concurrency=np.array([r[0] for r in rows]),
+                   decode=tuple(r[1] for r in rows), prefill=tuple(r[2] for r in rows))
 
 
 def _served(workload: Workload, base: Workload, chips: tuple[Chip, ...], spec: ServingSpec,
@@ -260,10 +271,6 @@ def _served(workload: Workload, base: Workload, chips: tuple[Chip, ...], spec: S
                          tuple(results[:k]), tuple(results[k:2 * k]), results[-1])
 
 
-def _num(x: float) -> str:
-    return "" if not np.isfinite(x) else f"{x:.6g}"
-
-
 def serving_rows(result: ServingResult, columns: Sequence[str]) -> list[dict[str, str]]:
     """One row per chip and concurrency, in the workloads CSV's ``columns``: ``time_s`` the
     TPOT, ``throughput_per_s`` the output tokens/s of all N chips, ``fits`` whether the weights
@@ -279,24 +286,24 @@ def serving_rows(result: ServingResult, columns: Sequence[str]) -> list[dict[str
                 "batch": str(int(users)), "sequence": str(s.input_tokens),
                 "context": str(s.mean_context),
                 "chips_per_model": str(result.chips_per_model),
-                "time_s": _num(float(result.tpot[c, k])),
-                "time_no_overlap_s": _num(float(result.tpot[c, k])),
-                "throughput_per_s": _num(float(result.tokens_total[c, k])),
+                "time_s": csv_number(float(result.tpot[c, k])),
+                "time_no_overlap_s": csv_number(float(result.tpot[c, k])),
+                "throughput_per_s": csv_number(float(result.tokens_total[c, k])),
                 "throughput_unit": "output tokens/s",
-                "memory_bound_time_share": _num(float(r.memory_bound_share[c])),
-                "communication_time_share": _num(float(r.communication_share[c])),
+                "memory_bound_time_share": csv_number(float(r.memory_bound_share[c])),
+                "communication_time_share": csv_number(float(r.communication_share[c])),
                 "dominant_kernel": r.dominant_name(c),
                 "fits": "" if not np.isfinite(r.capacity[c]) else
                         "yes" if result.fits[c, k] else "no",
-                "parameters": _num(r.built.parameters),
-                "active_parameters": _num(r.built.active_parameters),
-                "weight_bytes_per_chip": _num(r.built.weight_bytes),
-                "kv_cache_bytes_per_chip": _num(r.built.kv_cache_bytes),
+                "parameters": csv_number(r.built.parameters),
+                "active_parameters": csv_number(r.built.active_parameters),
+                "weight_bytes_per_chip": csv_number(r.built.weight_bytes),
+                "kv_cache_bytes_per_chip": csv_number(r.built.kv_cache_bytes),
                 "concurrency": str(int(users)), "input_tokens": str(s.input_tokens),
                 "output_tokens": str(s.output_tokens),
-                "ttft_s": _num(float(result.ttft[c])), "tpot_s": _num(float(result.tpot[c, k])),
-                "tokens_per_s_per_user": _num(float(result.tokens_per_user[c, k])),
-                "tokens_per_s_per_chip": _num(float(result.tokens_per_chip[c, k])),
+                "ttft_s": csv_number(float(result.ttft[c])), "tpot_s": csv_number(float(result.tpot[c, k])),
+                "tokens_per_s_per_user": csv_number(float(result.tokens_per_user[c, k])),
+                "tokens_per_s_per_chip": csv_number(float(result.tokens_per_chip[c, k])),
                 "meets_slo": "yes" if result.meets[c, k] else "no",
             })
             rows.append({key: row[key] for key in columns})

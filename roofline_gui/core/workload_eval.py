@@ -354,23 +354,23 @@ class WorkloadResult:
         train = {} if f is None else {
             "data_parallel": str(w.data_parallel), "pipeline_parallel": str(w.pipeline_parallel),
             "global_batch": str(w.sequences_per_step), "chips_total": str(f.chips),
-            "model_flops_per_token": _num(f.model_flops_per_item),
-            "mfu_at_bound": _num(float(self.mfu_at_bound[c])),
-            "state_bytes_per_chip": _num(f.state_bytes),
-            "activation_bytes_per_chip": _num(f.activation_bytes),
+            "model_flops_per_token": csv_number(f.model_flops_per_item),
+            "mfu_at_bound": csv_number(float(self.mfu_at_bound[c])),
+            "state_bytes_per_chip": csv_number(f.state_bytes),
+            "activation_bytes_per_chip": csv_number(f.activation_bytes),
             "fits": "" if not np.isfinite(self.capacity[c]) else "yes" if self.fits[c] else "no",
-            "train_days": _num(float(self.train_days[c])),
-            "chip_hours": _num(float(self.chip_hours[c]))}
+            "train_days": csv_number(float(self.train_days[c])),
+            "chip_hours": csv_number(float(self.chip_hours[c]))}
         return {
             "chip": self.chips[c].name, "workload": w.name,
             "phase": w.phase if transformer or f else "inference", "batch": str(w.batch),
             "sequence": str(w.sequence) if transformer and w.phase in ("prefill", "train") else "",
             "context": str(w.context) if transformer and w.phase == "decode" else "",
             "chips_per_model": str(w.chips_per_model),
-            "time_s": _num(self.time[c]), "time_no_overlap_s": _num(self.time_no_overlap[c]),
-            "throughput_per_s": _num(self.throughput[c]), "throughput_unit": w.throughput_unit,
-            "memory_bound_time_share": _num(self.memory_bound_share[c]),
-            "communication_time_share": _num(self.communication_share[c]),
+            "time_s": csv_number(self.time[c]), "time_no_overlap_s": csv_number(self.time_no_overlap[c]),
+            "throughput_per_s": csv_number(self.throughput[c]), "throughput_unit": w.throughput_unit,
+            "memory_bound_time_share": csv_number(self.memory_bound_share[c]),
+            "communication_time_share": csv_number(self.communication_share[c]),
             "dominant_kernel": self.dominant_name(c),
             **dict.fromkeys(WORKLOAD_CSV_COLUMNS[WORKLOAD_CSV_COLUMNS.index("data_parallel"):
                                                  WORKLOAD_CSV_COLUMNS.index("speedup_if_2x_compute")],
@@ -379,7 +379,7 @@ class WorkloadResult:
             "fits": "" if not (np.isfinite(self.capacity[c]) and np.isfinite(
                 self.built.resident_bytes)) else "yes" if self.fits[c] else "no",
             **train,
-            **{f"speedup_if_2x_{k}": _num(float(v[c])) for k, v in self.worth.items()},
+            **{f"speedup_if_2x_{k}": csv_number(float(v[c])) for k, v in self.worth.items()},
             **self._energy_row(c),
             **self._size_row(),
             **dict.fromkeys(WORKLOAD_CSV_COLUMNS[WORKLOAD_CSV_COLUMNS.index("concurrency"):], ""),
@@ -388,21 +388,21 @@ class WorkloadResult:
     def _size_row(self) -> dict[str, str]:
         b = self.built
         known = b.parameters > 0  # a custom workload of the session's kernels has no model size
-        return {"parameters": _num(b.parameters) if known else "",
-                "active_parameters": _num(b.active_parameters) if known else "",
-                "weight_bytes_per_chip": _num(b.weight_bytes) if known else "",
-                "kv_cache_bytes_per_chip": _num(b.kv_cache_bytes) if known else ""}
+        return {"parameters": csv_number(b.parameters) if known else "",
+                "active_parameters": csv_number(b.active_parameters) if known else "",
+                "weight_bytes_per_chip": csv_number(b.weight_bytes) if known else "",
+                "kv_cache_bytes_per_chip": csv_number(b.kv_cache_bytes) if known else ""}
 
     def _energy_row(self, c: int) -> dict[str, str]:
         e = self.energy
         if not np.isfinite(e.per_step[c]) or not np.isfinite(self.time[c]):
             return dict.fromkeys(("energy_per_step_j", "joules_per_item", "average_power_w",
                                   "power_capped", "cost_per_million_items"), "")
-        return {"energy_per_step_j": _num(float(e.per_step[c])),
-                "joules_per_item": _num(float(e.per_item[c])),
-                "average_power_w": _num(float(e.average_power[c])),
+        return {"energy_per_step_j": csv_number(float(e.per_step[c])),
+                "joules_per_item": csv_number(float(e.per_item[c])),
+                "average_power_w": csv_number(float(e.average_power[c])),
                 "power_capped": "yes" if e.capped[c] else "no",
-                "cost_per_million_items": _num(float(e.cost_per_million[c]))}
+                "cost_per_million_items": csv_number(float(e.cost_per_million[c]))}
 
     # -- energy, power and cost (core.energy) ----------------------------------------------------
 
@@ -452,7 +452,8 @@ class WorkloadResult:
         return workload_speedups(self)
 
 
-def _num(x: float) -> str:
+def csv_number(x: float) -> str:
+    """A CSV cell: six significant figures, empty where the number is not finite."""
     return "" if not np.isfinite(x) else f"{x:.6g}"
 
 
