@@ -32,7 +32,7 @@ import numpy as np
 from roofline_gui.core.build import build
 from roofline_gui.core.chip import Chip
 from roofline_gui.core.errors import Problem, ValidationError
-from roofline_gui.core.workload import MAX_DIM, Built, Workload
+from roofline_gui.core.workload import MAX_DIM, Built, Workload, serving_problems
 from roofline_gui.core.workload_eval import WorkloadResult, csv_number, evaluate_workloads
 
 #: Concurrencies tried where none are given: doubling from 1 (the largest that fits is added).
@@ -50,32 +50,10 @@ class ServingSpec:
     acceptance: float = 0.0  # α: each drafted token's chance to be accepted
 
     def problems(self) -> list[Problem]:
-        out = []
-        for name in ("input_tokens", "output_tokens"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= MAX_DIM:
-                out.append(Problem(name, f"must be a whole number of tokens from 1 to {MAX_DIM}, "
-                                         f"not {v!r}"))
-        for c in self.concurrency:
-            if isinstance(c, bool) or not isinstance(c, int) or not 1 <= c <= MAX_DIM:
-                out.append(Problem("concurrency", f"must be whole numbers of users from 1, not "
-                                                  f"{c!r}"))
-                break
-        for name in ("ttft_limit", "tpot_limit"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v < 1e6:
-                shown = f"{v * 1e3:g} ms" if isinstance(v, (int, float)) else repr(v)
-                out.append(Problem(name, f"must be a time from 0 ms (no limit) up, not {shown}"))
-        n = self.draft_tokens
-        if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= 64:
-            out.append(Problem("draft_tokens", f"must be a whole number from 0 (off) to 64, not "
-                                               f"{n!r}"))
-        a = self.acceptance
-        if isinstance(a, bool) or not isinstance(a, (int, float)) or not 0 <= a < 1:
-            out.append(Problem("acceptance", f"must be a rate in [0, 1), not {a!r}"))
-        elif n == 0 and a:
-            out.append(Problem("acceptance", "applies with draft tokens (speculative decoding)"))
-        return out
+        out = [Problem("concurrency", f"must be whole numbers of users from 1, not {c!r}")
+               for c in self.concurrency
+               if isinstance(c, bool) or not isinstance(c, int) or not 1 <= c <= MAX_DIM][:1]
+        return out + serving_problems(self)
 
     @property
     def tokens_per_step(self) -> float:

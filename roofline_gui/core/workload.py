@@ -162,7 +162,7 @@ class Workload:
         if isinstance(e, bool) or not isinstance(e, int) or not 1 <= e <= MAX_DIM:
             out.append(Problem("expert_parallel", f"must be a whole number of chips from 1, not "
                                                   f"{e!r}"))
-        out.extend(self._serving_problems())
+        out.extend(serving_problems(self))
         if not isinstance(self.mtp, bool):
             out.append(Problem("mtp", "must be true or false"))
         if not isinstance(self.attention_data_parallel, bool):
@@ -175,27 +175,6 @@ class Workload:
                                                 f"routing) to 100, not {f!r}"))
         if self.link not in LINK_ROLES:
             out.append(Problem("link", f"must be one of {', '.join(LINK_ROLES)}, not {self.link!r}"))
-        return out
-
-    def _serving_problems(self) -> list[Problem]:
-        out = []
-        for name in ("input_tokens", "output_tokens"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= MAX_DIM:
-                out.append(Problem(name, f"must be a whole number of tokens from 1, not {v!r}"))
-        for name in ("tpot_limit", "ttft_limit"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v < 1e6:
-                out.append(Problem(name, f"must be a time from 0 (no limit), not {v!r}"))
-        n, a = self.draft_tokens, self.acceptance
-        if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= 64:
-            out.append(Problem("draft_tokens", f"must be a whole number from 0 (off) to 64, "
-                                               f"not {n!r}"))
-        if isinstance(a, bool) or not isinstance(a, (int, float)) or not 0 <= a < 1:
-            out.append(Problem("acceptance", f"must be a rate in [0, 1), not {a!r}"))
-        elif a and not n:
-            out.append(Problem("acceptance", "applies with draft tokens (speculative decoding): "
-                                             "set those first"))
         return out
 
     def _training_problems(self) -> list[Problem]:
@@ -230,6 +209,31 @@ class Workload:
             out.append(Problem("train_tokens", f"must be a number of tokens from 0 (no run) up, "
                                                f"not {t!r}"))
         return out
+
+
+def serving_problems(s: Any) -> list[Problem]:
+    """What is wrong with a serving bound's settings (a Workload's, a ServingSpec's: the same
+    names): the requests' lengths, the limits in s, speculative decoding."""
+    out = []
+    for name in ("input_tokens", "output_tokens"):
+        v = getattr(s, name)
+        if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= MAX_DIM:
+            out.append(Problem(name, f"must be a whole number of tokens from 1 to {MAX_DIM}, "
+                                     f"not {v!r}"))
+    for name in ("tpot_limit", "ttft_limit"):
+        v = getattr(s, name)
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v < 1e6:
+            shown = f"{v * 1e3:g} ms" if isinstance(v, (int, float)) else repr(v)
+            out.append(Problem(name, f"must be a time from 0 ms (no limit) up, not {shown}"))
+    n, a = s.draft_tokens, s.acceptance
+    if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= 64:
+        out.append(Problem("draft_tokens", f"must be a whole number from 0 (off) to 64, not {n!r}"))
+    if isinstance(a, bool) or not isinstance(a, (int, float)) or not 0 <= a < 1:
+        out.append(Problem("acceptance", f"must be a rate in [0, 1), not {a!r}"))
+    elif a and not n:
+        out.append(Problem("acceptance", "applies with draft tokens (speculative decoding): "
+                                         "set those first"))
+    return out
 
 
 @dataclass(frozen=True)

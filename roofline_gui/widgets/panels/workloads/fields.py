@@ -62,20 +62,15 @@ FIELD_LABELS = {**{name: label for name, label, _tip in _INT_FIELDS}, **dict(_PR
                 "mtp": "MTP module"}
 
 
-def _is_moe(w: Workload) -> bool:
-    """Whether a transformer workload's model has routed experts (its config read as the
-    builder reads it; False where it cannot be read)."""
+def _config(w: Workload):
+    """A transformer workload's model as the builder reads it (None where it cannot be read):
+    whether it has experts, a multi-token prediction module."""
+    if w.kind != "transformer":
+        return None
     try:
-        return read_config(w.spec, "spec").moe
+        return read_config(w.spec, "spec")
     except RooflineError:
-        return False
-
-
-def _has_mtp(w: Workload) -> bool:
-    try:
-        return read_config(w.spec, "spec").mtp_layers > 0
-    except RooflineError:
-        return False
+        return None
 
 
 class DoublingSpinBox(QSpinBox):
@@ -297,7 +292,8 @@ class WorkloadFields(QWidget):
                 widget.blockSignals(False)
         transformer = w.kind == "transformer"
         train = w.training
-        moe = transformer and _is_moe(w)
+        cfg = _config(w)
+        moe = cfg is not None and cfg.moe
         own = w.kind != "custom"  # a custom workload's kernels keep their own precisions
         for widget, shown in ((self.combos["weights"], own and not train),
                               (self.combos["activations"], own),
@@ -332,4 +328,4 @@ class WorkloadFields(QWidget):
         self.on_chip.setVisible(w.kind in ON_CHIP_KINDS and not train)
         self.attention_dp.setVisible(transformer and not train and
                                      (w.chips_per_model > 1 or w.attention_data_parallel))
-        self.mtp.setVisible(transformer and (w.mtp or _has_mtp(w)))
+        self.mtp.setVisible(transformer and (w.mtp or (cfg is not None and cfg.mtp_layers > 0)))
