@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from roofline_gui.core.errors import Problem
@@ -175,6 +176,12 @@ class TransformerConfig:
 
     def parameters(self) -> dict[str, float]:
         """Weights by part, as the model's checkpoint holds them."""
+        return dict(self._parts)
+
+    @cached_property
+    def _parts(self) -> dict[str, float]:
+        """Counted once per config: every build of a workload asks again (a serving bound
+        builds 33 variants of one model)."""
         h = self.hidden
         expert = self.mlp_parameters(self.expert_width, routed=True)
         shared = self.shared_experts * self.mlp_parameters(self.shared_width)
@@ -192,13 +199,13 @@ class TransformerConfig:
                 "router": self.router_parameters() * self.moe_layers if self.moe else 0}
 
     def total_parameters(self) -> float:
-        p = self.parameters()
+        p = self._parts
         return p["attention"] + p["mlp"] + p["norms"] + p["embedding"] + p["head"]
 
     def active_parameters(self) -> float:
         """Weights one token uses: all but the routed experts it is not sent to (the input
         embedding's table counted whole, as the dense models' cards count it)."""
-        p = self.parameters()
+        p = self._parts
         idle = (self.experts - self.experts_per_token) * p["expert"] * self.moe_layers
         return self.total_parameters() - idle
 

@@ -241,12 +241,15 @@ def _served(workload: Workload, base: Workload, chips: tuple[Chip, ...], spec: S
     builts = [_verify(build(w), spec.draft_tokens + 1) for w in decode]
     prefill = [replace(base, phase="prefill", batch=c, sequence=spec.input_tokens)
                for c in levels]
-    first = replace(base, phase="prefill", batch=1, sequence=spec.input_tokens)
-    results = evaluate_workloads([*decode, *prefill, first], chips, derated=derated,
-                                 built=[*builts, *(build(w) for w in (*prefill, first))])
+    # one prompt's prefill (TTFT) is the prefill at c = 1 when 1 is among the concurrencies
+    first = [] if 1 in levels else [replace(base, phase="prefill", batch=1,
+                                            sequence=spec.input_tokens)]
+    results = evaluate_workloads([*decode, *prefill, *first], chips, derated=derated,
+                                 built=[*builts, *(build(w) for w in (*prefill, *first))])
     k = len(levels)
+    one = results[-1] if first else results[k + levels.index(1)]
     return ServingResult(workload, spec, chips, np.array(levels, dtype=float),
-                         tuple(results[:k]), tuple(results[k:2 * k]), results[-1])
+                         tuple(results[:k]), tuple(results[k:2 * k]), one)
 
 
 def serving_rows(result: ServingResult, columns: Sequence[str]) -> list[dict[str, str]]:

@@ -17,7 +17,7 @@ Every number here is derived from the spec; the formulas are shown to the user a
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -209,6 +209,21 @@ class Workload:
             out.append(Problem("train_tokens", f"must be a number of tokens from 0 (no run) up, "
                                                f"not {t!r}"))
         return out
+
+
+#: A workload's serving settings (the Serving view's): no decode step, prefill or training step
+#: depends on them.
+SERVING_FIELDS = ("input_tokens", "output_tokens", "tpot_limit", "ttft_limit", "draft_tokens",
+                  "acceptance")
+_NO_SERVING = dict.fromkeys(SERVING_FIELDS, None)
+
+
+def serving_only(old: Sequence[Workload], new: Sequence[Workload]) -> bool:
+    """Whether ``new`` differs from ``old`` (a document's workloads before and after an edit)
+    in their serving settings alone: every view but the Serving view's shows the same then."""
+    return len(old) == len(new) and any(a is not b for a, b in zip(old, new, strict=True)) and all(
+        a is b or replace(a, **_NO_SERVING) == replace(b, **_NO_SERVING)
+        for a, b in zip(old, new, strict=True))
 
 
 def serving_problems(s: Any) -> list[Problem]:

@@ -12,7 +12,16 @@ from typing import Any
 
 from roofline_gui.core.build import build
 from roofline_gui.core.errors import Problem, ValidationError
-from roofline_gui.core.workload import KINDS, LINK_ROLES, MAX_DIM, OPTIMIZERS, PHASES, RECOMPUTE, Workload
+from roofline_gui.core.workload import (
+    KINDS,
+    LINK_ROLES,
+    MAX_DIM,
+    OPTIMIZERS,
+    PHASES,
+    RECOMPUTE,
+    SERVING_FIELDS,
+    Workload,
+)
 from roofline_gui.io.files import read_json, resources_dir
 from roofline_gui.io.validate import Checker
 
@@ -22,8 +31,7 @@ TRAINING_KEYS = ("global_batch", "data_parallel", "pipeline_parallel", "zero", "
 #: A mixture of experts' keys (version 11), written only where they differ from the defaults.
 MOE_KEYS = ("expert_parallel", "moe_imbalance", "attention_data_parallel", "mtp")
 #: A serving bound's keys (version 11), written only where they differ from the defaults.
-SERVING_KEYS = ("input_tokens", "output_tokens", "tpot_limit", "ttft_limit", "draft_tokens",
-                "acceptance")
+SERVING_KEYS = SERVING_FIELDS
 #: The keys a session's workload entry may have.
 WORKLOAD_KEYS = ("id", "name", "kind", "spec", "phase", "batch", "sequence", "context", "weights",
                  "activations", "kv_cache", "chips_per_model", "link", "source", "visible",

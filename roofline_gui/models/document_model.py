@@ -26,6 +26,7 @@ from roofline_gui.core.kernel import Kernel
 from roofline_gui.core.levels import residency_note
 from roofline_gui.core.sweep import describe_move, move_to_intensity
 from roofline_gui.core.units import Units
+from roofline_gui.core.workload import serving_only
 
 if TYPE_CHECKING:  # the workload modules are imported on first use, off the start-up path
     from roofline_gui.core.workload import Workload
@@ -81,6 +82,9 @@ class DocumentModel(QObject):
         self.undo_stack = QUndoStack(self)
         #: the last edit the core refused (core.errors.EditRefused, with its problems by field)
         self.last_refused = None
+        #: The last change touched workloads' serving settings alone (core.workload.
+        #: serving_only): every view but the Serving view's may leave itself as it is.
+        self.serving_only = False
         self._evaluator = Evaluator()
         self._comparison: Comparison | None = None
         self._workloads: tuple[list[WorkloadResult], dict[str, str]] | None = None
@@ -112,6 +116,7 @@ class DocumentModel(QObject):
         self._view = new
         if changed & {"derated", "same_width"}:  # both change the evaluation
             self._comparison = self._workloads = None
+            self.serving_only = False
             if "derated" in changed:
                 self.sig_derated_changed.emit(new.derated)
             self.sig_document_changed.emit(self._doc, None)
@@ -209,7 +214,18 @@ class DocumentModel(QObject):
         # A workload's edit (a drag of its batch, say) leaves the kernels' evaluation as it was.
         if self._doc.kernels is not old.kernels or self._doc.chips is not old.chips:
             self._comparison = None
-        self._workloads = None
+        self.serving_only = (self._doc.kernels is old.kernels and self._doc.chips is old.chips
+                             and serving_only(old.workloads, self._doc.workloads))
+        if self.serving_only and self._workloads is not None:
+            # the decode steps, prefills and training steps are the same: their results carry
+            # the workloads as they are now
+            now = {w.id: w for w in self._doc.workloads}
+            results, problems = self._workloads
+            self._workloads = ([replace(r, workload=now[r.workload.id]) for r in results],
+                               problems)
+            self._built = {i: (now[i], *rest) for i, (_w, *rest) in self._built.items()}
+        else:
+            self._workloads = None
         self.sig_document_changed.emit(self._doc, frozenset(touched_ids(edit)))
         return inverse
 
@@ -220,6 +236,7 @@ class DocumentModel(QObject):
         off the UI thread by ``prepare``."""
         self.undo_stack.clear()
         self._doc = document
+        self.serving_only = False
         self._comparison = self._workloads = None
         if (prepared is not None and not self._view.derated and prepared[1].kernels is document.kernels
                 and prepared[1].chips is document.chips):

@@ -187,3 +187,16 @@ def test_measured_points_against_the_bound(tmp_path):
     with pytest.raises(ValidationError) as exc:
         import_serving_csv(bad)
     assert exc.value.problems[0].path == "line 2"
+
+
+def test_serving_only_tells_an_edit_of_the_serving_settings_from_any_other():
+    from roofline_gui.core.workload import SERVING_FIELDS, serving_only, with_field
+
+    w = shipped_workloads()["llama-3-8b"].workload("w1")
+    other = shipped_workloads()["gpt2"].workload("w2")
+    for name, value in zip(SERVING_FIELDS, (2000, 500, 0.05, 2.0, 3, 0.0), strict=True):
+        assert serving_only((w, other), (with_field(w, name, value), other)), name
+    assert not serving_only((w, other), (w, other))  # nothing changed
+    assert not serving_only((w,), (with_field(w, "batch", 4),))
+    assert not serving_only((w,), (with_field(with_field(w, "batch", 4), "input_tokens", 9),))
+    assert not serving_only((w, other), (w,))  # one removed

@@ -158,3 +158,29 @@ def test_every_chip_column_of_the_table_names_its_chip(qtbot, example_doc):
         header = table.headerData(column, Qt.Orientation.Horizontal, Qt.ItemDataRole.DisplayRole)
         first = header.split("\n")[0]
         assert first in (chips[located[0]].name, shorts[located[0]]), header
+
+
+def test_an_edit_of_serving_settings_alone_keeps_every_other_evaluation():
+    """The Serving view's fields (input length, limits, drafts) change no decode step, prefill
+    or training step: the workloads' evaluation is kept, carrying the edited workload, and
+    ``serving_only`` tells the other views so; any other field is evaluated afresh."""
+    from roofline_gui.core.workload import with_field
+    from roofline_gui.io.presets import default_presets
+    from roofline_gui.io.workloads import shipped_workloads
+
+    model = DocumentModel()
+    model.add_chips([default_presets().chips["nvidia-h100-sxm5-80gb"]])
+    wid, = model.add_workloads([shipped_workloads()["llama-3-8b"].workload("w1")])
+    before = model.workload_results[0]
+    w = model.document.workload(wid)
+    assert model.set_workload(with_field(w, "input_tokens", 4000))
+    assert model.serving_only
+    after = model.workload_results[0]
+    assert after.evaluation is before.evaluation and after.workload.input_tokens == 4000
+    assert model.set_workload(with_field(model.document.workload(wid), "batch", 8))
+    assert not model.serving_only
+    assert model.workload_results[0].evaluation is not before.evaluation
+    model.undo_stack.undo()  # the batch back: evaluated afresh
+    assert not model.serving_only and model.workload_results[0].workload.batch == w.batch
+    model.undo_stack.undo()  # the input length back: serving settings alone again
+    assert model.serving_only and model.workload_results[0].workload.input_tokens == 1000

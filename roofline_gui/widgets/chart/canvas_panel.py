@@ -197,6 +197,8 @@ class CanvasPanel(QWidget):
         return self._redraw_pending or any(plot.drawing for plot in self.plots)
 
     def refresh(self, doc, touched) -> None:
+        if self.model.serving_only:  # the Serving view's settings alone: nothing here moved
+            return
         if self._redraw_pending or (touched is None and roofline_plot.drawn_in_turns(
                 len(doc.kernels), len(doc.visible_chips))):
             self._redraw_pending = True  # any change meanwhile is part of that redraw

@@ -87,6 +87,8 @@ class EnergyChart(QWidget):
         self.refresh()  # what changed while it was hidden
 
     def _request(self, *_args) -> None:
+        if self.model.serving_only:  # the Serving view's settings alone: nothing here moved
+            return
         self._later.request()
 
     def refresh(self) -> None:

@@ -306,6 +306,8 @@ class ExplanationPane(QTextBrowser):
         self.refresh()
 
     def _on_document_changed(self, doc, touched) -> None:
+        if self.model.serving_only:  # the Serving view's settings alone: nothing here moved
+            return
         # Edits of workloads or chips come at a drag's pace (a workload's point, a roof): the
         # words follow at most every 40 ms; anything else (a kernel, a new document) at once.
         if touched and touched <= {w.id for w in doc.workloads} | {c.id for c in doc.chips}:

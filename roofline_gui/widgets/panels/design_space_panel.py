@@ -114,6 +114,8 @@ class DesignSpacePanel(QWidget):
         return r, chosen
 
     def _request(self, *_args) -> None:
+        if self.model.serving_only:  # the Serving view's settings alone: nothing here moved
+            return
         self._later.request()
 
     def refresh(self) -> None:

@@ -134,6 +134,7 @@ class ServingPanel(QWidget):
         self._words_later.setSingleShot(True)
         self._words_later.setInterval(200)
         self._words_later.timeout.connect(self._write_words)
+        self._make_items()
         self._later = Throttle(self, self.refresh)
         model.sig_document_changed.connect(lambda *_a: self._later.request())
         model.sig_selection_changed.connect(lambda *_a: self._later.request())
@@ -192,7 +193,7 @@ class ServingPanel(QWidget):
         w = self.workload()
         chips = tuple(c for c in self.model.document.chips if c.visible)
         if w is None or not chips:
-            self.plot.clear()
+            self._clear_chart()
             self.result = None
             self._drawn_key = None
             self.title.setText("No transformer workload: Workloads → New Workload… makes one; "
@@ -213,12 +214,15 @@ class ServingPanel(QWidget):
         same = frontier == self._frontier_key and self.result is not None
         try:
             # a limit moved: the same frontier, other best points
-            result = (replace(self.result, workload=w, spec=spec_of(w)) if same else
-                      serve(w, chips, spec_of(w), derated=derated))
+            # a new frontier is served at the doublings alone; the concurrencies between them
+            # are searched for the best point under a TPOT limit once the fields hold still
+            result = replace(self.result if same else serve(
+                w, chips, replace(spec_of(w), tpot_limit=0.0), derated=derated),
+                workload=w, spec=spec_of(w))
         except RooflineError as exc:
             self.result = None
             self._drawn_key = self._frontier_key = None
-            self.plot.clear()
+            self._clear_chart()
             self.title.setText(f"<b>{html.escape(w.name)}</b> cannot be served: "
                                f"{html.escape(str(exc))}")
             self.words.setText("")
@@ -226,45 +230,131 @@ class ServingPanel(QWidget):
         self.result = result
         self._frontier_key, self._drawn_key = frontier, key
         if not same:
-            self._served_limit = w.tpot_limit
+            self._served_limit = 0.0
             self._draw_frontier(result)
         self._draw_limits(result)
         self._words_later.start()
 
-    def _draw_frontier(self, result) -> None:
-        """Each chip's curve, its points (hover, click) and their users' numbers."""
-        self.plot.clear()
+    def _make_items(self) -> None:
+        """The chart's items, made once and given new data at each redraw (a frontier typed
+        or dragged redraws in a few ms; clearing and rebuilding them took 60)."""
+        plot = self.plot.getPlotItem()
+        self._lines: list[tuple[pg.PlotDataItem, pg.PlotDataItem]] = []  # per chip: fits, all
+        self._points = pg.ScatterPlotItem(size=7, hoverable=True, tip=self._tip)
+        self._points.sigClicked.connect(self._on_click)
+        self._stars = pg.ScatterPlotItem()
+        self._stars.setToolTip("Measured points (Measured points…), against their chip's bound")
         self._rings = pg.ScatterPlotItem(size=16, pen=pg.mkPen("k", width=2), brush=None)
+        self._labels: list[pg.TextItem] = []
+        # bottom left: the frontiers fall from the top left to the bottom right, never there
+        self.legend = plot.addLegend(offset=(8, -8), labelTextSize="8pt", labelTextColor="k",
+                                     brush=pg.mkBrush(255, 255, 255, 230),
+                                     pen=pg.mkPen("#c0c0c0"))
+        self.legend.setZValue(1000)  # over the TPOT line dragged across it
+        for item in (self._points, self._stars, self._rings):
+            plot.addItem(item)
+        plot.addItem(self.tpot_line, ignoreBounds=True)
+        self._legend_key = None
+
+    def _clear_chart(self) -> None:
+        for fit, every in self._lines:
+            fit.setData([], [])
+            every.setData([], [])
+        for item in (self._points, self._stars, self._rings):
+            item.setData([])
+        for label in self._labels:
+            label.setVisible(False)
+        self.legend.clear()
+        self._legend_key = None
+        self.tpot_line.setVisible(False)
+
+    def _draw_frontier(self, result) -> None:
+        """Each chip's curve, its points (hover, click) and their users' numbers, the chips
+        named in a legend."""
+        plot = self.plot.getPlotItem()
         self.title.setText(
             f"<b>{html.escape(result.workload.name)}</b> served: each chip's tokens/s against "
             "each user's as more users decode at once (numbered); hollow: their caches do not "
             "fit; ringed: the best within the limits.")
+        while len(self._lines) < len(result.chips):
+            pair = (pg.PlotDataItem(), pg.PlotDataItem())
+            for item in pair:
+                plot.addItem(item)
+            self._lines.append(pair)
+        xs, ys, data, brushes, pens, marks = [], [], [], [], [], []
+        hollow = pg.mkBrush("#ffffff")
         for c, chip in enumerate(result.chips):
             x, y = result.tokens_per_user[c], result.tokens_per_chip[c]
             ok = np.isfinite(x) & np.isfinite(y) & (x > 0) & (y > 0)
             fits = result.fits[c] & ok
             color = chip.color or "#808080"
-            if fits.any():
-                self.plot.plot(x[fits], y[fits], pen=pg.mkPen(color, width=2))
-            if (ok & ~fits).any():
-                self.plot.plot(x[ok], y[ok], pen=pg.mkPen(color, width=1,
-                                                         style=Qt.PenStyle.DotLine))
-            spots = [{"pos": (float(np.log10(x[k])), float(np.log10(y[k]))), "data": (c, k),
-                      "brush": pg.mkBrush(color if fits[k] else "#ffffff"),
-                      "pen": pg.mkPen(color, width=1.5)} for k in np.flatnonzero(ok)]
-            scatter = pg.ScatterPlotItem(size=7, hoverable=True, tip=self._tip)
-            scatter.addPoints(spots)
-            scatter.sigClicked.connect(self._on_click)
-            self.plot.addItem(scatter)
-            for k in np.flatnonzero(fits)[::2]:  # every other point says how many users
-                label = pg.TextItem(f"{int(result.concurrency[k]):,}", color=color,
-                                    anchor=(0.5, 1.2))
-                label.setPos(float(np.log10(x[k])), float(np.log10(y[k])))
-                self.plot.addItem(label)
+            fit_line, every_line = self._lines[c]
+            fit_line.setData(x[fits], y[fits], pen=pg.mkPen(color, width=2))
+            loose = ok if (ok & ~fits).any() else np.zeros_like(ok)
+            every_line.setData(x[loose], y[loose], pen=pg.mkPen(color, width=1,
+                                                               style=Qt.PenStyle.DotLine))
+            brush, pen = pg.mkBrush(color), pg.mkPen(color, width=1.5)
+            shown = np.flatnonzero(ok)
+            xs.append(np.log10(x[shown]))
+            ys.append(np.log10(y[shown]))
+            data += [(c, int(k)) for k in shown]
+            brushes += [brush if fits[k] else hollow for k in shown]
+            pens += [pen] * len(shown)
+            marks += [(float(np.log10(x[k])), float(np.log10(y[k])),
+                       f"{int(result.concurrency[k]):,}", color) for k in np.flatnonzero(fits)]
+        for fit, every in self._lines[len(result.chips):]:
+            fit.setData([], [])
+            every.setData([], [])
+        self._points.setData(x=np.concatenate(xs), y=np.concatenate(ys), data=data,
+                             brush=brushes, pen=pens)
+        self._place_labels(marks)
+        legend_key = tuple((chip.name, chip.color) for chip in result.chips)
+        if legend_key != self._legend_key:
+            self.legend.clear()
+            for c, chip in enumerate(result.chips):
+                self.legend.addItem(self._lines[c][0], chip.name)
+            self._legend_key = legend_key
         self._draw_measured(result)
-        self.plot.addItem(self._rings)
-        self.plot.addItem(self.tpot_line, ignoreBounds=True)
-        self.plot.getViewBox().autoRange(padding=0.08)
+        sx, sy = self._stars.getData()
+        self._fit_range(np.concatenate([*xs, sx]), np.concatenate([*ys, sy]))
+
+    def _fit_range(self, xs: np.ndarray, ys: np.ndarray) -> None:
+        """Fit the axes to the points, unless they lie well inside the range shown and fill
+        more than half of it: an input length stepped or typed moves the frontier a little, and
+        axes that stay put are not redrawn (nor is the reader's eye thrown)."""
+        vb = self.plot.getPlotItem().getViewBox()
+        if not len(xs):
+            return
+        (x0, x1), (y0, y1) = vb.viewRange()
+        lo_x, hi_x, lo_y, hi_y = xs.min(), xs.max(), ys.min(), ys.max()
+        inside = (x0 < lo_x and hi_x < x1 and y0 < lo_y and hi_y < y1
+                  and hi_x - lo_x > 0.5 * (x1 - x0) and hi_y - lo_y > 0.5 * (y1 - y0))
+        if not inside:
+            vb.autoRange(padding=0.08)
+
+    def _place_labels(self, marks) -> None:
+        """The users' numbers beside their points, none over another: a number that would
+        touch one already placed (in a twentieth of the chart's span) is left out; hover tells
+        every point's."""
+        if marks:
+            xs, ys = np.array([m[0] for m in marks]), np.array([m[1] for m in marks])
+            dx = max(float(np.ptp(xs)), 0.5) / 14
+            dy = max(float(np.ptp(ys)), 0.5) / 16
+        placed: list[tuple[float, float]] = []
+        for x, y, text, color in marks:
+            if any(abs(x - px) < dx and abs(y - py) < dy for px, py in placed):
+                continue
+            if len(placed) == len(self._labels):
+                label = pg.TextItem(anchor=(0.5, 1.2))
+                self.plot.getPlotItem().addItem(label, ignoreBounds=True)
+                self._labels.append(label)
+            label = self._labels[len(placed)]
+            label.setText(text, color=color)
+            label.setPos(x, y)
+            label.setVisible(True)
+            placed.append((x, y))
+        for label in self._labels[len(placed):]:
+            label.setVisible(False)
 
     def import_measured(self, path: str | None = None) -> bool:
         path = path or MeasuredFiles.open_path(self)
@@ -290,11 +380,7 @@ class ServingPanel(QWidget):
                 spots.append({"pos": (float(np.log10(p.per_user)), float(np.log10(p.per_chip))),
                               "brush": pg.mkBrush(result.chips[c].color or "#808080"),
                               "pen": pg.mkPen("k", width=1), "symbol": "star", "size": 15})
-        if spots:
-            stars = pg.ScatterPlotItem()
-            stars.addPoints(spots)
-            stars.setToolTip("Measured points (Measured points…), against their chip's bound")
-            self.plot.addItem(stars)
+        self._stars.setData(spots)
 
     def _draw_limits(self, result) -> None:
         """The best points within the limits, ringed, and the TPOT limit's line."""

@@ -153,6 +153,8 @@ class WorkloadCharts(QWidget):
         return results[0] if results else None
 
     def _request(self, *_args) -> None:
+        if self.model.serving_only:  # the Serving view's settings alone: nothing here moved
+            return
         self._later.request()
 
     def _on_selection(self, *_args) -> None:

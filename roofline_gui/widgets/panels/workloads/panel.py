@@ -122,6 +122,8 @@ class WorkloadsPanel(QWidget):
         shown = tuple(self.list.item(i).data(Qt.ItemDataRole.UserRole)
                       for i in range(self.list.count()))
         self.refused.setText("")  # an edit, an undo or a drag since: the refusal is past
+        if self.model.serving_only:  # the Serving view's settings: not among these fields
+            return
         if touched and ids == shown and touched <= set(ids):  # edits of workloads: throttled
             self._later.request()
             return
