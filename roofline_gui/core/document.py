@@ -15,7 +15,7 @@ from roofline_gui.core.chip import Chip
 from roofline_gui.core.kernel import Kernel
 
 if TYPE_CHECKING:  # workloads are imported where they are used, off the start-up path
-    from roofline_gui.core.workload import Workload
+    from roofline_gui.core.workload import MeasuredServing, Workload
 
 COLLECTIONS = ("chips", "kernels", "workloads")
 
@@ -32,6 +32,8 @@ class Document:
     title: str = ""
     #: the user's grid, kg CO2 per kWh, for a training run's emissions (None: not given)
     carbon_intensity: float | None = None
+    #: measured or published serving points, drawn against their chips' serving bounds
+    serving_measured: tuple[MeasuredServing, ...] = ()
 
     def items(self, collection: str) -> tuple[Chip | Kernel | Workload, ...]:
         if collection not in COLLECTIONS:
@@ -79,3 +81,20 @@ class Document:
             if (m := pattern.match(item.id))
         ]
         return f"{prefix}{max(used, default=0) + 1}"
+
+
+def serving_only_change(old: Document, new: Document) -> bool:
+    """Whether ``new`` differs from ``old`` in the Serving view's settings alone (workloads'
+    serving fields, the measured serving points): no roofline, decode step, prefill or
+    training step moved, so the other views may stay as they are."""
+    if (old.kernels is not new.kernels or old.chips is not new.chips or (
+            old.baseline, old.title, old.carbon_intensity) != (
+            new.baseline, new.title, new.carbon_intensity)):
+        return False
+    from roofline_gui.core.workload import serving_only  # noqa: PLC0415 (off the start-up path)
+
+    same = len(old.workloads) == len(new.workloads) and all(
+        a is b for a, b in zip(old.workloads, new.workloads, strict=True))
+    if same:
+        return old.serving_measured != new.serving_measured
+    return serving_only(old.workloads, new.workloads)

@@ -56,7 +56,8 @@ class Move:
 
 @dataclass(frozen=True)
 class SetField:
-    """Set a document-level field (``baseline``, ``title`` or ``carbon_intensity``)."""
+    """Set a document-level field (``baseline``, ``title``, ``carbon_intensity`` or
+    ``serving_measured``)."""
 
     name: str
     value: Any
@@ -129,7 +130,7 @@ def apply(edit: Edit, doc: Document) -> tuple[Document, Edit]:
             items.insert(index, item)
             return _with(doc, collection, items), Move(collection, item_id, old_index)
         case SetField(name, value):
-            if name not in ("baseline", "title", "carbon_intensity"):
+            if name not in ("baseline", "title", "carbon_intensity", "serving_measured"):
                 raise KeyError(f"unknown document field {name!r}")
             old = getattr(doc, name)
             return replace(doc, **{name: value}), SetField(name, old)

@@ -32,7 +32,13 @@ import numpy as np
 from roofline_gui.core.build import build
 from roofline_gui.core.chip import Chip
 from roofline_gui.core.errors import Problem, ValidationError
-from roofline_gui.core.workload import MAX_DIM, Built, Workload, serving_problems
+from roofline_gui.core.workload import (
+    MAX_DIM,
+    Built,
+    MeasuredServing,
+    Workload,
+    serving_problems,
+)
 from roofline_gui.core.workload_eval import WorkloadResult, csv_number, evaluate_workloads
 
 #: Concurrencies tried where none are given: doubling from 1 (the largest that fits is added).
@@ -385,16 +391,6 @@ def serving_lines(result: ServingResult, c: int) -> list[str]:
     lines.append("A bound: every kernel at its roof, no queueing, no kernel-launch or collective "
                  "latency; no serving stack beats it on this chip.")
     return lines
-
-
-@dataclass(frozen=True)
-class MeasuredServing:
-    """A published or measured serving point: one chip's output tokens/s at a speed per user."""
-
-    chip: str  # the chip's name or preset id, as the file gives it
-    per_user: float  # tokens/s per user
-    per_chip: float  # output tokens/s per chip
-    source: str = ""
 
 
 def chip_named(chips: Sequence[Chip], name: str) -> int | None:

@@ -211,6 +211,17 @@ class Workload:
         return out
 
 
+@dataclass(frozen=True)
+class MeasuredServing:
+    """A published or measured serving point: one chip's output tokens/s at a speed per user
+    (a session keeps them, drawn against their chip's serving bound)."""
+
+    chip: str  # the chip's name or preset id, as the file gives it
+    per_user: float  # tokens/s per user
+    per_chip: float  # output tokens/s per chip
+    source: str = ""
+
+
 #: A workload's serving settings (the Serving view's): no decode step, prefill or training step
 #: depends on them.
 SERVING_FIELDS = ("input_tokens", "output_tokens", "tpot_limit", "ttft_limit", "draft_tokens",

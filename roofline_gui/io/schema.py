@@ -312,6 +312,22 @@ def session_schema(presets: Presets | None = None) -> dict:
                           "items": {"$ref": "#/$defs/workload"}},
             "carbon_intensity": {"type": "number", "minimum": 0, "maximum": 10,
                                  "description": "the user's grid, kg CO2 per kWh (version 8)"},
+            "serving_measured": {
+                "type": "array", "maxItems": MAX_ITEMS,
+                "description": "measured or published serving points, drawn against their "
+                               "chips' serving bounds (version 12)",
+                "items": {"type": "object", "additionalProperties": False,
+                          "required": ["chip", "tokens_per_s_per_user", "tokens_per_s_per_chip"],
+                          "properties": {
+                              "chip": {**name,
+                                       "description": "the chip's name or preset id"},
+                              "tokens_per_s_per_user": {"type": "number",
+                                                        "exclusiveMinimum": 0,
+                                                        "maximum": 1e12},
+                              "tokens_per_s_per_chip": {"type": "number",
+                                                        "exclusiveMinimum": 0,
+                                                        "maximum": 1e12},
+                              "source": text}}},
         },
         "additionalProperties": False,
         "if": {"properties": {"version": {"minimum": 2}}},

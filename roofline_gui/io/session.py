@@ -23,11 +23,13 @@ from roofline_gui.io.serialize import chip_to_dict, kernel_to_dict
 from roofline_gui.io.validate import PRESET_OVERRIDES, Checker, read_chip, read_kernel
 
 FORMAT = "roofline-session"
-VERSION = 11
+VERSION = 12
 MAX_ITEMS = 100_000
 #: The keys a session file may have at its top level.
 TOP_KEYS = ("format", "version", "title", "baseline", "chips", "kernels", "workloads",
-            "carbon_intensity")
+            "carbon_intensity", "serving_measured")
+#: A measured serving point's keys (version 12), as the Serving view's CSV names its columns.
+MEASURED_KEYS = ("chip", "tokens_per_s_per_user", "tokens_per_s_per_chip", "source")
 
 
 def _v1_to_v2(data: dict) -> dict:
@@ -155,10 +157,16 @@ def _v10_to_v11(data: dict) -> dict:
     return {**data, "version": 11}
 
 
+def _v11_to_v12(data: dict) -> dict:
+    """Version 12 adds ``serving_measured``, the measured or published serving points the
+    Serving view draws against their chips' bounds; a version 11 file has none."""
+    return {**data, "version": 12}
+
+
 MIGRATIONS: dict[int, Callable[[dict], dict]] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4,
                                                  4: _v4_to_v5, 5: _v5_to_v6, 6: _v6_to_v7,
                                                  7: _v7_to_v8, 8: _v8_to_v9, 9: _v9_to_v10,
-                                                 10: _v10_to_v11}
+                                                 10: _v10_to_v11, 11: _v11_to_v12}
 
 
 def migrate(data: dict) -> dict:
@@ -216,11 +224,43 @@ def parse_session(data: Any, presets: Presets | None = None, source: str = "") -
     carbon = root.get("carbon_intensity")
     if carbon is not None:
         carbon = ck.number(carbon, "carbon_intensity", inclusive_min=True, maximum=10.0)
+    measured = _read_measured(ck, root.get("serving_measured", []))
     if ck.problems:
         raise ValidationError(ck.problems, source)
     return Document(chips=tuple(chips), kernels=tuple(kernels), workloads=tuple(workloads),
                     baseline=baseline, title=title,
-                    carbon_intensity=None if carbon is None else float(carbon))
+                    carbon_intensity=None if carbon is None else float(carbon),
+                    serving_measured=measured)
+
+
+def _read_measured(ck: Checker, raw: Any) -> tuple:
+    """The measured serving points: each a chip (its name or preset id), two rates and a
+    source."""
+    items = ck.array(raw, "serving_measured")
+    if not items:
+        return ()
+    from roofline_gui.core.workload import MeasuredServing  # noqa: PLC0415
+
+    if len(items) > MAX_ITEMS:
+        ck.fail("serving_measured", f"{len(items)} points is more than the {MAX_ITEMS} a session "
+                                    "may hold")
+        return ()
+    out = []
+    for i, item in enumerate(items):
+        path = f"serving_measured[{i}]"
+        d = ck.obj(item, path)
+        if d is None:
+            continue
+        ck.known_keys(d, path, MEASURED_KEYS)
+        chip = ck.text(d, "chip", path, required=True)
+        user = ck.number(d.get("tokens_per_s_per_user"), f"{path}.tokens_per_s_per_user",
+                         maximum=1e12)
+        per_chip = ck.number(d.get("tokens_per_s_per_chip"), f"{path}.tokens_per_s_per_chip",
+                             maximum=1e12)
+        src = ck.text(d, "source", path)
+        if None not in (chip, user, per_chip, src):
+            out.append(MeasuredServing(chip.strip(), user, per_chip, src))
+    return tuple(out)
 
 
 def _chip_ids(root: dict) -> set:
@@ -329,6 +369,9 @@ def session_to_dict(doc: Document) -> dict:
         "kernels": [kernel_to_dict(k) for k in doc.kernels],
         "workloads": _workloads_to_dicts(doc),
         **({} if doc.carbon_intensity is None else {"carbon_intensity": doc.carbon_intensity}),
+        **({} if not doc.serving_measured else {"serving_measured": [
+            dict(zip(MEASURED_KEYS, (p.chip, p.per_user, p.per_chip, p.source), strict=True))
+            for p in doc.serving_measured]}),
     }
 
 

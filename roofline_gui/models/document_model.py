@@ -19,14 +19,13 @@ from PySide6.QtGui import QUndoCommand, QUndoStack
 from roofline_gui.core.chip import Chip
 from roofline_gui.core.comparison import Comparison, Evaluator
 from roofline_gui.core.display import View
-from roofline_gui.core.document import Document
+from roofline_gui.core.document import Document, serving_only_change
 from roofline_gui.core.edits import Edit, Replace, apply, insert_new, next_color, touched_ids
 from roofline_gui.core.errors import EditRefused, ValidationError
 from roofline_gui.core.kernel import Kernel
 from roofline_gui.core.levels import residency_note
 from roofline_gui.core.sweep import describe_move, move_to_intensity
 from roofline_gui.core.units import Units
-from roofline_gui.core.workload import serving_only
 
 if TYPE_CHECKING:  # the workload modules are imported on first use, off the start-up path
     from roofline_gui.core.workload import Workload
@@ -214,8 +213,7 @@ class DocumentModel(QObject):
         # A workload's edit (a drag of its batch, say) leaves the kernels' evaluation as it was.
         if self._doc.kernels is not old.kernels or self._doc.chips is not old.chips:
             self._comparison = None
-        self.serving_only = (self._doc.kernels is old.kernels and self._doc.chips is old.chips
-                             and serving_only(old.workloads, self._doc.workloads))
+        self.serving_only = serving_only_change(old, self._doc)
         if self.serving_only and self._workloads is not None:
             # the decode steps, prefills and training steps are the same: their results carry
             # the workloads as they are now

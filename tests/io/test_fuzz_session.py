@@ -207,8 +207,11 @@ def test_loader_and_schema_agree_on_seeded_mutations():
     assert verdicts == {True, False}  # the corpus holds both kinds, so agreement means something
 
 
-#: One of every kind of entry, every optional field set (tests/data/session_v4.json).
-RICH = json.loads(SEEDS[3])
+#: One of every kind of entry, every optional field set (tests/data/session_v4.json), and a
+#: measured serving point (version 12).
+RICH = {**json.loads(SEEDS[3]), "serving_measured": [
+    {"chip": "A100", "tokens_per_s_per_user": 30.5, "tokens_per_s_per_chip": 5000,
+     "source": "a vendor table"}]}
 
 
 def _paths(node, path=()):

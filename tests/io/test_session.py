@@ -369,3 +369,28 @@ def test_a_refused_peak_is_named_once_without_follow_on_problems():
         parse_session(data)
     problems = [p.path for p in info.value.problems]
     assert problems == ["chips[0].compute.bf16"], problems
+
+
+def test_measured_serving_points_are_kept_by_a_session(tmp_path):
+    """Version 12: the Serving view's measured points are saved with the session; a version 11
+    file has none; a bad point is named by its place and field."""
+    from roofline_gui.core.workload import MeasuredServing
+
+    doc = replace(load_session(DATA / "session_v2.json"), serving_measured=(
+        MeasuredServing("B200", 31.5, 5680.0, "a vendor table"),
+        MeasuredServing("nvidia-h200-sxm-141gb", 20.0, 3000.0)))
+    path = tmp_path / "s.roofline"
+    save_session(doc, path)
+    data = json.loads(path.read_text())
+    assert data["version"] == 12 and data["serving_measured"][1] == {
+        "chip": "nvidia-h200-sxm-141gb", "tokens_per_s_per_user": 20.0,
+        "tokens_per_s_per_chip": 3000.0, "source": ""}
+    assert load_session(path) == doc
+    assert "serving_measured" not in session_to_dict(replace(doc, serving_measured=()))
+    old = {**data, "version": 11}
+    del old["serving_measured"]
+    assert loads_session(json.dumps(old).encode()).serving_measured == ()
+    data["serving_measured"][0]["tokens_per_s_per_chip"] = -5
+    with pytest.raises(ValidationError) as err:
+        loads_session(json.dumps(data).encode())
+    assert "serving_measured[0].tokens_per_s_per_chip" in str(err.value)

@@ -105,7 +105,7 @@ def test_measured_points_are_drawn_and_weighed_against_the_bound(panel, tmp_path
 
 
 def test_the_chips_are_named_and_a_small_move_keeps_the_axes(panel):
-    assert [label.text for _sample, label in panel.legend.items] == ["H200 SXM 141GB", "B200"]
+    assert [label.text for _sample, label in panel.chart.legend.items] == ["H200 SXM 141GB", "B200"]
     vb = panel.plot.getPlotItem().getViewBox()
     before = vb.viewRange()
     panel.edits["input_tokens"].setValue(1100)  # a step of the field: the frontier moves a little
@@ -114,7 +114,7 @@ def test_the_chips_are_named_and_a_small_move_keeps_the_axes(panel):
     panel.edits["output_tokens"].setValue(20)  # far fewer tokens a request: refitted
     panel.refresh()
     (x0, x1), (y0, y1) = vb.viewRange()
-    xs, ys = panel._points.getData()
+    xs, ys = panel.chart.points.getData()
     assert vb.viewRange() != before and x0 < xs.min() and xs.max() < x1
     assert y0 < ys.min() and ys.max() < y1
 
@@ -145,3 +145,60 @@ def test_the_side_charts_grid_is_drawn_opaque():
         share, c = seen.color().alphaF(), seen.color()
         assert pen.color().alpha() == 255
         assert abs(pen.color().red() - (share * c.red() + (1 - share) * 255)) <= 1
+
+
+def test_measured_points_are_the_sessions_and_undo_takes_them_back(panel, tmp_path):
+    model = panel.model
+    r = panel.result
+    path = tmp_path / "m.csv"
+    path.write_text("chip,tokens_per_s_per_user,tokens_per_s_per_chip\n"
+                    f"H200 SXM 141GB,{r.tokens_per_user[0, 2]:.3f},100\n")
+    assert panel.import_measured(str(path))
+    assert panel.import_measured(str(path))  # the same file again adds nothing
+    assert len(model.document.serving_measured) == 1
+    assert model.serving_only  # no other view moves for it
+    panel.refresh()
+    assert len(panel.chart.stars.points()) == 1
+    model.undo_stack.undo()
+    _settle(panel)
+    assert model.document.serving_measured == () and len(panel.chart.stars.points()) == 0
+    model.undo_stack.redo()
+    panel.remove_measured()
+    assert model.document.serving_measured == ()
+
+
+def test_the_window_exports_the_serving_view(window, tmp_path, monkeypatch):
+    """File → Export Serving View: the chart titled with its workload, requests and limits as
+    PNG, SVG and PDF; its points as the workloads CSV's columns, one row per chip and
+    concurrency, the same rows the command line writes."""
+    import csv
+
+    from PySide6.QtGui import QImage
+
+    from roofline_gui.core.serving import serving_rows
+    from roofline_gui.core.workload_eval import WORKLOAD_CSV_COLUMNS
+    from roofline_gui.widgets.app.file_actions import FileDialogs
+
+    monkeypatch.setattr(FileDialogs, "png_width", classmethod(lambda cls, *a, **k: 1000))
+    monkeypatch.setattr("roofline_gui.widgets.common.dialogs.Confirm.error",
+                        classmethod(lambda cls, parent, title, text: errors.append(text)))
+    errors: list[str] = []
+    target = tmp_path / "none.png"
+    monkeypatch.setattr(FileDialogs, "save_path", classmethod(lambda cls, *a, **k: str(target)))
+    assert not window.files.export_serving("png")  # the session has no workload yet
+    assert "transformer workload" in errors[0] and not target.exists()
+    window.model.add_workloads([shipped_workloads()["llama-3-8b"].workload(
+        "w1", tpot_limit=0.02)])
+    for kind in ("png", "svg", "pdf", "csv"):
+        target = tmp_path / f"serving.{kind}"
+        assert window.files.export_serving(kind), kind
+    assert QImage(str(tmp_path / "serving.png")).width() == 1000
+    assert "Llama-3-8B" in (tmp_path / "serving.svg").read_text()  # the title, as text
+    assert (tmp_path / "serving.pdf").read_bytes().startswith(b"%PDF")
+    with (tmp_path / "serving.csv").open(encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    result = window.serving.result
+    assert rows == serving_rows(result, WORKLOAD_CSV_COLUMNS)
+    assert len(rows) == len(result.chips) * len(result.concurrency)
+    assert [a.text() for a in window.serving.export_button.menu().actions()] == [
+        "&PNG…", "&SVG…", "&PDF…", "&CSV…"]

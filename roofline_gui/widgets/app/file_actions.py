@@ -270,6 +270,54 @@ class FileActions(QObject):
         return self._export("workloads CSV", "-workloads.csv", "CSV table (*.csv)",
                             self._write_workloads)
 
+    def export_serving(self, kind: str) -> bool:
+        """The Serving view as ``kind``: "png", "svg" or "pdf" (the chart, titled with its
+        workload, requests and limits) or "csv" (its points: one row per chip and concurrency,
+        in the workloads CSV's columns, as ``--phase serve`` writes them)."""
+        panel = self.window.serving
+        result = panel.settled()
+        if result is None:
+            Confirm.error(self.window, "Nothing to export",
+                          "The Serving view shows nothing: it needs a transformer workload and a "
+                          "shown chip.")
+            return False
+        if kind == "csv":
+            from roofline_gui.core.serving import serving_rows  # noqa: PLC0415
+            from roofline_gui.core.workload_eval import WORKLOAD_CSV_COLUMNS  # noqa: PLC0415
+            from roofline_gui.io.csv_export import write_rows_csv  # noqa: PLC0415
+
+            def write(path) -> str:
+                rows = write_rows_csv(serving_rows(result, WORKLOAD_CSV_COLUMNS),
+                                      WORKLOAD_CSV_COLUMNS, path)
+                return (f"{_count(rows, 'row')}: {result.workload.name} served on "
+                        f"{_count(len(result.chips), 'chip')} at "
+                        f"{_count(len(result.concurrency), 'concurrency')}").replace(
+                    "concurrencys", "concurrencies")
+
+            return self._export("serving CSV", "-serving.csv", "CSV table (*.csv)", write)
+        from roofline_gui.widgets.chart import export  # noqa: PLC0415
+        from roofline_gui.widgets.panels.serving_chart import offscreen_chart  # noqa: PLC0415
+
+        measured = self.model.document.serving_measured
+        if kind == "png":
+            width = FileDialogs.png_width(self.window, 1600)
+            if width is None:
+                return False
+
+            def write_png(path) -> None:
+                with offscreen_chart(result, measured, width, round(width * 5 / 8)) as item:
+                    write_atomic(path, export.render_png(item, width))
+
+            return self._export("PNG", "-serving.png", "PNG image (*.png)", write_png)
+        to, label = {"svg": (export.export_svg, "SVG image (*.svg)"),
+                     "pdf": (export.export_pdf, "PDF document (*.pdf)")}[kind]
+
+        def write_vector(path) -> None:
+            with offscreen_chart(result, measured, 960, 600) as item:
+                to(item, path)
+
+        return self._export(kind.upper(), f"-serving.{kind}", label, write_vector)
+
     def _write_workloads(self, path) -> str:
         doc = self.model.document
         rows = export_workloads_csv(doc, path, derated=self.model.derated)

@@ -353,6 +353,11 @@ class MainWindow(QMainWindow):
         self.act_workloads_csv = self._action(
             "Export &Workloads CSV…", files.export_workloads_csv,
             tip="Save every workload on every chip: time, throughput, shares, dominant kernel")
+        self.serving_exports = [self._action(
+            f"&{kind.upper()}…", lambda _=False, k=kind: files.export_serving(k),
+            tip=("The Serving view's points: one row per chip and concurrency" if kind == "csv"
+                 else "The Serving view's chart, titled with its workload, requests and limits"))
+            for kind in ("png", "svg", "pdf", "csv")]
         self.act_new_workload = self._action(
             "&New Workload…", self.new_workload, "Ctrl+Shift+W",
             "A whole model as a workload: from an example, a config.json or the session's kernels")
@@ -479,6 +484,9 @@ class MainWindow(QMainWindow):
         for action in (self.act_png, self.act_svg, self.act_pdf, self.act_csv,
                        self.act_workloads_csv):
             file_menu.addAction(action)
+        serving_menu = file_menu.addMenu("Export Ser&ving View")
+        for action in self.serving_exports:
+            serving_menu.addAction(action)
         file_menu.addSeparator()
         file_menu.addAction(self.act_quit)
         edit = bar.addMenu("&Edit")

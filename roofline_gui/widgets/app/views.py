@@ -83,7 +83,9 @@ def _design(window) -> QWidget:
 def _serving(window) -> QWidget:
     from roofline_gui.widgets.panels.serving_panel import ServingPanel  # noqa: PLC0415
 
-    return ServingPanel(window.model)
+    panel = ServingPanel(window.model)
+    panel.set_export_actions(window.serving_exports)
+    return panel
 
 
 def _energy(window) -> QWidget:

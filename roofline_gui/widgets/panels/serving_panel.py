@@ -9,7 +9,6 @@ import html
 from dataclasses import replace
 
 import numpy as np
-import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QDoubleSpinBox,
@@ -17,6 +16,7 @@ from PySide6.QtWidgets import (
     QFrame,
     QGridLayout,
     QLabel,
+    QMenu,
     QPushButton,
     QScrollArea,
     QSpinBox,
@@ -24,13 +24,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from roofline_gui.core.edits import SetField
 from roofline_gui.core.errors import RooflineError
-from roofline_gui.core.serving import chip_named, measured_lines, serve, serving_lines, spec_of
+from roofline_gui.core.serving import measured_lines, serve, serving_lines, spec_of
 from roofline_gui.core.workload import MAX_DIM, Workload, with_field
 from roofline_gui.io.imports import import_serving_csv
 from roofline_gui.models.document_model import DocumentModel
-from roofline_gui.widgets.common.axes import log_plot
 from roofline_gui.widgets.common.throttle import Throttle
+from roofline_gui.widgets.panels.serving_chart import ServingChart
 
 #: The fields: (name, label, tooltip), whole numbers then times and the rate.
 _FIELDS = (("input_tokens", "Input I", "prompt tokens per request (a mean)"),
@@ -83,24 +84,28 @@ class ServingPanel(QWidget):
             grid.addWidget(caption, i // 3, 2 * (i % 3))
             grid.addWidget(edit, i // 3, 2 * (i % 3) + 1)
             self.edits[name] = edit
-        self.plot = log_plot()
-        self.plot.showGrid(True, True, 0.25)
-        self.plot.setLabel("bottom", "tokens/s per user (output)")
-        self.plot.setLabel("left", "tokens/s per chip")
+        self.chart = ServingChart(tip=self._tip, on_click=self._on_click)
+        self.plot, self.tpot_line = self.chart.plot, self.chart.tpot_line
         self.plot.setMinimumHeight(8 * self.fontMetrics().lineSpacing())
-        self.tpot_line = pg.InfiniteLine(angle=90, movable=True,
-                                         pen=pg.mkPen("#b00020", width=2,
-                                                      style=Qt.PenStyle.DashLine))
-        self.tpot_line.setToolTip("The TPOT limit: drag it (left: a looser limit)")
         self.tpot_line.sigPositionChangeFinished.connect(self._on_line_dragged)
-        self.measured: tuple = ()  # measured points drawn against their chips' frontiers
-        self.measure_button = QPushButton("Measured points…")
+        self.measure_button = QPushButton("Measured points")
         self.measure_button.setToolTip(
-            "A CSV of measured or published serving points (columns chip, tokens_per_s_per_user, "
-            "tokens_per_s_per_chip, source): drawn as stars against their chip's bound, any "
-            "above it named with what to check")
-        self.measure_button.clicked.connect(self.import_measured)
+            "Measured or published serving points, kept with the session: drawn as stars "
+            "against their chip's bound, any above it named with what to check")
+        menu = QMenu(self.measure_button)
+        self.act_import = menu.addAction("Import CSV…", self.import_measured)
+        self.act_import.setToolTip("Columns chip, tokens_per_s_per_user, tokens_per_s_per_chip "
+                                   "and an optional source; one row a point")
+        self.act_remove = menu.addAction("Remove all", self.remove_measured)
+        menu.aboutToShow.connect(lambda: self.act_remove.setEnabled(bool(self.measured)))
+        self.measure_button.setMenu(menu)
         grid.addWidget(self.measure_button, 0, 6)
+        #: the view's exports (PNG, SVG, PDF, CSV): the window's File menu actions, set by it
+        self.export_button = QPushButton("Export")
+        self.export_button.setToolTip("This chart as an image or a document, or its points as a "
+                                      "CSV table (one row per chip and concurrency)")
+        self.export_button.setEnabled(False)
+        grid.addWidget(self.export_button, 1, 6)
         self.refused = QLabel()  # a field's refusal, until the next edit
         self.refused.setWordWrap(True)
         self.refused.setStyleSheet("color: #b00020")
@@ -134,11 +139,23 @@ class ServingPanel(QWidget):
         self._words_later.setSingleShot(True)
         self._words_later.setInterval(200)
         self._words_later.timeout.connect(self._write_words)
-        self._make_items()
         self._later = Throttle(self, self.refresh)
         model.sig_document_changed.connect(lambda *_a: self._later.request())
         model.sig_selection_changed.connect(lambda *_a: self._later.request())
         self.refresh()
+
+    @property
+    def measured(self) -> tuple:
+        """The session's measured serving points, drawn against their chips' frontiers."""
+        return self.model.document.serving_measured
+
+    def set_export_actions(self, actions) -> None:
+        """The window's export actions, offered by the Export button too."""
+        menu = QMenu(self.export_button)
+        for action in actions:
+            menu.addAction(action)
+        self.export_button.setMenu(menu)
+        self.export_button.setEnabled(True)
 
     @property
     def pending(self) -> bool:
@@ -193,7 +210,7 @@ class ServingPanel(QWidget):
         w = self.workload()
         chips = tuple(c for c in self.model.document.chips if c.visible)
         if w is None or not chips:
-            self._clear_chart()
+            self.chart.clear()
             self.result = None
             self._drawn_key = None
             self.title.setText("No transformer workload: Workloads → New Workload… makes one; "
@@ -206,7 +223,7 @@ class ServingPanel(QWidget):
             edit.setValue(value * 1e3 if name in ("tpot_limit", "ttft_limit") else value)
             edit.blockSignals(False)
         derated = self.model.view.derated
-        key = (w, chips, derated)
+        key = (w, chips, derated, self.measured)
         if key == self._drawn_key:  # the selected chip may have changed: its words
             self._words_later.start()
             return
@@ -222,181 +239,63 @@ class ServingPanel(QWidget):
         except RooflineError as exc:
             self.result = None
             self._drawn_key = self._frontier_key = None
-            self._clear_chart()
+            self.chart.clear()
             self.title.setText(f"<b>{html.escape(w.name)}</b> cannot be served: "
                                f"{html.escape(str(exc))}")
             self.words.setText("")
             return
         self.result = result
+        measured_moved = self._drawn_key is None or self._drawn_key[3] != self.measured
         self._frontier_key, self._drawn_key = frontier, key
         if not same:
             self._served_limit = 0.0
             self._draw_frontier(result)
-        self._draw_limits(result)
+        elif measured_moved:
+            self.chart.draw_measured(result, self.measured)
+        self.chart.draw_limits(result)
         self._words_later.start()
 
-    def _make_items(self) -> None:
-        """The chart's items, made once and given new data at each redraw (a frontier typed
-        or dragged redraws in a few ms; clearing and rebuilding them took 60)."""
-        plot = self.plot.getPlotItem()
-        self._lines: list[tuple[pg.PlotDataItem, pg.PlotDataItem]] = []  # per chip: fits, all
-        self._points = pg.ScatterPlotItem(size=7, hoverable=True, tip=self._tip)
-        self._points.sigClicked.connect(self._on_click)
-        self._stars = pg.ScatterPlotItem()
-        self._stars.setToolTip("Measured points (Measured points…), against their chip's bound")
-        self._rings = pg.ScatterPlotItem(size=16, pen=pg.mkPen("k", width=2), brush=None)
-        self._labels: list[pg.TextItem] = []
-        # bottom left: the frontiers fall from the top left to the bottom right, never there
-        self.legend = plot.addLegend(offset=(8, -8), labelTextSize="8pt", labelTextColor="k",
-                                     brush=pg.mkBrush(255, 255, 255, 230),
-                                     pen=pg.mkPen("#c0c0c0"))
-        self.legend.setZValue(1000)  # over the TPOT line dragged across it
-        for item in (self._points, self._stars, self._rings):
-            plot.addItem(item)
-        plot.addItem(self.tpot_line, ignoreBounds=True)
-        self._legend_key = None
-
-    def _clear_chart(self) -> None:
-        for fit, every in self._lines:
-            fit.setData([], [])
-            every.setData([], [])
-        for item in (self._points, self._stars, self._rings):
-            item.setData([])
-        for label in self._labels:
-            label.setVisible(False)
-        self.legend.clear()
-        self._legend_key = None
-        self.tpot_line.setVisible(False)
-
     def _draw_frontier(self, result) -> None:
-        """Each chip's curve, its points (hover, click) and their users' numbers, the chips
-        named in a legend."""
-        plot = self.plot.getPlotItem()
         self.title.setText(
             f"<b>{html.escape(result.workload.name)}</b> served: each chip's tokens/s against "
             "each user's as more users decode at once (numbered); hollow: their caches do not "
             "fit; ringed: the best within the limits.")
-        while len(self._lines) < len(result.chips):
-            pair = (pg.PlotDataItem(), pg.PlotDataItem())
-            for item in pair:
-                plot.addItem(item)
-            self._lines.append(pair)
-        xs, ys, data, brushes, pens, marks = [], [], [], [], [], []
-        hollow = pg.mkBrush("#ffffff")
-        for c, chip in enumerate(result.chips):
-            x, y = result.tokens_per_user[c], result.tokens_per_chip[c]
-            ok = np.isfinite(x) & np.isfinite(y) & (x > 0) & (y > 0)
-            fits = result.fits[c] & ok
-            color = chip.color or "#808080"
-            fit_line, every_line = self._lines[c]
-            fit_line.setData(x[fits], y[fits], pen=pg.mkPen(color, width=2))
-            loose = ok if (ok & ~fits).any() else np.zeros_like(ok)
-            every_line.setData(x[loose], y[loose], pen=pg.mkPen(color, width=1,
-                                                               style=Qt.PenStyle.DotLine))
-            brush, pen = pg.mkBrush(color), pg.mkPen(color, width=1.5)
-            shown = np.flatnonzero(ok)
-            xs.append(np.log10(x[shown]))
-            ys.append(np.log10(y[shown]))
-            data += [(c, int(k)) for k in shown]
-            brushes += [brush if fits[k] else hollow for k in shown]
-            pens += [pen] * len(shown)
-            marks += [(float(np.log10(x[k])), float(np.log10(y[k])),
-                       f"{int(result.concurrency[k]):,}", color) for k in np.flatnonzero(fits)]
-        for fit, every in self._lines[len(result.chips):]:
-            fit.setData([], [])
-            every.setData([], [])
-        self._points.setData(x=np.concatenate(xs), y=np.concatenate(ys), data=data,
-                             brush=brushes, pen=pens)
-        self._place_labels(marks)
-        legend_key = tuple((chip.name, chip.color) for chip in result.chips)
-        if legend_key != self._legend_key:
-            self.legend.clear()
-            for c, chip in enumerate(result.chips):
-                self.legend.addItem(self._lines[c][0], chip.name)
-            self._legend_key = legend_key
-        self._draw_measured(result)
-        sx, sy = self._stars.getData()
-        self._fit_range(np.concatenate([*xs, sx]), np.concatenate([*ys, sy]))
-
-    def _fit_range(self, xs: np.ndarray, ys: np.ndarray) -> None:
-        """Fit the axes to the points, unless they lie well inside the range shown and fill
-        more than half of it: an input length stepped or typed moves the frontier a little, and
-        axes that stay put are not redrawn (nor is the reader's eye thrown)."""
-        vb = self.plot.getPlotItem().getViewBox()
-        if not len(xs):
-            return
-        (x0, x1), (y0, y1) = vb.viewRange()
-        lo_x, hi_x, lo_y, hi_y = xs.min(), xs.max(), ys.min(), ys.max()
-        inside = (x0 < lo_x and hi_x < x1 and y0 < lo_y and hi_y < y1
-                  and hi_x - lo_x > 0.5 * (x1 - x0) and hi_y - lo_y > 0.5 * (y1 - y0))
-        if not inside:
-            vb.autoRange(padding=0.08)
-
-    def _place_labels(self, marks) -> None:
-        """The users' numbers beside their points, none over another: a number that would
-        touch one already placed (in a twentieth of the chart's span) is left out; hover tells
-        every point's."""
-        if marks:
-            xs, ys = np.array([m[0] for m in marks]), np.array([m[1] for m in marks])
-            dx = max(float(np.ptp(xs)), 0.5) / 14
-            dy = max(float(np.ptp(ys)), 0.5) / 16
-        placed: list[tuple[float, float]] = []
-        for x, y, text, color in marks:
-            if any(abs(x - px) < dx and abs(y - py) < dy for px, py in placed):
-                continue
-            if len(placed) == len(self._labels):
-                label = pg.TextItem(anchor=(0.5, 1.2))
-                self.plot.getPlotItem().addItem(label, ignoreBounds=True)
-                self._labels.append(label)
-            label = self._labels[len(placed)]
-            label.setText(text, color=color)
-            label.setPos(x, y)
-            label.setVisible(True)
-            placed.append((x, y))
-        for label in self._labels[len(placed):]:
-            label.setVisible(False)
+        self.chart.draw(result, self.measured)
 
     def import_measured(self, path: str | None = None) -> bool:
+        """Measured points from a CSV, added to the session's (one undo step); a bad file is
+        named, line by line, and changes nothing."""
         path = path or MeasuredFiles.open_path(self)
         if not path:
             return False
         try:
-            self.measured = import_serving_csv(path)
+            points = import_serving_csv(path)
         except RooflineError as exc:
             self.refused.setText(str(exc))
             return False
         self.refused.setText("")
-        if self.result is not None:
-            self._draw_frontier(self.result)
-            self._draw_limits(self.result)
-            self._write_words()
+        new = tuple(p for p in dict.fromkeys(points) if p not in self.measured)
+        if new:
+            self.model.push(SetField("serving_measured", self.measured + new),
+                            f"Import {len(new):,} measured serving point"
+                            + ("s" if len(new) != 1 else ""))
+        self.refresh()
+        self._write_words()
         return True
 
-    def _draw_measured(self, result) -> None:
-        spots = []
-        for p in self.measured:
-            c = chip_named(result.chips, p.chip)
-            if c is not None:
-                spots.append({"pos": (float(np.log10(p.per_user)), float(np.log10(p.per_chip))),
-                              "brush": pg.mkBrush(result.chips[c].color or "#808080"),
-                              "pen": pg.mkPen("k", width=1), "symbol": "star", "size": 15})
-        self._stars.setData(spots)
+    def remove_measured(self) -> None:
+        if self.measured:
+            self.model.push(SetField("serving_measured", ()), "Remove the measured serving points")
 
-    def _draw_limits(self, result) -> None:
-        """The best points within the limits, ringed, and the TPOT limit's line."""
-        xs, ys = [], []
-        for c in range(len(result.chips)):
-            best = result.best(c)
-            if best is not None:
-                xs.append(float(np.log10(result.tokens_per_user[c, best])))
-                ys.append(float(np.log10(result.tokens_per_chip[c, best])))
-        self._rings.setData(xs, ys)
-        limit = result.workload.tpot_limit
-        self.tpot_line.setVisible(limit > 0)
-        if limit > 0:
-            self.tpot_line.blockSignals(True)
-            self.tpot_line.setValue(float(np.log10(1.0 / limit)))
-            self.tpot_line.blockSignals(False)
+    def settled(self):
+        """The view as it will stand once its fields hold still (the search between the
+        doublings done, the words written): what an export writes."""
+        self.refresh()
+        if self._words_later.isActive() or (self.result is not None and
+                                            self.result.spec.tpot_limit != self._served_limit):
+            self._words_later.stop()
+            self._write_words()
+        return self.result
 
     def _write_words(self) -> None:
         result = self.result
@@ -412,7 +311,6 @@ class ServingPanel(QWidget):
                 return
             self.result, self._served_limit = result, result.spec.tpot_limit
             self._draw_frontier(result)
-            self._draw_limits(result)
         c = self._chip_index(result.chips)
         lines = serving_lines(result, c)
         if self.measured:

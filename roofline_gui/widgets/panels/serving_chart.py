@@ -1,0 +1,215 @@
+"""The Serving view's chart: one frontier per chip (output tokens/s per chip against tokens/s
+per user as the concurrency grows), its points numbered with their users, the best point of each
+chip within the limits ringed, the TPOT limit as a line, measured points as stars, the chips
+named in a legend. Drawn in the Serving view and afresh, offscreen, for its exports."""
+
+from __future__ import annotations
+
+import html
+from contextlib import contextmanager
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+
+from roofline_gui.core.serving import chip_named
+from roofline_gui.widgets.common.axes import log_plot
+
+
+class ServingChart:
+    """The plot and its items, made once and given new data at each redraw (a frontier typed
+    or dragged redraws in a few ms; clearing and rebuilding them took 60)."""
+
+    def __init__(self, tip=None, on_click=None) -> None:
+        self.plot = log_plot()
+        self.plot.showGrid(True, True, 0.25)
+        self.plot.setLabel("bottom", "tokens/s per user (output)")
+        self.plot.setLabel("left", "tokens/s per chip")
+        item = self.plot.getPlotItem()
+        self.tpot_line = pg.InfiniteLine(angle=90, movable=on_click is not None,
+                                         pen=pg.mkPen("#b00020", width=2,
+                                                      style=Qt.PenStyle.DashLine))
+        self.tpot_line.setToolTip("The TPOT limit: drag it (left: a looser limit)")
+        self.lines: list[tuple[pg.PlotDataItem, pg.PlotDataItem]] = []  # per chip: fits, all
+        self.points = pg.ScatterPlotItem(size=7, hoverable=tip is not None, tip=tip)
+        if on_click is not None:
+            self.points.sigClicked.connect(on_click)
+        self.stars = pg.ScatterPlotItem()
+        self.stars.setToolTip("Measured points (Measured points), against their chip's bound")
+        self.rings = pg.ScatterPlotItem(size=16, pen=pg.mkPen("k", width=2), brush=None)
+        self.labels: list[pg.TextItem] = []
+        # bottom left: the frontiers fall from the top left to the bottom right, never there
+        self.legend = item.addLegend(offset=(8, -8), labelTextSize="8pt", labelTextColor="k",
+                                     brush=pg.mkBrush(255, 255, 255, 230),
+                                     pen=pg.mkPen("#c0c0c0"))
+        self.legend.setZValue(1000)  # over the TPOT line dragged across it
+        for part in (self.points, self.stars, self.rings):
+            item.addItem(part)
+        item.addItem(self.tpot_line, ignoreBounds=True)
+        self._legend_key = None
+
+    def clear(self) -> None:
+        for fit, every in self.lines:
+            fit.setData([], [])
+            every.setData([], [])
+        for part in (self.points, self.stars, self.rings):
+            part.setData([])
+        for label in self.labels:
+            label.setVisible(False)
+        self.legend.clear()
+        self._legend_key = None
+        self.tpot_line.setVisible(False)
+
+    def draw(self, result, measured=()) -> None:
+        """Each chip's curve, its points and their users' numbers, the measured points, the
+        chips named in the legend; then the best points and the limit (draw_limits)."""
+        plot = self.plot.getPlotItem()
+        while len(self.lines) < len(result.chips):
+            pair = (pg.PlotDataItem(), pg.PlotDataItem())
+            for part in pair:
+                plot.addItem(part)
+            self.lines.append(pair)
+        xs, ys, data, brushes, pens, marks = [], [], [], [], [], []
+        hollow = pg.mkBrush("#ffffff")
+        for c, chip in enumerate(result.chips):
+            x, y = result.tokens_per_user[c], result.tokens_per_chip[c]
+            ok = np.isfinite(x) & np.isfinite(y) & (x > 0) & (y > 0)
+            fits = result.fits[c] & ok
+            color = chip.color or "#808080"
+            fit_line, every_line = self.lines[c]
+            fit_line.setData(x[fits], y[fits], pen=pg.mkPen(color, width=2))
+            loose = ok if (ok & ~fits).any() else np.zeros_like(ok)
+            every_line.setData(x[loose], y[loose], pen=pg.mkPen(color, width=1,
+                                                               style=Qt.PenStyle.DotLine))
+            brush, pen = pg.mkBrush(color), pg.mkPen(color, width=1.5)
+            shown = np.flatnonzero(ok)
+            xs.append(np.log10(x[shown]))
+            ys.append(np.log10(y[shown]))
+            data += [(c, int(k)) for k in shown]
+            brushes += [brush if fits[k] else hollow for k in shown]
+            pens += [pen] * len(shown)
+            marks += [(float(np.log10(x[k])), float(np.log10(y[k])),
+                       f"{int(result.concurrency[k]):,}", color) for k in np.flatnonzero(fits)]
+        for fit, every in self.lines[len(result.chips):]:
+            fit.setData([], [])
+            every.setData([], [])
+        self.points.setData(x=np.concatenate(xs), y=np.concatenate(ys), data=data,
+                            brush=brushes, pen=pens)
+        self._place_labels(marks)
+        legend_key = tuple((chip.name, chip.color) for chip in result.chips)
+        if legend_key != self._legend_key:
+            self.legend.clear()
+            for c, chip in enumerate(result.chips):
+                self.legend.addItem(self.lines[c][0], chip.name)
+            self._legend_key = legend_key
+        self.draw_measured(result, measured)
+        self.draw_limits(result)
+
+    def draw_measured(self, result, measured) -> None:
+        """The measured points as stars in their chip's colour (those naming no chip shown are
+        left out: the words name them); the range fitted to everything drawn."""
+        spots = []
+        for p in measured:
+            c = chip_named(result.chips, p.chip)
+            if c is not None:
+                spots.append({"pos": (float(np.log10(p.per_user)), float(np.log10(p.per_chip))),
+                              "brush": pg.mkBrush(result.chips[c].color or "#808080"),
+                              "pen": pg.mkPen("k", width=1), "symbol": "star", "size": 15})
+        self.stars.setData(spots)
+        self.fit_range()
+
+    def fit_range(self) -> None:
+        """Fit the axes to the points, unless they lie well inside the range shown and fill
+        more than half of it: an input length stepped or typed moves the frontier a little, and
+        axes that stay put are not redrawn (nor is the reader's eye thrown)."""
+        vb = self.plot.getPlotItem().getViewBox()
+        (px, py), (sx, sy) = self.points.getData(), self.stars.getData()
+        xs, ys = np.concatenate([px, sx]), np.concatenate([py, sy])
+        if not len(xs):
+            return
+        (x0, x1), (y0, y1) = vb.viewRange()
+        lo_x, hi_x, lo_y, hi_y = xs.min(), xs.max(), ys.min(), ys.max()
+        inside = (x0 < lo_x and hi_x < x1 and y0 < lo_y and hi_y < y1
+                  and hi_x - lo_x > 0.5 * (x1 - x0) and hi_y - lo_y > 0.5 * (y1 - y0))
+        if not inside:
+            vb.autoRange(padding=0.08)
+
+    def _place_labels(self, marks) -> None:
+        """The users' numbers beside their points, none over another: a number that would
+        touch one already placed (a fourteenth of the points' span across, a sixteenth up) is
+        left out; hover tells every point's."""
+        if marks:
+            xs, ys = np.array([m[0] for m in marks]), np.array([m[1] for m in marks])
+            dx = max(float(np.ptp(xs)), 0.5) / 14
+            dy = max(float(np.ptp(ys)), 0.5) / 16
+        placed: list[tuple[float, float]] = []
+        for x, y, text, color in marks:
+            if any(abs(x - px) < dx and abs(y - py) < dy for px, py in placed):
+                continue
+            if len(placed) == len(self.labels):
+                label = pg.TextItem(anchor=(0.5, 1.2))
+                self.plot.getPlotItem().addItem(label, ignoreBounds=True)
+                self.labels.append(label)
+            label = self.labels[len(placed)]
+            label.setText(text, color=color)
+            label.setPos(x, y)
+            label.setVisible(True)
+            placed.append((x, y))
+        for label in self.labels[len(placed):]:
+            label.setVisible(False)
+
+    def draw_limits(self, result) -> None:
+        """The best points within the limits, ringed, and the TPOT limit's line."""
+        xs, ys = [], []
+        for c in range(len(result.chips)):
+            best = result.best(c)
+            if best is not None:
+                xs.append(float(np.log10(result.tokens_per_user[c, best])))
+                ys.append(float(np.log10(result.tokens_per_chip[c, best])))
+        self.rings.setData(xs, ys)
+        limit = result.workload.tpot_limit
+        self.tpot_line.setVisible(limit > 0)
+        if limit > 0:
+            self.tpot_line.blockSignals(True)
+            self.tpot_line.setValue(float(np.log10(1.0 / limit)))
+            self.tpot_line.blockSignals(False)
+
+    @contextmanager
+    def titled(self, result):
+        """The chart with a title saying what it shows (the workload, the requests, the
+        limits), for a file that leaves the window; yields the plot item."""
+        item = self.plot.getPlotItem()
+        s = result.spec
+        limits = [f"TPOT ≤ {s.tpot_limit * 1e3:g} ms"] if s.tpot_limit else []
+        limits += [f"TTFT ≤ {s.ttft_limit * 1e3:g} ms"] if s.ttft_limit else []
+        item.setTitle(html.escape(
+            f"{result.workload.name}: {s.input_tokens:,} in, {s.output_tokens:,} out per request"
+            + (f"; {', '.join(limits)}" if limits else "")
+            + (f"; {s.draft_tokens} draft tokens at α = {s.acceptance:g}" if s.draft_tokens
+               else "")), color="k", size="10pt")
+        item.layout.activate()  # the title's row laid out before anything renders
+        try:
+            yield item
+        finally:
+            item.setTitle(None)
+            item.titleLabel.setText("")
+
+
+@contextmanager
+def offscreen_chart(result, measured, width: int, height: int):
+    """The chart drawn afresh, offscreen, laid out at ``width`` × ``height`` and titled: what
+    the exports render at scale 1 (scaling the dock's chart to a file's size scaled its text
+    and markers with it). Yields the plot item."""
+    chart = ServingChart()
+    widget = chart.plot
+    widget.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen)
+    widget.resize(width, height)
+    widget.show()
+    try:
+        with chart.titled(result) as item:
+            chart.draw(result, measured)
+            item.getViewBox().autoRange(padding=0.08)
+            yield item
+    finally:
+        widget.close()
+        widget.deleteLater()
