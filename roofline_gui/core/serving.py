@@ -131,6 +131,26 @@ class ServingResult:
         return self.tokens_total / self.chips_per_model
 
     @cached_property
+    def tokens_per_joule(self) -> np.ndarray:
+        """[C, K] output tokens per joule of a chip: its share of the c users' O tokens ÷ the
+        energy of their prefill and decode steps on it (core.energy's model, as the workload
+        views count a step's energy); NaN where the chip has no energy data."""
+        steps = self.spec.output_tokens / self.spec.tokens_per_step
+        prefill = np.array([r.energy.per_step for r in self.prefill]).T
+        decode = np.array([r.energy.per_step for r in self.decode]).T
+        tokens = self.concurrency[None, :] * self.spec.output_tokens / self.chips_per_model
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return tokens / (prefill + steps * decode)
+
+    @cached_property
+    def tokens_per_dollar(self) -> np.ndarray:
+        """[C, K] output tokens per dollar of chip time at each chip's price per chip-hour
+        (the user's); NaN where it has none."""
+        price = np.array([c.energy.price_per_hour if c.energy is not None
+                          and c.energy.price_per_hour else np.nan for c in self.chips])
+        return self.tokens_per_chip * 3600.0 / price[:, None]
+
+    @cached_property
     def ttft(self) -> np.ndarray:
         """[C] s: one prompt's prefill on the model's chips, without queueing."""
         return np.asarray(self.first.time, dtype=float)

@@ -200,3 +200,22 @@ def test_serving_only_tells_an_edit_of_the_serving_settings_from_any_other():
     assert not serving_only((w,), (with_field(w, "batch", 4),))
     assert not serving_only((w,), (with_field(with_field(w, "batch", 4), "input_tokens", 9),))
     assert not serving_only((w, other), (w,))  # one removed
+
+
+def test_tokens_per_joule_and_per_dollar_follow_the_energy_model_and_the_price():
+    """Per joule: a chip's share of the users' tokens over the energy its prefill and decode
+    steps take in the workload views' energy model; per dollar: tokens/s per chip × 3,600 ÷ the
+    price per chip-hour; NaN where the chip has no such figure."""
+    chips = default_presets().chips
+    h200 = chips["nvidia-h200-sxm-141gb"]
+    priced = replace(h200, id="p", energy=replace(h200.energy, price_per_hour=4.0))
+    bare = replace(h200, id="b", name="bare", energy=None)
+    w = shipped_workloads()["llama-3-8b"].workload("w1", chips_per_model=2)
+    r = serve(w, (priced, bare), ServingSpec(1000, 500, (1, 8, 64)))
+    k = 1
+    pre, dec = r.prefill[k].energy.per_step[0], r.decode[k].energy.per_step[0]
+    assert r.tokens_per_joule[0, k] == pytest.approx(8 * 500 / 2 / (pre + 500 * dec))
+    assert r.tokens_per_dollar[0, k] == pytest.approx(r.tokens_per_chip[0, k] * 3600 / 4.0)
+    assert np.isnan(r.tokens_per_joule[1]).all() and np.isnan(r.tokens_per_dollar[1]).all()
+    # energy per token falls as more users share each step's weights
+    assert r.tokens_per_joule[0, 2] > r.tokens_per_joule[0, 1] > r.tokens_per_joule[0, 0]

@@ -1,10 +1,13 @@
 """The Serving view: the selected transformer's frontier on every shown chip, its fields editing
 the workload (one undo step each), the TPOT line dragged, a point clicked."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from PySide6.QtWidgets import QApplication
 
+from roofline_gui.core.edits import Replace
 from roofline_gui.io.presets import default_presets
 from roofline_gui.io.workloads import shipped_workloads
 from roofline_gui.models.document_model import DocumentModel
@@ -202,3 +205,29 @@ def test_the_window_exports_the_serving_view(window, tmp_path, monkeypatch):
     assert len(rows) == len(result.chips) * len(result.concurrency)
     assert [a.text() for a in window.serving.export_button.menu().actions()] == [
         "&PNG…", "&SVG…", "&PDF…", "&CSV…"]
+
+
+def test_the_y_axis_reads_tokens_per_joule_or_per_dollar(panel):
+    """Per joule: the chips with energy data; per dollar: only those with a price per
+    chip-hour, the others named; hover and the words give the same figure as the core."""
+    from roofline_gui.widgets.panels.serving_chart import measure_values
+
+    model = panel.model
+    b200 = model.document.chips[1]
+    model.push(Replace("chips", replace(b200, energy=replace(b200.energy, price_per_hour=6.0))),
+               "price")
+    _settle(panel)
+    panel.measure_box.setCurrentIndex(panel.measure_box.findData("dollar"))
+    r = panel.result
+    assert panel.plot.getPlotItem().getAxis("left").labelText == "tokens per dollar"
+    assert [label.text for _s, label in panel.chart.legend.items] == ["B200"]
+    text = panel.words.text()
+    best = r.best(1)
+    assert f"B200 {r.tokens_per_dollar[1, best]:,.4g}" in text
+    assert "Not drawn, for want of a price per chip-hour: H200 SXM 141GB" in text
+    _xs, ys = panel.chart.points.getData()  # B200's points alone, at their tokens per dollar
+    assert np.allclose(np.sort(10 ** ys), np.sort(measure_values(r, "dollar")[1]))
+    assert f"{r.tokens_per_dollar[1, best]:,.4g} tokens per dollar" in panel._tip(0, 0, (1, best))
+    panel.measure_box.setCurrentIndex(panel.measure_box.findData("joule"))
+    assert [label.text for _s, label in panel.chart.legend.items] == ["H200 SXM 141GB", "B200"]
+    assert f"{r.tokens_per_joule[0, r.best(0)]:,.4g}" in panel.words.text()

@@ -305,7 +305,8 @@ class FileActions(QObject):
                 return False
 
             def write_png(path) -> None:
-                with offscreen_chart(result, measured, width, round(width * 5 / 8)) as item:
+                with offscreen_chart(result, measured, width, round(width * 5 / 8),
+                                     panel.measure) as item:
                     write_atomic(path, export.render_png(item, width))
 
             return self._export("PNG", "-serving.png", "PNG image (*.png)", write_png)
@@ -313,7 +314,7 @@ class FileActions(QObject):
                      "pdf": (export.export_pdf, "PDF document (*.pdf)")}[kind]
 
         def write_vector(path) -> None:
-            with offscreen_chart(result, measured, 960, 600) as item:
+            with offscreen_chart(result, measured, 960, 600, panel.measure) as item:
                 to(item, path)
 
         return self._export(kind.upper(), f"-serving.{kind}", label, write_vector)

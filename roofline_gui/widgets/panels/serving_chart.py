@@ -15,6 +15,18 @@ from PySide6.QtCore import Qt
 from roofline_gui.core.serving import chip_named
 from roofline_gui.widgets.common.axes import log_plot
 
+#: What the y axis reads: (name, axis title, the result's [C, K] array's attribute, what a chip
+#: without it lacks).
+MEASURES = (("chip", "tokens/s per chip", "tokens_per_chip", ""),
+            ("joule", "tokens per joule", "tokens_per_joule", "energy data (board power)"),
+            ("dollar", "tokens per dollar", "tokens_per_dollar", "a price per chip-hour"))
+_MEASURE = {m[0]: m for m in MEASURES}
+
+
+def measure_values(result, measure: str) -> np.ndarray:
+    """[C, K]: the result's output tokens per chip-second, per joule or per dollar."""
+    return getattr(result, _MEASURE[measure][2])
+
 
 class ServingChart:
     """The plot and its items, made once and given new data at each redraw (a frontier typed
@@ -47,6 +59,7 @@ class ServingChart:
             item.addItem(part)
         item.addItem(self.tpot_line, ignoreBounds=True)
         self._legend_key = None
+        self.measure = "chip"  # what the y axis reads (MEASURES)
 
     def clear(self) -> None:
         for fit, every in self.lines:
@@ -60,10 +73,14 @@ class ServingChart:
         self._legend_key = None
         self.tpot_line.setVisible(False)
 
-    def draw(self, result, measured=()) -> None:
-        """Each chip's curve, its points and their users' numbers, the measured points, the
-        chips named in the legend; then the best points and the limit (draw_limits)."""
+    def draw(self, result, measured=(), measure: str = "chip") -> None:
+        """Each chip's curve, its points and their users' numbers, the measured points (on the
+        per-chip axis: they are rates), the chips named in the legend; then the best points and
+        the limit (draw_limits). ``measure``: what the y axis reads (MEASURES)."""
         plot = self.plot.getPlotItem()
+        self.measure = measure
+        self.plot.setLabel("left", _MEASURE[measure][1])
+        values = measure_values(result, measure)
         while len(self.lines) < len(result.chips):
             pair = (pg.PlotDataItem(), pg.PlotDataItem())
             for part in pair:
@@ -72,7 +89,7 @@ class ServingChart:
         xs, ys, data, brushes, pens, marks = [], [], [], [], [], []
         hollow = pg.mkBrush("#ffffff")
         for c, chip in enumerate(result.chips):
-            x, y = result.tokens_per_user[c], result.tokens_per_chip[c]
+            x, y = result.tokens_per_user[c], values[c]
             ok = np.isfinite(x) & np.isfinite(y) & (x > 0) & (y > 0)
             fits = result.fits[c] & ok
             color = chip.color or "#808080"
@@ -95,14 +112,17 @@ class ServingChart:
             every.setData([], [])
         self.points.setData(x=np.concatenate(xs), y=np.concatenate(ys), data=data,
                             brush=brushes, pen=pens)
+        for c, (fit, _every) in enumerate(self.lines[:len(result.chips)]):
+            fit.setVisible(bool(np.isfinite(values[c]).any()))
         self._place_labels(marks)
-        legend_key = tuple((chip.name, chip.color) for chip in result.chips)
+        drawn = [c for c in range(len(result.chips)) if np.isfinite(values[c]).any()]
+        legend_key = tuple((result.chips[c].name, result.chips[c].color) for c in drawn)
         if legend_key != self._legend_key:
             self.legend.clear()
-            for c, chip in enumerate(result.chips):
-                self.legend.addItem(self.lines[c][0], chip.name)
+            for c in drawn:
+                self.legend.addItem(self.lines[c][0], result.chips[c].name)
             self._legend_key = legend_key
-        self.draw_measured(result, measured)
+        self.draw_measured(result, measured if measure == "chip" else ())
         self.draw_limits(result)
 
     def draw_measured(self, result, measured) -> None:
@@ -161,11 +181,12 @@ class ServingChart:
     def draw_limits(self, result) -> None:
         """The best points within the limits, ringed, and the TPOT limit's line."""
         xs, ys = [], []
+        values = measure_values(result, getattr(self, "measure", "chip"))
         for c in range(len(result.chips)):
             best = result.best(c)
-            if best is not None:
+            if best is not None and np.isfinite(values[c, best]) and values[c, best] > 0:
                 xs.append(float(np.log10(result.tokens_per_user[c, best])))
-                ys.append(float(np.log10(result.tokens_per_chip[c, best])))
+                ys.append(float(np.log10(values[c, best])))
         self.rings.setData(xs, ys)
         limit = result.workload.tpot_limit
         self.tpot_line.setVisible(limit > 0)
@@ -196,7 +217,7 @@ class ServingChart:
 
 
 @contextmanager
-def offscreen_chart(result, measured, width: int, height: int):
+def offscreen_chart(result, measured, width: int, height: int, measure: str = "chip"):
     """The chart drawn afresh, offscreen, laid out at ``width`` × ``height`` and titled: what
     the exports render at scale 1 (scaling the dock's chart to a file's size scaled its text
     and markers with it). Yields the plot item."""
@@ -207,7 +228,7 @@ def offscreen_chart(result, measured, width: int, height: int):
     widget.show()
     try:
         with chart.titled(result) as item:
-            chart.draw(result, measured)
+            chart.draw(result, measured, measure)
             item.getViewBox().autoRange(padding=0.08)
             yield item
     finally:

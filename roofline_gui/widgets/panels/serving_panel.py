@@ -11,6 +11,7 @@ from dataclasses import replace
 import numpy as np
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
+    QComboBox,
     QDoubleSpinBox,
     QFileDialog,
     QFrame,
@@ -31,7 +32,7 @@ from roofline_gui.core.workload import MAX_DIM, Workload, with_field
 from roofline_gui.io.imports import import_serving_csv
 from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.widgets.common.throttle import Throttle
-from roofline_gui.widgets.panels.serving_chart import ServingChart
+from roofline_gui.widgets.panels.serving_chart import MEASURES, ServingChart, measure_values
 
 #: The fields: (name, label, tooltip), whole numbers then times and the rate.
 _FIELDS = (("input_tokens", "Input I", "prompt tokens per request (a mean)"),
@@ -105,7 +106,17 @@ class ServingPanel(QWidget):
         self.export_button.setToolTip("This chart as an image or a document, or its points as a "
                                       "CSV table (one row per chip and concurrency)")
         self.export_button.setEnabled(False)
-        grid.addWidget(self.export_button, 1, 6)
+        grid.addWidget(self.export_button, 0, 7)
+        #: what the y axis reads: tokens/s per chip, per joule (energy data), per dollar (price)
+        self.measure_box = QComboBox()
+        for name, title, _attr, _needs in MEASURES:
+            self.measure_box.addItem(f"y: {title}", name)
+        self.measure_box.setToolTip(
+            "Output tokens per chip-second; per joule, by the chips' energy data (as the "
+            "workload views count a step's energy); per dollar, at each chip's price per "
+            "chip-hour (the hardware editor's energy fields)")
+        self.measure_box.currentIndexChanged.connect(self._on_measure)
+        grid.addWidget(self.measure_box, 1, 6, 1, 2)
         self.refused = QLabel()  # a field's refusal, until the next edit
         self.refused.setWordWrap(True)
         self.refused.setStyleSheet("color: #b00020")
@@ -255,12 +266,21 @@ class ServingPanel(QWidget):
         self.chart.draw_limits(result)
         self._words_later.start()
 
+    @property
+    def measure(self) -> str:
+        return self.measure_box.currentData()
+
+    def _on_measure(self, _index=None) -> None:
+        if self.result is not None:
+            self._draw_frontier(self.result)
+            self._write_words()
+
     def _draw_frontier(self, result) -> None:
         self.title.setText(
             f"<b>{html.escape(result.workload.name)}</b> served: each chip's tokens/s against "
             "each user's as more users decode at once (numbered); hollow: their caches do not "
             "fit; ringed: the best within the limits.")
-        self.chart.draw(result, self.measured)
+        self.chart.draw(result, self.measured, self.measure)
 
     def import_measured(self, path: str | None = None) -> bool:
         """Measured points from a CSV, added to the session's (one undo step); a bad file is
@@ -313,9 +333,38 @@ class ServingPanel(QWidget):
             self._draw_frontier(result)
         c = self._chip_index(result.chips)
         lines = serving_lines(result, c)
+        if self.measure != "chip":
+            lines.insert(0, self._measure_line(result))
         if self.measured:
             lines += ["Measured points:", *measured_lines(result, self.measured)]
         self.words.setText("<br><br>".join(html.escape(line) for line in lines))
+
+    def _measure_line(self, result) -> str:
+        """The chips ranked by the measure the y axis reads, at each one's best point within
+        the limits; those without the figure named."""
+        name, title, _attr, needs = next(m for m in MEASURES if m[0] == self.measure)
+        values = measure_values(result, name)
+        ranked, lacking = [], []
+        for c, chip in enumerate(result.chips):
+            b = result.best(c)
+            if not np.isfinite(values[c]).any():
+                lacking.append(chip.name)
+            elif b is not None:
+                ranked.append((float(values[c, b]), chip.name))
+        ranked.sort(reverse=True)
+        line = (f"{title[0].upper()}{title[1:]} at each chip's best point within the limits: "
+                + ("; ".join(f"{n} {v:,.4g}" for v, n in ranked) or "none") + ".")
+        if lacking:
+            line += f" Not drawn, for want of {needs}: {', '.join(lacking)}."
+        return line
+
+    def _measure_tip(self, result, c: int, k: int) -> str:
+        """The point's tokens per joule or per dollar, when the y axis reads it."""
+        if self.measure == "chip":
+            return ""
+        value = float(measure_values(result, self.measure)[c, k])
+        title = next(m[1] for m in MEASURES if m[0] == self.measure)
+        return f"\n{value:,.4g} {title}" if np.isfinite(value) else ""
 
     def _tip(self, x, y, data) -> str:
         result = self.result
@@ -328,6 +377,7 @@ class ServingPanel(QWidget):
                 f"{result.tokens_per_chip[c, k]:,.0f} output tokens/s per chip, "
                 f"{result.tokens_per_user[c, k]:,.1f} per user\n"
                 f"TPOT {result.tpot[c, k] * 1e3:,.2f} ms, TTFT {result.ttft[c] * 1e3:,.1f} ms"
+                + self._measure_tip(result, c, k)
                 + ("" if result.fits[c, k] else "\ndoes not fit in its memory") + "\n"
                 + ", ".join(f"{name} {share:.0%}" for name, share in shares.items()
                             if share >= 0.005))
