@@ -104,6 +104,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="speculative decoding: tokens drafted per step (default 0: off)")
     serve.add_argument("--acceptance", type=float, metavar="a",
                        help="speculative decoding: each drafted token's acceptance rate, in [0, 1)")
+    serve.add_argument("--disaggregate", metavar="X:Y",
+                       help="X chips prefill, Y decode (each a multiple of --chips-per-model), "
+                            "the KV cache moved over the --link level (default: each chip both)")
     train = parser.add_argument_group("training (--phase train; docs/workloads.md)")
     train.add_argument("--global-batch", type=int, metavar="G",
                        help="sequences per optimizer step (default B·d)")
@@ -171,7 +174,7 @@ MODEL_DEFAULTS = {"phase": "decode", "batch": 1, "weights": "bf16", "activations
 TRAIN_ONLY = ("global_batch", "data_parallel", "pipeline_parallel", "zero", "recompute",
               "optimizer", "tokens")
 SERVE_ONLY = ("input_tokens", "output_tokens", "concurrency", "ttft_ms", "tpot_ms",
-              "draft_tokens", "acceptance")
+              "draft_tokens", "acceptance", "disaggregate")
 MODEL_ONLY = (*MODEL_DEFAULTS, "sequence", "context", "chips", *TRAIN_ONLY, *SERVE_ONLY)
 
 
@@ -317,20 +320,33 @@ def run_serving(args: argparse.Namespace, problems: list, library, ids: list[str
         except ValueError:
             problems.append(Problem("--concurrency", f"{args.concurrency!r}: whole numbers of "
                                                      "users, comma-separated"))
+    pools = (0, 0)
+    if args.disaggregate:
+        try:
+            x, y = (int(v) for v in args.disaggregate.split(":"))
+            pools = (x, y)
+        except ValueError:
+            problems.append(Problem("--disaggregate", f"{args.disaggregate!r}: the chips that "
+                                                      "prefill and those that decode, as X:Y"))
     spec = ServingSpec(1 if args.input_tokens is None else args.input_tokens,
                        1 if args.output_tokens is None else args.output_tokens, concurrency,
                        (args.ttft_ms or 0.0) / 1e3, (args.tpot_ms or 0.0) / 1e3,
-                       args.draft_tokens or 0, args.acceptance or 0.0)
+                       args.draft_tokens or 0, args.acceptance or 0.0, *pools)
     flags = {"input_tokens": "--input-tokens", "output_tokens": "--output-tokens",
              "concurrency": "--concurrency", "ttft_limit": "--ttft-ms",
              "tpot_limit": "--tpot-ms", "draft_tokens": "--draft-tokens",
-             "acceptance": "--acceptance"}
+             "acceptance": "--acceptance", "prefill_chips": "--disaggregate",
+             "decode_chips": "--disaggregate"}
     problems += [Problem(flags[p.path], p.message) for p in spec.problems()
                  if getattr(args, p.path.replace("_limit", "_ms"), 1) is not None
-                 or p.path in ("concurrency",)]
+                 or p.path in ("concurrency", "prefill_chips", "decode_chips")]
     params = {**_model_params(args), "phase": "decode", "batch": 1}
     workload, chips = _model_on_chips(args, params, problems, ids, library)
-    result = serve(workload, chips, spec, derated=args.derated)
+    try:
+        result = serve(workload, chips, spec, derated=args.derated)
+    except ValidationError as exc:
+        raise ValidationError([Problem(flags.get(p.path, p.path), p.message)
+                               for p in exc.problems]) from None
     late = limit_problems(result)
     for k, users in enumerate(concurrency):
         if not result.fits[:, k].any():

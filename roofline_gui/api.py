@@ -400,19 +400,21 @@ def evaluate_workloads(doc: Document | None = None, *, chips: Sequence[Chip] = (
 def serving(model: str | os.PathLike | Workload, chips_: Sequence[Chip], *, input_tokens: int,
             output_tokens: int, concurrency: Sequence[int] = (), ttft_ms: float = 0.0,
             tpot_ms: float = 0.0, draft_tokens: int = 0, acceptance: float = 0.0,
-            derated: bool = False, **params) -> list[dict[str, str]]:
+            prefill_chips: int = 0, decode_chips: int = 0, derated: bool = False,
+            **params) -> list[dict[str, str]]:
     """The serving bound of a model (an example by id or name, a ``config.json``, or a workload
     with its precisions and parallelism) on chips: one row per chip and concurrency, the
     workloads CSV's columns (``tokens_per_s_per_chip``, ``tokens_per_s_per_user``, ``ttft_s``,
     ``tpot_s``, ``meets_slo``...), as ``--phase serve`` writes them. ``params`` are the
-    workload's (``weights``, ``chips_per_model``, ``expert_parallel``...). A bad field raises
+    workload's (``weights``, ``chips_per_model``, ``expert_parallel``...); ``prefill_chips``
+    and ``decode_chips`` serve it disaggregated (x chips prefill, y decode). A bad field raises
     RooflineError naming it."""
     from roofline_gui.core.serving import ServingSpec, serve, serving_rows  # noqa: PLC0415
     from roofline_gui.core.workload_eval import WORKLOAD_CSV_COLUMNS  # noqa: PLC0415
 
     w = model if isinstance(model, Workload) else workload(model, **params)
     spec = ServingSpec(input_tokens, output_tokens, tuple(concurrency), ttft_ms / 1e3,
-                       tpot_ms / 1e3, draft_tokens, acceptance)
+                       tpot_ms / 1e3, draft_tokens, acceptance, prefill_chips, decode_chips)
     return serving_rows(serve(w, tuple(chips_), spec, derated=derated), WORKLOAD_CSV_COLUMNS)
 
 

@@ -54,6 +54,8 @@ class ServingSpec:
     tpot_limit: float = 0.0  # s; 0: none
     draft_tokens: int = 0  # n: speculative decoding's drafted tokens per step (0: off)
     acceptance: float = 0.0  # α: each drafted token's chance to be accepted
+    prefill_chips: int = 0  # x: disaggregated, the chips that prefill (0: off)
+    decode_chips: int = 0  # y: and the chips that decode
 
     def problems(self) -> list[Problem]:
         out = [Problem("concurrency", f"must be whole numbers of users from 1, not {c!r}")
@@ -73,11 +75,15 @@ class ServingSpec:
     def mean_context(self) -> int:
         return self.input_tokens + self.output_tokens // 2
 
+    @property
+    def disaggregated(self) -> bool:
+        return bool(self.prefill_chips and self.decode_chips)
+
 
 def spec_of(w: Workload, concurrency: tuple[int, ...] = ()) -> ServingSpec:
     """The serving settings a workload carries (the Serving view's)."""
     return ServingSpec(w.input_tokens, w.output_tokens, concurrency, w.ttft_limit, w.tpot_limit,
-                       w.draft_tokens, w.acceptance)
+                       w.draft_tokens, w.acceptance, w.prefill_chips, w.decode_chips)
 
 
 @dataclass(frozen=True)
@@ -106,15 +112,25 @@ class ServingResult:
         """[C, K] s of the c prompts' prefill, paid once per c requests."""
         return np.array([r.time for r in self.prefill]).T
 
+    @property
+    def chips_serving(self) -> int:
+        """The chips one serving unit takes: the N that share the model, or disaggregated the
+        x that prefill and the y that decode."""
+        s = self.spec
+        return s.prefill_chips + s.decode_chips if s.disaggregated else self.chips_per_model
+
     @cached_property
     def request_time(self) -> np.ndarray:
-        """[C, K] s to serve c requests: their prefill and O/τ decode steps."""
+        """[C, K] s to serve c requests on the chips that decode them: their prefill (on the
+        same chips; disaggregated, on others) and O/τ decode steps."""
         steps = self.spec.output_tokens / self.spec.tokens_per_step
-        return self.prefill_time + steps * self.step_time
+        own_prefill = 0.0 if self.spec.disaggregated else self.prefill_time
+        return own_prefill + steps * self.step_time
 
     @cached_property
     def tpot(self) -> np.ndarray:
-        """[C, K] s per output token as each user sees it (the others' prefill mixed in)."""
+        """[C, K] s per output token as each user sees it (the others' prefill mixed in, unless
+        disaggregated)."""
         return self.request_time / self.spec.output_tokens
 
     @cached_property
@@ -122,13 +138,41 @@ class ServingResult:
         return 1.0 / self.tpot
 
     @cached_property
+    def transfer_time(self) -> np.ndarray:
+        """[C] s to move one prompt's KV cache from the chips that prefilled it to those that
+        decode it over the workload's link level (each of the N chips its shard, at once);
+        0 unless disaggregated; NaN where the chip has no such level."""
+        if not self.spec.disaggregated:
+            return np.zeros(len(self.chips))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return self.first.built.kv_cache_bytes / np.asarray(self.first.link_bandwidth, float)
+
+    @cached_property
+    def pool_rates(self) -> dict[str, np.ndarray]:
+        """Disaggregated: [C, K] requests/s each part can carry at concurrency c: the decode
+        pool (y/N model copies, c users each), the prefill pool (x/N copies, c prompts a batch)
+        and the link (each prefill copy's KV caches sent one after another)."""
+        s, n = self.spec, self.chips_per_model
+        users = self.concurrency[None, :]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return {"decode": s.decode_chips / n * users / self.request_time,
+                    "prefill": s.prefill_chips / n * users / self.prefill_time,
+                    "link": np.broadcast_to(s.prefill_chips / n / self.transfer_time[:, None],
+                                            self.step_time.shape)}
+
+    @cached_property
     def tokens_total(self) -> np.ndarray:
-        """[C, K] output tokens/s of the N chips that share the model."""
-        return self.concurrency[None, :] * self.tokens_per_user
+        """[C, K] output tokens/s of the serving unit: the N chips that share the model, or
+        disaggregated the x + y chips, at the slowest of their pools and link."""
+        if not self.spec.disaggregated:
+            return self.concurrency[None, :] * self.tokens_per_user
+        r = self.pool_rates
+        return np.minimum(np.minimum(r["decode"], r["prefill"]), r["link"]) * (
+            self.spec.output_tokens)
 
     @cached_property
     def tokens_per_chip(self) -> np.ndarray:
-        return self.tokens_total / self.chips_per_model
+        return self.tokens_total / self.chips_serving
 
     @cached_property
     def tokens_per_joule(self) -> np.ndarray:
@@ -152,13 +196,19 @@ class ServingResult:
 
     @cached_property
     def ttft(self) -> np.ndarray:
-        """[C] s: one prompt's prefill on the model's chips, without queueing."""
-        return np.asarray(self.first.time, dtype=float)
+        """[C] s: one prompt's prefill on the model's chips, without queueing (and,
+        disaggregated, its KV cache's move to the chips that decode it)."""
+        return np.asarray(self.first.time, dtype=float) + self.transfer_time
 
     @cached_property
     def fits(self) -> np.ndarray:
-        """[C, K] whether the weights and the c users' KV caches at the mean context fit."""
-        return np.array([np.asarray(r.fits) | ~np.isfinite(r.capacity) for r in self.decode]).T
+        """[C, K] whether the weights and the c users' KV caches at the mean context fit (and,
+        disaggregated, the c prompts' prefill on the chips that prefill)."""
+        out = np.array([np.asarray(r.fits) | ~np.isfinite(r.capacity) for r in self.decode]).T
+        if self.spec.disaggregated:
+            out &= np.array([np.asarray(r.fits) | ~np.isfinite(r.capacity)
+                             for r in self.prefill]).T
+        return out
 
     @cached_property
     def meets(self) -> np.ndarray:
@@ -185,7 +235,8 @@ class ServingResult:
         r = self.decode[k]
         steps = self.spec.output_tokens / self.spec.tokens_per_step
         total = float(self.request_time[c, k])
-        out = {"prefill": float(self.prefill_time[c, k]) / total}
+        out = {"prefill": 0.0 if self.spec.disaggregated else
+               float(self.prefill_time[c, k]) / total}
         step = float(r.time[c])
         mem = float(r.memory_bound_share[c]) * step
         link = float(r.link_time[c])
@@ -218,6 +269,12 @@ def serve(workload: Workload, chips: Sequence[Chip], spec: ServingSpec, *,
     problems = spec.problems()
     if workload.kind != "transformer":
         problems.append(Problem("kind", "serving is for transformer language models"))
+    n = workload.chips_per_model
+    for name in ("prefill_chips", "decode_chips"):
+        v = getattr(spec, name)
+        if not problems and v % n:
+            problems.append(Problem(name, f"{v} chips cannot hold whole copies of the model: "
+                                          f"use a multiple of the {n} chips that share it"))
     if problems:
         raise ValidationError(problems)
     base = replace(workload, phase="decode", context=spec.mean_context, global_batch=0)
@@ -353,9 +410,18 @@ def serving_lines(result: ServingResult, c: int) -> list[str]:
         f"{name} {value:,.0f}" for value, name in ranked) + "."] if len(ranked) > 1 else [])
     share = (f"{w.chips_per_model} chips share the model" if w.chips_per_model > 1 else
              "one chip holds the model")
+    if s.disaggregated:
+        from roofline_gui.core.units import format_bytes  # noqa: PLC0415 (text only)
+
+        mixed = (f"disaggregated: {s.prefill_chips} chip{'s' if s.prefill_chips > 1 else ''} "
+                 f"prefill and {s.decode_chips} decode, each prompt's KV cache "
+                 f"({format_bytes(result.first.built.kv_cache_bytes)} per chip) moved over the "
+                 f"{w.link} level in {result.transfer_time[c] * 1e3:,.2f} ms (in the TTFT)")
+    else:
+        mixed = "each request's prefill mixed into the steps (chunked prefill)"
     head = (f"{w.name} served on {chip.name} ({share}): {s.input_tokens:,} tokens in "
             f"and {s.output_tokens:,} out per request (means), decode at the mean context "
-            f"{s.mean_context:,}, each request's prefill mixed into the steps (chunked prefill).")
+            f"{s.mean_context:,}, {mixed}.")
     if k is None:
         fits = result.fits[c] & np.isfinite(result.tpot[c])
         if not fits.any():
@@ -383,6 +449,15 @@ def serving_lines(result: ServingResult, c: int) -> list[str]:
         limits.append(f"TPOT ≤ {s.tpot_limit * 1e3:g} ms")
     if s.ttft_limit:
         limits.append(f"TTFT ≤ {s.ttft_limit * 1e3:g} ms")
+    if s.disaggregated:
+        rates = {name: float(r[c, k]) for name, r in result.pool_rates.items()}
+        slowest = min(rates, key=rates.get)
+        lines.append("Requests per second each part carries there: " + ", ".join(
+            f"the {name} {'pool' if name != 'link' else ''}".replace(" ,", ",").rstrip()
+            + f" {rate:,.3g}" for name, rate in rates.items())
+            + f"; the {slowest} sets the pace"
+            + (": more chips there, or fewer on the others, would serve more per chip."
+               if max(rates.values()) > 1.2 * rates[slowest] else "."))
     next_k = k + 1 if k + 1 < len(result.concurrency) else None
     if next_k is not None and not result.meets[c, next_k]:
         held = ("memory: more users' KV caches do not fit" if not result.fits[c, next_k] else
@@ -400,6 +475,10 @@ def serving_lines(result: ServingResult, c: int) -> list[str]:
     moves = []
     for words, variant in variants:
         spec = replace(s, input_tokens=s.input_tokens // 2) if variant is None else s
+        if variant is not None and variant.chips_per_model != w.chips_per_model:
+            # each copy of the model on twice the chips: disaggregated, each pool twice as big
+            spec = replace(spec, prefill_chips=2 * s.prefill_chips,
+                           decode_chips=2 * s.decode_chips)
         other = serve(variant or w, (chip,), spec, derated=result.decode[0].evaluation.derated)
         b = other.best(0)
         if b is not None:

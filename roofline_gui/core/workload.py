@@ -79,6 +79,10 @@ class Workload:
     ttft_limit: float = 0.0  # s to the first token; 0: no limit
     draft_tokens: int = 0  # speculative decoding: tokens drafted per step (0: off)
     acceptance: float = 0.0  # each drafted token's acceptance rate, in [0, 1)
+    #: disaggregated serving: chips that prefill and chips that decode, each pool a multiple of
+    #: chips_per_model, the KV cache moved between them over the link level (0, 0: both on one)
+    prefill_chips: int = 0
+    decode_chips: int = 0
     source: str = ""
     visible: bool = True
     #: CNN, MLP and LSTM: activations kept on chip across layers (the TPU v1's Unified Buffer),
@@ -225,7 +229,7 @@ class MeasuredServing:
 #: A workload's serving settings (the Serving view's): no decode step, prefill or training step
 #: depends on them.
 SERVING_FIELDS = ("input_tokens", "output_tokens", "tpot_limit", "ttft_limit", "draft_tokens",
-                  "acceptance")
+                  "acceptance", "prefill_chips", "decode_chips")
 _NO_SERVING = dict.fromkeys(SERVING_FIELDS, None)
 
 
@@ -259,6 +263,21 @@ def serving_problems(s: Any) -> list[Problem]:
     elif a and not n:
         out.append(Problem("acceptance", "applies with draft tokens (speculative decoding): "
                                          "set those first"))
+    pools = (s.prefill_chips, s.decode_chips)
+    for name, v in zip(("prefill_chips", "decode_chips"), pools, strict=True):
+        if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= MAX_DIM:
+            out.append(Problem(name, f"must be a whole number of chips from 0 (prefill and "
+                                     f"decode on the same chips) to {MAX_DIM}, not {v!r}"))
+            return out
+    if (pools[0] == 0) != (pools[1] == 0):
+        out.append(Problem("decode_chips" if pools[0] else "prefill_chips",
+                           "disaggregated serving needs chips for both prefill and decode "
+                           "(or 0 for both: each chip does both)"))
+    n = getattr(s, "chips_per_model", 1)  # a workload's; a ServingSpec's is checked by serve()
+    for name, v in zip(("prefill_chips", "decode_chips"), pools, strict=True):
+        if isinstance(n, int) and n > 1 and v % n:
+            out.append(Problem(name, f"{v} chips cannot hold whole copies of the model: use a "
+                                     f"multiple of the {n} chips that share it"))
     return out
 
 

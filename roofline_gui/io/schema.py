@@ -251,6 +251,10 @@ def session_schema(presets: Presets | None = None) -> dict:
             **{key: {"type": "integer", "minimum": 1, "maximum": MAX_DIM}
                for key in ("input_tokens", "output_tokens")},
             "draft_tokens": {"type": "integer", "minimum": 0, "maximum": MAX_DIM},
+            **{key: {"type": "integer", "minimum": 0, "maximum": MAX_DIM,
+                     "description": "disaggregated serving: the chips that prefill and those "
+                                    "that decode (0 for both: each chip does both; version 12)"}
+               for key in ("prefill_chips", "decode_chips")},
             **{key: {"type": "number", "minimum": 0, "maximum": 1e6,
                      "description": "s; 0: no limit"} for key in ("tpot_limit", "ttft_limit")},
             "acceptance": {"type": "number", "minimum": 0, "maximum": 0.999999},

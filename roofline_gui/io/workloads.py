@@ -167,10 +167,11 @@ def read_workload(ck: Checker, d: dict, path: str, workload_id: str,
                 ck.fail(f"{path}.{key}", "must be true or false")
             else:
                 values[key] = d[key]
-    for key in ("input_tokens", "output_tokens", "draft_tokens"):
+    for key in ("input_tokens", "output_tokens", "draft_tokens", "prefill_chips",
+                "decode_chips"):
         if key in d:
             number = ck.number(d[key], f"{path}.{key}", integer=True, maximum=MAX_DIM,
-                               inclusive_min=key == "draft_tokens")
+                               inclusive_min=key not in ("input_tokens", "output_tokens"))
             values[key] = None if number is None else int(number)
     for key in ("tpot_limit", "ttft_limit", "acceptance"):
         if key in d:

@@ -194,7 +194,7 @@ def test_serving_only_tells_an_edit_of_the_serving_settings_from_any_other():
 
     w = shipped_workloads()["llama-3-8b"].workload("w1")
     other = shipped_workloads()["gpt2"].workload("w2")
-    for name, value in zip(SERVING_FIELDS, (2000, 500, 0.05, 2.0, 3, 0.0), strict=True):
+    for name, value in zip(SERVING_FIELDS, (2000, 500, 0.05, 2.0, 3, 0.0, 4, 4), strict=True):
         assert serving_only((w, other), (with_field(w, name, value), other)), name
     assert not serving_only((w, other), (w, other))  # nothing changed
     assert not serving_only((w,), (with_field(w, "batch", 4),))
@@ -219,3 +219,32 @@ def test_tokens_per_joule_and_per_dollar_follow_the_energy_model_and_the_price()
     assert np.isnan(r.tokens_per_joule[1]).all() and np.isnan(r.tokens_per_dollar[1]).all()
     # energy per token falls as more users share each step's weights
     assert r.tokens_per_joule[0, 2] > r.tokens_per_joule[0, 1] > r.tokens_per_joule[0, 0]
+
+
+def test_disaggregated_prefill_and_decode_by_hand():
+    """x chips prefill, y decode: TPOT is the decode step's alone; TTFT adds the KV cache's
+    move over the link level; output tokens/s per chip is the slowest of the decode pool, the
+    prefill pool and the link, over x + y chips."""
+    h200 = default_presets().chips["nvidia-h200-sxm-141gb"]
+    w = shipped_workloads()["llama-3-8b"].workload("w1", weights="fp8", activations="fp8")
+    together = serve(w, (h200,), ServingSpec(2000, 500, (8, 64)))
+    apart = serve(w, (h200,), ServingSpec(2000, 500, (8, 64), prefill_chips=1, decode_chips=3))
+    for k, users in enumerate((8, 64)):
+        step = float(apart.decode[k].time[0])
+        assert apart.tpot[0, k] == pytest.approx(step)
+        assert apart.tpot[0, k] < together.tpot[0, k]  # no prompt's prefill mixed in
+        # one 2,000-token prompt's cache: 32 layers × K and V × 8 heads × 128 × 2 B (bf16)
+        kv = apart.first.built.kv_cache_bytes
+        assert kv == 2000 * 32 * 2 * 8 * 128 * 2
+        move = kv / float(apart.first.link_bandwidth[0])
+        assert apart.ttft[0] == pytest.approx(float(apart.first.time[0]) + move)
+        decode_rate = 3 * users / (500 * step)
+        prefill_rate = 1 * users / float(apart.prefill[k].time[0])
+        link_rate = 1 / move
+        assert apart.tokens_per_chip[0, k] == pytest.approx(
+            min(decode_rate, prefill_rate, link_rate) * 500 / 4)
+    with pytest.raises(ValidationError, match="prefill_chips"):
+        serve(replace(w, chips_per_model=2), (h200,),
+              ServingSpec(100, 100, (1,), prefill_chips=3, decode_chips=2))
+    with pytest.raises(ValidationError, match="decode_chips"):
+        serve(w, (h200,), ServingSpec(100, 100, (1,), prefill_chips=2))

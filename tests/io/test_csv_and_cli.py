@@ -424,6 +424,11 @@ def test_serving_from_the_command_line(tmp_path):
                       activations="fp8", kv_cache="fp8")
     assert [r["tokens_per_s_per_chip"] for r in same] == [r["tokens_per_s_per_chip"]
                                                           for r in rows[:3]]
+    apart = rf.serving("llama-3-8b", [rf.chip("nvidia-h100-sxm5-80gb")], input_tokens=1000,
+                       output_tokens=1000, concurrency=[64], weights="fp8", activations="fp8",
+                       kv_cache="fp8", prefill_chips=1, decode_chips=3)
+    # disaggregated: no prompt's prefill mixed into the decode steps, so each user is faster
+    assert float(apart[0]["tokens_per_s_per_user"]) > float(same[1]["tokens_per_s_per_user"])
 
 
 @pytest.mark.parametrize(("args", "flag", "words"), [
@@ -437,6 +442,12 @@ def test_serving_from_the_command_line(tmp_path):
      "no chip meets a TPOT of 0.5 ms"),
     (("--input-tokens", 100, "--output-tokens", 100, "--context", 5), "--context",
      "serving takes --input-tokens"),
+    (("--input-tokens", 100, "--output-tokens", 100, "--disaggregate", "2"), "--disaggregate",
+     "as X:Y"),
+    (("--input-tokens", 100, "--output-tokens", 100, "--disaggregate", "2:0"), "--disaggregate",
+     "needs chips for both"),
+    (("--input-tokens", 100, "--output-tokens", 100, "--disaggregate", "3:2",
+      "--chips-per-model", 2), "--disaggregate", "multiple of the 2 chips"),
 ])
 def test_bad_serving_options_exit_2_naming_the_option(tmp_path, args, flag, words):
     result = run_app("--model", LLAMA3, "--phase", "serve", *args, "--chips",

@@ -231,3 +231,25 @@ def test_the_y_axis_reads_tokens_per_joule_or_per_dollar(panel):
     panel.measure_box.setCurrentIndex(panel.measure_box.findData("joule"))
     assert [label.text for _s, label in panel.chart.legend.items] == ["H200 SXM 141GB", "B200"]
     assert f"{r.tokens_per_joule[0, r.best(0)]:,.4g}" in panel.words.text()
+
+
+def test_disaggregated_pools_from_the_fields(panel):
+    """Setting the prefill chips from 0 sets the decode chips too (1:1), setting one to 0 turns
+    both off; a pool that is not a multiple of the chips sharing the model is refused, said."""
+    model = panel.model
+    panel.edits["prefill_chips"].setValue(2)
+    w = model.document.workloads[0]
+    assert (w.prefill_chips, w.decode_chips) == (2, 2)
+    panel.edits["decode_chips"].setValue(6)
+    _settle(panel)
+    r = panel.result
+    assert r.spec.disaggregated and r.chips_serving == 8
+    assert "disaggregated: 2 chips prefill and 6 decode" in panel.words.text()
+    assert "sets the pace" in panel.words.text()
+    panel.edits["prefill_chips"].setValue(0)
+    w = model.document.workloads[0]
+    assert (w.prefill_chips, w.decode_chips) == (0, 0)
+    model.set_workload(replace(w, chips_per_model=2))
+    panel.edits["prefill_chips"].setValue(3)
+    assert model.document.workloads[0].prefill_chips == 0
+    assert "multiple of the 2 chips" in panel.refused.text()

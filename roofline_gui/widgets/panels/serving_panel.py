@@ -44,7 +44,16 @@ _FIELDS = (("input_tokens", "Input I", "prompt tokens per request (a mean)"),
            ("draft_tokens", "Draft tokens n", "speculative decoding: tokens drafted per step "
                                               "(0: off); the draft's own work is not counted"),
            ("acceptance", "Acceptance α", "each drafted token's chance to be accepted: "
-                                          "(1 − α^(n+1))/(1 − α) tokens a step"))
+                                          "(1 − α^(n+1))/(1 − α) tokens a step"),
+           ("prefill_chips", "Prefill chips x", "disaggregated serving: chips that only prefill "
+                                                "(a multiple of the chips sharing the model), "
+                                                "each prompt's KV cache moved over the link "
+                                                "level; 0: every chip does both"),
+           ("decode_chips", "Decode chips y", "disaggregated serving: chips that only decode; "
+                                              "0: every chip does both"))
+#: The two pools of disaggregated serving: set one from 0 and the other follows (1:1), set one
+#: to 0 and both are (each chip does both again).
+_POOLS = {"prefill_chips": "decode_chips", "decode_chips": "prefill_chips"}
 LABELS = {name: label for name, label, _tip in _FIELDS}
 
 
@@ -68,9 +77,9 @@ class ServingPanel(QWidget):
         grid = QGridLayout()
         grid.setHorizontalSpacing(6)
         for i, (name, label, tip) in enumerate(_FIELDS):
-            if name in ("input_tokens", "output_tokens", "draft_tokens"):
+            if name in ("input_tokens", "output_tokens", "draft_tokens", *_POOLS):
                 edit = QSpinBox()
-                edit.setRange(0 if name == "draft_tokens" else 1,
+                edit.setRange(1 if name in ("input_tokens", "output_tokens") else 0,
                               64 if name == "draft_tokens" else MAX_DIM)
             else:
                 edit = QDoubleSpinBox()
@@ -196,8 +205,12 @@ class ServingPanel(QWidget):
         self._serial += 1
         shown = (f"{value * 1e3:g} ms" if name in ("tpot_limit", "ttft_limit") else value)
         self.model.last_refused = None
-        done = self.model.set_workload(with_field(w, name, value), f"{w.name}: {LABELS[name]} "
-                                       f"{shown}", merge_key=("serving field", self._serial, name))
+        changed = with_field(w, name, value)
+        other = _POOLS.get(name)
+        if other and (value == 0) != (getattr(w, other) == 0):
+            changed = with_field(changed, other, value)  # both pools on, or both off
+        done = self.model.set_workload(changed, f"{w.name}: {LABELS[name]} {shown}",
+                                       merge_key=("serving field", self._serial, name))
         refusal = self.model.last_refused
         self.refused.setText(f"{LABELS[name]} {shown} refused: {refusal}"
                              if not done and refusal is not None else "")
