@@ -241,7 +241,10 @@ class DocumentModel(QObject):
             self._evaluator, self._comparison = prepared
         self.path = path
         self.undo_stack.setClean()
-        self.selected_kernel = document.kernels[0].id if document.kernels else None
+        # the first kernel, else the first workload: every view (the workloads' list, the
+        # breakdown, the Serving view) then starts on the same one
+        self.selected_kernel = (document.kernels[0].id if document.kernels else
+                                document.workloads[0].id if document.workloads else None)
         self.selected_chip = document.chips[0].id if document.chips else None
         self.sig_document_changed.emit(self._doc, None)
         self.sig_path_changed.emit(path)

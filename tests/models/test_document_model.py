@@ -184,3 +184,16 @@ def test_an_edit_of_serving_settings_alone_keeps_every_other_evaluation():
     assert not model.serving_only and model.workload_results[0].workload.batch == w.batch
     model.undo_stack.undo()  # the input length back: serving settings alone again
     assert model.serving_only and model.workload_results[0].workload.input_tokens == 1000
+
+
+def test_a_session_of_workloads_alone_opens_with_its_first_workload_selected():
+    """Every view then starts on the same workload (the list, the breakdown, the Serving view
+    each fell back to its own choice)."""
+    from roofline_gui.core.document import Document
+    from roofline_gui.io.workloads import shipped_workloads
+
+    ws = tuple(shipped_workloads()[n].workload(f"w{i}") for i, n in
+               enumerate(("llama-3-8b", "gpt2")))
+    model = DocumentModel()
+    model.reset(Document(workloads=ws))
+    assert model.selected_kernel == "w0"
