@@ -80,7 +80,10 @@ def test_a_click_on_a_point_selects_its_chip_and_serves_its_users(panel):
                    if hasattr(item, "points") and len(item.points())
                    and item.points()[0].data() == (0, 0))
     spot = next(p for p in scatter.points() if p.data() == (0, 2))
+    said = []
+    model.sig_status.connect(said.append)
     panel._on_click(scatter, [spot])
+    assert "decode step alone" in said[-1] and f"{r.tokens_per_chip[0, 2]:,.0f}" in said[-1]
     w = model.document.workloads[0]
     assert model.selected_chip == model.document.chips[0].id
     assert (w.batch, w.context) == (int(r.concurrency[2]), 1500)

@@ -408,3 +408,13 @@ class ServingPanel(QWidget):
         if changed != w:
             self.model.set_workload(changed, f"{w.name}: serve {users:,} users at once")
         self.model.select(w.id, chip.id)
+        r = self.result
+        step = float(r.decode[k].time[c])
+        self.model.sig_status.emit(
+            f"{chip.name}, {users:,} users: the roofline and the table now show their decode "
+            f"step alone ({step * 1e3:,.2f} ms, {users / step:,.0f} tokens/s of the "
+            f"{w.chips_per_model} chip{'s' if w.chips_per_model > 1 else ''}); served, "
+            + ("each request's prefill is mixed in" if not r.spec.disaggregated else
+               "the prefill pool and the link are counted")
+            + f": {r.tokens_per_chip[c, k]:,.0f} tokens/s per chip, TPOT "
+              f"{r.tpot[c, k] * 1e3:,.2f} ms.")
