@@ -9,8 +9,9 @@ Rules the user sees:
 - Roofs of several chips at the same height (or diagonals of the same bandwidth) lie on each
   other, so their labels merge into one: "HBM2 900 GB/s: V100, TPU v3".
 - No label is printed over another: a label with no free spot is left out (the line's tooltip
-  names it). A peak's label keeps clear of the kernels' markers where its roof's flat part has
-  room.
+  names it). A peak's label keeps clear of the kernels' markers and of the other lines (roofs
+  and diagonals) where its roof's flat part has room; where none is clear, it takes the spot
+  that covers fewest.
 """
 
 from __future__ import annotations
@@ -229,12 +230,14 @@ def place_roof_labels(scene: ChartScene, g: LabelGeometry, selected_chip: str | 
     placed: list[ChartLabel] = []
     boxes: list[tuple] = list(g.avoid)
     markers = _marker_boxes(scene, g)
+    lines = _line_segments(scene, g)
     rate_unit = f"{units.word}/s"
     for group in _groups(_peak_texts(scene, chips), lambda t: math.log10(t.value)):
         text = _merged_text([(cmp.chips[t.chip].name, t.what) for t in group],
                             format_si(group[0].value, rate_unit))
         color = _color(scene, group, foreground)
-        label = _place_peak(text, group[0].value, max(t.ridge for t in group), color, g, boxes, markers)
+        label = _place_peak(text, group[0].value, max(t.ridge for t in group), color, g, boxes,
+                            markers, lines)
         if label is not None:
             label = replace(label, chips=tuple(sorted({t.chip for t in group})))
             placed.append(label)
@@ -246,7 +249,7 @@ def place_roof_labels(scene: ChartScene, g: LabelGeometry, selected_chip: str | 
                             format_si(group[0].value, "B/s") + each_way)
         label = _place_diagonal(text, group[0].value, max(t.top for t in group),
                                 all(t.low for t in group), _color(scene, group, foreground), g,
-                                boxes, markers)
+                                boxes, markers, lines)
         if label is not None:
             label = replace(label, chips=tuple(sorted({t.chip for t in group})))
             placed.append(label)
@@ -283,6 +286,48 @@ def _marker_boxes(scene: ChartScene, g: LabelGeometry) -> np.ndarray:
     return np.column_stack([xs - half, ys - half, xs + half, ys + half])[ok]
 
 
+def _line_segments(scene: ChartScene, g: LabelGeometry) -> np.ndarray:
+    """Every line the shown chips' roofs draw, as segments in label pixels: each roof's flat
+    part and its main-memory diagonal, each other level's diagonal. Rows (x0, y0, x1, y1, kind,
+    log10 value): kind 0 a flat part (value: its peak), 1 a diagonal (value: its bandwidth), so
+    a label can tell its own line (which it sits on) from the others."""
+    (sx, sy), (x_lo, x_hi, _y_lo, _y_hi) = g.px, g.view
+    shown, rows = set(scene.chips), []
+    for r in scene.spec.roofs:
+        if r.chip not in shown or not (r.peak > 0 and r.ridge > 0 and r.bandwidth > 0):
+            continue
+        lp, lr, lb = math.log10(r.peak), math.log10(r.ridge), math.log10(r.bandwidth)
+        if lr < x_hi:
+            rows.append((max(lr, x_lo) * sx, -lp * sy, x_hi * sx, -lp * sy, 0, lp))
+        if lr > x_lo:
+            rows.append((x_lo * sx, -(x_lo + lb) * sy, min(lr, x_hi) * sx,
+                         -(min(lr, x_hi) + lb) * sy, 1, lb))
+    for d in scene.spec.diagonals:
+        if d.chip not in shown or not (d.bandwidth > 0 and d.top > 0):
+            continue
+        lb, end = math.log10(d.bandwidth), math.log10(d.top / d.bandwidth)
+        if end > x_lo:
+            rows.append((x_lo * sx, -(x_lo + lb) * sy, min(end, x_hi) * sx,
+                         -(min(end, x_hi) + lb) * sy, 1, lb))
+    return np.array(rows, dtype=float).reshape(-1, 6)
+
+
+def _crossed(box, lines: np.ndarray, kind: int, value: float) -> int:
+    """How many lines run through ``box`` (a pixel inside its edges), its own left out: those
+    of ``kind`` at ``value`` (log10), which the label sits on."""
+    if not len(lines):
+        return 0
+    x0, y0, x1, y1 = box[0], box[1] + 1, box[2], box[3] - 1
+    ax, ay, bx, by = lines[:, 0], lines[:, 1], lines[:, 2], lines[:, 3]
+    lo, hi = np.maximum(x0, np.minimum(ax, bx)), np.minimum(x1, np.maximum(ax, bx))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        slope = np.where(bx != ax, (by - ay) / (bx - ax), 0.0)
+    ya, yb = ay + (lo - ax) * slope, ay + (hi - ax) * slope
+    through = (lo < hi) & (np.maximum(ya, yb) > y0) & (np.minimum(ya, yb) < y1)
+    own = (lines[:, 4] == kind) & (np.abs(lines[:, 5] - value) < SAME_LINE)
+    return int(np.count_nonzero(through & ~own))
+
+
 def _free(box, boxes: list, markers: np.ndarray | None = None) -> bool:
     b = np.asarray(box, dtype=float)[None, :]
     if boxes and overlaps_each(b, np.asarray(boxes, dtype=float))[0]:
@@ -291,10 +336,11 @@ def _free(box, boxes: list, markers: np.ndarray | None = None) -> bool:
 
 
 def _place_peak(text: str, peak: float, ridge: float, color: str, g: LabelGeometry,
-                boxes: list, markers: np.ndarray) -> ChartLabel | None:
-    """At the right, just above its line; where that is taken (by a label, or a marker), just
-    below, then further left a third of a label's width at a time while the whole text stays
-    over the flat part; then clear of labels only; then, in a chart whose flat part is
+                boxes: list, markers: np.ndarray, lines: np.ndarray) -> ChartLabel | None:
+    """At the right, just above its line; where that is taken (by a label, a marker or another
+    line through it), just below, then further left a third of a label's width at a time while
+    the whole text stays over the flat part; then clear of labels only (covering the fewest
+    markers and lines); then, in a chart whose flat part is
     shorter than the text, with only its right end over it (so it still names its own
     line). None where nothing is free (the roof's tooltip names it)."""
     x_hi = g.view[1] - math.log10(1.15)
@@ -309,7 +355,7 @@ def _place_peak(text: str, peak: float, ridge: float, color: str, g: LabelGeomet
                 label = ChartLabel(text, right, ly, color, anchor=(1.0, 1.0 if above else 0.0))
                 box = label_box(label, g)
                 if _inside(box, g) and _free(box, boxes):
-                    covered = _covered(box, markers)
+                    covered = _covered(box, markers) + _crossed(box, lines, 0, ly)
                     if covered == 0:
                         return label
                     if covered < fewest:  # no spot clear of every marker: the fewest covered
@@ -321,7 +367,7 @@ def _place_peak(text: str, peak: float, ridge: float, color: str, g: LabelGeomet
 
 
 def _place_diagonal(text: str, bw: float, top: float, low: bool, color: str, g: LabelGeometry,
-                    boxes: list, markers: np.ndarray) -> ChartLabel | None:
+                    boxes: list, markers: np.ndarray, lines: np.ndarray) -> ChartLabel | None:
     """Along a bandwidth diagonal inside the view: main memory's a decade or so below its
     ridge, sliding down its diagonal a third of a decade at a time while it would cover
     another label or a marker, then up towards the ridge; other levels' near the chart's bottom,
@@ -341,7 +387,8 @@ def _place_diagonal(text: str, bw: float, top: float, low: bool, color: str, g: 
         label = ChartLabel(text, lx, lx + math.log10(bw), color, anchor=(0.0, 1.0), along=(1.0, 1.0))
         footprint = label_footprint(label, g)
         if all(_inside(b, g) and _free(b, boxes) for b in footprint):
-            covered = sum(_covered(b, markers) for b in footprint)
+            covered = sum(_covered(b, markers) + _crossed(b, lines, 1, math.log10(bw))
+                          for b in footprint)
             if covered == 0:
                 return label
             if covered < fewest:  # no spot clear of every marker: the one covering fewest

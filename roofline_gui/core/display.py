@@ -480,3 +480,19 @@ def shape_legend(comparison: Comparison) -> list[tuple[str, str]]:
     for kernel in comparison.kernels:
         seen.setdefault(kernel.category, symbol_of(kernel.category))
     return list(seen.items())
+
+
+#: decades within which two chips' markers of one kernel are drawn on each other (about a pixel)
+SAME_POINT = 3e-3
+
+
+def same_point(attainable: np.ndarray, k: int, c: int, chips) -> list[int]:
+    """The other chips of ``chips`` whose marker of kernel ``k`` lies on chip ``c``'s (every
+    chip's marker of a kernel is at the same intensity, so at the same attainable rate): one
+    hides the other on the chart, so a tooltip names them all."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        y = np.log10(attainable[k])
+    if not np.isfinite(y[c]):
+        return []
+    return [o for o in chips if o != c and np.isfinite(y[o]) and abs(y[o] - y[c]) < SAME_POINT]
+

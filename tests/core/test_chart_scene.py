@@ -197,3 +197,19 @@ def test_a_shared_roof_label_keeps_chip_names_with_commas_whole():
         "HBM2 900 GB/s: V100 SXM2 16GB, TPU v3")
     assert _merged_text([("DGX node, 8×V100", "HBM2"), ("TPU v3", "HBM2")], "900 GB/s") == (
         "HBM2 900 GB/s: DGX node, 8×V100; TPU v3")
+
+
+def test_markers_drawn_on_each_other_are_named_together():
+    """Two chips with the same memory: a memory-bound kernel's markers lie on each other, so
+    the one on top names the one under it; a chip with faster memory is apart."""
+    from roofline_gui.core.display import same_point
+
+    v100 = replace(PRESETS.chips["nvidia-v100-sxm2-16gb"], id="v")
+    twin = replace(v100, id="t", name="V100 twice the compute",
+                   compute={p: 2 * v for p, v in v100.compute.items()})
+    a100 = replace(PRESETS.chips["nvidia-a100-sxm4-40gb"], id="a")
+    cmp = compare((_kernel("add-fp32"),), (v100, twin, a100))
+    att = cmp.result.attainable
+    assert same_point(att, 0, 1, (0, 1, 2)) == [0]
+    assert same_point(att, 0, 2, (0, 1, 2)) == []
+    assert same_point(att, 0, 1, (1, 2)) == []  # the V100 not shown

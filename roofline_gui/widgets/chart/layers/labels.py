@@ -16,6 +16,10 @@ class _TextLayer(ChartLayer):
     def __init__(self, plot, style) -> None:
         super().__init__(plot, style)
         self.item = self.add(RoofLayer())
+        # lines under a text (crowded roofs leave no clear spot) fade behind it, markers too
+        backdrop = QColor(style.background)
+        backdrop.setAlpha(190)
+        self.item.backdrop = backdrop
 
     def texts(self, scene: ChartScene) -> tuple:
         raise NotImplementedError

@@ -24,7 +24,7 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QGraphicsItem
 
 from roofline_gui.core.chart_scene import ChartScene
-from roofline_gui.core.display import marker_symbols
+from roofline_gui.core.display import marker_symbols, same_point
 from roofline_gui.core.levels import intensity_text
 from roofline_gui.core.units import format_time
 from roofline_gui.widgets.chart.layers.base import ChartLayer
@@ -280,7 +280,10 @@ class KernelMarkersLayer(ChartLayer):
             if k is None or c is None:
                 return ""
             units = scene.spec.units
-            return (f"{cmp.kernels[k].name} on {cmp.chips[c].name}\n"
+            hidden = same_point(cmp.result.attainable, k, c, scene.chips)
+            also = (f"\nthe same point on {', '.join(cmp.chips[o].name for o in hidden)} (its "
+                    "marker lies under this one)" if hidden else "")
+            return (f"{cmp.kernels[k].name} on {cmp.chips[c].name}{also}\n"
                     f"{intensity_text(cmp, k, units)}\n"
                     f"attainable {units.format_rate(float(cmp.result.attainable[k, c]))}\n"
                     f"{cmp.bound_name(k, c)}-bound, limited by {cmp.limiter_name(k, c)}\n"
