@@ -184,6 +184,7 @@ class _RoofText:
     top: float = 0.0  # for a diagonal: the highest roof of its chip
     low: bool = False  # a diagonal other than main memory's: labelled near the chart's bottom
     host: bool = False  # a host link: its figure is per direction ("each way")
+    unused: bool = False  # a level no kernel moves bytes at (drawn faint): named where clear
 
 
 def _labelled_chips(scene: ChartScene, selected_chip: str | None) -> list[int]:
@@ -213,26 +214,31 @@ def _diagonal_texts(scene: ChartScene, chips: list[int]) -> list[_RoofText]:
         texts.append(_RoofText(c, chip.dram.name + ("" if kind == "datasheet" else f" {kind}"),
                                roofs[0].bandwidth, top=top))
         for d in scene.spec.diagonals:
-            if d.chip == c and d.used:
+            if d.chip == c:
                 texts.append(_RoofText(c, d.name, d.bandwidth, top=top, low=True,
-                                       host=d.role == "host"))
+                                       host=d.role == "host", unused=not d.used))
     return texts
 
 
 def place_roof_labels(scene: ChartScene, g: LabelGeometry, selected_chip: str | None,
-                      foreground: str) -> tuple[ChartLabel, ...]:
+                      foreground: str, *, faint: bool = False,
+                      taken: tuple[tuple[float, float, float, float], ...] = ()
+                      ) -> tuple[ChartLabel, ...]:
     """The peaks' labels at the right above their roofs, then the diagonals' along them; equal
-    ones merged, none over another."""
+    ones merged, none over another. ``faint``: instead, the labels of the levels no kernel
+    uses (drawn faint), each only where a spot is clear of everything, ``taken`` included
+    (the boxes of the other labels and the kernels' names, which go first)."""
     chips = _labelled_chips(scene, selected_chip)
     if g.bounds[3] - g.bounds[1] < MIN_LABELLED_PX:
         return ()  # a chart too small for them (eight side by side at 1280 × 800): tooltips only
     cmp, units = scene.comparison, scene.spec.units
     placed: list[ChartLabel] = []
-    boxes: list[tuple] = list(g.avoid)
+    boxes: list[tuple] = [*g.avoid, *taken]
     markers = _marker_boxes(scene, g)
     lines = _line_segments(scene, g)
     rate_unit = f"{units.word}/s"
-    for group in _groups(_peak_texts(scene, chips), lambda t: math.log10(t.value)):
+    for group in _groups(() if faint else _peak_texts(scene, chips),
+                         lambda t: math.log10(t.value)):
         text = _merged_text([(cmp.chips[t.chip].name, t.what) for t in group],
                             format_si(group[0].value, rate_unit))
         color = _color(scene, group, foreground)
@@ -242,14 +248,15 @@ def place_roof_labels(scene: ChartScene, g: LabelGeometry, selected_chip: str | 
             label = replace(label, chips=tuple(sorted({t.chip for t in group})))
             placed.append(label)
             boxes.append(label_box(label, g))
-    for group in _groups(_diagonal_texts(scene, chips), lambda t: math.log10(t.value)):
+    diagonals = [t for t in _diagonal_texts(scene, chips) if t.unused == faint]
+    for group in _groups(diagonals, lambda t: math.log10(t.value)):
         # A host link's figure is per direction; the one often quoted counts both ways.
         each_way = " each way" if all(t.host for t in group) else ""
         text = _merged_text([(cmp.chips[t.chip].name, t.what) for t in group],
                             format_si(group[0].value, "B/s") + each_way)
         label = _place_diagonal(text, group[0].value, max(t.top for t in group),
                                 all(t.low for t in group), _color(scene, group, foreground), g,
-                                boxes, markers, lines)
+                                boxes, markers, lines, clear_only=faint)
         if label is not None:
             label = replace(label, chips=tuple(sorted({t.chip for t in group})))
             placed.append(label)
@@ -367,12 +374,13 @@ def _place_peak(text: str, peak: float, ridge: float, color: str, g: LabelGeomet
 
 
 def _place_diagonal(text: str, bw: float, top: float, low: bool, color: str, g: LabelGeometry,
-                    boxes: list, markers: np.ndarray, lines: np.ndarray) -> ChartLabel | None:
+                    boxes: list, markers: np.ndarray, lines: np.ndarray,
+                    clear_only: bool = False) -> ChartLabel | None:
     """Along a bandwidth diagonal inside the view: main memory's a decade or so below its
     ridge, sliding down its diagonal a third of a decade at a time while it would cover
     another label or a marker, then up towards the ridge; other levels' near the chart's bottom,
-    sliding up. Where every spot covers a marker, the one covering fewest. None where nothing
-    is free of labels (the line's tooltip names it)."""
+    sliding up. Where every spot covers a marker, the one covering fewest (``clear_only``: a
+    faint level's, none). None where nothing is free of labels (the line's tooltip names it)."""
     x_lo, x_hi, y_lo, _y_hi = g.view
     bottom = max(x_lo + math.log10(1.5), y_lo + math.log10(2.5) - math.log10(bw))
     start = bottom if low else max(min(math.log10(top / bw / 20), x_hi - math.log10(8)), bottom)
@@ -393,7 +401,7 @@ def _place_diagonal(text: str, bw: float, top: float, low: bool, color: str, g: 
                 return label
             if covered < fewest:  # no spot clear of every marker: the one covering fewest
                 best, fewest = label, covered
-    return best
+    return None if clear_only else best
 
 
 def _covered(box, markers: np.ndarray) -> int:
@@ -525,6 +533,7 @@ def place_labels(scene: ChartScene, g: LabelGeometry, *, selected_chip: str | No
     keeps them where they were and the kernels' names move). ``held``, during a workload's
     drag, are the labels as the last step placed them: the kernels' names and the other
     workloads' labels stay, and only the dragged workload's label is placed again."""
+    fresh = roof_labels is None
     if roof_labels is None:
         roof_labels = place_roof_labels(scene, g, selected_chip, foreground) if roofs else ()
     lifted = scene.selection.lifted
@@ -536,4 +545,14 @@ def place_labels(scene: ChartScene, g: LabelGeometry, *, selected_chip: str | No
     else:
         kernel_names = place_kernel_names(scene, g, roof_labels) if names else ()
         workloads = place_workload_labels(scene, g, roof_labels + kernel_names, scene.selection.item)
+    if fresh and roofs:  # the faint levels' names last, where everything else left room
+        def item_px(text: str) -> float:  # a workload's label: its text and margins
+            return text_width(text, g.text_px) + 6
+
+        taken = (*(b for lb in roof_labels for b in label_footprint(lb, g)),
+                 *(offset_label_box(lb, g.px, g.text_px, g.line) for lb in kernel_names),
+                 *(offset_label_box(lb, g.px, item_px, g.line) for lb in workloads
+                   if lb is not None))
+        roof_labels += place_roof_labels(scene, g, selected_chip, foreground, faint=True,
+                                         taken=taken)
     return PlacedLabels(roof_labels, kernel_names, workloads, g.px)

@@ -213,3 +213,28 @@ def test_markers_drawn_on_each_other_are_named_together():
     assert same_point(att, 0, 1, (0, 1, 2)) == [0]
     assert same_point(att, 0, 2, (0, 1, 2)) == []
     assert same_point(att, 0, 1, (1, 2)) == []  # the V100 not shown
+
+
+def test_levels_no_kernel_uses_are_named_only_where_everything_else_left_room():
+    """A faint level (a cache no kernel's bytes are counted at) was drawn without a name, which
+    an exported picture cannot hover; it is named last, clear of every other text and marker."""
+    from roofline_gui.core.chart_labels import place_labels
+
+    scene = _scene(["nvidia-a100-sxm4-40gb", "google-tpu-v3"],
+                   [_kernel(k) for k in ("add-fp32", "gemm-4k-bf16")])
+    assert any(not d.used for d in scene.spec.diagonals)
+    g = _geometry(scene)
+    placed = place_labels(scene, g, selected_chip=None, foreground="#202020")
+    names = {d.name for d in scene.spec.diagonals if not d.used}
+    faint = [lb for lb in placed.roofs if any(lb.text.startswith(n) for n in names)]
+    assert faint  # at least one is named in a chart with room
+    from roofline_gui.core.display import offset_label_box
+
+    feet = [label_footprint(lb, g) for lb in placed.roofs] + [
+        [offset_label_box(lb, g.px, g.text_px, g.line)] for lb in placed.names]
+    for i, a in enumerate(feet):
+        for b in feet[i + 1:]:
+            assert not any(boxes_overlap(p, q) for p in a for q in b)
+    bare = place_roof_labels(scene, g, None, "#202020")
+    assert placed.names == place_labels(scene, g, selected_chip=None, foreground="#202020",
+                                        roof_labels=bare).names  # the names go first
