@@ -330,6 +330,10 @@ def test_roof_layer_tooltips_name_the_nearest_ridge_or_line(window):
     assert layer.tip_at(QPointF(x, y)) == host.tip
     assert "32 GB/s" in host.tip
     assert layer.tip_at(QPointF(x + 1.5, y - 1.5)) == ""  # far from everything
+    # A line drawn on another (a what-if roof over its datasheet ghost): both are named.
+    layer.add_line(host.x.copy(), host.y.copy(), host.pen, "the datasheet's PCIe, before the what-if")
+    layer.finish()
+    assert layer.tip_at(QPointF(x, y)) == f"{host.tip}\n\nthe datasheet's PCIe, before the what-if"
 
 
 def test_selected_kernel_shows_its_sweep_path_on_every_chip_also_while_dragged(window):

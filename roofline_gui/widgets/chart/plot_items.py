@@ -429,9 +429,13 @@ class RoofLayer(pg.GraphicsObject):
         tips = [self.tip_at(pos)] + ([self.beneath.tip_at(pos)] if self.beneath is not None else [])
         return "\n\n".join(tip for tip in tips if tip)
 
+    #: pixels within which lines beside the nearest one are on it (a what-if roof over its
+    #: datasheet ghost, two chips' equal roofs): their tooltips are shown together
+    SAME_PX = 1.5
+
     def tip_at(self, pos: QPointF) -> str:
-        """The tooltip of the ridge point or line nearest ``pos`` (data coordinates), if it is
-        within HIT_PX pixels on screen."""
+        """The tooltip of the ridge point nearest ``pos`` (data coordinates), else of the lines
+        nearest it (every one drawn on the nearest), if within HIT_PX pixels on screen."""
         view = self.getViewWidget()
         if view is None:
             return ""
@@ -442,19 +446,29 @@ class RoofLayer(pg.GraphicsObject):
             p = transform.map(QPointF(dot.x, dot.y))
             if dot.tip and math.hypot(p.x() - cx, p.y() - cy) <= self.DOT_SIZE / 2 + 2:
                 return dot.tip
-        line = self._nearest(pos, lambda ln: bool(ln.tip))
-        return line.tip if line is not None else ""
+        near = self._near(pos, lambda ln: bool(ln.tip))
+        if not near:
+            return ""
+        closest = near[0][0]
+        tips = [line.tip for d, line in near if d <= closest + self.SAME_PX]
+        return "\n\n".join(dict.fromkeys(tips))
 
     def _nearest(self, pos: QPointF, wanted) -> _Line | None:
         """The line nearest ``pos`` (data coordinates) among those ``wanted``, if it is within
         HIT_PX pixels on screen."""
+        near = self._near(pos, wanted)
+        return near[0][1] if near else None
+
+    def _near(self, pos: QPointF, wanted) -> list[tuple[float, _Line]]:
+        """(distance in pixels, line) of the lines ``wanted`` within HIT_PX of ``pos``, the
+        nearest first."""
         view = self.getViewWidget()
         if view is None:
-            return None
+            return []
         transform = self.deviceTransform(view.viewportTransform())
         cursor = transform.map(pos)
         cx, cy = cursor.x(), cursor.y()
-        best, best_line = self.HIT_PX, None
+        found = []
         for line in self.lines:
             if not wanted(line):
                 continue
@@ -469,9 +483,9 @@ class RoofLayer(pg.GraphicsObject):
             t = np.clip(((np.array([cx, cy]) - a) * ab).sum(axis=1) / length2, 0, 1)
             nearest = a + ab * t[:, None]
             distance = float(np.hypot(nearest[:, 0] - cx, nearest[:, 1] - cy).min())
-            if distance <= best:
-                best, best_line = distance, line
-        return best_line
+            if distance <= self.HIT_PX:
+                found.append((distance, line))
+        return sorted(found, key=lambda pair: pair[0])
 
 
 class ChipLegend(pg.LegendItem):
