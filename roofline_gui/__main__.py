@@ -262,6 +262,15 @@ def _model_on_chips(args: argparse.Namespace, params: dict, problems: list, ids:
     problems += _formats_lacking(args, ids, library)
     if problems:
         raise ValidationError(problems)
+    if "weights" not in args.given:  # the checkpoint's own format, as the window's dialog has it
+        from roofline_gui.core.families import read_config
+        from roofline_gui.core.units import FORMATS
+
+        native = read_config(workload.spec).quantized
+        if native in FORMATS and native != workload.weights:
+            workload = replace(workload, weights=native)
+            print(f"note: weights in {native}, as the checkpoint ships them (--weights to "
+                  "choose another format)", file=sys.stderr)
     chips = tuple(replace(library[c], id=f"c{i + 1}", preset=c) for i, c in enumerate(ids))
     if args.what_if:
         chips = with_what_ifs(chips, args.what_if)

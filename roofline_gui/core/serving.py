@@ -466,8 +466,10 @@ def serving_lines(result: ServingResult, c: int) -> list[str]:
     variants = []
     heads = result.decode[k].built.heads
     if heads % (2 * w.chips_per_model) == 0:
+        # each copy of the model on twice the chips: disaggregated, each pool twice as big
         variants.append((f"{2 * w.chips_per_model} chips", replace(
-            w, chips_per_model=2 * w.chips_per_model)))
+            w, chips_per_model=2 * w.chips_per_model, prefill_chips=2 * w.prefill_chips,
+            decode_chips=2 * w.decode_chips)))
     if BYTES_PER_VALUE[w.kv_cache] > 1:
         variants.append(("an fp8 KV cache", replace(w, kv_cache="fp8")))
     if s.input_tokens > 1:
@@ -476,10 +478,13 @@ def serving_lines(result: ServingResult, c: int) -> list[str]:
     for words, variant in variants:
         spec = replace(s, input_tokens=s.input_tokens // 2) if variant is None else s
         if variant is not None and variant.chips_per_model != w.chips_per_model:
-            # each copy of the model on twice the chips: disaggregated, each pool twice as big
-            spec = replace(spec, prefill_chips=2 * s.prefill_chips,
-                           decode_chips=2 * s.decode_chips)
-        other = serve(variant or w, (chip,), spec, derated=result.decode[0].evaluation.derated)
+            spec = replace(spec, prefill_chips=variant.prefill_chips,
+                           decode_chips=variant.decode_chips)
+        try:
+            other = serve(variant or w, (chip,), spec,
+                          derated=result.decode[0].evaluation.derated)
+        except ValidationError:
+            continue  # a variant the model does not allow (say, more chips than its heads)
         b = other.best(0)
         if b is not None:
             moves.append(f"{words}: {other.tokens_per_chip[0, b]:,.0f} tokens/s per chip "

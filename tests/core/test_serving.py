@@ -11,7 +11,7 @@ import pytest
 
 from roofline_gui.core.build import build
 from roofline_gui.core.errors import ValidationError
-from roofline_gui.core.serving import ServingSpec, limit_problems, serve, serving_rows
+from roofline_gui.core.serving import ServingSpec, limit_problems, serve, serving_rows, spec_of
 from roofline_gui.core.workload_eval import WORKLOAD_CSV_COLUMNS, evaluate_workloads
 from roofline_gui.io.presets import default_presets
 from roofline_gui.io.workloads import shipped_workloads
@@ -248,3 +248,16 @@ def test_disaggregated_prefill_and_decode_by_hand():
               ServingSpec(100, 100, (1,), prefill_chips=3, decode_chips=2))
     with pytest.raises(ValidationError, match="decode_chips"):
         serve(w, (h200,), ServingSpec(100, 100, (1,), prefill_chips=2))
+
+
+def test_the_words_of_a_disaggregated_bound_weigh_twice_the_chips_per_copy():
+    """The variant "twice the chips" of a disaggregated bound doubles each pool with the copy
+    (1 + 1 chips of one-chip copies become 2 + 2 of two-chip ones): it was refused, and the
+    words were lost to a traceback."""
+    from roofline_gui.core.serving import serving_lines
+
+    h200 = default_presets().chips["nvidia-h200-sxm-141gb"]
+    w = shipped_workloads()["llama-3-8b"].workload("w1", prefill_chips=1, decode_chips=1)
+    r = serve(w, (h200,), spec_of(w, (1, 8, 64)))
+    text = " ".join(serving_lines(r, 0))
+    assert "disaggregated: 1 chip prefill and 1 decode" in text and "2 chips:" in text

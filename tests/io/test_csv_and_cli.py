@@ -455,3 +455,22 @@ def test_bad_serving_options_exit_2_naming_the_option(tmp_path, args, flag, word
     assert result.returncode == 2, result.stderr
     assert f"{flag}: " in result.stderr and words in result.stderr, result.stderr
     assert not (tmp_path / "s.csv").exists()
+
+
+def test_a_checkpoint_shipped_in_a_block_format_is_read_in_it_unless_told(tmp_path):
+    """gpt-oss ships its experts in MXFP4 (quantization_config): the command line reads them so,
+    as the window's dialog does, and says so; --weights chooses another format."""
+    from roofline_gui.io.files import resources_dir
+
+    config = resources_dir() / "workloads" / "gpt-oss-120b.config.json"
+    out = tmp_path / "g.csv"
+    args = ("--model", config, "--phase", "prefill", "--sequence", 1000,
+            "--chips", "nvidia-b200", "--export-workloads", out)
+    result = run_app(*args)
+    assert result.returncode == 0, result.stderr
+    assert "weights in mxfp4, as the checkpoint ships them" in result.stderr
+    native = next(csv.DictReader(io.StringIO(out.read_text(encoding="utf-8"))))
+    result = run_app(*args, "--weights", "bf16")
+    assert result.returncode == 0 and "checkpoint ships" not in result.stderr
+    wide = next(csv.DictReader(io.StringIO(out.read_text(encoding="utf-8"))))
+    assert float(native["weight_bytes_per_chip"]) < 0.3 * float(wide["weight_bytes_per_chip"])
