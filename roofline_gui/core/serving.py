@@ -338,7 +338,9 @@ def _served(workload: Workload, base: Workload, chips: tuple[Chip, ...], spec: S
 def serving_rows(result: ServingResult, columns: Sequence[str]) -> list[dict[str, str]]:
     """One row per chip and concurrency, in the workloads CSV's ``columns``: ``time_s`` the
     TPOT, ``throughput_per_s`` the output tokens/s of all N chips, ``fits`` whether the weights
-    and caches fit; the serving columns by name."""
+    and caches fit; the serving columns by name; ``joules_per_item`` and
+    ``cost_per_million_items`` an output token's energy and cost where the chip has the figures
+    (the view's tokens per joule and per dollar, inverted)."""
     s = result.spec
     rows = []
     for c, chip in enumerate(result.chips):
@@ -369,9 +371,17 @@ def serving_rows(result: ServingResult, columns: Sequence[str]) -> list[dict[str
                 "tokens_per_s_per_user": csv_number(float(result.tokens_per_user[c, k])),
                 "tokens_per_s_per_chip": csv_number(float(result.tokens_per_chip[c, k])),
                 "meets_slo": "yes" if result.meets[c, k] else "no",
+                # an output token's energy and cost, as the Serving view's y axis reads them
+                "joules_per_item": _inverse(float(result.tokens_per_joule[c, k])),
+                "cost_per_million_items": _inverse(float(result.tokens_per_dollar[c, k]), 1e6),
             })
             rows.append({key: row[key] for key in columns})
     return rows
+
+
+def _inverse(value: float, per: float = 1.0) -> str:
+    """``per`` ÷ ``value`` as a CSV number; empty where there is no figure."""
+    return csv_number(per / value) if np.isfinite(value) and value > 0 else ""
 
 
 def limit_problems(result: ServingResult) -> list[Problem]:
@@ -395,6 +405,42 @@ def limit_problems(result: ServingResult) -> list[Problem]:
     return out
 
 
+def _lead(result: ServingResult) -> str | None:
+    """Why the first chip of the ranking leads the second: the users each serves at its best
+    point, what its time goes to there, and the datasheet figures that differ (main memory's
+    bandwidth and capacity, the peak at the workload's math precision)."""
+    from roofline_gui.core.units import compute_precision, format_si  # noqa: PLC0415
+
+    best = sorted(((float(result.tokens_per_chip[i, b]), i, b) for i in range(len(result.chips))
+                   if (b := result.best(i)) is not None), reverse=True)
+    if len(best) < 2:
+        return None
+    (va, a, ka), (vb, b, kb) = best[:2]
+    ca, cb = result.chips[a], result.chips[b]
+
+    def held(c: int, k: int) -> str:
+        shares = result.shares(c, k)
+        return max(shares, key=shares.get)
+
+    ua, ub = int(result.concurrency[ka]), int(result.concurrency[kb])
+    facts = []
+    precision = compute_precision(result.workload.activations)
+    for what, x, y, unit in (
+            ("main memory", ca.dram.bandwidth, cb.dram.bandwidth, "B/s"),
+            (f"{precision} peak", ca.peak(precision), cb.peak(precision), "op/s"),
+            ("memory", ca.dram.capacity, cb.dram.capacity, "B")):
+        if x and y and abs(x / y - 1) > 0.005:
+            facts.append(f"{what} {format_si(x, unit)} against {format_si(y, unit)}")
+        elif x and y:
+            facts.append(f"the same {what} ({format_si(x, unit)})")
+    return (f"{ca.name} leads {cb.name} by {va / vb - 1:.0%}: at their best points "
+            f"{ua:,} users at once against {ub:,}, the most time going to "
+            f"{held(a, ka)} on both" if held(a, ka) == held(b, kb) else
+            f"{ca.name} leads {cb.name} by {va / vb - 1:.0%}: at their best points "
+            f"{ua:,} users at once against {ub:,}, the most time going to {held(a, ka)} "
+            f"against {held(b, kb)}") + ("; " + ", ".join(facts) if facts else "") + "."
+
+
 def serving_lines(result: ServingResult, c: int) -> list[str]:
     """Chip ``c``'s frontier in words: its best point within the limits, what holds it there,
     and what would move it (each worked out by serving the variant: twice the chips, an fp8
@@ -408,6 +454,9 @@ def serving_lines(result: ServingResult, c: int) -> list[str]:
                     reverse=True)
     ranking = (["Most output tokens/s per chip within the limits: " + "; ".join(
         f"{name} {value:,.0f}" for value, name in ranked) + "."] if len(ranked) > 1 else [])
+    lead = _lead(result)
+    if lead:
+        ranking.append(lead)
     share = (f"{w.chips_per_model} chips share the model" if w.chips_per_model > 1 else
              "one chip holds the model")
     if s.disaggregated:

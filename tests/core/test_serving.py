@@ -261,3 +261,35 @@ def test_the_words_of_a_disaggregated_bound_weigh_twice_the_chips_per_copy():
     r = serve(w, (h200,), spec_of(w, (1, 8, 64)))
     text = " ".join(serving_lines(r, 0))
     assert "disaggregated: 1 chip prefill and 1 decode" in text and "2 chips:" in text
+
+
+def test_the_words_say_why_the_first_chip_leads_the_second():
+    """A new user read the ranking but not why the winner wins: the words compare the first two
+    at their best points and name the datasheet figures that differ."""
+    from roofline_gui.core.serving import serving_lines
+
+    chips = default_presets().chips
+    pair = (chips["nvidia-b200"], chips["amd-instinct-mi355x"])
+    w = shipped_workloads()["llama-3-70b"].workload("w1", weights="fp8", activations="fp8",
+                                                   tpot_limit=0.05)
+    r = serve(w, pair, spec_of(w))
+    first, second = sorted((0, 1), key=lambda c: -r.tokens_per_chip[c, r.best(c)])
+    lead = serving_lines(r, 0)[1]
+    a, b = r.chips[first], r.chips[second]
+    share = r.tokens_per_chip[first, r.best(first)] / r.tokens_per_chip[second, r.best(second)] - 1
+    assert lead.startswith(f"{a.name} leads {b.name} by {share:.0%}")
+    assert "the same main memory (8 TB/s)" in lead and "fp8 peak" in lead
+
+
+def test_serve_rows_carry_an_output_tokens_energy_and_cost():
+    chips = default_presets().chips
+    b200 = chips["nvidia-b200"]
+    priced = replace(b200, energy=replace(b200.energy, price_per_hour=3.5))
+    w = shipped_workloads()["llama-3-8b"].workload("w1")
+    r = serve(w, (priced, replace(b200, id="x", energy=None)), ServingSpec(1000, 1000, (1, 64)))
+    rows = serving_rows(r, WORKLOAD_CSV_COLUMNS)
+    assert float(rows[1]["joules_per_item"]) == pytest.approx(1 / r.tokens_per_joule[0, 1],
+                                                              rel=1e-4)
+    assert float(rows[1]["cost_per_million_items"]) == pytest.approx(
+        1e6 / r.tokens_per_dollar[0, 1], rel=1e-4)
+    assert rows[2]["joules_per_item"] == rows[2]["cost_per_million_items"] == ""

@@ -213,6 +213,7 @@ def test_the_window_exports_the_serving_view(window, tmp_path, monkeypatch):
 def test_the_y_axis_reads_tokens_per_joule_or_per_dollar(panel):
     """Per joule: the chips with energy data; per dollar: only those with a price per
     chip-hour, the others named; hover and the words give the same figure as the core."""
+    from roofline_gui.core.units import rate_count
     from roofline_gui.widgets.panels.serving_chart import measure_values
 
     model = panel.model
@@ -226,14 +227,15 @@ def test_the_y_axis_reads_tokens_per_joule_or_per_dollar(panel):
     assert [label.text for _s, label in panel.chart.legend.items] == ["B200"]
     text = panel.words.text()
     best = r.best(1)
-    assert f"B200 {r.tokens_per_dollar[1, best]:,.4g}" in text
-    assert "Not drawn, for want of a price per chip-hour: H200 SXM 141GB" in text
+    assert f"B200 {rate_count(r.tokens_per_dollar[1, best])}" in text
+    assert "Not drawn, for want of a price per chip-hour: H200 SXM 141GB (the hardware" in text
     _xs, ys = panel.chart.points.getData()  # B200's points alone, at their tokens per dollar
     assert np.allclose(np.sort(10 ** ys), np.sort(measure_values(r, "dollar")[1]))
-    assert f"{r.tokens_per_dollar[1, best]:,.4g} tokens per dollar" in panel._tip(0, 0, (1, best))
+    assert f"{rate_count(r.tokens_per_dollar[1, best])} tokens per dollar" in panel._tip(
+        0, 0, (1, best))
     panel.measure_box.setCurrentIndex(panel.measure_box.findData("joule"))
     assert [label.text for _s, label in panel.chart.legend.items] == ["H200 SXM 141GB", "B200"]
-    assert f"{r.tokens_per_joule[0, r.best(0)]:,.4g}" in panel.words.text()
+    assert f"{rate_count(r.tokens_per_joule[0, r.best(0)])}" in panel.words.text()
 
 
 def test_disaggregated_pools_from_the_fields(panel):
@@ -256,3 +258,27 @@ def test_disaggregated_pools_from_the_fields(panel):
     panel.edits["prefill_chips"].setValue(3)
     assert model.document.workloads[0].prefill_chips == 0
     assert "multiple of the 2 chips" in panel.refused.text()
+
+
+def test_a_bad_value_in_a_field_is_refused_and_said(panel):
+    """A spin box's own range put 0 or 1.5 back silently (or kept a keystroke of it): the
+    workload's rules refuse them now, and the view says why."""
+    model = panel.model
+    panel.edits["input_tokens"].setValue(0)
+    assert model.document.workloads[0].input_tokens == 1000
+    assert "Input I 0 refused" in panel.refused.text() and "from 1" in panel.refused.text()
+    panel.edits["draft_tokens"].setValue(3)
+    panel.edits["acceptance"].setValue(1.5)
+    assert model.document.workloads[0].acceptance == 0.0
+    assert "[0, 1)" in panel.refused.text()
+    _settle(panel)
+    assert panel.edits["acceptance"].value() == 0.0 and panel.edits["input_tokens"].value() == 1000
+
+
+def test_a_best_points_ring_tells_its_figures_on_hover(panel):
+    r = panel.result
+    ring = panel.chart.rings.points()[0]
+    c, k = ring.data()
+    assert k == r.best(c)
+    tip = panel._tip(0, 0, ring.data())
+    assert f"{r.tokens_per_chip[c, k]:,.0f} output tokens/s per chip" in tip

@@ -32,7 +32,7 @@ class ServingChart:
     """The plot and its items, made once and given new data at each redraw (a frontier typed
     or dragged redraws in a few ms; clearing and rebuilding them took 60)."""
 
-    def __init__(self, tip=None, on_click=None) -> None:
+    def __init__(self, tip=None, on_click=None, legend: bool = True) -> None:
         self.plot = log_plot()
         self.plot.showGrid(True, True, 0.25)
         self.plot.setLabel("bottom", "tokens/s per user (output)")
@@ -48,15 +48,20 @@ class ServingChart:
             self.points.sigClicked.connect(on_click)
         self.stars = pg.ScatterPlotItem()
         self.stars.setToolTip("Measured points (Measured points), against their chip's bound")
-        self.rings = pg.ScatterPlotItem(size=16, pen=pg.mkPen("k", width=2), brush=None)
+        # a best point's ring is over its point: it tells the same figures on hover
+        self.rings = pg.ScatterPlotItem(size=16, pen=pg.mkPen("k", width=2), brush=None,
+                                        hoverable=tip is not None, tip=tip)
         self.labels: list[pg.TextItem] = []
         # bottom left: the frontiers fall from the top left to the bottom right, never there
         self.legend = item.addLegend(offset=(8, -8), labelTextSize="8pt", labelTextColor="k",
                                      brush=pg.mkBrush(255, 255, 255, 230),
                                      pen=pg.mkPen("#c0c0c0"))
         self.legend.setZValue(1000)  # over the TPOT line dragged across it
+        # in a short dock the legend would cover the curves: the view names the chips above
+        self.legend.setVisible(legend)
         for part in (self.points, self.stars, self.rings):
             item.addItem(part)
+            part.setZValue(5)  # over the TPOT line: a point under it tells its own figures
         item.addItem(self.tpot_line, ignoreBounds=True)
         self._legend_key = None
         self.measure = "chip"  # what the y axis reads (MEASURES)
@@ -121,9 +126,10 @@ class ServingChart:
             self.legend.clear()
             for c in drawn:
                 self.legend.addItem(self.lines[c][0], result.chips[c].name)
+            self.legend.setColumnCount(min(3, max(1, len(drawn))))  # a row or two, not a column
             self._legend_key = legend_key
+        self.draw_limits(result)  # (the rings of another axis would hold the range)
         self.draw_measured(result, measured if measure == "chip" else ())
-        self.draw_limits(result)
 
     def draw_measured(self, result, measured) -> None:
         """The measured points as stars in their chip's colour (those naming no chip shown are
@@ -152,7 +158,15 @@ class ServingChart:
         inside = (x0 < lo_x and hi_x < x1 and y0 < lo_y and hi_y < y1
                   and hi_x - lo_x > 0.5 * (x1 - x0) and hi_y - lo_y > 0.5 * (y1 - y0))
         if not inside:
-            vb.autoRange(padding=0.08)
+            self._fit(vb, lo_x, hi_x, lo_y, hi_y)
+
+    @staticmethod
+    def _fit(vb, lo_x: float, hi_x: float, lo_y: float, hi_y: float) -> None:
+        """The points with a margin, more above them: the users' numbers stand over their
+        points (pyqtgraph's fit left the top row's numbers cut)."""
+        dx, dy = max(hi_x - lo_x, 0.3), max(hi_y - lo_y, 0.3)
+        vb.setRange(xRange=(lo_x - 0.06 * dx, hi_x + 0.06 * dx),
+                    yRange=(lo_y - 0.08 * dy, hi_y + 0.2 * dy), padding=0)
 
     def _place_labels(self, marks) -> None:
         """The users' numbers beside their points, none over another: a number that would
@@ -180,14 +194,15 @@ class ServingChart:
 
     def draw_limits(self, result) -> None:
         """The best points within the limits, ringed, and the TPOT limit's line."""
-        xs, ys = [], []
+        xs, ys, data = [], [], []
         values = measure_values(result, getattr(self, "measure", "chip"))
         for c in range(len(result.chips)):
             best = result.best(c)
             if best is not None and np.isfinite(values[c, best]) and values[c, best] > 0:
                 xs.append(float(np.log10(result.tokens_per_user[c, best])))
                 ys.append(float(np.log10(values[c, best])))
-        self.rings.setData(xs, ys)
+                data.append((c, best))
+        self.rings.setData(x=xs, y=ys, data=data)
         limit = result.workload.tpot_limit
         self.tpot_line.setVisible(limit > 0)
         if limit > 0:
@@ -229,7 +244,10 @@ def offscreen_chart(result, measured, width: int, height: int, measure: str = "c
     try:
         with chart.titled(result) as item:
             chart.draw(result, measured, measure)
-            item.getViewBox().autoRange(padding=0.08)
+            (px, py), (sx, sy) = chart.points.getData(), chart.stars.getData()
+            xs, ys = np.concatenate([px, sx]), np.concatenate([py, sy])
+            if len(xs):
+                chart._fit(item.getViewBox(), xs.min(), xs.max(), ys.min(), ys.max())
             yield item
     finally:
         widget.close()

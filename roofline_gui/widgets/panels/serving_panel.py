@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 from roofline_gui.core.edits import SetField
 from roofline_gui.core.errors import RooflineError
 from roofline_gui.core.serving import measured_lines, serve, serving_lines, spec_of
+from roofline_gui.core.units import rate_count
 from roofline_gui.core.workload import MAX_DIM, Workload, with_field
 from roofline_gui.io.imports import import_serving_csv
 from roofline_gui.models.document_model import DocumentModel
@@ -74,27 +75,31 @@ class ServingPanel(QWidget):
         self.title = QLabel()
         self.title.setWordWrap(True)
         self.edits: dict[str, QSpinBox | QDoubleSpinBox] = {}
+        # The fields, the buttons and the y-axis box in a column at the left: a bottom dock is
+        # wide and short (about 250 px at 1280 × 800), so the chart takes the dock's height.
         grid = QGridLayout()
         grid.setHorizontalSpacing(6)
+        grid.setVerticalSpacing(3)
         for i, (name, label, tip) in enumerate(_FIELDS):
+            # The ranges let a bad value through to the workload's rules, which refuse it and
+            # say why (a spin box's own range put its last value back, silently).
             if name in ("input_tokens", "output_tokens", "draft_tokens", *_POOLS):
                 edit = QSpinBox()
-                edit.setRange(1 if name in ("input_tokens", "output_tokens") else 0,
-                              64 if name == "draft_tokens" else MAX_DIM)
+                edit.setRange(0, MAX_DIM)
             else:
                 edit = QDoubleSpinBox()
                 edit.setDecimals(2 if name != "acceptance" else 3)
-                edit.setRange(0.0, 0.999 if name == "acceptance" else 1e6)
+                edit.setRange(0.0, 10.0 if name == "acceptance" else 1e6)
                 edit.setSingleStep(0.05 if name == "acceptance" else 5.0)
             edit.setKeyboardTracking(False)
             edit.setToolTip(tip)
             edit.valueChanged.connect(lambda v, n=name: self._on_field(n, v))
             caption = QLabel(label)
             caption.setBuddy(edit)
-            grid.addWidget(caption, i // 3, 2 * (i % 3))
-            grid.addWidget(edit, i // 3, 2 * (i % 3) + 1)
+            grid.addWidget(caption, i, 0)
+            grid.addWidget(edit, i, 1)
             self.edits[name] = edit
-        self.chart = ServingChart(tip=self._tip, on_click=self._on_click)
+        self.chart = ServingChart(tip=self._tip, on_click=self._on_click, legend=False)
         self.plot, self.tpot_line = self.chart.plot, self.chart.tpot_line
         self.plot.setMinimumHeight(8 * self.fontMetrics().lineSpacing())
         self.tpot_line.sigPositionChangeFinished.connect(self._on_line_dragged)
@@ -109,13 +114,14 @@ class ServingPanel(QWidget):
         self.act_remove = menu.addAction("Remove all", self.remove_measured)
         menu.aboutToShow.connect(lambda: self.act_remove.setEnabled(bool(self.measured)))
         self.measure_button.setMenu(menu)
-        grid.addWidget(self.measure_button, 0, 6)
+        rows = len(_FIELDS)
+        grid.addWidget(self.measure_button, rows, 0, 1, 2)
         #: the view's exports (PNG, SVG, PDF, CSV): the window's File menu actions, set by it
         self.export_button = QPushButton("Export")
         self.export_button.setToolTip("This chart as an image or a document, or its points as a "
                                       "CSV table (one row per chip and concurrency)")
         self.export_button.setEnabled(False)
-        grid.addWidget(self.export_button, 0, 7)
+        grid.addWidget(self.export_button, rows + 1, 0, 1, 2)
         #: what the y axis reads: tokens/s per chip, per joule (energy data), per dollar (price)
         self.measure_box = QComboBox()
         for name, title, _attr, _needs in MEASURES:
@@ -125,10 +131,12 @@ class ServingPanel(QWidget):
             "workload views count a step's energy); per dollar, at each chip's price per "
             "chip-hour (the hardware editor's energy fields)")
         self.measure_box.currentIndexChanged.connect(self._on_measure)
-        grid.addWidget(self.measure_box, 1, 6, 1, 2)
+        grid.addWidget(self.measure_box, rows + 2, 0, 1, 2)
+        grid.setRowStretch(rows + 3, 1)
         self.refused = QLabel()  # a field's refusal, until the next edit
         self.refused.setWordWrap(True)
         self.refused.setStyleSheet("color: #b00020")
+        self.refused.hide()  # shown with a refusal only: the chart keeps the line otherwise
         self.words = QLabel()
         self.words.setWordWrap(True)
         self.words.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -136,18 +144,27 @@ class ServingPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.title)
-        layout.addLayout(grid)
         layout.addWidget(self.refused)
+        fields = QWidget()
+        fields.setLayout(grid)
+        side = QScrollArea()
+        side.setWidget(fields)
+        side.setWidgetResizable(True)
+        side.setFrameShape(QFrame.Shape.NoFrame)
+        side.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        side.setFixedWidth(fields.sizeHint().width() + side.verticalScrollBar().sizeHint().width())
         words = QScrollArea()
         words.setWidget(self.words)
         words.setWidgetResizable(True)
         words.setFrameShape(QFrame.Shape.NoFrame)
         words.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self._words_area = words
         body = QGridLayout()
-        body.addWidget(self.plot, 0, 0)
-        body.addWidget(words, 0, 1)
-        body.setColumnStretch(0, 3)
-        body.setColumnStretch(1, 2)
+        body.addWidget(side, 0, 0)
+        body.addWidget(self.plot, 0, 1)
+        body.addWidget(words, 0, 2)
+        body.setColumnStretch(1, 3)
+        body.setColumnStretch(2, 2)
         layout.addLayout(body, 1)
         self._serial = 0
         self._frontier_key = None  # what the frontier was served for, limits left out
@@ -163,6 +180,10 @@ class ServingPanel(QWidget):
         model.sig_document_changed.connect(lambda *_a: self._later.request())
         model.sig_selection_changed.connect(lambda *_a: self._later.request())
         self.refresh()
+
+    def _refuse(self, text: str) -> None:
+        self.refused.setText(text)
+        self.refused.setVisible(bool(text))
 
     @property
     def measured(self) -> tuple:
@@ -212,7 +233,7 @@ class ServingPanel(QWidget):
         done = self.model.set_workload(changed, f"{w.name}: {LABELS[name]} {shown}",
                                        merge_key=("serving field", self._serial, name))
         refusal = self.model.last_refused
-        self.refused.setText(f"{LABELS[name]} {shown} refused: {refusal}"
+        self._refuse(f"{LABELS[name]} {shown} refused: {refusal}"
                              if not done and refusal is not None else "")
         if not done:
             self.refresh()  # the field shows the workload's own value again
@@ -289,10 +310,13 @@ class ServingPanel(QWidget):
             self._write_words()
 
     def _draw_frontier(self, result) -> None:
-        self.title.setText(
-            f"<b>{html.escape(result.workload.name)}</b> served: each chip's tokens/s against "
-            "each user's as more users decode at once (numbered); hollow: their caches do not "
-            "fit; ringed: the best within the limits.")
+        key = " ".join(f"<span style='color:{chip.color or '#808080'}'>━ "
+                       f"{html.escape(chip.name)}</span>" for chip in result.chips)
+        title = (f"<b>{html.escape(result.workload.name)}</b> served as more users decode at "
+                 f"once (the numbers); hollow: their caches do not fit; ringed: the best within "
+                 f"the limits. {key}")
+        if title != self.title.text():  # a new text lays the panel out again
+            self.title.setText(title)
         self.chart.draw(result, self.measured, self.measure)
 
     def import_measured(self, path: str | None = None) -> bool:
@@ -304,9 +328,9 @@ class ServingPanel(QWidget):
         try:
             points = import_serving_csv(path)
         except RooflineError as exc:
-            self.refused.setText(str(exc))
+            self._refuse(str(exc))
             return False
-        self.refused.setText("")
+        self._refuse("")
         new = tuple(p for p in dict.fromkeys(points) if p not in self.measured)
         if new:
             self.model.push(SetField("serving_measured", self.measured + new),
@@ -345,12 +369,21 @@ class ServingPanel(QWidget):
             self.result, self._served_limit = result, result.spec.tpot_limit
             self._draw_frontier(result)
         c = self._chip_index(result.chips)
-        lines = serving_lines(result, c)
+        try:
+            lines = serving_lines(result, c)
+        except RooflineError as exc:  # never a traceback, never the last words left standing
+            self.words.setText(f"<span style='color:#b00020'>The words cannot be written: "
+                               f"{html.escape(str(exc))}</span>")
+            return
         if self.measure != "chip":
             lines.insert(0, self._measure_line(result))
         if self.measured:
             lines += ["Measured points:", *measured_lines(result, self.measured)]
         self.words.setText("<br><br>".join(html.escape(line) for line in lines))
+        shown = (result.workload.id, result.chips[c].id)
+        if shown != getattr(self, "_words_of", None):  # another workload or chip: from the top
+            self._words_area.verticalScrollBar().setValue(0)
+            self._words_of = shown
 
     def _measure_line(self, result) -> str:
         """The chips ranked by the measure the y axis reads, at each one's best point within
@@ -366,9 +399,11 @@ class ServingPanel(QWidget):
                 ranked.append((float(values[c, b]), chip.name))
         ranked.sort(reverse=True)
         line = (f"{title[0].upper()}{title[1:]} at each chip's best point within the limits: "
-                + ("; ".join(f"{n} {v:,.4g}" for v, n in ranked) or "none") + ".")
+                + ("; ".join(f"{n} {rate_count(v)}" for v, n in ranked) or "none") + ".")
         if lacking:
-            line += f" Not drawn, for want of {needs}: {', '.join(lacking)}."
+            line += f" Not drawn, for want of {needs}: {', '.join(lacking)}"
+            line += (" (the hardware editor's Energy fields: $ per chip-hour)."
+                     if name == "dollar" else " (the hardware editor's Energy fields).")
         return line
 
     def _measure_tip(self, result, c: int, k: int) -> str:
@@ -377,7 +412,7 @@ class ServingPanel(QWidget):
             return ""
         value = float(measure_values(result, self.measure)[c, k])
         title = next(m[1] for m in MEASURES if m[0] == self.measure)
-        return f"\n{value:,.4g} {title}" if np.isfinite(value) else ""
+        return f"\n{rate_count(value)} {title}" if np.isfinite(value) else ""
 
     def _tip(self, x, y, data) -> str:
         result = self.result
