@@ -282,3 +282,17 @@ def test_a_best_points_ring_tells_its_figures_on_hover(panel):
     assert k == r.best(c)
     tip = panel._tip(0, 0, ring.data())
     assert f"{r.tokens_per_chip[c, k]:,.0f} output tokens/s per chip" in tip
+
+
+def test_the_serving_example_opens_on_the_serving_view(window):
+    """A session whose workloads carry a serving limit opens with the Serving view in front
+    (the tour found the serving example on the breakdown)."""
+    from pathlib import Path
+
+    from roofline_gui.io.files import resources_dir
+
+    window.files.open_example(Path(resources_dir()) / "examples"
+                              / "serving-70b-and-r1-at-50-ms.roofline")
+    QApplication.processEvents()
+    assert not window.docks["serving"].visibleRegion().isEmpty()
+    assert window.docks["breakdown"].visibleRegion().isEmpty()

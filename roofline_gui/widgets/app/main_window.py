@@ -249,12 +249,14 @@ class MainWindow(QMainWindow):
 
     def _on_workloads_changed(self, doc, _touched) -> None:
         """When workloads come (added, or a session with some opened), their panel and their
-        breakdown come to the front."""
+        breakdown come to the front; the Serving view instead when one of them carries a
+        serving limit (a session saved while serving it, as the serving example)."""
         count = len(doc.workloads)
         if count > self._workload_count:
+            serving = any(w.tpot_limit or w.ttft_limit for w in doc.workloads)
             with self._docks_held():
                 self.docks["workloads"].raise_()
-                self.docks["breakdown"].raise_()
+                self.docks["serving" if serving else "breakdown"].raise_()
         self._workload_count = count
 
     def new_workload(self) -> None:
