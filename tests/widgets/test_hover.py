@@ -69,3 +69,15 @@ def test_a_workloads_small_mark_on_a_roof_shows_its_kernel_not_the_roof(window, 
     qtbot.wait(40)
     tips = [item.toolTip() for item in view.scene().items(scene) if item.toolTip()]
     assert tips and " in Llama-3-8B" in tips[0] and "on A100 SXM4 40GB" in tips[0], tips[:2]
+
+
+def test_a_marker_a_host_link_holds_says_why_it_floats_below_the_roofs(window, qtbot):
+    """With View → Memory levels off, the host-link GEMM is drawn at its main-memory intensity,
+    far below every roof drawn there: its tooltip says which level holds it and where its point
+    on that level's line is shown."""
+    window.set_memory_levels(False)
+    QApplication.processEvents()
+    tip = tooltip_at(window, qtbot, "GEMM 4096³ bf16, inputs over the host link")
+    assert tip.startswith("GEMM 4096³ bf16, inputs over the host link on A100"), tip
+    assert "below the roofs: the host link (PCIe" in tip and "View → Memory levels" in tip
+    assert "below the roofs" not in tooltip_at(window, qtbot, "GEMM 4096³ (bf16)")

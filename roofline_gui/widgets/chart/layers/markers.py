@@ -25,7 +25,7 @@ from PySide6.QtWidgets import QGraphicsItem
 
 from roofline_gui.core.chart_scene import ChartScene
 from roofline_gui.core.display import marker_symbols, same_point
-from roofline_gui.core.levels import intensity_text
+from roofline_gui.core.levels import ROLE_SHORT, intensity_text
 from roofline_gui.core.units import format_time
 from roofline_gui.widgets.chart.layers.base import ChartLayer
 from roofline_gui.widgets.chart.plot_items import MarkerScatter, log10
@@ -283,7 +283,15 @@ class KernelMarkersLayer(ChartLayer):
             hidden = same_point(cmp.result.attainable, k, c, scene.chips)
             also = (f"\nthe same point on {', '.join(cmp.chips[o].name for o in hidden)} (its "
                     "marker lies under this one)" if hidden else "")
-            return (f"{cmp.kernels[k].name} on {cmp.chips[c].name}{also}\n"
+            off = ""
+            code = int(cmp.result.limiter[k, c])
+            if scene.spec.levels is None and 0 <= code < len(cmp.chips[c].memory) and (
+                    cmp.chips[c].memory[code].role != "dram"):
+                level = cmp.chips[c].memory[code]
+                off = (f"\ndrawn at its main-memory intensity, below the roofs: the "
+                       f"{ROLE_SHORT[level.role]} ({level.name}) holds it; View → Memory levels "
+                       "draws its point on that level's line")
+            return (f"{cmp.kernels[k].name} on {cmp.chips[c].name}{also}{off}\n"
                     f"{intensity_text(cmp, k, units)}\n"
                     f"attainable {units.format_rate(float(cmp.result.attainable[k, c]))}\n"
                     f"{cmp.bound_name(k, c)}-bound, limited by {cmp.limiter_name(k, c)}\n"
