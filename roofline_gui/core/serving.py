@@ -37,6 +37,7 @@ from roofline_gui.core.workload import (
     Built,
     MeasuredServing,
     Workload,
+    pool_problems,
     serving_problems,
 )
 from roofline_gui.core.workload_eval import WorkloadResult, csv_number, evaluate_workloads
@@ -269,12 +270,9 @@ def serve(workload: Workload, chips: Sequence[Chip], spec: ServingSpec, *,
     problems = spec.problems()
     if workload.kind != "transformer":
         problems.append(Problem("kind", "serving is for transformer language models"))
-    n = workload.chips_per_model
-    for name in ("prefill_chips", "decode_chips"):
-        v = getattr(spec, name)
-        if not problems and v % n:
-            problems.append(Problem(name, f"{v} chips cannot hold whole copies of the model: "
-                                          f"use a multiple of the {n} chips that share it"))
+    if not problems:
+        problems += pool_problems(replace(workload, prefill_chips=spec.prefill_chips,
+                                          decode_chips=spec.decode_chips))
     if problems:
         raise ValidationError(problems)
     base = replace(workload, phase="decode", context=spec.mean_context, global_batch=0)

@@ -273,12 +273,18 @@ def serving_problems(s: Any) -> list[Problem]:
         out.append(Problem("decode_chips" if pools[0] else "prefill_chips",
                            "disaggregated serving needs chips for both prefill and decode "
                            "(or 0 for both: each chip does both)"))
-    n = getattr(s, "chips_per_model", 1)  # a workload's; a ServingSpec's is checked by serve()
-    for name, v in zip(("prefill_chips", "decode_chips"), pools, strict=True):
-        if isinstance(n, int) and n > 1 and v % n:
-            out.append(Problem(name, f"{v} chips cannot hold whole copies of the model: use a "
-                                     f"multiple of the {n} chips that share it"))
     return out
+
+
+def pool_problems(w) -> list[Problem]:
+    """Disaggregated pools that cannot hold whole copies of the model: checked where the
+    workload is served, not among the workload's own rules, so that a variant with more chips
+    per model (a what-would-help search, a tensor-parallel sweep) never trips on its pools."""
+    n = w.chips_per_model
+    return [Problem(name, f"{v} chips cannot hold whole copies of the model: use a multiple of "
+                          f"the {n} chips that share it")
+            for name in ("prefill_chips", "decode_chips")
+            if isinstance(v := getattr(w, name), int) and n > 1 and v % n]
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,8 @@ import pytest
 from PySide6.QtWidgets import QApplication
 
 from roofline_gui.core.edits import Replace
+from roofline_gui.core.workload_eval import communication_dominates_at, evaluate_workloads
+from roofline_gui.core.workload_view import explain_workload
 from roofline_gui.io.presets import default_presets
 from roofline_gui.io.workloads import shipped_workloads
 from roofline_gui.models.document_model import DocumentModel
@@ -208,6 +210,11 @@ def test_the_window_exports_the_serving_view(window, tmp_path, monkeypatch):
     assert len(rows) == len(result.chips) * len(result.concurrency)
     assert [a.text() for a in window.serving.export_button.menu().actions()] == [
         "&PNG…", "&SVG…", "&PDF…", "&CSV…"]
+    w = window.model.document.workloads[0]
+    window.model.set_workload(replace(w, prefill_chips=2, decode_chips=6))
+    target = tmp_path / "split.svg"
+    assert window.files.export_serving("svg")
+    assert "disaggregated: prefill on 2, decode on 6 chips" in target.read_text()
 
 
 def test_the_y_axis_reads_tokens_per_joule_or_per_dollar(panel):
@@ -258,6 +265,27 @@ def test_disaggregated_pools_from_the_fields(panel):
     panel.edits["prefill_chips"].setValue(3)
     assert model.document.workloads[0].prefill_chips == 0
     assert "multiple of the 2 chips" in panel.refused.text()
+    panel.edits["prefill_chips"].setValue(4)
+    assert model.document.workloads[0].prefill_chips == 4
+    assert panel.refused.isHidden()  # the refusal of 3 is not left standing
+
+
+def test_pools_that_a_wider_model_no_longer_divides_are_said_not_a_traceback(panel):
+    """A tour's traceback: with pools of 2 and 4, a what-would-help search that tries more chips
+    per model (8) built variants the workload's own rules refused. The pools are checked where
+    the workload is served: the search runs, the Serving view says why it cannot serve."""
+    model = panel.model
+    w = replace(model.document.workloads[0], prefill_chips=2, decode_chips=4)
+    assert model.set_workload(w)
+    chips = tuple(model.document.chips)
+    result = evaluate_workloads([w], chips)[0]
+    assert len(communication_dominates_at(w, chips)) == 2
+    assert explain_workload(result, 0)
+    assert model.set_workload(replace(w, chips_per_model=8))
+    _settle(panel)
+    assert panel.result is None
+    assert "cannot be served" in panel.title.text()
+    assert "multiple of the 8 chips" in panel.title.text()
 
 
 def test_a_bad_value_in_a_field_is_refused_and_said(panel):

@@ -222,7 +222,9 @@ class ServingChart:
             f"{result.workload.name}: {s.input_tokens:,} in, {s.output_tokens:,} out per request"
             + (f"; {', '.join(limits)}" if limits else "")
             + (f"; {s.draft_tokens} draft tokens at α = {s.acceptance:g}" if s.draft_tokens
-               else "")), color="k", size="10pt")
+               else "")
+            + (f"; disaggregated: prefill on {s.prefill_chips:,}, decode on {s.decode_chips:,} chips"
+               if s.prefill_chips else "")), color="k", size="10pt")
         item.layout.activate()  # the title's row laid out before anything renders
         try:
             yield item

@@ -29,7 +29,7 @@ from roofline_gui.core.edits import SetField
 from roofline_gui.core.errors import RooflineError
 from roofline_gui.core.serving import measured_lines, serve, serving_lines, spec_of
 from roofline_gui.core.units import rate_count
-from roofline_gui.core.workload import MAX_DIM, Workload, with_field
+from roofline_gui.core.workload import MAX_DIM, Workload, pool_problems, with_field
 from roofline_gui.io.imports import import_serving_csv
 from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.widgets.common.throttle import Throttle
@@ -179,6 +179,7 @@ class ServingPanel(QWidget):
         self._later = Throttle(self, self.refresh)
         model.sig_document_changed.connect(lambda *_a: self._later.request())
         model.sig_selection_changed.connect(lambda *_a: self._later.request())
+        model.sig_selection_changed.connect(lambda *_a: self._refuse(""))  # said of another
         self.refresh()
 
     def _refuse(self, text: str) -> None:
@@ -230,9 +231,11 @@ class ServingPanel(QWidget):
         other = _POOLS.get(name)
         if other and (value == 0) != (getattr(w, other) == 0):
             changed = with_field(changed, other, value)  # both pools on, or both off
-        done = self.model.set_workload(changed, f"{w.name}: {LABELS[name]} {shown}",
-                                       merge_key=("serving field", self._serial, name))
-        refusal = self.model.last_refused
+        pools = pool_problems(changed) if other else []
+        done = not pools and self.model.set_workload(
+            changed, f"{w.name}: {LABELS[name]} {shown}",
+            merge_key=("serving field", self._serial, name))
+        refusal = "; ".join(p.message for p in pools) if pools else self.model.last_refused
         self._refuse(f"{LABELS[name]} {shown} refused: {refusal}"
                              if not done and refusal is not None else "")
         if not done:
