@@ -23,12 +23,15 @@ def comparison_csv(comparison: Comparison) -> str:
     return buffer.getvalue()
 
 
-def export_csv(doc: Document, path: str | os.PathLike, *, derated: bool = False) -> int:
-    """Write the document's comparison (all chips, shown or hidden) to ``path`` atomically.
+def export_csv(doc: Document, path: str | os.PathLike, *, derated: bool = False,
+               same_width: bool = False) -> int:
+    """Write the document's comparison (all chips, shown or hidden) to ``path`` atomically,
+    evaluated as the window's table is (``same_width``: View → Same-width precisions; the
+    limiter column then names the stand-in, "bf16 peak (for fp16)").
 
     Returns the number of data rows written.
     """
-    comparison = compare(doc.kernels, doc.chips, derated=derated)
+    comparison = compare(doc.kernels, doc.chips, derated=derated, same_width=same_width)
     write_atomic(path, comparison_csv(comparison).encode("utf-8"))
     return len(doc.kernels) * len(doc.chips)
 
@@ -47,13 +50,14 @@ def workloads_csv(results) -> str:
     return buffer.getvalue()
 
 
-def export_workloads_csv(doc: Document, path: str | os.PathLike, *, derated: bool = False) -> int:
-    """Write every workload of ``doc`` on every chip of it to ``path`` atomically; returns the
-    number of rows."""
+def export_workloads_csv(doc: Document, path: str | os.PathLike, *, derated: bool = False,
+                         same_width: bool = False) -> int:
+    """Write every workload of ``doc`` on every chip of it to ``path`` atomically, evaluated as
+    the window's table is (``same_width`` as in export_csv); returns the number of rows."""
     from roofline_gui.core.workload_eval import evaluate_workloads  # noqa: PLC0415
 
     results = evaluate_workloads(doc.workloads, doc.chips, derated=derated,
-                                 kernels=doc.kernels_by_id)
+                                 kernels=doc.kernels_by_id, same_width=same_width)
     return write_workloads_csv(results, path)
 
 

@@ -4,6 +4,8 @@ had written a header alone and said "Exported")."""
 import csv
 from dataclasses import replace
 
+import numpy as np
+
 from roofline_gui.core.document import Document
 from roofline_gui.io.presets import default_presets
 from roofline_gui.io.workloads import shipped_workloads
@@ -48,3 +50,22 @@ def test_nothing_to_export_is_said_and_writes_nothing(window, tmp_path, monkeypa
     window.model.reset(Document(chips=window.model.document.chips))
     assert not window.files.export_csv() and not window.files.export_workloads_csv()
     assert errors and "no kernels and no workloads" in errors[0] and not (tmp_path / "x.csv").exists()
+
+
+def test_the_csv_reads_as_the_table_with_same_width_stand_ins(window, tmp_path, monkeypatch):
+    """The V100 has no bf16: with View → Same-width precisions the table runs a bf16 GEMM at its
+    fp16 peak; File → Export CSV wrote the kernel unsupported there (a tour found the file and
+    the table disagreeing). Both CSVs now evaluate as the window does."""
+    presets = default_presets()
+    chip = presets.chips["nvidia-v100-sxm2-16gb"]
+    window.model.reset(Document(chips=(chip,), kernels=(presets.kernels["gemm-4k-bf16"],)))
+    for same_width in (True, False):
+        window.model.set_view(same_width=same_width)
+        table = window.model.comparison
+        rows, _said = _exported(window, tmp_path, monkeypatch, window.files.export_csv)
+        assert rows[0]["limiter"] == table.limiter_name(0, 0)
+        np.testing.assert_equal(float(rows[0]["attainable_flop_per_s"] or "nan"),
+                                table.result.attainable[0, 0])  # empty where unsupported
+    assert table.limiter_name(0, 0) == "no bf16 on this chip"
+    window.model.set_view(same_width=True)
+    assert window.model.comparison.limiter_name(0, 0) == "fp16 peak (for bf16)"

@@ -254,7 +254,8 @@ class FileActions(QObject):
             return self._export("CSV", ".csv", "CSV table (*.csv)", self._write_workloads)
 
         def write(path) -> str:
-            rows = export_csv(doc, path, derated=self.model.derated)
+            rows = export_csv(doc, path, derated=self.model.derated,
+                              same_width=self.model.view.same_width)  # as the table reads
             return (f"{_count(rows, 'row')} ({_count(len(doc.kernels), 'kernel')} on "
                     f"{_count(len(doc.chips), 'chip')})"
                     + ("; the workloads go to File → Export workloads CSV" if doc.workloads else ""))
@@ -321,7 +322,8 @@ class FileActions(QObject):
 
     def _write_workloads(self, path) -> str:
         doc = self.model.document
-        rows = export_workloads_csv(doc, path, derated=self.model.derated)
+        rows = export_workloads_csv(doc, path, derated=self.model.derated,
+                                    same_width=self.model.view.same_width)
         what = (f"the workloads' table, {_count(rows, 'row')} ({_count(len(doc.workloads), 'workload')} "
                 f"on {_count(len(doc.chips), 'chip')})")
         return what + (" (the session has no kernels)" if not doc.kernels else "")
