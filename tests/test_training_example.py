@@ -47,3 +47,20 @@ def test_bf16_trains_about_twice_as_fast_as_tf32_and_the_same_hbm_gives_the_same
     # the bound beats NVIDIA's published ~1,400 images/s per V100 in mixed precision
     assert v100 / 8 > 1400
     assert re.search(r"micro-batch 64 on 8 chips", text)
+
+
+def test_the_note_and_why_it_sits_there_give_one_reason_for_the_same_speed(results):
+    """The note said "the same HBM, the same speed" while Why it sits there said the step is
+    about 60 % compute-bound (a tour found them disagreeing): both now say the compute share,
+    the roofs' ratio, and that the same HBM is half the reason."""
+    from roofline_gui.core.training_view import same_time_lines
+
+    doc, (_fp32, _tf32, bf16) = results
+    text = doc.workloads[0].source
+    shares = [f"{float(bf16.compute_share[c]):.0%}" for c in (1, 2)]
+    assert 0.5 < float(bf16.compute_share[1]) < 0.7
+    assert f"{shares[0]} and {shares[1]} compute-bound" in text and "only half for its reason" in text
+    ratio = float(max(bf16.peak[1:]) / min(bf16.peak[1:]))
+    assert f"{ratio:.2f}× apart" in text
+    why = " ".join(same_time_lines(bf16, 1))
+    assert "V100 SXM2 16GB" in why and "compute-bound" in why and "half the reason" in why
