@@ -97,3 +97,35 @@ def test_a_click_on_a_workloads_point_selects_the_workload_and_that_chip(window,
         pos = QPointF(view.mapFromScene(vb.mapViewToScene(QPointF(x, y))))
         _click(view.viewport(), pos)
         assert (model.selected_kernel, model.selected_chip) == (wid, target.id)
+
+
+def test_a_click_on_a_chips_bar_in_the_breakdown_selects_that_chip(window, qtbot):
+    """The breakdown's bars selected nothing (the tour): a click on a chip's bar, or on its
+    name beside it, selects that chip and keeps the workload; a band marks it; a click in the
+    empty space below the bars changes nothing."""
+    from roofline_gui.io.workloads import shipped_workloads
+
+    model = window.model
+    wid, = model.add_workloads([shipped_workloads()["llama-3-8b"].workload("w1")])
+    chips = [c for c in model.document.chips if c.visible]
+    assert len(chips) >= 2
+    model.select(wid, chips[0].id)
+    charts = window.breakdown
+    charts.show()
+    charts.resize(700, 400)
+    charts.refresh()
+    QApplication.processEvents()
+    vb = charts.bars.getViewBox()
+    view = charts.bars
+    assert charts._row_chips == [c.id for c in chips]
+    for row in (1, 0, len(chips) - 1):
+        x = 0.3 * charts._x_top
+        pos = QPointF(view.mapFromScene(vb.mapViewToScene(QPointF(x, row))))
+        _click(view.viewport(), pos)
+        assert (model.selected_kernel, model.selected_chip) == (wid, chips[row].id)
+        assert list(charts._chosen_band.opts["y"]) == [row]
+    axis = charts.bars.getAxis("left")  # the chip's name beside its bar
+    name = QPointF(view.mapFromScene(axis.mapToScene(axis.boundingRect().center().x(), 0)))
+    name.setY(view.mapFromScene(vb.mapViewToScene(QPointF(0, 1))).y())
+    _click(view.viewport(), name)
+    assert model.selected_chip == chips[1].id

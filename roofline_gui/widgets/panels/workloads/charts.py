@@ -133,6 +133,15 @@ class WorkloadCharts(QWidget):
         model.sig_selection_changed.connect(self._on_selection)
         # Which names fit in their bar depends on the bars' width in pixels.
         self.bars.getViewBox().sigResized.connect(lambda _vb: self._later.request())
+        # A click on a chip's bar (or its name) selects that chip, as a click on its marker on
+        # the roofline does; a band behind the bars marks the selected one.
+        self._row_chips: list = []  # the chip id of each bar, top to bottom
+        self._chosen_band = pg.BarGraphItem(x0=[], y=[], width=[], height=1.0,
+                                            brush=pg.mkBrush(0, 90, 200, 28), pen=pg.mkPen(None))
+        self._chosen_band.setZValue(-10)
+        self.bars.addItem(self._chosen_band, ignoreBounds=True)
+        self.bars.scene().sigMouseClicked.connect(self._on_bars_clicked)
+        self.bars.scene().sigMouseMoved.connect(self._on_bars_hover)
         self.refresh()
 
     @property
@@ -167,6 +176,9 @@ class WorkloadCharts(QWidget):
         r = self._result()
         if r is None:
             self.bars.clear()
+            self._chosen_band.setOpts(x0=[], y=[], width=[])
+            self.bars.addItem(self._chosen_band, ignoreBounds=True)  # kept for the next one
+            self._row_chips = []
             self._step_marks = None  # cleared with the rest
             self.bars.getAxis("left").setTicks([[]])  # no chip names of another document
             self._bar_items = {}
@@ -246,7 +258,10 @@ class WorkloadCharts(QWidget):
         self._label_segments(rows)
         self._mark_steps(r, [] if energy else chips, rows)
         self._draw_memory(r, chips, names)
-        self.bars.setToolTip("\n".join(self._bar_tip(r, c, energy) for c in chips))
+        self._row_chips = [r.chips[c].id for c in chips]
+        self._row_tips = [self._bar_tip(r, c, energy) for c in chips]
+        self._mark_chosen()
+        self.bars.setToolTip("\n".join(self._row_tips))
         key = (self._sweep_key(r.workload), r.chips, r.evaluation.derated)
         if key != self._shown_key:
             same_else = (self._shown_key is not None and self._marker is not None
@@ -257,6 +272,40 @@ class WorkloadCharts(QWidget):
                 self._draw_sweep(r, chips)
                 self._shown_key = key
         self._mark_batch(r, chips)
+
+    def _row_at(self, scene_pos) -> int | None:
+        """The bar (row) under a point of the bars' scene, on the bars or on the chip names
+        beside them; None elsewhere."""
+        item = self.bars.getPlotItem()
+        if not item.sceneBoundingRect().contains(scene_pos) or not self._row_chips:
+            return None
+        row = round(self.bars.getViewBox().mapSceneToView(scene_pos).y())
+        return row if 0 <= row < len(self._row_chips) else None
+
+    def _on_bars_clicked(self, event) -> None:
+        if event.button() != Qt.MouseButton.LeftButton:
+            return
+        row = self._row_at(event.scenePos())
+        if row is not None:
+            event.accept()
+            self.model.select(chip_id=self._row_chips[row])
+
+    def _on_bars_hover(self, scene_pos) -> None:
+        """The tooltip names the bar under the pointer alone (all of them elsewhere)."""
+        row = self._row_at(scene_pos)
+        tips = getattr(self, "_row_tips", [])
+        text = (tips[row] + "\n(click: select this chip)" if row is not None and row < len(tips)
+                else "\n".join(tips))
+        if self.bars.toolTip() != text:
+            self.bars.setToolTip(text)
+
+    def _mark_chosen(self) -> None:
+        """A faint band behind the selected chip's bar."""
+        chosen = self.model.selected_chip
+        rows = [n for n, cid in enumerate(self._row_chips) if cid == chosen]
+        top = self._x_top or 1.0
+        self._chosen_band.setOpts(x0=[-top] * len(rows), y=rows, width=[3 * top] * len(rows),
+                                  height=1.0)
 
     def _bar_tip(self, r, c: int, energy: bool) -> str:
         """One chip's bar in words: its step's time (or energy) and every part of 0.5 % or more;
