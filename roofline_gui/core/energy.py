@@ -482,8 +482,8 @@ def kernel_lines(comparison, k: int, c: int, units=None) -> list[str]:
                                  ("main memory's ε", consts.dram_estimated)) if est]
         bounds = "are upper bounds" if len(over) > 1 else "is an upper bound"
         lines.append(f"The estimates alone would give {' + '.join(terms)} = {_pj(per_op)} pJ "
-                     f"({format_si(power, 'W')}), more than the board "
-                     f"can draw: {' and '.join(over)} {bounds} "
+                     f"({format_si(power, 'W')}), {'just ' if power < 1.01 * consts.board_power else ''}"
+                     f"above the {board}: {' and '.join(over)} {bounds} "
                      "that charge the board's whole power to one unit, so where both are busy "
                      "they count the same watts twice. The board power over the time is counted; "
                      "give measured energies in Given pJ to count them instead.")
