@@ -431,12 +431,14 @@ def _lead(result: ServingResult) -> str | None:
             facts.append(f"{what} {format_si(x, unit)} against {format_si(y, unit)}")
         elif x and y:
             facts.append(f"the same {what} ({format_si(x, unit)})")
-    return (f"{ca.name} leads {cb.name} by {va / vb - 1:.0%}: at their best points "
-            f"{ua:,} users at once against {ub:,}, the most time going to "
-            f"{held(a, ka)} on both" if held(a, ka) == held(b, kb) else
-            f"{ca.name} leads {cb.name} by {va / vb - 1:.0%}: at their best points "
-            f"{ua:,} users at once against {ub:,}, the most time going to {held(a, ka)} "
-            f"against {held(b, kb)}") + ("; " + ", ".join(facts) if facts else "") + "."
+    # two chips within half a percent tie (a chip added twice, or two of one design)
+    lead = (f"{ca.name} and {cb.name} tie (within 0.5%)" if va / vb - 1 < 0.005 else
+            f"{ca.name} leads {cb.name} by {va / vb - 1:.0%}")
+    return (f"{lead}: at their best points {ua:,} users at once against {ub:,}, the most time "
+            f"going to {held(a, ka)} on both" if held(a, ka) == held(b, kb) else
+            f"{lead}: at their best points {ua:,} users at once against {ub:,}, the most time "
+            f"going to {held(a, ka)} against {held(b, kb)}") + (
+        "; " + ", ".join(facts) if facts else "") + "."
 
 
 def serving_lines(result: ServingResult, c: int) -> list[str]:

@@ -279,6 +279,10 @@ def test_the_words_say_why_the_first_chip_leads_the_second():
     share = r.tokens_per_chip[first, r.best(first)] / r.tokens_per_chip[second, r.best(second)] - 1
     assert lead.startswith(f"{a.name} leads {b.name} by {share:.0%}")
     assert "the same main memory (8 TB/s)" in lead and "fp8 peak" in lead
+    # a chip added twice read "Instinct MI300X leads Instinct MI300X by 0%" (a screenshot)
+    twice = serve(w, (pair[1], replace(pair[1], id="again")), spec_of(w))
+    assert serving_lines(twice, 0)[1].startswith(
+        "MI355X and MI355X tie (within 0.5%): at their best points")
 
 
 def test_serve_rows_carry_an_output_tokens_energy_and_cost():
