@@ -13,6 +13,7 @@ from pathlib import Path
 
 from roofline_gui import __version__
 from roofline_gui.core.errors import RooflineError, ValidationError
+from roofline_gui.core.i18n import LANGUAGES, language_from_locale
 
 EXIT_BAD_INPUT = 2
 EXIT_NO_WINDOW = 3  # the platform cannot show a window (missing system libraries, no display)
@@ -140,6 +141,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--self-test", action="store_true",
                         help="start the app offscreen, open the example, export PNG and CSV, "
                              "verify them and exit 0 (non-zero with the reason otherwise)")
+    parser.add_argument("--lang", choices=tuple(LANGUAGES),
+                        help="the interface's language (default: View → Language, else the "
+                             "system's locale); files, CSV headers and options stay the same")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     return parser
 
@@ -621,6 +625,11 @@ def run_measure(json_path: str | None, keep_preset: bool = False) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    from roofline_gui.io.translations import use_language  # noqa: PLC0415
+
+    # messages of the command line in --lang's language, else the locale's (the window chooses
+    # again at start: View → Language's saved choice comes before the locale there)
+    use_language(args.lang or language_from_locale(os.environ))
     if args.measure:
         return run_measure(args.json, args.keep_preset)
     if args.json or args.keep_preset:
@@ -653,10 +662,10 @@ def main(argv: list[str] | None = None) -> int:
     if problem:
         print(f"roofline-explorer: {problem}", file=sys.stderr)
         return EXIT_NO_WINDOW
-    return start_window(args.session)
+    return start_window(args.session, language=args.lang)
 
 
-def start_window(session: str | None = None, on_shown=None) -> int:
+def start_window(session: str | None = None, on_shown=None, language: str | None = None) -> int:
     """The desktop app (``launch.run_app``), prepared as ``widgets.app.startup`` says: the
     garbage collector off until the window is complete, and PySide6's source scan of every
     later import skipped. ``on_shown`` (a callable given the window once shown) is for
@@ -666,7 +675,7 @@ def start_window(session: str | None = None, on_shown=None) -> int:
     prepare_start()
     from roofline_gui.widgets.app.launch import run_app
 
-    return run_app(session, on_shown=on_shown)
+    return run_app(session, on_shown=on_shown, language=language)
 
 
 if __name__ == "__main__":

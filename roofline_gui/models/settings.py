@@ -17,6 +17,7 @@ _DEFAULTS: dict[str, object] = {
     "view/same_width": True,  # V100 (fp16) against TPU v3 (bf16) compare, each cell saying so
     "last_dir": "",
     "first_start_done": False,
+    "language": "",  # "en", "ja"; empty: the system's locale (View → Language)
 }
 MAX_RECENT = 8
 

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QFileDialog, QInputDialog, QWidget
 from roofline_gui.core.document import Document
 from roofline_gui.core.edits import SetField
 from roofline_gui.core.errors import RooflineError
+from roofline_gui.core.i18n import _
 from roofline_gui.io.csv_export import export_csv, export_workloads_csv
 from roofline_gui.io.files import resources_dir, write_atomic
 from roofline_gui.io.session import open_document, save_session
@@ -62,15 +63,15 @@ class FileDialogs:
 
     @classmethod
     def open_path(cls, parent: QWidget, folder: str) -> str:
-        return QFileDialog.getOpenFileName(parent, "Open session", folder, SESSION_FILTER)[0]
+        return QFileDialog.getOpenFileName(parent, _("Open session"), folder, SESSION_FILTER)[0]
 
     @classmethod
     def save_path(cls, parent: QWidget, suggested: str, file_filter: str = SESSION_FILTER) -> str:
-        return QFileDialog.getSaveFileName(parent, "Save as", suggested, file_filter)[0]
+        return QFileDialog.getSaveFileName(parent, _("Save as"), suggested, file_filter)[0]
 
     @classmethod
     def png_width(cls, parent: QWidget, width: int) -> int | None:
-        value, ok = QInputDialog.getInt(parent, "Export PNG", "Width in pixels", width, 200, 10000, 100)
+        value, ok = QInputDialog.getInt(parent, _("Export PNG"), _("Width in pixels"), width, 200, 10000, 100)
         return value if ok else None
 
 
@@ -86,7 +87,7 @@ class FileActions(QObject):
         """The file's name; an unsaved session (an example opened as a copy) goes by its title."""
         if self.model.path:
             return self.model.path.name
-        return self.model.document.title or "Untitled"
+        return self.model.document.title or _("Untitled")
 
     def maybe_save(self) -> bool:
         """True when it is fine to drop the current document (saved, discarded, or clean)."""
@@ -132,7 +133,7 @@ class FileActions(QObject):
         chips, kernels = len(doc.chips), len(doc.kernels)
         self.sig_message.emit(f"Opened {path.name}: {chips} chip{'s' * (chips != 1)}, "
                               f"{kernels} kernel{'s' * (kernels != 1)}"
-                              + ("" if is_session else " (a new untitled session: Save asks where)"))
+                              + ("" if is_session else _(" (a new untitled session: Save asks where)")))
         return True
 
     def open_example(self, path: Path) -> bool:
@@ -219,7 +220,7 @@ class FileActions(QObject):
         if width is None:
             return False
         canvas = self.canvas
-        return self._export("PNG", ".png", "PNG image (*.png)", lambda p: write_atomic(
+        return self._export("PNG", ".png", _("PNG image (*.png)"), lambda p: write_atomic(
             p, export.render_canvas_png(self.model, canvas.presets, width=width,
                                         mode=canvas.mode, options=canvas.options,
                                         view_range=canvas.user_range())))
@@ -227,13 +228,13 @@ class FileActions(QObject):
     def export_svg(self) -> bool:
         from roofline_gui.widgets.chart import export  # noqa: PLC0415
 
-        return self._export("SVG", ".svg", "SVG image (*.svg)",
+        return self._export("SVG", ".svg", _("SVG image (*.svg)"),
                             lambda p: self._render(export.export_svg, p))
 
     def export_pdf(self) -> bool:
         from roofline_gui.widgets.chart import export  # noqa: PLC0415
 
-        return self._export("PDF", ".pdf", "PDF document (*.pdf)",
+        return self._export("PDF", ".pdf", _("PDF document (*.pdf)"),
                             lambda p: self._render(export.export_pdf, p))
 
     def _render(self, export_to, path) -> None:
@@ -246,29 +247,29 @@ class FileActions(QObject):
         empty kernels' table with its header alone helped nobody), and says so."""
         doc = self.model.document
         if not doc.chips or not (doc.kernels or doc.workloads):
-            Confirm.error(self.window, "Nothing to export",
-                          "The session has no chips." if not doc.chips else
-                          "The session has no kernels and no workloads: add some first.")
+            Confirm.error(self.window, _("Nothing to export"),
+                          _("The session has no chips.") if not doc.chips else
+                          _("The session has no kernels and no workloads: add some first."))
             return False
         if not doc.kernels:
-            return self._export("CSV", ".csv", "CSV table (*.csv)", self._write_workloads)
+            return self._export("CSV", ".csv", _("CSV table (*.csv)"), self._write_workloads)
 
         def write(path) -> str:
             rows = export_csv(doc, path, derated=self.model.derated,
                               same_width=self.model.view.same_width)  # as the table reads
             return (f"{_count(rows, 'row')} ({_count(len(doc.kernels), 'kernel')} on "
                     f"{_count(len(doc.chips), 'chip')})"
-                    + ("; the workloads go to File → Export workloads CSV" if doc.workloads else ""))
+                    + (_("; the workloads go to File → Export workloads CSV") if doc.workloads else ""))
 
-        return self._export("CSV", ".csv", "CSV table (*.csv)", write)
+        return self._export("CSV", ".csv", _("CSV table (*.csv)"), write)
 
     def export_workloads_csv(self) -> bool:
         doc = self.model.document
         if not doc.workloads or not doc.chips:
-            Confirm.error(self.window, "Nothing to export", "The session has no workloads."
-                          if not doc.workloads else "The session has no chips.")
+            Confirm.error(self.window, _("Nothing to export"), _("The session has no workloads.")
+                          if not doc.workloads else _("The session has no chips."))
             return False
-        return self._export("workloads CSV", "-workloads.csv", "CSV table (*.csv)",
+        return self._export(_("workloads CSV"), "-workloads.csv", _("CSV table (*.csv)"),
                             self._write_workloads)
 
     def export_serving(self, kind: str) -> bool:
@@ -278,9 +279,9 @@ class FileActions(QObject):
         panel = self.window.serving
         result = panel.settled()
         if result is None:
-            Confirm.error(self.window, "Nothing to export",
-                          "The Serving view shows nothing: it needs a transformer workload and a "
-                          "shown chip.")
+            Confirm.error(self.window, _("Nothing to export"),
+                          _("The Serving view shows nothing: it needs a transformer workload and a "
+                          "shown chip."))
             return False
         if kind == "csv":
             from roofline_gui.core.serving import serving_rows  # noqa: PLC0415
@@ -295,7 +296,7 @@ class FileActions(QObject):
                         f"{_count(len(result.concurrency), 'concurrency')}").replace(
                     "concurrencys", "concurrencies")
 
-            return self._export("serving CSV", "-serving.csv", "CSV table (*.csv)", write)
+            return self._export(_("serving CSV"), "-serving.csv", _("CSV table (*.csv)"), write)
         from roofline_gui.widgets.chart import export  # noqa: PLC0415
         from roofline_gui.widgets.panels.serving_chart import offscreen_chart  # noqa: PLC0415
 
@@ -310,9 +311,9 @@ class FileActions(QObject):
                                      panel.measure) as item:
                     write_atomic(path, export.render_png(item, width))
 
-            return self._export("PNG", "-serving.png", "PNG image (*.png)", write_png)
-        to, label = {"svg": (export.export_svg, "SVG image (*.svg)"),
-                     "pdf": (export.export_pdf, "PDF document (*.pdf)")}[kind]
+            return self._export("PNG", "-serving.png", _("PNG image (*.png)"), write_png)
+        to, label = {"svg": (export.export_svg, _("SVG image (*.svg)")),
+                     "pdf": (export.export_pdf, _("PDF document (*.pdf)"))}[kind]
 
         def write_vector(path) -> None:
             with offscreen_chart(result, measured, 960, 600, panel.measure) as item:
@@ -326,7 +327,7 @@ class FileActions(QObject):
                                     same_width=self.model.view.same_width)
         what = (f"the workloads' table, {_count(rows, 'row')} ({_count(len(doc.workloads), 'workload')} "
                 f"on {_count(len(doc.chips), 'chip')})")
-        return what + (" (the session has no kernels)" if not doc.kernels else "")
+        return what + (_(" (the session has no kernels)") if not doc.kernels else "")
 
 
 def _count(n: int, word: str) -> str:

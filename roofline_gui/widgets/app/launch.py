@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 
 from PySide6.QtCore import QTimer
 
+from roofline_gui.models.settings import Settings
 from roofline_gui.widgets.app.main_window import MainWindow
 from roofline_gui.widgets.common.application import RooflineApplication, freeze_startup_heap, make_app
+from roofline_gui.widgets.common.language import apply_language, chosen_language
 
 # If the window is never painted (started minimized, say), its panels wait; the collector that
 # start-up switched off must not wait with them.
@@ -15,12 +18,18 @@ FREEZE_AT_LATEST_MS = 10_000
 
 
 def run_app(session: str | None = None,
-            on_shown: Callable[[MainWindow], None] | None = None) -> int:
+            on_shown: Callable[[MainWindow], None] | None = None, language: str | None = None) -> int:
     """The application and its window with ``session`` (None: the example), until it closes.
     ``on_shown`` is called with the window just after it is shown, before the event loop runs
-    (benchmarks/bench_gui.py watches the first paints from there)."""
+    (benchmarks/bench_gui.py watches the first paints from there). ``language``: the command
+    line's --lang (else the saved choice, else the system's locale)."""
     app = make_app()
-    window = MainWindow()
+    settings = Settings()
+    _language, note = apply_language(chosen_language(language, settings.get("language")))
+    window = MainWindow(settings=settings)
+    if note:  # no font draws the language: said on the console and in the window
+        print(f"roofline-explorer: {note}", file=sys.stderr)
+        window.statusBar().showMessage(note, 60_000)
     if isinstance(app, RooflineApplication):  # a file opened while running asks about unsaved work
         app.sig_file_open.connect(window.files.open)
     window.open_initial(session)  # before show(): one layout pass with the session in place

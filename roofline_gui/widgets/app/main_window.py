@@ -26,10 +26,12 @@ from PySide6.QtWidgets import (
 from roofline_gui.core.document import Document
 from roofline_gui.core.edits import Batch, Replace, transform
 from roofline_gui.core.errors import RooflineError
+from roofline_gui.core.i18n import LANGUAGES, _, language
 from roofline_gui.core.units import PRECISIONS
 from roofline_gui.io.journal import read_journal
 from roofline_gui.io.presets import Presets, default_presets
 from roofline_gui.io.session import load_session
+from roofline_gui.io.translations import translated
 from roofline_gui.models.autosave import Autosave, discard_journal, orphaned_journals
 from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.models.settings import Settings
@@ -59,7 +61,9 @@ class StackAction(QAction):
         self._on_text(getattr(stack, f"{kind}Text")())
 
     def _on_text(self, command: str) -> None:
-        name = f"{self.kind.capitalize()} {command}".strip()
+        name = ((_("Undo {command}") if self.kind == "undo" else _("Redo {command}"))
+                .format(command=command) if command else
+                _("Undo") if self.kind == "undo" else _("Redo"))
         self.setToolTip(f"{name} ({self.keys})" if self.keys else name)
         self.setStatusTip(name)
 
@@ -300,7 +304,7 @@ class MainWindow(QMainWindow):
 
     # -- construction ---------------------------------------------------------------------------------
     def _dock(self, view: View) -> QDockWidget:
-        dock = QDockWidget(view.title, self)
+        dock = QDockWidget(_(view.title), self)
         dock.setObjectName(object_name(view))  # stable: the saved layout refers to it
         dock.setWidget(QWidget())  # the panel comes later (see _panel)
         self.addDockWidget(view.area, dock)
@@ -342,37 +346,37 @@ class MainWindow(QMainWindow):
     def _build_actions(self) -> None:
         key = QKeySequence.StandardKey
         files = self.files
-        self.act_new = self._action("&New", files.new, key.New)
-        self.act_open = self._action("&Open…", lambda: files.open(), key.Open)
-        self.act_save = self._action("&Save", files.save, key.Save)
-        self.act_save_as = self._action("Save &As…", files.save_as, key.SaveAs)
-        self.act_png = self._action("Export &PNG…", files.export_png, "Ctrl+E",
-                                    "Save the chart as a PNG image, legend included")
-        self.act_svg = self._action("Export S&VG…", files.export_svg)
-        self.act_pdf = self._action("Export P&DF…", files.export_pdf)
-        self.act_csv = self._action("Export &CSV…", files.export_csv,
-                                    tip="Save the comparison table (one row per chip and kernel)")
+        self.act_new = self._action(_("&New"), files.new, key.New)
+        self.act_open = self._action(_("&Open…"), lambda: files.open(), key.Open)
+        self.act_save = self._action(_("&Save"), files.save, key.Save)
+        self.act_save_as = self._action(_("Save &As…"), files.save_as, key.SaveAs)
+        self.act_png = self._action(_("Export &PNG…"), files.export_png, "Ctrl+E",
+                                    _("Save the chart as a PNG image, legend included"))
+        self.act_svg = self._action(_("Export S&VG…"), files.export_svg)
+        self.act_pdf = self._action(_("Export P&DF…"), files.export_pdf)
+        self.act_csv = self._action(_("Export &CSV…"), files.export_csv,
+                                    tip=_("Save the comparison table (one row per chip and kernel)"))
         self.act_workloads_csv = self._action(
-            "Export &Workloads CSV…", files.export_workloads_csv,
-            tip="Save every workload on every chip: time, throughput, shares, dominant kernel")
+            _("Export &Workloads CSV…"), files.export_workloads_csv,
+            tip=_("Save every workload on every chip: time, throughput, shares, dominant kernel"))
         self.serving_exports = [self._action(
             f"&{kind.upper()}…", lambda _=False, k=kind: files.export_serving(k),
-            tip=("The Serving view's points: one row per chip and concurrency" if kind == "csv"
-                 else "The Serving view's chart, titled with its workload, requests and limits"))
+            tip=(_("The Serving view's points: one row per chip and concurrency") if kind == "csv"
+                 else _("The Serving view's chart, titled with its workload, requests and limits")))
             for kind in ("png", "svg", "pdf", "csv")]
         self.act_new_workload = self._action(
-            "&New Workload…", self.new_workload, "Ctrl+Shift+W",
-            "A whole model as a workload: from an example, a config.json or the session's kernels")
+            _("&New Workload…"), self.new_workload, "Ctrl+Shift+W",
+            _("A whole model as a workload: from an example, a config.json or the session's kernels"))
         self.act_open_config = self._action(
-            "&Open Model config.json…", self.open_model_config,
-            tip="A Hugging Face-style config.json on disk becomes a workload (nothing is downloaded)")
-        self.act_quit = self._action("&Quit", self.close, key.Quit)
+            _("&Open Model config.json…"), self.open_model_config,
+            tip=_("A Hugging Face-style config.json on disk becomes a workload (nothing is downloaded)"))
+        self.act_quit = self._action(_("&Quit"), self.close, key.Quit)
         stack = self.model.undo_stack
         # The menu's Undo/Redo name the command; the toolbar's keep a short, fixed text (so the
         # toolbar does not reflow at every edit) and name it in their tooltips.
-        self.act_undo = stack.createUndoAction(self, "&Undo")
+        self.act_undo = stack.createUndoAction(self, _("&Undo"))
         self.act_undo.setShortcuts(QKeySequence.keyBindings(key.Undo))
-        self.act_redo = stack.createRedoAction(self, "&Redo")
+        self.act_redo = stack.createRedoAction(self, _("&Redo"))
         redo_keys = QKeySequence.keyBindings(key.Redo)
         for extra in ("Ctrl+Y", "Ctrl+Shift+Z"):  # both, whichever the platform's standard is
             if QKeySequence(extra) not in redo_keys:
@@ -380,118 +384,118 @@ class MainWindow(QMainWindow):
         self.act_redo.setShortcuts(redo_keys)
         self.tool_undo = StackAction(stack, "undo", self.act_undo.shortcut(), self)
         self.tool_redo = StackAction(stack, "redo", self.act_redo.shortcut(), self)
-        self.act_delete = self._action("&Delete", self.delete_selected, key.Delete,
-                                       "Delete the selected kernels, or the selected chip when "
-                                       "the Hardware panel has the focus")
-        self.act_duplicate = self._action("D&uplicate", self.duplicate_selected, "Ctrl+D",
-                                          "Duplicate the selected kernels, or the selected chip "
-                                          "when the Hardware panel has the focus")
-        self.act_select_all = self._action("Select &All Kernels", self.select_all_kernels,
-                                           key.SelectAll, "Select every kernel of the session")
-        self.act_find = self._action("&Find Chip or Kernel…", self.find, key.Find,
-                                     "Find a chip or kernel of the session by name")
-        self.act_overlay = self._action("&Overlay", partial(self.set_mode, "overlay"), "Ctrl+1",
-                                        "All chips on one chart")
-        self.act_side = self._action("&Side by side", partial(self.set_mode, "side_by_side"),
-                                     "Ctrl+2", "One chart per chip, axes linked")
-        self.act_energy = self._action("&Energy (op/J)", partial(self.set_mode, "energy"),
-                                       "Ctrl+3", "The chart's y axis in op per joule: each chip's "
+        self.act_delete = self._action(_("&Delete"), self.delete_selected, key.Delete,
+                                       _("Delete the selected kernels, or the selected chip when "
+                                       "the Hardware panel has the focus"))
+        self.act_duplicate = self._action(_("D&uplicate"), self.duplicate_selected, "Ctrl+D",
+                                          _("Duplicate the selected kernels, or the selected chip "
+                                          "when the Hardware panel has the focus"))
+        self.act_select_all = self._action(_("Select &All Kernels"), self.select_all_kernels,
+                                           key.SelectAll, _("Select every kernel of the session"))
+        self.act_find = self._action(_("&Find Chip or Kernel…"), self.find, key.Find,
+                                     _("Find a chip or kernel of the session by name"))
+        self.act_overlay = self._action(_("&Overlay"), partial(self.set_mode, "overlay"), "Ctrl+1",
+                                        _("All chips on one chart"))
+        self.act_side = self._action(_("&Side by side"), partial(self.set_mode, "side_by_side"),
+                                     "Ctrl+2", _("One chart per chip, axes linked"))
+        self.act_energy = self._action(_("&Energy (op/J)"), partial(self.set_mode, "energy"),
+                                       "Ctrl+3", _("The chart's y axis in op per joule: each chip's "
                                        "energy roofline, or switched, its roof under the board "
-                                       "power (Help → User guide, Energy)")
+                                       "power (Help → User guide, Energy)"))
         group = QActionGroup(self)
         for action in (self.act_overlay, self.act_side, self.act_energy):
             action.setCheckable(True)
             group.addAction(action)
         self.act_overlay.setChecked(True)
-        self.act_mac = self._action("Count &MACs (1 MAC = 2 ops)", self.set_mac_units,
-                                    tip="Show performance in MAC/s and intensity in MAC/B")
+        self.act_mac = self._action(_("Count &MACs (1 MAC = 2 ops)"), self.set_mac_units,
+                                    tip=_("Show performance in MAC/s and intensity in MAC/B"))
         self.act_mac.setCheckable(True)
         self.act_derated = self._action(
-            "&Achievable roofs (measured, else derated)", self.set_derated,
-            tip="Each ceiling's measured value where it has one, else its datasheet value × its "
-                "achievable fraction; the datasheet roofs stay on the chart in long dashes")
+            _("&Achievable roofs (measured, else derated)"), self.set_derated,
+            tip=_("Each ceiling's measured value where it has one, else its datasheet value × its "
+                "achievable fraction; the datasheet roofs stay on the chart in long dashes"))
         self.act_derated.setCheckable(True)
-        self.act_derated.setIconText("Achievable roofs")  # the toolbar's shorter name
-        self.act_kernel_labels = self._action("&Kernel names on the chart", self.set_kernel_labels,
-                                              "Ctrl+L", tip="Each kernel's name beside its marker")
+        self.act_derated.setIconText(_("Achievable roofs"))  # the toolbar's shorter name
+        self.act_kernel_labels = self._action(_("&Kernel names on the chart"), self.set_kernel_labels,
+                                              "Ctrl+L", tip=_("Each kernel's name beside its marker"))
         self.act_kernel_labels.setCheckable(True)
         self.act_kernel_labels.setChecked(True)
         self.act_levels = self._action(
-            "&Memory levels (a point per level)", self.set_memory_levels, "Ctrl+Shift+L",
-            tip="The hierarchical roofline: a kernel that moves bytes through several memory levels "
+            _("&Memory levels (a point per level)"), self.set_memory_levels, "Ctrl+Shift+L",
+            tip=_("The hierarchical roofline: a kernel that moves bytes through several memory levels "
                 "(on chip, main memory, the host link) gets a point at each level's intensity, "
                 "joined by a line; the limiting level's point is filled and lies on its roof. "
-                "Off: main memory only")
+                "Off: main memory only"))
         self.act_levels.setCheckable(True)
-        self.act_levels.setIconText("Memory levels")
+        self.act_levels.setIconText(_("Memory levels"))
         self.act_same_width = self._action(
-            "&Same-width precisions stand in", self.set_same_width,
-            tip="A chip without a kernel's precision runs it at its own precision of the same "
+            _("&Same-width precisions stand in"), self.set_same_width,
+            tip=_("A chip without a kernel's precision runs it at its own precision of the same "
                 "width: fp16 for bf16 (V100 against TPU v3), fp8 for int8, and back; each such "
-                "cell says so")
+                "cell says so"))
         self.act_same_width.setCheckable(True)
-        self.act_about = self._action("&About Roofline Explorer", self.show_about)
-        self.act_guide = self._action("&User guide", self.show_user_guide, key.HelpContents,
-                                      "The panels, the chart, sessions and exports explained "
-                                      "(opens inside the app, offline)")
+        self.act_about = self._action(_("&About Roofline Explorer"), self.show_about)
+        self.act_guide = self._action(_("&User guide"), self.show_user_guide, key.HelpContents,
+                                      _("The panels, the chart, sessions and exports explained "
+                                      "(opens inside the app, offline)"))
         m = self.measure
         self.act_derive = self._action(
-            "&Derive what-if chip…", self.derive_chip,
-            tip="A copy of a chip with a factor per ceiling (compute, each precision, each memory "
-                "level, capacity), named from its changes and added beside the original")
+            _("&Derive what-if chip…"), self.derive_chip,
+            tip=_("A copy of a chip with a factor per ceiling (compute, each precision, each memory "
+                "level, capacity), named from its changes and added beside the original"))
         self.act_carbon = self._action(
-            "Grid &carbon intensity…", lambda: self.set_carbon_intensity(),  # not triggered's bool
-            tip="Your grid's kg CO2 per kWh, kept in the session: a training run's emissions "
-                "(none is assumed)")
+            _("Grid &carbon intensity…"), lambda: self.set_carbon_intensity(),  # not triggered's bool
+            tip=_("Your grid's kg CO2 per kWh, kept in the session: a training run's emissions "
+                "(none is assumed)"))
         self.act_reset_what_if = self._action(
-            "Reset chip to &datasheet", self.reset_chip_to_datasheet,
-            tip="Every what-if ceiling of the selected chip back at its datasheet figure")
+            _("Reset chip to &datasheet"), self.reset_chip_to_datasheet,
+            tip=_("Every what-if ceiling of the selected chip back at its datasheet figure"))
         self.act_reset_what_if.setEnabled(False)  # until a chip with what-if ceilings is selected
         for signal in (self.model.sig_selection_changed, self.model.sig_document_changed):
             self._link(signal, self._update_reset_what_if)
-        self.act_measure = self._action("&Measure this computer…", lambda: m.measure_computer(),
-                                        tip="Memory bandwidth per level and peak compute of this "
+        self.act_measure = self._action(_("&Measure this computer…"), lambda: m.measure_computer(),
+                                        tip=_("Memory bandwidth per level and peak compute of this "
                                             "machine (about 30 s); the result becomes a chip, or "
-                                            "the selected chip's measured values")
-        self.act_run = self._action("&Run selected kernel on this computer", m.run_selected_kernel,
-                                    "Ctrl+R", "Time the selected kernel through numpy and draw "
-                                              "its measured point beside its roof")
-        self.act_save_preset = self._action("Save selected chip as my &preset", m.save_chip_as_preset,
-                                            tip="Keep the chip (e.g. a measured machine) in the "
-                                                "preset library for later sessions")
-        self.act_import_ncu = self._action("Import Nsight Compute CSV…", m.import_ncu,
-                                           tip="Kernels measured by ncu --csv --page raw")
+                                            "the selected chip's measured values"))
+        self.act_run = self._action(_("&Run selected kernel on this computer"), m.run_selected_kernel,
+                                    "Ctrl+R", _("Time the selected kernel through numpy and draw "
+                                              "its measured point beside its roof"))
+        self.act_save_preset = self._action(_("Save selected chip as my &preset"), m.save_chip_as_preset,
+                                            tip=_("Keep the chip (e.g. a measured machine) in the "
+                                                "preset library for later sessions"))
+        self.act_import_ncu = self._action(_("Import Nsight Compute CSV…"), m.import_ncu,
+                                           tip=_("Kernels measured by ncu --csv --page raw"))
         self.act_import_csv = self._action(
-            "Import measurements CSV…", m.import_plain,
-            tip="name, precision, flops, bytes, time_s (Help → User guide, Measuring and importing)")
+            _("Import measurements CSV…"), m.import_plain,
+            tip=_("name, precision, flops, bytes, time_s (Help → User guide, Measuring and importing)"))
         self.act_import_chips = self._action(
-            "Import chips from a file…", m.import_chips,
-            tip="The chip of a measurement (--measure --json) or the chips of a session")
+            _("Import chips from a file…"), m.import_chips,
+            tip=_("The chip of a measurement (--measure --json) or the chips of a session"))
 
     def _build_menus(self) -> None:
         bar = self.menuBar()
-        file_menu = bar.addMenu("&File")
+        file_menu = bar.addMenu(_("&File"))
         for action in (self.act_new, self.act_open):
             file_menu.addAction(action)
-        self.recent_menu = file_menu.addMenu("Open &Recent")
+        self.recent_menu = file_menu.addMenu(_("Open &Recent"))
         self.recent_menu.aboutToShow.connect(self._fill_recent)
         file_menu.addSeparator()
         for action in (self.act_save, self.act_save_as):
             file_menu.addAction(action)
         file_menu.addSeparator()
-        import_menu = file_menu.addMenu("&Import")
+        import_menu = file_menu.addMenu(_("&Import"))
         import_menu.addAction(self.act_import_ncu)
         import_menu.addAction(self.act_import_csv)
         import_menu.addAction(self.act_import_chips)
         for action in (self.act_png, self.act_svg, self.act_pdf, self.act_csv,
                        self.act_workloads_csv):
             file_menu.addAction(action)
-        serving_menu = file_menu.addMenu("Export Ser&ving View")
+        serving_menu = file_menu.addMenu(_("Export Ser&ving View"))
         for action in self.serving_exports:
             serving_menu.addAction(action)
         file_menu.addSeparator()
         file_menu.addAction(self.act_quit)
-        edit = bar.addMenu("&Edit")
+        edit = bar.addMenu(_("&Edit"))
         edit.addAction(self.act_undo)
         edit.addAction(self.act_redo)
         edit.addSeparator()
@@ -499,7 +503,7 @@ class MainWindow(QMainWindow):
             edit.addAction(action)
         edit.addSeparator()
         edit.addAction(self.act_find)
-        view = bar.addMenu("&View")
+        view = bar.addMenu(_("&View"))
         for action in (self.act_overlay, self.act_side, self.act_energy):
             view.addAction(action)
         view.addSeparator()
@@ -511,11 +515,22 @@ class MainWindow(QMainWindow):
         view.addSeparator()
         for dock in self.docks.values():
             view.addAction(dock.toggleViewAction())
-        workloads = bar.addMenu("&Workloads")
+        view.addSeparator()
+        self.language_menu = view.addMenu(_("&Language"))
+        group = QActionGroup(self)
+        self.language_actions = {}
+        for code, name in LANGUAGES.items():
+            action = self.language_menu.addAction(name)  # each in its own language
+            action.setCheckable(True)
+            action.setChecked(code == language())
+            action.triggered.connect(partial(self.set_language, code))
+            group.addAction(action)
+            self.language_actions[code] = action
+        workloads = bar.addMenu(_("&Workloads"))
         workloads.addAction(self.act_new_workload)
         workloads.addAction(self.act_open_config)
         workloads.addAction(self.act_workloads_csv)
-        tools = bar.addMenu("&Tools")
+        tools = bar.addMenu(_("&Tools"))
         for action in (self.act_measure, self.act_run, self.act_save_preset):
             tools.addAction(action)
         tools.addSeparator()
@@ -523,9 +538,9 @@ class MainWindow(QMainWindow):
         tools.addAction(self.act_reset_what_if)
         tools.addSeparator()
         tools.addAction(self.act_carbon)
-        help_menu = bar.addMenu("&Help")
+        help_menu = bar.addMenu(_("&Help"))
         help_menu.addAction(self.act_guide)
-        examples_menu = help_menu.addMenu("&Examples")
+        examples_menu = help_menu.addMenu(_("&Examples"))
         # Filled when first opened (titles are read from the files, off the start-up path).
         examples_menu.aboutToShow.connect(partial(self._fill_examples, examples_menu))
         help_menu.addAction(self.act_about)
@@ -538,7 +553,7 @@ class MainWindow(QMainWindow):
             menu.addAction(example_title(path), partial(self.files.open_example, path))
 
     def _build_toolbar(self) -> None:
-        bar = QToolBar("Main")
+        bar = QToolBar(_("Main"))
         bar.setObjectName("toolbar-main")
         self.addToolBar(bar)
         for action in (self.act_open, self.act_save, self.tool_undo, self.tool_redo):
@@ -548,18 +563,18 @@ class MainWindow(QMainWindow):
                        self.act_derated, self.act_levels):
             bar.addAction(action)
         bar.addSeparator()
-        bar.addWidget(QLabel(" All kernels at "))
+        bar.addWidget(QLabel(_(" All kernels at ")))
         self.precision_combo = QComboBox()
-        self.precision_combo.addItem("(precision…)", None)
+        self.precision_combo.addItem(_("(precision…)"), None)
         for p in PRECISIONS:
             self.precision_combo.addItem(p, p)
         # Each chip's own precision of a width: V100 (fp16) against TPU v3 (bf16) at 16 bits.
-        self.precision_combo.addItem("16-bit, each chip's own (bf16 or fp16)", "16-bit")
-        self.precision_combo.addItem("8-bit, each chip's own (int8 or fp8)", "8-bit")
-        self.precision_combo.setToolTip("Switch every kernel to this precision: the roof used "
+        self.precision_combo.addItem(_("16-bit, each chip's own (bf16 or fp16)"), "16-bit")
+        self.precision_combo.addItem(_("8-bit, each chip's own (int8 or fp8)"), "8-bit")
+        self.precision_combo.setToolTip(_("Switch every kernel to this precision: the roof used "
                                         "and the bytes moved both change, as mixed precision "
                                         "does. 16-bit and 8-bit run each chip at its own "
-                                        "precision of that width (View → Same-width precisions)")
+                                        "precision of that width (View → Same-width precisions)"))
         self.precision_combo.activated.connect(self._on_all_precision)
         bar.addWidget(self.precision_combo)
 
@@ -586,8 +601,8 @@ class MainWindow(QMainWindow):
         if self._chips_have_focus():
             self.hardware.duplicate()
         elif (workload := self._selected_workload()) is not None:
-            ids = self.model.add_workloads([replace(workload, name=f"{workload.name} (copy)")],
-                                           f"Duplicate {workload.name}")
+            copy = replace(workload, name=_("{name} (copy)").format(name=workload.name))
+            ids = self.model.add_workloads([copy], _("Duplicate {name}").format(name=workload.name))
             if ids:
                 self.model.select(ids[0], None)
         else:
@@ -638,12 +653,12 @@ class MainWindow(QMainWindow):
         if value is None:
             now = self.model.document.carbon_intensity
             value, ok = QInputDialog.getDouble(
-                self, "Grid carbon intensity", "kg CO2 per kWh of your grid (a training run's "
-                "emissions are its MWh × this):", now if now is not None else 0.4, 0.0, 10.0, 3)
+                self, _("Grid carbon intensity"), _("kg CO2 per kWh of your grid (a training run's "
+                "emissions are its MWh × this):"), now if now is not None else 0.4, 0.0, 10.0, 3)
             if not ok:
                 return
         self.model.push(SetField("carbon_intensity", float(value)),
-                        f"Set the grid's carbon intensity to {value:g} kg CO2/kWh")
+                        _("Set the grid's carbon intensity to {value} kg CO2/kWh").format(value=f"{value:g}"))
 
     def derive_chip(self) -> None:
         """Tools → Derive what-if chip…: the copy goes right after its original."""
@@ -651,7 +666,7 @@ class MainWindow(QMainWindow):
 
         chips = self.model.document.chips
         if not chips:
-            self.statusBar().showMessage("Add a chip first: a what-if chip is derived from one",
+            self.statusBar().showMessage(_("Add a chip first: a what-if chip is derived from one"),
                                          5000)
             return
         dialog = DeriveDialog(chips, self.model.selected_chip, self)
@@ -661,7 +676,8 @@ class MainWindow(QMainWindow):
         if derived is None:
             return
         index = chips.index(dialog.original()) + 1
-        new = self.model.add_chips([derived], index, text=f"Add what-if chip {derived.name}")
+        new = self.model.add_chips([derived], index,
+                                   text=_("Add what-if chip {name}").format(name=derived.name))
         if new:
             self.model.select(None, new[-1])
 
@@ -669,9 +685,22 @@ class MainWindow(QMainWindow):
         chip = next((c for c in self.model.document.chips if c.id == self.model.selected_chip), None)
         if chip is None or not chip.is_what_if:
             self.statusBar().showMessage(
-                "Select a chip with what-if ceilings (a derived chip) to reset it", 5000)
+                _("Select a chip with what-if ceilings (a derived chip) to reset it"), 5000)
             return
-        self.model.push(Replace("chips", chip.at_datasheet()), f"Reset {chip.name} to datasheet")
+        self.model.push(Replace("chips", chip.at_datasheet()),
+                        _("Reset {name} to datasheet").format(name=chip.name))
+
+    def set_language(self, code: str, _checked: bool = True) -> None:
+        """View → Language: kept for the next start, and said so in both languages (the open
+        views keep theirs until then)."""
+        self.settings.set("language", code)
+        if code == language():
+            return
+        note = _("The interface will be in {language} from the next start of Roofline "
+                 "Explorer.").format(language=LANGUAGES[code])
+        theirs = translated(code, "The interface will be in {language} from the next start of "
+                                  "Roofline Explorer.").format(language=LANGUAGES[code])
+        self.statusBar().showMessage(note if theirs == note else f"{note} {theirs}", 15000)
 
     def set_same_width(self, on: bool) -> None:
         self.model.set_view(same_width=bool(on))
@@ -710,21 +739,22 @@ class MainWindow(QMainWindow):
         edits = tuple(Replace("kernels", k.with_precision(precision)) for k in self.model.document.kernels
                       if k.precision != precision or k.storage_precision)
         if edits:
-            self.model.push(Batch(edits), f"All kernels to {precision}")
+            self.model.push(Batch(edits), _("All kernels to {precision}").format(precision=precision))
 
     def _on_cursor_moved(self, intensity: float, performance: float) -> None:
         """The pointer's place on the chart, in op/B and op/s (shown in the model's units)."""
         self._cursor = (intensity, performance)
         units = self.model.units
-        self.cursor_label.setText(f"intensity {units.intensity(intensity):,.3g} {units.word}/B   "
-                                  f"performance {units.format_rate(performance, 3)}")
+        self.cursor_label.setText(_("intensity {intensity} {unit}/B   performance {rate}").format(
+            intensity=f"{units.intensity(intensity):,.3g}", unit=units.word,
+            rate=units.format_rate(performance, 3)))
 
     def _fill_recent(self) -> None:
         self.recent_menu.clear()
         for path in self.settings.recent_files():
             self.recent_menu.addAction(path, partial(self.files.open, path))
         if not self.settings.recent_files():
-            self.recent_menu.addAction("(none)").setEnabled(False)
+            self.recent_menu.addAction(_("(none)")).setEnabled(False)
 
     def _link(self, signal, slot) -> None:
         signal.connect(slot)
@@ -753,7 +783,7 @@ class MainWindow(QMainWindow):
         self.setWindowModified(not self.model.undo_stack.isClean())
 
     def show_about(self) -> None:
-        QMessageBox.about(self, "About Roofline Explorer", about_text())
+        QMessageBox.about(self, _("About Roofline Explorer"), about_text())
 
     def show_user_guide(self) -> None:
         """The guide's window (one, built on first use), brought to the front."""
@@ -797,7 +827,7 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event) -> None:  # noqa: N802 (Qt API)
         if background.busy():  # a file is being read or written: close once it is done
             self.statusBar().showMessage(
-                "Still reading or writing a file; close again when it is done.", 5000)
+                _("Still reading or writing a file; close again when it is done."), 5000)
             event.ignore()
             return
         if not self.files.maybe_save():
@@ -811,7 +841,7 @@ class MainWindow(QMainWindow):
         event.accept()
 
     def _on_autosave_failed(self, message: str) -> None:
-        self.statusBar().showMessage(f"Autosave failed: {message}", 10000)
+        self.statusBar().showMessage(_("Autosave failed: {message}").format(message=message), 10000)
 
     def offer_recovery(self) -> bool:
         """Offer sessions journaled by windows that crashed; True if one was recovered."""
@@ -841,9 +871,9 @@ class MainWindow(QMainWindow):
             except RooflineError:
                 base = Document()
         self.model.reset(base, source)
-        self.model.push(transform(base, journal.document), "Recover unsaved work")
+        self.model.push(transform(base, journal.document), _("Recover unsaved work"))
         discard_journal(journal.path)
-        self.statusBar().showMessage(f"Recovered {journal.describe()}", 10000)
+        self.statusBar().showMessage(_("Recovered {what}").format(what=journal.describe()), 10000)
         return True
 
     def open_initial(self, path: str | None) -> None:

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWidget
 
+from roofline_gui.core.i18n import N_
+
 LEFT, BOTTOM = Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.BottomDockWidgetArea
 
 
@@ -25,7 +27,7 @@ class View:
     """One dock of the window."""
 
     name: str  # stable: the object name and the window's attribute; never translated
-    title: str  # what the dock's title bar and the View menu show
+    title: str  # what the dock's title bar and the View menu show (translated there)
     area: Qt.DockWidgetArea
     make: Callable[..., QWidget]  # (window) -> the panel
     #: the view whose tab it joins (None: a place of its own in its area)
@@ -97,15 +99,15 @@ def _energy(window) -> QWidget:
 #: In the order the View menu lists them. Hardware, kernels and workloads share the left side as
 #: tabs, so the chart gets the width; the workload views are tabs beside the comparison table.
 VIEWS: tuple[View, ...] = (
-    View("hardware", "Hardware", LEFT, _hardware, eager=True, width=500),
-    View("kernels", "Kernels", LEFT, _kernels, tab_with="hardware"),
-    View("workloads", "Workloads", LEFT, _workloads, tab_with="kernels"),
-    View("table", "Comparison", BOTTOM, _table, eager=True, width=800, height=290),
-    View("breakdown", "Workload breakdown", BOTTOM, _breakdown, tab_with="table"),
-    View("design", "Design space", BOTTOM, _design, tab_with="breakdown"),
-    View("energy", "Energy", BOTTOM, _energy, tab_with="design"),
-    View("serving", "Serving", BOTTOM, _serving, tab_with="energy"),
-    View("explanation", "Why it sits there", BOTTOM, _explanation, beside="table", eager=True,
+    View("hardware", N_("Hardware"), LEFT, _hardware, eager=True, width=500),
+    View("kernels", N_("Kernels"), LEFT, _kernels, tab_with="hardware"),
+    View("workloads", N_("Workloads"), LEFT, _workloads, tab_with="kernels"),
+    View("table", N_("Comparison"), BOTTOM, _table, eager=True, width=800, height=290),
+    View("breakdown", N_("Workload breakdown"), BOTTOM, _breakdown, tab_with="table"),
+    View("design", N_("Design space"), BOTTOM, _design, tab_with="breakdown"),
+    View("energy", N_("Energy"), BOTTOM, _energy, tab_with="design"),
+    View("serving", N_("Serving"), BOTTOM, _serving, tab_with="energy"),
+    View("explanation", N_("Why it sits there"), BOTTOM, _explanation, beside="table", eager=True,
          width=460),
 )
 BY_NAME = {view.name: view for view in VIEWS}

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from roofline_gui import __version__
+from roofline_gui.core.i18n import _
 from roofline_gui.io.presets import Presets
 from roofline_gui.models.item_models import ID_ROLE, PresetChipModel
 
@@ -86,11 +87,11 @@ class ChipPresetDialog(SearchListDialog):
     """Pick chips from the preset library, searchable by name and vendor."""
 
     def __init__(self, presets: Presets, parent=None, in_session: set[str] = frozenset()) -> None:
-        super().__init__(PresetChipModel(presets, in_session=in_session), "Add chips from the presets",
-                         "Search by name or vendor, e.g. 'H100' or 'Google'", True, parent)
+        super().__init__(PresetChipModel(presets, in_session=in_session), _("Add chips from the presets"),
+                         _("Search by name or vendor, e.g. 'H100' or 'Google'"), True, parent)
         self.source.setParent(self)
-        self.note.setText("Enter adds the highlighted chips; Ctrl-click picks several. "
-                          "Peaks are dense, per chip; hover a chip for its numbers.")
+        self.note.setText(_("Enter adds the highlighted chips; Ctrl-click picks several. "
+                          "Peaks are dense, per chip; hover a chip for its numbers."))
 
     def selected_ids(self) -> list[str]:
         return [i.data(ID_ROLE) for i in self.picked()]
@@ -116,9 +117,9 @@ class FindDialog(SearchListDialog):
                 row.setData(kind, KIND_ROLE)
                 row.setEditable(False)
                 source.appendRow(row)
-        super().__init__(source, "Find a chip or kernel", "Type part of a name", False, parent)
+        super().__init__(source, _("Find a chip or kernel"), _("Type part of a name"), False, parent)
         source.setParent(self)
-        self.note.setText("Enter selects it: its form opens and it is highlighted on the chart.")
+        self.note.setText(_("Enter selects it: its form opens and it is highlighted on the chart."))
 
     @classmethod
     def ask(cls, doc, parent=None) -> tuple[str, str] | None:
@@ -133,7 +134,7 @@ class FindDialog(SearchListDialog):
 class ColorDialog:
     @classmethod
     def ask(cls, current: str, parent=None) -> str | None:
-        color = QColorDialog.getColor(QColor(current), parent, "Chip colour")
+        color = QColorDialog.getColor(QColor(current), parent, _("Chip colour"))
         return color.name() if color.isValid() else None
 
 
@@ -145,9 +146,9 @@ class Confirm:
         """'save', 'discard' or 'cancel'."""
         box = QMessageBox(parent)
         box.setIcon(QMessageBox.Icon.Warning)
-        box.setWindowTitle("Unsaved changes")
+        box.setWindowTitle(_("Unsaved changes"))
         box.setText(f"Save the changes to {name}?")
-        box.setInformativeText("Your changes will be lost if you don't save them.")
+        box.setInformativeText(_("Your changes will be lost if you don't save them."))
         box.setStandardButtons(QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
                                | QMessageBox.StandardButton.Cancel)
         box.setDefaultButton(QMessageBox.StandardButton.Save)
@@ -177,7 +178,7 @@ class RecoveryDialog(QDialog):
 
     def __init__(self, descriptions: list[str], parent=None) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Recover unsaved work")
+        self.setWindowTitle(_("Recover unsaved work"))
         self.choice = "later"
         self.list = QListView()
         from PySide6.QtCore import QStringListModel  # noqa: PLC0415
@@ -185,13 +186,13 @@ class RecoveryDialog(QDialog):
         self.list.setModel(QStringListModel(descriptions, self))
         self.list.setWordWrap(True)  # a long entry wraps instead of being cut off
         self.list.setCurrentIndex(self.list.model().index(0, 0))
-        text = QLabel("Roofline Explorer did not close cleanly last time. This unsaved work can "
-                      "be recovered; nothing is discarded unless you choose Discard.")
+        text = QLabel(_("Roofline Explorer did not close cleanly last time. This unsaved work can "
+                      "be recovered; nothing is discarded unless you choose Discard."))
         text.setWordWrap(True)
         buttons = QDialogButtonBox()
-        recover = buttons.addButton("Recover", QDialogButtonBox.ButtonRole.AcceptRole)
-        discard = buttons.addButton("Discard all", QDialogButtonBox.ButtonRole.DestructiveRole)
-        later = buttons.addButton("Decide later", QDialogButtonBox.ButtonRole.RejectRole)
+        recover = buttons.addButton(_("Recover"), QDialogButtonBox.ButtonRole.AcceptRole)
+        discard = buttons.addButton(_("Discard all"), QDialogButtonBox.ButtonRole.DestructiveRole)
+        later = buttons.addButton(_("Decide later"), QDialogButtonBox.ButtonRole.RejectRole)
         recover.clicked.connect(lambda: self._done("recover"))
         discard.clicked.connect(lambda: self._done("discard"))
         later.clicked.connect(lambda: self._done("later"))

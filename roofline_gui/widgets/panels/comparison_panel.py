@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 
 from roofline_gui.core.edits import SetField
 from roofline_gui.core.explain import explain
+from roofline_gui.core.i18n import _
 from roofline_gui.io.presets import Presets
 from roofline_gui.models.comparison_model import ComparisonTableModel
 from roofline_gui.models.document_model import DocumentModel
@@ -159,13 +160,13 @@ class ComparisonTable(QWidget):
         self.view.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.view.clicked.connect(self._on_clicked)
         self.baseline = QComboBox()
-        self.baseline.setToolTip("Speedups are attainable performance ÷ the baseline chip's")
+        self.baseline.setToolTip(_("Speedups are attainable performance ÷ the baseline chip's"))
         self.baseline.activated.connect(self._on_baseline_chosen)
         top = QHBoxLayout()
-        top.addWidget(QLabel("Speedup against"))
+        top.addWidget(QLabel(_("Speedup against")))
         top.addWidget(self.baseline)
         top.addStretch()
-        top.addWidget(QLabel("Drop kernels here to add them"))
+        top.addWidget(QLabel(_("Drop kernels here to add them")))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addLayout(top)
@@ -223,7 +224,7 @@ class ComparisonTable(QWidget):
             if column == 0:  # long names are elided (the tooltip has them whole)
                 width = min(width, self.KERNEL_COLUMN_EM * metrics.height())
                 names = view.verticalHeader()
-                names.fitted_width = max(width, metrics.horizontalAdvance("Kernel") + margin)
+                names.fitted_width = max(width, metrics.horizontalAdvance(_("Kernel")) + margin)
                 names.updateGeometry()
                 view.updateGeometries()
             view.setColumnWidth(column, width)

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from roofline_gui.core.chip import WHAT_IF_SPAN
 from roofline_gui.core.design_space import balance_ratio, design_space
+from roofline_gui.core.i18n import _
 from roofline_gui.core.units import compute_precision, format_si
 from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.widgets.common.axes import log_plot
@@ -57,8 +58,8 @@ class DesignSpacePanel(QWidget):
         self.title = QLabel()
         self.title.setWordWrap(True)
         self.plot = log_plot()
-        self.plot.setLabel("bottom", "peak compute (op/s, the workload's precision)")
-        self.plot.setLabel("left", "main memory (B/s)")  # the longer title was cut at 1280 x 800
+        self.plot.setLabel("bottom", _("peak compute (op/s, the workload's precision)"))
+        self.plot.setLabel("left", _("main memory (B/s)"))  # the longer title was cut at 1280 x 800
         self.image = pg.ImageItem()
         self.image.setColorMap(pg.colormap.get("viridis"))
         self.plot.addItem(self.image)
@@ -121,8 +122,8 @@ class DesignSpacePanel(QWidget):
     def refresh(self) -> None:
         r, c = self._result_and_chip()
         if r is None or c is None:
-            self.title.setText("No workload to map: Workloads → New Workload… makes one, and a "
-                               "chip that runs it is needed." if r is None else
+            self.title.setText(_("No workload to map: Workloads → New Workload… makes one, and a "
+                               "chip that runs it is needed.") if r is None else
                                f"{html.escape(r.workload.name)} runs on none of the shown chips.")
             self.image.clear()
             self.dots.setData([], [])

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 
 from roofline_gui.core.chip import Chip, MemoryLevel, ceiling_note
 from roofline_gui.core.edits import Move, Remove, Replace, SetField
+from roofline_gui.core.i18n import _
 from roofline_gui.core.units import MEMORY_ROLES, PRECISIONS, ROLE_LABELS, format_si
 from roofline_gui.io.presets import Presets
 from roofline_gui.models.document_model import DocumentModel
@@ -39,8 +40,8 @@ from roofline_gui.widgets.common.fields import ChoiceBox, FieldWithMessage, Quan
 
 
 def label_of_energy(name: str) -> str:
-    return {"board_power": "board power", "idle_power": "idle power",
-            "price_per_hour": "price per chip-hour"}[name]
+    return {"board_power": _("board power"), "idle_power": _("idle power"),
+            "price_per_hour": _("price per chip-hour")}[name]
 
 
 def _source_label() -> QLabel:
@@ -120,7 +121,7 @@ class ChipForm(QWidget):
         self.remove_buttons.clear()
         self.level_fields.clear()
         if chip is None:
-            layout.addWidget(QLabel("Select a chip to edit its ceilings."))
+            layout.addWidget(QLabel(_("Select a chip to edit its ceilings.")))
             layout.addStretch()
             return
         layout.addLayout(self._identity(chip))
@@ -130,9 +131,9 @@ class ChipForm(QWidget):
         notes = QPlainTextEdit("\n".join(filter(None, (chip.derivation, chip.notes))))
         notes.setReadOnly(True)
         notes.setMaximumHeight(110)
-        notes.setToolTip("Where the numbers come from (read-only)")
+        notes.setToolTip(_("Where the numbers come from (read-only)"))
         self.notes = notes
-        layout.addWidget(QLabel("Notes and sources"))
+        layout.addWidget(QLabel(_("Notes and sources")))
         layout.addWidget(notes)
         layout.addStretch()
         self._fill(chip)
@@ -141,14 +142,14 @@ class ChipForm(QWidget):
         form = QFormLayout()
         self.name_edit = QLineEdit(chip.name)
         self.name_edit.editingFinished.connect(self._on_name_edited)
-        form.addRow("Name", self.name_edit)
-        form.addRow("Vendor", QLabel(f"{chip.vendor} {chip.year or ''}".strip() or "—"))
+        form.addRow(_("Name"), self.name_edit)
+        form.addRow(_("Vendor"), QLabel(f"{chip.vendor} {chip.year or ''}".strip() or "—"))
         return form
 
     def _compute_group(self, chip: Chip) -> QGroupBox:
-        box = QGroupBox("Compute ceilings (dense peak per chip; empty = not supported)")
+        box = QGroupBox(_("Compute ceilings (dense peak per chip; empty = not supported)"))
         grid = QGridLayout(box)
-        for col, title in enumerate(("", "peak", "achievable", "source or measurement")):
+        for col, title in enumerate(("", "peak", "achievable", _("source or measurement"))):
             grid.addWidget(QLabel(f"<i>{title}</i>"), 0, col)
         for row, precision in enumerate(PRECISIONS, start=1):
             self._compute_row(grid, row, precision)
@@ -166,7 +167,7 @@ class ChipForm(QWidget):
         frac = QuantityEdit("count", allow_empty=True, fraction=True, bound=True)
         frac.setPlaceholderText("full")
         frac.setMaximumWidth(70)
-        frac.setToolTip("Fraction of the peak reached in practice (for derated roofs)")
+        frac.setToolTip(_("Fraction of the peak reached in practice (for derated roofs)"))
         frac.sig_value_committed.connect(lambda v, p=precision: self._on_compute_fraction(p, v))
         frac.sig_input_refused.connect(
             lambda t, why, p=precision: self._say_kept(f"{p} achievable fraction", t, why))
@@ -183,12 +184,12 @@ class ChipForm(QWidget):
         grid.addWidget(remove, row, 4)
 
     def _memory_group(self, chip: Chip) -> QGroupBox:
-        box = QGroupBox("Memory levels (bandwidth per level; links per direction)")
+        box = QGroupBox(_("Memory levels (bandwidth per level; links per direction)"))
         grid = QGridLayout(box)
         for i, level in enumerate(chip.memory):
             self.level_fields.append(self._level_rows(grid, 2 * i, i, level))
-        add = QPushButton("Add level")
-        add.setToolTip("Add a memory level (cache, host link or chip-to-chip link)")
+        add = QPushButton(_("Add level"))
+        add.setToolTip(_("Add a memory level (cache, host link or chip-to-chip link)"))
         add.clicked.connect(self._on_add_level)
         grid.addWidget(add, 2 * len(chip.memory), 0, 1, 2)
         grid.setColumnStretch(1, 3)
@@ -204,22 +205,22 @@ class ChipForm(QWidget):
         role.setCurrentIndex(MEMORY_ROLES.index(level.role))
         role.currentIndexChanged.connect(lambda _i, n=index, w=role: self._on_level(n, role=w.currentData()))
         name = QLineEdit(level.name)
-        name.setToolTip("Name shown on the chart and as the limiter")
+        name.setToolTip(_("Name shown on the chart and as the limiter"))
         name.editingFinished.connect(lambda n=index, w=name: self._on_level(n, name=w.text().strip()))
         bandwidth = QuantityEdit("bandwidth", bound=True)
         bandwidth.setMinimumWidth(120)
-        bandwidth.setToolTip("Bandwidth, e.g. 1.5 TB/s or 900G")
+        bandwidth.setToolTip(_("Bandwidth, e.g. 1.5 TB/s or 900G"))
         bandwidth.sig_value_committed.connect(lambda v, n=index: self._on_level(n, bandwidth=v))
         bandwidth.sig_input_refused.connect(
             lambda t, why: self._say_kept(f"{level.name} bandwidth", t, why))
         frac = QuantityEdit("count", allow_empty=True, fraction=True, bound=True)
         frac.setPlaceholderText("full")
         frac.setMaximumWidth(70)
-        frac.setToolTip("Fraction of the bandwidth reached in practice (for derated roofs)")
+        frac.setToolTip(_("Fraction of the bandwidth reached in practice (for derated roofs)"))
         frac.sig_value_committed.connect(lambda v, n=index: self._on_level(n, achievable=v))
         frac.sig_input_refused.connect(
             lambda t, why: self._say_kept(f"{level.name} achievable fraction", t, why))
-        remove = QToolButton(text="✕", toolTip="Remove this level")
+        remove = QToolButton(text="✕", toolTip=_("Remove this level"))
         remove.clicked.connect(lambda _c=False, n=index: self._on_remove_level(n))
         grid.addWidget(role, row, 0)
         grid.addWidget(name, row, 1, 1, 3)
@@ -247,20 +248,20 @@ class ChipForm(QWidget):
     def _energy_group(self) -> QGroupBox:
         """Board power (the power cap), idle power and a price per chip-hour, with what the
         energy per op and per byte are (given or estimated from the board power)."""
-        box = QGroupBox("Energy and cost")
+        box = QGroupBox(_("Energy and cost"))
         grid = QGridLayout(box)
         self.energy_fields: dict[str, QuantityEdit] = {}
-        rows = (("board_power", "Board power (W)", "power", False,
-                 "The board power (TDP): the power cap; the energy per op and per byte are "
-                 "estimated from it where no source gives them"),
-                ("idle_power", "Idle power (W)", "power", True,
-                 "π0, drawn whatever runs (empty: 0, folded into the estimates)"),
-                ("price_per_hour", "$ per chip-hour", "count", True,
-                 "Your price of a chip-hour, for $ per million tokens (empty: no cost)"))
+        rows = (("board_power", _("Board power (W)"), "power", False,
+                 _("The board power (TDP): the power cap; the energy per op and per byte are "
+                 "estimated from it where no source gives them")),
+                ("idle_power", _("Idle power (W)"), "power", True,
+                 _("π0, drawn whatever runs (empty: 0, folded into the estimates)")),
+                ("price_per_hour", _("$ per chip-hour"), "count", True,
+                 _("Your price of a chip-hour, for $ per million tokens (empty: no cost)")))
         for row, (name, label, kind, empty, tip) in enumerate(rows):
             edit = QuantityEdit(kind, allow_empty=True, bound=True, confirm_empty=empty,
                                 minimum=0.0)
-            edit.setPlaceholderText("not given" if empty else "no energy data")
+            edit.setPlaceholderText(_("not given") if empty else _("no energy data"))
             edit.setToolTip(tip)
             edit.sig_value_committed.connect(lambda v, n=name: self._on_energy(n, v))
             edit.sig_input_refused.connect(
@@ -270,14 +271,14 @@ class ChipForm(QWidget):
             self.energy_fields[name] = edit
         self.energy_given = QLineEdit()
         self._given_shown = ""  # the text the chip's energies last put in the field
-        self.energy_given.setPlaceholderText("none given: estimated from the board power")
+        self.energy_given.setPlaceholderText(_("none given: estimated from the board power"))
         self.energy_given.setToolTip(
-            "Energies you have a source for, in pJ: per op by precision, per byte by memory "
+            _("Energies you have a source for, in pJ: per op by precision, per byte by memory "
             "level (its name) or by role for every level of it not named, e.g. \"bf16=0.5, "
             "HBM3=60, L2=5\" (empty: every one estimated from the board power). They replace "
-            "the estimates and let the power cap be claimed.")
+            "the estimates and let the power cap be claimed."))
         self.energy_given.editingFinished.connect(self._on_energy_given)
-        grid.addWidget(QLabel("Given pJ"), len(rows), 0)
+        grid.addWidget(QLabel(_("Given pJ")), len(rows), 0)
         grid.addWidget(self.energy_given, len(rows), 1)
         rows = (*rows, None)
         self.energy_note = QLabel()
@@ -302,8 +303,8 @@ class ChipForm(QWidget):
             return
         op, byte, bad = parse_given(text, chip)
         if bad:  # the text stays, to be corrected; the chip keeps its figures
-            self._say_kept("Given pJ", text, "not taken: " + "; ".join(bad))
-            self.energy_note.setText("Not taken: " + "; ".join(bad) + ". The chip keeps "
+            self._say_kept(_("Given pJ"), text, _("not taken: ") + "; ".join(bad))
+            self.energy_note.setText(_("Not taken: ") + "; ".join(bad) + ". The chip keeps "
                                      f"“{given_text(chip) or 'none given'}”.")
             return
         e = chip.energy or Energy()
@@ -333,11 +334,11 @@ class ChipForm(QWidget):
         self._given_shown = shown
         k = constants(chip)
         if k is None:
-            self.energy_note.setText("No energy data: give a board power to estimate the energy "
-                                     "per op and per byte from it.")
+            self.energy_note.setText(_("No energy data: give a board power to estimate the energy "
+                                     "per op and per byte from it."))
             return
         def mark(key: str) -> str:
-            return "*" if k.is_estimate(key) else " (given)"
+            return "*" if k.is_estimate(key) else _(" (given)")
 
         ops = ", ".join(f"{p} {v / PJ:.3g}{mark('op:' + p)}" for p, v in k.op_j.items())
         byte = ", ".join(f"{name} {v / PJ:.3g}{mark('byte:' + name)}" if v else
@@ -345,8 +346,8 @@ class ChipForm(QWidget):
         estimated = any(k.is_estimate(key) for key in k.said if ":" in key)
         self.energy_note.setText(
             f"pJ per op: {ops}. pJ per byte: {byte}."
-            + (" * estimated as upper bounds from the board power: (P − π0)/peak and "
-               "(P − π0)/bandwidth." if estimated else "")
+            + (_(" * estimated as upper bounds from the board power: (P − π0)/peak and "
+               "(P − π0)/bandwidth.") if estimated else "")
             + f"\nBoard power: {k.said['board_power']}")
 
     def _on_energy(self, name: str, value: float | None) -> None:
@@ -564,12 +565,12 @@ class HardwareEditor(QWidget):
 
     def _buttons(self) -> QHBoxLayout:
         row = QHBoxLayout()
-        specs = (("Add…", "Add chips from the preset library", self.add_from_presets),
-                 ("Duplicate", "Duplicate the selected chip", self.duplicate),
-                 ("Delete", "Delete the selected chip", self.delete),
-                 ("▲", "Move up", lambda: self.move(-1)), ("▼", "Move down", lambda: self.move(1)),
-                 ("Colour…", "Pick the chip's colour", self.pick_color),
-                 ("Baseline", "Measure speedups against this chip", self.set_baseline))
+        specs = ((_("Add…"), _("Add chips from the preset library"), self.add_from_presets),
+                 (_("Duplicate"), _("Duplicate the selected chip"), self.duplicate),
+                 (_("Delete"), _("Delete the selected chip"), self.delete),
+                 ("▲", _("Move up"), lambda: self.move(-1)), ("▼", _("Move down"), lambda: self.move(1)),
+                 (_("Colour…"), _("Pick the chip's colour"), self.pick_color),
+                 (_("Baseline"), _("Measure speedups against this chip"), self.set_baseline))
         self.buttons = {}
         for text, tip, slot in specs:
             button = QPushButton(text) if len(text) > 1 else QToolButton(text=text)

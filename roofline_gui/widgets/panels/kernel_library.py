@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from roofline_gui.core.edits import Batch, Remove, Replace
+from roofline_gui.core.i18n import _
 from roofline_gui.core.kernel import Kernel
 from roofline_gui.core.templates import TEMPLATES
 from roofline_gui.core.units import PRECISIONS, ROLE_LABELS, format_si
@@ -57,7 +58,7 @@ def formula_text(kernel: Kernel) -> str:
     if len(levels) == 1 and levels[0][0] == "dram":
         lines.append(f"intensity = ops / dram bytes = {traffic.ops / levels[0][1]:,.4g} op/B")
     elif levels:
-        lines.append("intensity = ops / bytes at each level: " + ", ".join(
+        lines.append(_("intensity = ops / bytes at each level: ") + ", ".join(
             f"{ROLE_LABELS[role]} {traffic.ops / v:,.4g} op/B" for role, v in levels))
     if kernel.source:
         lines += ["", kernel.source]
@@ -67,7 +68,7 @@ def formula_text(kernel: Kernel) -> str:
 def _precision_combo(current: str | None, allow_same: bool = False) -> QComboBox:
     combo = QComboBox()
     if allow_same:
-        combo.addItem("same as compute", None)
+        combo.addItem(_("same as compute"), None)
     for p in PRECISIONS:
         combo.addItem(p, p)
     combo.setCurrentIndex(max(0, combo.findData(current)))
@@ -136,14 +137,14 @@ class KernelForm(QWidget):
         self.name_edit = QLineEdit()
         self.name_edit.editingFinished.connect(self._on_name)
         self.precision = _precision_combo("fp32")
-        self.precision.setToolTip("Compute precision: picks the roof; bytes follow the storage")
+        self.precision.setToolTip(_("Compute precision: picks the roof; bytes follow the storage"))
         self.precision.activated.connect(self._on_precision)
         self.storage = _precision_combo(None, allow_same=True)
-        self.storage.setToolTip("Storage precision (e.g. int8 weights with bf16 math)")
+        self.storage.setToolTip(_("Storage precision (e.g. int8 weights with bf16 math)"))
         self.storage.activated.connect(self._on_precision)
-        form.addRow("Name", self.name_edit)
-        form.addRow("Precision", self.precision)
-        form.addRow("Stored as", self.storage)
+        form.addRow(_("Name"), self.name_edit)
+        form.addRow(_("Precision"), self.precision)
+        form.addRow(_("Stored as"), self.storage)
         layout.addLayout(form)
         self.params_box = QVBoxLayout()
         layout.addLayout(self.params_box)
@@ -203,7 +204,7 @@ class KernelForm(QWidget):
         self.name_edit.clear()
         self.precision.setCurrentIndex(self.precision.findData("fp32"))
         self.storage.setCurrentIndex(0)  # same as compute
-        self.formula.setPlainText("Select a kernel to see its formula.")
+        self.formula.setPlainText(_("Select a kernel to see its formula."))
 
     def _drop_params(self) -> None:
         if self.params is not None:
@@ -235,7 +236,7 @@ class KernelForm(QWidget):
             return
         moved = kernel.with_resides(resides)
         if moved.resides != kernel.resides:
-            where = moved.placement().lstrip(", ") or "every operand in main memory"
+            where = moved.placement().lstrip(", ") or _("every operand in main memory")
             self.model.push(Replace("kernels", moved), f"{kernel.name}: {where}")
 
     def _on_param_typed(self, _name: str, _value: float) -> None:
@@ -263,7 +264,7 @@ class TemplateDialog(QDialog):
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
-        self.setWindowTitle("New kernel from a template")
+        self.setWindowTitle(_("New kernel from a template"))
         self.resize(520, 560)
         self.template = QComboBox()
         for template in TEMPLATES.values():
@@ -277,9 +278,9 @@ class TemplateDialog(QDialog):
         self.formula = QPlainTextEdit(readOnly=True)
         self.formula.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         form = QFormLayout()
-        form.addRow("Template", self.template)
-        form.addRow("Precision", self.precision)
-        form.addRow("Name", self.name)
+        form.addRow(_("Template"), self.template)
+        form.addRow(_("Precision"), self.precision)
+        form.addRow(_("Name"), self.name)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
                                    | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self.accept)
@@ -342,7 +343,7 @@ class KernelLibrary(QWidget):
         self.tree.setHeaderHidden(True)  # the title above names it ("Preset kernels" twice: the tour)
         self.tree.expandAll()
         self.tree.doubleClicked.connect(self._on_preset_double_clicked)
-        self.tree.setToolTip("Drag kernels onto the canvas or the table, or double-click to add")
+        self.tree.setToolTip(_("Drag kernels onto the canvas or the table, or double-click to add"))
         self.session_model = KernelListModel(model, presets, self)
         self.list = QListView()
         self.list.setModel(self.session_model)
@@ -352,8 +353,8 @@ class KernelLibrary(QWidget):
         self.list.selectionModel().currentChanged.connect(self._on_current_changed)
         self.form = KernelForm(model)
         splitter = QSplitter(Qt.Orientation.Vertical)
-        splitter.addWidget(self._titled("Preset kernels (drag or double-click)", self.tree))
-        session = self._titled("Session kernels", self.list)
+        splitter.addWidget(self._titled(_("Preset kernels (drag or double-click)"), self.tree))
+        session = self._titled(_("Session kernels"), self.list)
         session.layout().addLayout(self._buttons())
         splitter.addWidget(session)
         # The form scrolls rather than holding the dock (and the table under it) to its height
@@ -363,7 +364,7 @@ class KernelLibrary(QWidget):
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        splitter.addWidget(self._titled("Selected kernel", scroll))
+        splitter.addWidget(self._titled(_("Selected kernel"), scroll))
         # Room by what each part holds: the form with its formula most, then the preset
         # library (two dozen kernels in groups), then the session's list; kept as shares.
         splitter.setSizes([300, 140, 400])
@@ -389,9 +390,9 @@ class KernelLibrary(QWidget):
 
     def _buttons(self) -> QHBoxLayout:
         row = QHBoxLayout()
-        specs = (("New from template…", "Create a kernel from a template", self.new_from_template),
-                 ("Duplicate", "Duplicate the selected kernel", self.duplicate),
-                 ("Delete", "Delete the selected kernel", self.delete))
+        specs = ((_("New from template…"), _("Create a kernel from a template"), self.new_from_template),
+                 (_("Duplicate"), _("Duplicate the selected kernel"), self.duplicate),
+                 (_("Delete"), _("Delete the selected kernel"), self.delete))
         for text, tip, slot in specs:
             button = QPushButton(text)
             button.setToolTip(tip)

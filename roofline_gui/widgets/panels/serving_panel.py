@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from roofline_gui.core.edits import SetField
 from roofline_gui.core.errors import RooflineError
+from roofline_gui.core.i18n import _
 from roofline_gui.core.serving import measured_lines, serve, serving_lines, spec_of
 from roofline_gui.core.units import rate_count
 from roofline_gui.core.workload import MAX_DIM, Workload, pool_problems, with_field
@@ -63,8 +64,8 @@ class MeasuredFiles:
 
     @staticmethod
     def open_path(parent: QWidget) -> str:
-        return QFileDialog.getOpenFileName(parent, "Measured serving points", "",
-                                           "CSV (*.csv);;All files (*)")[0]
+        return QFileDialog.getOpenFileName(parent, _("Measured serving points"), "",
+                                           _("CSV (*.csv);;All files (*)"))[0]
 
 
 class ServingPanel(QWidget):
@@ -103,23 +104,23 @@ class ServingPanel(QWidget):
         self.plot, self.tpot_line = self.chart.plot, self.chart.tpot_line
         self.plot.setMinimumHeight(8 * self.fontMetrics().lineSpacing())
         self.tpot_line.sigPositionChangeFinished.connect(self._on_line_dragged)
-        self.measure_button = QPushButton("Measured points")
+        self.measure_button = QPushButton(_("Measured points"))
         self.measure_button.setToolTip(
-            "Measured or published serving points, kept with the session: drawn as stars "
-            "against their chip's bound, any above it named with what to check")
+            _("Measured or published serving points, kept with the session: drawn as stars "
+            "against their chip's bound, any above it named with what to check"))
         menu = QMenu(self.measure_button)
-        self.act_import = menu.addAction("Import CSV…", self.import_measured)
-        self.act_import.setToolTip("Columns chip, tokens_per_s_per_user, tokens_per_s_per_chip "
-                                   "and an optional source; one row a point")
-        self.act_remove = menu.addAction("Remove all", self.remove_measured)
+        self.act_import = menu.addAction(_("Import CSV…"), self.import_measured)
+        self.act_import.setToolTip(_("Columns chip, tokens_per_s_per_user, tokens_per_s_per_chip "
+                                   "and an optional source; one row a point"))
+        self.act_remove = menu.addAction(_("Remove all"), self.remove_measured)
         menu.aboutToShow.connect(lambda: self.act_remove.setEnabled(bool(self.measured)))
         self.measure_button.setMenu(menu)
         rows = len(_FIELDS)
         grid.addWidget(self.measure_button, rows, 0, 1, 2)
         #: the view's exports (PNG, SVG, PDF, CSV): the window's File menu actions, set by it
-        self.export_button = QPushButton("Export")
-        self.export_button.setToolTip("This chart as an image or a document, or its points as a "
-                                      "CSV table (one row per chip and concurrency)")
+        self.export_button = QPushButton(_("Export"))
+        self.export_button.setToolTip(_("This chart as an image or a document, or its points as a "
+                                      "CSV table (one row per chip and concurrency)"))
         self.export_button.setEnabled(False)
         grid.addWidget(self.export_button, rows + 1, 0, 1, 2)
         #: what the y axis reads: tokens/s per chip, per joule (energy data), per dollar (price)
@@ -127,9 +128,9 @@ class ServingPanel(QWidget):
         for name, title, _attr, _needs in MEASURES:
             self.measure_box.addItem(f"y: {title}", name)
         self.measure_box.setToolTip(
-            "Output tokens per chip-second; per joule, by the chips' energy data (as the "
+            _("Output tokens per chip-second; per joule, by the chips' energy data (as the "
             "workload views count a step's energy); per dollar, at each chip's price per "
-            "chip-hour (the hardware editor's energy fields)")
+            "chip-hour (the hardware editor's energy fields)"))
         self.measure_box.currentIndexChanged.connect(self._on_measure)
         grid.addWidget(self.measure_box, rows + 2, 0, 1, 2)
         grid.setRowStretch(rows + 3, 1)
@@ -261,8 +262,8 @@ class ServingPanel(QWidget):
             self.chart.clear()
             self.result = None
             self._drawn_key = None
-            self.title.setText("No transformer workload: Workloads → New Workload… makes one; "
-                               "its serving bound is drawn here.")
+            self.title.setText(_("No transformer workload: Workloads → New Workload… makes one; "
+                               "its serving bound is drawn here."))
             self.words.setText("")
             return
         for name, edit in self.edits.items():
@@ -345,7 +346,7 @@ class ServingPanel(QWidget):
 
     def remove_measured(self) -> None:
         if self.measured:
-            self.model.push(SetField("serving_measured", ()), "Remove the measured serving points")
+            self.model.push(SetField("serving_measured", ()), _("Remove the measured serving points"))
 
     def settled(self):
         """The view as it will stand once its fields hold still (the search between the
@@ -405,8 +406,8 @@ class ServingPanel(QWidget):
                 + ("; ".join(f"{n} {rate_count(v)}" for v, n in ranked) or "none") + ".")
         if lacking:
             line += f" Not drawn, for want of {needs}: {', '.join(lacking)}"
-            line += (" (the hardware editor's Energy fields: $ per chip-hour)."
-                     if name == "dollar" else " (the hardware editor's Energy fields).")
+            line += (_(" (the hardware editor's Energy fields: $ per chip-hour).")
+                     if name == "dollar" else _(" (the hardware editor's Energy fields)."))
         return line
 
     def _measure_tip(self, result, c: int, k: int) -> str:
@@ -429,7 +430,7 @@ class ServingPanel(QWidget):
                 f"{result.tokens_per_user[c, k]:,.1f} per user\n"
                 f"TPOT {result.tpot[c, k] * 1e3:,.2f} ms, TTFT {result.ttft[c] * 1e3:,.1f} ms"
                 + self._measure_tip(result, c, k)
-                + ("" if result.fits[c, k] else "\ndoes not fit in its memory") + "\n"
+                + ("" if result.fits[c, k] else _("\ndoes not fit in its memory")) + "\n"
                 + ", ".join(f"{name} {share:.0%}" for name, share in shares.items()
                             if share >= 0.005))
 
@@ -452,7 +453,7 @@ class ServingPanel(QWidget):
             f"{chip.name}, {users:,} users: the roofline and the table now show their decode "
             f"step alone ({step * 1e3:,.2f} ms, {users / step:,.0f} tokens/s of the "
             f"{w.chips_per_model} chip{'s' if w.chips_per_model > 1 else ''}); served, "
-            + ("each request's prefill is mixed in" if not r.spec.disaggregated else
-               "the prefill pool and the link are counted")
+            + (_("each request's prefill is mixed in") if not r.spec.disaggregated else
+               _("the prefill pool and the link are counted"))
             + f": {r.tokens_per_chip[c, k]:,.0f} tokens/s per chip, TPOT "
               f"{r.tpot[c, k] * 1e3:,.2f} ms.")

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 
 from roofline_gui.core.errors import RooflineError
 from roofline_gui.core.families import read_config
+from roofline_gui.core.i18n import _
 from roofline_gui.core.units import FORMAT_WORDS, FORMATS
 from roofline_gui.core.workload import (
     LINK_ROLES,
@@ -79,7 +80,7 @@ class DoublingSpinBox(QSpinBox):
 
     def stepBy(self, steps: int) -> None:  # noqa: N802 (Qt API)
         value = self.value()
-        for _ in range(abs(steps)):
+        for _step in range(abs(steps)):
             value = value * 2 if steps > 0 else max(1, value // 2)
         self.setValue(value)
 
@@ -99,9 +100,9 @@ class WorkloadFields(QWidget):
         grid.setVerticalSpacing(3)
         self._labels: dict[QWidget, QLabel] = {}
         self.phase = QComboBox()
-        self.phase.setToolTip("prefill: the prompt's S tokens at once; decode: one new token per "
+        self.phase.setToolTip(_("prefill: the prompt's S tokens at once; decode: one new token per "
                               "sequence against a KV cache of L; train: one optimizer step "
-                              "(forward, backward, optimizer) over the global batch")
+                              "(forward, backward, optimizer) over the global batch"))
         self.phase.activated.connect(
             lambda i: self.sig_changed.emit("phase", self.phase.itemData(i)))
         self._phase_kind = None
@@ -126,9 +127,9 @@ class WorkloadFields(QWidget):
         spin = DoublingSpinBox()
         spin.setRange(1, MAX_DIM)
         spin.setKeyboardTracking(False)
-        spin.setToolTip("expert parallelism: of the N chips, how many the routed experts are "
+        spin.setToolTip(_("expert parallelism: of the N chips, how many the routed experts are "
                         "spread over (E/e whole experts each, split N/e ways); their tokens go "
-                        "all-to-all. A divisor of N and of the experts")
+                        "all-to-all. A divisor of N and of the experts"))
         spin.valueChanged.connect(lambda v: self.sig_changed.emit("expert_parallel", int(v)))
         self.spins["expert_parallel"] = spin
         self.imbalance = QDoubleSpinBox()
@@ -136,9 +137,9 @@ class WorkloadFields(QWidget):
         self.imbalance.setDecimals(2)
         self.imbalance.setSingleStep(0.1)
         self.imbalance.setKeyboardTracking(False)
-        self.imbalance.setToolTip("routing is never perfectly even: the busiest expert-parallel "
+        self.imbalance.setToolTip(_("routing is never perfectly even: the busiest expert-parallel "
                                   "chip is sent this many times the mean (its ops, its experts' "
-                                  "weights and its all-to-all); 1: perfectly even")
+                                  "weights and its all-to-all); 1: perfectly even"))
         self.imbalance.valueChanged.connect(
             lambda v: self.sig_changed.emit("moe_imbalance", round(float(v), 2)))
         for name, _label, tip in _TRAIN_INTS:
@@ -146,7 +147,7 @@ class WorkloadFields(QWidget):
             spin.setRange(0 if name == "global_batch" else 1, 10**9 if name == "global_batch"
                           else MAX_DIM)
             if name == "global_batch":
-                spin.setSpecialValueText("auto (b·d)")
+                spin.setSpecialValueText(_("auto (b·d)"))
             spin.setToolTip(tip)
             spin.setKeyboardTracking(False)
             spin.valueChanged.connect(lambda v, n=name: self.sig_changed.emit(n, int(v)))
@@ -159,8 +160,8 @@ class WorkloadFields(QWidget):
             combo.activated.connect(lambda i, n=name, c=combo: self.sig_changed.emit(n, c.itemData(i)))
             self.combos[name] = combo
         self.tokens = QuantityEdit("count", minimum=0.0, bound=True)
-        self.tokens.setToolTip("Training tokens (images) of the whole run, for its days and "
-                               "chip-hours: 2T, 300e9, 1.4e12; 0: no run")
+        self.tokens.setToolTip(_("Training tokens (images) of the whole run, for its days and "
+                               "chip-hours: 2T, 300e9, 1.4e12; 0: no run"))
         self.tokens.sig_value_committed.connect(
             lambda v: self.sig_changed.emit("train_tokens", float(v or 0.0)))
         self.tokens.sig_error_changed.connect(
@@ -169,27 +170,27 @@ class WorkloadFields(QWidget):
         self.link = QComboBox()
         # What each role is, in the words of the chips' levels: "link / host" alone told a new
         # user nothing (the tour)
-        for role, words in (("link", "chip-to-chip (NVLink, ICI)"), ("host", "host (PCIe)")):
+        for role, words in (("link", _("chip-to-chip (NVLink, ICI)")), ("host", _("host (PCIe)"))):
             if role in LINK_ROLES:
                 self.link.addItem(words, role)
-        self.link.setToolTip("The memory role joining the N chips: link (NVLink, ICI, Infinity "
-                             "Fabric) or host (PCIe)")
+        self.link.setToolTip(_("The memory role joining the N chips: link (NVLink, ICI, Infinity "
+                             "Fabric) or host (PCIe)"))
         self.link.activated.connect(lambda i: self.sig_changed.emit("link", self.link.itemData(i)))
         labels = {name: label for name, label, _tip in _INT_FIELDS}
         labels.update(dict(_PRECISION_FIELDS))
         # Sequence (prefill) and context (decode) share a cell: one of them is shown.
-        rows = [(("Phase", self.phase), ("Batch B", self.spins["batch"])),
-                (("Chips joined by", self.link), (labels["sequence"], self.spins["sequence"])),
+        rows = [((_("Phase"), self.phase), (_("Batch B"), self.spins["batch"])),
+                ((_("Chips joined by"), self.link), (labels["sequence"], self.spins["sequence"])),
                 (None, (labels["context"], self.spins["context"])),
-                (("Weights", self.combos["weights"]), ("Math", self.combos["activations"])),
-                (("KV cache", self.combos["kv_cache"]), ("Chips N", self.spins["chips_per_model"])),
-                (("Global batch G", self.spins["global_batch"]),
-                 ("Data parallel d", self.spins["data_parallel"])),
-                (("Pipeline p", self.spins["pipeline_parallel"]), ("ZeRO", self.combos["zero"])),
-                (("Recompute", self.combos["recompute"]), ("Optimizer", self.combos["optimizer"])),
-                (("Tokens D", self.tokens), None),
-                (("Experts over e", self.spins["expert_parallel"]),
-                 ("Imbalance", self.imbalance))]
+                ((_("Weights"), self.combos["weights"]), (_("Math"), self.combos["activations"])),
+                ((_("KV cache"), self.combos["kv_cache"]), (_("Chips N"), self.spins["chips_per_model"])),
+                ((_("Global batch G"), self.spins["global_batch"]),
+                 (_("Data parallel d"), self.spins["data_parallel"])),
+                ((_("Pipeline p"), self.spins["pipeline_parallel"]), (_("ZeRO"), self.combos["zero"])),
+                ((_("Recompute"), self.combos["recompute"]), (_("Optimizer"), self.combos["optimizer"])),
+                ((_("Tokens D"), self.tokens), None),
+                ((_("Experts over e"), self.spins["expert_parallel"]),
+                 (_("Imbalance"), self.imbalance))]
         shared = {2: 1}  # grid row 2's cells go into row 1
         self._grid = grid
         self._arranged_for_training = False
@@ -203,28 +204,28 @@ class WorkloadFields(QWidget):
                 self._labels[widget] = label
                 grid.addWidget(label, shared.get(r, r), 2 * k)
                 grid.addWidget(widget, shared.get(r, r), 2 * k + 1)
-        self.combos["activations"].setToolTip("Precision of activations and of the math: the "
-                                              "compute roof used")
-        self.on_chip = QCheckBox("Activations on chip")
-        self.on_chip.setToolTip("Activations stay in the chip's on-chip level between layers, as "
+        self.combos["activations"].setToolTip(_("Precision of activations and of the math: the "
+                                              "compute roof used"))
+        self.on_chip = QCheckBox(_("Activations on chip"))
+        self.on_chip.setToolTip(_("Activations stay in the chip's on-chip level between layers, as "
                                 "in the TPU v1's 24 MiB Unified Buffer: only the weights cross "
                                 "main memory (its roofline counts ops per weight byte), the "
-                                "activations move at the on-chip level")
+                                "activations move at the on-chip level"))
         self.on_chip.toggled.connect(lambda on: self.sig_changed.emit("activations_on_chip", on))
         grid.addWidget(self.on_chip, len(rows), 0, 1, 4)
-        self.attention_dp = QCheckBox("Attention data parallel")
+        self.attention_dp = QCheckBox(_("Attention data parallel"))
         self.attention_dp.setToolTip(
-            "Each of the N chips runs the attention of B/N sequences with every head, its "
+            _("Each of the N chips runs the attention of B/N sequences with every head, its "
             "weights whole on each chip, instead of every sequence with H/N heads: a latent "
             "attention's one cache (DeepSeek's MLA) is then split by sequence, not copied to "
-            "every chip")
+            "every chip"))
         self.attention_dp.toggled.connect(
             lambda on: self.sig_changed.emit("attention_data_parallel", on))
         grid.addWidget(self.attention_dp, len(rows) + 1, 0, 1, 2)
-        self.mtp = QCheckBox("MTP module")
-        self.mtp.setToolTip("DeepSeek: hold its multi-token prediction module beside the model "
+        self.mtp = QCheckBox(_("MTP module"))
+        self.mtp.setToolTip(_("DeepSeek: hold its multi-token prediction module beside the model "
                             "(about 14 B parameters more), as speculative decoding's draft uses "
-                            "it; off, as the published parameter count has it")
+                            "it; off, as the published parameter count has it"))
         self.mtp.toggled.connect(lambda on: self.sig_changed.emit("mtp", on))
         grid.addWidget(self.mtp, len(rows) + 1, 2, 1, 2)
         grid.setColumnStretch(1, 1)
@@ -313,18 +314,18 @@ class WorkloadFields(QWidget):
         self._arrange(train)
         # In training the batch is each replica's micro-batch, the chips sharing the model the
         # tensor-parallel degree and the math's precision the training precision.
-        self._labels[self.spins["batch"]].setText("Micro-batch b" if train else "Batch B")
-        self._labels[self.spins["chips_per_model"]].setText("Tensor par. t" if train else "Chips N")
-        self._labels[self.combos["activations"]].setText("Precision" if train else "Math")
-        self._labels[self.tokens].setText({"cnn": "Images D", "mlp": "Samples D"}.get(
-            w.kind, "Tokens D"))
+        self._labels[self.spins["batch"]].setText(_("Micro-batch b") if train else _("Batch B"))
+        self._labels[self.spins["chips_per_model"]].setText(_("Tensor par. t") if train else _("Chips N"))
+        self._labels[self.combos["activations"]].setText(_("Precision") if train else _("Math"))
+        self._labels[self.tokens].setText({"cnn": _("Images D"), "mlp": _("Samples D")}.get(
+            w.kind, _("Tokens D")))
         self.spins["chips_per_model"].setToolTip(
-            "tensor parallelism: chips sharing every matrix (a divisor of the heads)" if train
-            else "chips sharing the model (tensor parallelism)")
+            _("tensor parallelism: chips sharing every matrix (a divisor of the heads)") if train
+            else _("chips sharing the model (tensor parallelism)"))
         self.combos["activations"].setToolTip(
-            "the training precision: matmuls, activations, gradients and the weights' working "
-            "copy; below fp32 the optimizer keeps fp32 master weights" if train else
-            "Precision of activations and of the math: the compute roof used")
+            _("the training precision: matmuls, activations, gradients and the weights' working "
+            "copy; below fp32 the optimizer keeps fp32 master weights") if train else
+            _("Precision of activations and of the math: the compute roof used"))
         self.on_chip.setVisible(w.kind in ON_CHIP_KINDS and not train)
         self.attention_dp.setVisible(transformer and not train and
                                      (w.chips_per_model > 1 or w.attention_data_parallel))

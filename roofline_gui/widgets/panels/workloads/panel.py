@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from roofline_gui.core.edits import Remove
+from roofline_gui.core.i18n import _
 from roofline_gui.core.units import format_si
 from roofline_gui.core.workload import (
     Workload,
@@ -57,18 +58,18 @@ class WorkloadsPanel(QWidget):
         self.list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.list.currentItemChanged.connect(self._on_current)
         self.list.itemChanged.connect(self._on_item_changed)
-        self.add_button = QPushButton("New…")
-        self.add_button.setToolTip("A workload from an example model, a config.json on disk or "
-                                   "the session's kernels")
+        self.add_button = QPushButton(_("New…"))
+        self.add_button.setToolTip(_("A workload from an example model, a config.json on disk or "
+                                   "the session's kernels"))
         self.add_button.clicked.connect(self.new_workload)
-        self.remove_button = QPushButton("Remove")
+        self.remove_button = QPushButton(_("Remove"))
         self.remove_button.clicked.connect(self.remove_selected)
         buttons = QHBoxLayout()
         buttons.addWidget(self.add_button)
         buttons.addWidget(self.remove_button)
         buttons.addStretch(1)
         self.name = QLineEdit()
-        self.name.setToolTip("The workload's name, on the chart, in the table and the CSV")
+        self.name.setToolTip(_("The workload's name, on the chart, in the table and the CSV"))
         self.name.editingFinished.connect(self._on_name)
         self.fields = WorkloadFields()
         self.fields.sig_changed.connect(self._on_field)
@@ -78,8 +79,8 @@ class WorkloadsPanel(QWidget):
         self.refused.setStyleSheet("color: #b00020")
         self.formulas = QTextBrowser()
         self.formulas.setOpenLinks(False)
-        self.hint = QLabel("Drag a workload's big point on the chart to change its batch "
-                           "(Shift+drag: its context or sequence).")
+        self.hint = QLabel(_("Drag a workload's big point on the chart to change its batch "
+                           "(Shift+drag: its context or sequence)."))
         self.hint.setWordWrap(True)
         # A few rows for the list, so the formulas keep the room on a laptop screen.
         row = self.list.fontMetrics().height() + 6
@@ -93,7 +94,7 @@ class WorkloadsPanel(QWidget):
         above.addWidget(self.list)
         above.addLayout(buttons)
         name_row = QHBoxLayout()
-        name_row.addWidget(QLabel("Name"))
+        name_row.addWidget(QLabel(_("Name")))
         name_row.addWidget(self.name, 1)
         above.addLayout(name_row)
         above.addWidget(self.fields)
@@ -190,13 +191,13 @@ class WorkloadsPanel(QWidget):
         self.fields.show_workload(w)
         if not self.name.hasFocus():
             self.name.setText(w.name)
-        self.hint.setText("On the chart, drag its big point: the "
+        self.hint.setText(_("On the chart, drag its big point: the ")
                           + ("micro-batch" if w.training else "batch")
-                          + ("; Shift+drag: the sequence." if w.kind == "transformer" and
-                             w.training else "; Shift+drag: the context or prompt length."
+                          + (_("; Shift+drag: the sequence.") if w.kind == "transformer" and
+                             w.training else _("; Shift+drag: the context or prompt length.")
                              if w.kind == "transformer" else "."))
-        self.hint.setToolTip("The point moves the way the intensity goes: in decode a longer "
-                             "KV cache moves it left at large batches, right at batch 1.")
+        self.hint.setToolTip(_("The point moves the way the intensity goes: in decode a longer "
+                             "KV cache moves it left at large batches, right at batch 1."))
         scroll = self.formulas.verticalScrollBar().value()
         self.formulas.setHtml(entries_html(w, self.model.document.kernels_by_id))
         self.formulas.verticalScrollBar().setValue(scroll)

@@ -1,0 +1,66 @@
+"""The app's own texts in the user's language: gettext's convention, one mechanism for the
+Qt-free core and the window alike (docs/translating.md).
+
+A text to translate is a whole sentence (or a whole label) marked with ``_``, its numbers and
+names filled in afterwards through named placeholders, so a translation can put them in its own
+word order::
+
+    _("{chip} leads {other} by {share}").format(chip=..., other=..., share=...)
+
+never a sentence glued from fragments. ``N_`` marks a text for extraction where it is defined
+(a table of labels at module level, read before any language is chosen) and leaves it as it is;
+``_`` translates it where it is shown. Extraction: ``pybabel extract -k N_`` (Babel finds
+``_`` itself); the catalogs are ``resources/locale/<lang>/LC_MESSAGES/roofline_gui.po``, read
+by ``io.translations`` and installed here.
+
+Session files, CSV headers, command-line options and the Python API never pass through here:
+they stay the same in every language.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+#: the languages the app speaks, by code, with each one's own name (the Language menu's)
+LANGUAGES: dict[str, str] = {"en": "English", "ja": "日本語"}
+SOURCE_LANGUAGE = "en"
+
+_catalog: Mapping[str, str] = {}
+_language = SOURCE_LANGUAGE
+
+
+def _(message: str) -> str:
+    """``message`` in the installed language (itself where the catalog has no translation)."""
+    return _catalog.get(message, message) if _catalog else message
+
+
+def N_(message: str) -> str:  # noqa: N802 (gettext's name)
+    """Mark ``message`` for extraction without translating it (``_`` translates it later)."""
+    return message
+
+
+def install(language: str, catalog: Mapping[str, str]) -> None:
+    """Speak ``language`` from now on, with ``catalog`` (source text -> translation)."""
+    global _catalog, _language
+    _language = language if language in LANGUAGES else SOURCE_LANGUAGE
+    _catalog = dict(catalog) if _language != SOURCE_LANGUAGE else {}
+
+
+def language() -> str:
+    """The installed language's code ("en" until another is installed)."""
+    return _language
+
+
+def language_from_locale(names: Mapping[str, str]) -> str:
+    """The language a POSIX locale asks for, from environment variables as ``os.environ`` holds
+    them (LANGUAGE's list first, then LC_ALL, LC_MESSAGES, LANG): "ja" for ``ja_JP.UTF-8``,
+    "en" for a language the app does not speak."""
+    for key in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"):
+        value = names.get(key, "")
+        for name in value.split(":") if key == "LANGUAGE" else [value]:
+            code = name.split(".")[0].split("@")[0].split("_")[0].lower()
+            if code in LANGUAGES:
+                return code
+            if code and code not in ("c", "posix") and key != "LANGUAGE":
+                return SOURCE_LANGUAGE  # a locale the app does not speak: English
+    return SOURCE_LANGUAGE

@@ -1,0 +1,67 @@
+"""The interface's language at start: ``--lang``, else View → Language's choice kept in the
+settings, else the system's locale; the app's catalog (io.translations) and Qt's own for its
+dialogs (``qtbase_<lang>.qm``, shipped with PySide6), and a font that can draw it.
+
+The language is chosen once, before the window is built: View → Language keeps the choice for
+the next start and says so (rebuilding every open view in place is not worth its risks).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from PySide6.QtCore import QCoreApplication, QLibraryInfo, QTranslator
+from PySide6.QtGui import QFontDatabase
+
+from roofline_gui.core import i18n
+from roofline_gui.io.translations import use_language
+
+#: what to install where no font can draw the language (Debian and Ubuntu's package first)
+FONT_PACKAGES = {"ja": "fonts-noto-cjk (Debian, Ubuntu), google-noto-sans-cjk-fonts (Fedora) "
+                       "or Noto Sans CJK JP from fonts.google.com"}
+_WRITING = {"ja": QFontDatabase.WritingSystem.Japanese}
+_translators: list[QTranslator] = []  # kept alive while installed
+
+
+def chosen_language(given: str | None, saved: str) -> str:
+    """``given`` (the command line's) if any, else the saved choice, else the system locale's."""
+    if given:
+        return given if given in i18n.LANGUAGES else i18n.SOURCE_LANGUAGE
+    if saved in i18n.LANGUAGES:
+        return saved
+    return i18n.language_from_locale(os.environ)
+
+
+def can_draw(language: str) -> bool:
+    """Whether an installed font has the language's glyphs (needs the application object)."""
+    writing = _WRITING.get(language)
+    return writing is None or bool(QFontDatabase.families(writing))
+
+
+def apply_language(language: str) -> tuple[str, str]:
+    """Install ``language`` for the app's texts and Qt's dialogs; returns the language installed
+    and a note for the user ("" if none). Without a font that draws it the interface stays in
+    English (empty boxes help nobody) and the note, in English and the language, names the
+    package to install."""
+    app = QCoreApplication.instance()
+    for translator in _translators:
+        app.removeTranslator(translator)
+    _translators.clear()
+    note = ""
+    if language != i18n.SOURCE_LANGUAGE and not can_draw(language):
+        note = (f"No installed font can draw {i18n.LANGUAGES[language]} "
+                f"({language}): install {FONT_PACKAGES.get(language, 'a font for it')}; the "
+                "interface is in English until then.")
+        language = i18n.SOURCE_LANGUAGE
+    language = use_language(language)
+    if language != i18n.SOURCE_LANGUAGE:
+        folder = QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)
+        translator = QTranslator(app)
+        if translator.load(f"qtbase_{language}", folder):
+            app.installTranslator(translator)
+            _translators.append(translator)
+        else:  # the bundle or a trimmed Qt without it: Qt's dialogs in English, said
+            print(f"roofline-explorer: Qt's own {language} texts (qtbase_{language}.qm) are not "
+                  f"in {folder}: its file dialogs stay in English", file=sys.stderr)
+    return language, note
