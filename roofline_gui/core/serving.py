@@ -350,6 +350,7 @@ def serving_rows(result: ServingResult, columns: Sequence[str]) -> list[dict[str
                 "batch": str(int(users)), "sequence": str(s.input_tokens),
                 "context": str(s.mean_context),
                 "chips_per_model": str(result.chips_per_model),
+                "chips_total": str(result.chips_serving),  # both pools where disaggregated
                 "time_s": csv_number(float(result.tpot[c, k])),
                 "time_no_overlap_s": csv_number(float(result.tpot[c, k])),
                 "throughput_per_s": csv_number(float(result.tokens_total[c, k])),
@@ -423,10 +424,17 @@ def _lead(result: ServingResult) -> str | None:
     ua, ub = int(result.concurrency[ka]), int(result.concurrency[kb])
     facts = []
     precision = compute_precision(result.workload.activations)
+    # the link first where the model spans chips (or a pool hands its caches to the other):
+    # a tour read every figure favour the second chip and the cause, NVLink, unnamed
+    linked = result.chips_per_model > 1 or result.spec.disaggregated
+    link = np.asarray(result.first.link_bandwidth, float) if linked else None
     for what, x, y, unit in (
+            *((("chip-to-chip link", float(link[a]), float(link[b]), "B/s"),) if linked else ()),
             ("main memory", ca.dram.bandwidth, cb.dram.bandwidth, "B/s"),
             (f"{precision} peak", ca.peak(precision), cb.peak(precision), "op/s"),
             ("memory", ca.dram.capacity, cb.dram.capacity, "B")):
+        if not (np.isfinite(x) and np.isfinite(y)):
+            continue
         if x and y and abs(x / y - 1) > 0.005:
             facts.append(f"{what} {format_si(x, unit)} against {format_si(y, unit)}")
         elif x and y:

@@ -279,6 +279,14 @@ def test_the_words_say_why_the_first_chip_leads_the_second():
     share = r.tokens_per_chip[first, r.best(first)] / r.tokens_per_chip[second, r.best(second)] - 1
     assert lead.startswith(f"{a.name} leads {b.name} by {share:.0%}")
     assert "the same main memory (8 TB/s)" in lead and "fp8 peak" in lead
+    # a model over 8 chips: the link named first (a tour read every figure favour the second
+    # chip, and the cause unnamed)
+    wide = serve(replace(w, chips_per_model=8), pair, spec_of(w))
+    words = serving_lines(wide, 0)[1]
+    assert "chip-to-chip link" in words and words.index("chip-to-chip link") < words.index("main memory")
+    assert "chip-to-chip link" not in lead
+    rows = serving_rows(wide, WORKLOAD_CSV_COLUMNS)
+    assert {r["chips_total"] for r in rows} == {"8"}
     # a chip added twice read "Instinct MI300X leads Instinct MI300X by 0%" (a screenshot)
     twice = serve(w, (pair[1], replace(pair[1], id="again")), spec_of(w))
     assert serving_lines(twice, 0)[1].startswith(

@@ -286,6 +286,18 @@ def test_pools_that_a_wider_model_no_longer_divides_are_said_not_a_traceback(pan
     assert panel.result is None
     assert "cannot be served" in panel.title.text()
     assert "multiple of the 8 chips" in panel.title.text()
+    # said with the fields' own names, each pool mended on its own (the tour: a good value of
+    # one was refused for the other's, until one was set to 0)
+    assert "Prefill chips x: 2 chips" in panel.title.text()
+    assert "Decode chips y: 4 chips" in panel.title.text() and "prefill_chips" not in panel.title.text()
+    panel.edits["prefill_chips"].setValue(8)
+    assert model.document.workloads[0].prefill_chips == 8 and panel.refused.isHidden()
+    _settle(panel)
+    assert "Decode chips y: 4 chips" in panel.title.text() and "Prefill" not in panel.title.text()
+    panel.edits["decode_chips"].setValue(16)
+    _settle(panel)
+    assert panel.result is not None and panel.result.chips_serving == 24
+    assert panel.edits["tpot_limit"].specialValueText() == "none"  # 0: no limit, said
 
 
 def test_a_bad_value_in_a_field_is_refused_and_said(panel):

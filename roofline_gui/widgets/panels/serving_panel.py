@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 
 from roofline_gui.core.edits import SetField
 from roofline_gui.core.errors import RooflineError
-from roofline_gui.core.i18n import _
+from roofline_gui.core.i18n import N_, _
 from roofline_gui.core.serving import measured_lines, serve, serving_lines, spec_of
 from roofline_gui.core.units import rate_count
 from roofline_gui.core.workload import MAX_DIM, Workload, pool_problems, with_field
@@ -37,22 +37,26 @@ from roofline_gui.widgets.common.throttle import Throttle
 from roofline_gui.widgets.panels.serving_chart import MEASURES, ServingChart, measure_values
 
 #: The fields: (name, label, tooltip), whole numbers then times and the rate.
-_FIELDS = (("input_tokens", "Input I", "prompt tokens per request (a mean)"),
-           ("output_tokens", "Output O", "output tokens per request (a mean)"),
-           ("tpot_limit", "TPOT limit (ms)", "time per output token a user may see at most "
-                                             "(0: none); or drag its line on the chart"),
-           ("ttft_limit", "TTFT limit (ms)", "time to the first token at most (0: none): one "
-                                             "prompt's prefill, without queueing"),
-           ("draft_tokens", "Draft tokens n", "speculative decoding: tokens drafted per step "
-                                              "(0: off); the draft's own work is not counted"),
-           ("acceptance", "Acceptance α", "each drafted token's chance to be accepted: "
-                                          "(1 − α^(n+1))/(1 − α) tokens a step"),
-           ("prefill_chips", "Prefill chips x", "disaggregated serving: chips that only prefill "
-                                                "(a multiple of the chips sharing the model), "
-                                                "each prompt's KV cache moved over the link "
-                                                "level; 0: every chip does both"),
-           ("decode_chips", "Decode chips y", "disaggregated serving: chips that only decode; "
-                                              "0: every chip does both"))
+_FIELDS = (("input_tokens", N_("Input I"), N_("prompt tokens per request (a mean)")),
+           ("output_tokens", N_("Output O"), N_("output tokens per request (a mean)")),
+           ("tpot_limit", N_("TPOT limit (ms)"), N_("time per output token a user may see at most "
+                                                   "(none: no limit); or drag its line on the "
+                                                   "chart")),
+           ("ttft_limit", N_("TTFT limit (ms)"), N_("time to the first token at most (none: no "
+                                                   "limit): one prompt's prefill, without "
+                                                   "queueing")),
+           ("draft_tokens", N_("Draft tokens n"), N_("speculative decoding: tokens drafted per "
+                                                    "step (0: off); the draft's own work is not "
+                                                    "counted")),
+           ("acceptance", N_("Acceptance α"), N_("each drafted token's chance to be accepted: "
+                                                "(1 − α^(n+1))/(1 − α) tokens a step")),
+           ("prefill_chips", N_("Prefill chips x"), N_("disaggregated serving: chips that only "
+                                                      "prefill (a multiple of the chips sharing "
+                                                      "the model), each prompt's KV cache moved "
+                                                      "over the link level; 0: every chip does "
+                                                      "both")),
+           ("decode_chips", N_("Decode chips y"), N_("disaggregated serving: chips that only "
+                                                    "decode; 0: every chip does both")))
 #: The two pools of disaggregated serving: set one from 0 and the other follows (1:1), set one
 #: to 0 and both are (each chip does both again).
 _POOLS = {"prefill_chips": "decode_chips", "decode_chips": "prefill_chips"}
@@ -92,10 +96,12 @@ class ServingPanel(QWidget):
                 edit.setDecimals(2 if name != "acceptance" else 3)
                 edit.setRange(0.0, 10.0 if name == "acceptance" else 1e6)
                 edit.setSingleStep(0.05 if name == "acceptance" else 5.0)
+            if name in ("tpot_limit", "ttft_limit"):
+                edit.setSpecialValueText(_("none"))  # 0: no limit, said as such
             edit.setKeyboardTracking(False)
-            edit.setToolTip(tip)
+            edit.setToolTip(_(tip))
             edit.valueChanged.connect(lambda v, n=name: self._on_field(n, v))
-            caption = QLabel(label)
+            caption = QLabel(_(label))
             caption.setBuddy(edit)
             grid.addWidget(caption, i, 0)
             grid.addWidget(edit, i, 1)
@@ -145,7 +151,6 @@ class ServingPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.title)
-        layout.addWidget(self.refused)
         fields = QWidget()
         fields.setLayout(grid)
         side = QScrollArea()
@@ -163,7 +168,10 @@ class ServingPanel(QWidget):
         body = QGridLayout()
         body.addWidget(side, 0, 0)
         body.addWidget(self.plot, 0, 1)
-        body.addWidget(words, 0, 2)
+        column = QVBoxLayout()  # a refusal above the words: the fields never move under the mouse
+        column.addWidget(self.refused)
+        column.addWidget(words, 1)
+        body.addLayout(column, 0, 2)
         body.setColumnStretch(1, 3)
         body.setColumnStretch(2, 2)
         layout.addLayout(body, 1)
@@ -232,13 +240,19 @@ class ServingPanel(QWidget):
         other = _POOLS.get(name)
         if other and (value == 0) != (getattr(w, other) == 0):
             changed = with_field(changed, other, value)  # both pools on, or both off
-        pools = pool_problems(changed) if other else []
+        # the pools this edit set (one, or both where it turned the split on or off); the other
+        # pool's own problem is said where the workload is served, not charged to this value
+        edited = {name} | ({other} if other and getattr(changed, other) != getattr(w, other)
+                           else set())
+        pools = [p for p in pool_problems(changed) if p.path in edited] if other else []
         done = not pools and self.model.set_workload(
-            changed, f"{w.name}: {LABELS[name]} {shown}",
+            changed, _("{workload}: {field} {value}").format(workload=w.name, field=_(LABELS[name]),
+                                                              value=shown),
             merge_key=("serving field", self._serial, name))
         refusal = "; ".join(p.message for p in pools) if pools else self.model.last_refused
-        self._refuse(f"{LABELS[name]} {shown} refused: {refusal}"
-                             if not done and refusal is not None else "")
+        self._refuse(_("{field} {value} refused: {why}").format(
+            field=_(LABELS[name]), value=shown, why=refusal)
+            if not done and refusal is not None else "")
         if not done:
             self.refresh()  # the field shows the workload's own value again
 
@@ -289,8 +303,11 @@ class ServingPanel(QWidget):
             self.result = None
             self._drawn_key = self._frontier_key = None
             self.chart.clear()
-            self.title.setText(f"<b>{html.escape(w.name)}</b> cannot be served: "
-                               f"{html.escape(str(exc))}")
+            why = ("; ".join(_("{field}: {problem}").format(
+                field=_(LABELS[p.path]) if p.path in LABELS else p.path, problem=p.message)
+                for p in exc.problems) if getattr(exc, "problems", ()) else str(exc))
+            self.title.setText(_("{workload} cannot be served: {why}").format(
+                workload=f"<b>{html.escape(w.name)}</b>", why=html.escape(why)))
             self.words.setText("")
             return
         self.result = result
