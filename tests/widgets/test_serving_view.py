@@ -336,3 +336,21 @@ def test_the_serving_example_opens_on_the_serving_view(window):
     QApplication.processEvents()
     assert not window.docks["serving"].visibleRegion().isEmpty()
     assert window.docks["breakdown"].visibleRegion().isEmpty()
+
+
+def test_the_users_numbers_never_print_over_each_other(panel):
+    """In a chart of 580 × 230 px the numbers over the top points ran together ("4,8023,010",
+    the tour): a number that would touch another is left out, at the chart's size in pixels."""
+    panel.resize(1100, 260)
+    _settle(panel)
+    chart = panel.chart
+    chart._place_labels(chart._marks)
+    def glyphs(label):  # the text's box without the margin a text item keeps round it
+        m = label.textItem.document().documentMargin()
+        return label.sceneBoundingRect().adjusted(m, m, -m, -m)
+
+    shown = [glyphs(label) for label in chart.labels if label.isVisible()]
+    assert len(shown) >= 3
+    for i, a in enumerate(shown):
+        for b in shown[i + 1:]:
+            assert not a.intersects(b), (a, b)

@@ -5,12 +5,14 @@ named in a legend. Drawn in the Serving view and afresh, offscreen, for its expo
 
 from __future__ import annotations
 
+import functools
 import html
 from contextlib import contextmanager
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QFont, QFontMetricsF
 
 from roofline_gui.core.serving import chip_named
 from roofline_gui.widgets.common.axes import log_plot
@@ -52,6 +54,8 @@ class ServingChart:
         self.rings = pg.ScatterPlotItem(size=16, pen=pg.mkPen("k", width=2), brush=None,
                                         hoverable=tip is not None, tip=tip)
         self.labels: list[pg.TextItem] = []
+        self._marks: list = []  # the users' numbers: (x, y, text, colour), placed at each size
+        item.getViewBox().sigResized.connect(lambda _vb: self._place_labels(self._marks))
         # bottom left: the frontiers fall from the top left to the bottom right, never there
         self.legend = item.addLegend(offset=(8, -8), labelTextSize="8pt", labelTextColor="k",
                                      brush=pg.mkBrush(255, 255, 255, 230),
@@ -119,7 +123,7 @@ class ServingChart:
                             brush=brushes, pen=pens)
         for c, (fit, _every) in enumerate(self.lines[:len(result.chips)]):
             fit.setVisible(bool(np.isfinite(values[c]).any()))
-        self._place_labels(marks)
+        self._marks = marks
         drawn = [c for c in range(len(result.chips)) if np.isfinite(values[c]).any()]
         legend_key = tuple((result.chips[c].name, result.chips[c].color) for c in drawn)
         if legend_key != self._legend_key:
@@ -130,6 +134,7 @@ class ServingChart:
             self._legend_key = legend_key
         self.draw_limits(result)  # (the rings of another axis would hold the range)
         self.draw_measured(result, measured if measure == "chip" else ())
+        self._place_labels(self._marks)  # in the range just fitted, at its size in pixels
 
     def draw_measured(self, result, measured) -> None:
         """The measured points as stars in their chip's colour (those naming no chip shown are
@@ -172,13 +177,18 @@ class ServingChart:
         """The users' numbers beside their points, none over another: a number that would
         touch one already placed (a fourteenth of the points' span across, a sixteenth up) is
         left out; hover tells every point's."""
-        if marks:
+        vb = self.plot.getPlotItem().getViewBox()
+        metrics = _label_metrics()
+        per_px = vb.viewPixelSize() if vb.width() > 1 else (0.0, 0.0)
+        if marks and not all(per_px):  # not laid out yet: a share of the points' span
             xs, ys = np.array([m[0] for m in marks]), np.array([m[1] for m in marks])
-            dx = max(float(np.ptp(xs)), 0.5) / 14
-            dy = max(float(np.ptp(ys)), 0.5) / 16
-        placed: list[tuple[float, float]] = []
+            per_px = (max(float(np.ptp(xs)), 0.5) / 500, max(float(np.ptp(ys)), 0.5) / 200)
+        dy = (metrics.height() + 1) * per_px[1]
+        placed: list[tuple[float, float, float]] = []  # x, y, half the width, in data units
         for x, y, text, color in marks:
-            if any(abs(x - px) < dx and abs(y - py) < dy for px, py in placed):
+            half = (metrics.horizontalAdvance(text) / 2 + 3) * per_px[0]
+            # a number over another's would read as one ("4,8023,010"): left out, hover tells it
+            if any(abs(x - px) < half + ph and abs(y - py) < dy for px, py, ph in placed):
                 continue
             if len(placed) == len(self.labels):
                 label = pg.TextItem(anchor=(0.5, 1.2))
@@ -188,7 +198,7 @@ class ServingChart:
             label.setText(text, color=color)
             label.setPos(x, y)
             label.setVisible(True)
-            placed.append((x, y))
+            placed.append((x, y, half))
         for label in self.labels[len(placed):]:
             label.setVisible(False)
 
@@ -231,6 +241,13 @@ class ServingChart:
         finally:
             item.setTitle(None)
             item.titleLabel.setText("")
+
+
+@functools.cache
+def _label_metrics() -> QFontMetricsF:
+    """The users' numbers' font (a text item's own), measured once."""
+    item = pg.TextItem()
+    return QFontMetricsF(QFont(item.textItem.font()))  # a copy: the item goes
 
 
 @contextmanager
