@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from roofline_gui.core.energy import Energy
+from roofline_gui.core.i18n import _
 from roofline_gui.core.units import PRECISIONS, format_si
 
 #: A ceiling dragged as a what-if (a roof on the chart, a dot of the design space) stays within
@@ -97,20 +98,23 @@ def ceiling_note(value: float, source: str, measured: Measured | None, unit: str
                  what_if_of: float | None = None) -> tuple[str, str]:
     """A ceiling's provenance in words, as the hardware editor shows it beside the value: a
     short line (with how much of the datasheet a measurement reaches) and the whole text."""
-    said = f"datasheet: {source}" if source else "no source given"
+    said = _("datasheet: {source}").format(source=source) if source else _("no source given")
     if what_if_of is not None and measured is None:
-        return (f"what-if: {value / what_if_of:.3g}× of {format_si(what_if_of, unit)}",
-                f"what-if: {value / what_if_of:.3g}× the datasheet's {format_si(what_if_of, unit)}"
-                f"\n{said}")
+        ratio, base = f"{value / what_if_of:.3g}", format_si(what_if_of, unit)
+        return (_("what-if: {ratio}× of {value}").format(ratio=ratio, value=base),
+                _("what-if: {ratio}× the datasheet's {value}").format(ratio=ratio, value=base)
+                + f"\n{said}")
     if measured is None:
-        return source.split(" [")[0] or "no source given", said
-    how = f"measured {measured.date} on {measured.host or 'this computer'}: {measured.method}"
+        return source.split(" [")[0] or _("no source given"), said
+    how = _("measured {date} on {host}: {method}").format(
+        date=measured.date, host=measured.host or _("this computer"), method=measured.method)
     if measured.value == value:
-        return f"measured {measured.date}", how
+        return _("measured {date}").format(date=measured.date), how
     share = measured.value / value
-    flag = " ⚠ above the datasheet" if share > 1.05 else ""
-    return (f"measured {share:.0%}: {format_si(measured.value, unit)}{flag}",
-            f"{said}\n{how}")
+    short = (_("measured {share}: {value} ⚠ above the datasheet") if share > 1.05 else
+             _("measured {share}: {value}")).format(share=f"{share:.0%}",
+                                                    value=format_si(measured.value, unit))
+    return short, f"{said}\n{how}"
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field, fields
 
 import numpy as np
 
+from roofline_gui.core.i18n import N_
 from roofline_gui.core.identity_cache import IdentityCache
 from roofline_gui.core.units import (
     MEMORY_ROLES,
@@ -617,8 +618,9 @@ def _j(joules: float) -> str:
 ENERGY_PART_COLORS = {"compute": "#f58518", "dram": "#4c78a8", "cache": "#72b7b2",
                       "host": "#e45756", "link": "#9d9d9d", "idle": "#d6d6d6"}
 #: The parts' colours in words, for the breakdown's legend (each level its own segment).
-ENERGY_PART_WORDS = {"compute": "compute", "dram": "main memory", "cache": "each on-chip level",
-                     "host": "host link", "link": "chip-to-chip link", "idle": "idle"}
+ENERGY_PART_WORDS = {"compute": N_("compute"), "dram": N_("main memory"),
+                     "cache": N_("each on-chip level"), "host": N_("host link"),
+                     "link": N_("chip-to-chip link"), "idle": N_("idle")}
 
 
 def energy_parts(result, c: int) -> list[tuple[str, str, float]]:

@@ -52,7 +52,7 @@ class StackAction(QAction):
     command it would undo goes into the tooltip ('Undo Move MLP layer… (Ctrl+Z)')."""
 
     def __init__(self, stack, kind: str, keys: QKeySequence, parent) -> None:
-        super().__init__(kind.capitalize(), parent)
+        super().__init__(_("Undo") if kind == "undo" else _("Redo"), parent)
         self.kind, self.keys = kind, keys.toString(QKeySequence.SequenceFormat.NativeText)
         self.triggered.connect(getattr(stack, kind))
         getattr(stack, f"can{kind.capitalize()}Changed").connect(self.setEnabled)

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox, QProgressDialog, QWidget
 
 from roofline_gui.core.edits import Batch, Replace
 from roofline_gui.core.errors import RooflineError
+from roofline_gui.core.i18n import _
 from roofline_gui.io.presets import Presets, save_user_chip, user_preset_id
 from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.widgets.common.dialogs import Confirm
@@ -23,12 +24,12 @@ from roofline_gui.widgets.common.dialogs import Confirm
 class ImportDialogs:
     @classmethod
     def csv_path(cls, parent: QWidget, title: str) -> str:
-        return QFileDialog.getOpenFileName(parent, title, "", "CSV files (*.csv);;All files (*)")[0]
+        return QFileDialog.getOpenFileName(parent, title, "", _("CSV files (*.csv);;All files (*)"))[0]
 
     @classmethod
     def chips_path(cls, parent: QWidget, title: str) -> str:
         return QFileDialog.getOpenFileName(
-            parent, title, "", "Measurements and sessions (*.json *.roofline);;All files (*)")[0]
+            parent, title, "", _("Measurements and sessions (*.json *.roofline);;All files (*)"))[0]
 
     @classmethod
     def report(cls, parent: QWidget, title: str, text: str) -> None:
@@ -95,7 +96,7 @@ class MeasureActions(QObject):
     def _start(self, title: str, job, on_done) -> None:
         if self.worker is not None:
             return  # one job at a time
-        self.dialog = QProgressDialog(title, "Cancel", 0, 1000, self.window)
+        self.dialog = QProgressDialog(title, _("Cancel"), 0, 1000, self.window)
         self.dialog.setWindowTitle(title)
         self.dialog.setWindowModality(Qt.WindowModality.WindowModal)
         self.dialog.setMinimumDuration(0)
@@ -133,9 +134,9 @@ class MeasureActions(QObject):
         if outcome == "done":
             on_done(payload)
         elif outcome == "failed":
-            Confirm.error(self.window, "Measurement failed", str(payload))
+            Confirm.error(self.window, _("Measurement failed"), str(payload))
         else:
-            self.sig_message.emit("Cancelled: nothing was changed")
+            self.sig_message.emit(_("Cancelled: nothing was changed"))
         self.sig_finished.emit(outcome)
 
     # -- measure this computer ------------------------------------------------------------------------
@@ -154,7 +155,7 @@ class MeasureActions(QObject):
                              if c.id == self.model.selected_chip), None)
             answer = MeasureDialogs.ask(self.window, chip, result, selected)
             if answer is None:
-                self.sig_message.emit("Measurement discarded: nothing was changed")
+                self.sig_message.emit(_("Measurement discarded: nothing was changed"))
                 return
             target, keep = answer
             if keep:
@@ -178,14 +179,14 @@ class MeasureActions(QObject):
             levels = ", ".join(f"{lv.name} {lv.bandwidth / 1e9:.1f} GB/s" for lv in chip.memory)
             self.sig_message.emit(f"Measured: {levels}")
 
-        self._start("Measuring this computer…", job, done)
+        self._start(_("Measuring this computer…"), job, done)
 
     def _keep_as_preset(self, chip) -> str | None:
         preset_id = user_preset_id(chip.name)
         try:
             path = save_user_chip(replace(chip, visible=True), preset_id)
         except RooflineError as exc:
-            Confirm.error(self.window, "Could not save the preset", str(exc))
+            Confirm.error(self.window, _("Could not save the preset"), str(exc))
             return None
         # The preset library object is shared by every panel: the saved chip joins it at once.
         self.presets.chips[preset_id] = replace(chip, id=preset_id, preset=preset_id)
@@ -227,19 +228,19 @@ class MeasureActions(QObject):
     def import_ncu(self) -> bool:
         from roofline_gui.io.imports import import_ncu_csv  # noqa: PLC0415
 
-        return self._import("Import Nsight Compute CSV", import_ncu_csv)
+        return self._import(_("Import Nsight Compute CSV"), import_ncu_csv)
 
     def import_plain(self) -> bool:
         from roofline_gui.io.imports import import_plain_csv  # noqa: PLC0415
 
-        return self._import("Import measurements (CSV)", import_plain_csv)
+        return self._import(_("Import measurements (CSV)"), import_plain_csv)
 
     def import_chips(self) -> bool:
         """Add the chip of a measurement file (``--measure --json``) or the chips of a session
         to this session, as one undoable step."""
         from roofline_gui.io.session import open_document  # noqa: PLC0415
 
-        title = "Import chips from a file"
+        title = _("Import chips from a file")
         path = ImportDialogs.chips_path(self.window, title)
         if not path:
             return False

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from roofline_gui.core.chip import Chip, derive
+from roofline_gui.core.i18n import _
 from roofline_gui.core.units import format_si
 
 
@@ -26,7 +27,7 @@ class DeriveDialog(QDialog):
     def __init__(self, chips: Sequence[Chip], selected: str | None = None,
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Derive a what-if chip")
+        self.setWindowTitle(_("Derive a what-if chip"))
         self.chips = list(chips)
         self.chip = QComboBox()
         for chip in self.chips:
@@ -40,16 +41,16 @@ class DeriveDialog(QDialog):
         self.error.setStyleSheet("color: #b00020")
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
                                    | QDialogButtonBox.StandardButton.Cancel)
-        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Add")
+        buttons.button(QDialogButtonBox.StandardButton.Ok).setText(_("Add"))
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         self.ok = buttons.button(QDialogButtonBox.StandardButton.Ok)
         layout = QVBoxLayout(self)
         top = QFormLayout()
-        top.addRow("From", self.chip)
+        top.addRow(_("From"), self.chip)
         layout.addLayout(top)
-        layout.addWidget(QLabel("A factor per ceiling (1: unchanged). The copy's changed ceilings "
-                                "say what-if and the value they came from."))
+        layout.addWidget(QLabel(_("A factor per ceiling (1: unchanged). The copy's changed ceilings "
+                                "say what-if and the value they came from.")))
         layout.addLayout(self.form)
         layout.addWidget(self.name)
         layout.addWidget(self.error)
@@ -66,12 +67,12 @@ class DeriveDialog(QDialog):
         self.fields = {}
         self.values: dict[str, QLabel] = {}  # each ceiling's figure, before → after
         chip = self.original()
-        rows = [("compute", "Every compute roof")]
+        rows = [("compute", _("Every compute roof"))]
         rows += [(p, f"{p} peak") for p in chip.precisions]
-        rows += [(role, " and ".join(lv.name for lv in chip.levels(role)) + f" ({role})")
+        rows += [(role, _(" and ").join(lv.name for lv in chip.levels(role)) + f" ({role})")
                  for role in ("dram", "cache", "host", "link") if chip.levels(role)]
         if chip.dram.capacity:
-            rows.append(("capacity", "Main memory capacity"))
+            rows.append(("capacity", _("Main memory capacity")))
         for key, label in rows:
             spin = QDoubleSpinBox()
             spin.setDecimals(2)
@@ -94,7 +95,7 @@ class DeriveDialog(QDialog):
     def _figure(chip: Chip, key: str) -> str:
         """The ceiling ``key`` of ``chip`` as the editor writes it."""
         if key == "compute":
-            return "each peak below"
+            return _("each peak below")
         if key in chip.compute:
             return format_si(chip.compute[key], "op/s")
         if key == "capacity":

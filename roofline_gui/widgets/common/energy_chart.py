@@ -15,6 +15,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from roofline_gui.core.energy import constants
+from roofline_gui.core.i18n import _
 from roofline_gui.core.units import PRECISIONS, format_si
 from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.widgets.common.axes import log_plot
@@ -52,13 +53,13 @@ class EnergyChart(QWidget):
         self.mode = QComboBox()
         for text, key in MODES:
             self.mode.addItem(text, key)
-        self.mode.setToolTip("The y axis: op per joule (the energy roofline), or op/s with each "
-                             "chip held to its board power (the power-capped roof)")
+        self.mode.setToolTip(_("The y axis: op per joule (the energy roofline), or op/s with each "
+                             "chip held to its board power (the power-capped roof)"))
         self.mode.currentIndexChanged.connect(lambda _i: self.refresh())
         self.plot = log_plot()
         self.plot.showGrid(True, True, 0.2)
         top = QHBoxLayout()
-        top.addWidget(QLabel("y axis"))
+        top.addWidget(QLabel(_("y axis")))
         top.addWidget(self.mode, 1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -157,7 +158,7 @@ class EnergyChart(QWidget):
                 ys.append(np.log10(value))
                 brushes.append(pg.mkBrush(cmp.chips[c].color or "#808080"))
                 symbols.append("o")
-                capped = " (power-capped)" if ke.capped[k, c] else ""
+                capped = _(" (power-capped)") if ke.capped[k, c] else ""
                 tips.append(f"{kernel.name} on {cmp.chips[c].name}: "
                             + (format_si(float(ke.ops_per_joule[k, c]) / units.ops_per_unit,
                                          f"{word}/J") if energy else
@@ -182,7 +183,7 @@ class EnergyChart(QWidget):
                 tips.append(f"{w.workload.name} on {chip.name}: "
                             f"{float(e.items_per_joule[j]):,.4g} {unit} per joule, "
                             f"{format_si(float(e.average_power[j]), 'W')}"
-                            + (" (power-capped)" if e.capped[j] else ""))
+                            + (_(" (power-capped)") if e.capped[j] else ""))
                 self.points[f"{w.workload.id}@{chip.id}"] = (x, float(value))
                 ids.append((w.workload.id, chip.id))
         if xs:
@@ -194,22 +195,24 @@ class EnergyChart(QWidget):
             scatter.sigClicked.connect(
                 lambda _s, points, _ev: len(points) and self.model.select(*points[0].data()[0]))
             self.plot.addItem(scatter)
-        self.plot.setLabel("bottom", f"Arithmetic intensity ({word}/B, main memory)")
-        self.plot.setLabel("left", f"{word}/J" if energy else f"{word}/s, capped")
+        self.plot.setLabel("bottom", _("Arithmetic intensity ({unit}/B, main memory)").format(
+            unit=word))
+        self.plot.setLabel("left", f"{word}/J" if energy else _("{unit}/s, capped").format(unit=word))
         names = ", ".join(f"<span style='color:{cmp.chips[c].color or '#808080'}'>■</span> "
                           f"{html.escape(cmp.chips[c].name)}" for c in chips)
-        said = (f"{names}: each chip's energy roofline, op per joule at the rate the roofline "
-                "allows, its knee at the energy-balance point (▽, ε_dram/ε_op); ● kernels, ★ "
-                "workloads (hover for tokens per joule)." if energy else f"{names}: "
-                "each chip's roof held to its board power (solid) against its roofline "
-                "(dotted, where they differ): near the ridge, where compute and memory run flat "
-                "out together, the cap bites first, claimed only from given energies; ● kernels, "
-                "★ workloads.")
+        said = (_("{chips}: each chip's energy roofline, op per joule at the rate the roofline "
+                  "allows, its knee at the energy-balance point (▽, ε_dram/ε_op); ● kernels, ★ "
+                  "workloads (hover for tokens per joule).") if energy else
+                _("{chips}: each chip's roof held to its board power (solid) against its "
+                  "roofline (dotted, where they differ): near the ridge, where compute and memory "
+                  "run flat out together, the cap bites first, claimed only from given energies; "
+                  "● kernels, ★ workloads.")).format(chips=names)
         estimated = [cmp.chips[c].name for c in chips if (k := constants(cmp.chips[c])) is not None
                      and k.dram_estimated]
         if estimated:
-            said += (f" {html.escape(', '.join(estimated))}: estimated from the board power "
-                     "(upper bounds): the knee at the ridge, no cap claimed (Help → User guide, Energy).")
+            said += " " + _("{chips}: estimated from the board power (upper bounds): the knee at "
+                            "the ridge, no cap claimed (Help → User guide, Energy).").format(
+                chips=html.escape(", ".join(estimated)))
         if missing:
-            said += f" No energy data: {html.escape(', '.join(missing))}."
+            said += " " + _("No energy data: {chips}.").format(chips=html.escape(", ".join(missing)))
         self.title.setText(said)

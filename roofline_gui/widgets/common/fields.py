@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
 )
 
 from roofline_gui.core.errors import UnitError
+from roofline_gui.core.i18n import _
 from roofline_gui.core.units import format_si, parse_quantity
 
 _UNITS = {"bandwidth": "B/s", "compute": "op/s", "bytes": "B", "intensity": "op/B", "count": "",
@@ -51,7 +52,7 @@ class QuantityEdit(QLineEdit):
         self._value: float | None = None
         self._shown = self._exact = ""  # the text set_value showed; the value in full
         self.error = ""
-        self.setPlaceholderText("not supported" if allow_empty else "")
+        self.setPlaceholderText(_("not supported") if allow_empty else "")
         # The red border of an error is a style sheet, which sizes the field by its own box
         # model: the height is fixed so the form does not move when an error comes or goes.
         # Every field has the same font and style: the height is measured once, not per field.
@@ -98,7 +99,7 @@ class QuantityEdit(QLineEdit):
             return None
         value = parse_quantity(text, self.kind)
         if self.fraction and value > 1:
-            raise UnitError("an achievable fraction is between 0 and 1 (e.g. 0.92)")
+            raise UnitError(_("an achievable fraction is between 0 and 1 (e.g. 0.92)"))
         if self.integer and value != int(value):
             raise UnitError(f"must be a whole number, not {value:g}")
         if not self.minimum <= value <= self.maximum:
@@ -134,7 +135,7 @@ class QuantityEdit(QLineEdit):
 
     def _why_not_taken(self, text: str) -> str:
         if self.confirm_empty and not text.strip():
-            return "press Enter in the emptied field to remove it"
+            return _("press Enter in the emptied field to remove it")
         try:
             self.parse(text)
         except UnitError as exc:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTextBrowser, QVBoxLayout
 
+from roofline_gui.core.i18n import _
 from roofline_gui.io.files import user_guide_path
 
 
@@ -22,7 +23,7 @@ class UserGuideDialog(QDialog):
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Roofline Explorer user guide")
+        self.setWindowTitle(_("Roofline Explorer user guide"))
         room = (parent.screen() if parent is not None else self.screen()).availableGeometry()
         self.resize(min(760, room.width() - 16), min(820, room.height() - 48))  # a laptop's too
         self.browser = QTextBrowser()

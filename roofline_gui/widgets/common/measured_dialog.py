@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from roofline_gui.core.chip import Chip
+from roofline_gui.core.i18n import _
 from roofline_gui.core.units import format_si
 
 
@@ -39,7 +40,7 @@ class MeasuredDialog(QDialog):
     def __init__(self, chip: Chip, measurement, selected: Chip | None,
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle("This computer, measured")
+        self.setWindowTitle(_("This computer, measured"))
         self.selected = selected
         layout = QVBoxLayout(self)
         host = chip.compute_measured and next(iter(chip.compute_measured.values())).host
@@ -65,18 +66,18 @@ class MeasuredDialog(QDialog):
             warning.setTextFormat(Qt.TextFormat.PlainText)
             warning.setStyleSheet("color: #b00020;")
             layout.addWidget(warning)
-        self.as_new = QRadioButton("Add it to the session as a new chip")
+        self.as_new = QRadioButton(_("Add it to the session as a new chip"))
         self.as_new.setChecked(True)
         self.onto_selected = QRadioButton(
             f"Add the measured values to {selected.name}, beside its datasheet values: only if "
             f"{selected.name} is this computer's datasheet" if selected is not None
-            else "Add the measured values to the selected chip (select a chip first)")
+            else _("Add the measured values to the selected chip (select a chip first)"))
         self.onto_selected.setEnabled(selected is not None)
         self.onto_selected.setToolTip(
-            "For a chip that describes this machine (a datasheet you typed in, or the preset of "
+            _("For a chip that describes this machine (a datasheet you typed in, or the preset of "
             "its processor with as many cores as were measured): each measured level goes to the "
             "level of the same name (DRAM to main memory), each peak to its precision; View → "
-            "Achievable roofs draws them")
+            "Achievable roofs draws them"))
         group = QButtonGroup(self)
         for button in (self.as_new, self.onto_selected):
             group.addButton(button)
@@ -85,8 +86,8 @@ class MeasuredDialog(QDialog):
                               "editor's Add… lists it)")
         layout.addWidget(self.keep)
         buttons = QDialogButtonBox()
-        buttons.addButton("Add", QDialogButtonBox.ButtonRole.AcceptRole)
-        buttons.addButton("Discard", QDialogButtonBox.ButtonRole.RejectRole)
+        buttons.addButton(_("Add"), QDialogButtonBox.ButtonRole.AcceptRole)
+        buttons.addButton(_("Discard"), QDialogButtonBox.ButtonRole.RejectRole)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         layout.addWidget(buttons)

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from roofline_gui.core.chip import WHAT_IF_SPAN
 from roofline_gui.core.design_space import balance_ratio, design_space
-from roofline_gui.core.i18n import _
+from roofline_gui.core.i18n import N_, _
 from roofline_gui.core.units import compute_precision, format_si
 from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.widgets.common.axes import log_plot
@@ -24,7 +24,7 @@ from roofline_gui.widgets.common.throttle import Throttle
 
 CELLS = 120  # per axis: 14,400 cells, a few ms for a 100-entry workload
 SPAN = 1.5  # decades either side of the chip
-READOUT_HINT = "Point at the map to read its throughput there."
+READOUT_HINT = N_("Point at the map to read its throughput there.")
 
 
 class ChipDots(pg.ScatterPlotItem):
@@ -79,7 +79,7 @@ class DesignSpacePanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         # What the map says under the pointer: the throughput there, against the chip's own.
-        self.readout = QLabel(READOUT_HINT)
+        self.readout = QLabel(_(READOUT_HINT))
         self.readout.setTextFormat(Qt.TextFormat.PlainText)  # a chip's name is text, not markup
         self.readout.setWordWrap(True)
         layout.addWidget(self.title)
@@ -158,17 +158,18 @@ class DesignSpacePanel(QWidget):
         self.balance.setData(lx, lx + np.log10(b_now * ratio / p_now))  # the chip's own
         unit = r.workload.throughput_unit
         self._here = (float(r.throughput[c]), unit, chip.name)
-        self.title.setText(
-            f"<b>{html.escape(r.workload.name)}</b> on {html.escape(chip.name)}, its other "
-            f"ceilings as they are: {unit} over peak compute and main-memory bandwidth "
-            f"(brighter is faster; the lines are throughput ×{self.iso_factor} apart). Dashed: "
-            f"compute time = "
-            f"main-memory time. Drag a chip's dot to move both its ceilings (a what-if).")
+        self.title.setText(_(
+            "{workload} on {chip}, its other ceilings as they are: {unit} over peak compute and "
+            "main-memory bandwidth (brighter is faster; the lines are throughput ×{factor} "
+            "apart). Dashed: compute time = main-memory time. Drag a chip's dot to move both its "
+            "ceilings (a what-if).").format(
+            workload=f"<b>{html.escape(r.workload.name)}</b>", chip=html.escape(chip.name),
+            unit=unit, factor=self.iso_factor))
         if self._drag is None:  # during a dot's drag the view stays as the user left it
             self.plot.getViewBox().setRange(xRange=(lx[0], lx[-1]), yRange=(ly[0], ly[-1]),
                                             padding=0)
         self._draw_chips(r, precision)  # in the range just set: their names keep apart in pixels
-        self.readout.setText(READOUT_HINT)  # it named the map before this one
+        self.readout.setText(_(READOUT_HINT))  # it named the map before this one
 
     def _clear_lines(self) -> None:
         for item in self.isolines:  # children of the image, not of the plot: taken out whole

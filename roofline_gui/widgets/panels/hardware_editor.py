@@ -149,7 +149,7 @@ class ChipForm(QWidget):
     def _compute_group(self, chip: Chip) -> QGroupBox:
         box = QGroupBox(_("Compute ceilings (dense peak per chip; empty = not supported)"))
         grid = QGridLayout(box)
-        for col, title in enumerate(("", "peak", "achievable", _("source or measurement"))):
+        for col, title in enumerate(("", _("peak"), _("achievable"), _("source or measurement"))):
             grid.addWidget(QLabel(f"<i>{title}</i>"), 0, col)
         for row, precision in enumerate(PRECISIONS, start=1):
             self._compute_row(grid, row, precision)
@@ -303,9 +303,10 @@ class ChipForm(QWidget):
             return
         op, byte, bad = parse_given(text, chip)
         if bad:  # the text stays, to be corrected; the chip keeps its figures
-            self._say_kept(_("Given pJ"), text, _("not taken: ") + "; ".join(bad))
-            self.energy_note.setText(_("Not taken: ") + "; ".join(bad) + ". The chip keeps "
-                                     f"“{given_text(chip) or 'none given'}”.")
+            self._say_kept(_("Given pJ"), text, _("not taken: {problems}").format(
+                problems="; ".join(bad)))
+            self.energy_note.setText(_("Not taken: {problems}. The chip keeps “{given}”.").format(
+                problems="; ".join(bad), given=given_text(chip) or _("none given")))
             return
         e = chip.energy or Energy()
         sources = {k: v for k, v in e.sources.items() if not k.startswith(("op:", "byte:"))}

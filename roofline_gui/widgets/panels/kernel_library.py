@@ -46,7 +46,7 @@ def formula_text(kernel: Kernel) -> str:
     lines = []
     if kernel.template is not None:
         template = TEMPLATES[kernel.template]
-        lines += [template.name, template.formula, "",
+        lines += [_(template.name), template.formula, "",
                   f"With b = {kernel.bytes_per_value:g} B per value ({kernel.storage}):"]
         lines += [f"  {step}" for step in traffic.steps]
     elif kernel.flops is not None:
@@ -104,7 +104,7 @@ class ParamFields(QWidget):
             edit.set_value(params.get(spec.name, spec.default))
             edit.sig_value_committed.connect(lambda v, n=spec.name: self._commit(n, v, on_commit))
             edit.sig_value_edited.connect(lambda v, n=spec.name: self._edited(n, v, on_edit))
-            label = spec.label + (" ⟷" if spec.name == template.main_param else "")
+            label = _(spec.label) + (" ⟷" if spec.name == template.main_param else "")
             form.addRow(label, FieldWithMessage(edit))
             self.fields[spec.name] = edit
 
@@ -268,7 +268,7 @@ class TemplateDialog(QDialog):
         self.resize(520, 560)
         self.template = QComboBox()
         for template in TEMPLATES.values():
-            self.template.addItem(f"{template.name}  [{template.category}]", template.id)
+            self.template.addItem(f"{_(template.name)}  [{_(template.category)}]", template.id)
         self.template.currentIndexChanged.connect(self._rebuild)
         self.precision = _precision_combo("bf16")
         self.precision.currentIndexChanged.connect(self._preview)

@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from PySide6.QtWidgets import QComboBox, QFormLayout, QGroupBox, QLabel
 
 from roofline_gui.core.chip import Chip
+from roofline_gui.core.i18n import N_, _
 from roofline_gui.core.kernel import Kernel
 from roofline_gui.core.levels import residency_note
 from roofline_gui.core.templates import RESIDENCES, TEMPLATES
@@ -20,16 +21,19 @@ CHOICES = {"dram": "main memory", "cache": "on chip (kept across calls)",
 
 
 
+#: an operand's role, as the form says it (core.templates keeps the English word)
+ROLES = (N_("input"), N_("weight"), N_("output"))
+
 
 class OperandPlaces(QGroupBox):
     """One "lives in" choice per operand; ``on_changed`` gets the whole {operand: place}."""
 
     def __init__(self, on_changed: Callable[[dict[str, str]], None], parent=None) -> None:
-        super().__init__("Where each operand lives", parent)
-        self.setToolTip("Main memory: read or written from DRAM/HBM every call. On chip: kept in "
+        super().__init__(_("Where each operand lives"), parent)
+        self.setToolTip(_("Main memory: read or written from DRAM/HBM every call. On chip: kept in "
                         "the chip's on-chip level (cache, SRAM, the TPU's unified buffer) across "
                         "calls, so its bytes move there instead. Host link: brought over PCIe "
-                        "every call.")
+                        "every call."))
         self.on_changed = on_changed
         self.form = QFormLayout(self)
         self.form.setContentsMargins(6, 4, 6, 4)
@@ -37,7 +41,7 @@ class OperandPlaces(QGroupBox):
         # into one of them while the form rebuilds (a parameter committed on leaving its field
         # re-enters show_kernel), and deleting a widget then crashed the app.
         self._rows: list[tuple[QLabel, QComboBox]] = []
-        for _ in range(max(len(t.operands) for t in TEMPLATES.values())):
+        for _row in range(max(len(t.operands) for t in TEMPLATES.values())):
             label, combo = QLabel(), ChoiceBox()
             for place in RESIDENCES:
                 combo.addItem(CHOICES[place], place)
@@ -65,8 +69,8 @@ class OperandPlaces(QGroupBox):
             combo.blockSignals(True)
             combo.setCurrentIndex(combo.findData(kernel.resides.get(op.name, "dram")))
             combo.blockSignals(False)
-            combo.setToolTip(f"{op.label} ({op.role}): {format_si(float(sizes[op.name]), 'B')} "
-                             "per call")
+            combo.setToolTip(_("{operand} ({role}): {size} per call").format(
+                operand=_(op.label), role=_(op.role), size=format_si(float(sizes[op.name]), "B")))
         notes = [n for n in (residency_note(kernel, c) for c in chips if c.visible) if n]
         self.warning.setText("\n".join(notes))
         self.warning.setVisible(bool(notes))
@@ -78,7 +82,7 @@ class OperandPlaces(QGroupBox):
             shown = row < len(operands)
             self.form.setRowVisible(row, shown)
             if shown:
-                label.setText(f"{operands[row].name} ({operands[row].role})")
+                label.setText(f"{operands[row].name} ({_(operands[row].role)})")
                 self.combos[operands[row].name] = combo
         self._template = template
 

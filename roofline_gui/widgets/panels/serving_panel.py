@@ -333,9 +333,9 @@ class ServingPanel(QWidget):
     def _draw_frontier(self, result) -> None:
         key = " ".join(f"<span style='color:{chip.color or '#808080'}'>━ "
                        f"{html.escape(chip.name)}</span>" for chip in result.chips)
-        title = (f"<b>{html.escape(result.workload.name)}</b> served as more users decode at "
-                 f"once (the numbers); hollow: their caches do not fit; ringed: the best within "
-                 f"the limits. {key}")
+        title = _("{workload} served as more users decode at once (the numbers); hollow: their "
+                  "caches do not fit; ringed: the best within the limits. {chips}").format(
+            workload=f"<b>{html.escape(result.workload.name)}</b>", chips=key)
         if title != self.title.text():  # a new text lays the panel out again
             self.title.setText(title)
         self.chart.draw(result, self.measured, self.measure)

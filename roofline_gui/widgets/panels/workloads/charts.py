@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 
 from roofline_gui.core import training_view
 from roofline_gui.core.energy import ENERGY_PART_COLORS, ENERGY_PART_WORDS, energy_parts
+from roofline_gui.core.i18n import _
 from roofline_gui.core.units import format_si, format_time
 from roofline_gui.core.workload import (
     Workload,
@@ -58,26 +59,26 @@ class WorkloadCharts(QWidget):
         self.title = QLabel()
         self.title.setWordWrap(True)
         self.measure = QComboBox()  # the bars: a step's time by part, or its energy by where
-        self.measure.addItem("Time per step", "time")
-        self.measure.addItem("Energy per step (where it goes)", "energy")
-        self.measure.setToolTip("The bars: each chip's step time by kernel (or by part, in "
+        self.measure.addItem(_("Time per step"), "time")
+        self.measure.addItem(_("Energy per step (where it goes)"), "energy")
+        self.measure.setToolTip(_("The bars: each chip's step time by kernel (or by part, in "
                                 "training), or its energy per chip by where it goes: compute, "
-                                "each memory level, the link, idle (Help → User guide, Energy)")
+                                "each memory level, the link, idle (Help → User guide, Energy)"))
         self.measure.currentIndexChanged.connect(lambda _i: self.refresh())
         # The right-hand chart: throughput against latency, or (a transformer's inference) the
         # weights a step reads per token as the batch grows, a dense model's beside it.
         self.right = QComboBox()
-        self.right.addItem("Right: throughput against latency", "latency")
-        self.right.addItem("Right: weights read per token", "weights")
-        self.right.setToolTip("The right-hand chart as the batch grows: tokens/s against the "
+        self.right.addItem(_("Right: throughput against latency"), "latency")
+        self.right.addItem(_("Right: weights read per token"), "weights")
+        self.right.setToolTip(_("The right-hand chart as the batch grows: tokens/s against the "
                               "time per step, or the weight bytes each token costs (a mixture of "
                               "experts reads more experts as the batch grows; a dense model the "
-                              "same weights whatever the batch)")
+                              "same weights whatever the batch)"))
         self.right.currentIndexChanged.connect(lambda _i: self._redraw_right())
         self.bars = pg.PlotWidget(background="w")
         self.bars.setMenuEnabled(False)
         self.bars.getViewBox().disableAutoRange()
-        self.bars.setLabel("bottom", "time per step", units="s")
+        self.bars.setLabel("bottom", _("time per step"), units="s")
         self.bars.getPlotItem().hideButtons()
         # Decade ticks read 1 k, 10 k, 1 m (pyqtgraph's own log axis labels the minor ticks too,
         # which run into each other over a few decades).
@@ -190,7 +191,7 @@ class WorkloadCharts(QWidget):
             problem = self.model.workload_problems.get(self.model.selected_kernel)
             self.title.setText(f"This workload cannot be evaluated: {html.escape(problem)}"
                                if problem else
-                               "No workload: Workloads → New Workload… makes one from a model.")
+                               _("No workload: Workloads → New Workload… makes one from a model."))
             self.segments = []
             return
         chips = [i for i, c in enumerate(r.chips) if c.visible]
@@ -200,7 +201,7 @@ class WorkloadCharts(QWidget):
             self.segments = energy_segments(r, chips)
         else:
             self.segments = training_view.breakdown(r, chips) if train else breakdown(r, chips)
-        self.bars.setLabel("bottom", "energy per chip per step" if energy else "time per step",
+        self.bars.setLabel("bottom", _("energy per chip per step") if energy else _("time per step"),
                            units="J" if energy else "s")
         unit = r.workload.throughput_unit
         # What the bars do not show: chips that cannot run it, or cannot hold it.
@@ -209,30 +210,33 @@ class WorkloadCharts(QWidget):
                      and np.isfinite(r.built.resident_bytes) and not r.fits[c]]
         notes = ""
         if too_small:
-            notes += (f" <span style='color:#b00020'>Does not fit in the memory of "
-                      f"{html.escape(', '.join(too_small))}</span>: the bars assume it did.")
+            notes += " " + _("<span style='color:#b00020'>Does not fit in the memory of "
+                             "{chips}</span>: the bars assume it did.").format(
+                chips=html.escape(", ".join(too_small)))
         if cannot:
-            notes += f" No bar: {html.escape(', '.join(cannot))} cannot run it (Why it sits there)."
+            notes += " " + _("No bar: {chips} cannot run it (Why it sits there).").format(
+                chips=html.escape(", ".join(cannot)))
+        name = f"<b>{html.escape(label_of(r.workload))}</b>"
         if energy:
-            title = (f"<b>{html.escape(label_of(r.workload))}</b>: each chip's energy per step by "
-                     "where it goes: " + ", ".join(
-                         f"<span style='color:{color}'>■</span> {ENERGY_PART_WORDS[name]}"
-                         for name, color in ENERGY_PART_COLORS.items())
-                     + " (estimates from the board power are upper bounds, held to the board "
-                       f"power over the time); right, {unit} as before.{notes}")
+            parts = ", ".join(f"<span style='color:{color}'>■</span> {_(ENERGY_PART_WORDS[part])}"
+                              for part, color in ENERGY_PART_COLORS.items())
+            title = _("{workload}: each chip's energy per step by where it goes: {parts} "
+                      "(estimates from the board power are upper bounds, held to the board power "
+                      "over the time); right, {unit} as before.").format(
+                workload=name, parts=parts, unit=unit) + notes
         elif train:
-            title = (f"<b>{html.escape(label_of(r.workload))}</b>: one step's time per chip by "
-                     "part (blue forward, orange backward, purple recompute, green optimizer, "
-                     "grey communication, light grey bubble; every kernel at its roof, the parts "
-                     "end to end; the black tick: the step with communication hidden); below, "
-                     "memory per chip; right, "
-                     f"{unit} against the number of chips as data parallelism grows.{notes}")
+            title = _("{workload}: one step's time per chip by part (blue forward, orange "
+                      "backward, purple recompute, green optimizer, grey communication, light "
+                      "grey bubble; every kernel at its roof, the parts end to end; the black "
+                      "tick: the step with communication hidden); below, memory per chip; right, "
+                      "{unit} against the number of chips as data parallelism grows.").format(
+                workload=name, unit=unit) + notes
         else:
             right = (self._weights_words(r) if self._weights_shown(r) else
-                     f"{unit} against latency as the batch grows")
-            title = (f"<b>{html.escape(label_of(r.workload))}</b>: time per step by kernel, "
-                     "coloured by what bounds it (blue memory, orange compute, grey link); "
-                     f"right, {right}.{notes}")
+                     _("{unit} against latency as the batch grows").format(unit=unit))
+            title = _("{workload}: time per step by kernel, coloured by what bounds it (blue "
+                      "memory, orange compute, grey link); right, {right}.").format(
+                workload=name, right=right) + notes
         if self.title.text() != title:
             self.title.setText(title)
         rows = {c: n for n, c in enumerate(chips)}
@@ -294,7 +298,7 @@ class WorkloadCharts(QWidget):
         """The tooltip names the bar under the pointer alone (all of them elsewhere)."""
         row = self._row_at(scene_pos)
         tips = getattr(self, "_row_tips", [])
-        text = (tips[row] + "\n(click: select this chip)" if row is not None and row < len(tips)
+        text = (tips[row] + _("\n(click: select this chip)") if row is not None and row < len(tips)
                 else "\n".join(tips))
         if self.bars.toolTip() != text:
             self.bars.setToolTip(text)
@@ -312,7 +316,7 @@ class WorkloadCharts(QWidget):
         said so where the chip cannot run the workload or has no energy data."""
         total = float(r.energy.per_step[c]) if energy else float(r.time[c])
         if not np.isfinite(total):
-            return f"{r.chips[c].name}: " + ("no energy data" if energy else "cannot run it")
+            return f"{r.chips[c].name}: " + (_("no energy data") if energy else _("cannot run it"))
         parts = ", ".join(f"{s.name} {100 * s.share:.2g}%" for s in self.segments
                           if s.chip == c and s.share >= 0.005)
         value = format_si(total, "J") if energy else format_time(total)
@@ -340,8 +344,8 @@ class WorkloadCharts(QWidget):
         shown = [(float(r.time[c]), rows[c]) for c in chips if r.training is not None
                  and np.isfinite(r.time[c]) and r.time[c] < r.time_no_overlap[c] * 0.999]
         self._step_marks.setData([t for t, _y in shown], [y for _t, y in shown])
-        self._step_marks.setToolTip("the step at its lower bound: communication hidden behind "
-                                    "compute" if shown else "")
+        self._step_marks.setToolTip(_("the step at its lower bound: communication hidden behind "
+                                    "compute") if shown else "")
 
     @staticmethod
     def _sweep_key(w: Workload) -> Workload:
@@ -376,7 +380,7 @@ class WorkloadCharts(QWidget):
             self.memory.addItem(pg.ScatterPlotItem(
                 [cap for _y, cap in known], [y for y, _cap in known], symbol="|", size=26,
                 pen=pg.mkPen("#b00020", width=3),
-                brush=[pg.mkBrush("#b00020") for _ in known]))
+                brush=[pg.mkBrush("#b00020") for _k in known]))
             top = max([start, *[cap for _y, cap in known]]) * 1.45
             for y, cap in known:  # rows are a few pixels high: words only where it does not fit
                 if held > cap:
@@ -393,7 +397,7 @@ class WorkloadCharts(QWidget):
         top = max([start, *[cap for _y, cap in known]]) * 1.45
         self.memory.setXRange(0, top, padding=0)
         self.memory.setYRange(-0.6, len(chips) - 0.4, padding=0)
-        self.memory.setToolTip("Memory per chip: " + ", ".join(
+        self.memory.setToolTip(_("Memory per chip: ") + ", ".join(
             f"{name} {format_si(size, 'B')}" for name, size in parts)
             + f" = {format_si(start, 'B')}; the red mark is each chip's capacity")
 
@@ -438,7 +442,7 @@ class WorkloadCharts(QWidget):
                                       same_width=self.model.view.same_width, kernels=r.kernels)
         self._sweep = sweep
         unit = r.workload.throughput_unit
-        self.sweep.setLabel("bottom", "chips, d doubling (hollow: link-bound)")
+        self.sweep.setLabel("bottom", _("chips, d doubling (hollow: link-bound)"))
         self.sweep.setLabel("left", unit)
         xs = np.array([s.training.chips for s in sweep], dtype=float)
         for j, c in enumerate(chips):
@@ -477,19 +481,20 @@ class WorkloadCharts(QWidget):
         n = r.workload.chips_per_model  # on all the chips of the step
         every = format_si(float(n * sweep.dense_all[0]), "B")
         one = format_si(float(n * sweep.dense_active[0]), "B")
-        words = (f"the weight bytes each token costs as the batch grows (black; grey dashed: a "
-                 f"dense model reading all {every} every step")
         if sweep.dense_active[0] < 0.99 * sweep.dense_all[0]:
-            words += f"; dotted: one reading one token's {one} every step"
-        return words + ")"
+            return _("the weight bytes each token costs as the batch grows (black; grey dashed: a "
+                     "dense model reading all {every} every step; dotted: one reading one "
+                     "token's {one} every step)").format(every=every, one=one)
+        return _("the weight bytes each token costs as the batch grows (black; grey dashed: a "
+                 "dense model reading all {every} every step)").format(every=every)
 
     def _draw_weights(self, r) -> None:
         """Weight bytes per token against the batch: the workload's, and two dense models'."""
         sweep = weights_sweep(r.workload, SWEEP_BATCHES)
         self._weights = sweep
         n = r.workload.chips_per_model  # on all the chips of the step, as the explanation says
-        self.sweep.setLabel("bottom", "batch B")
-        self.sweep.setLabel("left", "B per token" + (f", {n} chips" if n > 1 else ""))
+        self.sweep.setLabel("bottom", _("batch B"))
+        self.sweep.setLabel("left", _("B per token") + (f", {n} chips" if n > 1 else ""))
         # What each line is, in the title above (a legend would sit on the lines)
         self.sweep.plot(sweep.batches, n * sweep.dense_all,
                         pen=pg.mkPen("#9d9d9d", width=1, style=Qt.PenStyle.DashLine))
@@ -527,7 +532,7 @@ class WorkloadCharts(QWidget):
         self._sweep = sweep
         # Each chip in its colour, as on the chart and in the bars (no legend over the curves).
         self.sweep.setLabel("bottom", f"{r.workload.throughput_unit} (dashed: does not fit)")
-        self.sweep.setLabel("left", "s per step")
+        self.sweep.setLabel("left", _("s per step"))
         for j, c in enumerate(chips):
             thr = np.array([s.throughput[j] for s in sweep])
             lat = np.array([s.time[j] for s in sweep])

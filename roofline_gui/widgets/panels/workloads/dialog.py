@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 
 from roofline_gui.core.build import build
 from roofline_gui.core.errors import RooflineError, ValidationError
+from roofline_gui.core.i18n import _
 from roofline_gui.core.workload import (
     Workload,
     with_field,
@@ -39,8 +40,8 @@ class ConfigDialogs:
 
     @classmethod
     def open_path(cls, parent: QWidget, folder: str) -> str:
-        return QFileDialog.getOpenFileName(parent, "Open a model's config.json", folder,
-                                           "Model config (*.json);;All files (*)")[0]
+        return QFileDialog.getOpenFileName(parent, _("Open a model's config.json"), folder,
+                                           _("Model config (*.json);;All files (*)"))[0]
 
 
 class WorkloadDialog(QDialog):
@@ -51,7 +52,7 @@ class WorkloadDialog(QDialog):
 
     def __init__(self, model: DocumentModel, parent=None) -> None:
         super().__init__(parent)
-        self.setWindowTitle("New workload")
+        self.setWindowTitle(_("New workload"))
         self.model = model
         self.workload: Workload | None = None
         self._opened: Workload | None = None  # a config.json read from disk
@@ -60,18 +61,18 @@ class WorkloadDialog(QDialog):
             self.source.addItem(shipped.name, shipped.id)
         self.source.addItem(self.CUSTOM, "custom")
         self.source.currentIndexChanged.connect(self._on_source)
-        self.open_button = QPushButton("Open config.json…")
-        self.open_button.setToolTip("A Hugging Face-style config.json on disk (nothing is "
-                                    "downloaded)")
+        self.open_button = QPushButton(_("Open config.json…"))
+        self.open_button.setToolTip(_("A Hugging Face-style config.json on disk (nothing is "
+                                    "downloaded)"))
         self.open_button.clicked.connect(self.open_config)
         top = QHBoxLayout()
-        top.addWidget(QLabel("Model"))
+        top.addWidget(QLabel(_("Model")))
         top.addWidget(self.source, 1)
         top.addWidget(self.open_button)
         self.fields = WorkloadFields()
         self.fields.sig_changed.connect(lambda name, value: self._set(**{name: value}))
         self.kernel_counts = QTableWidget(0, 2)
-        self.kernel_counts.setHorizontalHeaderLabels(["Kernel", "Count"])
+        self.kernel_counts.setHorizontalHeaderLabels([_("Kernel"), _("Count")])
         self.kernel_counts.horizontalHeader().setStretchLastSection(True)
         self.kernel_counts.itemChanged.connect(lambda _i: self._preview())
         self.preview = QTextBrowser()
@@ -89,7 +90,7 @@ class WorkloadDialog(QDialog):
         left.addWidget(self.kernel_counts, 10)
         left.addStretch(1)  # the fields stay at the top when the kernel table is hidden
         right = QVBoxLayout()
-        right.addWidget(QLabel("Its kernels, with their formulas"))
+        right.addWidget(QLabel(_("Its kernels, with their formulas")))
         right.addWidget(self.preview, 1)
         body = QHBoxLayout()
         body.addLayout(left, 2)
@@ -108,8 +109,8 @@ class WorkloadDialog(QDialog):
         self.kernel_counts.setVisible(custom)
         if custom:
             self._fill_kernels()
-            self._draft = Workload("w0", "My workload", "custom", {"entries": []},
-                                   source="the session's kernels")
+            self._draft = Workload("w0", _("My workload"), "custom", {"entries": []},
+                                   source=_("the session's kernels"))
         elif key == "opened" and self._opened is not None:
             self._draft = self._opened
         else:

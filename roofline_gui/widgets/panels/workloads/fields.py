@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 
 from roofline_gui.core.errors import RooflineError
 from roofline_gui.core.families import read_config
-from roofline_gui.core.i18n import _
+from roofline_gui.core.i18n import N_, _
 from roofline_gui.core.units import FORMAT_WORDS, FORMATS
 from roofline_gui.core.workload import (
     LINK_ROLES,
@@ -30,37 +30,38 @@ from roofline_gui.core.workload import (
 )
 from roofline_gui.widgets.common.fields import QuantityEdit
 
-_INT_FIELDS = (("batch", "Batch B", "sequences (or images, samples) per step"),
-               ("sequence", "Sequence S", "prompt tokens per sequence, for prefill"),
-               ("context", "Context L", "tokens already in the KV cache, for decode"),
-               ("chips_per_model", "Chips N", "chips sharing the model (tensor parallelism)"))
-_PRECISION_FIELDS = (("weights", "Weights"), ("activations", "Activations, math"),
-                     ("kv_cache", "KV cache"))
+_INT_FIELDS = (("batch", N_("Batch B"), N_("sequences (or images, samples) per step")),
+               ("sequence", N_("Sequence S"), N_("prompt tokens per sequence, for prefill")),
+               ("context", N_("Context L"), N_("tokens already in the KV cache, for decode")),
+               ("chips_per_model", N_("Chips N"), N_("chips sharing the model (tensor parallelism)")))
+_PRECISION_FIELDS = (("weights", N_("Weights")), ("activations", N_("Activations, math")),
+                     ("kv_cache", N_("KV cache")))
 #: A training step's fields (phase train): (name, label, tooltip).
-_TRAIN_INTS = (("global_batch", "Global batch G", "sequences (images) per optimizer step, over "
-                "all replicas; auto: micro-batch × data parallel (no gradient accumulation)"),
-               ("data_parallel", "Data parallel d", "replicas, each on t·p chips; the gradients "
-                "are all-reduced once per step"),
-               ("pipeline_parallel", "Pipeline p", "pipeline stages (1F1B): each chip holds L/p "
-                "layers; the bubble idles (p−1)/m of the step"))
-_TRAIN_CHOICES = (("zero", "ZeRO", [("0: none", 0), ("1: optimizer states", 1),
-                                    ("2: + gradients", 2), ("3: + weights", 3)],
-                   "ZeRO stage: which model states are divided by d (Rajbhandari et al. 2020)"),
-                  ("recompute", "Recompute", [("none", "none"), ("selective", "selective"),
-                                              ("full", "full")],
-                   "activation recomputation: selective recomputes the attention core "
-                   "(Korthikanti et al. 2022), full one more forward of every layer"),
-                  ("optimizer", "Optimizer", [("Adam", "adam"), ("SGD, momentum", "sgd")],
-                   "Adam keeps fp32 master weights, momentum and variance (12 B per parameter "
-                   "in mixed precision); SGD master weights and momentum (8 B)"))
+_TRAIN_INTS = (("global_batch", N_("Global batch G"), N_("sequences (images) per optimizer step, over "
+                "all replicas; auto: micro-batch × data parallel (no gradient accumulation)")),
+               ("data_parallel", N_("Data parallel d"), N_("replicas, each on t·p chips; the gradients "
+                "are all-reduced once per step")),
+               ("pipeline_parallel", N_("Pipeline p"), N_("pipeline stages (1F1B): each chip holds L/p "
+                "layers; the bubble idles (p−1)/m of the step")))
+_TRAIN_CHOICES = (("zero", N_("ZeRO"), [(N_("0: none"), 0), (N_("1: optimizer states"), 1),
+                                    (N_("2: + gradients"), 2), (N_("3: + weights"), 3)],
+                   N_("ZeRO stage: which model states are divided by d (Rajbhandari et al. 2020)")),
+                  ("recompute", N_("Recompute"), [(N_("none"), "none"),
+                                                  (N_("selective"), "selective"),
+                                                  (N_("full"), "full")],
+                   N_("activation recomputation: selective recomputes the attention core "
+                   "(Korthikanti et al. 2022), full one more forward of every layer")),
+                  ("optimizer", N_("Optimizer"), [(N_("Adam"), "adam"), (N_("SGD, momentum"), "sgd")],
+                   N_("Adam keeps fp32 master weights, momentum and variance (12 B per parameter "
+                   "in mixed precision); SGD master weights and momentum (8 B)")))
 #: Fields by the names the window gives them (the undo history says "Chips N 4").
 FIELD_LABELS = {**{name: label for name, label, _tip in _INT_FIELDS}, **dict(_PRECISION_FIELDS),
                 **{name: label for name, label, _tip in _TRAIN_INTS},
                 **{name: label for name, label, _items, _tip in _TRAIN_CHOICES},
-                "train_tokens": "Tokens D", "phase": "Phase", "link": "Chips joined by",
-                "activations_on_chip": "activations on chip", "expert_parallel": "Experts over e",
-                "moe_imbalance": "Imbalance", "attention_data_parallel": "attention data parallel",
-                "mtp": "MTP module"}
+                "train_tokens": N_("Tokens D"), "phase": N_("Phase"), "link": N_("Chips joined by"),
+                "activations_on_chip": N_("activations on chip"), "expert_parallel": N_("Experts over e"),
+                "moe_imbalance": N_("Imbalance"), "attention_data_parallel": N_("attention data parallel"),
+                "mtp": N_("MTP module")}
 
 
 def _config(w: Workload):
@@ -110,7 +111,7 @@ class WorkloadFields(QWidget):
         for name, _label, tip in _INT_FIELDS:
             spin = DoublingSpinBox() if name == "chips_per_model" else QSpinBox()
             spin.setRange(1, MAX_DIM)
-            spin.setToolTip(tip)
+            spin.setToolTip(_(tip))
             spin.setKeyboardTracking(False)  # one edit per value typed, not per digit
             spin.valueChanged.connect(lambda v, n=name: self.sig_changed.emit(n, int(v)))
             self.spins[name] = spin
@@ -148,15 +149,15 @@ class WorkloadFields(QWidget):
                           else MAX_DIM)
             if name == "global_batch":
                 spin.setSpecialValueText(_("auto (b·d)"))
-            spin.setToolTip(tip)
+            spin.setToolTip(_(tip))
             spin.setKeyboardTracking(False)
             spin.valueChanged.connect(lambda v, n=name: self.sig_changed.emit(n, int(v)))
             self.spins[name] = spin
         for name, _label, items, tip in _TRAIN_CHOICES:
             combo = QComboBox()
             for text, value in items:
-                combo.addItem(text, value)
-            combo.setToolTip(tip)
+                combo.addItem(_(text), value)
+            combo.setToolTip(_(tip))
             combo.activated.connect(lambda i, n=name, c=combo: self.sig_changed.emit(n, c.itemData(i)))
             self.combos[name] = combo
         self.tokens = QuantityEdit("count", minimum=0.0, bound=True)
@@ -176,8 +177,8 @@ class WorkloadFields(QWidget):
         self.link.setToolTip(_("The memory role joining the N chips: link (NVLink, ICI, Infinity "
                              "Fabric) or host (PCIe)"))
         self.link.activated.connect(lambda i: self.sig_changed.emit("link", self.link.itemData(i)))
-        labels = {name: label for name, label, _tip in _INT_FIELDS}
-        labels.update(dict(_PRECISION_FIELDS))
+        labels = {name: _(label) for name, label, _tip in _INT_FIELDS}
+        labels.update({name: _(label) for name, label in _PRECISION_FIELDS})
         # Sequence (prefill) and context (decode) share a cell: one of them is shown.
         rows = [((_("Phase"), self.phase), (_("Batch B"), self.spins["batch"])),
                 ((_("Chips joined by"), self.link), (labels["sequence"], self.spins["sequence"])),
@@ -241,18 +242,19 @@ class WorkloadFields(QWidget):
         self._phase_kind = kind
         self.phase.clear()
         if kind == "transformer":
-            for phase in ("decode", "prefill", "train"):
-                self.phase.addItem(phase, phase)
+            for phase, words in (("decode", N_("decode")), ("prefill", N_("prefill")),
+                                 ("train", N_("train"))):
+                self.phase.addItem(_(words), phase)
         else:
-            self.phase.addItem("inference", "decode")
-            self.phase.addItem("train", "train")
+            self.phase.addItem(_("inference"), "decode")
+            self.phase.addItem(_("train"), "train")
 
     def label_of(self, name: str) -> str:
         """A field's label as shown now ("Tensor par. t" in training, "Chips N" otherwise)."""
         widget = self.spins.get(name) or self.combos.get(name) or (
             self.tokens if name == "train_tokens" else None)
         label = self._labels.get(widget) if widget is not None else None
-        return label.text() if label is not None else FIELD_LABELS.get(name, name)
+        return label.text() if label is not None else _(FIELD_LABELS.get(name, name))
 
     def _arrange(self, train: bool) -> None:
         """In training the weights' and KV cache's fields go: the precision moves into the

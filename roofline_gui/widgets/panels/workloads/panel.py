@@ -191,11 +191,13 @@ class WorkloadsPanel(QWidget):
         self.fields.show_workload(w)
         if not self.name.hasFocus():
             self.name.setText(w.name)
-        self.hint.setText(_("On the chart, drag its big point: the ")
-                          + ("micro-batch" if w.training else "batch")
-                          + (_("; Shift+drag: the sequence.") if w.kind == "transformer" and
-                             w.training else _("; Shift+drag: the context or prompt length.")
-                             if w.kind == "transformer" else "."))
+        self.hint.setText(
+            _("On the chart, drag its big point: the micro-batch; Shift+drag: the sequence.")
+            if w.kind == "transformer" and w.training else
+            _("On the chart, drag its big point: the micro-batch.") if w.training else
+            _("On the chart, drag its big point: the batch; Shift+drag: the context or prompt "
+              "length.") if w.kind == "transformer" else
+            _("On the chart, drag its big point: the batch."))
         self.hint.setToolTip(_("The point moves the way the intensity goes: in decode a longer "
                              "KV cache moves it left at large batches, right at batch 1."))
         scroll = self.formulas.verticalScrollBar().value()

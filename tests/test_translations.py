@@ -1,0 +1,153 @@
+"""The translations stay complete: every text marked in the sources has a finished Japanese
+translation with the same placeholders, the catalog holds nothing the sources no longer say, the
+app reads the catalog as Babel does, and no function hides ``_`` behind a variable of its own.
+Extraction is Babel's, as a translator runs it (docs/translating.md)."""
+
+from __future__ import annotations
+
+import ast
+import re
+import string
+from pathlib import Path
+
+import pytest
+
+babel_extract = pytest.importorskip("babel.messages.extract")
+pofile = pytest.importorskip("babel.messages.pofile")
+
+from roofline_gui.core import i18n  # noqa: E402
+from roofline_gui.io.translations import catalog_path, read_po, use_language  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "roofline_gui"
+
+
+def _extracted() -> dict[str, str]:
+    """{message: where} of every text marked with _ or N_ in the package."""
+    found = {}
+    for filename, lineno, message, _comments, _context in babel_extract.extract_from_dir(
+            str(PACKAGE), method_map=[("**.py", "python")],
+            keywords={"_": None, "N_": None}):
+        if isinstance(message, str) and message:
+            found.setdefault(message, f"{filename}:{lineno}")
+    return found
+
+
+@pytest.fixture(scope="module")
+def extracted():
+    return _extracted()
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    with open(catalog_path("ja"), "rb") as f:
+        return pofile.read_po(f, locale="ja")
+
+
+def _fields(text: str) -> set[str]:
+    return {name for _lit, name, _spec, _conv in string.Formatter().parse(text) if name is not None}
+
+
+def test_every_marked_text_has_a_finished_japanese_translation(extracted, catalog):
+    assert len(extracted) > 300
+    missing = [f"{where}: {m!r}" for m, where in extracted.items()
+               if not catalog.get(m) or not catalog.get(m).string]
+    fuzzy = [f"{where}: {m!r}" for m, where in extracted.items()
+             if catalog.get(m) and catalog.get(m).fuzzy]
+    assert not missing, "untranslated (pybabel update, then translate):\n" + "\n".join(missing)
+    assert not fuzzy, "unfinished (fuzzy: check and clear the flag):\n" + "\n".join(fuzzy)
+
+
+def test_the_catalog_holds_nothing_the_sources_no_longer_say(extracted, catalog):
+    stale = [m.id for m in catalog if m.id and m.id not in extracted]
+    assert not stale, "stale (pybabel update drops them to #~):\n" + "\n".join(map(repr, stale))
+
+
+def test_each_translation_keeps_its_placeholders_and_numbers(extracted, catalog):
+    """Named placeholders the same (a translation puts them in its own order); a format
+    string that is not one would fail at .format(); numbers and units unchanged."""
+    wrong = []
+    for m in catalog:
+        if not m.id or not m.string:
+            continue
+        try:
+            same = _fields(m.id) == _fields(m.string)
+        except ValueError as exc:
+            wrong.append(f"{m.id!r}: {exc}")
+            continue
+        if not same:
+            wrong.append(f"{m.id!r}: {sorted(_fields(m.id))} against {sorted(_fields(m.string))}")
+        numbers = re.findall(r"\d+(?:\.\d+)?", re.sub(r"\{[^}]*\}", "", m.id))
+        if any(n not in m.string for n in numbers):
+            wrong.append(f"{m.id!r}: its numbers {numbers} not all in {m.string!r}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_app_reads_the_catalog_as_babel_does(catalog):
+    ours = read_po(catalog_path("ja"))
+    theirs = {m.id: m.string for m in catalog if m.id and m.string and not m.fuzzy}
+    assert ours == theirs
+
+
+def test_a_fuzzy_or_empty_entry_shows_the_english(tmp_path):
+    po = tmp_path / "x.po"
+    po.write_text('msgid ""\nmsgstr ""\n"Language: ja\\n"\n\n#, fuzzy\nmsgid "Save"\nmsgstr "保存"\n\n'
+                  'msgid "Open"\nmsgstr ""\n\nmsgid "Line one\\n"\n"two"\nmsgstr "一行目\\n"\n"二"\n\n'
+                  '#~ msgid "Gone"\n#~ msgstr "消えた"\n', encoding="utf-8")
+    assert read_po(po) == {"Line one\ntwo": "一行目\n二"}
+
+
+def test_no_function_hides_the_translation_function(extracted):
+    """A function that binds ``_`` (``for _ in …``, ``a, _ = …``, a parameter) makes every
+    ``_("…")`` in it call that instead, or fail: ruff finds the loops, this the rest."""
+    bad = []
+    for path in PACKAGE.rglob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for fn in ast.walk(tree):
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                continue
+            if not any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "_"
+                       for n in ast.walk(fn)):
+                continue
+            a = fn.args
+            params = [x.arg for x in (*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg) if x]
+            if "_" in params or any(isinstance(n, ast.Name) and n.id == "_"
+                                    and isinstance(n.ctx, ast.Store) for n in ast.walk(fn)):
+                bad.append(f"{path.relative_to(ROOT)}:{fn.lineno}")
+    assert not bad, bad
+
+
+def test_module_level_texts_are_marked_not_translated():
+    """A text translated at import time is translated before a language is chosen (the window
+    chooses at start): module-level tables mark with N_ and translate where shown."""
+    bad = []
+    for path in PACKAGE.rglob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        inside = set()
+        for fn in ast.walk(tree):
+            if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                inside.update(id(n) for n in ast.walk(fn))
+        for n in ast.walk(tree):
+            if (isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "_"
+                    and id(n) not in inside):
+                bad.append(f"{path.relative_to(ROOT)}:{n.lineno}")
+    assert not bad, bad
+
+
+def test_the_language_comes_from_the_locale():
+    assert i18n.language_from_locale({"LANG": "ja_JP.UTF-8"}) == "ja"
+    assert i18n.language_from_locale({"LANG": "de_DE.UTF-8"}) == "en"
+    assert i18n.language_from_locale({"LANG": "C.UTF-8"}) == "en"
+    assert i18n.language_from_locale({"LC_ALL": "ja_JP.eucJP", "LANG": "en_US.UTF-8"}) == "ja"
+    assert i18n.language_from_locale({"LANGUAGE": "ja:en", "LANG": "en_US.UTF-8"}) == "ja"
+    assert i18n.language_from_locale({}) == "en"
+
+
+def test_installing_japanese_translates_and_english_restores():
+    try:
+        assert use_language("ja") == "ja" and i18n.language() == "ja"
+        assert i18n._("&File") != "&File" and "&F" in i18n._("&File")
+        assert i18n._("a text nobody marked") == "a text nobody marked"
+    finally:
+        use_language("en")
+    assert i18n._("&File") == "&File" and i18n.language() == "en"

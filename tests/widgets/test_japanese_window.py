@@ -1,0 +1,167 @@
+"""The window in Japanese: its menus, docks, tabs, toolbar, buttons and labels speak Japanese
+(numbers, units, precisions and chip names stay as they are); View → Language keeps the choice
+for the next start and says so; without a font that draws Japanese the window stays English
+and names the package. The language is installed before the window is built, as at start."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QApplication,
+    QDockWidget,
+    QGroupBox,
+    QLabel,
+    QMenu,
+    QTabBar,
+)
+
+from roofline_gui.core import i18n
+from roofline_gui.core.units import PRECISIONS
+from roofline_gui.io.translations import use_language
+
+JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uff00-\uffef]")
+#: words that stay as they are in a Japanese interface: formats, units, model and link names
+NEUTRAL = {"TPOT", "TTFT", "ZeRO", "NVLink", "PCIe", "Roofline", "Explorer", "CSV", "PNG", "SVG",
+           "PDF", "config", "json", "Nsight", "Compute", "MACs", "MAC", "HBM", "HBM2", "HBM3",
+           "HBM3e", "DRAM", "SRAM", "Infinity", "Fabric", "Cache", "none"}
+
+
+def _english_words(text: str, names: set[str]) -> list[str]:
+    """The English words of ``text`` that are not names (chips, kernels, precisions, units)."""
+    for name in sorted(names, key=len, reverse=True):
+        text = text.replace(name, " ")
+    text = re.sub(r"<[^>]+>", " ", text).replace("&", "")
+    return [w for w in re.findall(r"[A-Za-z]{3,}", text)
+            if w not in NEUTRAL and not re.fullmatch(r"(fp|bf|int|tf)\d+|[A-Z]+\d*|op|ops", w)]
+
+
+@pytest.fixture
+def window_ja(qtbot, settings, model):
+    from roofline_gui.widgets.app.main_window import MainWindow
+
+    use_language("ja")
+    try:
+        w = MainWindow(settings=settings, model=model)
+        w.resize(1280, 800)
+        w.show()
+        qtbot.waitExposed(w)
+        for name in ("kernels", "workloads", "breakdown", "design", "energy", "serving"):
+            w.docks[name].raise_()  # each panel built, as a user opening its tab builds it
+            QApplication.processEvents()
+        w.docks["hardware"].raise_()
+        w.docks["table"].raise_()
+        yield w
+        w.model.undo_stack.setClean()
+        w.close()
+        w.deleteLater()
+    finally:
+        use_language("en")
+
+
+def _names(window) -> set[str]:
+    doc = window.model.document
+    sources = {t for c in doc.chips for t in (*c.compute_sources.values(),
+                                               *(level.source for level in c.memory)) if t}
+    # the datasheet's words are the session's, not the app's: shown as they were written
+    sources |= {t.split(" [")[0] for t in sources}
+    sources |= {t[:80] for t in sources}  # as a label shortens them
+    return ({c.name for c in doc.chips} | {k.name for k in doc.kernels}
+            | {w.name for w in doc.workloads} | set(PRECISIONS) | sources
+            | {level.name for c in doc.chips for level in c.memory} | {c.vendor for c in doc.chips})
+
+
+def test_menus_docks_tabs_and_the_toolbar_speak_japanese(window_ja):
+    assert i18n.language() == "ja"
+    names = _names(window_ja)
+    texts = []
+    for menu in window_ja.menuBar().findChildren(QMenu):
+        menu.aboutToShow.emit()  # the examples and recent files are filled when opened
+        texts += [(f"menu {menu.title()!r}", a.text()) for a in menu.actions()
+                  if a.text() and not a.isSeparator()]
+        texts.append(("menu", menu.title()))
+    texts += [("dock", d.windowTitle()) for d in window_ja.findChildren(QDockWidget)]
+    texts += [("tab", bar.tabText(i)) for bar in window_ja.findChildren(QTabBar)
+              for i in range(bar.count())]
+    examples = {a.text() for m in window_ja.menuBar().findChildren(QMenu) if m.title() == "例(&E)"
+                for a in m.actions()}
+    recent = {a.text() for m in window_ja.menuBar().findChildren(QMenu)
+              if m.title() == "最近使ったファイル(&R)" for a in m.actions()}
+    left = [f"{where}: {text!r}" for where, text in texts
+            if text not in examples and text not in recent and text not in i18n.LANGUAGES.values()
+            and not JAPANESE.search(text) and _english_words(text, names)]
+    assert not left, "\n".join(left)
+
+
+@pytest.mark.parametrize("selected", ["kernel", "workload"])
+def test_buttons_and_labels_speak_japanese(window_ja, selected):
+    """Every dock in front in turn, with a kernel and then a workload selected."""
+    from roofline_gui.io.workloads import shipped_workloads
+
+    model = window_ja.model
+    if selected == "workload":
+        wid, = model.add_workloads([shipped_workloads()["llama-3-8b"].workload("w1")])
+        model.select(wid, model.document.chips[0].id)
+    names = _names(window_ja)
+    left = set()
+    for name in window_ja.docks:
+        window_ja.docks[name].raise_()
+        for _i in range(3):
+            QApplication.processEvents()
+        for widget in (*window_ja.findChildren(QAbstractButton), *window_ja.findChildren(QLabel),
+                       *window_ja.findChildren(QGroupBox)):
+            if not widget.isVisible():  # on screen now (a dock behind another's tab is not)
+                continue
+            text = widget.title() if isinstance(widget, QGroupBox) else widget.text()
+            if text and not JAPANESE.search(text) and _english_words(text, names):
+                left.add(f"{type(widget).__name__}: {text[:300]!r}")
+    assert not left, "\n".join(sorted(left))
+
+
+def test_view_language_keeps_the_choice_for_the_next_start(window_ja):
+    window_ja.language_actions["en"].trigger()
+    assert window_ja.settings.get("language") == "en"
+    said = window_ja.statusBar().currentMessage()
+    assert "English" in said and "次回" in said and "next start" in said
+
+
+def test_without_a_font_for_japanese_the_window_stays_english_and_says_why(monkeypatch):
+    from roofline_gui.widgets.common import language
+
+    monkeypatch.setattr(language, "can_draw", lambda code: False)
+    try:
+        installed, note = language.apply_language("ja")
+        assert installed == "en" and i18n.language() == "en"
+        assert "fonts-noto-cjk" in note and "日本語" in note
+    finally:
+        use_language("en")
+
+
+def test_qt_dialogs_speak_japanese_with_the_interface(monkeypatch):
+    from PySide6.QtCore import QCoreApplication
+
+    from roofline_gui.widgets.common import language
+
+    monkeypatch.setattr(language, "can_draw", lambda code: True)
+    try:
+        assert language.apply_language("ja")[0] == "ja"
+        assert QCoreApplication.translate("QPlatformTheme", "Cancel") == "キャンセル"
+    finally:
+        language.apply_language("en")
+    assert QCoreApplication.translate("QPlatformTheme", "Cancel") == "Cancel"
+
+
+def test_the_language_is_chosen_by_the_command_line_then_the_settings_then_the_locale(monkeypatch):
+    from roofline_gui.widgets.common.language import chosen_language
+
+    monkeypatch.setenv("LANG", "ja_JP.UTF-8")
+    monkeypatch.delenv("LC_ALL", raising=False)
+    monkeypatch.delenv("LC_MESSAGES", raising=False)
+    monkeypatch.delenv("LANGUAGE", raising=False)
+    assert chosen_language(None, "") == "ja"
+    assert chosen_language(None, "en") == "en"
+    assert chosen_language("ja", "en") == "ja"
+    monkeypatch.setenv("LANG", "C.UTF-8")
+    assert chosen_language(None, "") == "en"
