@@ -23,14 +23,20 @@ PACKAGE = ROOT / "roofline_gui"
 
 
 def _extracted() -> dict[str, str]:
-    """{message: where} of every text marked with _ or N_ in the package."""
+    """{message: where} of every text marked with _, N_ or ngettext in the package (a plural
+    message by its singular)."""
     found = {}
     for filename, lineno, message, _comments, _context in babel_extract.extract_from_dir(
             str(PACKAGE), method_map=[("**.py", "python")],
-            keywords={"_": None, "N_": None}):
-        if isinstance(message, str) and message:
-            found.setdefault(message, f"{filename}:{lineno}")
+            keywords={"_": None, "N_": None, "ngettext": (1, 2)}):
+        key = message[0] if isinstance(message, tuple) else message
+        if key:
+            found.setdefault(key, f"{filename}:{lineno}")
     return found
+
+
+def _forms(message) -> tuple[str, ...]:
+    return message.string if isinstance(message.string, tuple) else (message.string,)
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +57,7 @@ def _fields(text: str) -> set[str]:
 def test_every_marked_text_has_a_finished_japanese_translation(extracted, catalog):
     assert len(extracted) > 300
     missing = [f"{where}: {m!r}" for m, where in extracted.items()
-               if not catalog.get(m) or not catalog.get(m).string]
+               if not catalog.get(m) or not all(_forms(catalog.get(m)))]
     fuzzy = [f"{where}: {m!r}" for m, where in extracted.items()
              if catalog.get(m) and catalog.get(m).fuzzy]
     assert not missing, "untranslated (pybabel update, then translate):\n" + "\n".join(missing)
@@ -59,7 +65,8 @@ def test_every_marked_text_has_a_finished_japanese_translation(extracted, catalo
 
 
 def test_the_catalog_holds_nothing_the_sources_no_longer_say(extracted, catalog):
-    stale = [m.id for m in catalog if m.id and m.id not in extracted]
+    stale = [m.id for m in catalog if m.id and (m.id[0] if isinstance(m.id, tuple) else m.id)
+             not in extracted]
     assert not stale, "stale (pybabel update drops them to #~):\n" + "\n".join(map(repr, stale))
 
 
@@ -68,24 +75,27 @@ def test_each_translation_keeps_its_placeholders_and_numbers(extracted, catalog)
     string that is not one would fail at .format(); numbers and units unchanged."""
     wrong = []
     for m in catalog:
-        if not m.id or not m.string:
+        if not m.id or not all(_forms(m)):
             continue
-        try:
-            same = _fields(m.id) == _fields(m.string)
-        except ValueError as exc:
-            wrong.append(f"{m.id!r}: {exc}")
-            continue
-        if not same:
-            wrong.append(f"{m.id!r}: {sorted(_fields(m.id))} against {sorted(_fields(m.string))}")
-        numbers = re.findall(r"\d+(?:\.\d+)?", re.sub(r"\{[^}]*\}", "", m.id))
-        if any(n not in m.string for n in numbers):
-            wrong.append(f"{m.id!r}: its numbers {numbers} not all in {m.string!r}")
+        source = m.id[0] if isinstance(m.id, tuple) else m.id
+        for text in _forms(m):
+            try:
+                same = _fields(source) == _fields(text)
+            except ValueError as exc:
+                wrong.append(f"{source!r}: {exc}")
+                continue
+            if not same:
+                wrong.append(f"{source!r}: {sorted(_fields(source))} against {sorted(_fields(text))}")
+            numbers = re.findall(r"\d+(?:\.\d+)?", re.sub(r"\{[^}]*\}", "", source))
+            if any(n not in text for n in numbers):
+                wrong.append(f"{source!r}: its numbers {numbers} not all in {text!r}")
     assert not wrong, "\n".join(wrong)
 
 
 def test_the_app_reads_the_catalog_as_babel_does(catalog):
     ours = read_po(catalog_path("ja"))
-    theirs = {m.id: m.string for m in catalog if m.id and m.string and not m.fuzzy}
+    theirs = {(m.id[0] if isinstance(m.id, tuple) else m.id): m.string
+              for m in catalog if m.id and all(_forms(m)) and not m.fuzzy}
     assert ours == theirs
 
 
@@ -93,8 +103,9 @@ def test_a_fuzzy_or_empty_entry_shows_the_english(tmp_path):
     po = tmp_path / "x.po"
     po.write_text('msgid ""\nmsgstr ""\n"Language: ja\\n"\n\n#, fuzzy\nmsgid "Save"\nmsgstr "保存"\n\n'
                   'msgid "Open"\nmsgstr ""\n\nmsgid "Line one\\n"\n"two"\nmsgstr "一行目\\n"\n"二"\n\n'
-                  '#~ msgid "Gone"\n#~ msgstr "消えた"\n', encoding="utf-8")
-    assert read_po(po) == {"Line one\ntwo": "一行目\n二"}
+                  '#~ msgid "Gone"\n#~ msgstr "消えた"\n\n'
+                  'msgid "{n} row"\nmsgid_plural "{n} rows"\nmsgstr[0] "{n} 行"\n', encoding="utf-8")
+    assert read_po(po) == {"Line one\ntwo": "一行目\n二", "{n} row": ("{n} 行",)}
 
 
 def test_no_function_hides_the_translation_function(extracted):
@@ -148,6 +159,10 @@ def test_installing_japanese_translates_and_english_restores():
         assert use_language("ja") == "ja" and i18n.language() == "ja"
         assert i18n._("&File") != "&File" and "&F" in i18n._("&File")
         assert i18n._("a text nobody marked") == "a text nobody marked"
+        one, many = (i18n.ngettext("{n} chip", "{n} chips", n) for n in (1, 8))
+        assert one == many and "{n}" in one and "chip" not in one  # one form in Japanese
     finally:
         use_language("en")
     assert i18n._("&File") == "&File" and i18n.language() == "en"
+    assert i18n.ngettext("{n} chip", "{n} chips", 1) == "{n} chip"
+    assert i18n.ngettext("{n} chip", "{n} chips", 2) == "{n} chips"

@@ -24,6 +24,7 @@ import numpy as np
 
 from roofline_gui.core.arrays import among
 from roofline_gui.core.comparison import Comparison
+from roofline_gui.core.i18n import N_
 from roofline_gui.core.levels import misfits
 from roofline_gui.core.units import MEMORY_ROLES, PRECISIONS, ROLE_INDEX, Units
 
@@ -470,6 +471,13 @@ def marker_symbols(comparison: Comparison) -> np.ndarray | None:
     if len(kernels) > SHAPES_MAX or len({k.category for k in kernels}) < 2:
         return None
     return np.array([symbol_of(k.category) for k in kernels], dtype=object)
+
+
+#: the kernels' categories of the presets and templates, as the legend says them (a kernel keeps
+#: its category in English: the session's word, not the interface's)
+CATEGORY_WORDS = (N_("cache"), N_("dense linear algebra"), N_("host transfer"),
+                  N_("neural network"), N_("sparse"), N_("spectral"), N_("streaming"),
+                  N_("structured grid"), N_("transformer"))
 
 
 def shape_legend(comparison: Comparison) -> list[tuple[str, str]]:

@@ -25,13 +25,31 @@ from collections.abc import Mapping
 LANGUAGES: dict[str, str] = {"en": "English", "ja": "日本語"}
 SOURCE_LANGUAGE = "en"
 
-_catalog: Mapping[str, str] = {}
+#: source text -> translation; a plural message's singular -> its forms (Japanese has one)
+_catalog: Mapping[str, str | tuple[str, ...]] = {}
 _language = SOURCE_LANGUAGE
 
 
 def _(message: str) -> str:
     """``message`` in the installed language (itself where the catalog has no translation)."""
-    return _catalog.get(message, message) if _catalog else message
+    if not _catalog:
+        return message
+    text = _catalog.get(message, message)
+    return text if isinstance(text, str) else text[0]
+
+
+def ngettext(singular: str, plural: str, n: int) -> str:
+    """The message for ``n`` things: "{n} chip" or "{n} chips" in English; the language's own
+    form elsewhere (Japanese has one form for every number). Fill ``{n}`` after."""
+    forms = _catalog.get(singular) if _catalog else None
+    if isinstance(forms, tuple) and forms:
+        return forms[min(_plural_index(n), len(forms) - 1)]
+    return singular if n == 1 else plural
+
+
+def _plural_index(n: int) -> int:
+    """gettext's plural form of ``n`` in the installed language (Plural-Forms)."""
+    return 0 if _language == "ja" else int(n != 1)
 
 
 def N_(message: str) -> str:  # noqa: N802 (gettext's name)
@@ -39,7 +57,7 @@ def N_(message: str) -> str:  # noqa: N802 (gettext's name)
     return message
 
 
-def install(language: str, catalog: Mapping[str, str]) -> None:
+def install(language: str, catalog: Mapping[str, str | tuple[str, ...]]) -> None:
     """Speak ``language`` from now on, with ``catalog`` (source text -> translation)."""
     global _catalog, _language
     _language = language if language in LANGUAGES else SOURCE_LANGUAGE

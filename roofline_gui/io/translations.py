@@ -38,11 +38,11 @@ def _unquote(text: str) -> str:
     return "".join(out)
 
 
-def read_po(path: str | os.PathLike) -> dict[str, str]:
+def read_po(path: str | os.PathLike) -> dict[str, str | tuple[str, ...]]:
     """{source text: translation} of a .po file (its entries apart by blank lines, as Babel
     and msgmerge write them): the finished messages, not fuzzy, not empty, not obsolete; the
-    header entry (msgid "") left out."""
-    messages: dict[str, str] = {}
+    header entry (msgid "") left out. A plural message maps its singular to its forms."""
+    messages: dict[str, str | tuple[str, ...]] = {}
     with open(path, encoding="utf-8") as f:
         blocks = f.read().split("\n\n")
     for block in blocks:
@@ -55,13 +55,20 @@ def read_po(path: str | os.PathLike) -> dict[str, str]:
                 fuzzy = fuzzy or "fuzzy" in line
             elif line.startswith("#"):
                 continue  # comments; obsolete entries (#~) have no msgid line of their own
-            elif line.startswith(("msgid ", "msgstr ", "msgctxt ")):
+            elif line.startswith(("msgid ", "msgid_plural ", "msgstr ", "msgstr[", "msgctxt ")):
                 key, _space, rest = line.partition(" ")
                 target = parts.setdefault(key, [])
                 target.append(_unquote(rest))
             elif line.startswith('"') and target is not None:
                 target.append(_unquote(line))
-        source, text = "".join(parts.get("msgid", ())), "".join(parts.get("msgstr", ()))
+        source = "".join(parts.get("msgid", ()))
+        if "msgid_plural" in parts:
+            forms = tuple("".join(parts[key]) for key in sorted(
+                (k for k in parts if k.startswith("msgstr[")), key=lambda k: int(k[7:-1])))
+            if source and forms and all(forms) and not fuzzy:
+                messages[source] = forms
+            continue
+        text = "".join(parts.get("msgstr", ()))
         if source and text and not fuzzy:
             messages[source] = text
     return messages

@@ -19,6 +19,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QColor
 
 from roofline_gui.core.comparison import changed_rows
+from roofline_gui.core.i18n import N_, _
 from roofline_gui.core.levels import intensity_text, residency_note, role_intensities
 from roofline_gui.core.roofline import LIMITER_UNSUPPORTED
 from roofline_gui.core.units import format_si, format_time
@@ -28,7 +29,7 @@ from roofline_gui.models.item_models import ID_ROLE
 from roofline_gui.models.mime import MIME_KERNELS, decode
 
 Index = QModelIndex | QPersistentModelIndex
-FIXED_COLUMNS = ("Kernel", "Precision", "Intensity", "Measured")
+FIXED_COLUMNS = (N_("Kernel"), N_("Precision"), N_("Intensity"), N_("Measured"))
 _DISPLAY = int(Qt.ItemDataRole.DisplayRole.value)
 _TOOLTIP = int(Qt.ItemDataRole.ToolTipRole.value)
 _FOREGROUND = int(Qt.ItemDataRole.ForegroundRole.value)
@@ -243,8 +244,9 @@ class ComparisonTableModel(QAbstractTableModel):
             return None
         unit = self._model.units.word
         if section < len(FIXED_COLUMNS):
-            return {2: f"Intensity\n({unit}/B)", 3: f"Measured\n({unit}/s)"}.get(
-                section, FIXED_COLUMNS[section])
+            return (_("Intensity\n({unit}/B)") if section == 2 else
+                    _("Measured\n({unit}/s)") if section == 3 else
+                    _(FIXED_COLUMNS[section])).format(unit=unit)
         located = self.locate(section)
         if located is None:
             return None
@@ -253,13 +255,14 @@ class ComparisonTableModel(QAbstractTableModel):
         base = self._model.document.baseline_chip
         if role == _TOOLTIP:
             tip = chip.name + ": " + {
-                "attainable": f"attainable performance ({unit}/s)",
-                "time": "time for the kernel's work at the attainable rate",
-                "limiter": "the roof that limits the kernel (memory level or compute precision)",
-                "speedup": f"attainable performance ÷ {base.name if base else 'the baseline'}'s",
-                "energy": f"energy efficiency ({unit}/J) and average power at the operating point; "
-                          "a workload's items per joule (Help → User guide, Energy: estimates from the board "
-                          "power are upper bounds on the joules)"}[field]
+                "attainable": _("attainable performance ({unit}/s)"),
+                "time": _("time for the kernel's work at the attainable rate"),
+                "limiter": _("the roof that limits the kernel (memory level or compute precision)"),
+                "speedup": _("attainable performance ÷ {baseline}'s"),
+                "energy": _("energy efficiency ({unit}/J) and average power at the operating "
+                            "point; a workload's items per joule (Help → User guide, Energy: "
+                            "estimates from the board power are upper bounds on the joules)")}[
+                field].format(unit=unit, baseline=base.name if base else _("the baseline"))
             measured = chip.measured_notes() if field == "attainable" else []
             return "\n".join([tip, *measured])
         # The chip's whole name heads its first column; its other columns carry a short name
@@ -269,8 +272,8 @@ class ComparisonTableModel(QAbstractTableModel):
         if field == "attainable":
             return f"{chip.name}\n{unit}/s"
         short = short_names(tuple(c.name for c in self._model.document.chips))[located[0]]
-        return f"{short}\n" + {"time": "time", "limiter": "limited by", "speedup": "× baseline",
-                               "energy": "energy"}[field]
+        return f"{short}\n" + {"time": _("time"), "limiter": _("limited by"),
+                               "speedup": _("× baseline"), "energy": _("energy")}[field]
 
     def _row_header(self, section: int, role: int):
         """Each row is headed by its kernel's name, so the name stays in sight while the

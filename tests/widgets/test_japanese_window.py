@@ -26,7 +26,7 @@ JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uff00-\uffef]")
 #: words that stay as they are in a Japanese interface: formats, units, model and link names
 NEUTRAL = {"TPOT", "TTFT", "ZeRO", "NVLink", "PCIe", "Roofline", "Explorer", "CSV", "PNG", "SVG",
            "PDF", "config", "json", "Nsight", "Compute", "MACs", "MAC", "HBM", "HBM2", "HBM3",
-           "HBM3e", "DRAM", "SRAM", "Infinity", "Fabric", "Cache", "none"}
+           "HBM3e", "DRAM", "SRAM", "Infinity", "Fabric", "Cache", "none", "Transformer"}
 
 
 def _english_words(text: str, names: set[str]) -> list[str]:
@@ -165,3 +165,19 @@ def test_the_language_is_chosen_by_the_command_line_then_the_settings_then_the_l
     assert chosen_language("ja", "en") == "ja"
     monkeypatch.setenv("LANG", "C.UTF-8")
     assert chosen_language(None, "") == "en"
+
+
+def test_the_table_headers_and_the_charts_titles_speak_japanese(window_ja):
+    from PySide6.QtCore import Qt
+
+    names = _names(window_ja)
+    table = window_ja.table.table_model
+    headers = [table.headerData(c, Qt.Orientation.Horizontal) for c in range(table.columnCount())]
+    left = [h for h in headers if h and not JAPANESE.search(h) and _english_words(h, names)]
+    assert not left, left
+    plot = window_ja.canvas.plots[0].plot
+    for side in ("left", "bottom"):
+        assert JAPANESE.search(plot.getAxis(side).labelText), plot.getAxis(side).labelText
+    legend = [e[0] for e in window_ja.canvas.plots[0].legend.legend.entries]
+    left = [e for e in legend if not JAPANESE.search(e) and _english_words(e, names)]
+    assert not left, left

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QFileDialog, QInputDialog, QWidget
 from roofline_gui.core.document import Document
 from roofline_gui.core.edits import SetField
 from roofline_gui.core.errors import RooflineError
-from roofline_gui.core.i18n import _
+from roofline_gui.core.i18n import _, ngettext
 from roofline_gui.io.csv_export import export_csv, export_workloads_csv
 from roofline_gui.io.files import resources_dir, write_atomic
 from roofline_gui.io.session import open_document, save_session
@@ -117,11 +117,11 @@ class FileActions(QObject):
         try:
             if _size(path) > BACKGROUND_BYTES:  # read, check and evaluate off the UI thread
                 doc, is_session, prepared = run_in_background(
-                    self.window, f"Opening {path.name}…", lambda: _load_prepared(path))
+                    self.window, _("Opening {file}…").format(file=path.name), lambda: _load_prepared(path))
             else:
                 doc, is_session = open_document(path)
         except RooflineError as exc:
-            Confirm.error(self.window, f"Could not open {path.name}", str(exc))
+            Confirm.error(self.window, _("Could not open {file}").format(file=path.name), str(exc))
             if not path.exists():
                 self.settings.remove_recent(str(path))
             return False
@@ -131,9 +131,10 @@ class FileActions(QObject):
             self.settings.add_recent(str(path.resolve()))
             self.settings.set("last_dir", str(path.resolve().parent))
         chips, kernels = len(doc.chips), len(doc.kernels)
-        self.sig_message.emit(f"Opened {path.name}: {chips} chip{'s' * (chips != 1)}, "
-                              f"{kernels} kernel{'s' * (kernels != 1)}"
-                              + ("" if is_session else _(" (a new untitled session: Save asks where)")))
+        said = _("Opened {file}: {chips}, {kernels}").format(
+            file=path.name, chips=_count(chips, "chip"), kernels=_count(kernels, "kernel"))
+        self.sig_message.emit(said + ("" if is_session else
+                                      _(" (a new untitled session: Save asks where)")))
         return True
 
     def open_example(self, path: Path) -> bool:
@@ -175,19 +176,21 @@ class FileActions(QObject):
             doc = replace(doc, title=title)
         try:
             if len(doc.kernels) + len(doc.chips) > BACKGROUND_ITEMS:
-                run_in_background(self.window, f"Saving {path.name}…", lambda: save_session(doc, path))
+                run_in_background(self.window, _("Saving {file}…").format(file=path.name),
+                                  lambda: save_session(doc, path))
             else:
                 save_session(doc, path)
         except RooflineError as exc:
-            Confirm.error(self.window, f"Could not save {path.name}",
-                          f"{exc}\n\nYour session is still open and unchanged; try another folder.")
+            Confirm.error(self.window, _("Could not save {file}").format(file=path.name),
+                          _("{problem}\n\nYour session is still open and unchanged; try another "
+                            "folder.").format(problem=exc))
             return False
         if title is not None:
-            self.model.push(SetField("title", title), f"Title {title}")
+            self.model.push(SetField("title", title), _("Title {title}").format(title=title))
         self.model.mark_saved(path)
         self.settings.add_recent(str(path.resolve()))
         self.settings.set("last_dir", str(path.resolve().parent))
-        self.sig_message.emit(f"Saved {path}")
+        self.sig_message.emit(_("Saved {path}").format(path=path))
         return True
 
     # -- exports ------------------------------------------------------------------------------------
@@ -207,9 +210,10 @@ class FileActions(QObject):
         try:
             said = write(path)
         except RooflineError as exc:
-            Confirm.error(self.window, f"Could not export {label}", str(exc))
+            Confirm.error(self.window, _("Could not export {what}").format(what=label), str(exc))
             return False
-        self.sig_message.emit(f"Exported {path}: {said}" if isinstance(said, str) else f"Exported {path}")
+        self.sig_message.emit(_("Exported {path}: {what}").format(path=path, what=said)
+                              if isinstance(said, str) else _("Exported {path}").format(path=path))
         return True
 
     # The export module (pyqtgraph's exporters, QtSvg) is imported on first use, off start-up.
@@ -257,9 +261,11 @@ class FileActions(QObject):
         def write(path) -> str:
             rows = export_csv(doc, path, derated=self.model.derated,
                               same_width=self.model.view.same_width)  # as the table reads
-            return (f"{_count(rows, 'row')} ({_count(len(doc.kernels), 'kernel')} on "
-                    f"{_count(len(doc.chips), 'chip')})"
-                    + (_("; the workloads go to File → Export workloads CSV") if doc.workloads else ""))
+            said = _("{rows} ({kernels} on {chips})").format(
+                rows=_count(rows, "row"), kernels=_count(len(doc.kernels), "kernel"),
+                chips=_count(len(doc.chips), "chip"))
+            return said + (_("; the workloads go to File → Export workloads CSV")
+                           if doc.workloads else "")
 
         return self._export("CSV", ".csv", _("CSV table (*.csv)"), write)
 
@@ -291,10 +297,10 @@ class FileActions(QObject):
             def write(path) -> str:
                 rows = write_rows_csv(serving_rows(result, WORKLOAD_CSV_COLUMNS),
                                       WORKLOAD_CSV_COLUMNS, path)
-                return (f"{_count(rows, 'row')}: {result.workload.name} served on "
-                        f"{_count(len(result.chips), 'chip')} at "
-                        f"{_count(len(result.concurrency), 'concurrency')}").replace(
-                    "concurrencys", "concurrencies")
+                return _("{rows}: {workload} served on {chips} at {levels}").format(
+                    rows=_count(rows, "row"), workload=result.workload.name,
+                    chips=_count(len(result.chips), "chip"),
+                    levels=_count(len(result.concurrency), "concurrency"))
 
             return self._export(_("serving CSV"), "-serving.csv", _("CSV table (*.csv)"), write)
         from roofline_gui.widgets.chart import export  # noqa: PLC0415
@@ -325,14 +331,20 @@ class FileActions(QObject):
         doc = self.model.document
         rows = export_workloads_csv(doc, path, derated=self.model.derated,
                                     same_width=self.model.view.same_width)
-        what = (f"the workloads' table, {_count(rows, 'row')} ({_count(len(doc.workloads), 'workload')} "
-                f"on {_count(len(doc.chips), 'chip')})")
+        what = _("the workloads' table, {rows} ({workloads} on {chips})").format(
+            rows=_count(rows, "row"), workloads=_count(len(doc.workloads), "workload"),
+            chips=_count(len(doc.chips), "chip"))
         return what + (_(" (the session has no kernels)") if not doc.kernels else "")
 
 
-def _count(n: int, word: str) -> str:
-    """'1 row', '8 rows'."""
-    return f"{n:,} {word}{'' if n == 1 else 's'}"
+def _count(n: int, what: str) -> str:
+    """'1 row', '8 rows' (in the interface's language: Japanese counts '8 行')."""
+    forms = {"row": ngettext("{n} row", "{n} rows", n),
+             "chip": ngettext("{n} chip", "{n} chips", n),
+             "kernel": ngettext("{n} kernel", "{n} kernels", n),
+             "workload": ngettext("{n} workload", "{n} workloads", n),
+             "concurrency": ngettext("{n} concurrency", "{n} concurrencies", n)}
+    return forms[what].format(n=f"{n:,}")
 
 
 def safe_file_stem(title: str, default: str = "session") -> str:

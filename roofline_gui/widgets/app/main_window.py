@@ -3,6 +3,7 @@ No computation and no file I/O here: those live in the core, the models and File
 
 from __future__ import annotations
 
+import re
 from contextlib import contextmanager
 from dataclasses import replace
 from functools import partial
@@ -337,6 +338,8 @@ class MainWindow(QMainWindow):
 
     def _action(self, text: str, slot, shortcut=None, tip: str = "") -> QAction:
         action = QAction(text, self)
+        if "(&" in text:  # a Japanese menu's "開く(&O)": the toolbar's button reads "開く"
+            action.setIconText(re.sub(r"\s*\(&.\)", "", text).replace("&", "").rstrip("…"))
         action.triggered.connect(slot)
         if shortcut is not None:
             action.setShortcut(QKeySequence(shortcut))
@@ -410,6 +413,7 @@ class MainWindow(QMainWindow):
         self.act_mac = self._action(_("Count &MACs (1 MAC = 2 ops)"), self.set_mac_units,
                                     tip=_("Show performance in MAC/s and intensity in MAC/B"))
         self.act_mac.setCheckable(True)
+        self.act_mac.setIconText(_("Count MACs"))  # the toolbar's shorter name
         self.act_derated = self._action(
             _("&Achievable roofs (measured, else derated)"), self.set_derated,
             tip=_("Each ceiling's measured value where it has one, else its datasheet value × its "

@@ -37,6 +37,7 @@ from roofline_gui.core.chart_scene import (
 )
 from roofline_gui.core.comparison import Comparison
 from roofline_gui.core.display import chart_spec
+from roofline_gui.core.i18n import _
 from roofline_gui.core.units import OPS_PER_MAC, Units
 from roofline_gui.widgets.chart.layers.base import Style
 from roofline_gui.widgets.chart.layers.labels import KernelNamesLayer, RoofLabelsLayer
@@ -131,8 +132,9 @@ class RooflinePlot(QObject):
         # titles as rich text on every range change, ten times before the first paint.
         for side in ("top", "right"):
             plot.getAxis(side).enableAutoSIPrefix(False)
-        plot.setLabel("bottom", "Arithmetic intensity (op/B, main memory)", units="")
-        plot.setLabel("left", "Attainable performance (op/s)")
+        plot.setLabel("bottom", _("Arithmetic intensity ({unit}/B, main memory)").format(unit="op"),
+                      units="")
+        plot.setLabel("left", _("Attainable performance ({unit}/s)").format(unit="op"))
         self._axis_unit = ("op", False, False)
         plot.setMenuEnabled(False)
         plot.layout.setContentsMargins(4, 8, 14, 4)  # room for the right-hand labels
@@ -391,11 +393,16 @@ class RooflinePlot(QObject):
         if self._axis_unit != (unit, self.short_titles, levels):  # setLabel re-lays out the axis
             self._axis_unit = (unit, self.short_titles, levels)
             # Small charts of a grid: titles that fit them (the whole ones ran into each other).
-            left, bottom = (("Performance", "Intensity") if self.short_titles
-                            else ("Attainable performance", "Arithmetic intensity"))
-            self.plot.setLabel("left", f"{left} ({unit}/s)")
-            where = "at each memory level" if levels else "main memory"
-            self.plot.setLabel("bottom", f"{bottom} ({unit}/B, {where})")
+            if self.short_titles:
+                left = _("Performance ({unit}/s)")
+                bottom = (_("Intensity ({unit}/B, at each memory level)") if levels else
+                          _("Intensity ({unit}/B, main memory)"))
+            else:
+                left = _("Attainable performance ({unit}/s)")
+                bottom = (_("Arithmetic intensity ({unit}/B, at each memory level)") if levels
+                          else _("Arithmetic intensity ({unit}/B, main memory)"))
+            self.plot.setLabel("left", left.format(unit=unit))
+            self.plot.setLabel("bottom", bottom.format(unit=unit))
         for side, shown in self.axis_titles.items():
             axis = self.plot.getAxis(side)
             if axis.label.isVisible() != shown:  # showLabel re-lays out and repaints the axis

@@ -7,6 +7,7 @@ from PySide6.QtGui import QColor
 
 from roofline_gui.core.chart_scene import ChartScene
 from roofline_gui.core.display import shape_legend
+from roofline_gui.core.i18n import _
 from roofline_gui.widgets.chart.layers.base import ChartLayer
 from roofline_gui.widgets.chart.layers.roofs import DATASHEET_LEGEND, datasheet_pen, roof_pen
 from roofline_gui.widgets.chart.plot_items import ChipLegend
@@ -31,11 +32,12 @@ class LegendLayer(ChartLayer):
         for c in scene.chips:
             if spec.roofs_of(c):
                 dashed = c in spec.off_precision
-                name = cmp.chips[c].name + (" (none of the kernels' precisions)" if dashed else "")
+                name = (_("{chip} (none of the kernels' precisions)").format(chip=cmp.chips[c].name)
+                        if dashed else cmp.chips[c].name)
                 out.append((name, roof_pen(self.style.chip_color(scene, c), True, dashed)))
         if any(r.chip in scene.chips for r in spec.datasheet_roofs):
-            out.append((DATASHEET_LEGEND, datasheet_pen(QColor(self.style.foreground))))
-        out += [(category, pen, symbol) for category, symbol in shape_legend(cmp)]
+            out.append((_(DATASHEET_LEGEND), datasheet_pen(QColor(self.style.foreground))))
+        out += [(_(category), pen, symbol) for category, symbol in shape_legend(cmp)]
         out += [(mark.name, pen, mark.symbol) for mark in scene.workloads]
         return out
 

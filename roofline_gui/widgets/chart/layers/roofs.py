@@ -10,11 +10,12 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QPen
 
 from roofline_gui.core.chart_scene import ChartScene
+from roofline_gui.core.i18n import N_
 from roofline_gui.core.units import format_si
 from roofline_gui.widgets.chart.layers.base import ChartLayer
 from roofline_gui.widgets.chart.plot_items import RoofLayer, log10
 
-DATASHEET_LEGEND = "datasheet roofs (long dashes)"
+DATASHEET_LEGEND = N_("datasheet roofs (long dashes)")
 DATASHEET_DASHES = [9.0, 5.0]  # in pen widths: longer than the cache diagonals' dashes
 LEVEL_STYLE = {
     "dram": Qt.PenStyle.SolidLine,
