@@ -1,7 +1,9 @@
 """What the bundle leaves out, and why (used by roofline-explorer.spec; figures in
 docs/packaging.md).
 
-- Qt's translations: the app's text is English only and it installs no QTranslator.
+- Qt's translations, but for Qt's own texts in the languages the app speaks (qtbase_ja.qm: its
+  file dialogs and message boxes in Japanese, 0.2 MB); the app's own catalogs are the .po files
+  under resources/locale, read as they are.
 - Platform plugins for embedded displays (eglfs, linuxfb, vnc, vkkhrdisplay) and the evdev/tuio
   input plugins they use, Wayland's compositor-side buffer plugins and embedded shells, and
   QtNetwork's library (nothing links it); xcb, wayland (xdg-shell, decorations, wayland-egl),
@@ -86,10 +88,17 @@ def _dest(entry) -> str:
     return str(entry[0]).replace("\\", "/")
 
 
+#: Qt's own catalogs the bundle keeps: its dialogs in each language the interface speaks
+QT_CATALOGS = tuple(f"/qtbase_{code}.qm" for code in ("ja",))
+
+
 def keep_data(entry) -> bool:
-    """Not Qt's translations, nor bytecode left in the source tree by a run of the checkout."""
+    """Not Qt's translations (but its own texts in the app's languages), nor bytecode left in the
+    source tree by a run of the checkout."""
     dest = f"/{_dest(entry)}"
-    return "/Qt/translations/" not in dest and "/__pycache__/" not in dest
+    if "/Qt/translations/" in dest:
+        return dest.endswith(QT_CATALOGS)
+    return "/__pycache__/" not in dest
 
 
 def keep_binary(entry) -> bool:
@@ -189,5 +198,6 @@ def slim(binaries: list, datas: list) -> tuple[list, list, list[str]]:
     notes.append(f"left out {len(binaries) - len(kept)} binaries (plugins and what only they linked); "
                  f"Python's own stripped; binaries {before / 1e6:.0f} MB -> {after / 1e6:.0f} MB")
     data = [d for d in datas if keep_data(d)]
-    notes.append(f"left out {len(datas) - len(data)} data files (Qt translations)")
+    notes.append(f"left out {len(datas) - len(data)} data files (Qt translations but "
+                 f"{', '.join(c.strip('/') for c in QT_CATALOGS)})")
     return kept, data, notes

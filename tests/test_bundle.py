@@ -46,6 +46,11 @@ def test_a_system_library_goes_when_only_a_left_out_plugin_linked_it():
     assert not slim.keep_binary(("PySide6/Qt/plugins/platformthemes/libqgtk3.so", "x", "BINARY"))
     assert slim.keep_binary(("PySide6/Qt/plugins/platformthemes/libqxdgdesktopportal.so", "x", "BINARY"))
     assert not slim.keep_data(("resources/__pycache__/__init__.cpython-311.pyc", "x", "DATA"))
+    # Qt's own texts only in the languages the app speaks (its dialogs in Japanese)
+    assert slim.keep_data(("PySide6/Qt/translations/qtbase_ja.qm", "x", "DATA"))
+    assert not slim.keep_data(("PySide6/Qt/translations/qtbase_de.qm", "x", "DATA"))
+    assert not slim.keep_data(("PySide6/Qt/translations/qt_ja.qm", "x", "DATA"))
+    assert slim.keep_data(("resources/locale/ja/LC_MESSAGES/roofline_gui.po", "x", "DATA"))
 
 
 @pytest.mark.slow
@@ -64,7 +69,9 @@ def test_linux_bundle_builds_and_passes_its_self_test():
     names = {p.name for p in internal.rglob("*")}
     assert not any(n.startswith(("QtWebEngine", "QtQuick", "libQt6Quick", "libQt6WebEngine")) for n in names)
     # What slim.py leaves out is out, and the whole stays within its size aim.
-    assert not any(n.endswith(".qm") for n in names)  # Qt's translations
+    # Qt's translations, but its own texts in Japanese; the app's catalog as written
+    assert {n for n in names if n.endswith(".qm")} == {"qtbase_ja.qm"}
+    assert (internal / "resources" / "locale" / "ja" / "LC_MESSAGES" / "roofline_gui.po").is_file()
     assert not {"numba", "llvmlite"} & names  # the JIT: the bundle measures with numpy's kernels
     assert not any(n.startswith(("libqeglfs", "libqlinuxfb", "libqvnc", "libcrypto")) for n in names)
     assert {"libqxcb.so", "libqwayland.so", "libqoffscreen.so", "libqsvg.so"} <= names  # kept

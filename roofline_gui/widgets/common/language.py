@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 
+import PySide6
 from PySide6.QtCore import QCoreApplication, QLibraryInfo, QTranslator
 from PySide6.QtGui import QFontDatabase
 
@@ -57,8 +59,10 @@ def apply_language(language: str) -> tuple[str, str]:
     language = use_language(language)
     if language != i18n.SOURCE_LANGUAGE:
         folder = QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)
+        beside = str(Path(PySide6.__file__).parent / "Qt" / "translations")  # in a bundle too
         translator = QTranslator(app)
-        if translator.load(f"qtbase_{language}", folder):
+        if translator.load(f"qtbase_{language}", folder) or translator.load(
+                f"qtbase_{language}", beside):
             app.installTranslator(translator)
             _translators.append(translator)
         else:  # the bundle or a trimmed Qt without it: Qt's dialogs in English, said
