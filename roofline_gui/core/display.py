@@ -42,12 +42,15 @@ class View:
     kernel_labels: bool = True  # kernels' names on the chart
     memory_levels: bool = False  # a point per memory level (the hierarchical roofline)
     same_width: bool = False  # a chip lacking a precision runs at its own of the same width
+    #: intensity read as bytes per op (B/F, as Japanese HPC courses read it): the chart's x axis
+    #: labelled 1/intensity, the table's intensity column and the explanation's ridge in B/F
+    bytes_per_op: bool = False
 
     MODES = ("overlay", "side_by_side", "energy")
 
     @property
     def units(self) -> Units:
-        return Units(mac=self.mac)
+        return Units(mac=self.mac, bytes_per_op=self.bytes_per_op)
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ import math
 from roofline_gui.core.comparison import Comparison
 from roofline_gui.core.diagnose import diagnosis_lines
 from roofline_gui.core.energy import kernel_lines
+from roofline_gui.core.i18n import _
 from roofline_gui.core.levels import host_note, level_points, ratio_to_main_memory, residency_note
 from roofline_gui.core.roofline import LIMITER_COMPUTE, LIMITER_UNSUPPORTED
 from roofline_gui.core.templates import TEMPLATES
@@ -114,6 +115,8 @@ def _where_it_sits(cmp: Comparison, k, c, code, attainable, units: Units) -> lis
             + (f"it needs about {_times(more)} more reuse ({op}s per byte) to reach it."
                if more >= 1.5 else "it sits just left of it: a little more reuse reaches it.")
         )
+        if units.bytes_per_op:
+            lines.append(_bytes_per_op_line(cmp, k, c, level.name, level_intensity, ridge, units))
     else:
         intensity = float(cmp.dram_intensity[k])
         lines.append(
@@ -121,7 +124,33 @@ def _where_it_sits(cmp: Comparison, k, c, code, attainable, units: Units) -> lis
             f"({units.format_intensity(r.cell('ridge_dram', k, c))} at {chip.dram.name}): "
             f"{units.format_rate(attainable)}, {_pct(attainable / ceiling * 100)} of {roof}."
         )
+        if units.bytes_per_op:
+            lines.append(_bytes_per_op_line(cmp, k, c, chip.dram.name, intensity,
+                                            float(r.cell("ridge_dram", k, c)), units))
     return lines
+
+
+def _bytes_per_op_line(cmp: Comparison, k: int, c: int, name: str, intensity: float,
+                       ridge: float, units: Units) -> str:
+    """The same in bytes per op (B/F), as Japanese HPC courses reason: the kernel's required
+    B/F against the machine's (bandwidth ÷ peak, the inverse of the ridge), and the machine's
+    B/F at each of its memory levels."""
+    chip, r = cmp.chips[c], cmp.result
+    op, per = units.word, units.ops_per_unit
+    need, have = per / intensity, per / ridge
+    ceiling = float(r.cell("ceiling", k, c))
+    bandwidths = cmp.chip_arrays.read_bandwidth(r.derated)[c]
+    machine = ", ".join(f"{level.name} {per * float(bw) / ceiling:,.3g}"
+                        for level, bw in zip(chip.memory, bandwidths, strict=False)
+                        if math.isfinite(float(bw)) and bw > 0)
+    verdict = (_("the kernel asks more bytes per op than the machine supplies: memory-bound")
+               if need > have * (1 + 1e-9) else
+               _("the machine supplies the bytes the kernel asks: compute-bound"))
+    return _("In bytes per op: the kernel's required B/F is {need} B/{op} at {level}, the "
+             "machine's B/F there {have} B/{op} (bandwidth ÷ peak, the inverse of the ridge): "
+             "{verdict}. The machine's B/F at each level: {machine}.").format(
+        need=f"{need:,.3g}", have=f"{have:,.3g}", op=op, level=name, verdict=verdict,
+        machine=machine)
 
 
 def _worth_line(cmp: Comparison, k: int, c: int) -> str:

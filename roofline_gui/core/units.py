@@ -272,9 +272,11 @@ def format_plain(value: float | None) -> str:
 
 @dataclass(frozen=True)
 class Units:
-    """How rates and intensities are shown: in ops, or in MACs (Count MACs)."""
+    """How rates and intensities are shown: in ops, or in MACs (Count MACs); intensities also
+    read as bytes per op, B/F (View → Intensity as B/F)."""
 
     mac: bool = False
+    bytes_per_op: bool = False
 
     @property
     def ops_per_unit(self) -> int:

@@ -19,7 +19,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QColor
 
 from roofline_gui.core.comparison import changed_rows
-from roofline_gui.core.i18n import N_, _
+from roofline_gui.core.i18n import N_, _, ngettext
 from roofline_gui.core.levels import intensity_text, residency_note, role_intensities
 from roofline_gui.core.roofline import LIMITER_UNSUPPORTED
 from roofline_gui.core.units import format_si, format_time
@@ -129,8 +129,9 @@ class ComparisonTableModel(QAbstractTableModel):
                                         min(max(rows), self.rowCount() - 1))
 
     def _on_view_changed(self, _view, changed) -> None:
-        """Count MACs changes every rate and intensity shown (the model's units)."""
-        if "mac" not in changed:
+        """Count MACs changes every rate and intensity shown (the model's units); B/F the
+        intensities."""
+        if not changed & {"mac", "bytes_per_op"}:
             return
         if self.rowCount() and self.columnCount():
             self.dataChanged.emit(self.index(0, 0),
@@ -244,7 +245,9 @@ class ComparisonTableModel(QAbstractTableModel):
             return None
         unit = self._model.units.word
         if section < len(FIXED_COLUMNS):
-            return (_("Intensity\n({unit}/B)") if section == 2 else
+            bf = self._model.view.bytes_per_op
+            return (_("B/F\n(B/{unit})") if section == 2 and bf else
+                    _("Intensity\n({unit}/B)") if section == 2 else
                     _("Measured\n({unit}/s)") if section == 3 else
                     _(FIXED_COLUMNS[section])).format(unit=unit)
         located = self.locate(section)
@@ -372,7 +375,7 @@ class ComparisonTableModel(QAbstractTableModel):
                     return (workload.activations if workload.weights == workload.activations
                             else f"{workload.weights} weights, {workload.activations}")
                 if column == 2:
-                    return f"{units.intensity(result.intensity):,.4g}"
+                    return self._intensity_cell(float(result.intensity))
                 return ""
             if role == _TOOLTIP:
                 return ("Aggregate intensity: total ops ÷ total main-memory bytes of a step"
@@ -426,9 +429,11 @@ class ComparisonTableModel(QAbstractTableModel):
         kernel = cmp.kernels[row]
         if role == _DISPLAY:
             if column == 2:
-                text = f"{float(cmp.dram_intensity[row]) / self._model.units.ops_per_unit:,.4g}"
+                text = self._intensity_cell(float(cmp.dram_intensity[row]))
                 levels = len(role_intensities(cmp, row))
-                return text if levels <= 1 else f"{text} (+{levels - 1} level{'s' * (levels > 2)})"
+                return text if levels <= 1 else ngettext(
+                    "{value} (+{n} level)", "{value} (+{n} levels)", levels - 1).format(
+                    value=text, n=levels - 1)
             if column == 3:
                 measured = cmp.measured_rate(row)
                 text = format_si((measured or math.nan) / self._model.units.ops_per_unit,
@@ -446,6 +451,13 @@ class ComparisonTableModel(QAbstractTableModel):
         if role == _ALIGNMENT and column >= 2:
             return _RIGHT
         return None
+
+    def _intensity_cell(self, ops_per_byte: float) -> str:
+        """An intensity in the shown units, or read as bytes per op (View → Intensity as B/F)."""
+        x = ops_per_byte / self._model.units.ops_per_unit
+        if self._model.view.bytes_per_op:
+            return f"{1 / x:,.4g}" if x > 0 else "∞"
+        return f"{x:,.4g}"
 
     def _above_roof(self, cmp, row: int) -> list[str]:
         """The shown chips whose roof the kernel's measured point is above."""

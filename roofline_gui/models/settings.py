@@ -15,6 +15,7 @@ _DEFAULTS: dict[str, object] = {
     "view/kernel_labels": True,
     "view/memory_levels": True,  # a kernel drawn where a roof explains it, from the first start
     "view/same_width": True,  # V100 (fp16) against TPU v3 (bf16) compare, each cell saying so
+    "view/bytes_per_op": "",  # intensity as B/F; "" (never set): on in Japanese, off in English
     "last_dir": "",
     "first_start_done": False,
     "language": "",  # "en", "ja"; empty: the system's locale (View → Language)

@@ -438,6 +438,13 @@ class MainWindow(QMainWindow):
                 "width: fp16 for bf16 (V100 against TPU v3), fp8 for int8, and back; each such "
                 "cell says so"))
         self.act_same_width.setCheckable(True)
+        self.act_bytes_per_op = self._action(
+            _("Intensity as &B/F (bytes per op)"),
+            lambda on: self.model.set_view(bytes_per_op=bool(on)), "Ctrl+Shift+B",
+            _("Read intensity as bytes per op, B/F, as Japanese HPC courses do: the chart's x axis "
+              "labelled with 1/intensity (the roofs stay where they are), the table's column and "
+              "the explanation's machine B/F (bandwidth ÷ peak, the inverse of the ridge)"))
+        self.act_bytes_per_op.setCheckable(True)
         self.act_about = self._action(_("&About Roofline Explorer"), self.show_about)
         self.act_guide = self._action(_("&User guide"), self.show_user_guide, key.HelpContents,
                                       _("The panels, the chart, sessions and exports explained "
@@ -515,6 +522,7 @@ class MainWindow(QMainWindow):
         view.addAction(self.act_derated)
         view.addAction(self.act_levels)
         view.addAction(self.act_same_width)
+        view.addAction(self.act_bytes_per_op)
         view.addAction(self.act_kernel_labels)
         view.addSeparator()
         for dock in self.docks.values():
@@ -723,12 +731,14 @@ class MainWindow(QMainWindow):
         self.act_kernel_labels.setChecked(view.kernel_labels)
         self.act_levels.setChecked(view.memory_levels)
         self.act_same_width.setChecked(view.same_width)
-        if "mac" in changed and self._cursor is not None:  # the readout follows at once
+        self.act_bytes_per_op.setChecked(view.bytes_per_op)
+        if changed & {"mac", "bytes_per_op"} and self._cursor is not None:  # the readout follows
             self._on_cursor_moved(*self._cursor)
         for name, key in (("mode", "view/mode"), ("mac", "view/mac_units"), ("derated", "view/derated"),
                           ("kernel_labels", "view/kernel_labels"),
                           ("memory_levels", "view/memory_levels"),
-                          ("same_width", "view/same_width")):
+                          ("same_width", "view/same_width"),
+                          ("bytes_per_op", "view/bytes_per_op")):
             if name in changed:
                 self.settings.set(key, getattr(view, name))
 
@@ -749,9 +759,12 @@ class MainWindow(QMainWindow):
         """The pointer's place on the chart, in op/B and op/s (shown in the model's units)."""
         self._cursor = (intensity, performance)
         units = self.model.units
-        self.cursor_label.setText(_("intensity {intensity} {unit}/B   performance {rate}").format(
-            intensity=f"{units.intensity(intensity):,.3g}", unit=units.word,
-            rate=units.format_rate(performance, 3)))
+        shown = units.intensity(intensity)
+        text = (_("B/F {bf} B/{unit}   performance {rate}") if self.model.view.bytes_per_op else
+                _("intensity {intensity} {unit}/B   performance {rate}"))
+        self.cursor_label.setText(text.format(
+            intensity=f"{shown:,.3g}", bf=f"{1 / shown:,.3g}" if shown > 0 else "∞",
+            unit=units.word, rate=units.format_rate(performance, 3)))
 
     def _fill_recent(self) -> None:
         self.recent_menu.clear()
@@ -826,7 +839,14 @@ class MainWindow(QMainWindow):
                             derated=bool(self.settings.get("view/derated")),
                             kernel_labels=bool(self.settings.get("view/kernel_labels")),
                             memory_levels=bool(self.settings.get("view/memory_levels")),
-                            same_width=bool(self.settings.get("view/same_width")))
+                            same_width=bool(self.settings.get("view/same_width")),
+                            bytes_per_op=self._bytes_per_op_setting())
+
+    def _bytes_per_op_setting(self) -> bool:
+        """View → Intensity as B/F as the user left it; never set, on in Japanese (as Japanese
+        HPC courses read intensity), off in English."""
+        saved = self.settings.get("view/bytes_per_op")
+        return language() == "ja" if saved == "" else str(saved).lower() in ("true", "1")
 
     def closeEvent(self, event) -> None:  # noqa: N802 (Qt API)
         if background.busy():  # a file is being read or written: close once it is done

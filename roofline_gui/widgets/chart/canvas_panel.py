@@ -92,7 +92,8 @@ class CanvasPanel(QWidget):
                                    background=pg.mkColor(background).name(),
                                    ops_per_unit=float(model.units.ops_per_unit),
                                    kernel_labels=model.view.kernel_labels,
-                                   memory_levels=model.view.memory_levels)
+                                   memory_levels=model.view.memory_levels,
+                                   bytes_per_op=model.view.bytes_per_op)
         self.mode = "overlay"
         self.energy_chart = None  # the Energy mode's chart, built when first shown
         self._drag_serial = 0
@@ -156,9 +157,10 @@ class CanvasPanel(QWidget):
         self.options.ops_per_unit = float(view.units.ops_per_unit)
         self.options.kernel_labels = view.kernel_labels
         self.options.memory_levels = view.memory_levels
+        self.options.bytes_per_op = view.bytes_per_op
         if "mode" in changed:
             self.set_mode(view.mode)
-        elif changed & {"mac", "kernel_labels", "memory_levels"}:
+        elif changed & {"mac", "kernel_labels", "memory_levels", "bytes_per_op"}:
             self.redraw()
 
     def set_mode(self, mode: str) -> None:

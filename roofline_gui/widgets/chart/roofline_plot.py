@@ -66,6 +66,7 @@ class ViewOptions:
     hidden_levels: set[str] = field(default_factory=set)
     kernel_labels: bool = True  # each kernel's short name beside its highest marker
     memory_levels: bool = False  # a point per memory level (hierarchical roofline)
+    bytes_per_op: bool = False  # the x axis read as B/F (its labels 1/intensity)
 
 
 @dataclass
@@ -135,7 +136,7 @@ class RooflinePlot(QObject):
         plot.setLabel("bottom", _("Arithmetic intensity ({unit}/B, main memory)").format(unit="op"),
                       units="")
         plot.setLabel("left", _("Attainable performance ({unit}/s)").format(unit="op"))
-        self._axis_unit = ("op", False, False)
+        self._axis_unit = ("op", False, False, False)
         plot.setMenuEnabled(False)
         plot.layout.setContentsMargins(4, 8, 14, 4)  # room for the right-hand labels
         self._add_grid()
@@ -390,8 +391,9 @@ class RooflinePlot(QObject):
     def _set_axis_titles(self) -> None:
         unit = self._units().word
         levels = self.options.memory_levels
-        if self._axis_unit != (unit, self.short_titles, levels):  # setLabel re-lays out the axis
-            self._axis_unit = (unit, self.short_titles, levels)
+        bf = self.options.bytes_per_op
+        if self._axis_unit != (unit, self.short_titles, levels, bf):  # setLabel lays it out again
+            self._axis_unit = (unit, self.short_titles, levels, bf)
             # Small charts of a grid: titles that fit them (the whole ones ran into each other).
             if self.short_titles:
                 left = _("Performance ({unit}/s)")
@@ -401,6 +403,12 @@ class RooflinePlot(QObject):
                 left = _("Attainable performance ({unit}/s)")
                 bottom = (_("Arithmetic intensity ({unit}/B, at each memory level)") if levels
                           else _("Arithmetic intensity ({unit}/B, main memory)"))
+            if bf:  # the same axis, read as bytes per op (B/F): right is fewer bytes per op
+                bottom = (_("Bytes per op, B/F (B/{unit}, at each memory level)") if levels else
+                          _("Bytes per op, B/F (B/{unit}, main memory)"))
+            axis = self.plot.getAxis("bottom")
+            if hasattr(axis, "set_inverted"):
+                axis.set_inverted(bf)
             self.plot.setLabel("left", left.format(unit=unit))
             self.plot.setLabel("bottom", bottom.format(unit=unit))
         for side, shown in self.axis_titles.items():

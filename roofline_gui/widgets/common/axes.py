@@ -21,6 +21,9 @@ class SIAxis(pg.AxisItem):
         #: the chart's background: translucent ticks and grid lines are drawn in the opaque
         #: colour they make on it (None: as pyqtgraph draws them)
         self.background = pg.mkColor(background) if background else None
+        #: ticks read 1/x (an intensity axis read as bytes per op, B/F): the same positions,
+        #: each decade's label its inverse, so the roofs and markers stay where they are
+        self.inverted = False
         self.setLogMode(True)
         self.enableAutoSIPrefix(False)  # the tick labels carry the SI prefix themselves
         # Room for the widest tick label from the start, and no resizing to the labels of the
@@ -57,6 +60,12 @@ class SIAxis(pg.AxisItem):
             solid.append((pen, a, b))
         return axis, solid, texts
 
+    def set_inverted(self, inverted: bool) -> None:
+        if inverted != self.inverted:
+            self.inverted = inverted
+            self.picture = None  # the labels drawn again
+            self.update()
+
     def logTickStrings(self, values, scale, spacing):  # noqa: N802 (pyqtgraph API)
         decades = [abs(v - round(v)) < 1e-6 for v in values]
         # Whole decades only, minor ticks unlabelled to avoid clutter; but a view of less than
@@ -65,8 +74,10 @@ class SIAxis(pg.AxisItem):
         few = sum(decades) < 3
         out = []
         for v, decade in zip(values, decades, strict=True):
-            x = 10 ** float(v) * scale
+            x = 10 ** (-float(v) if self.inverted else float(v)) * scale
             mantissa = round(10 ** (float(v) - np.floor(float(v) + 1e-9)), 6)
+            if self.inverted and not decade:  # 2 and 5 of a decade read 0.5 and 0.2 of one
+                mantissa = round(10 / mantissa, 6)
             shown = decade or not any(decades) or (few and mantissa in (2.0, 5.0))
             out.append(format_si(x, digits=3).strip() if shown else "")
         return out

@@ -286,7 +286,7 @@ class ComparisonTable(QWidget):
         self.model.select(kernel_id, chip_id)
 
     def _on_view_changed(self, _view, changed) -> None:
-        if "mac" in changed:  # the units in the headers: fit the columns again
+        if changed & {"mac", "bytes_per_op"}:  # the units in the headers: fit the columns again
             self._fit_timer.start(0)
 
 
@@ -321,7 +321,7 @@ class ExplanationPane(QTextBrowser):
         return self._later.pending
 
     def _on_view_changed(self, _view, changed) -> None:
-        if "mac" in changed:
+        if changed & {"mac", "bytes_per_op"}:
             self.refresh()
 
     def _on_selection(self, *_args) -> None:
