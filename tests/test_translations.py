@@ -166,3 +166,29 @@ def test_installing_japanese_translates_and_english_restores():
     assert i18n._("&File") == "&File" and i18n.language() == "en"
     assert i18n.ngettext("{n} chip", "{n} chips", 1) == "{n} chip"
     assert i18n.ngettext("{n} chip", "{n} chips", 2) == "{n} chips"
+
+
+def test_the_explanation_reads_in_japanese_with_the_same_numbers():
+    """Why it sits there, kernel by kernel on both chips of the first example: the Japanese
+    text carries exactly the English text's numbers (a translation that dropped or changed one
+    would fail), and its sentences are Japanese."""
+    from roofline_gui.core.comparison import compare
+    from roofline_gui.core.explain import explain
+    from roofline_gui.core.units import Units
+    from roofline_gui.io.files import resources_dir
+    from roofline_gui.io.session import load_session
+
+    doc = load_session(resources_dir() / "examples" / "a100-vs-tpu-v3.roofline")
+    cmp = compare(doc.kernels, doc.chips)
+    number = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?")
+    for units in (Units(), Units(bytes_per_op=True)):
+        english = {(k, c): "\n".join(explain(cmp, k, c, units))
+                   for k in range(len(cmp.kernels)) for c in range(len(cmp.chips))}
+        try:
+            use_language("ja")
+            japanese = {key: "\n".join(explain(cmp, *key, units)) for key in english}
+        finally:
+            use_language("en")
+        for key, text in english.items():
+            assert sorted(number.findall(text)) == sorted(number.findall(japanese[key])), key
+            assert japanese[key] != text and re.search(r"[\u3040-\u30ff]", japanese[key]), key

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field, fields
 
 import numpy as np
 
-from roofline_gui.core.i18n import N_
+from roofline_gui.core.i18n import N_, _
 from roofline_gui.core.identity_cache import IdentityCache
 from roofline_gui.core.units import (
     MEMORY_ROLES,
@@ -429,7 +429,7 @@ def balance_point(chip, precision: str) -> float | None:
 # -- in words ------------------------------------------------------------------------------------
 
 def _est(k: Constants, key: str) -> str:
-    return " (an estimate)" if k.is_estimate(key) else ""
+    return " " + _("(an estimate)") if k.is_estimate(key) else ""
 
 
 def kernel_lines(comparison, k: int, c: int, units=None) -> list[str]:
@@ -445,8 +445,8 @@ def kernel_lines(comparison, k: int, c: int, units=None) -> list[str]:
     chip = comparison.chips[c]
     consts = constants(chip)
     if consts is None:
-        return [f"Energy: no energy data for {chip.name} (no board power): give one in the "
-                "hardware editor's Energy fields."]
+        return [_("Energy: no energy data for {chip} (no board power): give one in the "
+                  "hardware editor's Energy fields.").format(chip=chip.name)]
     e = comparison.energy_of(k)  # [1, C]: this kernel alone
     ka = comparison.kernel_arrays
     kernel = comparison.kernels[k]
@@ -472,51 +472,66 @@ def kernel_lines(comparison, k: int, c: int, units=None) -> list[str]:
     power = float(e.power[0, c])
     counted = float(e.capped_per_op[0, c])  # what the table, the breakdown and the CSV count
     guessed = consts.is_estimate(f"op:{precision}") or consts.dram_estimated
-    formula = f"Energy per op = {' + '.join(terms)} = {_pj(per_op)} pJ"
-    board = f"{consts.board_power:g} W board power"
-    lines = [f"Energy per op: {_pj(counted)} pJ, {per_joule(1 / counted)}, at an average "
-             f"{format_si(float(e.capped_power[0, c]), 'W')} of the {board} (Choi et al. 2013)."]
+    formula = _("Energy per op = {terms} = {pj} pJ").format(terms=" + ".join(terms), pj=_pj(per_op))
+    board = f"{consts.board_power:g} W"
+    lines = [_("Energy per op: {pj} pJ, {per_joule}, at an average {power} of the {board} board "
+               "power (Choi et al. 2013).").format(
+        pj=_pj(counted), per_joule=per_joule(1 / counted),
+        power=format_si(float(e.capped_power[0, c]), "W"), board=board)]
     if guessed and power > consts.board_power:
         # The estimates charge the whole board to each unit: where the compute units and main
         # memory are both busy, their sum counts the same watts twice.
         over = [w for w, est in ((f"ε_{precision}", consts.is_estimate(f"op:{precision}")),
-                                 ("main memory's ε", consts.dram_estimated)) if est]
-        bounds = "are upper bounds" if len(over) > 1 else "is an upper bound"
-        lines.append(f"The estimates alone would give {' + '.join(terms)} = {_pj(per_op)} pJ "
-                     f"({format_si(power, 'W')}), {'just ' if power < 1.01 * consts.board_power else ''}"
-                     f"above the {board}: {' and '.join(over)} {bounds} "
-                     "that charge the board's whole power to one unit, so where both are busy "
-                     "they count the same watts twice. The board power over the time is counted; "
-                     "give measured energies in Given pJ to count them instead.")
+                                 (_("main memory's ε"), consts.dram_estimated)) if est]
+        just = power < 1.01 * consts.board_power
+        said = (_("The estimates alone would give {terms} = {pj} pJ ({power}), just above the "
+                  "{board} board power: {which} {bounds} that charge the board's whole power to "
+                  "one unit, so where both are busy they count the same watts twice. The board "
+                  "power over the time is counted; give measured energies in Given pJ to count "
+                  "them instead.") if just else
+                _("The estimates alone would give {terms} = {pj} pJ ({power}), above the {board} "
+                  "board power: {which} {bounds} that charge the board's whole power to one "
+                  "unit, so where both are busy they count the same watts twice. The board power "
+                  "over the time is counted; give measured energies in Given pJ to count them "
+                  "instead."))
+        lines.append(said.format(
+            terms=" + ".join(terms), pj=_pj(per_op), power=format_si(power, "W"), board=board,
+            which=_(" and ").join(over),
+            bounds=_("are upper bounds") if len(over) > 1 else _("is an upper bound")))
     elif guessed and counted > per_op * (1 + 1e-9):
-        have = "have none, and at their" if len(uncounted) > 1 else "has none, and at its"
-        lines.append(f"{formula} for the bytes with an energy figure; {', '.join(uncounted)} "
-                     f"{have} own upper bound (the board's power over its bandwidth) the sum would pass "
-                     "the board power: the board power over the time is counted, an upper bound.")
+        lines.append(_("{formula} for the bytes with an energy figure; {levels} have none, and at "
+                       "their own upper bound (the board's power over its bandwidth) the sum "
+                       "would pass the board power: the board power over the time is counted, an "
+                       "upper bound.").format(formula=formula, levels=", ".join(uncounted)))
     elif power <= consts.board_power:
-        lines.append(f"{formula} at the roofline's rate, drawing {format_si(power, 'W')}.")
+        lines.append(_("{formula} at the roofline's rate, drawing {power}.").format(
+            formula=formula, power=format_si(power, "W")))
     else:
-        lines.append(f"{formula} at the roofline's rate, which would draw "
-                     f"{format_si(power, 'W')}, above the {board}" + (
-                         "." if e.capped[0, c] else
-                         f": held to it, {1 - float(e.capped_rate[0, c]) / rate:.1%} slower (not "
-                         "counted as power-capped below 5 %)."))
+        lines.append((_("{formula} at the roofline's rate, which would draw {power}, above the "
+                        "{board} board power.") if e.capped[0, c] else
+                      _("{formula} at the roofline's rate, which would draw {power}, above the "
+                        "{board} board power: held to it, {slower} slower (not counted as "
+                        "power-capped below 5 %).")).format(
+            formula=formula, power=format_si(power, "W"), board=board,
+            slower=f"{1 - float(e.capped_rate[0, c]) / rate:.1%}"))
     if e.capped[0, c]:
-        lines.append(f"Power-capped: held to {consts.board_power:g} W its rate falls to "
-                     f"{units.format_rate(float(e.capped_rate[0, c]))} "
-                     f"({float(e.capped_rate[0, c]) / rate:.0%} of the roofline's), "
-                     f"{per_joule(float(e.ops_per_joule[0, c]))} (Choi et al. 2014). "
-                     "The roofline above is the bound without the cap.")
+        lines.append(_("Power-capped: held to {board} its rate falls to {rate} ({share} of the "
+                       "roofline's), {per_joule} (Choi et al. 2014). The roofline above is the "
+                       "bound without the cap.").format(
+            board=board, rate=units.format_rate(float(e.capped_rate[0, c])),
+            share=f"{float(e.capped_rate[0, c]) / rate:.0%}",
+            per_joule=per_joule(float(e.ops_per_joule[0, c]))))
     if kernel.has_size:
-        lines.append(f"Each call: {format_si(float(e.capped_per_op[0, c] * ka.ops[k]), 'J')} "
-                     f"at an average {format_si(float(e.capped_power[0, c]), 'W')}.")
+        lines.append(_("Each call: {energy} at an average {power}.").format(
+            energy=format_si(float(e.capped_per_op[0, c] * ka.ops[k]), "J"),
+            power=format_si(float(e.capped_power[0, c]), "W")))
     if uncounted and not (guessed and counted > per_op * (1 + 1e-9)):
-        lines.append(f"Not counted (no figure given for its bytes): {', '.join(uncounted)}; give "
-                     "one in the hardware editor's Given pJ.")
+        lines.append(_("Not counted (no figure given for its bytes): {levels}; give one in the "
+                       "hardware editor's Given pJ.").format(levels=", ".join(uncounted)))
     if guessed and power <= consts.board_power:  # (above it, the first lines said so)
-        lines.append("The estimates are upper bounds, the board's whole power charged to the "
-                     "compute units alone at their peak, or to main memory alone at its "
-                     "bandwidth: energies at most these, op/J at least.")
+        lines.append(_("The estimates are upper bounds, the board's whole power charged to the "
+                       "compute units alone at their peak, or to main memory alone at its "
+                       "bandwidth: energies at most these, op/J at least."))
     return lines
 
 

@@ -11,7 +11,7 @@ import math
 from roofline_gui.core.comparison import Comparison
 from roofline_gui.core.diagnose import diagnosis_lines
 from roofline_gui.core.energy import kernel_lines
-from roofline_gui.core.i18n import _
+from roofline_gui.core.i18n import N_, _
 from roofline_gui.core.levels import host_note, level_points, ratio_to_main_memory, residency_note
 from roofline_gui.core.roofline import LIMITER_COMPUTE, LIMITER_UNSUPPORTED
 from roofline_gui.core.templates import TEMPLATES
@@ -25,6 +25,9 @@ from roofline_gui.core.units import (
     format_time,
 )
 from roofline_gui.core.worth import speedups, worth_text
+
+#: a ceiling's provenance, as the explanation says it (Provenance.kind keeps the English word)
+PROVENANCE_WORDS = (N_("datasheet"), N_("measured"), N_("derated"), N_("what-if"))
 
 
 def _pct(x: float) -> str:
@@ -41,35 +44,44 @@ def explain(comparison: Comparison, k: int, c: int, units: Units = Units()) -> l
     r = comparison.result
     code = int(r.limiter[k, c])
     if code == LIMITER_UNSUPPORTED:
-        have = ", ".join(chip.precisions) or "none"
+        have = ", ".join(chip.precisions) or _("none")
         sibling = next((s for s in SAME_WIDTH.get(kernel.precision, ()) if s in chip.compute), None)
-        hint = (f" Or turn on View → Same-width precisions: its {sibling} (the same "
-                f"{BYTES_PER_VALUE[sibling]:g} bytes a value) would stand in." if sibling else "")
+        hint = (" " + _("Or turn on View → Same-width precisions: its {sibling} (the same "
+                        "{bytes} bytes a value) would stand in.").format(
+            sibling=sibling, bytes=f"{BYTES_PER_VALUE[sibling]:g}") if sibling else "")
         return [
-            f"{kernel.name} on {chip.name}: unsupported.",
-            f"{chip.name} has no {kernel.precision} ceiling, so there is no roof to run "
-            f"against. Its precisions: {have}. Switch the kernel's precision to compare.{hint}",
+            _("{kernel} on {chip}: unsupported.").format(kernel=kernel.name, chip=chip.name),
+            _("{chip} has no {precision} ceiling, so there is no roof to run against. Its "
+              "precisions: {have}. Switch the kernel's precision to compare.").format(
+                chip=chip.name, precision=kernel.precision, have=have) + hint,
         ]
     attainable = float(r.attainable[k, c])
     lines = []
     stand_in = comparison.stand_in(k, c)
     if stand_in and stand_in in WIDER.get(kernel.precision, ()):
-        lines.append(f"{chip.name} has no {kernel.precision}: it runs {kernel.precision} math at "
-                     f"its {stand_in}, the next wider precision it has (the values widened as "
-                     "they are loaded), so the bytes are the stored format's and the roof is its "
-                     f"{stand_in} peak.")
+        lines.append(_("{chip} has no {precision}: it runs {precision} math at its {stand_in}, "
+                       "the next wider precision it has (the values widened as they are "
+                       "loaded), so the bytes are the stored format's and the roof is its "
+                       "{stand_in} peak.").format(chip=chip.name, precision=kernel.precision,
+                                                  stand_in=stand_in))
     elif stand_in:
-        lines.append(f"{chip.name} has no {kernel.precision}: its {stand_in}, the same "
-                     f"{BYTES_PER_VALUE[stand_in]:g} bytes a value, stands in (View → Same-width "
-                     "precisions), so the bytes are the same and the roof is its peak.")
+        lines.append(_("{chip} has no {precision}: its {stand_in}, the same {bytes} bytes a "
+                       "value, stands in (View → Same-width precisions), so the bytes are the "
+                       "same and the roof is its peak.").format(
+            chip=chip.name, precision=kernel.precision, stand_in=stand_in,
+            bytes=f"{BYTES_PER_VALUE[stand_in]:g}"))
     if code == LIMITER_COMPUTE:
         runs_at = stand_in or kernel.precision
         kind = chip.compute_provenance(runs_at, r.derated).kind
-        lines.append(f"{kernel.name} on {chip.name}: compute-bound at the {runs_at} peak"
-                     + (f" ({kind})." if kind != "datasheet" else "."))
+        lines.append((_("{kernel} on {chip}: compute-bound at the {precision} peak.")
+                      if kind == "datasheet" else
+                      _("{kernel} on {chip}: compute-bound at the {precision} peak ({kind}).")
+                      ).format(kernel=kernel.name, chip=chip.name, precision=runs_at,
+                               kind=_(kind)))
     else:
         level = chip.memory[code]
-        lines.append(f"{kernel.name} on {chip.name}: memory-bound on {level.name} ({level.role}).")
+        lines.append(_("{kernel} on {chip}: memory-bound on {level} ({role}).").format(
+            kernel=kernel.name, chip=chip.name, level=level.name, role=level.role))
     lines.extend(_where_it_sits(comparison, k, c, code, attainable, units))
     lines.append(_worth_line(comparison, k, c))
     lines.extend(_level_lines(comparison, k, c, units))
@@ -77,7 +89,7 @@ def explain(comparison: Comparison, k: int, c: int, units: Units = Units()) -> l
     lines.extend(kernel_lines(comparison, k, c, units))
     moves = _what_would_move_it(comparison, k, c, code, attainable, units)
     if moves:
-        lines.append("What would move it:")
+        lines.append(_("What would move it:"))
         lines.extend(f"• {m}" for m in moves)
     lines.extend(diagnosis_lines(comparison, k, c, units))  # a measured point above its roof
     return lines
@@ -91,39 +103,43 @@ def _where_it_sits(cmp: Comparison, k, c, code, attainable, units: Units) -> lis
     # The share is of the roof the kernel runs against: the peak, or the derated roof.
     runs_at = cmp.stand_in(k, c) or kernel.precision  # its own, or the same width's standing in
     kind = chip.compute_provenance(runs_at, r.derated).kind
-    roof = (f"the {runs_at} peak ({units.format_rate(peak)})" if ceiling == peak else
-            f"the {kind} {runs_at} roof ({units.format_rate(ceiling)}, "
-            f"{_pct(ceiling / peak * 100)} of the {units.format_rate(peak)} datasheet peak)")
+    roof = (_("the {precision} peak ({peak})").format(precision=runs_at,
+                                                       peak=units.format_rate(peak))
+            if ceiling == peak else
+            _("the {kind} {precision} roof ({roof}, {share} of the {peak} datasheet peak)").format(
+                kind=_(kind), precision=runs_at, roof=units.format_rate(ceiling),
+                share=_pct(ceiling / peak * 100), peak=units.format_rate(peak)))
     lines = []
     if code >= 0:
         level = chip.memory[code]
         bandwidth = float(cmp.chip_arrays.read_bandwidth(r.derated)[c, code])
         level_intensity = float(r.kernel_arrays.ops[k] / r.kernel_arrays.bytes[k, ROLE_INDEX[level.role]])
         bytes_per_unit = units.ops_per_unit / level_intensity
-        derated_bw = ("" if bandwidth == level.bandwidth
-                      else f" ({level.provenance(True).kind}; the datasheet says "
-                           f"{format_si(level.bandwidth, 'B/s')})")
-        lines.append(
-            f"{format_si(bytes_per_unit, 'B')}/{op} ({units.format_intensity(level_intensity)}) at "
-            f"{format_si(bandwidth, 'B/s')}{derated_bw} gives {units.format_rate(attainable)}, "
-            f"{_pct(attainable / ceiling * 100)} of {roof}."
-        )
+        derated_bw = ("" if bandwidth == level.bandwidth else " " + _(
+            "({kind}; the datasheet says {bandwidth})").format(
+            kind=_(level.provenance(True).kind), bandwidth=format_si(level.bandwidth, "B/s")))
+        lines.append(_("{bytes}/{op} ({intensity}) at {bandwidth}{derated} gives {rate}, {share} "
+                       "of {roof}.").format(
+            bytes=format_si(bytes_per_unit, "B"), op=op,
+            intensity=units.format_intensity(level_intensity),
+            bandwidth=format_si(bandwidth, "B/s"), derated=derated_bw,
+            rate=units.format_rate(attainable), share=_pct(attainable / ceiling * 100), roof=roof))
         ridge = ceiling / bandwidth
         more = ridge / level_intensity
-        lines.append(
-            f"The ridge point is {units.format_intensity(ridge)}; "
-            + (f"it needs about {_times(more)} more reuse ({op}s per byte) to reach it."
-               if more >= 1.5 else "it sits just left of it: a little more reuse reaches it.")
-        )
+        lines.append((_("The ridge point is {ridge}; it needs about {more} more reuse ({op}s per "
+                        "byte) to reach it.") if more >= 1.5 else
+                      _("The ridge point is {ridge}; it sits just left of it: a little more reuse "
+                        "reaches it.")).format(ridge=units.format_intensity(ridge),
+                                               more=_times(more), op=op))
         if units.bytes_per_op:
             lines.append(_bytes_per_op_line(cmp, k, c, level.name, level_intensity, ridge, units))
     else:
         intensity = float(cmp.dram_intensity[k])
-        lines.append(
-            f"Intensity {units.format_intensity(intensity)} is past the ridge point "
-            f"({units.format_intensity(r.cell('ridge_dram', k, c))} at {chip.dram.name}): "
-            f"{units.format_rate(attainable)}, {_pct(attainable / ceiling * 100)} of {roof}."
-        )
+        lines.append(_("Intensity {intensity} is past the ridge point ({ridge} at {level}): "
+                       "{rate}, {share} of {roof}.").format(
+            intensity=units.format_intensity(intensity),
+            ridge=units.format_intensity(r.cell("ridge_dram", k, c)), level=chip.dram.name,
+            rate=units.format_rate(attainable), share=_pct(attainable / ceiling * 100), roof=roof))
         if units.bytes_per_op:
             lines.append(_bytes_per_op_line(cmp, k, c, chip.dram.name, intensity,
                                             float(r.cell("ridge_dram", k, c)), units))
@@ -159,7 +175,7 @@ def _worth_line(cmp: Comparison, k: int, c: int) -> str:
     chip, kernel = cmp.chips[c], cmp.kernels[k]
     values = {name: float(v[0, 0]) for name, v in speedups(pair).items()}
     runs_at = cmp.stand_in(k, c) or kernel.precision
-    names = {"compute": f"the {runs_at} peak",
+    names = {"compute": _("the {precision} peak").format(precision=runs_at),
              **{role: " and ".join(lv.name for lv in chip.levels(role)) for role in values
                 if role != "compute" and chip.levels(role)}}
     return worth_text(values, names)
@@ -173,14 +189,16 @@ def _level_lines(cmp: Comparison, k: int, c: int, units: Units) -> list[str]:
     points = level_points(cmp, k, c)
     lines = []
     if len(points) > 1:
-        parts = [f"{p.name} {units.format_intensity(p.intensity)} → {units.format_rate(p.roof)}"
-                 + (" (limits)" if p.limits else "") for p in points]
-        lines.append("Level by level (a point each with View → Memory levels): "
-                     + "; ".join(parts) + ".")
+        parts = [(_("{level} {intensity} → {rate} (limits)") if p.limits else
+                  "{level} {intensity} → {rate}").format(
+            level=p.name, intensity=units.format_intensity(p.intensity),
+            rate=units.format_rate(p.roof)) for p in points]
+        lines.append(_("Level by level (a point each with View → Memory levels): {levels}.").format(
+            levels="; ".join(parts)))
     roles = {p.role for p in points}
     if "cache" in roles:
-        lines.append("On chip against main memory (the article's \"about 10×\"): "
-                     + "; ".join(ratio_to_main_memory(chip)) + ".")
+        lines.append(_("On chip against main memory (the article's “about 10×”): {ratios}.").format(
+            ratios="; ".join(ratio_to_main_memory(chip))))
     if "host" in roles:
         lines.append(host_note(chip))
     note = residency_note(kernel, chip)
@@ -195,14 +213,16 @@ def _time_line(cmp: Comparison, k: int, c: int, units: Units) -> str:
     write bandwidths applied, so the parts add up to the bounds."""
     kernel, chip = cmp.kernels[k], cmp.chips[c]
     if not kernel.has_size:
-        return "No size is given (intensity only), so there is no time."
+        return _("No size is given (intensity only), so there is no time.")
     pair = cmp.result.pair(k, c)  # the one pair, not a column of 300,000 while a drag patches it
     ops = float(pair.kernel_arrays.ops[0])
-    parts = [f"compute {format_time(ops / float(pair.ceiling[0, 0]))}"]
+    parts = [_("compute {time}").format(time=format_time(ops / float(pair.ceiling[0, 0])))]
     parts += [f"{chip.memory[level].name} {format_time(t)}" for level, t in pair.level_times(0, 0)]
     lower, upper = float(pair.time_lower[0, 0]), float(pair.time_upper[0, 0])
-    return (f"Time for {format_si(units.rate(ops))} {units.word}s: at least {format_time(lower)} "
-            f"(at most {format_time(upper)} with no overlap; {', '.join(parts)}).")
+    return _("Time for {ops} {op}s: at least {lower} (at most {upper} with no overlap; "
+             "{parts}).").format(ops=format_si(units.rate(ops)), op=units.word,
+                                 lower=format_time(lower), upper=format_time(upper),
+                                 parts=", ".join(parts))
 
 
 def _what_would_move_it(cmp: Comparison, k: int, c: int, code: int, attainable: float,
@@ -214,20 +234,22 @@ def _what_would_move_it(cmp: Comparison, k: int, c: int, code: int, attainable: 
         packed = {8.0: "fp32", 4.0: "bf16", 2.0: "int8", 1.0: "int4"}.get(bpv)
         if packed and kernel.template is not None:
             best = min(attainable * 2, cmp.result.cell("ceiling", k, c))
-            moves.append(
-                f"Packing the data as {packed} ({BYTES_PER_VALUE[packed]:g} B per value, math "
-                f"still {kernel.precision}) would halve the bytes and raise it to "
-                f"{units.format_rate(best)} ({best / attainable:.2g}×)."
-            )
+            moves.append(_("Packing the data as {packed} ({bytes} B per value, math still "
+                           "{precision}) would halve the bytes and raise it to {rate} "
+                           "({times}×).").format(
+                packed=packed, bytes=f"{BYTES_PER_VALUE[packed]:g}", precision=kernel.precision,
+                rate=units.format_rate(best), times=f"{best / attainable:.2g}"))
         if kernel.template is not None:
             template = TEMPLATES[kernel.template]
             spec = template.param(template.main_param)
             if template.id not in ("triad", "dot"):
-                moves.append(f"More reuse: raise {spec.label} (now "
-                             f"{kernel.params.get(spec.name, spec.default):,.0f}); drag the marker "
-                             "right to see how far it goes.")
+                moves.append(_("More reuse: raise {parameter} (now {value}); drag the marker "
+                               "right to see how far it goes.").format(
+                    parameter=_(spec.label),
+                    value=f"{kernel.params.get(spec.name, spec.default):,.0f}"))
         level = chip.memory[code]
-        moves.append(f"More {level.name} bandwidth: it scales 1:1 until the next ceiling.")
+        moves.append(_("More {level} bandwidth: it scales 1:1 until the next ceiling.").format(
+            level=level.name))
     else:
         runs_at = cmp.stand_in(k, c) or kernel.precision
         faster = [
@@ -236,8 +258,10 @@ def _what_would_move_it(cmp: Comparison, k: int, c: int, code: int, attainable: 
         ]
         if faster:
             p, value = max(faster, key=lambda pv: pv[1])
-            moves.append(f"A lower precision: {chip.name}'s {p} peak is {units.format_rate(value)}, "
-                         f"{value / chip.compute[runs_at]:.2g}× the {runs_at} peak.")
-        moves.append("Compute-bound: only a higher peak (more units, clock, lower precision) helps; "
-                     "more bandwidth would not.")
+            moves.append(_("A lower precision: {chip}'s {precision} peak is {rate}, {times}× the "
+                           "{current} peak.").format(
+                chip=chip.name, precision=p, rate=units.format_rate(value),
+                times=f"{value / chip.compute[runs_at]:.2g}", current=runs_at))
+        moves.append(_("Compute-bound: only a higher peak (more units, clock, lower precision) "
+                       "helps; more bandwidth would not."))
     return moves

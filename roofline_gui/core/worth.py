@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from roofline_gui.core.i18n import _
 from roofline_gui.core.roofline import Evaluation, _level_times
 from roofline_gui.core.units import MEMORY_ROLES
 
@@ -58,6 +59,6 @@ def worth_text(values: dict[str, float], names: dict[str, str]) -> str:
     if not used:
         return ""
     used.sort(key=lambda cv: -cv[1])
-    parts = [f"2× {names.get(c, c)} → {v:.3g}× faster" if i == 0 else f"2× {names.get(c, c)} → {v:.3g}×"
-             for i, (c, v) in enumerate(used)]
-    return "What each ceiling is worth, doubled alone: " + "; ".join(parts) + "."
+    parts = [(_("2× {ceiling} → {times}× faster") if i == 0 else "2× {ceiling} → {times}×").format(
+        ceiling=names.get(c, c), times=f"{v:.3g}") for i, (c, v) in enumerate(used)]
+    return _("What each ceiling is worth, doubled alone: {parts}.").format(parts="; ".join(parts))
