@@ -198,6 +198,10 @@ class EnergyChart(QWidget):
         self.plot.setLabel("bottom", _("Arithmetic intensity ({unit}/B, main memory)").format(
             unit=word))
         self.plot.setLabel("left", f"{word}/J" if energy else _("{unit}/s, capped").format(unit=word))
+        if not shown:  # an empty session read ": each chip's energy roofline…" (the tour)
+            self.title.setText(_("No chip shown: Hardware → Add… adds one; its energy roofline "
+                                 "is drawn here."))
+            return
         names = ", ".join(f"<span style='color:{cmp.chips[c].color or '#808080'}'>■</span> "
                           f"{html.escape(cmp.chips[c].name)}" for c in chips)
         said = (_("{chips}: each chip's energy roofline, op per joule at the rate the roofline "

@@ -189,9 +189,13 @@ class WorkloadCharts(QWidget):
             self.memory.hide()
             self._shown_key = self._chips_shown = None
             problem = self.model.workload_problems.get(self.model.selected_kernel)
-            self.title.setText(f"This workload cannot be evaluated: {html.escape(problem)}"
-                               if problem else
-                               _("No workload: Workloads → New Workload… makes one from a model."))
+            doc = self.model.document
+            self.title.setText(
+                _("This workload cannot be evaluated: {problem}").format(problem=html.escape(problem))
+                if problem else
+                _("No chip shown: Hardware → Add… adds one; the workload's bars are drawn for "
+                  "each shown chip.") if doc.workloads and not any(c.visible for c in doc.chips)
+                else _("No workload: Workloads → New Workload… makes one from a model."))
             self.segments = []
             return
         chips = [i for i, c in enumerate(r.chips) if c.visible]
