@@ -146,6 +146,38 @@ def main() -> None:
     window.model.undo_stack.setClean()
     window.close()
     QApplication.processEvents()
+    japanese_shot(app, by_name)
+
+
+def japanese_shot(app, by_name) -> None:
+    """The window in Japanese at 1280 × 800 (View → Language → 日本語, B/F on as it starts in
+    Japanese): the article's example, the MLP at batch 1 selected on the TPU v3."""
+    from PySide6.QtCore import QSettings
+    from PySide6.QtTest import QTest
+
+    from roofline_gui.io.translations import use_language
+    from roofline_gui.models.settings import Settings
+    from roofline_gui.widgets.app.main_window import MainWindow
+
+    use_language("ja")
+    try:
+        ini = Path(tempfile.mkdtemp()) / "settings.ini"
+        window = MainWindow(settings=Settings(QSettings(str(ini), QSettings.Format.IniFormat)))
+        window.resize(1280, 800)
+        window.show()
+        window.files.open_example(by_name["a100-vs-tpu-v3"])
+        mlp = next(k for k in window.model.document.kernels
+                   if k.name.startswith("MLP layer 4096×4096, batch 1"))
+        window.model.select(mlp.id, window.model.document.chips[1].id)
+        for _i in range(5):
+            app.processEvents()
+        QTest.qWait(300)
+        window.grab().save(str(ROOT / "docs" / "screenshot-ja-1280x800.png"))
+        print("wrote docs/screenshot-ja-1280x800.png")
+        window.model.undo_stack.setClean()
+        window.close()
+    finally:
+        use_language("en")
 
 
 def measured_shot(app, window, shot) -> None:

@@ -499,11 +499,15 @@ class ComparisonTableModel(QAbstractTableModel):
             bound = cmp.bound_name(row, c)
             name = cmp.limiter_name(row, c)
             stand_in = cmp.stand_in(row, c)
-            note = (f" · {stand_in} for {cmp.kernels[row].precision}"
-                    if stand_in and bound == "memory" else "")
+            note = (" · " + _("{stand_in} for {precision}").format(
+                stand_in=stand_in, precision=cmp.kernels[row].precision)
+                if stand_in and bound == "memory" else "")
             if cmp.kernels[row].resides and residency_note(cmp.kernels[row], cmp.chips[c]):
-                note += " · does not fit on chip"
-            return name if bound == "unsupported" else f"{name} ({bound}){note}"
+                note += " · " + _("does not fit on chip")
+            if bound == "unsupported":
+                return name
+            return (_("{limiter} (memory)") if bound == "memory" else
+                    _("{limiter} (compute)")).format(limiter=name) + note
         b = self._baseline_index if self._baseline_index is not None else c
         return float(r.attainable[row, c] / r.attainable[row, b])
 
