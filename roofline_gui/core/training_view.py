@@ -16,6 +16,7 @@ import numpy as np
 from roofline_gui.core.build import build
 from roofline_gui.core.energy import workload_lines
 from roofline_gui.core.errors import ValidationError
+from roofline_gui.core.i18n import N_
 from roofline_gui.core.roofline import BOUND_MEMORY
 from roofline_gui.core.training import GROUPS, RECOMPUTE_WORDS, scaling_variants
 from roofline_gui.core.units import PRECISIONS, Units, format_si, format_time, rate_count, share_text
@@ -27,6 +28,8 @@ from roofline_gui.core.worth import workload_speedups, worth_text
 PART_COLORS = {"forward": "#4c78a8", "backward": "#f58518", "recompute": "#b279a2",
                "optimizer": "#54a24b", "communication": "#9d9d9d", "bubble": "#d6d6d6"}
 #: The memory bar's parts (bytes per chip), with their colours.
+#: the parts of a chip's memory, as the breakdown names them
+MEMORY_PART_WORDS = (N_("weights"), N_("gradients"), N_("optimizer states"), N_("activations"))
 MEMORY_COLORS = {"weights": "#1b9e77", "gradients": "#d95f02", "optimizer states": "#7570b3",
                  "activations": "#e7298a"}  # not the time parts' colours: another quantity
 

@@ -29,3 +29,30 @@ def test_the_energy_view_of_an_empty_session_says_what_is_missing(window):
     chart.refresh()
     text = chart.title.text()
     assert text.startswith("No chip shown") and not text.startswith(":")
+
+
+def test_a_training_steps_memory_is_one_bar_with_each_chips_capacity_named(window):
+    """A row per chip, a few pixels high at 1280 × 800, printed the chips' names over each
+    other (the tour): one bar (every chip holds the same share), each capacity marked and
+    named, none over another; a chip that cannot run the step gets no mark."""
+    import pyqtgraph as pg
+
+    from roofline_gui.io.files import resources_dir
+    from roofline_gui.io.session import load_session
+
+    doc = load_session(resources_dir() / "examples" / "training-fp32-against-bf16.roofline")
+    model = window.model
+    model.reset(doc)
+    charts = window.breakdown
+    for name, runs_on in (("bf16", 3), ("fp32", 2)):
+        w = next(w for w in doc.workloads if w.name.endswith(name))
+        model.select(w.id, None)
+        charts.refresh()
+        items = charts.memory.getPlotItem().items
+        bars = [i for i in items if isinstance(i, pg.BarGraphItem)]
+        assert {float(y) for b in bars for y in b.opts["y"]} == {0.0}
+        labels = [i for i in items if isinstance(i, pg.TextItem)]
+        assert len(labels) == runs_on, [t.toPlainText() for t in labels]
+        assert any("TPU v3" in t.toPlainText() for t in labels) == (runs_on == 3)
+        rects = [t.mapRectToScene(t.boundingRect()) for t in labels]
+        assert not any(a.intersects(b) for i, a in enumerate(rects) for b in rects[i + 1:])

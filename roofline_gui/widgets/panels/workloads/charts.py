@@ -29,6 +29,7 @@ from roofline_gui.core.workload import (
 )
 from roofline_gui.core.workload_eval import SWEEP_BATCHES, batch_sweep, weights_sweep
 from roofline_gui.core.workload_view import SEGMENT_KINDS, breakdown
+from roofline_gui.models.comparison_model import short_names
 from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.widgets.common.axes import log_plot
 from roofline_gui.widgets.common.throttle import Throttle
@@ -95,6 +96,8 @@ class WorkloadCharts(QWidget):
         left = QVBoxLayout()
         left.addWidget(self.bars, 3)
         left.addWidget(self.memory, 2)
+        # a bar, its capacities' names and the axis, whatever the dock's height
+        self.memory.setMinimumHeight(5 * self.fontMetrics().lineSpacing())
         charts = QHBoxLayout()
         charts.addLayout(left, 3)
         charts.addWidget(self.sweep, 2)
@@ -360,50 +363,62 @@ class WorkloadCharts(QWidget):
         return replace(w, batch=1)
 
     def _draw_memory(self, r, chips, names) -> None:
-        """A training step's bytes per chip, stacked by part, with each chip's capacity."""
+        """A training step's bytes per chip, stacked by part, in one bar (every chip holds the
+        same share of the model), with each chip's capacity marked on it in the chip's colour
+        and named: a row per chip, a few pixels high at 1280 × 800, printed the chips' names
+        over each other (the tour)."""
         self.memory.setVisible(r.training is not None)
         self.memory.clear()
         if r.training is None:
             return
         parts = training_view.memory_parts(r)
-        rows = list(range(len(chips)))
         start = 0.0
         for name, size in parts:
             if size <= 0:
                 continue
-            bar = pg.BarGraphItem(x0=[start] * len(rows), y=rows, width=[size] * len(rows),
-                                  height=BAR_HEIGHT, brush=training_view.MEMORY_COLORS[name],
+            bar = pg.BarGraphItem(x0=[start], y=[0], width=[size], height=BAR_HEIGHT,
+                                  brush=training_view.MEMORY_COLORS[name],
                                   pen=pg.mkPen("w", width=1), name=name)
-            bar.setToolTip(f"{name}: {format_si(size, 'B')} per chip")
+            bar.setToolTip(_("{part}: {size} per chip").format(part=_(name),
+                                                               size=format_si(size, "B")))
             self.memory.addItem(bar)
             start += size
-        caps = [float(r.capacity[c]) for c in chips]
-        known = [(y, cap) for y, cap in zip(rows, caps, strict=True) if np.isfinite(cap)]
-        if known:
-            held = start
-            self.memory.addItem(pg.ScatterPlotItem(
-                [cap for _y, cap in known], [y for y, _cap in known], symbol="|", size=26,
-                pen=pg.mkPen("#b00020", width=3),
-                brush=[pg.mkBrush("#b00020") for _k in known]))
-            top = max([start, *[cap for _y, cap in known]]) * 1.45
-            for y, cap in known:  # rows are a few pixels high: words only where it does not fit
-                if held > cap:
-                    text = pg.TextItem(f"does not fit in {format_si(cap, 'B')}", color="#b00020",
-                                       anchor=(1, 0.5))
-                    text.setPos(top, y)
-                    self.memory.addItem(text)
-        key = ", ".join(f"<span style='color:{training_view.MEMORY_COLORS[name]}'>■</span> {name}"
-                        for name, size in parts if size > 0)
-        self.memory.setLabel("bottom", f"per chip {format_si(start, 'B')}: {key}; "
-                             "<span style='color:#b00020'>|</span> capacity", units="B")
-        self.memory.getAxis("left").setTicks([list(enumerate(names))])
-        self.memory.getViewBox().invertY(True)
-        top = max([start, *[cap for _y, cap in known]]) * 1.45
+        # each chip that runs it: its capacity, a mark in its colour, named above the bar
+        runs = [c for c in chips if np.isfinite(r.time[c]) and np.isfinite(r.capacity[c])]
+        short = dict(zip(chips, short_names(tuple(names)), strict=True))
+        marks = sorted((float(r.capacity[c]), c) for c in runs)
+        top = max([start, *[cap for cap, _c in marks]]) * 1.15
+        vb = self.memory.getViewBox()
+        px = top / max(vb.width(), 200.0)  # data units per pixel across (an estimate before layout)
+        metrics = QFontMetricsF(QFont())
+        rows: list[float] = []  # the right end of the last label on each row of labels
+        for cap, c in marks:
+            color = r.chips[c].color or "#808080"
+            fits = start <= cap
+            self.memory.addItem(pg.ScatterPlotItem([cap], [0], symbol="|", size=14,
+                                                   pen=pg.mkPen(color, width=3)))
+            words = (_("{chip} {capacity}") if fits else
+                     _("{chip} {capacity}: does not fit")).format(
+                chip=short[c], capacity=format_si(cap, "B"))
+            half = (metrics.horizontalAdvance(words) / 2 + 6) * px
+            # the first row of labels where it does not run into one already placed
+            row = next((i for i, end in enumerate(rows) if cap - half > end), len(rows))
+            if row == len(rows):
+                rows.append(0.0)
+            rows[row] = cap + half
+            text = pg.TextItem(words, color=color if fits else "#b00020", anchor=(0.5, 0.5))
+            text.setPos(min(max(cap, half), top - half), -1.05 - 0.75 * row)
+            self.memory.addItem(text)
+        self.memory.setLabel("bottom", _("memory per chip: {total} (hover for its parts)").format(
+            total=format_si(start, "B")), units="B")
+        self.memory.getAxis("left").setTicks([[]])
+        vb.invertY(True)
         self.memory.setXRange(0, top, padding=0)
-        self.memory.setYRange(-0.6, len(chips) - 0.4, padding=0)
-        self.memory.setToolTip(_("Memory per chip: ") + ", ".join(
-            f"{name} {format_si(size, 'B')}" for name, size in parts)
-            + f" = {format_si(start, 'B')}; the red mark is each chip's capacity")
+        self.memory.setYRange(-1.05 - 0.75 * max(len(rows), 1) + 0.3, 0.45, padding=0)
+        self.memory.setToolTip(_("Memory per chip: {parts} = {total}; the marks are each chip's "
+                                 "capacity").format(
+            parts=", ".join(f"{_(name)} {format_si(size, 'B')}" for name, size in parts),
+            total=format_si(start, "B")))
 
     def _fit_x(self, times: list[float]) -> None:
         """The time axis holds the longest bar; it keeps its range while the bars stay between
