@@ -9,6 +9,7 @@ _DEFAULTS: dict[str, object] = {
     "recent_files": [],
     "window/geometry": QByteArray(),
     "window/state": QByteArray(),
+    "window/front": [],  # the docks in front of their tab groups when the window closed
     "view/mode": "overlay",
     "view/mac_units": False,
     "view/derated": False,

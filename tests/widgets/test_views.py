@@ -220,3 +220,33 @@ def test_growing_the_window_with_the_breakdown_in_front_grows_the_bottom_panels(
     """)
     # the bottom panels keep their share of the window's height: 1000/752 as tall
     assert sizes["after"] == pytest.approx(sizes["before"] * 1000 / 752, rel=0.03), sizes
+
+
+def test_restarting_with_a_later_tab_in_front_leaves_the_panels_as_the_user_left_them(
+        qtbot, settings, model):
+    """The tour's five restarts with the Workload breakdown in front: the bottom panels came
+    back 26 px shorter each time (Qt's restored layout of a tab group whose later tab is in
+    front, brought forward before the window was laid out). The tabs in front come back in
+    front, at the same sizes."""
+    from PySide6.QtWidgets import QApplication
+
+    from roofline_gui.widgets.app.main_window import MainWindow
+
+    sizes = []
+    for start in range(5):
+        window = MainWindow(settings=settings, model=model)
+        window.show()
+        qtbot.waitExposed(window)
+        qtbot.wait(300)
+        if start == 0:
+            window.docks["breakdown"].raise_()
+            window.docks["kernels"].raise_()
+            qtbot.wait(300)
+        QApplication.processEvents()
+        front = {n for n, d in window.docks.items() if not d.visibleRegion().isEmpty()}
+        assert {"breakdown", "kernels"} <= front, front
+        sizes.append(tuple(window.docks[n].size().toTuple() for n in ("kernels", "breakdown")))
+        model.undo_stack.setClean()
+        window.close()
+        window.deleteLater()
+    assert len(set(sizes)) == 1, sizes

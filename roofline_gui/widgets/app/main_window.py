@@ -830,8 +830,11 @@ class MainWindow(QMainWindow):
         geometry, state = self.settings.get("window/geometry"), self.settings.get("window/state")
         if not geometry.isEmpty():
             self.restoreGeometry(geometry)
-        if not state.isEmpty():
-            self.restoreState(state, self.LAYOUT_VERSION)
+        if not state.isEmpty() and self.restoreState(state, self.LAYOUT_VERSION):
+            # the tabs in front when it closed, once the window is laid out (raised before,
+            # a later tab's group came back a tab bar shorter: the same 26 px a start)
+            front = [n for n in self.settings.get("window/front") if n in self.docks]
+            QTimer.singleShot(0, lambda: [self.docks[n].raise_() for n in front])
         self._restored = not geometry.isEmpty()
         mode = self.settings.get("view/mode")
         self.model.set_view(mode=mode if mode in ("overlay", "side_by_side", "energy") else "overlay",
@@ -858,6 +861,16 @@ class MainWindow(QMainWindow):
             event.ignore()
             return
         self.settings.set("window/geometry", self.saveGeometry())
+        # Qt's saved layout of a tab group whose later tab is in front comes back a tab bar
+        # shorter (26 px a start, until the panels reached their minimum: the tour); saved with
+        # each group's first tab in front it comes back whole, and the tabs in front are
+        # brought forward again at the next start.
+        front = [name for name, dock in self.docks.items()
+                 if dock.isVisible() and not dock.visibleRegion().isEmpty()]
+        self.settings.set("window/front", front)
+        for view in VIEWS:
+            if view.tab_with is None and view.beside is None:
+                self.docks[view.name].raise_()
         self.settings.set("window/state", self.saveState(self.LAYOUT_VERSION))
         self.settings.sync()
         self.autosave.close()
