@@ -181,3 +181,32 @@ def test_the_table_headers_and_the_charts_titles_speak_japanese(window_ja):
     legend = [e[0] for e in window_ja.canvas.plots[0].legend.legend.entries]
     left = [e for e in legend if not JAPANESE.search(e) and _english_words(e, names)]
     assert not left, left
+
+
+def _bare(text: str) -> str:
+    """A Japanese menu entry as a text names it: no (&F), no …, no parenthesised gloss."""
+    text = re.sub(r"\(&.\)", "", text).replace("&", "")
+    return re.split(r"[（(]", text)[0].rstrip("…").strip()
+
+
+def test_the_menu_paths_the_japanese_texts_name_exist(window_ja):
+    """"表示 → 同じビット幅の精度で代替" must be an entry of the Japanese View menu, as the English
+    texts' paths are checked against the English menus (test_docs_menus)."""
+    from roofline_gui.io.translations import catalog_path, read_po
+
+    menus = {_bare(a.text()): a.menu() for a in window_ja.menuBar().actions() if a.menu()}
+    wrong, checked = [], 0
+    for text in read_po(catalog_path("ja")).values():
+        for translated in (text if isinstance(text, tuple) else (text,)):
+            for m in re.finditer(r"([\u3040-\u30ff\u4e00-\u9fffA-Za-z]+) → ([^\s、。）)」:]+)",
+                                 translated):
+                top, rest = m.group(1), m.group(2)
+                if top not in menus:
+                    continue  # not a menu path ("演算強度 → 性能")
+                checked += 1
+                menu = menus[top]
+                menu.aboutToShow.emit()
+                names = [_bare(a.text()) for a in menu.actions() if a.text()]
+                if not any(n and (rest.startswith(n) or n.startswith(rest)) for n in names):
+                    wrong.append(f"{top} → {rest}: not among {names}")
+    assert checked >= 10 and not wrong, "\n".join(sorted(set(wrong)))

@@ -199,7 +199,7 @@ class EnergyChart(QWidget):
             unit=word))
         self.plot.setLabel("left", f"{word}/J" if energy else _("{unit}/s, capped").format(unit=word))
         if not shown:  # an empty session read ": each chip's energy roofline…" (the tour)
-            self.title.setText(_("No chip shown: Hardware → Add… adds one; its energy roofline "
+            self.title.setText(_("No chip shown: the Hardware panel's Add… adds one; its energy roofline "
                                  "is drawn here."))
             return
         names = ", ".join(f"<span style='color:{cmp.chips[c].color or '#808080'}'>■</span> "

@@ -196,7 +196,7 @@ class WorkloadCharts(QWidget):
             self.title.setText(
                 _("This workload cannot be evaluated: {problem}").format(problem=html.escape(problem))
                 if problem else
-                _("No chip shown: Hardware → Add… adds one; the workload's bars are drawn for "
+                _("No chip shown: the Hardware panel's Add… adds one; the workload's bars are drawn for "
                   "each shown chip.") if doc.workloads and not any(c.visible for c in doc.chips)
                 else _("No workload: Workloads → New Workload… makes one from a model."))
             self.segments = []
