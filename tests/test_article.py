@@ -111,6 +111,15 @@ def test_claims_5_and_6_batching_raises_intensity_and_the_same_hbm_gives_the_sam
     assert a100 / tpu3 == pytest.approx(1.73, abs=0.005)
     text = mlp.source
     assert "62 op/B" in text and "1.00×" in text and "1.73×" in text and "900 Gop/s" in text
+    # Why it sits there says so on either chip, not only the kernel's note (the tour)
+    from roofline_gui.core.explain import explain
+
+    on_tpu = "\n".join(explain(same, k["5"], c["TPU v3"]))
+    assert ("V100 SXM2 16GB runs it at the same speed (899.6 Gop/s): both are memory-bound on "
+            "main memories of 900 GB/s, the article's case: the same HBM" in on_tpu)
+    on_v100 = "\n".join(explain(same, k["5"], c["V100 SXM2 16GB"]))
+    assert "TPU v3 runs it at the same speed" in on_v100
+    assert "same speed" not in "\n".join(explain(same, k["5"], c["A100 SXM4 40GB"]))
 
 
 def test_claim_7_bf16_halves_the_bytes_and_doubles_the_rate(article):

@@ -83,6 +83,7 @@ def explain(comparison: Comparison, k: int, c: int, units: Units = Units()) -> l
         lines.append(_("{kernel} on {chip}: memory-bound on {level} ({role}).").format(
             kernel=kernel.name, chip=chip.name, level=level.name, role=level.role))
     lines.extend(_where_it_sits(comparison, k, c, code, attainable, units))
+    lines.extend(_same_speed_lines(comparison, k, c, units))
     lines.append(_worth_line(comparison, k, c))
     lines.extend(_level_lines(comparison, k, c, units))
     lines.append(_time_line(comparison, k, c, units))
@@ -167,6 +168,46 @@ def _bytes_per_op_line(cmp: Comparison, k: int, c: int, name: str, intensity: fl
              "{verdict}. The machine's B/F at each level: {machine}.").format(
         need=f"{need:,.3g}", have=f"{have:,.3g}", op=op, level=name, verdict=verdict,
         machine=machine)
+
+
+def _same_speed_lines(cmp: Comparison, k: int, c: int, units: Units) -> list[str]:
+    """Other chips that run the kernel at the same speed (within 2 %), and why: the article's
+    "a TPU and a GPU with the same HBM run about as fast" where both are memory-bound on main
+    memories of one bandwidth; the peaks where both are compute-bound."""
+    r, chips = cmp.result, cmp.chips
+    rate, code = float(r.attainable[k, c]), int(r.limiter[k, c])
+    out = []
+    for d, other in enumerate(chips):
+        theirs = float(r.attainable[k, d])
+        if d == c or not math.isfinite(theirs) or abs(theirs / rate - 1) > 0.02:
+            continue
+        code_d = int(r.limiter[k, d])
+        ours = chips[c].memory[code] if code >= 0 else None
+        theirs_level = other.memory[code_d] if code_d >= 0 else None
+        same_level = (ours is not None and theirs_level is not None
+                      and ours.role == theirs_level.role
+                      and abs(ours.bandwidth / theirs_level.bandwidth - 1) <= 0.01)
+        if same_level and ours.role == "dram":
+            out.append(_("{other} runs it at the same speed ({rate}): both are memory-bound on "
+                         "main memories of {bandwidth}, the article's case: the same HBM, about "
+                         "the same speed, whatever their peaks.").format(
+                other=other.name, rate=units.format_rate(theirs),
+                bandwidth=format_si(ours.bandwidth, "B/s")))
+        elif same_level:
+            out.append(_("{other} runs it at the same speed ({rate}): both are held by {level} "
+                         "at {bandwidth}, whatever their peaks and main memories.").format(
+                other=other.name, rate=units.format_rate(theirs), level=ours.name,
+                bandwidth=format_si(ours.bandwidth, "B/s")))
+        elif code == LIMITER_COMPUTE and code_d == LIMITER_COMPUTE:
+            out.append(_("{other} runs it at the same speed ({rate}): both are compute-bound, "
+                         "their peaks for it within 2 % of each other, not for the article's "
+                         "reason (the same HBM).").format(
+                other=other.name, rate=units.format_rate(theirs)))
+        else:
+            out.append(_("{other} runs it at the same speed ({rate}), held by another ceiling "
+                         "(Why it sits there on {other} says which).").format(
+                other=other.name, rate=units.format_rate(theirs)))
+    return out
 
 
 def _worth_line(cmp: Comparison, k: int, c: int) -> str:
