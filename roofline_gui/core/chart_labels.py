@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from roofline_gui.core.arrays import among
 from roofline_gui.core.chart_scene import ChartScene
 from roofline_gui.core.display import (
     WORKLOAD_LABEL_SPOTS,
@@ -280,6 +281,12 @@ def _marker_boxes(scene: ChartScene, g: LabelGeometry) -> np.ndarray:
             y = np.log10(spec.marker_y[:, list(scene.chips)])
             xs = np.concatenate([np.repeat(np.log10(spec.marker_x), y.shape[1]), xs])
             ys = np.concatenate([y.ravel(), ys])
+        levels = spec.levels  # a point at each memory level (View → Memory levels): the host
+        if levels is not None and len(levels):  # link's label covered one (the tour)
+            on = among(levels.chip, scene.chips)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                xs = np.concatenate([xs, np.log10(levels.x[on])])
+                ys = np.concatenate([ys, np.log10(levels.y[on])])
     half = np.full(len(xs), 6.0)
     k = scene.comparison.kernel_index.get(scene.selection.item) if scene.selection.item else None
     if k is not None and 0 < len(spec.marker_x) <= KERNEL_LABELS_MAX:  # its ring, 24 px across
@@ -390,17 +397,24 @@ def _place_diagonal(text: str, bw: float, top: float, low: bool, color: str, g: 
         span = (text_width(text, g.text_px) + 8) / math.hypot(*g.px)  # decades of x it takes
         steps += [start + i / 3 for i in range(1, 6)
                   if start + i / 3 + span <= math.log10(top / bw)]
+    # then, where each of those covers a marker (a kernel's point on this very line, held by
+    # it: the tour's host link), every other spot along the visible diagonal, and under it
+    end = min(x_hi, math.log10(top / bw)) if top > 0 else x_hi
+    span = (text_width(text, g.text_px) + 8) / math.hypot(*g.px)
+    more = [bottom + i / 6 for i in range(int(max(0.0, end - span - bottom) * 6) + 1)]
     best, fewest = None, math.inf
-    for lx in steps:
-        label = ChartLabel(text, lx, lx + math.log10(bw), color, anchor=(0.0, 1.0), along=(1.0, 1.0))
-        footprint = label_footprint(label, g)
-        if all(_inside(b, g) and _free(b, boxes) for b in footprint):
-            covered = sum(_covered(b, markers) + _crossed(b, lines, 1, math.log10(bw))
-                          for b in footprint)
-            if covered == 0:
-                return label
-            if covered < fewest:  # no spot clear of every marker: the one covering fewest
-                best, fewest = label, covered
+    for anchor, spots in (((0.0, 1.0), steps), ((0.0, 1.0), more), ((0.0, 0.0), steps + more)):
+        for lx in spots:
+            label = ChartLabel(text, lx, lx + math.log10(bw), color, anchor=anchor,
+                               along=(1.0, 1.0))
+            footprint = label_footprint(label, g)
+            if all(_inside(b, g) and _free(b, boxes) for b in footprint):
+                covered = sum(_covered(b, markers) + _crossed(b, lines, 1, math.log10(bw))
+                              for b in footprint)
+                if covered == 0:
+                    return label
+                if covered < fewest:  # no spot clear of every marker: the one covering fewest
+                    best, fewest = label, covered
     return None if clear_only else best
 
 

@@ -329,3 +329,35 @@ def test_peak_labels_keep_clear_of_the_markers_on_their_flat_part(window, qtbot)
         chip = next(c for c in cmp.chips if c.color == label.color.name())
         ridge = chip.compute["fp8"] / chip.dram.bandwidth
         assert x0 >= np.log10(units.intensity(ridge)) * px[0] - 1, text  # on the flat part
+
+
+def test_roof_labels_keep_clear_of_the_points_per_memory_level(window, qtbot):
+    """With View → Memory levels, "PCIe Gen3 x16 16 GB/s each way" sat on the TPU v3's point at
+    the host link's intensity (the tour): the labels keep clear of every level's points too."""
+
+    window.model.set_view(memory_levels=True)
+    plot = window.canvas.overlay_plot
+    for width, height in ((1264, 752), (1500, 940)):
+        window.resize(width, height)
+        qtbot.wait(50)
+        qtbot.waitUntil(lambda: not plot.labels_pending and not window.canvas.drawing, timeout=5000)
+        _labels_clear_of_level_points(plot)
+
+
+def _labels_clear_of_level_points(plot):
+    from roofline_gui.core.chart_labels import label_footprint
+    from roofline_gui.core.display import boxes_overlap as _overlap
+
+    levels = plot.scene.spec.levels
+    assert levels is not None and len(levels)
+    g = plot.label_geometry()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        xs, ys = np.log10(levels.x) * g.px[0], -np.log10(levels.y) * g.px[1]
+    points = [(x - 4, y - 4, x + 4, y + 4) for x, y in zip(xs, ys, strict=True)
+              if np.isfinite(x) and np.isfinite(y)]
+    labels = plot.roof_labels.labels
+    assert any("each way" in label.text for label in labels), [la.text for la in labels]
+    # a slanted label's footprint: the boxes along its text (its bounding box is mostly empty)
+    covering = [label.text for label in labels
+                if any(_overlap(box, p) for box in label_footprint(label, g) for p in points)]
+    assert not covering, covering
