@@ -395,16 +395,16 @@ class RooflinePlot(QObject):
         if self._axis_unit != (unit, self.short_titles, levels, bf):  # setLabel lays it out again
             self._axis_unit = (unit, self.short_titles, levels, bf)
             # Small charts of a grid: titles that fit them (the whole ones ran into each other).
-            if self.short_titles:
+            if self.short_titles:  # a chart of a grid: the level's words ran past its edge
                 left = _("Performance ({unit}/s)")
-                bottom = (_("Intensity ({unit}/B, at each memory level)") if levels else
-                          _("Intensity ({unit}/B, main memory)"))
+                bottom = _("Intensity ({unit}/B)")
             else:
                 left = _("Attainable performance ({unit}/s)")
                 bottom = (_("Arithmetic intensity ({unit}/B, at each memory level)") if levels
                           else _("Arithmetic intensity ({unit}/B, main memory)"))
             if bf:  # the same axis, read as bytes per op (B/F): right is fewer bytes per op
-                bottom = (_("Bytes per op, B/F (B/{unit}, at each memory level)") if levels else
+                bottom = (_("B/F (B/{unit})") if self.short_titles else
+                          _("Bytes per op, B/F (B/{unit}, at each memory level)") if levels else
                           _("Bytes per op, B/F (B/{unit}, main memory)"))
             axis = self.plot.getAxis("bottom")
             if hasattr(axis, "set_inverted"):
