@@ -129,3 +129,22 @@ def test_a_click_on_a_chips_bar_in_the_breakdown_selects_that_chip(window, qtbot
     name.setY(view.mapFromScene(vb.mapViewToScene(QPointF(0, 1))).y())
     _click(view.viewport(), name)
     assert model.selected_chip == chips[1].id
+
+
+def test_ctrl_a_and_ctrl_c_in_why_it_sits_there_are_the_texts_own(window, qtbot):
+    """Ctrl+A in the explanation selected every kernel (Edit → Select All Kernels) and Ctrl+C
+    then copied a kernel's name (the tour): with the text in focus they select and copy it."""
+    from PySide6.QtTest import QTest
+
+    pane = window.explanation
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=2000)
+    pane.setFocus()
+    qtbot.waitUntil(pane.hasFocus, timeout=2000)
+    selected = window.model.selected_kernel
+    QTest.keyClick(pane, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    assert pane.textCursor().selectedText() and window.model.selected_kernel == selected
+    QApplication.clipboard().clear()
+    QTest.keyClick(pane, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier)
+    copied = QApplication.clipboard().text()
+    assert "memory-bound" in copied or "compute-bound" in copied, copied[:80]

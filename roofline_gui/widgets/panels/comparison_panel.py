@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import os
 
-from PySide6.QtCore import QSize, Qt, QTimer
+from PySide6.QtCore import QEvent, QSize, Qt, QTimer
+from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -305,6 +306,17 @@ class ExplanationPane(QTextBrowser):
         model.sig_view_changed.connect(self._on_view_changed)
         model.sig_selection_changed.connect(self._on_selection)
         self.refresh()
+
+    def event(self, event) -> bool:  # noqa: A003 (Qt API)
+        """Select all and Copy are the text's own while it has the focus, as in any reader
+        (the window's Ctrl+A selected every kernel, and Ctrl+C then copied a kernel's name:
+        the tour); a shortcut the widget takes over is not the window's."""
+        if event.type() == QEvent.Type.ShortcutOverride and (
+                event.matches(QKeySequence.StandardKey.SelectAll)
+                or event.matches(QKeySequence.StandardKey.Copy)):
+            event.accept()
+            return True
+        return super().event(event)
 
     def _on_document_changed(self, doc, touched) -> None:
         if self.model.serving_only:  # the Serving view's settings alone: nothing here moved
