@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from roofline_gui.core.chip import Chip
+from roofline_gui.core.i18n import _
 from roofline_gui.core.kernel import Kernel
 from roofline_gui.core.units import ROLE_INDEX, format_si
 
@@ -69,28 +70,33 @@ def residency_note(kernel: Kernel, chip: Chip) -> str:
         return ""
     traffic = kernel.traffic()
     names = [n for n, r in traffic.placed if r == "cache"]
-    listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + _(" and ") + names[-1]
     size = format_si(traffic.resident, "B")
     if not chip.levels("cache"):
-        return (f"{chip.name} has no on-chip level in this session, so the {size} of {listed} "
-                "kept on chip are counted nowhere on it: add its cache level (Hardware) or "
-                "keep them in main memory.")
+        return _("{chip} has no on-chip level in this session, so the {size} of {operands} "
+                 "kept on chip are counted nowhere on it: add its cache level (Hardware) or "
+                 "keep them in main memory.").format(chip=chip.name, size=size, operands=listed)
     capacity, name = on_chip_capacity(chip)
     if capacity is not None and traffic.resident > capacity:
         held = format_si(capacity, "B")
         where = name if "(" in name else f"{name} ({held})"  # "L2 (40 MB)" names its size
-        verb = "does" if len(names) == 1 else "do"
-        return (f"{listed} ({size}) {verb} not fit in {chip.name}'s {where}: the bound assumes "
-                "they stay on chip; a smaller size, or main memory, is what would really happen.")
+        return (_("{operands} ({size}) does not fit in {chip}'s {level}: the bound assumes it "
+                  "stays on chip; a smaller size, or main memory, is what would really happen.")
+                if len(names) == 1 else
+                _("{operands} ({size}) do not fit in {chip}'s {level}: the bound assumes they "
+                  "stay on chip; a smaller size, or main memory, is what would really happen.")
+                ).format(operands=listed, size=size, chip=chip.name, level=where)
     return ""
 
 
 def ratio_to_main_memory(chip: Chip) -> list[str]:
     """Each on-chip level's bandwidth against main memory's, the article's "about 10×"."""
     dram = chip.dram
-    return [f"{lv.name} {format_si(lv.bandwidth, 'B/s')} is {lv.bandwidth / dram.bandwidth:.3g}× "
-            f"{dram.name}'s {format_si(dram.bandwidth, 'B/s')}"
-            for lv in chip.memory if lv.role == "cache"]
+    return [_("{level} {bandwidth} is {times}× {main}'s {main_bandwidth}").format(
+        level=lv.name, bandwidth=format_si(lv.bandwidth, "B/s"),
+        times=f"{lv.bandwidth / dram.bandwidth:.3g}", main=dram.name,
+        main_bandwidth=format_si(dram.bandwidth, "B/s"))
+        for lv in chip.memory if lv.role == "cache"]
 
 
 def host_note(chip: Chip) -> str:
@@ -99,9 +105,10 @@ def host_note(chip: Chip) -> str:
     if not hosts:
         return ""
     lv = hosts[0]
-    return (f"{lv.name}: {format_si(lv.bandwidth, 'B/s')} each way, the roof an input crossing "
-            f"to the chip meets; the {format_si(2 * lv.bandwidth, 'B/s')} often quoted counts "
-            "both directions (as the article's 64 GB/s for PCIe Gen4 x16 does).")
+    return _("{level}: {bandwidth} each way, the roof an input crossing to the chip meets; the "
+             "{both} often quoted counts both directions (as the article's 64 GB/s for PCIe "
+             "Gen4 x16 does).").format(level=lv.name, bandwidth=format_si(lv.bandwidth, "B/s"),
+                                       both=format_si(2 * lv.bandwidth, "B/s"))
 
 
 def role_intensities(cmp, k: int) -> list[tuple[str, float]]:
