@@ -82,6 +82,8 @@ class WorkloadsPanel(QWidget):
         self.hint = QLabel(_("Drag a workload's big point on the chart to change its batch "
                            "(Shift+drag: its context or sequence)."))
         self.hint.setWordWrap(True)
+        # two lines whatever the language (in Japanese the second was laid out of sight)
+        self.hint.setMinimumHeight(2 * self.hint.fontMetrics().lineSpacing() + 2)
         # A few rows for the list, so the formulas keep the room on a laptop screen.
         row = self.list.fontMetrics().height() + 6
         self.list.setMinimumHeight(2 * row + 6)
