@@ -192,3 +192,11 @@ def test_the_explanation_reads_in_japanese_with_the_same_numbers():
         for key, text in english.items():
             assert sorted(number.findall(text)) == sorted(number.findall(japanese[key])), key
             assert japanese[key] != text and re.search(r"[\u3040-\u30ff]", japanese[key]), key
+
+
+def test_every_examples_title_is_marked_for_the_menu():
+    """Help → Examples reads each example's title in the interface's language: every shipped
+    example's title is among the marked ones (a new example without one would show English)."""
+    from roofline_gui.widgets.app.file_actions import EXAMPLE_TITLES, example_title, examples
+
+    assert {example_title(p) for p in examples()} <= set(EXAMPLE_TITLES)

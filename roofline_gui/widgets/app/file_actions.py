@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QFileDialog, QInputDialog, QWidget
 from roofline_gui.core.document import Document
 from roofline_gui.core.edits import SetField
 from roofline_gui.core.errors import RooflineError
-from roofline_gui.core.i18n import _, ngettext
+from roofline_gui.core.i18n import N_, _, ngettext
 from roofline_gui.io.csv_export import export_csv, export_workloads_csv
 from roofline_gui.io.files import resources_dir, write_atomic
 from roofline_gui.io.session import open_document, save_session
@@ -46,6 +46,20 @@ def _load_prepared(path: Path):
 
 def examples() -> list[Path]:
     return sorted((resources_dir() / "examples").glob(f"*{EXTENSION}"))
+
+
+#: the examples' titles as the Help → Examples menu says them in another language (each file
+#: keeps its own, English, title: the session's word)
+EXAMPLE_TITLES = (
+    N_("A100 against TPU v3: the classic kernels"),
+    N_("DeepSeek-R1 decode: 8 H200s in FP8 against 4 B200s in NVFP4"),
+    N_("H100 against MI300X for LLM inference"),
+    N_("Llama-3-8B on H100, MI300X and TPU v5e: decode and prefill"),
+    N_("Serving: Llama-3.3-70B and DeepSeek-R1 at 50 ms per token"),
+    N_("The article, claim by claim"),
+    N_("Training: fp32 against bf16, an A100 against a TPU v3 and a V100"),
+    N_("Williams-style CPU set: STREAM, SpMV, stencil, FFT, DGEMM"),
+)
 
 
 def example_title(path: Path) -> str:

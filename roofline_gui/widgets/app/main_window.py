@@ -562,7 +562,7 @@ class MainWindow(QMainWindow):
         if menu.actions():
             return
         for path in examples():
-            menu.addAction(example_title(path), partial(self.files.open_example, path))
+            menu.addAction(_(example_title(path)), partial(self.files.open_example, path))
 
     def _build_toolbar(self) -> None:
         bar = QToolBar(_("Main"))
