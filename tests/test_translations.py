@@ -200,3 +200,28 @@ def test_every_examples_title_is_marked_for_the_menu():
     from roofline_gui.widgets.app.file_actions import EXAMPLE_TITLES, example_title, examples
 
     assert {example_title(p) for p in examples()} <= set(EXAMPLE_TITLES)
+
+
+def test_a_workloads_explanation_reads_in_japanese_with_the_same_numbers():
+    """Why it sits there for a workload (the Llama-3-8B example's decode and prefill on its
+    three chips): the Japanese text carries exactly the English text's numbers."""
+    from roofline_gui.core.workload_eval import evaluate_workloads
+    from roofline_gui.core.workload_view import explain_workload
+    from roofline_gui.io.files import resources_dir
+    from roofline_gui.io.session import load_session
+
+    doc = load_session(resources_dir() / "examples" / "llama-3-8b-on-three-chips.roofline")
+    results = evaluate_workloads(doc.workloads, doc.chips)
+    number = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?")
+    english = {(i, c): explain_workload(r, c) for i, r in enumerate(results)
+               for c in range(len(r.chips))}
+    try:
+        use_language("ja")
+        japanese = {(i, c): explain_workload(results[i], c) for i, c in english}
+    finally:
+        use_language("en")
+    for key, lines in english.items():
+        assert len(lines) == len(japanese[key]), key
+        for en, ja in zip(lines, japanese[key], strict=True):
+            assert sorted(number.findall(en)) == sorted(number.findall(ja)), (en, ja)
+        assert re.search(r"[\u3040-\u30ff]", japanese[key][0]), japanese[key][0]

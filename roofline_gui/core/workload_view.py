@@ -17,6 +17,7 @@ import numpy as np
 from roofline_gui.core.build import build
 from roofline_gui.core.energy import workload_lines
 from roofline_gui.core.families import read_config
+from roofline_gui.core.i18n import _
 from roofline_gui.core.roofline import BOUND_COMPUTE, BOUND_MEMORY, LIMITER_COMPUTE
 from roofline_gui.core.training_view import explain_training, same_time_lines
 from roofline_gui.core.transformer import experts_touched
@@ -225,64 +226,93 @@ def explain_workload(result: WorkloadResult, c: int, units: Units = Units(),  # 
     t = float(result.time[c])
     if not np.isfinite(t):
         if w.chips_per_model > 1 and not np.isfinite(result.link_bandwidth[c]):
-            return [f"{w.name} on {chip.name}: the chip has no {w.link} level to join "
-                    f"{w.chips_per_model} chips; choose another link or N = 1."]
+            return [_("{workload} on {chip}: the chip has no {link} level to join {n} chips; "
+                      "choose another link or N = 1.").format(
+                workload=w.name, chip=chip.name, link=w.link, n=w.chips_per_model)]
         missing = sorted({e.kernel.precision for e in result.entries} - set(chip.precisions))
-        return [f"{w.name} on {chip.name}: unsupported: {chip.name} has no "
-                f"{', '.join(missing) or w.activations} ceiling (its precisions: "
-                f"{', '.join(chip.precisions)})."]
+        return [_("{workload} on {chip}: unsupported: {chip} has no {missing} ceiling (its "
+                  "precisions: {have}).").format(
+            workload=w.name, chip=chip.name, missing=", ".join(missing) or w.activations,
+            have=", ".join(chip.precisions))]
     unit = w.throughput_unit
-    lines = [f"{label_of(w)} on {chip.name}: {format_time(t)} per step, "
-             f"{rate_count(float(result.throughput[c]))} {unit}"
-             + (f" per {w.chips_per_model} chips" if w.chips_per_model > 1 else "") + "."]
+    lines = [(_("{workload} on {chip}: {time} per step, {rate} {unit} per {n} chips.")
+              if w.chips_per_model > 1 else
+              _("{workload} on {chip}: {time} per step, {rate} {unit}.")).format(
+        workload=label_of(w), chip=chip.name, time=format_time(t),
+        rate=rate_count(float(result.throughput[c])), unit=unit, n=w.chips_per_model)]
     fit = fit_line(result, c)
     if fit and not result.fits[c]:
         lines.append(fit)  # first, where it cannot be missed
-    per = " per chip" if w.chips_per_model > 1 else ""
-    work = f"does {format_si(units.rate(result.ops), units.word)}: " \
-           f"{units.format_intensity(result.intensity)}"
+    per = w.chips_per_model > 1
+    step = {"bytes": _gb(result.dram_bytes), "ops": format_si(units.rate(result.ops), units.word),
+            "intensity": units.format_intensity(result.intensity)}
     if w.kind == "custom":
-        lines.append(f"Each step moves {_gb(result.dram_bytes)} of main memory{per} and {work}.")
+        lines.append((_("Each step moves {bytes} of main memory per chip and does {ops}: "
+                        "{intensity}.") if per else
+                      _("Each step moves {bytes} of main memory and does {ops}: {intensity}.")
+                      ).format(**step))
     else:
         weights = sum(e.weight_bytes * e.count for e in result.entries)
-        cache = "KV cache and " if w.kind == "transformer" else ""
-        lines.append(f"Each step moves {_gb(result.dram_bytes)} of main memory{per} (weights "
-                     f"{_gb(weights)}, {cache}activations {_gb(result.dram_bytes - weights)}) "
-                     f"and {work}.")
+        rest = _gb(result.dram_bytes - weights)
+        if w.kind == "transformer":
+            said = (_("Each step moves {bytes} of main memory per chip (weights {weights}, KV "
+                      "cache and activations {rest}) and does {ops}: {intensity}.") if per else
+                    _("Each step moves {bytes} of main memory (weights {weights}, KV cache and "
+                      "activations {rest}) and does {ops}: {intensity}."))
+        else:
+            said = (_("Each step moves {bytes} of main memory per chip (weights {weights}, "
+                      "activations {rest}) and does {ops}: {intensity}.") if per else
+                    _("Each step moves {bytes} of main memory (weights {weights}, activations "
+                      "{rest}) and does {ops}: {intensity}."))
+        lines.append(said.format(weights=_gb(weights), rest=rest, **step))
     bw = float(result.evaluation.chip_arrays.dram_bandwidth(result.evaluation.derated)[c])
     precisions = {e.kernel.precision for e in result.entries}
     if len(precisions) == 1:  # one roof to compare the aggregate point with
         precision = _runs_at(result, c, precisions.pop())
         ceiling = float(result.evaluation.ceiling[result.rows][0, c])
         ridge = ceiling / bw
-        side = "left" if result.intensity < ridge else "right"
-        what_if = (f" (what-if: {chip.dram.bandwidth / chip.dram.what_if_of:.3g}× the datasheet's "
-                   f"{format_si(chip.dram.what_if_of, 'B/s')})" if chip.dram.what_if_of else "")
-        lines.append(
-            f"{chip.dram.name} at {format_si(bw, 'B/s')}{what_if}"
-            f"{' (derated)' if result.evaluation.derated else ''} meets the {precision} roof of "
-            f"{units.format_rate(ceiling)} at {units.format_intensity(ridge)}; the workload sits "
-            f"{side} of it, at {units.format_rate(float(result.attainable[c]))}: compute is busy "
-            f"{share_text(float(result.attainable[c]) / ceiling)} of the step.")
+        what_if = (" " + _("(what-if: {ratio}× the datasheet's {value})").format(
+            ratio=f"{chip.dram.bandwidth / chip.dram.what_if_of:.3g}",
+            value=format_si(chip.dram.what_if_of, "B/s")) if chip.dram.what_if_of else "")
+        derated = " " + _("(derated)") if result.evaluation.derated else ""
+        said = (_("{level} at {bandwidth}{notes} meets the {precision} roof of {roof} at {ridge}; "
+                  "the workload sits left of it, at {rate}: compute is busy {share} of the "
+                  "step.") if result.intensity < ridge else
+                _("{level} at {bandwidth}{notes} meets the {precision} roof of {roof} at {ridge}; "
+                  "the workload sits right of it, at {rate}: compute is busy {share} of the "
+                  "step."))
+        lines.append(said.format(
+            level=chip.dram.name, bandwidth=format_si(bw, "B/s"), notes=what_if + derated,
+            precision=precision, roof=units.format_rate(ceiling),
+            ridge=units.format_intensity(ridge), rate=units.format_rate(float(result.attainable[c])),
+            share=share_text(float(result.attainable[c]) / ceiling)))
     mem, comm = float(result.memory_bound_share[c]), float(result.communication_share[c])
-    lines.append(f"Time: {share_text(mem)} in memory-bound kernels, "
-                 f"{share_text(max(0.0, float(result.compute_share[c])))} compute-bound"
-                 + (f", {share_text(comm)} on the link" if w.chips_per_model > 1 else "") + ".")
+    shares = {"memory": share_text(mem),
+              "compute": share_text(max(0.0, float(result.compute_share[c]))),
+              "link": share_text(comm)}
+    lines.append((_("Time: {memory} in memory-bound kernels, {compute} compute-bound, {link} on "
+                    "the link.") if w.chips_per_model > 1 else
+                  _("Time: {memory} in memory-bound kernels, {compute} compute-bound.")
+                  ).format(**shares))
     precisions = sorted({_runs_at(result, c, e.kernel.precision) for e in result.entries})
-    names = {"compute": f"the {', '.join(precisions)} peak" + ("s" if len(precisions) > 1 else ""),
+    names = {"compute": (_("the {precisions} peaks") if len(precisions) > 1 else
+                         _("the {precision} peak")).format(precisions=", ".join(precisions),
+                                                           precision=", ".join(precisions)),
              **{role: " and ".join(lv.name for lv in chip.levels(role))
                 for role in ("dram", "cache", "host", "link") if chip.levels(role)}}
     worth = worth_text({k: float(v[c]) for k, v in workload_speedups(result).items()}, names)
     if worth:
         lines.append(worth)
     order = np.argsort(-np.nan_to_num(result.entry_time[:, c]))[:3]
-    top = [f"{result.entries[e].kernel.name} {share_text(result.entry_time[e, c] / t)}"
-           + (" (memory-bound)" if result.evaluation.limiter[result.rows][e, c] != LIMITER_COMPUTE
-              else " (compute-bound)") for e in order]
-    lines.append("Where the time goes: " + ", ".join(top) + ".")
+    top = [(_("{kernel} {share} (memory-bound)")
+            if result.evaluation.limiter[result.rows][e, c] != LIMITER_COMPUTE else
+            _("{kernel} {share} (compute-bound)")).format(
+        kernel=result.entries[e].kernel.name, share=share_text(result.entry_time[e, c] / t))
+        for e in order]
+    lines.append(_("Where the time goes: {parts}.").format(parts=", ".join(top)))
     moves = _moves(result, c, kernels)
     if moves:
-        lines.append("What would move it:")
+        lines.append(_("What would move it:"))
         lines.extend(f"• {m}" for m in moves)
     if result.built.link_steps:
         level = next((lv.name for lv in chip.memory if lv.role == w.link), w.link)
@@ -362,16 +392,16 @@ def _moves(result: WorkloadResult, c: int, kernels) -> list[str]:
     most = result.batch_that_fits(c)
     bigger = min(w.batch * 8, 4096) if most is None else min(w.batch * 8, most)
     if bigger > w.batch and w.kind != "custom":  # a custom workload's batch is its kernels' own
-        variants.append(("batch", replace(w, batch=bigger), f"batch {bigger}"
-                         + (" (the most that fits)" if most is not None and bigger == most
-                            else f" ({bigger // w.batch}×)")))
+        variants.append(("batch", replace(w, batch=bigger), (
+            _("batch {batch} (the most that fits)") if most is not None and bigger == most
+            else _("batch {batch} ({times}×)")).format(batch=bigger, times=bigger // w.batch)))
     if w.weights not in ("int8", "fp8", "int4") and w.kind != "custom":
-        variants.append(("weights", replace(w, weights="int8"), "int8 weights"))
+        variants.append(("weights", replace(w, weights="int8"), _("int8 weights")))
     if w.kind == "transformer" and w.kv_cache not in ("fp8", "int8", "int4"):
-        variants.append(("kv", replace(w, kv_cache="fp8"), "an fp8 KV cache"))
+        variants.append(("kv", replace(w, kv_cache="fp8"), _("an fp8 KV cache")))
     if not variants:
         return out
-    results = evaluate_workloads([v for _, v, _ in variants], [chip],
+    results = evaluate_workloads([v for _what, v, _text in variants], [chip],
                                  derated=result.evaluation.derated, kernels=kernels)
     for (what, _variant, text), r in zip(variants, results, strict=True):
         t2 = float(r.time[0])
@@ -380,21 +410,25 @@ def _moves(result: WorkloadResult, c: int, kernels) -> list[str]:
         if what == "batch":
             gain = float(r.throughput[0] / result.throughput[c])
             if gain < 1.05:
-                why = ("the step is compute-bound already"
+                why = (_("the step is compute-bound already")
                        if result.memory_bound_share[c] < 0.5 else
-                       "each sequence's KV cache is read at every step, so the time grows with "
-                       "the batch" if w.kind == "transformer" and w.phase == "decode" else
-                       "the time grows with the batch as fast as the work")
-                out.append(f"not a larger batch: {text} would add latency ({t2 / t:.3g}×) for "
-                           f"{gain:.3g}× the throughput: {why}")
+                       _("each sequence's KV cache is read at every step, so the time grows "
+                         "with the batch") if w.kind == "transformer" and w.phase == "decode" else
+                       _("the time grows with the batch as fast as the work"))
+                out.append(_("not a larger batch: {variant} would add latency ({latency}×) for "
+                             "{gain}× the throughput: {why}").format(
+                    variant=text, latency=f"{t2 / t:.3g}", gain=f"{gain:.3g}", why=why))
             else:
-                out.append(f"{text}: {rate_count(float(r.throughput[0]))} {w.throughput_unit} "
-                           f"({gain:.3g}× the throughput) at {format_time(t2)} per step "
-                           f"({t2 / t:.3g}× the latency)")
+                out.append(_("{variant}: {rate} {unit} ({gain}× the throughput) at {time} per "
+                             "step ({latency}× the latency)").format(
+                    variant=text, rate=rate_count(float(r.throughput[0])),
+                    unit=w.throughput_unit, gain=f"{gain:.3g}", time=format_time(t2),
+                    latency=f"{t2 / t:.3g}"))
         elif t / t2 >= 1.05:
-            out.append(f"{text}: {format_time(t2)} per step, {t / t2:.3g}× faster")
+            out.append(_("{variant}: {time} per step, {times}× faster").format(
+                variant=text, time=format_time(t2), times=f"{t / t2:.3g}"))
     if most == 0:
         need = result.chips_needed(c)
-        out.append(f"more chips: it does not fit on {w.chips_per_model}; it needs at least "
-                   f"{need} (Chips N)")
+        out.append(_("more chips: it does not fit on {n}; it needs at least {need} "
+                     "(Chips N)").format(n=w.chips_per_model, need=need))
     return out
