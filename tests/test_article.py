@@ -135,3 +135,29 @@ def test_every_kernel_is_named_by_its_claim():
     doc = load_session(PATH)
     assert [re.match(r"(\d\w?) · ", k.name).group(1) for k in doc.kernels] == [
         "1", "2", "3", "4a", "4b", "4c", "5", "7"]
+
+
+def test_the_japanese_version_tells_the_same_claims_with_the_same_numbers():
+    """Help → Examples in Japanese offers the article's example in Japanese in its place: the
+    same kernels and chips, each note with the English note's numbers (the TPU v1's preset
+    citation aside), and only in Japanese."""
+    from roofline_gui.io.translations import use_language
+    from roofline_gui.widgets.app.file_actions import examples
+
+    japanese = PATH.with_name("the-article-claim-by-claim.ja.roofline")
+    en, ja = load_session(PATH), load_session(japanese)
+    assert ja.title == "記事の主張をひとつずつ"
+    assert [c.name for c in ja.chips] == [c.name for c in en.chips]
+    number = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?")
+    for a, b in zip(en.kernels, ja.kernels, strict=True):
+        assert (a.params, a.precision, a.resides, a.template) == (b.params, b.precision, b.resides,
+                                                                   b.template)
+        english_note = a.source.split("Jouppi")[0]  # the preset's own citation stays English
+        assert set(number.findall(english_note)) <= set(number.findall(b.source)), a.name
+        assert re.search(r"[\u3040-\u30ff]", b.source) and re.search(r"[\u3040-\u30ff]", b.name)
+    assert japanese not in examples() and PATH in examples()
+    try:
+        use_language("ja")
+        assert japanese in examples() and PATH not in examples()
+    finally:
+        use_language("en")

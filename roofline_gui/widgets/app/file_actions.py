@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QFileDialog, QInputDialog, QWidget
 from roofline_gui.core.document import Document
 from roofline_gui.core.edits import SetField
 from roofline_gui.core.errors import RooflineError
-from roofline_gui.core.i18n import N_, _, ngettext
+from roofline_gui.core.i18n import LANGUAGES, N_, _, language, ngettext
 from roofline_gui.io.csv_export import export_csv, export_workloads_csv
 from roofline_gui.io.files import resources_dir, write_atomic
 from roofline_gui.io.session import open_document, save_session
@@ -45,7 +45,20 @@ def _load_prepared(path: Path):
 
 
 def examples() -> list[Path]:
-    return sorted((resources_dir() / "examples").glob(f"*{EXTENSION}"))
+    """The shipped examples; in a language with its own version of one (``name.ja.roofline``:
+    the article's readers' words, the same kernels and numbers), that version in its place."""
+    every = sorted((resources_dir() / "examples").glob(f"*{EXTENSION}"))
+    own = f".{language()}{EXTENSION}"
+    translated = {p.name.removesuffix(own) for p in every if p.name.endswith(own)}
+    out = []
+    for path in every:
+        stem, _dot, code = path.name.removesuffix(EXTENSION).rpartition(".")
+        if stem and code in LANGUAGES:  # a version in a language: shown in that language only
+            if code == language():
+                out.append(path)
+        elif path.name.removesuffix(EXTENSION) not in translated:
+            out.append(path)
+    return out
 
 
 #: the examples' titles as the Help → Examples menu says them in another language (each file
