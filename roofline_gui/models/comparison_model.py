@@ -404,18 +404,18 @@ class ComparisonTableModel(QAbstractTableModel):
         if role != _DISPLAY:
             return None
         if not np.isfinite(t):
-            return "—" if field != "limiter" else "unsupported"
+            return "—" if field != "limiter" else _("unsupported")
         if field == "attainable":
             return format_si(units.rate(float(result.attainable[c])), f"{units.word}/s")
         if field == "time":  # a step's time, and what it gives per second
             return (f"{format_time(t)} · {rate_count(float(result.throughput[c]))} "
                     f"{workload.throughput_unit}")
         if field == "limiter":
-            return result.limiter_name(c) + ("" if fits else " · does not fit")
+            return result.limiter_name(c) + ("" if fits else " · " + _("does not fit"))
         if field == "energy":
             e = result.energy
             if not np.isfinite(e.per_item[c]):
-                return "no data"
+                return _("no data")
             unit = workload.throughput_unit.removesuffix("/s")
             cost = (f" · ${float(e.cost_per_million[c]):,.3g} per M {unit}s"
                     if np.isfinite(e.cost_per_million[c]) else "")
@@ -497,7 +497,7 @@ class ComparisonTableModel(QAbstractTableModel):
                     float(e.capped_power[0, c]), bool(e.capped[0, c]))
         if field == "limiter":
             bound = cmp.bound_name(row, c)
-            name = cmp.limiter_name(row, c)
+            name = _limiter_words(cmp, row, c)
             stand_in = cmp.stand_in(row, c)
             note = (" · " + _("{stand_in} for {precision}").format(
                 stand_in=stand_in, precision=cmp.kernels[row].precision)
@@ -521,9 +521,9 @@ class ComparisonTableModel(QAbstractTableModel):
         if field == "energy":
             per_joule, power, capped = value
             if not math.isfinite(per_joule):
-                return "no data"
+                return _("no data")
             return (f"{format_si(per_joule, f'{self._model.units.word}/J')} · "
-                    f"{format_si(power, 'W')}" + (" · capped" if capped else ""))
+                    f"{format_si(power, 'W')}" + (" · " + _("capped") if capped else ""))
         return value
 
     # -- drops: a kernel dragged from the library is added to the session ---------------------------
@@ -549,6 +549,20 @@ class ComparisonTableModel(QAbstractTableModel):
         at = self.kernel_row(view_row) if 0 <= view_row < self.rowCount() else None
         at = None if at is not None and at < 0 else at  # dropped on a workload's row: the end
         return bool(self._model.add_kernels(kernels, at)) if kernels else False
+
+
+def _limiter_words(cmp, k: int, c: int) -> str:
+    """What limits kernel ``k`` on chip ``c`` as the table says it in the interface's language
+    (Comparison.limiter_name's English words are the CSV's, the same in every language)."""
+    code = int(cmp.result.limiter[k, c])
+    precision = cmp.kernels[k].precision
+    if code == LIMITER_UNSUPPORTED:
+        return _("no {precision} on this chip").format(precision=precision)
+    if code < 0:  # compute
+        stand_in = cmp.stand_in(k, c)
+        return (_("{stand_in} peak (for {precision})") if stand_in else
+                _("{precision} peak")).format(stand_in=stand_in, precision=precision)
+    return cmp.chips[c].memory[code].name
 
 
 @functools.lru_cache(maxsize=8)  # asked for every header of every repaint
