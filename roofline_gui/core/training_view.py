@@ -16,7 +16,7 @@ import numpy as np
 from roofline_gui.core.build import build
 from roofline_gui.core.energy import workload_lines
 from roofline_gui.core.errors import ValidationError
-from roofline_gui.core.i18n import N_
+from roofline_gui.core.i18n import N_, _
 from roofline_gui.core.roofline import BOUND_MEMORY
 from roofline_gui.core.training import GROUPS, RECOMPUTE_WORDS, scaling_variants
 from roofline_gui.core.units import PRECISIONS, Units, format_si, format_time, rate_count, share_text
@@ -369,19 +369,26 @@ def precision_lines(result: WorkloadResult, c: int, kernels=None) -> list[str]:
                       for p, x in times.items() if np.isfinite(x))
     peak_ratio = chip.compute[narrow] / chip.compute[wide]
     memory_share = shares[wide]
-    why = (f"the {wide} step is {share_text(1 - memory_share)} compute-bound, so the ratio of the "
-           f"peaks sets the gap: {chip.name}'s {wide} peak is {format_si(chip.compute[wide], 'op/s')}, "
-           f"its {narrow} peak {format_si(chip.compute[narrow], 'op/s')} ({peak_ratio:.3g}×)"
+    why = (_("the {wide} step is {share} compute-bound, so the ratio of the peaks sets the gap: "
+             "{chip}'s {wide} peak is {wide_peak}, its {narrow} peak {narrow_peak} ({ratio}×)")
            if memory_share < 0.5 else
-           f"the {wide} step is {share_text(memory_share)} memory-bound, so the bytes' 2× sets most "
-           "of the gap, as the article says")
-    tf32 = (f" From tf32 (4-byte values on the tensor cores, {format_si(chip.compute['tf32'], 'op/s')}) "
-            f"to {narrow} it is {times['tf32'] / times[narrow]:.2g}×: the bytes halve and the peak "
-            f"grows {chip.compute[narrow] / chip.compute['tf32']:.2g}×, and the article's 2× holds."
+           _("the {wide} step is {share} memory-bound, so the bytes' 2× sets most of the gap, "
+             "as the article says")).format(
+        wide=wide, narrow=narrow, chip=chip.name,
+        share=share_text(1 - memory_share if memory_share < 0.5 else memory_share),
+        wide_peak=format_si(chip.compute[wide], "op/s"),
+        narrow_peak=format_si(chip.compute[narrow], "op/s"), ratio=f"{peak_ratio:.3g}")
+    tf32 = (" " + _("From tf32 (4-byte values on the tensor cores, {peak}) to {narrow} it is "
+                    "{times}×: the bytes halve and the peak grows {grows}×, and the article's 2× "
+                    "holds.").format(
+        peak=format_si(chip.compute["tf32"], "op/s"), narrow=narrow,
+        times=f"{times['tf32'] / times[narrow]:.2g}",
+        grows=f"{chip.compute[narrow] / chip.compute['tf32']:.2g}")
             if "tf32" in times and np.isfinite(times["tf32"]) else "")
-    return [f"Precision, against the article's \"lower precision halves the bytes, about 2× in "
-            f"training too\": on {chip.name} the step takes {steps}. From {wide} to {narrow} the "
-            f"bytes per value halve (2× for a memory-bound step); {why}.{tf32}"]
+    return [_("Precision, against the article's “lower precision halves the bytes, about 2× in "
+              "training too”: on {chip} the step takes {steps}. From {wide} to {narrow} the bytes "
+              "per value halve (2× for a memory-bound step); {why}.").format(
+        chip=chip.name, steps=steps, wide=wide, narrow=narrow, why=why) + tf32]
 
 
 def same_time_lines(result: WorkloadResult, c: int, units: Units = Units()) -> list[str]:  # noqa: B008
@@ -402,21 +409,32 @@ def same_time_lines(result: WorkloadResult, c: int, units: Units = Units()) -> l
         bw = (chip.dram.bandwidth, other.dram.bandwidth)
         peaks = (float(result.peak[c]), float(result.peak[d]))
         same_hbm = abs(bw[0] / bw[1] - 1) <= 0.05
-        hbm = (f"the same main-memory bandwidth ({format_si(bw[0], 'B/s')})" if same_hbm else
-               f"main memories at {format_si(bw[0], 'B/s')} and {format_si(bw[1], 'B/s')}")
+        hbm = (_("the same main-memory bandwidth ({bandwidth})") if same_hbm else
+               _("main memories at {bandwidth} and {other_bandwidth}")).format(
+            bandwidth=format_si(bw[0], "B/s"), other_bandwidth=format_si(bw[1], "B/s"))
+        facts = {"hbm": hbm, "memory": share_text(memory), "compute": share_text(compute),
+                 "precision": p, "roof": units.format_rate(peaks[0]),
+                 "other_roof": units.format_rate(peaks[1]),
+                 "ratio": f"{max(peaks) / min(peaks):.3g}"}
         if memory >= 0.5:
-            reason = (f"the step is memory-bound ({share_text(memory)} of the time at least) and "
-                      f"they have {hbm}" + (": the article's case, the same HBM, about the same "
-                                            "speed" if same_hbm else ""))
+            reason = (_("the step is memory-bound ({memory} of the time at least) and they have "
+                        "{hbm}: the article's case, the same HBM, about the same speed")
+                      if same_hbm else
+                      _("the step is memory-bound ({memory} of the time at least) and they have "
+                        "{hbm}")).format(**facts)
         else:
-            reason = (f"they have {hbm}, but the step is up to {share_text(compute)} compute-bound, "
-                      f"so the time is as equal as it is because their {p} roofs "
-                      f"({units.format_rate(peaks[0])} and {units.format_rate(peaks[1])}) are "
-                      f"{max(peaks) / min(peaks):.3g}× apart"
-                      + (": the article's same HBM is half the reason here" if same_hbm else
-                         ", not for the article's reason (the same HBM)"))
-        out.append(f"{chip.name} and {other.name} take the same time within "
-                   f"{abs(t2 / t - 1):.0%} ({format_time(t)} and {format_time(t2)}): {reason}.")
+            reason = (_("they have {hbm}, but the step is up to {compute} compute-bound, so the "
+                        "time is as equal as it is because their {precision} roofs ({roof} and "
+                        "{other_roof}) are {ratio}× apart: the article's same HBM is half the "
+                        "reason here") if same_hbm else
+                      _("they have {hbm}, but the step is up to {compute} compute-bound, so the "
+                        "time is as equal as it is because their {precision} roofs ({roof} and "
+                        "{other_roof}) are {ratio}× apart, not for the article's reason (the same "
+                        "HBM)")).format(**facts)
+        out.append(_("{chip} and {other} take the same time within {gap} ({time} and "
+                     "{other_time}): {reason}.").format(
+            chip=chip.name, other=other.name, gap=f"{abs(t2 / t - 1):.0%}",
+            time=format_time(t), other_time=format_time(t2), reason=reason))
     return out
 
 
