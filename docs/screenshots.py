@@ -151,7 +151,7 @@ def main() -> None:
 
 def japanese_shot(app, by_name) -> None:
     """The window in Japanese at 1280 × 800 (View → Language → 日本語, B/F on as it starts in
-    Japanese): the article's example, the MLP at batch 1 selected on the TPU v3."""
+    Japanese): the article's example in Japanese, claim 6's MLP selected on the TPU v3."""
     from PySide6.QtCore import QSettings
     from PySide6.QtTest import QTest
 
@@ -165,10 +165,13 @@ def japanese_shot(app, by_name) -> None:
         window = MainWindow(settings=Settings(QSettings(str(ini), QSettings.Format.IniFormat)))
         window.resize(1280, 800)
         window.show()
-        window.files.open_example(by_name["a100-vs-tpu-v3"])
-        mlp = next(k for k in window.model.document.kernels
-                   if k.name.startswith("MLP layer 4096×4096, batch 1"))
-        window.model.select(mlp.id, window.model.document.chips[1].id)
+        from roofline_gui.widgets.app.file_actions import examples
+
+        article = next(p for p in examples() if p.name == "the-article-claim-by-claim.ja.roofline")
+        window.files.open_example(article)  # in Japanese, the Japanese version's place
+        doc = window.model.document
+        mlp = next(k for k in doc.kernels if k.name.startswith("5 · "))
+        window.model.select(mlp.id, next(c.id for c in doc.chips if c.name == "TPU v3"))
         for _i in range(5):
             app.processEvents()
         QTest.qWait(300)
