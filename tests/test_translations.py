@@ -6,6 +6,7 @@ Extraction is Babel's, as a translator runs it (docs/translating.md)."""
 from __future__ import annotations
 
 import ast
+import math
 import re
 import string
 from pathlib import Path
@@ -228,4 +229,5 @@ def test_a_workloads_explanation_reads_in_japanese_with_the_same_numbers():
         assert len(lines) == len(japanese[key]), key
         for en, ja in zip(lines, japanese[key], strict=True):
             assert sorted(number.findall(en)) == sorted(number.findall(ja)), (en, ja)
-        assert any(re.search(r"[\u3040-\u30ff]", line) for line in japanese[key]), key
+        if math.isfinite(results[key[0]].time[key[1]]):  # (an unsupported training step: English)
+            assert any(re.search(r"[\u3040-\u30ff]", line) for line in japanese[key]), key
