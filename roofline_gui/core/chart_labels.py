@@ -32,6 +32,7 @@ from roofline_gui.core.display import (
     short_name,
     text_width,
 )
+from roofline_gui.core.i18n import _
 from roofline_gui.core.units import format_si
 
 LABEL_INSET = (4.0, 2.0)  # pixels between the view's edges and any name
@@ -252,7 +253,7 @@ def place_roof_labels(scene: ChartScene, g: LabelGeometry, selected_chip: str | 
     diagonals = [t for t in _diagonal_texts(scene, chips) if t.unused == faint]
     for group in _groups(diagonals, lambda t: math.log10(t.value)):
         # A host link's figure is per direction; the one often quoted counts both ways.
-        each_way = " each way" if all(t.host for t in group) else ""
+        each_way = " " + _("each way") if all(t.host for t in group) else ""
         text = _merged_text([(cmp.chips[t.chip].name, t.what) for t in group],
                             format_si(group[0].value, "B/s") + each_way)
         label = _place_diagonal(text, group[0].value, max(t.top for t in group),
