@@ -56,3 +56,13 @@ def test_a_training_steps_memory_is_one_bar_with_each_chips_capacity_named(windo
         assert any("TPU v3" in t.toPlainText() for t in labels) == (runs_on == 3)
         rects = [t.mapRectToScene(t.boundingRect()) for t in labels]
         assert not any(a.intersects(b) for i, a in enumerate(rects) for b in rects[i + 1:])
+
+
+def test_a_status_message_is_not_cut_short_by_the_pointers_readout(window):
+    """A menu entry's long hint was cut by the pointer's readout beside it (the tour): while a
+    message shows, the readout steps aside."""
+    window.cursor_label.setText("intensity 1 op/B   performance 1 Top/s")
+    window.statusBar().showMessage("A long hint " * 20)
+    assert window.cursor_label.isHidden()
+    window.statusBar().clearMessage()
+    assert not window.cursor_label.isHidden()

@@ -162,6 +162,10 @@ class MainWindow(QMainWindow):
         self._build_toolbar()
         self.cursor_label = QLabel()
         self.statusBar().addPermanentWidget(self.cursor_label)
+        # A message (a menu entry's hint, "Opened …") takes the whole bar while it shows: the
+        # pointer's readout beside it cut it short (the tour)
+        self.statusBar().messageChanged.connect(
+            lambda message: self.cursor_label.setVisible(not message))
         self._cursor: tuple[float, float] | None = None
         self.canvas.sig_cursor_moved.connect(self._on_cursor_moved)
         self.files.sig_message.connect(lambda m: self.statusBar().showMessage(m, 5000))
