@@ -102,11 +102,17 @@ def test_a_worker_job_keeps_the_window_active_and_refuses_to_close_until_done(wi
     monkeypatch.setattr(background, "SHOW_AFTER_MS", 50)
     seen = {}
 
+    waited = [0]
+
     def look():
         cursor = QApplication.overrideCursor()
         seen["cursor"] = cursor.shape() if cursor else None
         seen["dialogs"] = [w for w in QApplication.topLevelWidgets()
                            if isinstance(w, QProgressDialog) and w.isVisible()]
+        if not seen["dialogs"] and waited[0] < 50:  # a loaded machine: look again, not fail
+            waited[0] += 1
+            QTimer.singleShot(100, look)
+            return
         seen["active"] = window.isActiveWindow()
         closed = window.close()
         seen["closed"] = closed

@@ -78,3 +78,23 @@ def test_on_by_default_in_japanese_off_in_english(qtbot, settings, model):
         assert not model.view.bytes_per_op
     finally:
         use_language("en")
+
+
+def test_the_japanese_default_is_not_kept_as_the_users_choice(qtbot, settings, model):
+    """A start in Japanese turned B/F on and saved it: switched to English it stayed on (the
+    tour). Only the user's own choice is kept."""
+    from roofline_gui.io.translations import use_language
+    from roofline_gui.widgets.app.main_window import MainWindow
+
+    use_language("ja")
+    try:
+        japanese = MainWindow(settings=settings, model=model)
+        qtbot.addWidget(japanese)
+        assert model.view.bytes_per_op
+        assert settings.get("view/bytes_per_op") == ""  # never set by the user
+    finally:
+        use_language("en")
+    model.set_view(bytes_per_op=False)
+    english = MainWindow(settings=settings, model=model)
+    qtbot.addWidget(english)
+    assert not model.view.bytes_per_op

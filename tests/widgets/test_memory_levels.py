@@ -141,3 +141,35 @@ def test_the_wheel_scrolls_the_form_past_an_operand_choice_without_changing_it(w
                         Qt.ScrollPhase.NoScrollPhase, False)
     QApplication.sendEvent(combo, event)
     assert combo.currentData() == "dram" and model.document.kernel(kid).resides == {}
+
+
+def test_the_wheel_scrolls_past_the_kernels_precision_and_the_workloads_fields(window, qtbot):
+    """A tour's wheel over the kernel form turned its precision from int8 to int4, unnoticed:
+    the precision, the stored-as and the workload's spin boxes take the wheel only once
+    clicked into, as the operand choices do."""
+    from PySide6.QtCore import QPoint, QPointF, Qt
+    from PySide6.QtGui import QWheelEvent
+
+    from roofline_gui.io.workloads import shipped_workloads
+
+    def wheel(widget):
+        event = QWheelEvent(QPointF(5, 5), QPointF(5, 5), QPoint(0, 0), QPoint(0, -120),
+                            Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier,
+                            Qt.ScrollPhase.NoScrollPhase, False)
+        QApplication.sendEvent(widget, event)
+
+    model = window.model
+    (kid,) = model.add_kernels([window.presets.kernels["add-int8"]])
+    model.select(kid, None)
+    form = window.kernels.form
+    for combo in (form.precision, form.storage, window.precision_combo):
+        before = combo.currentIndex()
+        wheel(combo)
+        assert combo.currentIndex() == before
+    assert model.document.kernel(kid).precision == "int8"
+    wid, = model.add_workloads([shipped_workloads()["llama-3-8b"].workload("w1")])
+    model.select(wid, None)
+    spin = window.workloads.fields.spins["batch"]
+    before = spin.value()
+    wheel(spin)
+    assert spin.value() == before and model.document.workload(wid).batch == before

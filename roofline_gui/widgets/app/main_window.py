@@ -43,6 +43,7 @@ from roofline_gui.widgets.app.views import BOTTOM, BY_NAME, VIEWS, View, layout_
 from roofline_gui.widgets.chart.canvas_panel import CanvasPanel
 from roofline_gui.widgets.common import background
 from roofline_gui.widgets.common.dialogs import RecoveryDialog, about_text
+from roofline_gui.widgets.common.wheel import guard_wheel
 
 #: "All kernels at" a width: the precision the kernels take; chips lacking it run at their own
 #: of the same width (core.units.SAME_WIDTH).
@@ -130,6 +131,7 @@ class MainWindow(QMainWindow):
         self.settings = settings or Settings()
         self.presets = presets or default_presets()
         self.model = model or DocumentModel()
+        self._restoring_view = False  # the view settings being put back at start (not saved)
         palette = QApplication.palette()
         self.canvas = CanvasPanel(self.model, self.presets,
                                   background=palette.color(QPalette.ColorRole.Base).name(),
@@ -592,6 +594,7 @@ class MainWindow(QMainWindow):
                                         "does. 16-bit and 8-bit run each chip at its own "
                                         "precision of that width (View → Same-width precisions)"))
         self.precision_combo.activated.connect(self._on_all_precision)
+        guard_wheel(self.precision_combo)  # a wheel passing over it changed every kernel
         bar.addWidget(self.precision_combo)
 
     # -- edit menu --------------------------------------------------------------------------------
@@ -738,6 +741,8 @@ class MainWindow(QMainWindow):
         self.act_bytes_per_op.setChecked(view.bytes_per_op)
         if changed & {"mac", "bytes_per_op"} and self._cursor is not None:  # the readout follows
             self._on_cursor_moved(*self._cursor)
+        if self._restoring_view:  # the settings' own values coming back: nothing to keep
+            return
         for name, key in (("mode", "view/mode"), ("mac", "view/mac_units"), ("derated", "view/derated"),
                           ("kernel_labels", "view/kernel_labels"),
                           ("memory_levels", "view/memory_levels"),
@@ -841,6 +846,9 @@ class MainWindow(QMainWindow):
             QTimer.singleShot(0, lambda: [self.docks[n].raise_() for n in front])
         self._restored = not geometry.isEmpty()
         mode = self.settings.get("view/mode")
+        # kept as they are: B/F never set follows the language at each start, and saving the
+        # start's own value made it the user's choice (on after switching to English: the tour)
+        self._restoring_view = True
         self.model.set_view(mode=mode if mode in ("overlay", "side_by_side", "energy") else "overlay",
                             mac=bool(self.settings.get("view/mac_units")),
                             derated=bool(self.settings.get("view/derated")),
@@ -848,6 +856,7 @@ class MainWindow(QMainWindow):
                             memory_levels=bool(self.settings.get("view/memory_levels")),
                             same_width=bool(self.settings.get("view/same_width")),
                             bytes_per_op=self._bytes_per_op_setting())
+        self._restoring_view = False
 
     def _bytes_per_op_setting(self) -> bool:
         """View → Intensity as B/F as the user left it; never set, on in Japanese (as Japanese

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
 from roofline_gui.core.errors import UnitError
 from roofline_gui.core.i18n import _
 from roofline_gui.core.units import format_si, parse_quantity
+from roofline_gui.widgets.common.wheel import guard_wheel
 
 _UNITS = {"bandwidth": "B/s", "compute": "op/s", "bytes": "B", "intensity": "op/B", "count": "",
           "power": "W"}
@@ -257,10 +258,4 @@ class ChoiceBox(QComboBox):
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
-        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
-
-    def wheelEvent(self, event) -> None:  # noqa: N802 (Qt API)
-        if self.hasFocus():
-            super().wheelEvent(event)
-        else:
-            event.ignore()  # to the scroll area
+        guard_wheel(self)

@@ -37,6 +37,7 @@ from roofline_gui.io.presets import Presets
 from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.models.item_models import ID_ROLE, KernelListModel, PresetKernelModel
 from roofline_gui.widgets.common.fields import FieldWithMessage, QuantityEdit
+from roofline_gui.widgets.common.wheel import guard_wheel
 from roofline_gui.widgets.panels.operand_places import OperandPlaces
 
 
@@ -72,6 +73,7 @@ def _precision_combo(current: str | None, allow_same: bool = False) -> QComboBox
     for p in PRECISIONS:
         combo.addItem(p, p)
     combo.setCurrentIndex(max(0, combo.findData(current)))
+    guard_wheel(combo)  # a wheel over the form scrolls it, not the kernel's precision
     return combo
 
 

@@ -15,6 +15,7 @@ from roofline_gui.core.levels import residency_note
 from roofline_gui.core.templates import RESIDENCES, TEMPLATES
 from roofline_gui.core.units import format_si
 from roofline_gui.widgets.common.fields import ChoiceBox
+from roofline_gui.widgets.common.wheel import guard_wheel
 
 CHOICES = {"dram": "main memory", "cache": "on chip (kept across calls)",
            "host": "host link (every call)"}
@@ -43,6 +44,7 @@ class OperandPlaces(QGroupBox):
         self._rows: list[tuple[QLabel, QComboBox]] = []
         for _row in range(max(len(t.operands) for t in TEMPLATES.values())):
             label, combo = QLabel(), ChoiceBox()
+            guard_wheel(combo)
             for place in RESIDENCES:
                 combo.addItem(CHOICES[place], place)
             combo.activated.connect(self._changed)

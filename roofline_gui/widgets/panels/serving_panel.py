@@ -34,6 +34,7 @@ from roofline_gui.core.workload import MAX_DIM, Workload, pool_problems, with_fi
 from roofline_gui.io.imports import import_serving_csv
 from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.widgets.common.throttle import Throttle
+from roofline_gui.widgets.common.wheel import guard_wheel
 from roofline_gui.widgets.panels.serving_chart import MEASURES, ServingChart, measure_values
 
 #: The fields: (name, label, tooltip), whole numbers then times and the rate.
@@ -100,6 +101,7 @@ class ServingPanel(QWidget):
                 edit.setSpecialValueText(_("none"))  # 0: no limit, said as such
             edit.setKeyboardTracking(False)
             edit.setToolTip(_(tip))
+            guard_wheel(edit)  # a wheel over the fields' column scrolls it
             edit.valueChanged.connect(lambda v, n=name: self._on_field(n, v))
             caption = QLabel(_(label))
             caption.setBuddy(edit)

@@ -29,6 +29,7 @@ from roofline_gui.core.workload import (
     Workload,
 )
 from roofline_gui.widgets.common.fields import QuantityEdit
+from roofline_gui.widgets.common.wheel import guard_wheel_in
 
 _INT_FIELDS = (("batch", N_("Batch B"), N_("sequences (or images, samples) per step")),
                ("sequence", N_("Sequence S"), N_("prompt tokens per sequence, for prefill")),
@@ -214,6 +215,7 @@ class WorkloadFields(QWidget):
                                 "activations move at the on-chip level"))
         self.on_chip.toggled.connect(lambda on: self.sig_changed.emit("activations_on_chip", on))
         grid.addWidget(self.on_chip, len(rows), 0, 1, 4)
+        guard_wheel_in(self)  # a wheel over the fields scrolls them
         self.attention_dp = QCheckBox(_("Attention data parallel"))
         self.attention_dp.setToolTip(
             _("Each of the N chips runs the attention of B/N sequences with every head, its "
