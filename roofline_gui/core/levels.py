@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from roofline_gui.core.chip import Chip
-from roofline_gui.core.i18n import _
+from roofline_gui.core.i18n import N_, _
 from roofline_gui.core.kernel import Kernel
 from roofline_gui.core.units import ROLE_INDEX, format_si
 
@@ -128,15 +128,15 @@ def intensity_text(cmp, k: int, units) -> str:
     every = role_intensities(cmp, k)
     if len(every) <= 1:
         role = every[0][0] if every else "dram"
-        return (f"intensity {units.format_intensity(float(cmp.dram_intensity[k]))} "
-                f"({ROLE_SHORT[role]})")
-    return "intensity: " + ", ".join(f"{ROLE_SHORT[role]} {units.format_intensity(x)}"
-                                     for role, x in every)
+        return _("intensity {value} ({level})").format(
+            value=units.format_intensity(float(cmp.dram_intensity[k])), level=_(ROLE_SHORT[role]))
+    return _("intensity: {levels}").format(levels=", ".join(
+        f"{_(ROLE_SHORT[role])} {units.format_intensity(x)}" for role, x in every))
 
 
-#: Each memory role in a few words, for tooltips and cells.
-ROLE_SHORT = {"dram": "main memory", "cache": "on chip", "host": "host link",
-              "link": "chip-to-chip link"}
+#: Each memory role in a few words, for tooltips and cells (translated where shown).
+ROLE_SHORT = {"dram": N_("main memory"), "cache": N_("on chip"), "host": N_("host link"),
+              "link": N_("chip-to-chip link")}
 
 
 def misfits(cmp, chips) -> np.ndarray:

@@ -497,7 +497,7 @@ class ComparisonTableModel(QAbstractTableModel):
                     float(e.capped_power[0, c]), bool(e.capped[0, c]))
         if field == "limiter":
             bound = cmp.bound_name(row, c)
-            name = _limiter_words(cmp, row, c)
+            name = limiter_words(cmp, row, c)
             stand_in = cmp.stand_in(row, c)
             note = (" · " + _("{stand_in} for {precision}").format(
                 stand_in=stand_in, precision=cmp.kernels[row].precision)
@@ -551,7 +551,7 @@ class ComparisonTableModel(QAbstractTableModel):
         return bool(self._model.add_kernels(kernels, at)) if kernels else False
 
 
-def _limiter_words(cmp, k: int, c: int) -> str:
+def limiter_words(cmp, k: int, c: int) -> str:
     """What limits kernel ``k`` on chip ``c`` as the table says it in the interface's language
     (Comparison.limiter_name's English words are the CSV's, the same in every language)."""
     code = int(cmp.result.limiter[k, c])

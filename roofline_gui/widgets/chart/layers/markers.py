@@ -25,8 +25,10 @@ from PySide6.QtWidgets import QGraphicsItem
 
 from roofline_gui.core.chart_scene import ChartScene
 from roofline_gui.core.display import marker_symbols, same_point
+from roofline_gui.core.i18n import _
 from roofline_gui.core.levels import ROLE_SHORT, intensity_text
 from roofline_gui.core.units import format_time
+from roofline_gui.models.comparison_model import limiter_words
 from roofline_gui.widgets.chart.layers.base import ChartLayer
 from roofline_gui.widgets.chart.plot_items import MarkerScatter, log10
 from roofline_gui.widgets.common import background
@@ -281,21 +283,27 @@ class KernelMarkersLayer(ChartLayer):
                 return ""
             units = scene.spec.units
             hidden = same_point(cmp.result.attainable, k, c, scene.chips)
-            also = (f"\nthe same point on {', '.join(cmp.chips[o].name for o in hidden)} (its "
-                    "marker lies under this one)" if hidden else "")
+            also = ("\n" + _("the same point on {chips} (its marker lies under this one)").format(
+                chips=", ".join(cmp.chips[o].name for o in hidden)) if hidden else "")
             off = ""
             code = int(cmp.result.limiter[k, c])
             if scene.spec.levels is None and 0 <= code < len(cmp.chips[c].memory) and (
                     cmp.chips[c].memory[code].role != "dram"):
                 level = cmp.chips[c].memory[code]
-                off = (f"\ndrawn at its main-memory intensity, below the roofs: the "
-                       f"{ROLE_SHORT[level.role]} ({level.name}) holds it; View → Memory levels "
-                       "draws its point on that level's line")
-            return (f"{cmp.kernels[k].name} on {cmp.chips[c].name}{also}{off}\n"
-                    f"{intensity_text(cmp, k, units)}\n"
-                    f"attainable {units.format_rate(float(cmp.result.attainable[k, c]))}\n"
-                    f"{cmp.bound_name(k, c)}-bound, limited by {cmp.limiter_name(k, c)}\n"
-                    f"time {format_time(cmp.result.cell('time', k, c))}")
+                off = "\n" + _("drawn at its main-memory intensity, below the roofs: the {role} "
+                                "({level}) holds it; View → Memory levels draws its point on "
+                                "that level's line").format(role=_(ROLE_SHORT[level.role]),
+                                                            level=level.name)
+            bound = (_("memory-bound, limited by {limiter}") if cmp.bound_name(k, c) == "memory"
+                     else _("compute-bound, limited by {limiter}"))
+            return "\n".join((
+                _("{kernel} on {chip}").format(kernel=cmp.kernels[k].name, chip=cmp.chips[c].name)
+                + also + off,
+                intensity_text(cmp, k, units),
+                _("attainable {rate}").format(
+                    rate=units.format_rate(float(cmp.result.attainable[k, c]))),
+                bound.format(limiter=limiter_words(cmp, k, c)),
+                _("time {time}").format(time=format_time(cmp.result.cell("time", k, c)))))
         return tip
 
     def close(self) -> None:
