@@ -15,15 +15,15 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from roofline_gui.core.energy import constants
-from roofline_gui.core.i18n import _
+from roofline_gui.core.i18n import N_, _
 from roofline_gui.core.units import PRECISIONS, format_si
 from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.widgets.common.axes import log_plot
 from roofline_gui.widgets.common.throttle import Throttle
 
 #: The y axis: energy efficiency, or performance held to the board power.
-MODES = (("Energy efficiency (op/J)", "energy"), ("Performance under the board power (op/s)",
-                                                   "power"))
+MODES = ((N_("Energy efficiency (op/J)"), "energy"),
+         (N_("Performance under the board power (op/s)"), "power"))
 GRID = np.logspace(-1.5, 4.5, 240)  # op/B of main memory
 
 
@@ -52,7 +52,7 @@ class EnergyChart(QWidget):
         self.title.setWordWrap(True)
         self.mode = QComboBox()
         for text, key in MODES:
-            self.mode.addItem(text, key)
+            self.mode.addItem(_(text), key)
         self.mode.setToolTip(_("The y axis: op per joule (the energy roofline), or op/s with each "
                              "chip held to its board power (the power-capped roof)"))
         self.mode.currentIndexChanged.connect(lambda _i: self.refresh())

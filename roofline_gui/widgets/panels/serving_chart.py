@@ -14,14 +14,15 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QFontMetricsF
 
+from roofline_gui.core.i18n import N_, _
 from roofline_gui.core.serving import chip_named
 from roofline_gui.widgets.common.axes import log_plot
 
 #: What the y axis reads: (name, axis title, the result's [C, K] array's attribute, what a chip
 #: without it lacks).
-MEASURES = (("chip", "tokens/s per chip", "tokens_per_chip", ""),
-            ("joule", "tokens per joule", "tokens_per_joule", "energy data (board power)"),
-            ("dollar", "tokens per dollar", "tokens_per_dollar", "a price per chip-hour"))
+MEASURES = (("chip", N_("tokens/s per chip"), "tokens_per_chip", ""),
+            ("joule", N_("tokens per joule"), "tokens_per_joule", "energy data (board power)"),
+            ("dollar", N_("tokens per dollar"), "tokens_per_dollar", "a price per chip-hour"))
 _MEASURE = {m[0]: m for m in MEASURES}
 
 
@@ -37,8 +38,8 @@ class ServingChart:
     def __init__(self, tip=None, on_click=None, legend: bool = True) -> None:
         self.plot = log_plot()
         self.plot.showGrid(True, True, 0.25)
-        self.plot.setLabel("bottom", "tokens/s per user (output)")
-        self.plot.setLabel("left", "tokens/s per chip")
+        self.plot.setLabel("bottom", _("tokens/s per user (output)"))
+        self.plot.setLabel("left", _("tokens/s per chip"))
         item = self.plot.getPlotItem()
         self.tpot_line = pg.InfiniteLine(angle=90, movable=on_click is not None,
                                          pen=pg.mkPen("#b00020", width=2,
@@ -88,7 +89,7 @@ class ServingChart:
         the limit (draw_limits). ``measure``: what the y axis reads (MEASURES)."""
         plot = self.plot.getPlotItem()
         self.measure = measure
-        self.plot.setLabel("left", _MEASURE[measure][1])
+        self.plot.setLabel("left", _(_MEASURE[measure][1]))
         values = measure_values(result, measure)
         while len(self.lines) < len(result.chips):
             pair = (pg.PlotDataItem(), pg.PlotDataItem())

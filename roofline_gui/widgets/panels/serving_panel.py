@@ -134,7 +134,7 @@ class ServingPanel(QWidget):
         #: what the y axis reads: tokens/s per chip, per joule (energy data), per dollar (price)
         self.measure_box = QComboBox()
         for name, title, _attr, _needs in MEASURES:
-            self.measure_box.addItem(f"y: {title}", name)
+            self.measure_box.addItem(f"y: {_(title)}", name)
         self.measure_box.setToolTip(
             _("Output tokens per chip-second; per joule, by the chips' energy data (as the "
             "workload views count a step's energy); per dollar, at each chip's price per "

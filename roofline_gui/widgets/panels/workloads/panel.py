@@ -184,11 +184,11 @@ class WorkloadsPanel(QWidget):
         if w is None:
             if not self.name.hasFocus():
                 self.name.clear()
-            self.formulas.setHtml("<p>No workload selected. <b>New…</b> makes one from a model "
-                                  "(Llama 2, 3 and 4, Mistral, Mixtral, Qwen2 and Qwen3, "
-                                  "DeepSeek-V3, gpt-oss, GPT-2 or your own "
-                                  "config.json), ResNet-50, an MLP or LSTM stack, or the "
-                                  "session's kernels.</p>")
+            self.formulas.setHtml("<p>" + _(
+                "No workload selected. <b>New…</b> makes one from a model (Llama 2, 3 and 4, "
+                "Mistral, Mixtral, Qwen2 and Qwen3, DeepSeek-V3, gpt-oss, GPT-2 or your own "
+                "config.json), ResNet-50, an MLP or LSTM stack, or the session's kernels.")
+                + "</p>")
             return
         self.fields.show_workload(w)
         if not self.name.hasFocus():
