@@ -74,14 +74,6 @@ def read_po(path: str | os.PathLike) -> dict[str, str | tuple[str, ...]]:
     return messages
 
 
-def available() -> list[str]:
-    """The languages with a catalog, English (the source) first."""
-    folder = resources_dir() / "locale"
-    found = sorted(p.name for p in folder.iterdir() if (p / "LC_MESSAGES" / f"{DOMAIN}.po")
-                   .is_file()) if folder.is_dir() else []
-    return [i18n.SOURCE_LANGUAGE, *(code for code in found if code in i18n.LANGUAGES)]
-
-
 def use_language(language: str) -> str:
     """Install ``language`` ("en", "ja"; anything else: English) with its catalog; returns the
     language installed."""
