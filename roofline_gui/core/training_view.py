@@ -16,7 +16,7 @@ import numpy as np
 from roofline_gui.core.build import build
 from roofline_gui.core.energy import workload_lines
 from roofline_gui.core.errors import ValidationError
-from roofline_gui.core.i18n import N_, _
+from roofline_gui.core.i18n import N_, _, ngettext
 from roofline_gui.core.roofline import BOUND_MEMORY
 from roofline_gui.core.training import GROUPS, RECOMPUTE_WORDS, scaling_variants
 from roofline_gui.core.units import PRECISIONS, Units, format_si, format_time, rate_count, share_text
@@ -30,6 +30,8 @@ PART_COLORS = {"forward": "#4c78a8", "backward": "#f58518", "recompute": "#b279a
 #: The memory bar's parts (bytes per chip), with their colours.
 #: the parts of a chip's memory, as the breakdown names them
 MEMORY_PART_WORDS = (N_("weights"), N_("gradients"), N_("optimizer states"), N_("activations"))
+#: a training step's items, as its words count them (translated where shown)
+ITEM_PLURALS = {"token": N_("tokens"), "image": N_("images"), "sample": N_("samples")}
 MEMORY_COLORS = {"weights": "#1b9e77", "gradients": "#d95f02", "optimizer states": "#7570b3",
                  "activations": "#e7298a"}  # not the time parts' colours: another quantity
 
@@ -242,21 +244,25 @@ def explain_training(result: WorkloadResult, c: int, units: Units = Units(),  # 
     t = float(result.time[c])
     if not np.isfinite(t):
         if f.chips > 1 and not np.isfinite(result.link_bandwidth[c]):
-            return [f"{w.name} on {chip.name}: the chip has no {w.link} level to join "
-                    f"{f.chips} chips; choose another link or one chip."]
-        return [f"{w.name} on {chip.name}: unsupported: {chip.name} has no {w.activations} "
-                f"ceiling (its precisions: {', '.join(chip.precisions)}); train it in one of "
-                "those."]
+            return [_("{workload} on {chip}: the chip has no {link} level to join {n} chips; "
+                      "choose another link or one chip.").format(
+                workload=w.name, chip=chip.name, link=w.link, n=f.chips)]
+        return [_("{workload} on {chip}: unsupported: {chip} has no {precision} ceiling (its "
+                  "precisions: {have}); train it in one of those.").format(
+            workload=w.name, chip=chip.name, precision=w.activations,
+            have=", ".join(chip.precisions))]
     r = report(result, c)
     unit = f.unit
-    what = (f"{w.sequences_per_step:,} sequences ({f.items_per_step:,.0f} tokens)"
-            if unit == "token" else f"{w.sequences_per_step:,} {unit}s")
-    lines = [f"{label_of(w)} on {chip.name}: one step of {what} "
-             f"takes at least {format_time(t)} on {f.chips:,} chip{'s' if f.chips > 1 else ''} "
-             f"with communication hidden behind compute, at most {format_time(r.time_upper)} "
-             "with none hidden: "
-             f"{rate_count(r.tokens_per_second)} {unit}s/s, "
-             f"{rate_count(r.tokens_per_second_per_chip)} per chip."]
+    what = (_("{sequences} sequences ({tokens} tokens)").format(
+        sequences=f"{w.sequences_per_step:,}", tokens=f"{f.items_per_step:,.0f}")
+            if unit == "token" else f"{w.sequences_per_step:,} {_(ITEM_PLURALS[unit])}")
+    lines = [_("{workload} on {chip}: one step of {what} takes at least {time} on {chips} with "
+               "communication hidden behind compute, at most {upper} with none hidden: {rate} "
+               "{unit}/s, {per_chip} per chip.").format(
+        workload=label_of(w), chip=chip.name, what=what, time=format_time(t),
+        chips=ngettext("{n} chip", "{n} chips", f.chips).format(n=f"{f.chips:,}"),
+        upper=format_time(r.time_upper), rate=rate_count(r.tokens_per_second),
+        unit=_(ITEM_PLURALS[unit]), per_chip=rate_count(r.tokens_per_second_per_chip))]
     cap = float(result.capacity[c])
     held = f.state_bytes + f.activation_bytes
     memory = (f"weights {format_si(f.weights_bytes, 'B')}, gradients "
@@ -293,13 +299,18 @@ def explain_training(result: WorkloadResult, c: int, units: Units = Units(),  # 
         f"The longest entry: {result.entries[top].kernel.name}, "
         f"{share_text(float(result.entry_time[top, c]) / total)} ({bound}).")
     ceiling = float(result.peak[c])
-    lines.append(f"Compute is busy {r.hfu_at_bound:.1%} of the step at the {w.activations} roof "
-                 f"of {units.format_rate(ceiling)} (the chips' FLOPs ÷ peak; "
-                 f"{share_text(r.compute_time / total)} of the time in compute-bound kernels)" + (
-                     f"; communication ({format_time(r.communication_time)}) is longer than the "
-                     f"kernels ({format_time(float(result.kernel_time[c]))}): the link bounds the "
-                     "step" if r.communication_time > result.kernel_time[c] else "") + ".")
-    names = {"compute": f"the {w.activations} peak",
+    busy = {"busy": f"{r.hfu_at_bound:.1%}", "precision": w.activations,
+            "roof": units.format_rate(ceiling), "share": share_text(r.compute_time / total),
+            "link": format_time(r.communication_time),
+            "kernels": format_time(float(result.kernel_time[c]))}
+    lines.append((_("Compute is busy {busy} of the step at the {precision} roof of {roof} (the "
+                    "chips' FLOPs ÷ peak; {share} of the time in compute-bound kernels); "
+                    "communication ({link}) is longer than the kernels ({kernels}): the link "
+                    "bounds the step.") if r.communication_time > result.kernel_time[c] else
+                  _("Compute is busy {busy} of the step at the {precision} roof of {roof} (the "
+                    "chips' FLOPs ÷ peak; {share} of the time in compute-bound kernels).")
+                  ).format(**busy))
+    names = {"compute": _("the {precision} peak").format(precision=w.activations),
              **{role: " and ".join(lv.name for lv in chip.levels(role))
                 for role in ("dram", "cache", "host", "link") if chip.levels(role)}}
     worth = worth_text({k: float(v[c]) for k, v in workload_speedups(result).items()}, names)
