@@ -148,3 +148,21 @@ def test_ctrl_a_and_ctrl_c_in_why_it_sits_there_are_the_texts_own(window, qtbot)
     QTest.keyClick(pane, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier)
     copied = QApplication.clipboard().text()
     assert "memory-bound" in copied or "compute-bound" in copied, copied[:80]
+
+
+def test_ctrl_a_in_a_kernels_formula_selects_the_formula_not_every_kernel(window, qtbot):
+    """The same for every read-only text of the window's panels: one mechanism
+    (widgets.common.text_keys), here the kernel form's formula."""
+    from PySide6.QtTest import QTest
+
+    model = window.model
+    model.select(model.document.kernels[0].id, None)
+    window.docks["kernels"].raise_()
+    box = window.kernels.form.formula
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=2000)
+    box.setFocus()
+    qtbot.waitUntil(box.hasFocus, timeout=2000)
+    QTest.keyClick(box, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    assert box.textCursor().selectedText()
+    assert len(window.kernels.list.selectionModel().selectedRows()) <= 1  # not every kernel

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import os
 
-from PySide6.QtCore import QEvent, QSize, Qt, QTimer
-from PySide6.QtGui import QKeySequence
+from PySide6.QtCore import QSize, Qt, QTimer
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -28,6 +27,7 @@ from roofline_gui.io.presets import Presets
 from roofline_gui.models.comparison_model import ComparisonTableModel
 from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.models.item_models import ID_ROLE
+from roofline_gui.widgets.common.text_keys import keep_text_keys
 from roofline_gui.widgets.common.throttle import Throttle
 
 
@@ -305,18 +305,8 @@ class ExplanationPane(QTextBrowser):
         model.sig_document_changed.connect(self._on_document_changed)
         model.sig_view_changed.connect(self._on_view_changed)
         model.sig_selection_changed.connect(self._on_selection)
+        keep_text_keys(self)  # Ctrl+A and Ctrl+C select and copy the words, not kernels
         self.refresh()
-
-    def event(self, event) -> bool:  # noqa: A003 (Qt API)
-        """Select all and Copy are the text's own while it has the focus, as in any reader
-        (the window's Ctrl+A selected every kernel, and Ctrl+C then copied a kernel's name:
-        the tour); a shortcut the widget takes over is not the window's."""
-        if event.type() == QEvent.Type.ShortcutOverride and (
-                event.matches(QKeySequence.StandardKey.SelectAll)
-                or event.matches(QKeySequence.StandardKey.Copy)):
-            event.accept()
-            return True
-        return super().event(event)
 
     def _on_document_changed(self, doc, touched) -> None:
         if self.model.serving_only:  # the Serving view's settings alone: nothing here moved

@@ -37,6 +37,7 @@ from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.models.item_models import ID_ROLE, ChipListModel
 from roofline_gui.widgets.common.dialogs import ChipPresetDialog, ColorDialog
 from roofline_gui.widgets.common.fields import ChoiceBox, FieldWithMessage, QuantityEdit
+from roofline_gui.widgets.common.text_keys import keep_text_keys
 
 
 def label_of_energy(name: str) -> str:
@@ -130,6 +131,7 @@ class ChipForm(QWidget):
         layout.addWidget(self._energy_group())
         notes = QPlainTextEdit("\n".join(filter(None, (chip.derivation, chip.notes))))
         notes.setReadOnly(True)
+        keep_text_keys(notes)
         notes.setMaximumHeight(110)
         notes.setToolTip(_("Where the numbers come from (read-only)"))
         self.notes = notes

@@ -37,6 +37,7 @@ from roofline_gui.io.presets import Presets
 from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.models.item_models import ID_ROLE, KernelListModel, PresetKernelModel
 from roofline_gui.widgets.common.fields import FieldWithMessage, QuantityEdit
+from roofline_gui.widgets.common.text_keys import keep_text_keys
 from roofline_gui.widgets.common.wheel import guard_wheel
 from roofline_gui.widgets.panels.operand_places import OperandPlaces
 
@@ -153,6 +154,7 @@ class KernelForm(QWidget):
         self.places = OperandPlaces(self._on_places)
         layout.addWidget(self.places)
         self.formula = QPlainTextEdit(readOnly=True)
+        keep_text_keys(self.formula)
         self.formula.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.formula.setMinimumHeight(90)
         layout.addWidget(self.formula, 1)
@@ -278,6 +280,7 @@ class TemplateDialog(QDialog):
         self.params_box = QVBoxLayout()
         self.params: ParamFields | None = None
         self.formula = QPlainTextEdit(readOnly=True)
+        keep_text_keys(self.formula)
         self.formula.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         form = QFormLayout()
         form.addRow(_("Template"), self.template)

@@ -33,6 +33,7 @@ from roofline_gui.core.workload import (
     with_field,
 )
 from roofline_gui.models.document_model import DocumentModel
+from roofline_gui.widgets.common.text_keys import keep_text_keys
 from roofline_gui.widgets.common.throttle import Throttle
 from roofline_gui.widgets.panels.workloads.dialog import WorkloadDialog
 from roofline_gui.widgets.panels.workloads.fields import WorkloadFields
@@ -78,6 +79,7 @@ class WorkloadsPanel(QWidget):
         self.refused.setWordWrap(True)
         self.refused.setStyleSheet("color: #b00020")
         self.formulas = QTextBrowser()
+        keep_text_keys(self.formulas)
         self.formulas.setOpenLinks(False)
         self.hint = QLabel(_("Drag a workload's big point on the chart to change its batch "
                            "(Shift+drag: its context or sequence)."))
