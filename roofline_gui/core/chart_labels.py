@@ -41,6 +41,11 @@ LABEL_ALL_CHIPS = 6  # with more chips, only the selected chip's roofs and diago
 KERNEL_LABELS_MAX = 40  # with more kernels, names are in the markers' tooltips only
 MIN_LABELLED_PX = 100  # a view less tall than this has no roof labels: they would cover it
 SAME_LINE = 2e-3  # decades: roofs (or diagonals) closer than this are drawn on each other
+MARKER_COST = 4.0  # a label over a kernel's marker is worse than one crossed by a line
+FAINT_LINE = 0.25  # what crossing a faint level's diagonal costs, a solid line's 1
+CALLOUT_STEPS = 4  # a peak's label set off its roof: up to this many half-lines above or below
+LEFT_OUT = 12.0  # what a label left out (no spot free of the others) costs, a crossed line's 1
+OFF_THE_LINE = 0.5  # what a label set off its roof (with a leader) costs against one on it
 
 
 @dataclass(frozen=True)
@@ -56,6 +61,9 @@ class ChartLabel:
     offset: tuple[float, float] = (0.0, 0.0)  # pixels from the point (y down)
     item: int = -1  # the kernel row (names) or workload index (workloads' labels) it names
     chips: tuple[int, ...] = ()  # the chips a roof's label names (hidden while one is dragged)
+    #: a roof's label set off its line (no clear spot on it): the point on the roof (log10)
+    #: that a thin leader from the label's edge joins it to; the leader is vertical, at x
+    leader: tuple[float, float] | None = None
 
 
 @dataclass(frozen=True)
@@ -251,19 +259,56 @@ def place_roof_labels(scene: ChartScene, g: LabelGeometry, selected_chip: str | 
             placed.append(label)
             boxes.append(label_box(label, g))
     diagonals = [t for t in _diagonal_texts(scene, chips) if t.unused == faint]
-    for group in _groups(diagonals, lambda t: math.log10(t.value)):
+    groups = _groups(diagonals, lambda t: math.log10(t.value))
+    # Main memory's diagonals first (what the kernels' markers sit on), then the other levels';
+    # in a crowded chart a level's label may then find no clear spot where the chips' order
+    # had found one: both orders are tried there, and the one covering less is kept.
+    main_first = sorted(groups, key=lambda group: all(t.low for t in group))
+    best, fewest = (), math.inf
+    for order in [main_first] + [groups] * (main_first != groups):
+        along, cost = _place_diagonals(order, scene, g, foreground, list(boxes), markers, lines,
+                                       faint)
+        if cost < fewest:
+            best, fewest = along, cost
+        if cost == 0:
+            break
+    return (*placed, *best)
+
+
+def _place_diagonals(groups: list[list[_RoofText]], scene: ChartScene, g: LabelGeometry,
+                     foreground: str, boxes: list, markers: np.ndarray, lines: np.ndarray,
+                     faint: bool) -> tuple[tuple[ChartLabel, ...], float]:
+    """The diagonals' labels, in the order of ``groups``, and what they cover: markers
+    (MARKER_COST each), lines, and a label left out (LEFT_OUT)."""
+    cmp, placed, cost = scene.comparison, [], 0.0
+    for group in groups:
         # A host link's figure is per direction; the one often quoted counts both ways.
         each_way = " " + _("each way") if all(t.host for t in group) else ""
         text = _merged_text([(cmp.chips[t.chip].name, t.what) for t in group],
                             format_si(group[0].value, "B/s") + each_way)
-        label = _place_diagonal(text, group[0].value, max(t.top for t in group),
-                                all(t.low for t in group), _color(scene, group, foreground), g,
-                                boxes, markers, lines, clear_only=faint)
-        if label is not None:
-            label = replace(label, chips=tuple(sorted({t.chip for t in group})))
-            placed.append(label)
-            boxes += label_footprint(label, g)
-    return tuple(placed)
+        label, covered = None, math.inf  # math.inf ≥ MARKER_COST: the whole text is tried
+        # where the whole text covers a marker (or has no spot), the level and its figure
+        # alone (the chips it names are the lines' colours and its tooltip's): a short text
+        # finds more room
+        whats = {t.what for t in group}
+        short = f"{whats.pop()} {format_si(group[0].value, 'B/s')}{each_way}" if (
+            len(group) > 1 and len(whats) == 1) else None
+        for words in (text, short):
+            if words is None or covered < MARKER_COST:
+                continue
+            spot, cost_here = _place_diagonal(words, group[0].value, max(t.top for t in group),
+                                              all(t.low for t in group),
+                                              _color(scene, group, foreground), g, boxes,
+                                              markers, lines, clear_only=faint)
+            if spot is not None and cost_here < covered - (1 if words is short else 0):
+                label, covered = spot, cost_here
+        if label is None:
+            cost += 0.0 if faint else LEFT_OUT
+            continue
+        cost += covered
+        placed.append(replace(label, chips=tuple(sorted({t.chip for t in group}))))
+        boxes += label_footprint(label, g)
+    return tuple(placed), cost
 
 
 def _color(scene: ChartScene, group: list[_RoofText], foreground: str) -> str:
@@ -305,7 +350,10 @@ def _line_segments(scene: ChartScene, g: LabelGeometry) -> np.ndarray:
     """Every line the shown chips' roofs draw, as segments in label pixels: each roof's flat
     part and its main-memory diagonal, each other level's diagonal. Rows (x0, y0, x1, y1, kind,
     log10 value): kind 0 a flat part (value: its peak), 1 a diagonal (value: its bandwidth), so
-    a label can tell its own line (which it sits on) from the others."""
+    a label can tell its own line (which it sits on) from the others. A seventh column weighs
+    what crossing it costs: 1 a line drawn solid, FAINT_LINE a faint level's dashed diagonal
+    (drawn light and hidden by a label's backdrop; as much as a solid line, every spot of a
+    crowded chart was crossed and the label fell on the kernels' markers instead)."""
     (sx, sy), (x_lo, x_hi, _y_lo, _y_hi) = g.px, g.view
     shown, rows = set(scene.chips), []
     for r in scene.spec.roofs:
@@ -313,25 +361,25 @@ def _line_segments(scene: ChartScene, g: LabelGeometry) -> np.ndarray:
             continue
         lp, lr, lb = math.log10(r.peak), math.log10(r.ridge), math.log10(r.bandwidth)
         if lr < x_hi:
-            rows.append((max(lr, x_lo) * sx, -lp * sy, x_hi * sx, -lp * sy, 0, lp))
+            rows.append((max(lr, x_lo) * sx, -lp * sy, x_hi * sx, -lp * sy, 0, lp, 1.0))
         if lr > x_lo:
             rows.append((x_lo * sx, -(x_lo + lb) * sy, min(lr, x_hi) * sx,
-                         -(min(lr, x_hi) + lb) * sy, 1, lb))
+                         -(min(lr, x_hi) + lb) * sy, 1, lb, 1.0))
     for d in scene.spec.diagonals:
         if d.chip not in shown or not (d.bandwidth > 0 and d.top > 0):
             continue
         lb, end = math.log10(d.bandwidth), math.log10(d.top / d.bandwidth)
         if end > x_lo:
             rows.append((x_lo * sx, -(x_lo + lb) * sy, min(end, x_hi) * sx,
-                         -(min(end, x_hi) + lb) * sy, 1, lb))
-    return np.array(rows, dtype=float).reshape(-1, 6)
+                         -(min(end, x_hi) + lb) * sy, 1, lb, 1.0 if d.used else FAINT_LINE))
+    return np.array(rows, dtype=float).reshape(-1, 7)
 
 
-def _crossed(box, lines: np.ndarray, kind: int, value: float) -> int:
-    """How many lines run through ``box`` (a pixel inside its edges), its own left out: those
-    of ``kind`` at ``value`` (log10), which the label sits on."""
+def _crossed(box, lines: np.ndarray, kind: int, value: float) -> float:
+    """How many lines run through ``box`` (a pixel inside its edges), each by its weight, its
+    own left out: those of ``kind`` at ``value`` (log10), which the label sits on."""
     if not len(lines):
-        return 0
+        return 0.0
     x0, y0, x1, y1 = box[0], box[1] + 1, box[2], box[3] - 1
     ax, ay, bx, by = lines[:, 0], lines[:, 1], lines[:, 2], lines[:, 3]
     lo, hi = np.maximum(x0, np.minimum(ax, bx)), np.minimum(x1, np.maximum(ax, bx))
@@ -340,7 +388,7 @@ def _crossed(box, lines: np.ndarray, kind: int, value: float) -> int:
     ya, yb = ay + (lo - ax) * slope, ay + (hi - ax) * slope
     through = (lo < hi) & (np.maximum(ya, yb) > y0) & (np.minimum(ya, yb) < y1)
     own = (lines[:, 4] == kind) & (np.abs(lines[:, 5] - value) < SAME_LINE)
-    return int(np.count_nonzero(through & ~own))
+    return float(lines[through & ~own, 6].sum())
 
 
 def _free(box, boxes: list, markers: np.ndarray | None = None) -> bool:
@@ -354,36 +402,79 @@ def _place_peak(text: str, peak: float, ridge: float, color: str, g: LabelGeomet
                 boxes: list, markers: np.ndarray, lines: np.ndarray) -> ChartLabel | None:
     """At the right, just above its line; where that is taken (by a label, a marker or another
     line through it), just below, then further left a third of a label's width at a time while
-    the whole text stays over the flat part; then clear of labels only (covering the fewest
-    markers and lines); then, in a chart whose flat part is
-    shorter than the text, with only its right end over it (so it still names its own
-    line). None where nothing is free (the roof's tooltip names it)."""
+    the whole text stays over the flat part; where every such spot is crossed or covers a
+    marker (roofs of other chips a few pixels apart), set off its roof by up to CALLOUT_STEPS
+    half-lines where that is clear of everything, a leader joining it to its roof; else the
+    spot on the roof covering fewest; then, in a chart whose flat part is shorter than the
+    text, with only its right end over it (so it still names its own line). None where
+    nothing is free (the roof's tooltip names it)."""
     x_hi = g.view[1] - math.log10(1.15)
     ly = math.log10(peak)
     w = (text_width(text, g.text_px) + 8) / g.px[0]
     flat_from = math.log10(ridge) if ridge > 0 else -math.inf
-    for reach in (w, 0.0):
-        best, fewest = None, math.inf
+
+    def spots(reach: float):  # the label's right ends, from the view's right edge leftwards
         right = x_hi
         while right - reach >= flat_from and right > g.view[0]:
+            yield right
+            right -= w / 3
+
+    def cost(label: ChartLabel, box) -> float:
+        return MARKER_COST * _covered(box, markers) + _crossed(box, lines, 0, ly)
+
+    for reach in (w, 0.0):
+        best, fewest = None, math.inf
+        for right in spots(reach):
             for above in (True, False):
                 label = ChartLabel(text, right, ly, color, anchor=(1.0, 1.0 if above else 0.0))
                 box = label_box(label, g)
                 if _inside(box, g) and _free(box, boxes):
-                    covered = _covered(box, markers) + _crossed(box, lines, 0, ly)
+                    covered = cost(label, box)
                     if covered == 0:
                         return label
                     if covered < fewest:  # no spot clear of every marker: the fewest covered
                         best, fewest = label, covered
-            right -= w / 3
+        if reach:  # off the roof, with a leader, where that covers less than any spot on it
+            callout, crossed = _callout(text, ly, color, list(spots(reach)), g, boxes, markers,
+                                        lines)
+            if callout is not None and crossed + OFF_THE_LINE < fewest:
+                return callout
         if best is not None:
             return best
     return None
 
 
+def _callout(text: str, ly: float, color: str, rights: list[float], g: LabelGeometry,
+             boxes: list, markers: np.ndarray, lines: np.ndarray
+             ) -> tuple[ChartLabel | None, float]:
+    """A peak's label off its roof, with its leader (a short vertical line from the text's
+    right end to the roof, crossing no other line, label or marker), and what crosses it: at
+    the ``rights`` its text may end at, one to CALLOUT_STEPS half-lines above or below, clear
+    of labels and markers, the nearest spot no solid line crosses; None where none is."""
+    inset = 6.0 / g.px[0]  # the leader's x: a few pixels inside the text's right end
+    for step in range(2, CALLOUT_STEPS + 1):
+        shift = step * g.line / 2 / g.px[1]
+        for right in rights:
+            for above in (True, False):
+                label = ChartLabel(text, right, ly + shift if above else ly - shift, color,
+                                   anchor=(1.0, 1.0 if above else 0.0), leader=(right - inset, ly))
+                box = label_box(label, g)
+                if not (_inside(box, g) and _free(box, boxes, markers)):
+                    continue
+                crossed = _crossed(box, lines, 0, math.inf)
+                if crossed >= 1:
+                    continue
+                x = (right - inset) * g.px[0]
+                stem = (x - 1, box[3] - 1, x + 1, -ly * g.px[1]) if above else (
+                    x - 1, -ly * g.px[1], x + 1, box[1] + 1)
+                if _free(stem, boxes, markers) and _crossed(stem, lines, 0, ly) == 0:
+                    return label, crossed
+    return None, math.inf
+
+
 def _place_diagonal(text: str, bw: float, top: float, low: bool, color: str, g: LabelGeometry,
                     boxes: list, markers: np.ndarray, lines: np.ndarray,
-                    clear_only: bool = False) -> ChartLabel | None:
+                    clear_only: bool = False) -> tuple[ChartLabel | None, float]:
     """Along a bandwidth diagonal inside the view: main memory's a decade or so below its
     ridge, sliding down its diagonal a third of a decade at a time while it would cover
     another label or a marker, then up towards the ridge; other levels' near the chart's bottom,
@@ -410,13 +501,14 @@ def _place_diagonal(text: str, bw: float, top: float, low: bool, color: str, g: 
                                along=(1.0, 1.0))
             footprint = label_footprint(label, g)
             if all(_inside(b, g) and _free(b, boxes) for b in footprint):
-                covered = sum(_covered(b, markers) + _crossed(b, lines, 1, math.log10(bw))
+                covered = sum(MARKER_COST * _covered(b, markers)
+                              + _crossed(b, lines, 1, math.log10(bw))
                               for b in footprint)
                 if covered == 0:
-                    return label
+                    return label, 0.0
                 if covered < fewest:  # no spot clear of every marker: the one covering fewest
                     best, fewest = label, covered
-    return None if clear_only else best
+    return (None, math.inf) if clear_only or best is None else (best, fewest)
 
 
 def _covered(box, markers: np.ndarray) -> int:

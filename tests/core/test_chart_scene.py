@@ -238,3 +238,43 @@ def test_levels_no_kernel_uses_are_named_only_where_everything_else_left_room():
     bare = place_roof_labels(scene, g, None, "#202020")
     assert placed.names == place_labels(scene, g, selected_chip=None, foreground="#202020",
                                         roof_labels=bare).names  # the names go first
+
+
+def test_a_peak_label_with_no_clear_spot_on_its_roof_is_set_off_with_a_leader():
+    """Kernels' markers all along a roof's flat part (and a host link's diagonal through it):
+    every spot on it covers one, so its label goes a line or two above or below, where nothing
+    crosses it, a leader joining it to its own roof; with room on the roof, none."""
+    from roofline_gui.core.chart_labels import _covered, _crossed, _place_peak, label_box
+
+    g = geometry_for((-1.0, 4.0, 10.0, 15.0), (700.0, 370.0), 7.0, 14.0)
+    ly = 13.96
+    y = -ly * g.px[1]
+    xs = np.arange(2.5 * g.px[0], 4.0 * g.px[0], 50.0)
+    markers = np.column_stack([xs - 6, np.full(len(xs), y - 6), xs + 6, np.full(len(xs), y + 6)])
+    lines = np.array([(2.5 * g.px[0], y, 4.0 * g.px[0], y, 0, ly, 1.0)])
+    label = _place_peak("int8 92 Top/s", 10 ** ly, 10 ** 2.5, "#d62728", g, [], markers, lines)
+    assert label is not None and label.leader is not None and label.y != ly
+    box = label_box(label, g)
+    assert _crossed(box, lines, 0, np.inf) == 0 and _covered(box, markers) == 0
+    assert label.leader[1] == ly and box[0] / g.px[0] <= label.leader[0] <= label.x
+    stem_x = label.leader[0] * g.px[0]
+    assert _covered((stem_x - 1, min(box[3], y), stem_x + 1, max(box[1], y)), markers) == 0
+    alone = _place_peak("int8 92 Top/s", 10 ** ly, 10 ** 2.5, "#d62728", g, [],
+                        np.zeros((0, 4)), lines)
+    assert alone is not None and alone.leader is None and alone.y == ly
+
+
+def test_a_shared_diagonal_with_no_clear_spot_for_its_chips_names_keeps_its_figure():
+    """A merged label names the chips whose lines lie on each other; where that long text would
+    cover a marker or find no spot (a small chart), the level and its figure alone ("HBM2 900
+    GB/s") are placed instead, not nothing (the article's chart at 1280 × 800 had lost it)."""
+    from roofline_gui.core.chart_labels import _merged_text
+
+    scene = _scene(["nvidia-v100-sxm2-16gb", "google-tpu-v3", "nvidia-a100-sxm4-40gb"],
+                   [_kernel("add-fp32")])
+    whole = _merged_text([("V100 SXM2 16GB", "HBM2"), ("TPU v3", "HBM2")], "900 GB/s")
+    texts = [lb.text for lb in place_roof_labels(scene, _geometry(scene, (900.0, 560.0)), None, "#202020")]
+    assert whole in texts
+    for size in ((400.0, 260.0), (260.0, 200.0)):
+        texts = [lb.text for lb in place_roof_labels(scene, _geometry(scene, size), None, "#202020")]
+        assert "HBM2 900 GB/s" in texts and whole not in texts, (size, texts)
