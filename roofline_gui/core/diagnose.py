@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from roofline_gui.core.comparison import Comparison
+from roofline_gui.core.i18n import _
 from roofline_gui.core.roofline import LIMITER_COMPUTE
 from roofline_gui.core.units import BYTES_PER_VALUE, Units, format_si
 
@@ -85,20 +86,24 @@ def diagnose(comparison: Comparison, k: int, c: int, units: Units = Units()) -> 
     intensity = float(comparison.dram_intensity[k])
     times = f"{ratio:.3g}×"
     causes = []
+    memory_note = _("but the point is under the memory roof, not the compute roof")
 
     sparse = kernel.precision in SPARSE_PRECISIONS
+    why = (_("{times} its {precision} roof; 2:4 sparsity doubles the dense peak, so a sparse run "
+             "can reach up to 2×") if sparse else
+           _("{times} its {precision} roof; 2:4 sparsity doubles the dense peak, so a sparse run "
+             "can reach up to 2× (not at {precision})")).format(times=times,
+                                                               precision=kernel.precision)
     causes.append(Cause(
-        "sparse peak counted as dense",
+        _("sparse peak counted as dense"),
         compute_bound and sparse and ratio <= 2.0 * TOLERANCE,
-        f"{times} its {kernel.precision} roof; 2:4 sparsity doubles the dense peak, so a sparse "
-        f"run can reach up to 2×" + ("" if sparse else f" (not at {kernel.precision})")
-        + ("" if compute_bound else "; but the point is under the memory roof, not the compute "
-                                    "roof")))
+        why + ("" if compute_bound else "; " + memory_note)))
     causes.append(Cause(
-        "boost clock against a base-clock peak",
+        _("boost clock against a base-clock peak"),
         compute_bound and ratio <= BOOST_MAX,
-        f"{times}: a peak quoted at the base clock is exceeded by up to {BOOST_MAX:g}× at boost"
-        + ("" if compute_bound else "; but the point is memory-bound")))
+        _("{times}: a peak quoted at the base clock is exceeded by up to {boost}× at boost").format(
+            times=times, boost=f"{BOOST_MAX:g}")
+        + ("" if compute_bound else "; " + _("but the point is memory-bound"))))
 
     # Cache bytes counted as main-memory bytes: the point under a cache level's diagonal.
     cache_fit = None
@@ -107,41 +112,47 @@ def diagnose(comparison: Comparison, k: int, c: int, units: Units = Units()) -> 
             cache_fit = level
             break
     causes.append(Cause(
-        "cache traffic counted as main-memory bytes",
+        _("cache traffic counted as main-memory bytes"),
         not compute_bound and cache_fit is not None,
-        (f"at {intensity:,.4g} op/B the {cache_fit.name} diagonal "
-         f"({format_si(cache_fit.bandwidth, 'B/s')}) is above the point: its data came from "
-         "there, so fewer main-memory bytes were moved than counted"
+        (_("at {intensity} op/B the {level} diagonal ({bandwidth}) is above the point: its data "
+           "came from there, so fewer main-memory bytes were moved than counted").format(
+            intensity=f"{intensity:,.4g}", level=cache_fit.name,
+            bandwidth=format_si(cache_fit.bandwidth, "B/s"))
          if cache_fit is not None and not compute_bound else
-         "the point is above every cache level's diagonal too" if not compute_bound else
-         "the point is compute-bound: the bytes counted do not set its roof")))
+         _("the point is above every cache level's diagonal too") if not compute_bound else
+         _("the point is compute-bound: the bytes counted do not set its roof"))))
     causes.append(Cause(
-        "a MAC counted as one op (or two)",
+        _("a MAC counted as one op (or two)"),
         compute_bound and abs(ratio - 2.0) <= 0.15,
-        f"{times}: a multiply-accumulate is 2 ops here; a count or a peak in MACs is off by "
-        "exactly 2×"))
+        _("{times}: a multiply-accumulate is 2 ops here; a count or a peak in MACs is off by "
+          "exactly 2×").format(times=times)))
     causes.append(Cause(
-        "a unit prefix off by 1,000",
+        _("a unit prefix off by 1,000"),
         500 <= ratio <= 2000,
-        f"{times}: GB for MB or TFLOP/s for GFLOP/s gives about 1,000×"))
+        _("{times}: GB for MB or TFLOP/s for GFLOP/s gives about 1,000×").format(times=times)))
 
     others = []
     if compute_bound:  # another compute roof above the point
         for precision, peak in chip.compute.items():
             ceiling = peak * (chip.applied_compute_fraction(precision) if r.derated else 1.0)
             if precision != kernel.precision and rate <= ceiling * TOLERANCE:
-                others.append(f"{precision} roof ({units.format_rate(ceiling)})")
+                others.append(_("{precision} roof ({peak})").format(
+                    precision=precision, peak=units.format_rate(ceiling)))
     else:  # fewer bytes per value than the label: the memory roof moves up as much
         label = BYTES_PER_VALUE[kernel.storage]
         for precision, size in BYTES_PER_VALUE.items():
             if size < label and ratio <= label / size * TOLERANCE and precision in chip.compute:
-                others.append(f"{precision} storage ({size:g} B a value against {label:g})")
-    causes.append(Cause(
-        "a precision mismatch", bool(others),
-        (f"the point fits the {others[0]}" + (f" (or {', '.join(others[1:])})" if others[1:]
-                                              else "")
-         + f": it may have run at another precision than its label, {kernel.precision}")
-        if others else f"no other precision of {chip.name} explains the point"))
+                others.append(_("{precision} storage ({size} B a value against {label})").format(
+                    precision=precision, size=f"{size:g}", label=f"{label:g}"))
+    if others:
+        fit = (_("the point fits the {first} (or {more}): it may have run at another precision "
+                 "than its label, {precision}") if others[1:] else
+               _("the point fits the {first}: it may have run at another precision than its "
+                 "label, {precision}")).format(first=others[0], more=", ".join(others[1:]),
+                                               precision=kernel.precision)
+    else:
+        fit = _("no other precision of {chip} explains the point").format(chip=chip.name)
+    causes.append(Cause(_("a precision mismatch"), bool(others), fit))
     return causes
 
 
@@ -155,13 +166,15 @@ def diagnosis_lines(comparison: Comparison, k: int, c: int,
     rate = comparison.measured_rate(k)
     roof = float(comparison.result.attainable[k, c])
     fitting = [cause for cause in causes if cause.fits]
-    lines = [f"The measured point is ABOVE its roof: {units.format_rate(rate)} against "
-             f"{units.format_rate(roof)} ({rate / roof * 100:.3g}% of it). Nothing runs faster "
-             "than its roof, so a figure is wrong; the usual causes, checked against the numbers:"]
-    lines += [f"• {cause.name}: {'fits' if cause.fits else 'does not fit'} ({cause.why})"
+    lines = [_("The measured point is ABOVE its roof: {rate} against {roof} ({share}% of it). "
+               "Nothing runs faster than its roof, so a figure is wrong; the usual causes, "
+               "checked against the numbers:").format(
+        rate=units.format_rate(rate), roof=units.format_rate(roof),
+        share=f"{rate / roof * 100:.3g}")]
+    lines += [(_("• {cause}: fits ({why})") if cause.fits else
+               _("• {cause}: does not fit ({why})")).format(cause=cause.name, why=cause.why)
               for cause in causes]
-    lines.append("Most likely: " + (", or ".join(c.name for c in fitting) if fitting else
-                                    "none of these; check the measurement's op and byte counts")
-                 + ".")
+    lines.append(_("Most likely: {causes}.").format(causes=_(", or ").join(
+        c.name for c in fitting)) if fitting else
+        _("Most likely: none of these; check the measurement's op and byte counts."))
     return lines
-

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field, fields
 
 import numpy as np
 
-from roofline_gui.core.i18n import N_, _
+from roofline_gui.core.i18n import N_, _, ngettext
 from roofline_gui.core.identity_cache import IdentityCache
 from roofline_gui.core.units import (
     MEMORY_ROLES,
@@ -547,19 +547,26 @@ def workload_lines(result, c: int, carbon: float | None = None) -> list[str]:
     chip = result.chips[c]
     consts = constants(chip)
     if consts is None:
-        return [f"Energy: no energy data for {chip.name} (no board power)."]
+        return [_("Energy: no energy data for {chip} (no board power).").format(chip=chip.name)]
     e = result.energy
     if not np.isfinite(e.per_step[c]):
         return []
     unit = result.workload.throughput_unit.removesuffix("/s").rstrip("s")
+    items_word = _(ITEM_WORDS.get(unit, unit))
     f = result.training
     chips = f.chips if f is not None else result.workload.chips_per_model
-    held = f" (power-capped: the step takes {_t(float(e.time[c]))})" if e.capped[c] else ""
-    lines = [f"Energy: {format_si(float(e.per_step[c]), 'J')} per chip per step at an average "
-             f"{format_si(float(e.average_power[c]), 'W')} of its {consts.board_power:g} W "
-             f"board power{held}; "
-             f"{_j(float(e.per_item[c]))} per {unit} on {chips} chip{'s' if chips > 1 else ''}, "
-             f"{float(e.items_per_joule[c]):,.4g} {unit}s per joule."]
+    facts = {"joules": format_si(float(e.per_step[c]), "J"),
+             "power": format_si(float(e.average_power[c]), "W"), "board": f"{consts.board_power:g}",
+             "per_item": _j(float(e.per_item[c])), "item": _(ITEM_WORD.get(unit, unit)),
+             "chips": ngettext("{n} chip", "{n} chips", chips).format(n=f"{chips:g}"),
+             "per_joule": f"{float(e.items_per_joule[c]):,.4g}", "items": items_word,
+             "time": _t(float(e.time[c]))}
+    lines = [(_("Energy: {joules} per chip per step at an average {power} of its {board} W board "
+                "power (power-capped: the step takes {time}); {per_item} per {item} on {chips}, "
+                "{per_joule} {items} per joule.") if e.capped[c] else
+              _("Energy: {joules} per chip per step at an average {power} of its {board} W board "
+                "power; {per_item} per {item} on {chips}, {per_joule} {items} per joule.")
+              ).format(**facts)]
     # Where the joules go, per item: main memory's bytes against the ops (why batching helps:
     # a weight byte read once serves every item of the batch).
     items = result.workload.per_step_items() / chips
@@ -568,48 +575,69 @@ def workload_lines(result, c: int, carbon: float | None = None) -> list[str]:
     parts = sorted(energy_parts(result, c), key=lambda part: -part[2])  # as the breakdown's bars
     total = sum(j for _k, _n, j in parts)
     if total > 0:
-        shares = "the energy goes to " + ", ".join(f"{name} {j / total:.0%}"
-                                                    for _k, name, j in parts)
+        shares = ", ".join(f"{name} {j / total:.0%}" for _k, name, j in parts)
+        per = {"item": facts["item"], "bytes": format_si(dram_per_item, "B"),
+               "ops": format_si(ops_per_item, "op"), "shares": shares}
         if f is not None:  # a training step: weights, gradients and states move too
-            lines.append(f"Per {unit}: {format_si(dram_per_item, 'B')} of main memory and "
-                         f"{format_si(ops_per_item, 'op')}: {shares}.")
+            lines.append(_("Per {item}: {bytes} of main memory and {ops}: the energy goes to "
+                           "{shares}.").format(**per))
         else:
             weights = sum(en.weight_bytes * en.count for en in result.entries) / items
             n = result.workload.per_step_items()  # on all the chips of the step
-            on = f" on its {chips:g} chips" if chips > 1 else ""
-            lines.append(
-                f"Per {unit}: {format_si(dram_per_item, 'B')} of main memory "
-                f"({format_si(weights, 'B')} of it weights, read once per step and shared by the "
-                f"step's {n:,} {unit}{'s' if n != 1 else ''}{on}) and "
-                f"{format_si(ops_per_item, 'op')}: "
-                + shares
-                + (". A larger batch shares each weight byte among more items: fewer joules "
-                   "each." if weights > 0.2 * dram_per_item else
-                   ": the weights are shared already, what is left is each item's own traffic."))
+            per.update(weights=format_si(weights, "B"), n=f"{n:,}",
+                       step_items=_(ITEM_WORDS.get(unit, unit)) if n != 1 else facts["item"],
+                       chips=f"{chips:g}")
+            many = weights > 0.2 * dram_per_item
+            if chips > 1:
+                text = (_("Per {item}: {bytes} of main memory ({weights} of it weights, read once "
+                          "per step and shared by the step's {n} {step_items} on its {chips} "
+                          "chips) and {ops}: the energy goes to {shares}. A larger batch shares "
+                          "each weight byte among more items: fewer joules each.") if many else
+                        _("Per {item}: {bytes} of main memory ({weights} of it weights, read once "
+                          "per step and shared by the step's {n} {step_items} on its {chips} "
+                          "chips) and {ops}: the energy goes to {shares}: the weights are shared "
+                          "already, what is left is each item's own traffic."))
+            else:
+                text = (_("Per {item}: {bytes} of main memory ({weights} of it weights, read once "
+                          "per step and shared by the step's {n} {step_items}) and {ops}: the "
+                          "energy goes to {shares}. A larger batch shares each weight byte among "
+                          "more items: fewer joules each.") if many else
+                        _("Per {item}: {bytes} of main memory ({weights} of it weights, read once "
+                          "per step and shared by the step's {n} {step_items}) and {ops}: the "
+                          "energy goes to {shares}: the weights are shared already, what is left "
+                          "is each item's own traffic."))
+            lines.append(text.format(**per))
+    price = chip.energy.price_per_hour
     if np.isfinite(e.cost_per_million[c]):
-        lines.append(f"Cost: ${float(e.cost_per_million[c]):,.4g} per million {unit}s at "
-                     f"${chip.energy.price_per_hour:g} per chip-hour.")
+        lines.append(_("Cost: ${cost} per million {items} at ${price} per chip-hour.").format(
+            cost=f"{float(e.cost_per_million[c]):,.4g}", items=items_word, price=f"{price:g}"))
     if f is not None and f.train_items:
         mwh = float(e.per_item[c]) * f.train_items / 3.6e9
-        co2 = (f"; at your grid's {carbon:g} kg CO2 per kWh, {mwh * carbon:,.4g} t CO2"
-               if carbon is not None else
-               " (Tools → Grid carbon intensity… gives its CO2 at your grid's kg per kWh)")
-        lines.append(f"The run's energy: {mwh:,.4g} MWh for {format_si(f.train_items, '').strip()} "
-                     f"{unit}s{co2}."
-                     + (f" Chip time at ${chip.energy.price_per_hour:g} per chip-hour: "
-                        f"${float(result.chip_hours[c]) * chip.energy.price_per_hour:,.0f}."
-                        if chip.energy.price_per_hour and np.isfinite(result.chip_hours[c]) else ""))
-    guessed = [f"{p} per op" for p in sorted({en.kernel.precision for en in result.entries})
+        run = {"mwh": f"{mwh:,.4g}", "count": format_si(f.train_items, "").strip(),
+               "items": items_word}
+        line = (_("The run's energy: {mwh} MWh for {count} {items}; at your grid's {carbon} kg "
+                  "CO2 per kWh, {co2} t CO2.").format(carbon=f"{carbon:g}",
+                                                      co2=f"{mwh * carbon:,.4g}", **run)
+                if carbon is not None else
+                _("The run's energy: {mwh} MWh for {count} {items} (Tools → Grid carbon "
+                  "intensity… gives its CO2 at your grid's kg per kWh).").format(**run))
+        if price and np.isfinite(result.chip_hours[c]):
+            line += " " + _("Chip time at ${price} per chip-hour: ${cost}.").format(
+                price=f"{price:g}", cost=f"{float(result.chip_hours[c]) * price:,.0f}")
+        lines.append(line)
+    guessed = [_("{precision} per op").format(precision=p)
+               for p in sorted({en.kernel.precision for en in result.entries})
                if consts.is_estimate(f"op:{p}")]
-    guessed += [f"{name} per byte" for name, role, _j in consts.levels
+    guessed += [_("{level} per byte").format(level=name) for name, _role, _j in consts.levels
                 if consts.is_estimate(f"byte:{name}")]
     if guessed:
-        lines.append(f"Estimated from the board power (upper bounds): {', '.join(guessed)}; the "
-                     "joules at most these, the items per joule at least.")
+        lines.append(_("Estimated from the board power (upper bounds): {which}; the joules at "
+                       "most these, the items per joule at least.").format(which=", ".join(guessed)))
     uncounted = [name for name, role, j in consts.levels if not j and role != "link"
                  and float(_step_bytes(result, role)) > 0]
     if uncounted:
-        lines.append(f"Not counted (no figure given): {', '.join(uncounted)}.")
+        lines.append(_("Not counted (no figure given): {levels}.").format(
+            levels=", ".join(uncounted)))
     return lines
 
 
@@ -629,6 +657,10 @@ def _j(joules: float) -> str:
     return format_si(joules, "J")
 
 
+#: A workload's item and items (its throughput unit's word), translated where shown.
+ITEM_WORD = {"token": N_("token"), "image": N_("image"), "sample": N_("sample"), "run": N_("run")}
+ITEM_WORDS = {"token": N_("tokens"), "image": N_("images"), "sample": N_("samples"),
+              "run": N_("runs")}
 #: Where a step's energy goes, in the breakdown's colours.
 ENERGY_PART_COLORS = {"compute": "#f58518", "dram": "#4c78a8", "cache": "#72b7b2",
                       "host": "#e45756", "link": "#9d9d9d", "idle": "#d6d6d6"}
@@ -648,7 +680,7 @@ def energy_parts(result, c: int) -> list[tuple[str, str, float]]:
     e = result.energy
     if k is None or not np.isfinite(e.per_step[c]):
         return []
-    parts = [("compute", "compute", float(e.compute[c]))]
+    parts = [("compute", _("compute"), float(e.compute[c]))]
     for name, role, joules in k.levels:
         moved = _step_bytes(result, role)
         if moved and joules:
@@ -656,10 +688,10 @@ def energy_parts(result, c: int) -> list[tuple[str, str, float]]:
     link = result.workload.link
     if result.built.link_bytes and k.first_level_j(link):
         name = result.chips[c].levels(link)[0].name
-        parts.append(("link", f"{name} (the step's communication)",
+        parts.append(("link", _("{link} (the step's communication)").format(link=name),
                       result.built.link_bytes * k.first_level_j(link)))
     if k.idle_power:
-        parts.append(("idle", "idle", k.idle_power * float(e.time[c])))
+        parts.append(("idle", _("idle"), k.idle_power * float(e.time[c])))
     total = sum(j for _k, _n, j in parts)
     scale = float(e.per_step[c]) / total if total > 0 else 1.0
     return [(kind, name, j * scale) for kind, name, j in parts if j > 0]

@@ -32,6 +32,7 @@ import numpy as np
 from roofline_gui.core.build import build
 from roofline_gui.core.chip import Chip
 from roofline_gui.core.errors import Problem, ValidationError
+from roofline_gui.core.i18n import N_, _, ngettext
 from roofline_gui.core.workload import (
     MAX_DIM,
     Built,
@@ -289,7 +290,7 @@ def serve(workload: Workload, chips: Sequence[Chip], spec: ServingSpec, *,
     result = _served(workload, base, chips, spec, levels, derated)
     # Under a TPOT limit, the best point lies between the last concurrency that meets it and
     # the next: search there (twice, each time 8 steps between), so the best is not a doubling's.
-    for _ in range(2 if spec.tpot_limit else 0):
+    for _round in range(2 if spec.tpot_limit else 0):
         more = set()
         for c in range(len(chips)):
             ok = np.flatnonzero(result.meets[c])
@@ -391,17 +392,27 @@ def limit_problems(result: ServingResult) -> list[Problem]:
     if s.tpot_limit and fits.any():
         best = float(np.min(np.where(fits, result.tpot, np.inf)))
         if best > s.tpot_limit:
-            out.append(Problem("tpot_limit", f"no chip meets a TPOT of {s.tpot_limit * 1e3:.4g} ms:"
-                                             f" the fastest point takes {best * 1e3:.4g} ms "
-                                             f"({best / s.tpot_limit:.3g}× the limit)"))
+            out.append(Problem("tpot_limit", _(
+                "no chip meets a TPOT of {limit} ms: the fastest point takes {best} ms ({times}× "
+                "the limit)").format(limit=f"{s.tpot_limit * 1e3:.4g}", best=f"{best * 1e3:.4g}",
+                                     times=f"{best / s.tpot_limit:.3g}")))
     if s.ttft_limit:
         best = float(np.nanmin(result.ttft)) if np.isfinite(result.ttft).any() else np.inf
         if best > s.ttft_limit:
-            out.append(Problem("ttft_limit", f"no chip meets a TTFT of {s.ttft_limit * 1e3:.4g} ms:"
-                                             f" the fastest prefill of {s.input_tokens} tokens "
-                                             f"takes {best * 1e3:.4g} ms "
-                                             f"({best / s.ttft_limit:.3g}× the limit)"))
+            out.append(Problem("ttft_limit", _(
+                "no chip meets a TTFT of {limit} ms: the fastest prefill of {tokens} tokens takes "
+                "{best} ms ({times}× the limit)").format(
+                limit=f"{s.ttft_limit * 1e3:.4g}", tokens=s.input_tokens,
+                best=f"{best * 1e3:.4g}", times=f"{best / s.ttft_limit:.3g}")))
     return out
+
+
+#: Where a request's time goes (ServingResult.shares) and the parts of a disaggregated unit
+#: (pool_rates), as the explanation names them; translated where shown
+SHARE_WORDS = {"prefill": N_("prefill"), "weights": N_("weights"), "KV cache": N_("KV cache"),
+               "other memory": N_("other memory"), "compute": N_("compute"), "link": N_("link")}
+POOL_WORDS = {"decode": N_("the decode pool"), "prefill": N_("the prefill pool"),
+              "link": N_("the link")}
 
 
 def _lead(result: ServingResult) -> str | None:
@@ -419,7 +430,7 @@ def _lead(result: ServingResult) -> str | None:
 
     def held(c: int, k: int) -> str:
         shares = result.shares(c, k)
-        return max(shares, key=shares.get)
+        return _(SHARE_WORDS[max(shares, key=shares.get)])
 
     ua, ub = int(result.concurrency[ka]), int(result.concurrency[kb])
     facts = []
@@ -429,24 +440,29 @@ def _lead(result: ServingResult) -> str | None:
     linked = result.chips_per_model > 1 or result.spec.disaggregated
     link = np.asarray(result.first.link_bandwidth, float) if linked else None
     for what, x, y, unit in (
-            *((("chip-to-chip link", float(link[a]), float(link[b]), "B/s"),) if linked else ()),
-            ("main memory", ca.dram.bandwidth, cb.dram.bandwidth, "B/s"),
-            (f"{precision} peak", ca.peak(precision), cb.peak(precision), "op/s"),
-            ("memory", ca.dram.capacity, cb.dram.capacity, "B")):
+            *(((_("chip-to-chip link"), float(link[a]), float(link[b]), "B/s"),) if linked else ()),
+            (_("main memory"), ca.dram.bandwidth, cb.dram.bandwidth, "B/s"),
+            (_("{precision} peak").format(precision=precision), ca.peak(precision),
+             cb.peak(precision), "op/s"),
+            (_("memory"), ca.dram.capacity, cb.dram.capacity, "B")):
         if not (np.isfinite(x) and np.isfinite(y)):
             continue
         if x and y and abs(x / y - 1) > 0.005:
-            facts.append(f"{what} {format_si(x, unit)} against {format_si(y, unit)}")
+            facts.append(_("{what} {value} against {other}").format(
+                what=what, value=format_si(x, unit), other=format_si(y, unit)))
         elif x and y:
-            facts.append(f"the same {what} ({format_si(x, unit)})")
+            facts.append(_("the same {what} ({value})").format(what=what, value=format_si(x, unit)))
     # two chips within half a percent tie (a chip added twice, or two of one design)
-    lead = (f"{ca.name} and {cb.name} tie (within 0.5%)" if va / vb - 1 < 0.005 else
-            f"{ca.name} leads {cb.name} by {va / vb - 1:.0%}")
-    return (f"{lead}: at their best points {ua:,} users at once against {ub:,}, the most time "
-            f"going to {held(a, ka)} on both" if held(a, ka) == held(b, kb) else
-            f"{lead}: at their best points {ua:,} users at once against {ub:,}, the most time "
-            f"going to {held(a, ka)} against {held(b, kb)}") + (
-        "; " + ", ".join(facts) if facts else "") + "."
+    lead = (_("{chip} and {other} tie (within 0.5%)") if va / vb - 1 < 0.005 else
+            _("{chip} leads {other} by {gap}")).format(chip=ca.name, other=cb.name,
+                                                       gap=f"{va / vb - 1:.0%}")
+    words = {"lead": lead, "users": f"{ua:,}", "other_users": f"{ub:,}", "part": held(a, ka),
+             "other_part": held(b, kb)}
+    text = (_("{lead}: at their best points {users} users at once against {other_users}, the "
+              "most time going to {part} on both") if held(a, ka) == held(b, kb) else
+            _("{lead}: at their best points {users} users at once against {other_users}, the "
+              "most time going to {part} against {other_part}")).format(**words)
+    return text + ("; " + ", ".join(facts) if facts else "") + "."
 
 
 def serving_lines(result: ServingResult, c: int) -> list[str]:
@@ -460,47 +476,55 @@ def serving_lines(result: ServingResult, c: int) -> list[str]:
     ranked = sorted(((float(result.tokens_per_chip[i, b]), result.chips[i].name)
                      for i in range(len(result.chips)) if (b := result.best(i)) is not None),
                     reverse=True)
-    ranking = (["Most output tokens/s per chip within the limits: " + "; ".join(
-        f"{name} {value:,.0f}" for value, name in ranked) + "."] if len(ranked) > 1 else [])
+    ranking = ([_("Most output tokens/s per chip within the limits: {ranking}.").format(
+        ranking="; ".join(f"{name} {value:,.0f}" for value, name in ranked))]
+        if len(ranked) > 1 else [])
     lead = _lead(result)
     if lead:
         ranking.append(lead)
-    share = (f"{w.chips_per_model} chips share the model" if w.chips_per_model > 1 else
-             "one chip holds the model")
+    share = (_("{n} chips share the model").format(n=w.chips_per_model) if w.chips_per_model > 1
+             else _("one chip holds the model"))
     if s.disaggregated:
         from roofline_gui.core.units import format_bytes  # noqa: PLC0415 (text only)
 
-        mixed = (f"disaggregated: {s.prefill_chips} chip{'s' if s.prefill_chips > 1 else ''} "
-                 f"prefill and {s.decode_chips} decode, each prompt's KV cache "
-                 f"({format_bytes(result.first.built.kv_cache_bytes)} per chip) moved over the "
-                 f"{w.link} level in {result.transfer_time[c] * 1e3:,.2f} ms (in the TTFT)")
+        mixed = _("disaggregated: {prefill} prefill and {decode} decode, each prompt's KV cache "
+                  "({kv} per chip) moved over the {link} level in {ms} ms (in the TTFT)").format(
+            prefill=ngettext("{n} chip", "{n} chips", s.prefill_chips).format(n=s.prefill_chips),
+            decode=s.decode_chips, kv=format_bytes(result.first.built.kv_cache_bytes),
+            link=w.link, ms=f"{result.transfer_time[c] * 1e3:,.2f}")
     else:
-        mixed = "each request's prefill mixed into the steps (chunked prefill)"
-    head = (f"{w.name} served on {chip.name} ({share}): {s.input_tokens:,} tokens in "
-            f"and {s.output_tokens:,} out per request (means), decode at the mean context "
-            f"{s.mean_context:,}, {mixed}.")
+        mixed = _("each request's prefill mixed into the steps (chunked prefill)")
+    head = _("{workload} served on {chip} ({share}): {input} tokens in and {output} out per "
+             "request (means), decode at the mean context {context}, {mixed}.").format(
+        workload=w.name, chip=chip.name, share=share, input=f"{s.input_tokens:,}",
+        output=f"{s.output_tokens:,}", context=f"{s.mean_context:,}", mixed=mixed)
     if k is None:
         fits = result.fits[c] & np.isfinite(result.tpot[c])
         if not fits.any():
-            why = "no concurrency tried fits in its memory (or it cannot run the model)"
+            why = _("no concurrency tried fits in its memory (or it cannot run the model)")
         else:
             fastest = float(np.min(np.where(fits, result.tpot[c], np.inf)))
-            why = (f"no point meets the limits: its fastest TPOT is {fastest * 1e3:,.2f} ms"
-                   + (f" against {s.tpot_limit * 1e3:g} ms" if s.tpot_limit else "")
-                   + (f", its TTFT {result.ttft[c] * 1e3:,.1f} ms against "
-                      f"{s.ttft_limit * 1e3:g} ms" if s.ttft_limit else ""))
-        return [*ranking, head, f"No best point: {why}."]
+            why = _("no point meets the limits: its fastest TPOT is {ms} ms").format(
+                ms=f"{fastest * 1e3:,.2f}")
+            if s.tpot_limit:
+                why += " " + _("against {limit} ms").format(limit=f"{s.tpot_limit * 1e3:g}")
+            if s.ttft_limit:
+                why += ", " + _("its TTFT {ms} ms against {limit} ms").format(
+                    ms=f"{result.ttft[c] * 1e3:,.1f}", limit=f"{s.ttft_limit * 1e3:g}")
+        return [*ranking, head, _("No best point: {why}.").format(why=why)]
     users = int(result.concurrency[k])
     lines = [*ranking, head,
-             f"Best within the limits: {users:,} user{'s' if users != 1 else ''} at once, "
-             f"{result.tokens_per_chip[c, k]:,.0f} "
-             f"output tokens/s per chip, {result.tokens_per_user[c, k]:,.1f} tokens/s per user "
-             f"(TPOT {result.tpot[c, k] * 1e3:,.2f} ms), TTFT {result.ttft[c] * 1e3:,.1f} ms "
-             "(one prompt's prefill, no queueing)."]
+             _("Best within the limits: {users} at once, {per_chip} output tokens/s per chip, "
+               "{per_user} tokens/s per user (TPOT {tpot} ms), TTFT {ttft} ms (one prompt's "
+               "prefill, no queueing).").format(
+                 users=ngettext("{n} user", "{n} users", users).format(n=f"{users:,}"),
+                 per_chip=f"{result.tokens_per_chip[c, k]:,.0f}",
+                 per_user=f"{result.tokens_per_user[c, k]:,.1f}",
+                 tpot=f"{result.tpot[c, k] * 1e3:,.2f}", ttft=f"{result.ttft[c] * 1e3:,.1f}")]
     shares = result.shares(c, k)
     order = sorted(shares.items(), key=lambda kv: -kv[1])
-    lines.append("Where the time goes: " + ", ".join(f"{name} {share:.0%}" for name, share in order
-                                                      if share >= 0.005) + ".")
+    lines.append(_("Where the time goes: {parts}.").format(parts=", ".join(
+        f"{_(SHARE_WORDS[name])} {share:.0%}" for name, share in order if share >= 0.005)))
     limits = []
     if s.tpot_limit:
         limits.append(f"TPOT ≤ {s.tpot_limit * 1e3:g} ms")
@@ -509,28 +533,31 @@ def serving_lines(result: ServingResult, c: int) -> list[str]:
     if s.disaggregated:
         rates = {name: float(r[c, k]) for name, r in result.pool_rates.items()}
         slowest = min(rates, key=rates.get)
-        lines.append("Requests per second each part carries there: " + ", ".join(
-            f"the {name} {'pool' if name != 'link' else ''}".replace(" ,", ",").rstrip()
-            + f" {rate:,.3g}" for name, rate in rates.items())
-            + f"; the {slowest} sets the pace"
-            + (": more chips there, or fewer on the others, would serve more per chip."
-               if max(rates.values()) > 1.2 * rates[slowest] else "."))
+        parts = ", ".join(f"{_(POOL_WORDS[name])} {rate:,.3g}" for name, rate in rates.items())
+        lines.append((_("Requests per second each part carries there: {parts}; {slowest} sets the "
+                        "pace: more chips there, or fewer on the others, would serve more per "
+                        "chip.") if max(rates.values()) > 1.2 * rates[slowest] else
+                      _("Requests per second each part carries there: {parts}; {slowest} sets the "
+                        "pace.")).format(parts=parts, slowest=_(POOL_WORDS[slowest])))
     next_k = k + 1 if k + 1 < len(result.concurrency) else None
     if next_k is not None and not result.meets[c, next_k]:
-        held = ("memory: more users' KV caches do not fit" if not result.fits[c, next_k] else
-                f"the limit ({', '.join(limits)})" if limits else "the concurrencies tried")
-        lines.append(f"What holds it at {users:,} users: {held}.")
+        held = (_("memory: more users' KV caches do not fit") if not result.fits[c, next_k] else
+                _("the limit ({limits})").format(limits=", ".join(limits)) if limits else
+                _("the concurrencies tried"))
+        lines.append(_("What holds it at {users} users: {held}.").format(users=f"{users:,}",
+                                                                          held=held))
     variants = []
     heads = result.decode[k].built.heads
     if heads % (2 * w.chips_per_model) == 0:
         # each copy of the model on twice the chips: disaggregated, each pool twice as big
-        variants.append((f"{2 * w.chips_per_model} chips", replace(
+        variants.append((_("{n} chips").format(n=2 * w.chips_per_model), replace(
             w, chips_per_model=2 * w.chips_per_model, prefill_chips=2 * w.prefill_chips,
             decode_chips=2 * w.decode_chips)))
     if BYTES_PER_VALUE[w.kv_cache] > 1:
-        variants.append(("an fp8 KV cache", replace(w, kv_cache="fp8")))
+        variants.append((_("an fp8 KV cache"), replace(w, kv_cache="fp8")))
     if s.input_tokens > 1:
-        variants.append((f"half the input ({s.input_tokens // 2:,} tokens)", None))
+        variants.append((_("half the input ({tokens} tokens)").format(
+            tokens=f"{s.input_tokens // 2:,}"), None))
     moves = []
     for words, variant in variants:
         spec = replace(s, input_tokens=s.input_tokens // 2) if variant is None else s
@@ -544,13 +571,15 @@ def serving_lines(result: ServingResult, c: int) -> list[str]:
             continue  # a variant the model does not allow (say, more chips than its heads)
         b = other.best(0)
         if b is not None:
-            moves.append(f"{words}: {other.tokens_per_chip[0, b]:,.0f} tokens/s per chip "
-                         f"({other.tokens_per_chip[0, b] / result.tokens_per_chip[c, k]:.2f}×) at "
-                         f"{other.tokens_per_user[0, b]:,.1f} per user")
+            moves.append(_("{change}: {per_chip} tokens/s per chip ({times}×) at {per_user} per "
+                           "user").format(
+                change=words, per_chip=f"{other.tokens_per_chip[0, b]:,.0f}",
+                times=f"{other.tokens_per_chip[0, b] / result.tokens_per_chip[c, k]:.2f}",
+                per_user=f"{other.tokens_per_user[0, b]:,.1f}"))
     if moves:
-        lines.append("What would move it: " + "; ".join(moves) + ".")
-    lines.append("A bound: every kernel at its roof, no queueing, no kernel-launch or collective "
-                 "latency; no serving stack beats it on this chip.")
+        lines.append(_("What would move it: {moves}.").format(moves="; ".join(moves)))
+    lines.append(_("A bound: every kernel at its roof, no queueing, no kernel-launch or collective "
+                   "latency; no serving stack beats it on this chip."))
     return lines
 
 
@@ -582,25 +611,30 @@ def measured_lines(result: ServingResult, points: Sequence[MeasuredServing]) -> 
     for p in points:
         c = chip_named(result.chips, p.chip)
         if c is None:
-            lines.append(f"{p.chip}: no such chip shown; its point is not drawn.")
+            lines.append(_("{chip}: no such chip shown; its point is not drawn.").format(chip=p.chip))
             continue
         bound = frontier_at(result, c, p.per_user)
-        where = f"{p.per_chip:,.0f} tokens/s per chip at {p.per_user:,.1f} per user"
-        src = f" ({p.source})" if p.source else ""
+        facts = {"chip": result.chips[c].name, "per_chip": f"{p.per_chip:,.0f}",
+                 "per_user": f"{p.per_user:,.1f}", "source": f" ({p.source})" if p.source else "",
+                 "bound": f"{bound:,.0f}" if np.isfinite(bound) else ""}
         if not np.isfinite(bound):
-            lines.append(f"{result.chips[c].name}: {where}{src}: faster per user than any point "
-                         "of the bound: check the settings below.")
+            lines.append(_("{chip}: {per_chip} tokens/s per chip at {per_user} per user{source}: "
+                           "faster per user than any point of the bound: check the settings "
+                           "below.").format(**facts))
         elif p.per_chip <= bound:
-            lines.append(f"{result.chips[c].name}: {where}{src}: {p.per_chip / bound:.0%} of the "
-                         f"bound ({bound:,.0f}).")
+            lines.append(_("{chip}: {per_chip} tokens/s per chip at {per_user} per user{source}: "
+                           "{share} of the bound ({bound}).").format(
+                share=f"{p.per_chip / bound:.0%}", **facts))
             continue
         else:
-            lines.append(f"{result.chips[c].name}: {where}{src} is ABOVE the bound ({bound:,.0f}, "
-                         f"{p.per_chip / bound:.2f}×).")
-        lines.append("  Check: speculative decoding or an MTP head (set draft tokens and their "
-                     "acceptance); prefix caching or a shorter real input than "
-                     f"{result.spec.input_tokens:,} tokens; a format narrower than "
-                     f"{result.workload.weights} weights, {result.workload.kv_cache} KV cache; "
-                     "the chip's peak (dense, per chip) and its units; more chips than "
-                     f"{result.chips_per_model} sharing the model.")
+            lines.append(_("{chip}: {per_chip} tokens/s per chip at {per_user} per user{source} "
+                           "is ABOVE the bound ({bound}, {times}×).").format(
+                times=f"{p.per_chip / bound:.2f}", **facts))
+        lines.append("  " + _("Check: speculative decoding or an MTP head (set draft tokens and "
+                              "their acceptance); prefix caching or a shorter real input than "
+                              "{tokens} tokens; a format narrower than {weights} weights, {kv} KV "
+                              "cache; the chip's peak (dense, per chip) and its units; more chips "
+                              "than {chips} sharing the model.").format(
+            tokens=f"{result.spec.input_tokens:,}", weights=result.workload.weights,
+            kv=result.workload.kv_cache, chips=result.chips_per_model))
     return lines

@@ -47,6 +47,7 @@ from dataclasses import dataclass, replace
 
 from roofline_gui.core.errors import Problem, ValidationError
 from roofline_gui.core.families import read_config
+from roofline_gui.core.i18n import N_
 from roofline_gui.core.kernel import Kernel
 from roofline_gui.core.model_config import TransformerConfig
 from roofline_gui.core.units import BYTES_PER_VALUE
@@ -54,8 +55,9 @@ from roofline_gui.core.units import format_bytes as _b  # short: formulas are fu
 from roofline_gui.core.units import format_count as _g
 from roofline_gui.core.workload import Built, Entry, Workload
 
-RECOMPUTE_WORDS = {"none": "no recomputation", "selective": "selective recomputation",
-                   "full": "full recomputation"}
+#: translated where shown (the words are also part of formulas' notes, which stay English)
+RECOMPUTE_WORDS = {"none": N_("no recomputation"), "selective": N_("selective recomputation"),
+                   "full": N_("full recomputation")}
 OPTIMIZER_NAMES = {"adam": "Adam", "sgd": "SGD with momentum"}
 #: Ops per parameter of an update: Adam's two moments (7), bias corrections, square root,
 #: division, weight decay and step (6); SGD's momentum (2) and step (2).

@@ -32,6 +32,9 @@ PART_COLORS = {"forward": "#4c78a8", "backward": "#f58518", "recompute": "#b279a
 MEMORY_PART_WORDS = (N_("weights"), N_("gradients"), N_("optimizer states"), N_("activations"))
 #: a training step's items, as its words count them (translated where shown)
 ITEM_PLURALS = {"token": N_("tokens"), "image": N_("images"), "sample": N_("samples")}
+#: the step's parts and one item, as the explanation names them (translated where shown)
+PART_WORDS = (N_("forward"), N_("backward"), N_("recompute"), N_("optimizer"),
+              N_("communication"), N_("bubble"), N_("token"), N_("image"), N_("sample"))
 MEMORY_COLORS = {"weights": "#1b9e77", "gradients": "#d95f02", "optimizer states": "#7570b3",
                  "activations": "#e7298a"}  # not the time parts' colours: another quantity
 
@@ -82,32 +85,43 @@ def report(result: WorkloadResult, c: int) -> TrainingReport:
     peak = float(result.peak[c])
     unit = f.unit
     w = result.workload
+    items = _(ITEM_PLURALS[unit])
     steps = (
         *result.built.resident_steps[:1],
-        f"model FLOPs = {f.model_flops_text}"
-        + (" (PaLM, appendix B; MFU counts these)" if unit == "token" else "; MFU counts these"),
-        f"hardware FLOPs ({RECOMPUTE_WORDS[w.recompute]}) = the entries' ops × {f.chips} chips ÷ "
-        f"{f.items_per_step:,.0f} {unit}s = {f.hardware_flops_per_item:.4g} per {unit}",
-        "per chip and step: " + ", ".join(f"{g} {format_time(t)}" for g, t in groups.items() if t)
-        + f" (each entry at its roof: {format_time(result.kernel_time[c])})",
+        (_("model FLOPs = {formula} (PaLM, appendix B; MFU counts these)") if unit == "token" else
+         _("model FLOPs = {formula}; MFU counts these")).format(formula=f.model_flops_text),
+        _("hardware FLOPs ({recompute}) = the entries' ops × {chips} chips ÷ {items_per_step} "
+          "{items} = {per_item} per {item}").format(
+            recompute=_(RECOMPUTE_WORDS[w.recompute]), chips=f.chips,
+            items_per_step=f"{f.items_per_step:,.0f}", items=items,
+            per_item=f"{f.hardware_flops_per_item:.4g}", item=_(unit)),
+        _("per chip and step: {parts} (each entry at its roof: {time})").format(
+            parts=", ".join(f"{_(g)} {format_time(t)}" for g, t in groups.items() if t),
+            time=format_time(result.kernel_time[c])),
         *result.built.resident_steps[1:],
         *result.built.link_steps,
-        (f"communication at {format_si(float(result.link_bandwidth[c]), 'B/s')}: "
-         f"{format_time(comm)}" if comm else "one chip: no communication"),
-        (f"pipeline bubble = (p−1)/m = {w.pipeline_parallel - 1}/{f.micro_batches} of forward, "
-         f"backward and recompute = {format_time(bubble)}" if w.pipeline_parallel > 1
-         else "no pipeline: no bubble"),
-        f"step ≥ max(kernels, communication) + bubble = {format_time(lower)} (communication "
-        f"hidden behind compute), ≤ kernels + communication + bubble = {format_time(upper)}",
-        f"MFU at the bound = {f.model_flops_per_item:.4g}·{f.items_per_step:,.0f} / "
-        f"({format_time(lower)} · {f.chips} · {format_si(peak, 'op/s')}) = "
-        f"{float(result.mfu_at_bound[c]):.1%} (hardware FLOPs: {float(result.hfu_at_bound[c]):.1%})",
+        (_("communication at {bandwidth}: {time}").format(
+            bandwidth=format_si(float(result.link_bandwidth[c]), "B/s"), time=format_time(comm))
+         if comm else _("one chip: no communication")),
+        (_("pipeline bubble = (p−1)/m = {stages}/{micro} of forward, backward and recompute = "
+           "{time}").format(stages=w.pipeline_parallel - 1, micro=f.micro_batches,
+                            time=format_time(bubble))
+         if w.pipeline_parallel > 1 else _("no pipeline: no bubble")),
+        _("step ≥ max(kernels, communication) + bubble = {lower} (communication hidden behind "
+          "compute), ≤ kernels + communication + bubble = {upper}").format(
+            lower=format_time(lower), upper=format_time(upper)),
+        _("MFU at the bound = {per_item}·{items_per_step} / ({time} · {chips} · {peak}) = {mfu} "
+          "(hardware FLOPs: {hfu})").format(
+            per_item=f"{f.model_flops_per_item:.4g}", items_per_step=f"{f.items_per_step:,.0f}",
+            time=format_time(lower), chips=f.chips, peak=format_si(peak, "op/s"),
+            mfu=f"{float(result.mfu_at_bound[c]):.1%}", hfu=f"{float(result.hfu_at_bound[c]):.1%}"),
     )
     days = float(result.train_days[c])
     if np.isfinite(days):
-        steps = (*steps, f"{format_si(f.train_items, '').strip()} {unit}s = "
-                         f"{f.train_items / f.items_per_step:,.0f} steps: {days:.3g} days, "
-                         f"{float(result.chip_hours[c]):,.0f} chip-hours")
+        steps = (*steps, _("{count} {items} = {steps} steps: {days} days, {hours} chip-hours").format(
+            count=format_si(f.train_items, "").strip(), items=items,
+            steps=f"{f.train_items / f.items_per_step:,.0f}", days=f"{days:.3g}",
+            hours=f"{float(result.chip_hours[c]):,.0f}"))
     cap = float(result.capacity[c])
     return TrainingReport(
         result.chips[c].name, lower, upper, groups["forward"], groups["backward"],
@@ -172,31 +186,31 @@ def fit_changes(workload: Workload, capacity: float, kernels=None) -> list[str]:
     activations fit in ``capacity`` bytes: a higher ZeRO stage (with d > 1), recomputation, a
     smaller micro-batch, more tensor or pipeline parallelism."""
     w = workload
-    tries: list[tuple[str, Workload]] = []
+    tries: list[tuple[str, str, Workload]] = []  # (kind of change, its words, the workload)
     if w.data_parallel > 1:
-        tries += [(f"ZeRO stage {z}", replace(w, zero=z)) for z in range(w.zero + 1, 4)]
+        tries += [("zero", _("ZeRO stage {stage}").format(stage=z), replace(w, zero=z))
+                  for z in range(w.zero + 1, 4)]
     later = ("selective", "full") if w.kind == "transformer" else ("full",)
-    tries += [(RECOMPUTE_WORDS[r], replace(w, recompute=r)) for r in later
+    tries += [(r, _(RECOMPUTE_WORDS[r]), replace(w, recompute=r)) for r in later
               if later.index(r) > (later.index(w.recompute) if w.recompute in later else -1)]
     b = w.batch
     while b > 1:
         b //= 2
-        tries.append((f"micro-batch {b}", replace(w, batch=b, global_batch=0 if not w.global_batch
-                                                   else w.global_batch)))
+        tries.append(("batch", _("micro-batch {batch}").format(batch=b),
+                      replace(w, batch=b, global_batch=0 if not w.global_batch else w.global_batch)))
     if w.kind == "transformer":
         t = w.chips_per_model
         while t < 64:
             t *= 2
-            tries.append((f"tensor parallel t = {t} ({w.data_parallel * t * w.pipeline_parallel} "
-                          "chips)", replace(w, chips_per_model=t)))
+            tries.append(("tensor", _("tensor parallel t = {t} ({chips} chips)").format(
+                t=t, chips=w.data_parallel * t * w.pipeline_parallel), replace(w, chips_per_model=t)))
     p = w.pipeline_parallel
     while p < 64:
         p *= 2
-        tries.append((f"pipeline parallel p = {p} ({w.data_parallel * w.chips_per_model * p} "
-                      "chips)", replace(w, pipeline_parallel=p)))
+        tries.append(("pipeline", _("pipeline parallel p = {p} ({chips} chips)").format(
+            p=p, chips=w.data_parallel * w.chips_per_model * p), replace(w, pipeline_parallel=p)))
     out, kinds = [], set()
-    for text, variant in tries:
-        kind = text.split(" ")[0]
+    for kind, text, variant in tries:
         if kind in kinds:
             continue
         try:
@@ -204,7 +218,8 @@ def fit_changes(workload: Workload, capacity: float, kernels=None) -> list[str]:
         except ValidationError:
             continue
         if held <= capacity:
-            out.append(f"{text} ({format_si(held, 'B')} per chip)")
+            out.append(_("{change} ({bytes} per chip)").format(change=text,
+                                                                bytes=format_si(held, "B")))
             kinds.add(kind)
     return out[:4]
 
@@ -231,7 +246,8 @@ def _stand_in(result: WorkloadResult, c: int) -> str:
     one of its own is used (View → Same-width precisions), else ''."""
     p = result.workload.activations
     s = result.evaluation.chip_arrays.stand_in_for(c, PRECISIONS.index(p))
-    return f" (its {PRECISIONS[s]} stands in: it has no {p})" if s >= 0 else ""
+    return (" " + _("(its {stand_in} stands in: it has no {precision})").format(
+        stand_in=PRECISIONS[s], precision=p)) if s >= 0 else ""
 
 
 def explain_training(result: WorkloadResult, c: int, units: Units = Units(),  # noqa: B008
@@ -265,39 +281,50 @@ def explain_training(result: WorkloadResult, c: int, units: Units = Units(),  # 
         unit=_(ITEM_PLURALS[unit]), per_chip=rate_count(r.tokens_per_second_per_chip))]
     cap = float(result.capacity[c])
     held = f.state_bytes + f.activation_bytes
-    memory = (f"weights {format_si(f.weights_bytes, 'B')}, gradients "
-              f"{format_si(f.gradient_bytes, 'B')}, optimizer states "
-              f"{format_si(f.optimizer_bytes, 'B')}, activations "
-              f"{format_si(f.activation_bytes, 'B')}")
+    memory = _("weights {weights}, gradients {gradients}, optimizer states {optimizer}, "
+               "activations {activations}").format(
+        weights=format_si(f.weights_bytes, "B"), gradients=format_si(f.gradient_bytes, "B"),
+        optimizer=format_si(f.optimizer_bytes, "B"), activations=format_si(f.activation_bytes, "B"))
     if np.isfinite(cap) and held > cap:
         fixes = fit_changes(w, cap, kernels)
-        lines.append(f"Does NOT fit: each chip must hold {format_si(held, 'B')} ({memory}) but has "
-                     f"{format_si(cap, 'B')}. The times assume it fit"
-                     + (": it would with " + "; or ".join(fixes) + "." if fixes else "."))
+        facts = {"held": format_si(held, "B"), "memory": memory, "capacity": format_si(cap, "B")}
+        lines.append(_("Does NOT fit: each chip must hold {held} ({memory}) but has {capacity}. "
+                        "The times assume it fit: it would with {fixes}.").format(
+            fixes=_("; or ").join(fixes), **facts) if fixes else
+            _("Does NOT fit: each chip must hold {held} ({memory}) but has {capacity}. The times "
+              "assume it fit.").format(**facts))
     if r.train_days is not None:
-        span = (f"{r.train_days:,.3g} days" if r.train_days >= 1 else
-                f"{r.train_days * 24:,.3g} hours")
+        span = (_("{days} days").format(days=f"{r.train_days:,.3g}") if r.train_days >= 1 else
+                _("{hours} hours").format(hours=f"{r.train_days * 24:,.3g}"))
         hours = f"{r.chip_hours:,.0f}" if r.chip_hours >= 10 else f"{r.chip_hours:.3g}"
-        lines.append(f"The run: {format_si(f.train_items, '').strip()} {unit}s take {span} on "
-                     f"{f.chips:,} chip{'s' if f.chips > 1 else ''}, {hours} chip-hours (at the "
-                     "bound: a real run takes longer).")
-    convention = ("as PaLM's appendix B counts them" if unit == "token" else
-                  "as three forward passes")
-    lines.append(f"MFU at the bound: {r.mfu_at_bound:.1%}. It counts model FLOPs {convention}, "
-                 f"{f.model_flops_text}, against {f.chips:,} × the {w.activations} peak of "
-                 f"{units.format_rate(float(result.peak[c]))}{_stand_in(result, c)}; with "
-                 f"{RECOMPUTE_WORDS[w.recompute]} the chips do {f.hardware_flops_per_item:.4g} per "
-                 f"{unit} ({r.hfu_at_bound:.1%} of peak).")
+        lines.append(_("The run: {count} {items} take {span} on {chips}, {hours} chip-hours (at "
+                       "the bound: a real run takes longer).").format(
+            count=format_si(f.train_items, "").strip(), items=_(ITEM_PLURALS[unit]), span=span,
+            chips=ngettext("{n} chip", "{n} chips", f.chips).format(n=f"{f.chips:,}"),
+            hours=hours))
+    lines.append((_("MFU at the bound: {mfu}. It counts model FLOPs as PaLM's appendix B counts "
+                    "them, {formula}, against {chips} × the {precision} peak of {peak}{stand_in}; "
+                    "with {recompute} the chips do {per_item} per {item} ({hfu} of peak).")
+                  if unit == "token" else
+                  _("MFU at the bound: {mfu}. It counts model FLOPs as three forward passes, "
+                    "{formula}, against {chips} × the {precision} peak of {peak}{stand_in}; with "
+                    "{recompute} the chips do {per_item} per {item} ({hfu} of peak).")).format(
+        mfu=f"{r.mfu_at_bound:.1%}", formula=f.model_flops_text, chips=f"{f.chips:,}",
+        precision=w.activations, peak=units.format_rate(float(result.peak[c])),
+        stand_in=_stand_in(result, c), recompute=_(RECOMPUTE_WORDS[w.recompute]),
+        per_item=f"{f.hardware_flops_per_item:.4g}", item=_(unit), hfu=f"{r.hfu_at_bound:.1%}"))
     total = r.time_upper  # the parts end to end, as the breakdown bar draws them
     parts = [(g, getattr(r, f"{g}_time")) for g in GROUPS] + [
         ("communication", r.communication_time), ("bubble", r.bubble_time)]
     top = result.dominant(c)
-    bound = ("memory-bound" if result.entry_bound[top, c] == BOUND_MEMORY else "compute-bound")
-    lines.append("Where the time goes (the parts end to end, as the bar draws them): " + ", ".join(
-        f"{name} {share_text(x / total)}" for name, x in parts if x > 0)
-        + f"; {share_text(r.memory_time / total)} of it in memory-bound kernels. "
-        f"The longest entry: {result.entries[top].kernel.name}, "
-        f"{share_text(float(result.entry_time[top, c]) / total)} ({bound}).")
+    bound = (_("memory-bound") if result.entry_bound[top, c] == BOUND_MEMORY else
+             _("compute-bound"))
+    lines.append(_("Where the time goes (the parts end to end, as the bar draws them): {parts}; "
+                   "{memory} of it in memory-bound kernels. The longest entry: {entry}, {share} "
+                   "({bound}).").format(
+        parts=", ".join(f"{_(name)} {share_text(x / total)}" for name, x in parts if x > 0),
+        memory=share_text(r.memory_time / total), entry=result.entries[top].kernel.name,
+        share=share_text(float(result.entry_time[top, c]) / total), bound=bound))
     ceiling = float(result.peak[c])
     busy = {"busy": f"{r.hfu_at_bound:.1%}", "precision": w.activations,
             "roof": units.format_rate(ceiling), "share": share_text(r.compute_time / total),
@@ -322,23 +349,29 @@ def explain_training(result: WorkloadResult, c: int, units: Units = Units(),  # 
         # GPU's gradients cross the network, about the host link's speed (PCIe to the NIC).
         host = chip.levels("host")[0]
         slow = float(result.link_time[c]) * links[0].bandwidth / host.bandwidth
-        lines.append(f"Communication is counted at {links[0].name}'s {format_si(links[0].bandwidth, 'B/s')} "
-                     f"between all {f.chips:,} chips: a bound. Where they span nodes joined by a "
-                     f"network of about {host.name}'s {format_si(host.bandwidth, 'B/s')} per chip, "
-                     f"it takes {format_time(slow)} a step"
-                     + (", longer than the kernels: set Link to host to see that step."
-                        if slow > float(result.kernel_time[c]) else
-                        " and still hides behind compute."))
+        facts = {"link": links[0].name, "bandwidth": format_si(links[0].bandwidth, "B/s"),
+                 "chips": f"{f.chips:,}", "host": host.name,
+                 "host_bandwidth": format_si(host.bandwidth, "B/s"), "time": format_time(slow)}
+        lines.append((_("Communication is counted at {link}'s {bandwidth} between all {chips} "
+                        "chips: a bound. Where they span nodes joined by a network of about "
+                        "{host}'s {host_bandwidth} per chip, it takes {time} a step, longer than "
+                        "the kernels: set Link to host to see that step.")
+                      if slow > float(result.kernel_time[c]) else
+                      _("Communication is counted at {link}'s {bandwidth} between all {chips} "
+                        "chips: a bound. Where they span nodes joined by a network of about "
+                        "{host}'s {host_bandwidth} per chip, it takes {time} a step and still "
+                        "hides behind compute.")).format(**facts))
     lines.extend(precision_lines(result, c, kernels))
     lines.extend(same_time_lines(result, c, units))
     moves = _moves(result, c, kernels, result.evaluation.chip_arrays.same_width)
     if moves:
-        lines.append("What would move it:")
+        lines.append(_("What would move it:"))
         lines.extend(f"• {m}" for m in moves)
-    lines.append(f"Memory per chip: {memory} = {format_si(held, 'B')}"
-                 + (f" of {format_si(cap, 'B')}." if np.isfinite(cap) else "."))
+    lines.append((_("Memory per chip: {memory} = {held} of {capacity}.") if np.isfinite(cap) else
+                  _("Memory per chip: {memory} = {held}.")).format(
+        memory=memory, held=format_si(held, "B"), capacity=format_si(cap, "B")))
     lines.extend(workload_lines(result, c, carbon))
-    lines.append("How it is counted:")
+    lines.append(_("How it is counted:"))
     lines.extend(f"• {s}" for s in r.steps)
     return lines
 
@@ -460,17 +493,18 @@ def _moves(result: WorkloadResult, c: int, kernels, same_width: bool) -> list[st
                             "bf16": ("fp8",), "fp16": ("fp8",)}.get(w.activations, ())
                 if p in chip.precisions), None)
     if low:
-        variants.append((f"{low} instead of {w.activations} (mixed precision)",
-                         replace(w, activations=low)))
+        variants.append((_("{low} instead of {precision} (mixed precision)").format(
+            low=low, precision=w.activations), replace(w, activations=low)))
     if w.activations in ("bf16", "fp16", "fp8"):
-        variants.append(("fp32 instead (no mixed precision)", replace(w, activations="fp32")))
+        variants.append((_("fp32 instead (no mixed precision)"), replace(w, activations="fp32")))
     if w.recompute != "none":
-        variants.append(("no recomputation", replace(w, recompute="none")))
+        variants.append((_("no recomputation"), replace(w, recompute="none")))
     if w.global_batch in (0, w.batch * w.data_parallel):
-        variants.append((f"micro-batch {2 * w.batch} (the global batch with it)",
-                         replace(w, batch=2 * w.batch)))
-    variants.append((f"twice the data parallelism (d = {2 * w.data_parallel}, "
-                     f"{2 * result.training.chips:,} chips, the global batch twice as large)",
+        variants.append((_("micro-batch {batch} (the global batch with it)").format(
+            batch=2 * w.batch), replace(w, batch=2 * w.batch)))
+    variants.append((_("twice the data parallelism (d = {d}, {chips} chips, the global batch "
+                       "twice as large)").format(d=2 * w.data_parallel,
+                                                 chips=f"{2 * result.training.chips:,}"),
                      scaling_variants(w, (2 * w.data_parallel,))[0]))
     good = []
     for text, v in variants:
@@ -481,24 +515,27 @@ def _moves(result: WorkloadResult, c: int, kernels, same_width: bool) -> list[st
         good.append((text, v))
     if not good:
         return []
-    results = evaluate_workloads([v for _, v in good], [chip], derated=result.evaluation.derated,
+    results = evaluate_workloads([v for _text, v in good], [chip], derated=result.evaluation.derated,
                                  same_width=same_width, kernels=kernels)
     out = []
     thr = float(result.throughput[c])
     for (text, _v), r in zip(good, results, strict=True):
         t2 = float(r.time[0])
         if not np.isfinite(t2):
-            out.append(f"{text}: {chip.name} has no roof for it")
+            out.append(_("{change}: {chip} has no roof for it").format(change=text, chip=chip.name))
             continue
         fit = r.built.resident_bytes <= float(result.capacity[c]) if np.isfinite(
             result.capacity[c]) else True
         gain = float(r.throughput[0]) / thr
         days = float(r.train_days[0])
-        out.append(f"{text}: {gain:.3g}× the {result.training.unit}s/s, step "
-                   f"{format_time(t2)} ({t2 / t:.3g}×)"
-                   + (f", {days:,.3g} days" if np.isfinite(days) else "")
-                   + (f", MFU {float(r.mfu_at_bound[0]):.1%}" if np.isfinite(r.mfu_at_bound[0]) else "")
-                   + ("" if fit else f"; does not fit ({format_si(r.built.resident_bytes, 'B')} "
-                                     "per chip)"))
+        parts = [_("{change}: {gain}× the {items}/s, step {time} ({ratio}×)").format(
+            change=text, gain=f"{gain:.3g}", items=_(ITEM_PLURALS[result.training.unit]),
+            time=format_time(t2), ratio=f"{t2 / t:.3g}")]
+        if np.isfinite(days):
+            parts.append(_("{days} days").format(days=f"{days:,.3g}"))
+        if np.isfinite(r.mfu_at_bound[0]):
+            parts.append(_("MFU {mfu}").format(mfu=f"{float(r.mfu_at_bound[0]):.1%}"))
+        out.append(", ".join(parts) + ("" if fit else _("; does not fit ({bytes} per chip)").format(
+            bytes=format_si(r.built.resident_bytes, "B"))))
     return out
 

@@ -17,7 +17,7 @@ import numpy as np
 from roofline_gui.core.build import build
 from roofline_gui.core.energy import workload_lines
 from roofline_gui.core.families import read_config
-from roofline_gui.core.i18n import _
+from roofline_gui.core.i18n import _, ngettext
 from roofline_gui.core.roofline import BOUND_COMPUTE, BOUND_MEMORY, LIMITER_COMPUTE
 from roofline_gui.core.training_view import explain_training, same_time_lines
 from roofline_gui.core.transformer import experts_touched
@@ -140,11 +140,14 @@ def ladder_note(name: str, key: str, values: np.ndarray, intensity: np.ndarray,
         return ""
     hi, lo = int(np.nanargmax(intensity)), int(np.nanargmin(intensity))
     if target > intensity[hi] * 1.01:
-        return (f"{name}: its intensity cannot pass {intensity[hi]:,.4g} op/B by changing its "
-                f"{key} ({key} {int(values[hi]):,} reaches it; a drag goes up to {int(values[-1]):,})")
+        return _("{name}: its intensity cannot pass {intensity} op/B by changing its {key} ({key} "
+                 "{value} reaches it; a drag goes up to {most})").format(
+            name=name, intensity=f"{intensity[hi]:,.4g}", key=key, value=f"{int(values[hi]):,}",
+            most=f"{int(values[-1]):,}")
     if target < intensity[lo] / 1.01:
-        return (f"{name}: its intensity cannot go below {intensity[lo]:,.4g} op/B by changing "
-                f"its {key} ({key} {int(values[lo]):,} reaches it)")
+        return _("{name}: its intensity cannot go below {intensity} op/B by changing its {key} "
+                 "({key} {value} reaches it)").format(
+            name=name, intensity=f"{intensity[lo]:,.4g}", key=key, value=f"{int(values[lo]):,}")
     return ""
 
 
@@ -206,13 +209,20 @@ def fit_line(result: WorkloadResult, c: int) -> str | None:
     need = result.chips_needed(c)
     how = "; ".join(result.built.resident_steps)
     if result.fits[c]:
-        return (f"Memory: each chip holds {held} ({how}) of its {cap}"
-                + (f"; the model would fit on {need} chip{'s' if need != 1 else ''}."
-                   if need < result.workload.chips_per_model else "."))
+        return (_("Memory: each chip holds {held} ({how}) of its {capacity}; the model would fit "
+                  "on {chips}.").format(held=held, how=how, capacity=cap, chips=ngettext(
+                      "{n} chip", "{n} chips", need).format(n=need))
+                if need < result.workload.chips_per_model else
+                _("Memory: each chip holds {held} ({how}) of its {capacity}.").format(
+                    held=held, how=how, capacity=cap))
     fits = result.batch_that_fits(c)
-    batch = (f"; at most batch {fits} fits" if fits else "") if result.workload.batch > 1 else ""
-    return (f"Does NOT fit: each chip must hold {held} ({how}) but has {cap}: the model and "
-            f"its cache need at least {need} such chips{batch}. The times assume it fits.")
+    facts = {"held": held, "how": how, "capacity": cap, "need": need, "batch": fits}
+    return (_("Does NOT fit: each chip must hold {held} ({how}) but has {capacity}: the model and "
+              "its cache need at least {need} such chips; at most batch {batch} fits. The times "
+              "assume it fits.") if fits and result.workload.batch > 1 else
+            _("Does NOT fit: each chip must hold {held} ({how}) but has {capacity}: the model and "
+              "its cache need at least {need} such chips. The times assume it fits.")
+            ).format(**facts)
 
 
 def explain_workload(result: WorkloadResult, c: int, units: Units = Units(),  # noqa: B008
@@ -316,24 +326,26 @@ def explain_workload(result: WorkloadResult, c: int, units: Units = Units(),  # 
         lines.extend(f"• {m}" for m in moves)
     if result.built.link_steps:
         level = next((lv.name for lv in chip.memory if lv.role == w.link), w.link)
-        lines.append(f"Link ({level}): " + "; ".join(result.built.link_steps)
-                     + f"; at {format_si(float(result.link_bandwidth[c]), 'B/s')} that is "
-                       f"{format_time(float(result.link_time[c]))} per step (latency of each "
-                       "all-reduce not counted).")
+        lines.append(_("Link ({level}): {steps}; at {bandwidth} that is {time} per step (latency "
+                       "of each all-reduce not counted).").format(
+            level=level, steps="; ".join(result.built.link_steps),
+            bandwidth=format_si(float(result.link_bandwidth[c]), "B/s"),
+            time=format_time(float(result.link_time[c]))))
     if w.kind == "transformer" and np.isfinite(result.link_bandwidth[c]):
         level = next((lv.name for lv in chip.memory if lv.role == w.link), w.link)
         at = communication_dominates_at(w, [chip], derated=result.evaluation.derated)[0]
         heads = result.built.heads
         top = max((n for n in (2, 4, 8, 16, 32, 64) if heads % n == 0), default=1)
         if top > 1:
-            lines.append(f"Splitting it over more chips on {level}: "
-                         + (f"from N = {at} the link takes more of the step than the kernels."
-                            if at else f"up to N = {top} (its {heads} heads split evenly) the "
-                                       "link takes less of the step than the kernels."))
+            lines.append((_("Splitting it over more chips on {level}: from N = {at} the link takes "
+                            "more of the step than the kernels.") if at else
+                          _("Splitting it over more chips on {level}: up to N = {top} (its {heads} "
+                            "heads split evenly) the link takes less of the step than the "
+                            "kernels.")).format(level=level, at=at, top=top, heads=heads))
     lines.extend(experts_lines(result))
     for note in result.built.notes:
         if "beyond" in note:
-            lines.append(f"Note: {note}.")
+            lines.append(_("Note: {note}.").format(note=note))
     if fit and result.fits[c]:
         lines.append(fit)
     lines.extend(same_time_lines(result, c, units))
@@ -345,7 +357,8 @@ def _runs_at(result: WorkloadResult, c: int, precision: str) -> str:
     """'fp4', or 'fp8 (standing in for fp4, which the chip lacks)' where another precision's
     roof stands in on chip ``c``."""
     s = result.evaluation.chip_arrays.stand_in_for(c, PRECISIONS.index(precision))
-    return precision if s < 0 else f"{PRECISIONS[s]} (standing in for {precision}, which it lacks)"
+    return precision if s < 0 else _("{stand_in} (standing in for {precision}, which it lacks)").format(
+        stand_in=PRECISIONS[s], precision=precision)
 
 
 def experts_lines(result: WorkloadResult) -> list[str]:
@@ -360,25 +373,32 @@ def experts_lines(result: WorkloadResult) -> list[str]:
     tokens = w.tokens()
     touched = experts_touched(cfg.experts, cfg.experts_per_token, tokens)
     here = sum(e.weight_bytes * e.count for e in result.entries)
-    line = (f"Experts: the step's {tokens:,} token{'s' if tokens != 1 else ''} route"
-            f"{'s' if tokens == 1 else ''} to about {touched:.4g} of the "
-            f"{cfg.experts} routed experts in each of its {cfg.moe_layers} MoE layers "
-            f"(E·(1 − (1 − k/E)^T) with k = {cfg.experts_per_token}, routing taken as even)")
+    line = _("Experts: the step's {tokens} route to about {touched} of the {experts} routed "
+             "experts in each of its {layers} MoE layers (E·(1 − (1 − k/E)^T) with k = {k}, "
+             "routing taken as even)").format(
+        tokens=ngettext("{n} token", "{n} tokens", tokens).format(n=f"{tokens:,}"),
+        touched=f"{touched:.4g}", experts=cfg.experts, layers=cfg.moe_layers,
+        k=cfg.experts_per_token)
     if tokens > 1:
         one = build(replace(w, batch=1, sequence=1, phase="decode", activations_on_chip=False))
         first = sum(e.weight_bytes * e.count for e in one.entries)
         n = w.chips_per_model
-        on = f" on its {n} chips" if n > 1 else ""
-        line += (f"; so the step reads {_gb(here * n)} of weights{on} where one token reads "
-                 f"{_gb(first * n)}: {here / first:.3g}× the bytes for {tokens:,}× the tokens, "
-                 f"{_gb(here * n / tokens)} of weights a token instead of {_gb(first * n)}")
+        facts = {"bytes": _gb(here * n), "one": _gb(first * n), "times": f"{here / first:.3g}",
+                 "tokens": f"{tokens:,}", "per_token": _gb(here * n / tokens), "chips": n}
+        line += "; " + (_("so the step reads {bytes} of weights on its {chips} chips where one "
+                          "token reads {one}: {times}× the bytes for {tokens}× the tokens, "
+                          "{per_token} of weights a token instead of {one}") if n > 1 else
+                        _("so the step reads {bytes} of weights where one token reads {one}: "
+                          "{times}× the bytes for {tokens}× the tokens, {per_token} of weights a "
+                          "token instead of {one}")).format(**facts)
         if touched > 0.99 * cfg.experts:
-            line += "; every expert is read already, so more tokens add no weights"
+            line += "; " + _("every expert is read already, so more tokens add no weights")
     if w.expert_parallel > 1:
-        line += (f". Expert parallelism over {w.expert_parallel} chips sends each token to its "
-                 "experts and back (all-to-all)"
-                 + (f"; the busiest chip takes {w.moe_imbalance:g}× the mean"
-                    if w.moe_imbalance != 1 else ""))
+        line += ". " + _("Expert parallelism over {chips} chips sends each token to its experts "
+                         "and back (all-to-all)").format(chips=w.expert_parallel)
+        if w.moe_imbalance != 1:
+            line += "; " + _("the busiest chip takes {times}× the mean").format(
+                times=f"{w.moe_imbalance:g}")
     return [line + "."]
 
 

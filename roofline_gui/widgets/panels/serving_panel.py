@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 
 from roofline_gui.core.edits import SetField
 from roofline_gui.core.errors import RooflineError
-from roofline_gui.core.i18n import N_, _
+from roofline_gui.core.i18n import N_, _, ngettext
 from roofline_gui.core.serving import measured_lines, serve, serving_lines, spec_of
 from roofline_gui.core.units import rate_count
 from roofline_gui.core.workload import MAX_DIM, Workload, pool_problems, with_field
@@ -357,8 +357,9 @@ class ServingPanel(QWidget):
         new = tuple(p for p in dict.fromkeys(points) if p not in self.measured)
         if new:
             self.model.push(SetField("serving_measured", self.measured + new),
-                            f"Import {len(new):,} measured serving point"
-                            + ("s" if len(new) != 1 else ""))
+                            ngettext("Import {n} measured serving point",
+                                     "Import {n} measured serving points", len(new)).format(
+                                n=f"{len(new):,}"))
         self.refresh()
         self._write_words()
         return True
@@ -401,7 +402,7 @@ class ServingPanel(QWidget):
         if self.measure != "chip":
             lines.insert(0, self._measure_line(result))
         if self.measured:
-            lines += ["Measured points:", *measured_lines(result, self.measured)]
+            lines += [_("Measured points:"), *measured_lines(result, self.measured)]
         self.words.setText("<br><br>".join(html.escape(line) for line in lines))
         shown = (result.workload.id, result.chips[c].id)
         if shown != getattr(self, "_words_of", None):  # another workload or chip: from the top
