@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from roofline_gui.core.errors import Problem
+from roofline_gui.core.i18n import _
 from roofline_gui.core.kernel import Kernel
 from roofline_gui.core.units import BLOCK_FORMATS, FORMATS
 
@@ -141,44 +142,52 @@ class Workload:
         """What is wrong with the workload-level parameters (the spec is checked by build)."""
         out = []
         if self.kind not in KINDS:
-            out.append(Problem("kind", f"unknown kind {self.kind!r}; use one of {', '.join(KINDS)}"))
+            out.append(Problem("kind", _("unknown kind {kind}; use one of {kinds}").format(
+                kind=repr(self.kind), kinds=", ".join(KINDS))))
         if self.kind == "transformer" and self.phase not in PHASES:
-            out.append(Problem("phase", f"must be prefill, decode or train, not {self.phase!r}"))
+            out.append(Problem("phase", _("must be prefill, decode or train, not {phase}").format(
+                phase=repr(self.phase))))
         if self.phase == "train" and self.kind not in TRAIN_KINDS:
-            out.append(Problem("phase", f"a {self.kind} workload cannot be trained here: training "
-                                        "is modelled for transformer, CNN and MLP workloads"))
+            out.append(Problem("phase", _("a {kind} workload cannot be trained here: training is "
+                                          "modelled for transformer, CNN and MLP workloads").format(
+                kind=self.kind)))
         if self.training:
             out.extend(self._training_problems())
         if self.activations_on_chip and self.kind not in ON_CHIP_KINDS:
-            out.append(Problem("activations_on_chip", "applies to CNN, MLP and LSTM workloads "
-                               "(a transformer's KV cache and activations live in main memory)"))
+            out.append(Problem("activations_on_chip", _("applies to CNN, MLP and LSTM workloads (a "
+                                                 "transformer's KV cache and activations live in "
+                                                 "main memory)")))
         for name in ("batch", "sequence", "context", "chips_per_model"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                out.append(Problem(name, f"must be a positive whole number, not {value!r}"))
+                out.append(Problem(name, _("must be a positive whole number, not {value}").format(
+                    value=repr(value))))
             elif value > MAX_DIM:
-                out.append(Problem(name, f"{value} is beyond the plausible maximum {MAX_DIM}"))
+                out.append(Problem(name, _("{value} is beyond the plausible maximum {maximum}").format(
+                    value=value, maximum=MAX_DIM)))
         for name in ("weights", "activations", "kv_cache"):
             if getattr(self, name) not in FORMATS:
-                out.append(Problem(name, f"unknown precision or format {getattr(self, name)!r}; "
-                                         f"use one of {', '.join(FORMATS)}"))
+                out.append(Problem(name, _("unknown precision or format {value}; use one of "
+                                           "{formats}").format(value=repr(getattr(self, name)),
+                                                               formats=", ".join(FORMATS))))
         e = self.expert_parallel
         if isinstance(e, bool) or not isinstance(e, int) or not 1 <= e <= MAX_DIM:
-            out.append(Problem("expert_parallel", f"must be a whole number of chips from 1, not "
-                                                  f"{e!r}"))
+            out.append(Problem("expert_parallel", _("must be a whole number of chips from 1, not "
+                                                    "{value}").format(value=repr(e))))
         out.extend(serving_problems(self))
         if not isinstance(self.mtp, bool):
-            out.append(Problem("mtp", "must be true or false"))
+            out.append(Problem("mtp", _("must be true or false")))
         if not isinstance(self.attention_data_parallel, bool):
-            out.append(Problem("attention_data_parallel", "must be true or false"))
+            out.append(Problem("attention_data_parallel", _("must be true or false")))
         elif self.attention_data_parallel and self.kind != "transformer":
-            out.append(Problem("attention_data_parallel", "applies to a transformer's attention"))
+            out.append(Problem("attention_data_parallel", _("applies to a transformer's attention")))
         f = self.moe_imbalance
         if isinstance(f, bool) or not isinstance(f, (int, float)) or not 1 <= f <= 100:
-            out.append(Problem("moe_imbalance", f"must be a number from 1 (perfectly even "
-                                                f"routing) to 100, not {f!r}"))
+            out.append(Problem("moe_imbalance", _("must be a number from 1 (perfectly even routing) "
+                                                  "to 100, not {value}").format(value=repr(f))))
         if self.link not in LINK_ROLES:
-            out.append(Problem("link", f"must be one of {', '.join(LINK_ROLES)}, not {self.link!r}"))
+            out.append(Problem("link", _("must be one of {roles}, not {value}").format(
+                roles=", ".join(LINK_ROLES), value=repr(self.link))))
         return out
 
     def _training_problems(self) -> list[Problem]:
@@ -186,32 +195,39 @@ class Workload:
         for name in ("data_parallel", "pipeline_parallel"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_DIM:
-                out.append(Problem(name, f"must be a whole number from 1 to {MAX_DIM}, not {value!r}"))
+                out.append(Problem(name, _("must be a whole number from 1 to {maximum}, not {value}").format(
+                    maximum=MAX_DIM, value=repr(value))))
         g = self.global_batch
         if isinstance(g, bool) or not isinstance(g, int) or not 0 <= g <= 10**9:
-            out.append(Problem("global_batch", f"must be a whole number of sequences (0: micro-batch "
-                                               f"× data parallel), not {g!r}"))
+            out.append(Problem("global_batch", _("must be a whole number of sequences (0: micro-batch "
+                                                 "× data parallel), not {value}").format(
+                value=repr(g))))
         elif g and not out and isinstance(self.batch, int) and self.batch >= 1 and (
                 g % (self.batch * self.data_parallel)):
-            out.append(Problem("global_batch", f"{g} per step is not a multiple of micro-batch × "
-                                               f"data parallel = {self.batch}·{self.data_parallel} "
-                                               f"= {self.batch * self.data_parallel}"))
+            out.append(Problem("global_batch", _("{value} per step is not a multiple of micro-batch × "
+                                                 "data parallel = {batch}·{d} = {product}").format(
+                value=g, batch=self.batch, d=self.data_parallel,
+                product=self.batch * self.data_parallel)))
         if self.zero not in ZERO_STAGES or isinstance(self.zero, bool):
-            out.append(Problem("zero", f"ZeRO stage {self.zero!r}: one of 0, 1, 2, 3"))
+            out.append(Problem("zero", _("ZeRO stage {value}: one of 0, 1, 2, 3").format(
+                value=repr(self.zero))))
         if self.recompute not in RECOMPUTE:
-            out.append(Problem("recompute", f"{self.recompute!r}: one of {', '.join(RECOMPUTE)}"))
+            out.append(Problem("recompute", _("{value}: one of {choices}").format(
+                value=repr(self.recompute), choices=", ".join(RECOMPUTE))))
         elif self.recompute == "selective" and self.kind != "transformer":
-            out.append(Problem("recompute", "selective recomputation recomputes a transformer's "
-                                            "attention; a CNN or MLP takes none or full"))
+            out.append(Problem("recompute", _("selective recomputation recomputes a transformer's "
+                                              "attention; a CNN or MLP takes none or full")))
         if self.activations in ("int8", "int4", "fp64", "fp6", "fp4", *BLOCK_FORMATS):
-            out.append(Problem("activations", f"training in {self.activations} is not modelled: "
-                                              "train in fp32, tf32, bf16, fp16 or fp8"))
+            out.append(Problem("activations", _("training in {precision} is not modelled: train in "
+                                                "fp32, tf32, bf16, fp16 or fp8").format(
+                precision=self.activations)))
         if self.optimizer not in OPTIMIZERS:
-            out.append(Problem("optimizer", f"{self.optimizer!r}: one of {', '.join(OPTIMIZERS)}"))
+            out.append(Problem("optimizer", _("{value}: one of {choices}").format(
+                value=repr(self.optimizer), choices=", ".join(OPTIMIZERS))))
         t = self.train_tokens
         if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 <= t < 1e18:
-            out.append(Problem("train_tokens", f"must be a number of tokens from 0 (no run) up, "
-                                               f"not {t!r}"))
+            out.append(Problem("train_tokens", _("must be a number of tokens from 0 (no run) up, not "
+                                                 "{value}").format(value=repr(t))))
         return out
 
 
@@ -248,31 +264,34 @@ def serving_problems(s: Any) -> list[Problem]:
     for name in ("input_tokens", "output_tokens"):
         v = getattr(s, name)
         if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= MAX_DIM:
-            out.append(Problem(name, f"must be a whole number of tokens from 1 to {MAX_DIM}, "
-                                     f"not {v!r}"))
+            out.append(Problem(name, _("must be a whole number of tokens from 1 to {maximum}, not "
+                                       "{value}").format(maximum=MAX_DIM, value=repr(v))))
     for name in ("tpot_limit", "ttft_limit"):
         v = getattr(s, name)
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v < 1e6:
             shown = f"{v * 1e3:g} ms" if isinstance(v, (int, float)) else repr(v)
-            out.append(Problem(name, f"must be a time from 0 ms (no limit) up, not {shown}"))
+            out.append(Problem(name, _("must be a time from 0 ms (no limit) up, not {value}").format(
+                value=shown)))
     n, a = s.draft_tokens, s.acceptance
     if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= 64:
-        out.append(Problem("draft_tokens", f"must be a whole number from 0 (off) to 64, not {n!r}"))
+        out.append(Problem("draft_tokens", _("must be a whole number from 0 (off) to 64, not "
+                                                 "{value}").format(value=repr(n))))
     if isinstance(a, bool) or not isinstance(a, (int, float)) or not 0 <= a < 1:
-        out.append(Problem("acceptance", f"must be a rate in [0, 1), not {a!r}"))
+        out.append(Problem("acceptance", _("must be a rate in [0, 1), not {value}").format(value=repr(a))))
     elif a and not n:
-        out.append(Problem("acceptance", "applies with draft tokens (speculative decoding): "
-                                         "set those first"))
+        out.append(Problem("acceptance", _("applies with draft tokens (speculative decoding): "
+                                           "set those first")))
     pools = (s.prefill_chips, s.decode_chips)
     for name, v in zip(("prefill_chips", "decode_chips"), pools, strict=True):
         if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= MAX_DIM:
-            out.append(Problem(name, f"must be a whole number of chips from 0 (prefill and "
-                                     f"decode on the same chips) to {MAX_DIM}, not {v!r}"))
+            out.append(Problem(name, _("must be a whole number of chips from 0 (prefill and decode "
+                                       "on the same chips) to {maximum}, not {value}").format(
+                maximum=MAX_DIM, value=repr(v))))
             return out
     if (pools[0] == 0) != (pools[1] == 0):
         out.append(Problem("decode_chips" if pools[0] else "prefill_chips",
-                           "disaggregated serving needs chips for both prefill and decode "
-                           "(or 0 for both: each chip does both)"))
+                           _("disaggregated serving needs chips for both prefill and decode "
+                             "(or 0 for both: each chip does both)")))
     return out
 
 
@@ -281,8 +300,8 @@ def pool_problems(w) -> list[Problem]:
     workload is served, not among the workload's own rules, so that a variant with more chips
     per model (a what-would-help search, a tensor-parallel sweep) never trips on its pools."""
     n = w.chips_per_model
-    return [Problem(name, f"{v} chips cannot hold whole copies of the model: use a multiple of "
-                          f"the {n} chips that share it")
+    return [Problem(name, _("{value} chips cannot hold whole copies of the model: use a "
+                            "multiple of the {n} chips that share it").format(value=v, n=n))
             for name in ("prefill_chips", "decode_chips")
             if isinstance(v := getattr(w, name), int) and n > 1 and v % n]
 

@@ -22,6 +22,7 @@ from roofline_gui.core.display import View
 from roofline_gui.core.document import Document, serving_only_change
 from roofline_gui.core.edits import Edit, Replace, apply, insert_new, next_color, touched_ids
 from roofline_gui.core.errors import EditRefused, ValidationError
+from roofline_gui.core.i18n import _
 from roofline_gui.core.kernel import Kernel
 from roofline_gui.core.levels import residency_note
 from roofline_gui.core.sweep import describe_move, move_to_intensity
@@ -294,14 +295,16 @@ class DocumentModel(QObject):
         # Named as it is after the step: the steps of a drag merge into one command that keeps
         # the last step's text, and a kernel's name can carry its batch ("…, batch 26" was
         # shown for a drag that ended at batch 29).
-        return self.push(Replace("kernels", moved), f"Move {moved.name}: {describe_move(moved)}",
+        return self.push(Replace("kernels", moved), _("Move {kernel}: {how}").format(
+            kernel=moved.name, how=describe_move(moved)),
                          merge_key=None if merge_key is None else (*merge_key, kernel_id))
 
     def push_what_if(self, moved: Chip, what: str, merge_key=None) -> bool:
         """Replace a chip by ``moved``, its ceilings moved as what-ifs (a roof dragged, a dot of
         the design space, a reset): named "(what-if)" while any ceiling is moved, so every view
         and export says so; ``what`` says what moved, for the undo text."""
-        return self.push(Replace("chips", moved.named_as_what_if()), f"What-if {moved.base_name}: {what}",
+        return self.push(Replace("chips", moved.named_as_what_if()), _("What-if {chip}: {what}").format(
+            chip=moved.base_name, what=what),
                          merge_key=merge_key)
 
     def say(self, note: str) -> None:
@@ -317,24 +320,26 @@ class DocumentModel(QObject):
         """Insert copies of ``chips`` with fresh ids and colours; returns the new ids."""
         edit, ids = insert_new(self._doc, "chips", chips, index)
         if ids:
-            self.push(edit, text or f"Add chip {', '.join(c.name for c in chips)}")
+            self.push(edit, text or _("Add chip {names}").format(names=", ".join(c.name for c in chips)))
         return ids
 
     def set_workload(self, workload: Workload, text: str = "", merge_key=None) -> bool:
         """Replace the workload that has ``workload.id`` (a field edit, a drag step)."""
-        return self.push(Replace("workloads", workload), text or f"Change {workload.name}",
+        return self.push(Replace("workloads", workload), text or _("Change {workload}").format(
+            workload=workload.name),
                          merge_key=None if merge_key is None else (*merge_key, workload.id))
 
     def add_workloads(self, workloads: list[Workload], text: str = "") -> list[str]:
         """Insert copies of ``workloads`` with fresh ids; returns the new ids."""
         edit, ids = insert_new(self._doc, "workloads", workloads)
         if ids:
-            self.push(edit, text or f"Add workload {', '.join(w.name for w in workloads)}")
+            self.push(edit, text or _("Add workload {names}").format(
+                names=", ".join(w.name for w in workloads)))
         return ids
 
     def add_kernels(self, kernels: list[Kernel], index: int | None = None, text: str = "") -> list[str]:
         """Insert copies of ``kernels`` with fresh ids; returns the new ids."""
         edit, ids = insert_new(self._doc, "kernels", kernels, index)
         if ids:
-            self.push(edit, text or f"Add kernel {', '.join(k.name for k in kernels)}")
+            self.push(edit, text or _("Add kernel {names}").format(names=", ".join(k.name for k in kernels)))
         return ids

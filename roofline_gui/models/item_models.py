@@ -18,6 +18,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QColor, QStandardItem, QStandardItemModel
 
 from roofline_gui.core.edits import Move, Replace
+from roofline_gui.core.i18n import _
 from roofline_gui.core.units import format_si
 from roofline_gui.io.presets import Presets
 from roofline_gui.models.document_model import DocumentModel
@@ -87,7 +88,7 @@ class _SessionListModel(QAbstractListModel):
             if not name or name == item.name:
                 return False
             return self._model.push(Replace(self.collection, replace(item, name=name)),
-                                    f"Rename {item.name} to {name}")
+                                    _("Rename {old} to {new}").format(old=item.name, new=name))
         return False
 
     def dropMimeData(self, data, action, row, column, parent) -> bool:
@@ -151,9 +152,9 @@ class ChipListModel(_SessionListModel):
         if index.isValid() and role == Qt.ItemDataRole.CheckStateRole:
             chip = self._items[index.row()]
             visible = Qt.CheckState(value) == Qt.CheckState.Checked
-            verb = "Show" if visible else "Hide"
             return self._model.push(Replace("chips", replace(chip, visible=visible)),
-                                    f"{verb} {chip.name}")
+                                    (_("Show {chip}") if visible else _("Hide {chip}")).format(
+                                        chip=chip.name))
         return super().setData(index, value, role)
 
 

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox, QProgressDialog, QWidget
 
 from roofline_gui.core.edits import Batch, Replace
 from roofline_gui.core.errors import RooflineError
-from roofline_gui.core.i18n import _
+from roofline_gui.core.i18n import _, ngettext
 from roofline_gui.io.presets import Presets, save_user_chip, user_preset_id
 from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.widgets.common.dialogs import Confirm
@@ -161,7 +161,7 @@ class MeasureActions(QObject):
             if keep:
                 self._keep_as_preset(chip)
             if target is None:
-                new = self.model.add_chips([chip], text=f"Add {chip.name}")
+                new = self.model.add_chips([chip], text=_("Add {chip}").format(chip=chip.name))
                 if new:
                     self.model.select(None, new[-1])
             else:
@@ -169,7 +169,7 @@ class MeasureActions(QObject):
 
                 merged, matched, unmatched = attach_measured(target, chip)
                 self.model.push(Replace("chips", merged),
-                                f"Add measured values to {target.name}")
+                                _("Add measured values to {chip}").format(chip=target.name))
                 message = f"Measured values added to {target.name}: {', '.join(matched) or 'none'}"
                 if unmatched:
                     message += (f"; it has no ceiling for {', '.join(unmatched)}, so those were "
@@ -219,7 +219,7 @@ class MeasureActions(QObject):
             current = next((k for k in self.model.document.kernels if k.id == kernel.id), None)
             if current is not None:
                 self.model.push(Replace("kernels", with_measurement(current, run)),
-                                f"Measure {kernel.name} on this computer")
+                                _("Measure {kernel} on this computer").format(kernel=kernel.name))
                 self.sig_message.emit(f"{kernel.name}: {run.rate / 1e9:.3g} Gop/s measured")
 
         self._start(f"Running {kernel.name}…", job, done)
@@ -253,7 +253,7 @@ class MeasureActions(QObject):
             Confirm.error(self.window, title, f"{path} holds no chip")
             return False
         names = ", ".join(c.name for c in doc.chips)
-        new = self.model.add_chips(list(doc.chips), text=f"Import {names}")
+        new = self.model.add_chips(list(doc.chips), text=_("Import {names}").format(names=names))
         if new:
             self.model.select(None, new[-1])
         self.sig_message.emit(f"Imported {names}")
@@ -266,14 +266,17 @@ class MeasureActions(QObject):
         try:
             result = importer(path)
         except RooflineError as exc:
-            Confirm.error(self.window, f"Could not import {path}", str(exc))
+            Confirm.error(self.window, _("Could not import {path}").format(path=path), str(exc))
             return False
         ids = []
         if result.kernels:
             ids = self.model.add_kernels(list(result.kernels),
-                                         text=f"Import {len(result.kernels)} kernels")
-        summary = result.summary() + self._above_roofs(ids)
-        if result.skipped or not result.kernels or "above every roof" in summary:
+                                         text=ngettext("Import {n} kernel", "Import {n} kernels",
+                                                       len(result.kernels)).format(
+                                             n=len(result.kernels)))
+        above = self._above_roofs(ids)  # read from the rows, not from the words (translated)
+        summary = result.summary() + above
+        if result.skipped or not result.kernels or above:
             ImportDialogs.report(self.window, title, summary)
         self.sig_message.emit(summary.splitlines()[0])
         return bool(result.kernels)
@@ -288,11 +291,14 @@ class MeasureActions(QObject):
                                       OUTLIER_FACTOR)
         if not above:
             return ""
-        text = (f"\n{above} row{'s' if above > 1 else ''} measured above every roof: a figure is "
-                "wrong (select one: the explanation checks the usual causes)")
+        text = "\n" + ngettext(
+            "{n} row measured above every roof: a figure is wrong (select one: the explanation "
+            "checks the usual causes)",
+            "{n} rows measured above every roof: a figure is wrong (select one: the explanation "
+            "checks the usual causes)", above).format(n=above)
         if far:
-            text += (f"; {far} more than {OUTLIER_FACTOR:g}× above, left out of the chart's "
-                     "automatic range")
+            text += "; " + _("{n} more than {factor}× above, left out of the chart's automatic "
+                             "range").format(n=far, factor=f"{OUTLIER_FACTOR:g}")
         return text
 
     # -- user presets -----------------------------------------------------------------------------------
@@ -303,4 +309,4 @@ class MeasureActions(QObject):
         preset_id = self._keep_as_preset(chip)
         if preset_id is not None:
             self.model.push(Batch((Replace("chips", replace(chip, preset=preset_id)),)),
-                            f"{chip.name} is preset {preset_id}")
+                            _("{chip} is preset {preset}").format(chip=chip.name, preset=preset_id))

@@ -254,7 +254,8 @@ class ComparisonTable(QWidget):
 
     def _on_baseline_chosen(self, index: int) -> None:
         chip_id = self.baseline.itemData(index)
-        self.model.push(SetField("baseline", chip_id), f"Make {self.baseline.itemText(index)} the baseline")
+        self.model.push(SetField("baseline", chip_id), _("Make {chip} the baseline").format(
+            chip=self.baseline.itemText(index)))
 
     def _follow_selection(self, kernel_id, chip_id) -> None:
         """The selected kernel's row (at the selected chip's value) is highlighted and scrolled

@@ -173,7 +173,8 @@ class ChipForm(QWidget):
         frac.sig_value_committed.connect(lambda v, p=precision: self._on_compute_fraction(p, v))
         frac.sig_input_refused.connect(
             lambda t, why, p=precision: self._say_kept(f"{p} achievable fraction", t, why))
-        remove = QToolButton(text="✕", toolTip=f"Remove {precision} from this chip")
+        remove = QToolButton(text="✕", toolTip=_("Remove {precision} from this chip").format(
+            precision=precision))
         remove.clicked.connect(lambda _c=False, p=precision: self._on_remove_precision(p))
         self.compute_fields[precision], self.fraction_fields[precision] = peak, frac
         self.compute_notes[precision], self.remove_buttons[precision] = _source_label(), remove
@@ -320,7 +321,7 @@ class ChipForm(QWidget):
         # field finds the chip's text there and shows the one before
         self._given_shown = self.energy_given.text()
         self.model.push(Replace("chips", replace(chip, energy=new)),
-                        f"Set {chip.name} energies: {text or 'none'}")
+                        _("Set {chip} energies: {values}").format(chip=chip.name, values=text or _("none")))
 
     def _fill_energy(self, chip: Chip) -> None:
         from roofline_gui.core.energy import PJ, constants, given_text  # noqa: PLC0415
@@ -373,11 +374,11 @@ class ChipForm(QWidget):
             self._say_kept(label_of_energy(name), str(value), problems[0][1])
             return
         label = label_of_energy(name)
-        said = "cleared" if value is None else (
+        said = _("cleared") if value is None else (
             f"${value:g}" if name == "price_per_hour" else format_si(value, "W"))
         # each value taken is an undo step of its own (typed values are not a drag's steps)
         self.model.push(Replace("chips", replace(chip, energy=None if new.empty else new)),
-                        f"Set {chip.name} {label}: {said}")
+                        _("Set {chip} {field}: {value}").format(chip=chip.name, field=label, value=said))
 
     def _fill(self, chip: Chip, old: Chip | None = None) -> None:
         """The fields from ``chip``; those whose values are as in ``old`` (what the fields
@@ -418,7 +419,8 @@ class ChipForm(QWidget):
     def _on_name_edited(self) -> None:
         chip, name = self._chip(), self.name_edit.text().strip()
         if chip and name and name != chip.name:
-            self._push(replace(chip, name=name), f"Rename {chip.name} to {name}", "name")
+            self._push(replace(chip, name=name), _("Rename {old} to {new}").format(
+                old=chip.name, new=name), "name")
 
     def _say_kept(self, what: str, typed: str, why: str) -> None:
         """A field was left with text it did not take and shows the chip's value again: the
@@ -433,7 +435,7 @@ class ChipForm(QWidget):
         chip = self._chip()
         if chip is not None and precision in chip.compute:
             self.model.push(Replace("chips", chip.with_compute(precision, None)),
-                            f"Remove {chip.name} {precision} peak")
+                            _("Remove {chip} {precision} peak").format(chip=chip.name, precision=precision))
 
     def _on_compute(self, precision: str, value: float | None) -> None:
         chip = self._chip()
@@ -450,7 +452,8 @@ class ChipForm(QWidget):
         if measured is not None and measured.value == chip.compute.get(precision):
             # a measured-only ceiling given a value by hand: that value is now its datasheet
             new = replace(new, compute_sources={**new.compute_sources, precision: "entered by hand"})
-        self._push(new, f"Set {chip.name} {precision} peak to {format_si(value, 'op/s')}",
+        self._push(new, _("Set {chip} {precision} peak to {peak}").format(
+                       chip=chip.name, precision=precision, peak=format_si(value, "op/s")),
                    f"compute.{precision}")
 
     def _on_compute_fraction(self, precision: str, value: float | None) -> None:
@@ -463,7 +466,8 @@ class ChipForm(QWidget):
         else:
             fractions[precision] = value
         self._push(replace(chip, compute_achievable=fractions),
-                   f"Set {chip.name} {precision} achievable fraction", f"achievable.{precision}")
+                   _("Set {chip} {precision} achievable fraction").format(
+                       chip=chip.name, precision=precision), f"achievable.{precision}")
 
     def _on_level(self, index: int, **changes) -> None:
         chip = self._chip()
@@ -482,7 +486,8 @@ class ChipForm(QWidget):
             return
         what = ", ".join(f"{k} {format_si(v, 'B/s') if k == 'bandwidth' else v}"
                          for k, v in changes.items())
-        self._push(new, f"Set {chip.name} {level.name} {what}", f"level{index}.{','.join(changes)}")
+        self._push(new, _("Set {chip} {level} {what}").format(
+            chip=chip.name, level=level.name, what=what), f"level{index}.{','.join(changes)}")
 
     def _on_add_level(self) -> None:
         chip = self._chip()
@@ -490,7 +495,7 @@ class ChipForm(QWidget):
             return
         level = MemoryLevel("cache", "L2", chip.dram.bandwidth * 4, source="added by hand")
         self.model.push(Replace("chips", replace(chip, memory=(level, *chip.memory))),
-                        f"Add a memory level to {chip.name}")
+                        _("Add a memory level to {chip}").format(chip=chip.name))
 
     def _on_remove_level(self, index: int) -> None:
         chip = self._chip()
@@ -498,7 +503,8 @@ class ChipForm(QWidget):
             return
         level = chip.memory[index]
         self.model.push(Replace("chips", chip.without_level(index)),  # the core refuses the
-                        f"Remove {level.name} from {chip.name}")     # last dram level
+                        _("Remove {level} from {chip}").format(
+                            level=level.name, chip=chip.name))     # last dram level
 
 
 def _compute_row(chip: Chip, precision: str) -> tuple:
@@ -617,7 +623,7 @@ class HardwareEditor(QWidget):
     def delete(self) -> None:
         chip = self.current_chip()
         if chip:
-            self.model.push(Remove("chips", chip.id), f"Delete {chip.name}")
+            self.model.push(Remove("chips", chip.id), _("Delete {chip}").format(chip=chip.name))
             if self.model.document.chips:
                 self.model.select(None, self.model.document.chips[0].id)
 
@@ -626,7 +632,7 @@ class HardwareEditor(QWidget):
         if chip:
             index = self.model.document.chips.index(chip) + step
             if 0 <= index < len(self.model.document.chips):
-                self.model.push(Move("chips", chip.id, index), f"Move {chip.name}")
+                self.model.push(Move("chips", chip.id, index), _("Move {chip}").format(chip=chip.name))
                 self.view.setCurrentIndex(self.list_model.index(index))
 
     def pick_color(self) -> None:
@@ -634,12 +640,14 @@ class HardwareEditor(QWidget):
         if chip:
             color = ColorDialog.ask(chip.color or "#808080", self)
             if color:
-                self.model.push(Replace("chips", replace(chip, color=color)), f"Colour {chip.name}")
+                self.model.push(Replace("chips", replace(chip, color=color)), _("Colour {chip}").format(
+                    chip=chip.name))
 
     def set_baseline(self) -> None:
         chip = self.current_chip()
         if chip:
-            self.model.push(SetField("baseline", chip.id), f"Make {chip.name} the baseline")
+            self.model.push(SetField("baseline", chip.id), _("Make {chip} the baseline").format(
+                chip=chip.name))
 
 
 if __name__ == "__main__":

@@ -221,7 +221,8 @@ class KernelForm(QWidget):
     def _on_name(self) -> None:
         kernel, name = self._kernel(), self.name_edit.text().strip()
         if kernel and name and name != kernel.name:
-            self.model.push(Replace("kernels", replace(kernel, name=name)), f"Rename {kernel.name}")
+            self.model.push(Replace("kernels", replace(kernel, name=name)), _("Rename {kernel}").format(
+                kernel=kernel.name))
 
     def _on_precision(self, _index: int) -> None:
         kernel = self._kernel()
@@ -231,8 +232,9 @@ class KernelForm(QWidget):
         storage = None if storage == precision else storage
         if (precision, storage) != (kernel.precision, kernel.storage_precision):
             self.model.push(Replace("kernels", kernel.with_precision(precision, storage)),
-                            f"{kernel.name}: precision {precision}"
-                            + (f", stored as {storage}" if storage else ""))
+                            (_("{kernel}: precision {precision}, stored as {storage}") if storage
+                             else _("{kernel}: precision {precision}")).format(
+                                kernel=kernel.name, precision=precision, storage=storage))
 
     def _on_places(self, resides: dict[str, str]) -> None:
         kernel = self._kernel()
@@ -447,8 +449,9 @@ class KernelLibrary(QWidget):
         if kernels:
             index = self.model.document.kernels.index(kernels[-1]) + 1
             names = ", ".join(k.name for k in kernels)
-            new = self.model.add_kernels([replace(k, name=f"{k.name} (copy)") for k in kernels], index,
-                                         text=f"Duplicate {names}")
+            new = self.model.add_kernels([replace(k, name=_("{name} (copy)").format(
+                name=k.name)) for k in kernels], index,
+                                         text=_("Duplicate {names}").format(names=names))
             self.model.select(new[-1], None)
 
     def delete(self) -> None:
@@ -457,7 +460,8 @@ class KernelLibrary(QWidget):
             return
         doc = self.model.document
         names = ", ".join(doc.kernel(i).name for i in ids)
-        text = f"Delete {names}" if len(ids) == 1 else f"Delete {len(ids)} kernels"
+        text = (_("Delete {names}").format(names=names) if len(ids) == 1 else
+                _("Delete {n} kernels").format(n=len(ids)))
         self.model.push(Batch(tuple(Remove("kernels", i) for i in ids)), text)
         kernels = self.model.document.kernels
         self.list.clearSelection()

@@ -273,7 +273,8 @@ class WorkloadsPanel(QWidget):
         if w is None or not name or name == w.name:
             self.name.setText(w.name if w else "")
             return
-        self.model.set_workload(replace(w, name=name), f"Rename {w.name} to {name}")
+        self.model.set_workload(replace(w, name=name), _("Rename {old} to {new}").format(
+            old=w.name, new=name))
 
     def new_workload(self) -> list[str]:
         dialog = WorkloadDialog(self.model, self)
@@ -291,4 +292,5 @@ class WorkloadsPanel(QWidget):
     def remove_selected(self, w: Workload | None = None) -> None:
         w = w or self.selected
         if w is not None:
-            self.model.push(Remove("workloads", w.id), f"Remove workload {w.name}")
+            self.model.push(Remove("workloads", w.id), _("Remove workload {workload}").format(
+                workload=w.name))
