@@ -13,7 +13,7 @@ from pathlib import Path
 
 from roofline_gui import __version__
 from roofline_gui.core.errors import RooflineError, ValidationError
-from roofline_gui.core.i18n import LANGUAGES, language_from_locale
+from roofline_gui.core.i18n import LANGUAGES, N_, _, language_from_locale, ngettext
 
 EXIT_BAD_INPUT = 2
 EXIT_NO_WINDOW = 3  # the platform cannot show a window (missing system libraries, no display)
@@ -23,129 +23,137 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="roofline-explorer",
         description=(
-            "Roofline Explorer: how fast can a kernel run on a chip, and what holds it back. "
-            "Without export options it opens the desktop app."
+            _("Roofline Explorer: how fast can a kernel run on a chip, and what holds it back. "
+            "Without export options it opens the desktop app.")
         ),
         epilog=(
-            "CSV columns: chip, kernel, precision, intensity_flop_per_byte, "
+            _("CSV columns: chip, kernel, precision, intensity_flop_per_byte, "
             "attainable_flop_per_s, bound, limiter, ridge_flop_per_byte, time_s, "
             "percent_of_peak (one row per chip and kernel; intensity and ridge at the dram "
             "level; bound is memory, compute or unsupported; time_s is empty for kernels "
             "given only as an intensity). Workloads CSV columns: chip, workload, phase, batch, "
             "sequence, context, chips_per_model, time_s, time_no_overlap_s, throughput_per_s, "
             "throughput_unit, memory_bound_time_share, communication_time_share, "
-            "dominant_kernel (docs/workloads.md). Bad input exits with status 2."
+            "dominant_kernel (docs/workloads.md). Bad input exits with status 2.")
         ),
     )
-    parser.add_argument("session", nargs="?", help="a session file (.roofline or .json) to open")
-    parser.add_argument("--export-csv", metavar="OUT.csv", help="write the comparison table and exit")
-    parser.add_argument("--export-png", metavar="OUT.png", help="render the roofline chart and exit")
+    parser.add_argument("session", nargs="?", help=_("a session file (.roofline or .json) to open"))
+    parser.add_argument("--export-csv", metavar="OUT.csv", help=_("write the comparison table and exit"))
+    parser.add_argument("--export-png", metavar="OUT.png", help=_("render the roofline chart and exit"))
     parser.add_argument("--width", type=int, default=1600, metavar="PX",
-                        help="width of --export-png in pixels (default 1600)")
+                        help=_("width of --export-png in pixels (default 1600)"))
     parser.add_argument("--derated", action="store_true",
-                        help="use the chips' achievable fractions (practical roofs) in exports")
+                        help=_("use the chips' achievable fractions (practical roofs) in exports"))
     parser.add_argument("--export-workloads", metavar="OUT.csv",
-                        help="write every workload on every chip (time, throughput, shares, "
+                        help=_("write every workload on every chip (time, throughput, shares, "
                              "dominant kernel) and exit; with a SESSION, its workloads; with "
-                             "--model, one model on --chips")
+                             "--model, one model on --chips"))
     model = parser.add_argument_group(
-        "a model straight from its config.json (with --export-workloads)")
+        _("a model straight from its config.json (with --export-workloads)"))
     model.add_argument("--model", metavar="CONFIG.json",
-                       help="a Hugging Face-style config.json on disk (nothing is downloaded); "
+                       help=_("a Hugging Face-style config.json on disk (nothing is downloaded); "
                             "with --phase train also a CNN's layer list or an MLP's widths "
-                            "(as resources/workloads/resnet-50.layers.json)")
+                            "(as resources/workloads/resnet-50.layers.json)"))
     model.add_argument("--phase", choices=("prefill", "decode", "train", "serve"),
-                       help="prefill S prompt tokens (needs --sequence), or decode one token per "
+                       help=_("prefill S prompt tokens (needs --sequence), or decode one token per "
                             "sequence against a KV cache of L (needs --context), or train: one "
                             "optimizer step over the global batch (needs --sequence); default "
-                            "decode")
+                            "decode"))
     model.add_argument("--batch", type=int, metavar="B",
-                       help="sequences (default 1); in training, the micro-batch per replica")
+                       help=_("sequences (default 1); in training, the micro-batch per replica"))
     model.add_argument("--sequence", type=int, metavar="S",
-                       help="prompt tokens, for prefill; the sequence length, for training")
-    model.add_argument("--context", type=int, metavar="L", help="KV-cache tokens, for decode")
-    for flag, what in (("weights", "weights"), ("activations", "activations and math"),
-                       ("kv-cache", "the KV cache")):
-        model.add_argument(f"--{flag}", metavar="P",
-                           help=f"precision or format of {what} (default bf16): fp64, fp32, tf32, "
-                                "bf16, fp16, fp8, fp6, fp4, int8, int4, or a block-scaled mxfp8, "
-                                "mxfp6, mxfp4, nvfp4")
+                       help=_("prompt tokens, for prefill; the sequence length, for training"))
+    model.add_argument("--context", type=int, metavar="L", help=_("KV-cache tokens, for decode"))
+    formats = ("fp64, fp32, tf32, bf16, fp16, fp8, fp6, fp4, int8, int4, mxfp8, mxfp6, mxfp4, "
+               "nvfp4")
+    for flag, what in (("weights", _("precision or format of the weights (default bf16): {formats}")),
+                       ("activations", _("precision or format of the activations and math "
+                                         "(default bf16): {formats}")),
+                       ("kv-cache", _("precision or format of the KV cache (default bf16): "
+                                      "{formats}"))):
+        model.add_argument(f"--{flag}", metavar="P", help=what.format(formats=formats))
     model.add_argument("--chips-per-model", type=int, metavar="N",
-                       help="chips sharing the model by tensor parallelism (default 1)")
+                       help=_("chips sharing the model by tensor parallelism (default 1)"))
     model.add_argument("--expert-parallel", type=int, metavar="e",
-                       help="of the N chips, how many a mixture of experts' routed experts are "
-                            "spread over (a divisor of N and of the experts; default 1)")
+                       help=_("of the N chips, how many a mixture of experts' routed experts are "
+                            "spread over (a divisor of N and of the experts; default 1)"))
     model.add_argument("--moe-imbalance", type=float, metavar="F",
-                       help="the busiest expert-parallel chip's load over the mean (default 1: "
-                            "perfectly even routing)")
+                       help=_("the busiest expert-parallel chip's load over the mean (default 1: "
+                            "perfectly even routing)"))
     model.add_argument("--attention-data-parallel", action="store_true", default=None,
-                       help="each of the N chips runs the attention of B/N sequences with every "
+                       help=_("each of the N chips runs the attention of B/N sequences with every "
                             "head, its weights whole (for latent attention, whose cache tensor "
-                            "parallelism cannot split)")
+                            "parallelism cannot split)"))
     model.add_argument("--mtp", action="store_true", default=None,
-                       help="DeepSeek: hold (and count) its multi-token prediction module beside "
-                            "the model, as speculative decoding's draft")
+                       help=_("DeepSeek: hold (and count) its multi-token prediction module beside "
+                            "the model, as speculative decoding's draft"))
     model.add_argument("--link", choices=("link", "host"),
-                       help="the memory role joining those chips (default link: NVLink, ICI)")
+                       help=_("the memory role joining those chips (default link: NVLink, ICI)"))
     model.add_argument("--chips", metavar="ID[,ID...]",
-                       help="chip preset ids, as --list-presets prints them")
+                       help=_("chip preset ids, as --list-presets prints them"))
     serve = parser.add_argument_group(
-        "serving (--phase serve: output tokens/s per chip against tokens/s per user; "
-        "docs/serving.md)")
-    serve.add_argument("--input-tokens", type=int, metavar="I", help="prompt tokens per request "
-                       "(a mean)")
-    serve.add_argument("--output-tokens", type=int, metavar="O", help="output tokens per request "
-                       "(a mean)")
+        _("serving (--phase serve: output tokens/s per chip against tokens/s per user; "
+        "docs/serving.md)"))
+    serve.add_argument("--input-tokens", type=int, metavar="I", help=_("prompt tokens per request "
+                       "(a mean)"))
+    serve.add_argument("--output-tokens", type=int, metavar="O", help=_("output tokens per request "
+                       "(a mean)"))
     serve.add_argument("--concurrency", metavar="N[,N...]",
-                       help="users decoding at once (default: doubling from 1, and the largest "
-                            "that fits on each chip)")
-    serve.add_argument("--ttft-ms", type=float, metavar="MS", help="time-to-first-token limit")
-    serve.add_argument("--tpot-ms", type=float, metavar="MS", help="time-per-output-token limit")
+                       help=_("users decoding at once (default: doubling from 1, and the largest "
+                            "that fits on each chip)"))
+    serve.add_argument("--ttft-ms", type=float, metavar="MS", help=_("time-to-first-token limit"))
+    serve.add_argument("--tpot-ms", type=float, metavar="MS", help=_("time-per-output-token limit"))
     serve.add_argument("--draft-tokens", type=int, metavar="n",
-                       help="speculative decoding: tokens drafted per step (default 0: off)")
+                       help=_("speculative decoding: tokens drafted per step (default 0: off)"))
     serve.add_argument("--acceptance", type=float, metavar="a",
-                       help="speculative decoding: each drafted token's acceptance rate, in [0, 1)")
+                       help=_("speculative decoding: each drafted token's acceptance rate, in [0, 1)"))
     serve.add_argument("--disaggregate", metavar="X:Y",
-                       help="X chips prefill, Y decode (each a multiple of --chips-per-model), "
-                            "the KV cache moved over the --link level (default: each chip both)")
-    train = parser.add_argument_group("training (--phase train; docs/workloads.md)")
+                       help=_("X chips prefill, Y decode (each a multiple of --chips-per-model), "
+                            "the KV cache moved over the --link level (default: each chip both)"))
+    train = parser.add_argument_group(_("training (--phase train; docs/workloads.md)"))
     train.add_argument("--global-batch", type=int, metavar="G",
-                       help="sequences per optimizer step (default B·d)")
-    train.add_argument("--data-parallel", type=int, metavar="d", help="replicas (default 1)")
+                       help=_("sequences per optimizer step (default B·d)"))
+    train.add_argument("--data-parallel", type=int, metavar="d", help=_("replicas (default 1)"))
     train.add_argument("--pipeline-parallel", type=int, metavar="p",
-                       help="pipeline stages, 1F1B (default 1)")
-    train.add_argument("--zero", type=int, metavar="{0,1,2,3}", help="ZeRO stage (default 0)")
+                       help=_("pipeline stages, 1F1B (default 1)"))
+    train.add_argument("--zero", type=int, metavar="{0,1,2,3}", help=_("ZeRO stage (default 0)"))
     train.add_argument("--recompute", metavar="{none,selective,full}",
-                       help="activation recomputation (default none)")
-    train.add_argument("--optimizer", metavar="{adam,sgd}", help="default adam")
+                       help=_("activation recomputation (default none)"))
+    train.add_argument("--optimizer", metavar="{adam,sgd}", help=_("default adam"))
     train.add_argument("--tokens", type=_count, metavar="D",
-                       help="training tokens (images) of the whole run, for days and "
-                            "chip-hours: 2e12, 2T, 300G")
+                       help=_("training tokens (images) of the whole run, for days and "
+                            "chip-hours: 2e12, 2T, 300G"))
     parser.add_argument("--what-if", action="append", metavar="ID:ROLE=FACTOR[,ROLE=FACTOR...]",
-                        help="a what-if copy of a chip (a session chip's id or name, or a preset "
+                        help=_("a what-if copy of a chip (a session chip's id or name, or a preset "
                              "id) with ceilings scaled: ROLE is compute, a precision (bf16...), "
                              "dram, cache, host, link or capacity; repeatable, each derived chip "
-                             "added after its original in every export")
+                             "added after its original in every export"))
     parser.add_argument("--list-presets", action="store_true",
-                        help="print the chip and kernel preset ids with their names and exit")
+                        help=_("print the chip and kernel preset ids with their names and exit"))
     parser.add_argument("--measure", action="store_true",
-                        help="measure this computer's memory bandwidth per level and peak compute "
-                             "(about 30 s on an idle 2-core machine) and print the figures")
+                        help=_("measure this computer's memory bandwidth per level and peak compute "
+                             "(about 30 s on an idle 2-core machine) and print the figures"))
     parser.add_argument("--json", metavar="OUT.json",
-                        help="with --measure: also write every measured figure as JSON, with "
+                        help=_("with --measure: also write every measured figure as JSON, with "
                              "the measured chip in the session's chip format (File → Open "
-                             "opens it)")
+                             "opens it)"))
     parser.add_argument("--keep-preset", action="store_true",
-                        help="with --measure: also keep the measured chip as one of your chip "
-                             "presets")
+                        help=_("with --measure: also keep the measured chip as one of your chip "
+                             "presets"))
     parser.add_argument("--self-test", action="store_true",
-                        help="start the app offscreen, open the example, export PNG and CSV, "
-                             "verify them and exit 0 (non-zero with the reason otherwise)")
+                        help=_("start the app offscreen, open the example, export PNG and CSV, "
+                             "verify them and exit 0 (non-zero with the reason otherwise)"))
     parser.add_argument("--lang", choices=tuple(LANGUAGES),
-                        help="the interface's language (default: View → Language, else the "
-                             "system's locale); files, CSV headers and options stay the same")
+                        help=_("the interface's language (default: View → Language, else the "
+                             "system's locale); files, CSV headers and options stay the same"))
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     return parser
+
+
+def _wrote(rows: int, path) -> str:
+    """The line an export prints: how many rows went to which file."""
+    return ngettext("wrote {n} row to {path}", "wrote {n} rows to {path}", rows).format(
+        n=rows, path=path)
 
 
 def _fail(message: str) -> int:
@@ -157,15 +165,15 @@ def list_presets() -> int:
     from roofline_gui.io.presets import default_presets
 
     presets = default_presets()
-    print("Chips:")
+    print(_("Chips:"))
     for preset_id, chip in presets.chips.items():
         print(f"  {preset_id:45s} {chip.vendor} {chip.name}")
-    print("Kernels:")
+    print(_("Kernels:"))
     for preset_id, kernel in presets.kernels.items():
         print(f"  {preset_id:45s} [{kernel.category}] {kernel.name}")
     from roofline_gui.io.workloads import shipped_workloads
 
-    print("Example workloads (resources/workloads):")
+    print(_("Example workloads (resources/workloads):"))
     for preset_id, shipped in shipped_workloads().items():
         print(f"  {preset_id:45s} [{shipped.kind}] {shipped.name}")
     return 0
@@ -196,34 +204,34 @@ def run_model(args: argparse.Namespace) -> int:
             setattr(args, key, default)
     problems: list[Problem] = []
     if not args.export_workloads:
-        problems.append(Problem("--export-workloads", "--model needs an output: "
-                                                      "--export-workloads OUT.csv"))
+        problems.append(Problem("--export-workloads", _("--model needs an output: "
+                                                        "--export-workloads OUT.csv")))
     library = default_presets().chips
     ids = [c.strip() for c in (args.chips or "").split(",") if c.strip()]
     if not ids:
-        problems.append(Problem("--chips", "give chip preset ids, e.g. --chips "
-                                           "nvidia-h100-sxm5-80gb (--list-presets lists them)"))
+        problems.append(Problem("--chips", _("give chip preset ids, e.g. --chips "
+                                             "nvidia-h100-sxm5-80gb (--list-presets lists them)")))
     for chip_id in dict.fromkeys(c for c in ids if c not in library):
-        problems.append(Problem("--chips", f"unknown chip id {chip_id!r} (--list-presets lists "
-                                           "them)"))
+        problems.append(Problem("--chips", _("unknown chip id {chip} (--list-presets lists "
+                                             "them)").format(chip=repr(chip_id))))
     for chip_id in sorted({c for c in ids if ids.count(c) > 1}):
-        problems.append(Problem("--chips", f"{chip_id!r} is given twice"))
+        problems.append(Problem("--chips", _("{chip} is given twice").format(chip=repr(chip_id))))
     if args.phase == "train":
         return run_training(args, problems, library, ids)
     if args.phase == "serve":
         return run_serving(args, problems, library, ids)
     given = [f"--{key.replace('_', '-')}" for key in TRAIN_ONLY if getattr(args, key) is not None]
-    problems += [Problem(flag, "a training option, for --phase train only") for flag in given]
+    problems += [Problem(flag, _("a training option, for --phase train only")) for flag in given]
     given = [f"--{key.replace('_', '-')}" for key in SERVE_ONLY if getattr(args, key) is not None]
-    problems += [Problem(flag, "a serving option, for --phase serve only") for flag in given]
+    problems += [Problem(flag, _("a serving option, for --phase serve only")) for flag in given]
     if args.phase == "prefill" and args.sequence is None:
-        problems.append(Problem("--sequence", "prefill needs the prompt length S"))
+        problems.append(Problem("--sequence", _("prefill needs the prompt length S")))
     if args.phase == "decode" and args.context is None:
-        problems.append(Problem("--context", "decode needs the KV-cache length L"))
+        problems.append(Problem("--context", _("decode needs the KV-cache length L")))
     if args.phase == "decode" and args.sequence is not None:
-        problems.append(Problem("--sequence", "applies to prefill; decode takes --context"))
+        problems.append(Problem("--sequence", _("applies to prefill; decode takes --context")))
     if args.phase == "prefill" and args.context is not None:
-        problems.append(Problem("--context", "applies to decode; prefill takes --sequence"))
+        problems.append(Problem("--context", _("applies to decode; prefill takes --sequence")))
     params = {**_model_params(args), "phase": args.phase, "batch": args.batch}
     if args.sequence is not None:
         params["sequence"] = args.sequence
@@ -273,8 +281,8 @@ def _model_on_chips(args: argparse.Namespace, params: dict, problems: list, ids:
         native = read_config(workload.spec).quantized
         if native in FORMATS and native != workload.weights:
             workload = replace(workload, weights=native)
-            print(f"note: weights in {native}, as the checkpoint ships them (--weights to "
-                  "choose another format)", file=sys.stderr)
+            print(_("note: weights in {format}, as the checkpoint ships them (--weights to "
+                    "choose another format)").format(format=native), file=sys.stderr)
     chips = tuple(replace(library[c], id=f"c{i + 1}", preset=c) for i, c in enumerate(ids))
     if args.what_if:
         chips = with_what_ifs(chips, args.what_if)
@@ -296,10 +304,10 @@ def _formats_lacking(args: argparse.Namespace, ids: list[str], library) -> list:
         chip = library[chip_id]
         usable = (need, *WIDER.get(need, ()))
         if not any(p in chip.compute for p in usable):
-            out.append(Problem("--activations", f"{chip.name} ({chip_id}) computes in none of "
-                                                f"{', '.join(usable)}: it cannot run "
-                                                f"{args.activations} math (it has "
-                                                f"{', '.join(chip.compute)})"))
+            out.append(Problem("--activations", _(
+                "{chip} ({id}) computes in none of {usable}: it cannot run {precision} math (it "
+                "has {has})").format(chip=chip.name, id=chip_id, usable=", ".join(usable),
+                                     precision=args.activations, has=", ".join(chip.compute))))
     return out
 
 
@@ -314,33 +322,35 @@ def run_serving(args: argparse.Namespace, problems: list, library, ids: list[str
     from roofline_gui.io.csv_export import write_rows_csv
 
     given = [f"--{key.replace('_', '-')}" for key in TRAIN_ONLY if getattr(args, key) is not None]
-    problems += [Problem(flag, "a training option, for --phase train only") for flag in given]
+    problems += [Problem(flag, _("a training option, for --phase train only")) for flag in given]
     for flag, key in (("--sequence", "sequence"), ("--context", "context"), ("--batch", "batch")):
         if key in args.given or getattr(args, key) is not None and key != "batch":
             problems.append(Problem(flag, "serving takes --input-tokens, --output-tokens and "
                                           "--concurrency instead"))
     for flag, key in (("--input-tokens", "input_tokens"), ("--output-tokens", "output_tokens")):
         if getattr(args, key) is None:
-            problems.append(Problem(flag, "serving needs the mean prompt and output lengths"))
+            problems.append(Problem(flag, _("serving needs the mean prompt and output lengths")))
     if args.draft_tokens and args.acceptance is None:
-        problems.append(Problem("--acceptance", "give the drafted tokens' acceptance rate with "
-                                                "--draft-tokens (at 0 none is accepted: slower "
-                                                "than no drafts)"))
+        problems.append(Problem("--acceptance", _("give the drafted tokens' acceptance rate with "
+                                                  "--draft-tokens (at 0 none is accepted: slower "
+                                                  "than no drafts)")))
     concurrency: tuple[int, ...] = ()
     if args.concurrency:
         try:
             concurrency = tuple(int(x) for x in args.concurrency.split(",") if x.strip())
         except ValueError:
-            problems.append(Problem("--concurrency", f"{args.concurrency!r}: whole numbers of "
-                                                     "users, comma-separated"))
+            problems.append(Problem("--concurrency", _("{value}: whole numbers of users, "
+                                                       "comma-separated").format(
+                value=repr(args.concurrency))))
     pools = (0, 0)
     if args.disaggregate:
         try:
             x, y = (int(v) for v in args.disaggregate.split(":"))
             pools = (x, y)
         except ValueError:
-            problems.append(Problem("--disaggregate", f"{args.disaggregate!r}: the chips that "
-                                                      "prefill and those that decode, as X:Y"))
+            problems.append(Problem("--disaggregate", _("{value}: the chips that prefill and "
+                                                        "those that decode, as X:Y").format(
+                value=repr(args.disaggregate))))
     spec = ServingSpec(1 if args.input_tokens is None else args.input_tokens,
                        1 if args.output_tokens is None else args.output_tokens, concurrency,
                        (args.ttft_ms or 0.0) / 1e3, (args.tpot_ms or 0.0) / 1e3,
@@ -372,16 +382,19 @@ def run_serving(args: argparse.Namespace, problems: list, library, ids: list[str
         raise ValidationError([Problem(flags.get(p.path, p.path), p.message) for p in late])
     rows = serving_rows(result, WORKLOAD_CSV_COLUMNS)
     write_rows_csv(rows, WORKLOAD_CSV_COLUMNS, args.export_workloads)
-    print(f"wrote {len(rows)} rows to {args.export_workloads}", file=sys.stderr)
+    print(_wrote(len(rows), args.export_workloads), file=sys.stderr)
     for c, chip in enumerate(chips):
         best = result.best(c)
         if best is None:
-            print(f"note: no point on {chip.name} meets the limits", file=sys.stderr)
+            print(_("note: no point on {chip} meets the limits").format(chip=chip.name),
+                  file=sys.stderr)
         else:
-            print(f"{chip.name}: best within the limits at concurrency "
-                  f"{int(result.concurrency[best])}: {result.tokens_per_chip[c, best]:,.0f} output "
-                  f"tokens/s per chip, {result.tokens_per_user[c, best]:,.1f} tokens/s per user, "
-                  f"TTFT {result.ttft[c] * 1e3:,.1f} ms", file=sys.stderr)
+            print(_("{chip}: best within the limits at concurrency {users}: {per_chip} output "
+                    "tokens/s per chip, {per_user} tokens/s per user, TTFT {ttft} ms").format(
+                chip=chip.name, users=int(result.concurrency[best]),
+                per_chip=f"{result.tokens_per_chip[c, best]:,.0f}",
+                per_user=f"{result.tokens_per_user[c, best]:,.1f}",
+                ttft=f"{result.ttft[c] * 1e3:,.1f}"), file=sys.stderr)
     return 0
 
 
@@ -420,7 +433,7 @@ def run_training(args: argparse.Namespace, problems: list, library, ids: list[st
     from roofline_gui.io.workloads import model_from_file
 
     if args.context is not None:
-        problems.append(Problem("--context", "applies to decode; training takes --sequence"))
+        problems.append(Problem("--context", _("applies to decode; training takes --sequence")))
     # A training step has one precision, the activations' (the matmuls, the weights' working copy,
     # the gradients; master weights and optimizer states are fp32): a --weights or --kv-cache
     # of another precision was silently dropped.
@@ -461,7 +474,7 @@ def run_training(args: argparse.Namespace, problems: list, library, ids: list[st
     except RooflineError as exc:
         problems.append(Problem("--model", str(exc)))
     if args.sequence is None and _is_transformer_config(args.model):
-        problems.append(Problem("--sequence", "training a transformer needs the sequence length S"))
+        problems.append(Problem("--sequence", _("training a transformer needs the sequence length S")))
     problems += _formats_lacking(args, ids, library)
     if problems:
         raise ValidationError(problems)
@@ -484,26 +497,34 @@ def _export_workloads(doc, path: str, *, derated: bool = False) -> None:
     results = evaluate_workloads(doc.workloads, doc.chips, derated=derated,
                                  kernels=doc.kernels_by_id)
     rows = write_workloads_csv(results, path)
-    print(f"wrote {rows} rows to {path}", file=sys.stderr)
+    print(_wrote(rows, path), file=sys.stderr)
     for r in results:
         for c, chip in enumerate(r.chips):
             if not r.time[c] == r.time[c]:  # NaN: the row's numbers are empty
-                print(f"note: {explain_workload(r, c)[0]}", file=sys.stderr)
+                print(_("note: {text}").format(text=explain_workload(r, c)[0]), file=sys.stderr)
             elif r.training is not None and not r.fits[c]:
                 from roofline_gui.core.training_view import fit_changes
 
                 fixes = fit_changes(r.workload, float(r.capacity[c]), doc.kernels_by_id)
-                print(f"note: {r.workload.name} on {chip.name} does not fit: each chip holds "
-                      f"{format_si(r.training.state_bytes, 'B')} of weights, gradients and "
-                      f"optimizer states and {format_si(r.training.activation_bytes, 'B')} of "
-                      f"activations, more than its {format_si(float(r.capacity[c]), 'B')}"
-                      + (f"; it would fit with {'; or '.join(fixes)}" if fixes else ""),
-                      file=sys.stderr)
+                facts = {"workload": r.workload.name, "chip": chip.name,
+                         "states": format_si(r.training.state_bytes, "B"),
+                         "activations": format_si(r.training.activation_bytes, "B"),
+                         "capacity": format_si(float(r.capacity[c]), "B"),
+                         "fixes": _("; or ").join(fixes)}
+                print((_("note: {workload} on {chip} does not fit: each chip holds {states} of "
+                         "weights, gradients and optimizer states and {activations} of "
+                         "activations, more than its {capacity}; it would fit with {fixes}")
+                       if fixes else
+                       _("note: {workload} on {chip} does not fit: each chip holds {states} of "
+                         "weights, gradients and optimizer states and {activations} of "
+                         "activations, more than its {capacity}")).format(**facts), file=sys.stderr)
             elif r.built.resident_bytes == r.built.resident_bytes and not r.fits[c]:
-                print(f"note: {r.workload.name} on {chip.name} does not fit: each chip must "
-                      f"hold {format_si(r.built.resident_bytes, 'B')} of its "
-                      f"{format_si(float(r.capacity[c]), 'B')}; it needs at least "
-                      f"{r.chips_needed(c)} chips (--chips-per-model)", file=sys.stderr)
+                print(_("note: {workload} on {chip} does not fit: each chip must hold {held} of "
+                        "its {capacity}; it needs at least {n} chips (--chips-per-model)").format(
+                    workload=r.workload.name, chip=chip.name,
+                    held=format_si(r.built.resident_bytes, "B"),
+                    capacity=format_si(float(r.capacity[c]), "B"), n=r.chips_needed(c)),
+                    file=sys.stderr)
 
 
 def with_what_ifs(chips, specs: list[str]) -> tuple:
@@ -514,21 +535,23 @@ def with_what_ifs(chips, specs: list[str]) -> tuple:
 
     out, problems = list(chips), []
     for n, spec in enumerate(specs):
-        name, _, changes = spec.partition(":")
+        name, _colon, changes = spec.partition(":")
         original = next((c for c in chips if name in (c.id, c.name, getattr(c, "preset", None))),
                         None)
         if original is None or not changes:
             problems.append(Problem("--what-if", f"{spec!r}: " + (
-                f"no chip {name!r} here (a session chip's id or name, or a preset id of --chips)"
-                if original is None else "give ROLE=FACTOR after the colon, e.g. dram=2")))
+                _("no chip {name} here (a session chip's id or name, or a preset id of "
+                  "--chips)").format(name=repr(name))
+                if original is None else _("give ROLE=FACTOR after the colon, e.g. dram=2"))))
             continue
         factors = {}
         for part in changes.split(","):
-            role, _, value = part.partition("=")
+            role, _equals, value = part.partition("=")
             try:
                 factors[role.strip()] = float(value)
             except ValueError:
-                problems.append(Problem("--what-if", f"{spec!r}: {part!r} is not ROLE=FACTOR"))
+                problems.append(Problem("--what-if", _("{spec}: {part} is not ROLE=FACTOR").format(
+                    spec=repr(spec), part=repr(part))))
         try:
             derived = derive(original, factors, chip_id=f"what-if-{n + 1}")
         except ValueError as exc:
@@ -550,24 +573,25 @@ def run_headless(args: argparse.Namespace) -> int:
 
     given = [f"--{key.replace('_', '-')}" for key in MODEL_ONLY if getattr(args, key) is not None]
     if given:  # a session's workloads carry their own parameters
-        return _fail(f"{', '.join(given)}: only with --model CONFIG.json (a session's workloads "
-                     "have their own batch, lengths and precisions)")
+        return _fail(_("{options}: only with --model CONFIG.json (a session's workloads have "
+                       "their own batch, lengths and precisions)").format(options=", ".join(given)))
     if not args.session:
-        return _fail("an export needs a session file: roofline-explorer SESSION --export-csv OUT "
-                     "(or --model CONFIG.json for --export-workloads)")
+        return _fail(_("an export needs a session file: roofline-explorer SESSION --export-csv "
+                       "OUT (or --model CONFIG.json for --export-workloads)"))
     if args.width < 100 or args.width > 20000:
-        return _fail(f"--width {args.width}: must be between 100 and 20000 pixels")
+        return _fail(_("--width {width}: must be between 100 and 20000 pixels").format(
+            width=args.width))
     doc = load_session(args.session)
     if args.what_if:
         doc = replace(doc, chips=with_what_ifs(doc.chips, args.what_if))
     if args.export_csv:
         rows = export_csv(doc, args.export_csv, derated=args.derated)
-        print(f"wrote {rows} rows to {args.export_csv}", file=sys.stderr)
+        print(_wrote(rows, args.export_csv), file=sys.stderr)
     if args.export_png:
         from roofline_gui.widgets.chart.export import export_png_headless
 
         export_png_headless(doc, Path(args.export_png), args.width, derated=args.derated)
-        print(f"wrote {args.export_png}", file=sys.stderr)
+        print(_("wrote {path}").format(path=args.export_png), file=sys.stderr)
     if args.export_workloads:
         _export_workloads(doc, args.export_workloads, derated=args.derated)
     return 0
@@ -611,30 +635,51 @@ def run_measure(json_path: str | None, keep_preset: bool = False) -> int:
             write_atomic(json_path, dumps(measurement_file(result, chip)))
         except RooflineError as exc:
             return _fail(str(exc))
-        print(f"wrote {json_path} (open it, or File → Import → Import chips from a file…, to use the "
-              f"chip)", file=sys.stderr)
+        print(_("wrote {path} (open it, or File → Import → Import chips from a file…, to use "
+                "the chip)").format(path=json_path), file=sys.stderr)
     if keep_preset:
         try:
             preset_id = user_preset_id(chip.name)
             path = save_user_chip(chip, preset_id)
         except RooflineError as exc:
             return _fail(str(exc))
-        print(f"kept as preset {preset_id} in {path}", file=sys.stderr)
+        print(_("kept as preset {preset} in {path}").format(preset=preset_id, path=path),
+              file=sys.stderr)
     return 0
 
 
+#: argparse's own words (Python's gettext has no Japanese catalog for them), in ours: argparse
+#: looks them up through the translation installed for the command line (see main)
+ARGPARSE_WORDS = (N_("usage: "), N_("options"), N_("positional arguments"),
+                  N_("show this help message and exit"),
+                  N_("show program's version number and exit"),
+                  N_("%(prog)s: error: %(message)s\n"),
+                  N_("argument %(argument_name)s: %(message)s"),
+                  N_("invalid choice: %(value)r (choose from %(choices)s)"),
+                  N_("invalid %(type)s value: %(value)r"),
+                  N_("the following arguments are required: %s"),
+                  N_("unrecognized arguments: %s"), N_("expected one argument"),
+                  N_("ambiguous option: %(option)s could match %(matches)s"))
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
     from roofline_gui.io.translations import use_language  # noqa: PLC0415
 
-    # messages of the command line in --lang's language, else the locale's (the window chooses
-    # again at start: View → Language's saved choice comes before the locale there)
-    use_language(args.lang or language_from_locale(os.environ))
+    # The language first: the options' help and argparse's own words are in it. Messages of
+    # the command line in --lang's language, else the locale's (the window chooses again at
+    # start: View → Language's saved choice comes before the locale there).
+    first = argparse.ArgumentParser(add_help=False)
+    first.add_argument("--lang", choices=tuple(LANGUAGES))
+    chosen, _others = first.parse_known_args(argv)
+    use_language(chosen.lang or language_from_locale(os.environ))
+    argparse._ = _  # argparse's words through our catalog (it calls its module's _ and ngettext)
+    argparse.ngettext = ngettext
+    args = build_parser().parse_args(argv)
     if args.measure:
         return run_measure(args.json, args.keep_preset)
     if args.json or args.keep_preset:
-        return _fail(f"{'--json' if args.json else '--keep-preset'} goes with --measure "
-                     f"(roofline-explorer --measure --json OUT.json)")
+        return _fail(_("{option} goes with --measure (roofline-explorer --measure --json "
+                       "OUT.json)").format(option="--json" if args.json else "--keep-preset"))
     if args.self_test:
         from roofline_gui.widgets.app.self_test import run_self_test
 

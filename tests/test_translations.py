@@ -231,3 +231,55 @@ def test_a_workloads_explanation_reads_in_japanese_with_the_same_numbers():
             assert sorted(number.findall(en)) == sorted(number.findall(ja)), (en, ja)
         if math.isfinite(results[key[0]].time[key[1]]):  # (an unsupported training step: English)
             assert any(re.search(r"[\u3040-\u30ff]", line) for line in japanese[key]), key
+
+
+def test_the_serving_frontier_reads_in_japanese_with_the_same_numbers():
+    """The Serving view's words for each chip of the serving example (the ranking, why the
+    first leads, the best point, where the time goes, what would move it) and a measured point
+    against its bound: in Japanese with exactly the English numbers."""
+    from roofline_gui.core.serving import measured_lines, serve, serving_lines, spec_of
+    from roofline_gui.core.workload import MeasuredServing
+    from roofline_gui.io.files import resources_dir
+    from roofline_gui.io.session import load_session
+
+    doc = load_session(resources_dir() / "examples" / "serving-70b-and-r1-at-50-ms.roofline")
+    number = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?")
+    points = [MeasuredServing("B200", 30.0, 900.0, "a test"), MeasuredServing("nowhere", 1, 1)]
+    for w in doc.workloads:
+        r = serve(w, doc.chips, spec_of(w))
+        english = [serving_lines(r, c) for c in range(len(doc.chips))] + [measured_lines(r, points)]
+        try:
+            use_language("ja")
+            japanese = [serving_lines(r, c) for c in range(len(doc.chips))] + [
+                measured_lines(r, points)]
+        finally:
+            use_language("en")
+        for en_lines, ja_lines in zip(english, japanese, strict=True):
+            assert len(en_lines) == len(ja_lines)
+            for en, ja in zip(en_lines, ja_lines, strict=True):
+                assert sorted(number.findall(en)) == sorted(number.findall(ja)), (en, ja)
+                assert re.search(r"[\u3040-\u30ff]", ja), ja
+
+
+def test_the_command_line_speaks_the_chosen_language(capsys, tmp_path):
+    """--lang ja: the options' help, argparse's own words and the command line's refusals in
+    Japanese (argparse's were English whatever the catalog held); English again without it."""
+    from roofline_gui.__main__ import main
+
+    try:
+        with pytest.raises(SystemExit):
+            main(["--lang", "ja", "--help"])
+        help_text = capsys.readouterr().out
+        assert help_text.startswith("使い方: ") and "このヘルプを表示して終了" in help_text
+        assert "比較表を書き出して終了" in help_text  # --export-csv's own help
+        with pytest.raises(SystemExit) as exit_:
+            main(["--lang", "ja", "--phase", "bogus"])
+        assert exit_.value.code == 2
+        assert "エラー: 引数 --phase: 不正な選択: 'bogus'" in capsys.readouterr().err
+        out = str(tmp_path / "out.csv")
+        assert main(["--lang", "ja", "--width", "5", "s.roofline", "--export-csv", out]) == 2
+        assert "--width 5: 100 から 20000 ピクセルの間にしてください" in capsys.readouterr().err
+    finally:
+        use_language("en")
+    assert main(["--lang", "en", "--width", "5", "s.roofline", "--export-csv", out]) == 2
+    assert "--width 5: must be between 100 and 20000 pixels" in capsys.readouterr().err
