@@ -250,3 +250,45 @@ def test_restarting_with_a_later_tab_in_front_leaves_the_panels_as_the_user_left
         window.close()
         window.deleteLater()
     assert len(set(sizes)) == 1, sizes
+
+
+def test_restarting_maximised_with_a_later_tab_in_front_starts(tmp_path):
+    """The tour: quit maximised with the Workload breakdown in front, and every later start
+    died of a segmentation fault while the tabs in front were raised (the breakdown's panel
+    was built from inside Qt's raise) until the settings were deleted. Two starts in fresh
+    processes on a laptop's screen: the second comes up with the breakdown in front."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from conftest import DATA, ROOT
+
+    code = """if True:
+        import json, sys
+        from PySide6.QtCore import QTimer
+        from roofline_gui.__main__ import start_window
+        first = sys.argv[1] == "first"
+        def on_shown(w):
+            def close():
+                if first:
+                    w.docks["breakdown"].raise_()
+                front = [n for n, d in w.docks.items() if not d.visibleRegion().isEmpty()]
+                print(json.dumps({"front": front, "maximized": w.isMaximized()}))
+                w.model.undo_stack.setClean()
+                w.close()
+            if first:
+                QTimer.singleShot(200, w.showMaximized)
+            QTimer.singleShot(1500, close)
+        start_window(None, on_shown=on_shown)
+    """
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config"),
+           "ROOFLINE_DATA_DIR": str(tmp_path / "data"),
+           "QT_QPA_PLATFORM": f"offscreen:configfile={DATA / 'offscreen-1280x800.json'}"}
+    runs = [subprocess.run([sys.executable, "-X", "faulthandler", "-c", code, which], cwd=ROOT,
+                           env=env, capture_output=True, text=True, timeout=60)
+            for which in ("first", "again", "again")]
+    for run in runs:
+        assert run.returncode == 0, run.stderr[-2000:]
+    second = json.loads(runs[1].stdout.strip().splitlines()[-1])
+    assert second["maximized"] and "breakdown" in second["front"], second

@@ -843,7 +843,7 @@ class MainWindow(QMainWindow):
             # the tabs in front when it closed, once the window is laid out (raised before,
             # a later tab's group came back a tab bar shorter: the same 26 px a start)
             front = [n for n in self.settings.get("window/front") if n in self.docks]
-            QTimer.singleShot(0, lambda: [self.docks[n].raise_() for n in front])
+            QTimer.singleShot(0, lambda: self._bring_forward(front))
         self._restored = not geometry.isEmpty()
         mode = self.settings.get("view/mode")
         # kept as they are: B/F never set follows the language at each start, and saving the
@@ -857,6 +857,16 @@ class MainWindow(QMainWindow):
                             same_width=bool(self.settings.get("view/same_width")),
                             bytes_per_op=self._bytes_per_op_setting())
         self._restoring_view = False
+
+    def _bring_forward(self, names: list[str]) -> None:
+        """Raise the docks ``names`` (the tabs in front when the window closed), each panel
+        built first: raised unbuilt, a tab built its panel from inside Qt's raise, which, the
+        window maximised with the Workload breakdown in front, crashed every later start
+        (a segmentation fault at the restore, until the settings were deleted: the tour)."""
+        for name in names:
+            self._panel(name)
+        for name in names:
+            self.docks[name].raise_()
 
     def _bytes_per_op_setting(self) -> bool:
         """View → Intensity as B/F as the user left it; never set, on in Japanese (as Japanese
