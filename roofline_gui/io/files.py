@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from roofline_gui.core.errors import Problem, RooflineError, ValidationError
+from roofline_gui.core.i18n import language as current_language
 
 #: Larger files are refused before parsing: a session of 10,000 kernels is about 3 MB.
 MAX_FILE_BYTES = 64 * 1024 * 1024
@@ -41,9 +42,12 @@ def resources_dir() -> Path:
     return installed
 
 
-def user_guide_path() -> Path:
-    """The user guide (Markdown), shipped with the app's data; Help → User guide shows it."""
-    return resources_dir() / "guide" / "user-guide.md"
+def user_guide_path(language: str | None = None) -> Path:
+    """The user guide (Markdown), shipped with the app's data; Help → User guide shows it: in
+    the interface's language (``user-guide.ja.md``) where there is one, else in English."""
+    guide = resources_dir() / "guide"
+    own = guide / f"user-guide.{language or current_language()}.md"
+    return own if own.is_file() else guide / "user-guide.md"
 
 
 def data_dir() -> Path:

@@ -56,3 +56,33 @@ def test_every_resource_file_ships_in_the_package_data():
              if p.is_file() and p.suffix not in (".py", ".pyc")]
     assert user_guide_path().relative_to(resources).as_posix() in files
     assert [f for f in files if not any(fnmatch.fnmatch(f, p) for p in patterns)] == []
+
+
+def test_the_guide_in_japanese_has_every_section_and_number_of_the_english():
+    """In Japanese, Help → User guide shows user-guide.ja.md: the same sections in the same
+    order (as many headings of each level) and exactly the English guide's numbers, so a
+    reader of either reads the same figures; its menu paths are the Japanese menus' own."""
+    from roofline_gui.io.translations import use_language
+
+    english = user_guide_path("en").read_text(encoding="utf-8")
+    path = user_guide_path("ja")
+    assert path.name == "user-guide.ja.md"
+    japanese = path.read_text(encoding="utf-8")
+    level = re.compile(r"^(#+) ", flags=re.MULTILINE)
+    assert level.findall(japanese) == level.findall(english)
+    number = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?")
+    assert sorted(number.findall(japanese)) == sorted(number.findall(english))
+    try:
+        use_language("ja")
+        assert user_guide_path() == path
+        assert guide_dialog.guide_markdown().startswith("# Roofline Explorer ユーザーガイド")
+        from roofline_gui.core.i18n import _
+
+        for menu in ("&File", "&Edit", "&View", "&Tools", "&Help", "&Overlay", "&Side by side",
+                     "&Memory levels (a point per level)", "&Derive what-if chip…",
+                     "Grid &carbon intensity…", "&Measure this computer…", "Export &PNG…"):
+            words = _(menu).split("(&")[0]
+            assert words in japanese, words
+    finally:
+        use_language("en")
+    assert user_guide_path() == user_guide_path("en")

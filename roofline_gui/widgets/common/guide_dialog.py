@@ -15,7 +15,8 @@ def guide_markdown() -> str:
     try:
         return path.read_text(encoding="utf-8")
     except OSError as exc:
-        return f"# User guide missing\n\nThis installation has no user guide at `{path}` ({exc.strerror})."
+        return _("# User guide missing\n\nThis installation has no user guide at `{path}` "
+                 "({why}).").format(path=path, why=exc.strerror)
 
 
 class UserGuideDialog(QDialog):
