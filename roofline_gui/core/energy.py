@@ -445,8 +445,10 @@ def kernel_lines(comparison, k: int, c: int, units=None) -> list[str]:
     chip = comparison.chips[c]
     consts = constants(chip)
     if consts is None:
-        return [_("Energy: no energy data for {chip} (no board power): give one in the "
-                  "hardware editor's Energy fields.").format(chip=chip.name)]
+        return [(_("Energy: no published board power for {chip} (its maker gives none): give "
+                   "one in the hardware editor's Energy fields.") if chip.preset else
+                 _("Energy: no energy data for {chip} (no board power): give one in the "
+                   "hardware editor's Energy fields.")).format(chip=chip.name)]
     e = comparison.energy_of(k)  # [1, C]: this kernel alone
     ka = comparison.kernel_arrays
     kernel = comparison.kernels[k]
@@ -478,7 +480,24 @@ def kernel_lines(comparison, k: int, c: int, units=None) -> list[str]:
                "power (Choi et al. 2013).").format(
         pj=_pj(counted), per_joule=per_joule(1 / counted),
         power=format_si(float(e.capped_power[0, c]), "W"), board=board)]
-    if guessed and power > consts.board_power:
+    dram = comparison.chips[c].dram
+    faster = (dram.what_if_of or 0) > 0 and dram.bandwidth > dram.what_if_of * (1 + 1e-9)
+    if guessed and power > consts.board_power and consts.dram_estimated and faster:
+        # A what-if with faster main memory keeps the datasheet chip's ε (its board power over
+        # its datasheet bandwidth): at the new rate that ε would pass the board power kept from
+        # the datasheet. Not the double count below (the tour: compute was 0.17 % busy).
+        lines.append(_("The estimates alone would give {terms} = {pj} pJ ({power}), above the "
+                       "{board} board power. Main memory's ε is the datasheet chip's board power "
+                       "over its datasheet {level} bandwidth ({datasheet}), an upper bound there; "
+                       "this what-if moves bytes {times}× as fast at the same ε, which a board of "
+                       "{board} cannot feed: the board power over the time is counted, so the "
+                       "what-if reads as more op/J only because its board power was kept. Give it "
+                       "a board power of its own (Energy and cost) or measured energies (Given "
+                       "pJ) to count it otherwise.").format(
+            terms=" + ".join(terms), pj=_pj(per_op), power=format_si(power, "W"), board=board,
+            level=dram.name, datasheet=format_si(dram.what_if_of, "B/s"),
+            times=f"{dram.bandwidth / dram.what_if_of:.3g}"))
+    elif guessed and power > consts.board_power:
         # The estimates charge the whole board to each unit: where the compute units and main
         # memory are both busy, their sum counts the same watts twice.
         over = [w for w, est in ((f"ε_{precision}", consts.is_estimate(f"op:{precision}")),
@@ -547,7 +566,9 @@ def workload_lines(result, c: int, carbon: float | None = None) -> list[str]:
     chip = result.chips[c]
     consts = constants(chip)
     if consts is None:
-        return [_("Energy: no energy data for {chip} (no board power).").format(chip=chip.name)]
+        return [(_("Energy: no published board power for {chip} (its maker gives none).")
+                 if chip.preset else
+                 _("Energy: no energy data for {chip} (no board power).")).format(chip=chip.name)]
     e = result.energy
     if not np.isfinite(e.per_step[c]):
         return []

@@ -294,8 +294,10 @@ def explain_training(result: WorkloadResult, c: int, units: Units = Units(),  # 
             _("Does NOT fit: each chip must hold {held} ({memory}) but has {capacity}. The times "
               "assume it fit.").format(**facts))
     if r.train_days is not None:
-        span = (_("{days} days").format(days=f"{r.train_days:,.3g}") if r.train_days >= 1 else
-                _("{hours} hours").format(hours=f"{r.train_days * 24:,.3g}"))
+        days, hours = f"{r.train_days:,.3g}", f"{r.train_days * 24:,.3g}"
+        span = (ngettext("{n} day", "{n} days", 1 if days == "1" else 2).format(n=days)
+                if r.train_days >= 1 else
+                ngettext("{n} hour", "{n} hours", 1 if hours == "1" else 2).format(n=hours))
         hours = f"{r.chip_hours:,.0f}" if r.chip_hours >= 10 else f"{r.chip_hours:.3g}"
         lines.append(_("The run: {count} {items} take {span} on {chips}, {hours} chip-hours (at "
                        "the bound: a real run takes longer).").format(

@@ -4,6 +4,7 @@ dollars per million tokens; and no exported power above a chip's board power."""
 
 import csv
 import io
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -312,3 +313,22 @@ def test_every_preset_with_a_published_board_power_carries_it():
         assert "TDP not published" in chip.notes or "does not publish a TDP" in chip.notes
     missing = [p for p, c in chips.items() if c.energy is None]
     assert sorted(missing) == sorted(none)
+
+
+def test_a_what_if_with_faster_memory_says_why_its_energy_per_op_falls():
+    """The tour: an A100 with HBM2 × 2 keeps ε_HBM2 (257 pJ) but its energy per op halved (386
+    against 772 pJ), and the explanation blamed "both busy, the same watts counted twice" with
+    compute 0.17 % busy. It says the real cause: the datasheet's ε at twice the bytes per
+    second would pass the board power kept from the datasheet."""
+    from roofline_gui.core.chip import derive
+
+    a100 = rf.chip("nvidia-a100-sxm4-40gb")
+    from roofline_gui.io.presets import default_presets
+
+    add = replace(default_presets().kernels["add-int8"], id="add")
+    fast = derive(a100, {"dram": 2})
+    cmp = compare((add,), (a100, fast))
+    datasheet, what_if = (" ".join(kernel_lines(cmp, 0, c)) for c in (0, 1))
+    assert "this what-if moves bytes 2× as fast at the same ε" in what_if
+    assert "same watts twice" not in what_if
+    assert "what-if" not in datasheet

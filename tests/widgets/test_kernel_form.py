@@ -96,3 +96,38 @@ def test_all_kernels_at_16_bit_runs_each_chip_at_its_own_and_each_cell_says_so(w
     assert any(str(t) == "1×" for t in texts)
     window.act_same_width.trigger()  # off: V100 has no bf16 again
     assert model.comparison.limiter_name(0, 0) == "no bf16 on this chip"
+
+
+def test_ctrl_z_after_enter_in_a_kernels_batch_undoes_the_document(window, qtbot):
+    """The tour: a kernel's Batch typed, Enter, Ctrl+Z: the field went back to 1 but the kernel
+    stayed at batch 8 and Redo stayed off (the field, shown the same text by the document,
+    still counted as typed, so the keys rewound its own text); leaving it then made a new step.
+    Now the keys undo the document's step and the field follows it."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QApplication
+
+    model = window.model
+    ids = model.add_kernels([window.presets.kernels["mlp-bf16-b1"]])
+    model.select(ids[0], None)
+    window.docks["kernels"].raise_()
+    QApplication.processEvents()
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=2000)
+    field = window.kernels.form.params.fields["batch"]
+    field.setFocus()
+    qtbot.waitUntil(field.hasFocus, timeout=2000)
+    before = model.document.kernel(ids[0]).params["batch"]
+    field.selectAll()
+    QTest.keyClicks(field, "8")
+    QTest.keyClick(field, Qt.Key.Key_Return)
+    assert model.document.kernel(ids[0]).params["batch"] == 8
+    QTest.keyClick(field, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    QApplication.processEvents()
+    assert model.document.kernel(ids[0]).params["batch"] == before
+    assert model.undo_stack.canRedo()
+    qtbot.waitUntil(lambda: field.value() == before, timeout=2000)
+    steps = model.undo_stack.index()
+    field.clearFocus()  # leaving the field makes no new step
+    QApplication.processEvents()
+    assert model.undo_stack.index() == steps and model.undo_stack.canRedo()

@@ -84,6 +84,10 @@ class QuantityEdit(QLineEdit):
         self._exact = exact if exact != text else ""
         if text != self.text():
             self.setText(text)
+        # the text is the document's now, not typing of its own (Enter left it "modified"
+        # with the same text, and Ctrl+Z then undid the field's typing instead of the step:
+        # the tour's kernel batch stayed 8 while its field read 1)
+        self.setModified(False)
         self._set_error("", force=True)
 
     def keyPressEvent(self, event) -> None:  # noqa: N802 (Qt API)
@@ -102,9 +106,10 @@ class QuantityEdit(QLineEdit):
         if self.fraction and value > 1:
             raise UnitError(_("an achievable fraction is between 0 and 1 (e.g. 0.92)"))
         if self.integer and value != int(value):
-            raise UnitError(f"must be a whole number, not {value:g}")
+            raise UnitError(_("must be a whole number, not {value}").format(value=f"{value:g}"))
         if not self.minimum <= value <= self.maximum:
-            raise UnitError(f"must be between {self.minimum:g} and {self.maximum:g}")
+            raise UnitError(_("must be between {low} and {high}").format(
+                low=f"{self.minimum:g}", high=f"{self.maximum:g}"))
         return value
 
     def _on_text_edited(self, text: str) -> None:

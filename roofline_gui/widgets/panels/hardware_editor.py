@@ -329,6 +329,9 @@ class ChipForm(QWidget):
         e = chip.energy
         for name, edit in self.energy_fields.items():
             edit.set_value(None if e is None else getattr(e, name))
+        # a preset whose maker publishes no board power says so (TPU v5e…v7, Trainium2, M2)
+        self.energy_fields["board_power"].setPlaceholderText(
+            _("no published figure") if chip.preset and e is None else _("not given"))
         # The chip's text, unless the field holds text of the user's own being typed (not the
         # text it was last given): an undo with the cursor in it shows the chip's again.
         shown = given_text(chip)
@@ -338,8 +341,11 @@ class ChipForm(QWidget):
         self._given_shown = shown
         k = constants(chip)
         if k is None:
-            self.energy_note.setText(_("No energy data: give a board power to estimate the energy "
-                                     "per op and per byte from it."))
+            self.energy_note.setText(
+                _("No published board power (the chip's notes say so): give one to estimate the "
+                  "energy per op and per byte from it.") if chip.preset else
+                _("No energy data: give a board power to estimate the energy per op and per byte "
+                  "from it."))
             return
         def mark(key: str) -> str:
             return "*" if k.is_estimate(key) else _(" (given)")
