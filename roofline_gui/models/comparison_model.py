@@ -323,8 +323,12 @@ class ComparisonTableModel(QAbstractTableModel):
 
             return "\n".join(kernel_lines(cmp, row, c, self._model.units))
         if role == _TOOLTIP:
-            return (f"{kernel.name} on {cmp.chips[c].name}: {cmp.bound_name(row, c)}-bound, "
-                    f"limited by {cmp.limiter_name(row, c)}")
+            bound = cmp.bound_name(row, c)
+            return ((_("{kernel} on {chip}: memory-bound, limited by {limiter}") if bound == "memory"
+                     else _("{kernel} on {chip}: compute-bound, limited by {limiter}")
+                     if bound == "compute" else
+                     _("{kernel} on {chip}: unsupported ({limiter})")).format(
+                kernel=kernel.name, chip=cmp.chips[c].name, limiter=cmp.limiter_name(row, c)))
         if role == _FOREGROUND and int(cmp.result.limiter[row, c]) == LIMITER_UNSUPPORTED:
             return _GREY
         if role == _ALIGNMENT and field != "limiter":
@@ -492,9 +496,11 @@ class ComparisonTableModel(QAbstractTableModel):
         if field == "time":
             return r.cell("time", row, c)
         if field == "energy":
+            if not np.isfinite(r.attainable[row, c]):  # it cannot run there: no energy either,
+                return (math.nan, math.nan, False, True)  # which is not missing energy data
             e = cmp.energy_of(row)
             return (float(e.ops_per_joule[0, c]) / self._model.units.ops_per_unit,
-                    float(e.capped_power[0, c]), bool(e.capped[0, c]))
+                    float(e.capped_power[0, c]), bool(e.capped[0, c]), False)
         if field == "limiter":
             bound = cmp.bound_name(row, c)
             name = limiter_words(cmp, row, c)
@@ -519,7 +525,9 @@ class ComparisonTableModel(QAbstractTableModel):
         if field == "speedup":
             return "—" if math.isnan(value) else f"{value:.3g}×"
         if field == "energy":
-            per_joule, power, capped = value
+            per_joule, power, capped, unsupported = value
+            if unsupported:
+                return "—"  # the tour read "no data" beside "unsupported", as if data were missing
             if not math.isfinite(per_joule):
                 return _("no data")
             return (f"{format_si(per_joule, f'{self._model.units.word}/J')} · "

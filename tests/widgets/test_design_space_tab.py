@@ -4,6 +4,7 @@ what-ifs, one undo step."""
 
 import numpy as np
 import pytest
+from PySide6.QtCore import QPointF
 from PySide6.QtWidgets import QApplication
 
 from roofline_gui.core.units import format_si
@@ -24,15 +25,20 @@ def test_the_map_holds_the_workloads_throughput_and_a_dot_drag_is_a_what_if(wind
     own = panel.value_at(chip.compute["bf16"], chip.dram.bandwidth)
     assert own == pytest.approx(float(r.throughput[c]), rel=0.03)  # the cell nearest the chip
     assert "Drag a chip's dot" in panel.title.text()
-    # the pointer over the chip's own cell reads its throughput, about 1× its own
+    # the pointer on the chip's dot names the chip (the tour: the hover named no chip) and
+    # reads its throughput at its own ceilings, about 1× its own
     vb = panel.plot.getViewBox()
     dot = panel.dot_position(chip.id)
     panel.plot.scene().sigMouseMoved.emit(vb.mapViewToScene(dot))
     text = panel.readout.text()
-    assert text.startswith(f"At {format_si(chip.compute['bf16'], 'op/s')[:3]}") and "×" in text
+    assert text.startswith(f"{chip.name}: {format_si(chip.compute['bf16'], 'op/s')}") and "×" in text
     ratio = float(text.split(", ")[-1].split("×")[0])
-    assert ratio == pytest.approx(1.0, rel=0.06) and chip.name in text  # a cell is 6% wide
+    assert ratio == pytest.approx(1.0, rel=0.06)  # a cell is 6% wide
     assert panel.plot.toolTip() == text  # beside the pointer too
+    # off the dots, a point of the map
+    away = vb.mapViewToScene(dot) + QPointF(40, -40)
+    panel.plot.scene().sigMouseMoved.emit(away)
+    assert panel.readout.text().startswith("At ")
     # a drag of the chip's dot to twice its bandwidth, same compute
     steps = [(0.0, np.log10(f)) for f in (1.3, 1.7, 2.0)]  # moved since the press
     for n, (x, y) in enumerate(steps):

@@ -292,3 +292,21 @@ def test_restarting_maximised_with_a_later_tab_in_front_starts(tmp_path):
         assert run.returncode == 0, run.stderr[-2000:]
     second = json.loads(runs[1].stdout.strip().splitlines()[-1])
     assert second["maximized"] and "breakdown" in second["front"], second
+
+
+def test_the_energy_tab_gives_its_chart_the_height_on_a_laptop_screen():
+    """Maximised at 1280 x 800, the Energy tab's words stood over its chart in three lines and
+    left the chart about 110 px for five decades (the tour): they stand beside it now."""
+    sizes = _on_a_laptop_screen("""
+        def report():
+            chart = w.energy.plot
+            print(json.dumps({"chart": chart.size().toTuple(),
+                              "tab": w.docks["energy"].size().toTuple()}))
+            w.model.undo_stack.setClean()
+            w.close()
+        QTimer.singleShot(300, w.showMaximized)
+        QTimer.singleShot(900, lambda: w.docks["energy"].raise_())
+        QTimer.singleShot(1600, report)
+    """)
+    assert sizes["chart"][1] >= 0.75 * sizes["tab"][1], sizes
+    assert sizes["chart"][0] >= 400, sizes

@@ -205,15 +205,37 @@ class DesignSpacePanel(QWidget):
         if not (lx[0] <= point.x() <= lx[-1] and ly[0] <= point.y() <= ly[-1]):
             return
         peak, bandwidth = 10 ** point.x(), 10 ** point.y()
-        value = self.value_at(peak, bandwidth)
         own, unit, name = self._here
-        text = (f"At {format_si(peak, 'op/s')} and {format_si(bandwidth, 'B/s')}: "
-                f"{format_si(value, '').strip()} {unit}"
-                + (f", {value / own:.3g}× {name}'s" if own > 0 else "") + ".")
+        chip = self._chip_under(pos)  # on a dot: its chip, at its own ceilings (the tour)
+        if chip is not None:
+            peak, bandwidth = 10 ** chip[1], 10 ** chip[2]
+        value = self.value_at(peak, bandwidth)
+        facts = {"peak": format_si(peak, "op/s"), "bandwidth": format_si(bandwidth, "B/s"),
+                 "value": format_si(value, "").strip(), "unit": unit, "chip": chip and chip[0],
+                 "times": f"{value / own:.3g}" if own > 0 else "", "here": name}
+        if chip is not None:
+            text = (_("{chip}: {peak} and {bandwidth}: {value} {unit}, {times}× {here}'s.")
+                    if own > 0 else _("{chip}: {peak} and {bandwidth}: {value} {unit}.")
+                    ).format(**facts)
+        else:
+            text = (_("At {peak} and {bandwidth}: {value} {unit}, {times}× {here}'s.") if own > 0
+                    else _("At {peak} and {bandwidth}: {value} {unit}.")).format(**facts)
         self.readout.setText(text)
         # and beside the pointer: on a small screen the line under the map is easy to miss
         # (the tour found no values on hovering the map)
         self.plot.setToolTip(text)
+
+    def _chip_under(self, pos) -> tuple[str, float, float] | None:
+        """(name, log10 peak, log10 bandwidth) of the chip whose dot is within 10 px of the
+        scene point ``pos``, else None."""
+        vb = self.plot.getViewBox()
+        best, near = None, 10.0
+        for text in self.names:
+            at = vb.mapViewToScene(text.pos())
+            d = ((at.x() - pos.x()) ** 2 + (at.y() - pos.y()) ** 2) ** 0.5
+            if d <= near:
+                best, near = (text.toPlainText(), text.pos().x(), text.pos().y()), d
+        return best
 
     def _draw_chips(self, r, precision: str) -> None:
         for name in self.names:
