@@ -172,11 +172,28 @@ def japanese_shot(app, by_name) -> None:
         doc = window.model.document
         mlp = next(k for k in doc.kernels if k.name.startswith("5 · "))
         window.model.select(mlp.id, next(c.id for c in doc.chips if c.name == "TPU v3"))
-        for _i in range(5):
-            app.processEvents()
-        QTest.qWait(300)
-        window.grab().save(str(ROOT / "docs" / "screenshot-ja-1280x800.png"))
-        print("wrote docs/screenshot-ja-1280x800.png")
+        def shot(name: str) -> None:
+            for _i in range(5):
+                app.processEvents()
+            QTest.qWait(300)
+            window.grab().save(str(ROOT / "docs" / f"screenshot-ja-{name}.png"))
+            print(f"wrote docs/screenshot-ja-{name}.png")
+
+        shot("1280x800")
+        # a workload: Llama-3-8B decode on three chips, its breakdown and its words
+        window.model.undo_stack.setClean()
+        window.files.open_example(by_name["llama-3-8b-on-three-chips"])
+        doc = window.model.document
+        window.model.select(doc.workloads[0].id, doc.chips[0].id)
+        window.docks["workloads"].raise_()
+        window.docks["breakdown"].raise_()
+        shot("workload-1280x800")
+        # training: ResNet-50 in fp32, tf32 and bf16 (the article's claim 7 and claim 6)
+        window.model.undo_stack.setClean()
+        window.files.open_example(by_name["training-fp32-against-bf16"])
+        doc = window.model.document
+        window.model.select(doc.workloads[0].id, doc.chips[0].id)
+        shot("training-1280x800")
         window.model.undo_stack.setClean()
         window.close()
     finally:

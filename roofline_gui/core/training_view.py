@@ -162,14 +162,15 @@ def breakdown(result: WorkloadResult, chips: Sequence[int]) -> list[Part]:
                 continue
             memory = float(result.entry_time[rows, c][result.entry_bound[rows, c] == BOUND_MEMORY]
                            .sum())
-            how = ("memory-bound" if memory > 0.5 * t else "compute-bound")
-            out.append(Part(c, start, t, g, f"{g} ({how} {100 * max(memory, t - memory) / t:.0f}%)",
-                            t / total))
+            share = f"{100 * max(memory, t - memory) / t:.0f}%"
+            name = (_("{part} (memory-bound {share})") if memory > 0.5 * t else
+                    _("{part} (compute-bound {share})")).format(part=_(g), share=share)
+            out.append(Part(c, start, t, g, name, t / total))
             start += t
         for kind, t in (("communication", float(result.link_time[c])),
                         ("bubble", float(result.bubble_time[c]))):
             if t > 0:
-                out.append(Part(c, start, t, kind, kind, t / total))
+                out.append(Part(c, start, t, kind, _(kind), t / total))
                 start += t
     return out
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from roofline_gui.core.errors import Problem
-from roofline_gui.core.i18n import _
+from roofline_gui.core.i18n import N_, _
 from roofline_gui.core.kernel import Kernel
 from roofline_gui.core.units import BLOCK_FORMATS, FORMATS
 
@@ -33,6 +33,8 @@ TRAIN_KINDS = ("transformer", "cnn", "mlp")
 #: What one unit of throughput is, per kind (transformer: tokens, per phase below).
 UNITS = {"transformer": "tokens", "cnn": "images", "mlp": "samples", "lstm": "samples",
          "custom": "runs"}
+#: the throughput units as the views show them (translated there; files and CSVs keep these)
+UNIT_WORDS = (N_("tokens/s"), N_("images/s"), N_("samples/s"), N_("runs/s"))
 #: Memory roles that can join the chips of one model.
 LINK_ROLES = ("link", "host")
 MAX_DIM = 10**7

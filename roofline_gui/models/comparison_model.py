@@ -399,7 +399,7 @@ class ComparisonTableModel(QAbstractTableModel):
         if role == _TOOLTIP:
             fit = fit_line(result, c)
             return (f"{label_of(workload)} on {doc.chips[c].name}: "
-                    f"{rate_count(float(result.throughput[c]))} {workload.throughput_unit}, "
+                    f"{rate_count(float(result.throughput[c]))} {_(workload.throughput_unit)}, "
                     f"{format_time(t)} per step; aggregate rate = total ops ÷ time; "
                     f"{share_text(float(result.memory_bound_share[c]))} of the time "
                     "memory-bound" + (f"\n{fit}" if fit else ""))
@@ -413,7 +413,7 @@ class ComparisonTableModel(QAbstractTableModel):
             return format_si(units.rate(float(result.attainable[c])), f"{units.word}/s")
         if field == "time":  # a step's time, and what it gives per second
             return (f"{format_time(t)} · {rate_count(float(result.throughput[c]))} "
-                    f"{workload.throughput_unit}")
+                    f"{_(workload.throughput_unit)}")
         if field == "limiter":
             return result.limiter_name(c) + ("" if fits else " · " + _("does not fit"))
         if field == "energy":

@@ -149,14 +149,14 @@ class DesignSpacePanel(QWidget):
         finite = data[np.isfinite(data)]
         if finite.size:
             self.colorbar.setLevels((float(finite.min()), float(finite.max())))
-            self.colorbar.setLabel("right", f"log10 {r.workload.throughput_unit}")
+            self.colorbar.setLabel("right", f"log10 {_(r.workload.throughput_unit)}")
         step = 2 * SPAN / (CELLS - 1)
         self.image.setRect(float(lx[0] - step / 2), float(ly[0] - step / 2),
                            float(lx[-1] - lx[0] + step), float(ly[-1] - ly[0] + step))
         self._draw_isolines(data, lx, ly)
         ratio = balance_ratio(r, c)
         self.balance.setData(lx, lx + np.log10(b_now * ratio / p_now))  # the chip's own
-        unit = r.workload.throughput_unit
+        unit = _(r.workload.throughput_unit)
         self._here = (float(r.throughput[c]), unit, chip.name)
         self.title.setText(_(
             "{workload} on {chip}, its other ceilings as they are: {unit} over peak compute and "

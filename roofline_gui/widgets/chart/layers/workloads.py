@@ -18,6 +18,7 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QGraphicsItem
 
 from roofline_gui.core.chart_scene import ChartScene
+from roofline_gui.core.i18n import _
 from roofline_gui.core.units import format_time
 from roofline_gui.widgets.chart.layers.base import ChartLayer
 from roofline_gui.widgets.chart.plot_items import CachedScatter, WorkloadScatter, log10, move_y
@@ -238,20 +239,25 @@ class WorkloadsLayer(ChartLayer):
             c = scene.chips[j]
             entry = r.entries[e]
             rate = float(r.evaluation.attainable[r.rows.start + e, c])
-            return (f"{entry.kernel.name} × {entry.count:,.0f} in {r.workload.name} on "
-                    f"{r.chips[c].name}\nattainable {units.format_rate(rate)}\n"
-                    f"{format_time(float(r.entry_time[e, c]))} of "
-                    f"{format_time(float(r.time[c]))} per step")
+            return _("{kernel} × {count} in {workload} on {chip}\nattainable {rate}\n{time} of "
+                     "{step} per step").format(
+                kernel=entry.kernel.name, count=f"{entry.count:,.0f}", workload=r.workload.name,
+                chip=r.chips[c].name, rate=units.format_rate(rate),
+                time=format_time(float(r.entry_time[e, c])), step=format_time(float(r.time[c])))
         r = results.get(data)
         if r is None:
             return ""
-        lines = [f"{r.workload.name} (drag: batch; Shift+drag: "
-                 f"{'context' if r.workload.phase == 'decode' else 'sequence'})",
-                 f"aggregate intensity {units.format_intensity(r.intensity)}"]
+        lines = [(_("{workload} (drag: batch; Shift+drag: context)")
+                  if r.workload.phase == "decode" else
+                  _("{workload} (drag: batch; Shift+drag: sequence)")).format(
+                      workload=r.workload.name),
+                 _("aggregate intensity {intensity}").format(
+                     intensity=units.format_intensity(r.intensity))]
         for c in scene.chips:
             if np.isfinite(r.time[c]):
-                lines.append(f"{r.chips[c].name}: {format_time(float(r.time[c]))} per step, "
-                             f"{r.throughput[c]:,.4g} {r.workload.throughput_unit}")
+                lines.append(_("{chip}: {time} per step, {rate} {unit}").format(
+                    chip=r.chips[c].name, time=format_time(float(r.time[c])),
+                    rate=f"{r.throughput[c]:,.4g}", unit=_(r.workload.throughput_unit)))
         return "\n".join(lines)
 
 

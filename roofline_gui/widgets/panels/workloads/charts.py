@@ -5,6 +5,7 @@ batch sweep (throughput against latency) and the scaling chart."""
 from __future__ import annotations
 
 import html
+import re
 from dataclasses import replace
 
 import numpy as np
@@ -210,7 +211,7 @@ class WorkloadCharts(QWidget):
             self.segments = training_view.breakdown(r, chips) if train else breakdown(r, chips)
         self.bars.setLabel("bottom", _("energy per chip per step") if energy else _("time per step"),
                            units="J" if energy else "s")
-        unit = r.workload.throughput_unit
+        unit = _(r.workload.throughput_unit)
         # What the bars do not show: chips that cannot run it, or cannot hold it.
         cannot = [r.chips[c].name for c in chips if not np.isfinite(r.time[c])]
         too_small = [r.chips[c].name for c in chips if np.isfinite(r.time[c])
@@ -445,7 +446,7 @@ class WorkloadCharts(QWidget):
         if bar_px < 0.75 * metrics.height():  # (a little over the bar still reads)
             return
         for seg in self.segments:
-            words = f"{seg.name.split(' (')[0]} {100 * seg.share:.0f}%"
+            words = f"{re.split(r' [(]|（', seg.name)[0]} {100 * seg.share:.0f}%"  # (Japanese too)
             if seg.width * px_per_s > len(words) * char + 24:  # only where it fits in its bar
                 text = pg.TextItem(words, color="w", anchor=(0.5, 0.5))
                 text.setPos(seg.start + seg.width / 2, rows[seg.chip])
@@ -460,7 +461,7 @@ class WorkloadCharts(QWidget):
                                       derated=r.evaluation.derated,
                                       same_width=self.model.view.same_width, kernels=r.kernels)
         self._sweep = sweep
-        unit = r.workload.throughput_unit
+        unit = _(r.workload.throughput_unit)
         self.sweep.setLabel("bottom", _("chips, d doubling (hollow: link-bound)"))
         self.sweep.setLabel("left", unit)
         xs = np.array([s.training.chips for s in sweep], dtype=float)
@@ -550,7 +551,8 @@ class WorkloadCharts(QWidget):
                             derated=r.evaluation.derated, kernels=r.kernels)
         self._sweep = sweep
         # Each chip in its colour, as on the chart and in the bars (no legend over the curves).
-        self.sweep.setLabel("bottom", f"{r.workload.throughput_unit} (dashed: does not fit)")
+        self.sweep.setLabel("bottom", _("{unit} (dashed: does not fit)").format(
+            unit=_(r.workload.throughput_unit)))
         self.sweep.setLabel("left", _("s per step"))
         for j, c in enumerate(chips):
             thr = np.array([s.throughput[j] for s in sweep])
