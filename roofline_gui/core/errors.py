@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from roofline_gui.core.i18n import ngettext
+
 
 class RooflineError(Exception):
     """Base class: any error the app reports to the user as a message, not a traceback."""
@@ -32,8 +34,9 @@ class ValidationError(RooflineError):
         self.source = source
         head = f"{source}: " if source else ""
         lines = "\n".join(f"  {p}" for p in self.problems)
-        noun = "problem" if len(self.problems) == 1 else "problems"
-        super().__init__(f"{head}{len(self.problems)} {noun}\n{lines}")
+        count = ngettext("{n} problem", "{n} problems", len(self.problems)).format(
+            n=len(self.problems))
+        super().__init__(f"{head}{count}\n{lines}")
 
 
 class SessionVersionError(RooflineError):

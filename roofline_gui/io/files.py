@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from roofline_gui.core.errors import Problem, RooflineError, ValidationError
+from roofline_gui.core.i18n import _
 from roofline_gui.core.i18n import language as current_language
 
 #: Larger files are refused before parsing: a session of 10,000 kernels is about 3 MB.
@@ -38,7 +39,8 @@ def resources_dir() -> Path:
     except ModuleNotFoundError:
         return Path(__file__).resolve().parents[2] / "resources"
     if not isinstance(installed, Path):  # e.g. a zip import: the app reads plain files
-        raise RooflineError(f"the app's data must be unpacked on disk, not in {installed}")
+        raise RooflineError(_("the app's data must be unpacked on disk, not in {place}").format(
+            place=installed))
     return installed
 
 
@@ -72,13 +74,15 @@ def read_json(path: str | os.PathLike) -> Any:
     p = Path(path)
     try:
         if p.is_dir():
-            raise RooflineError(f"{p}: is a folder, not a file")
+            raise RooflineError(_("{path}: is a folder, not a file").format(path=p))
         size = p.stat().st_size
         if size > MAX_FILE_BYTES:
-            raise RooflineError(f"{p}: {size / 1e6:.0f} MB is larger than the 64 MB limit")
+            raise RooflineError(_("{path}: {size} MB is larger than the 64 MB limit").format(
+                path=p, size=f"{size / 1e6:.0f}"))
         raw = p.read_bytes()
     except OSError as exc:
-        raise RooflineError(f"{p}: cannot read ({exc.strerror or exc})") from None
+        raise RooflineError(_("{path}: cannot read ({why})").format(
+            path=p, why=exc.strerror or exc)) from None
     return parse_json_bytes(raw, str(p))
 
 
@@ -87,7 +91,8 @@ def parse_json_bytes(raw: bytes, source: str) -> Any:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ValidationError(
-            [Problem("", f"not UTF-8 text (byte {exc.start} is 0x{raw[exc.start]:02x})")], source
+            [Problem("", _("not UTF-8 text (byte {at} is 0x{value})").format(
+                at=exc.start, value=f"{raw[exc.start]:02x}"))], source
         ) from None
     try:
         return loads_in_pieces(text, json.JSONDecoder(parse_constant=_reject_constant))
@@ -96,7 +101,7 @@ def parse_json_bytes(raw: bytes, source: str) -> Any:
     except ValueError as exc:
         raise ValidationError([Problem("", str(exc))], source) from None
     except RecursionError:
-        raise ValidationError([Problem("", "nested too deeply to be a session")], source) from None
+        raise ValidationError([Problem("", _("nested too deeply to be a session"))], source) from None
 
 
 def write_atomic(path: str | os.PathLike, data: bytes) -> None:
@@ -111,7 +116,8 @@ def write_atomic(path: str | os.PathLike, data: bytes) -> None:
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
     except OSError as exc:
-        raise RooflineError(f"{target}: cannot write in {folder} ({exc.strerror or exc})") from None
+        raise RooflineError(_("{path}: cannot write in {folder} ({why})").format(
+            path=target, folder=folder, why=exc.strerror or exc)) from None
     try:
         os.chmod(tmp, _mode_for(target))
         with os.fdopen(fd, "wb") as handle:
@@ -123,7 +129,8 @@ def write_atomic(path: str | os.PathLike, data: bytes) -> None:
         os.replace(tmp, target)
     except OSError as exc:
         Path(tmp).unlink(missing_ok=True)
-        raise RooflineError(f"{target}: cannot write ({exc.strerror or exc})") from None
+        raise RooflineError(_("{path}: cannot write ({why})").format(
+            path=target, why=exc.strerror or exc)) from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
@@ -155,10 +162,13 @@ def json_problem(exc: json.JSONDecodeError) -> Problem:
             line = text.count("\n", 0, comma) + 1
             column = comma - text.rfind("\n", 0, comma)
             closing = "object" if text[after] == "}" else "array"
-            return Problem(f"line {line}, column {column}",
-                           f"not valid JSON: a trailing comma before the end of an {closing}; "
-                           "remove the comma")
-    return Problem(f"line {exc.lineno}, column {exc.colno}", f"not valid JSON: {exc.msg}")
+            return Problem(_("line {line}, column {column}").format(line=line, column=column),
+                           (_("not valid JSON: a trailing comma before the end of an object; "
+                              "remove the comma") if closing == "object" else
+                            _("not valid JSON: a trailing comma before the end of an array; "
+                              "remove the comma")))
+    return Problem(_("line {line}, column {column}").format(line=exc.lineno, column=exc.colno),
+                   _("not valid JSON: {why}").format(why=exc.msg))
 
 
 def _trailing_comma_message(text: str) -> str | None:

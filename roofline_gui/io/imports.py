@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from roofline_gui.core.errors import Problem, RooflineError, ValidationError
+from roofline_gui.core.i18n import N_, _, ngettext
 from roofline_gui.core.kernel import Kernel
 from roofline_gui.core.units import MEMORY_ROLES, PRECISIONS
 from roofline_gui.io.files import MAX_FILE_BYTES
@@ -29,9 +30,11 @@ class ImportResult:
     source: str
 
     def summary(self) -> str:
-        text = f"{len(self.kernels)} kernels imported from {Path(self.source).name}"
+        text = ngettext("{n} kernel imported from {file}", "{n} kernels imported from {file}",
+                        len(self.kernels)).format(n=len(self.kernels), file=Path(self.source).name)
         if self.skipped:
-            text += f", {len(self.skipped)} rows skipped:\n" + "\n".join(f"  {p}" for p in self.skipped)
+            text += ngettext(", {n} row skipped:", ", {n} rows skipped:", len(self.skipped)).format(
+                n=len(self.skipped)) + "\n" + "\n".join(f"  {p}" for p in self.skipped)
         return text
 
 
@@ -40,25 +43,29 @@ def _read_rows(path: str | os.PathLike) -> list[tuple[int, list[str]]]:
     p = Path(path)
     try:
         if p.is_dir():
-            raise RooflineError(f"{p}: is a folder, not a file")
+            raise RooflineError(_("{path}: is a folder, not a file").format(path=p))
         if p.stat().st_size > MAX_FILE_BYTES:
-            raise RooflineError(f"{p}: larger than the 64 MB limit")
+            raise RooflineError(_("{path}: larger than the 64 MB limit").format(path=p))
         raw = p.read_bytes()
     except OSError as exc:
-        raise RooflineError(f"{p}: cannot read ({exc.strerror or exc})") from None
+        raise RooflineError(_("{path}: cannot read ({why})").format(
+            path=p, why=exc.strerror or exc)) from None
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise ValidationError([Problem("", f"not UTF-8 text (byte {exc.start})")], str(p)) from None
+        raise ValidationError([Problem("", _("not UTF-8 text (byte {at})").format(at=exc.start))],
+                              str(p)) from None
     if "\x00" in text:
-        raise ValidationError([Problem("", "binary data, not a CSV file")], str(p))
+        raise ValidationError([Problem("", _("binary data, not a CSV file"))], str(p))
     try:
         reader = csv.reader(io.StringIO(text))
         rows = [(reader.line_num, row) for row in reader if row and not row[0].startswith("#")]
     except csv.Error as exc:
-        raise ValidationError([Problem("", f"not a readable CSV file: {exc}")], str(p)) from None
+        raise ValidationError([Problem("", _("not a readable CSV file: {why}").format(why=exc))],
+                              str(p)) from None
     if len(rows) > MAX_ROWS:
-        raise ValidationError([Problem("", f"{len(rows)} rows is more than {MAX_ROWS}")], str(p))
+        raise ValidationError([Problem("", _("{n} rows is more than {most}").format(
+            n=len(rows), most=MAX_ROWS))], str(p))
     return rows
 
 
@@ -92,7 +99,7 @@ _OP = "smsp__sass_thread_inst_executed_op_{}_pred_on.sum"
 NCU_FLOPS = {"fp64": ("dadd", "dmul", "dfma"), "fp32": ("fadd", "fmul", "ffma"),
              "fp16": ("hadd", "hmul", "hfma")}
 NCU_TENSOR_INST = "sm__inst_executed_pipe_tensor.sum"
-NCU_HINT = ("collect them with: ncu --csv --page raw --metrics gpu__time_duration.sum,"
+NCU_HINT = N_("collect them with: ncu --csv --page raw --metrics gpu__time_duration.sum,"
             "dram__bytes.sum,lts__t_bytes.sum,l1tex__t_bytes.sum,"
             "smsp__sass_thread_inst_executed_op_{dadd,dmul,dfma,fadd,fmul,ffma,hadd,hmul,hfma}"
             "_pred_on.sum ./app")
@@ -103,18 +110,21 @@ def import_ncu_csv(path: str | os.PathLike) -> ImportResult:
     rows = _read_rows(path)
     source = str(path)
     if len(rows) < 2:
-        raise ValidationError([Problem("", "no header and data rows")], source)
+        raise ValidationError([Problem("", _("no header and data rows"))], source)
     header = [h.strip() for h in rows[0][1]]
     column = {name: i for i, name in enumerate(header)}
     problems = []
     if "Kernel Name" not in column:
-        problems.append(Problem("header", "no 'Kernel Name' column: not an Nsight Compute raw CSV"))
+        problems.append(Problem("header", _("no 'Kernel Name' column: not an Nsight Compute raw CSV")))
     if NCU_TIME not in column:
-        problems.append(Problem("header", f"missing metric {NCU_TIME}; {NCU_HINT}"))
+        problems.append(Problem("header", _("missing metric {metric}; {hint}").format(
+            metric=NCU_TIME, hint=_(NCU_HINT))))
     if NCU_DRAM[0] not in column and not all(m in column for m in NCU_DRAM[1]):
-        problems.append(Problem("header", f"missing metric {NCU_DRAM[0]}; {NCU_HINT}"))
+        problems.append(Problem("header", _("missing metric {metric}; {hint}").format(
+            metric=NCU_DRAM[0], hint=_(NCU_HINT))))
     if not any(_OP.format(op) in column for ops in NCU_FLOPS.values() for op in ops):
-        problems.append(Problem("header", f"no floating-point instruction counters; {NCU_HINT}"))
+        problems.append(Problem("header", _("no floating-point instruction counters; {hint}").format(
+            hint=_(NCU_HINT))))
     if problems:
         raise ValidationError(problems, source)
     # The second row holds units when its time cell is not a number.
@@ -217,19 +227,19 @@ def import_plain_csv(path: str | os.PathLike) -> ImportResult:
     rows = _read_rows(path)
     source = str(path)
     if not rows:
-        raise ValidationError([Problem("", "the file is empty")], source)
+        raise ValidationError([Problem("", _("the file is empty"))], source)
     header = [h.strip().lower() for h in rows[0][1]]
     column = {name: i for i, name in enumerate(header)}
-    problems = [Problem("header", f"missing column '{name}'") for name in PLAIN_REQUIRED
+    problems = [Problem("header", _("missing column '{name}'").format(name=name)) for name in PLAIN_REQUIRED
                 if name not in column]
     byte_columns = {("dram" if h == "bytes" else h[len("bytes_"):]): i for h, i in column.items()
                     if h == "bytes" or h.startswith("bytes_")}
     unknown = [r for r in byte_columns if r not in MEMORY_ROLES]
     if unknown:
-        problems.append(Problem("header", f"unknown memory role in bytes_{unknown[0]}; "
-                                f"use bytes_{', bytes_'.join(MEMORY_ROLES)}"))
+        problems.append(Problem("header", _("unknown memory role in bytes_{role}; use {known}").format(
+            role=unknown[0], known="bytes_" + ", bytes_".join(MEMORY_ROLES))))
     if "dram" not in byte_columns:
-        problems.append(Problem("header", "missing column 'bytes' (or 'bytes_dram')"))
+        problems.append(Problem("header", _("missing column 'bytes' (or 'bytes_dram')")))
     if problems:
         raise ValidationError(problems, source)
     return _collect(rows[1:], column["name"], source,
@@ -286,14 +296,15 @@ def import_serving_csv(path: str | os.PathLike):
 
     rows = _read_rows(path)
     if not rows:
-        raise ValidationError([Problem("", "empty: expected a header "
-                                           + ", ".join(SERVING_COLUMNS))], str(path))
+        raise ValidationError([Problem("", _("empty: expected a header {columns}").format(
+            columns=", ".join(SERVING_COLUMNS)))], str(path))
     header = [h.strip().lower() for h in rows[0][1]]
     missing = [c for c in SERVING_COLUMNS[:3] if c not in header]
     if missing:
-        raise ValidationError([Problem(f"line {rows[0][0]}", f"the header lacks {', '.join(missing)}"
-                                                             f" (expected {', '.join(SERVING_COLUMNS)})")],
-                              str(path))
+        raise ValidationError([Problem(_("line {line}").format(line=rows[0][0]),
+                                       _("the header lacks {missing} (expected {columns})").format(
+                                           missing=", ".join(missing),
+                                           columns=", ".join(SERVING_COLUMNS)))], str(path))
     at = {name: header.index(name) for name in SERVING_COLUMNS if name in header}
     points, problems = [], []
     for line, row in rows[1:]:
@@ -302,12 +313,14 @@ def import_serving_csv(path: str | os.PathLike):
             user = float(row[at["tokens_per_s_per_user"]].replace(",", ""))
             per_chip = float(row[at["tokens_per_s_per_chip"]].replace(",", ""))
         except (IndexError, ValueError):
-            problems.append(Problem(f"line {line}", "needs a chip and two numbers (tokens/s per "
-                                                    "user, per chip)"))
+            problems.append(Problem(_("line {line}").format(line=line),
+                                    _("needs a chip and two numbers (tokens/s per user, per "
+                                      "chip)")))
             continue
         if not chip or not (user > 0 and per_chip > 0) or not all(
                 map(lambda v: v < 1e12, (user, per_chip))):
-            problems.append(Problem(f"line {line}", "the chip is empty or a rate is not positive"))
+            problems.append(Problem(_("line {line}").format(line=line),
+                                    _("the chip is empty or a rate is not positive")))
             continue
         source = row[at["source"]].strip() if "source" in at and at["source"] < len(row) else ""
         points.append(MeasuredServing(chip, user, per_chip, source))

@@ -13,6 +13,7 @@ from typing import Any
 
 from roofline_gui.core.chip import AutoName, Chip, Measured, MemoryLevel
 from roofline_gui.core.errors import Problem
+from roofline_gui.core.i18n import N_, _
 from roofline_gui.core.kernel import Kernel
 from roofline_gui.core.templates import RESIDENCES, TEMPLATES
 from roofline_gui.core.units import FORMATS, MEMORY_ROLES, PRECISIONS
@@ -63,31 +64,31 @@ class Checker:
 
     def obj(self, value: Any, path: str) -> dict | None:
         if not isinstance(value, dict):
-            self.fail(path, f"must be an object, not {_kind(value)}")
+            self.fail(path, _("must be an object, not {kind}").format(kind=_kind(value)))
             return None
         return value
 
     def array(self, value: Any, path: str) -> list | None:
         if not isinstance(value, list):
-            self.fail(path, f"must be a list, not {_kind(value)}")
+            self.fail(path, _("must be a list, not {kind}").format(kind=_kind(value)))
             return None
         return value
 
     def text(self, d: dict, key: str, path: str, *, required: bool = False, default: str = ""):
         if key not in d:
             if required:
-                self.fail(f"{path}.{key}", "is required")
+                self.fail(f"{path}.{key}", _("is required"))
                 return None
             return default
         value = d[key]
         if not isinstance(value, str):
-            self.fail(f"{path}.{key}", f"must be text, not {_kind(value)}")
+            self.fail(f"{path}.{key}", _("must be text, not {kind}").format(kind=_kind(value)))
             return None
         if len(value) > MAX_TEXT:
-            self.fail(f"{path}.{key}", f"is longer than {MAX_TEXT} characters")
+            self.fail(f"{path}.{key}", _("is longer than {n} characters").format(n=MAX_TEXT))
             return None
         if required and not value.strip():
-            self.fail(f"{path}.{key}", "must not be empty")
+            self.fail(f"{path}.{key}", _("must not be empty"))
             return None
         return value
 
@@ -102,22 +103,23 @@ class Checker:
         integer: bool = False,
     ) -> float | None:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            self.fail(path, f"must be a number, not {_kind(value)}")
+            self.fail(path, _("must be a number, not {kind}").format(kind=_kind(value)))
             return None
         if not math.isfinite(value):
-            self.fail(path, "must be a finite number")
+            self.fail(path, _("must be a finite number"))
             return None
         if integer and value != int(value):
-            self.fail(path, f"must be a positive integer, not {value!r}")
+            self.fail(path, _("must be a positive integer, not {value}").format(value=repr(value)))
             return None
         if value < minimum or (value == minimum and not inclusive_min):
-            what = f"at least {minimum:g}" if inclusive_min else f"greater than {minimum:g}"
-            if integer and minimum <= 1:
-                what = "a positive integer"
-            self.fail(path, f"must be {what}, not {value!r}")
+            said = (_("must be a positive integer, not {value}") if integer and minimum <= 1 else
+                    _("must be at least {minimum}, not {value}") if inclusive_min else
+                    _("must be greater than {minimum}, not {value}"))
+            self.fail(path, said.format(minimum=f"{minimum:g}", value=repr(value)))
             return None
         if value > maximum:
-            self.fail(path, f"{value:g} is beyond the plausible maximum {maximum:g}")
+            self.fail(path, _("{value} is beyond the plausible maximum {maximum}").format(
+                value=f"{value:g}", maximum=f"{maximum:g}"))
             return None
         return float(value)
 
@@ -125,7 +127,8 @@ class Checker:
         for key in d:
             if key not in keys:
                 self.fail(f"{path}.{key}" if path else str(key),
-                          f"unknown key {key!r}; use one of {', '.join(keys)}")
+                          _("unknown key {key}; use one of {keys}").format(
+                              key=repr(key), keys=", ".join(keys)))
 
     def optional_number(self, d: dict, key: str, path: str, **kw) -> float | None:
         return None if d.get(key) is None else self.number(d[key], f"{path}.{key}", **kw)
@@ -137,10 +140,12 @@ class Checker:
         known = FORMATS if formats else PRECISIONS
         if key not in d or d[key] is None:
             if required:
-                self.fail(f"{path}.{key}", f"is required (one of {', '.join(known)})")
+                self.fail(f"{path}.{key}", _("is required (one of {known})").format(
+                    known=", ".join(known)))
             return None
         if d[key] not in known:
-            self.fail(f"{path}.{key}", f"unknown precision {d[key]!r}; use one of {', '.join(known)}")
+            self.fail(f"{path}.{key}", _("unknown precision {value}; use one of {known}").format(
+                value=repr(d[key]), known=", ".join(known)))
             return None
         return d[key]
 
@@ -155,7 +160,8 @@ class Checker:
         for name, value in (mapping or {}).items():
             where = f"{path}.{key}.{name}"
             if name not in keys:
-                self.fail(where, f"unknown key {name!r}; use one of {', '.join(keys)}")
+                self.fail(where, _("unknown key {key}; use one of {keys}").format(
+                    key=repr(name), keys=", ".join(keys)))
                 continue
             parsed = read(value, where)
             if parsed is not None:
@@ -164,8 +170,9 @@ class Checker:
 
 
 def _kind(value: Any) -> str:
-    names = {dict: "an object", list: "a list", str: "text", bool: "true/false", type(None): "null"}
-    return names.get(type(value), type(value).__name__)
+    names = {dict: N_("an object"), list: N_("a list"), str: N_("text"), bool: N_("true/false"),
+             type(None): "null"}
+    return _(names[type(value)]) if type(value) in names else type(value).__name__
 
 
 def read_level(ck: Checker, raw: Any, path: str) -> MemoryLevel | None:
@@ -176,7 +183,8 @@ def read_level(ck: Checker, raw: Any, path: str) -> MemoryLevel | None:
     ck.known_keys(d, path, LEVEL_KEYS)
     role = d.get("role")
     if role not in MEMORY_ROLES:
-        ck.fail(f"{path}.role", f"must be one of {', '.join(MEMORY_ROLES)}, not {role!r}")
+        ck.fail(f"{path}.role", _("must be one of {roles}, not {value}").format(
+            roles=", ".join(MEMORY_ROLES), value=repr(role)))
     name = ck.text(d, "name", path, required=True)
     bandwidth = ck.number(d.get("bandwidth"), f"{path}.bandwidth", maximum=MAX_BANDWIDTH)
     write_bw = ck.optional_number(d, "write_bandwidth", path, maximum=MAX_BANDWIDTH)
@@ -223,33 +231,37 @@ def read_chip(ck: Checker, d: dict, path: str, chip_id: str) -> Chip | None:
     for precision in measured:
         if precision not in given:  # (a peak given but refused is named already)
             ck.fail(f"{path}.compute_measured.{precision}",
-                    f"is a measured {precision} peak, but compute has no {precision} peak")
+                    _("is a measured {precision} peak, but compute has no {precision} "
+                      "peak").format(precision=precision))
     what_if = ck.per_key(d, "compute_what_if_of", path, PRECISIONS,
                          lambda v, p: ck.number(v, p, maximum=MAX_COMPUTE))
     for precision in what_if:
         if precision not in given:
             ck.fail(f"{path}.compute_what_if_of.{precision}",
-                    f"is the datasheet {precision} peak of a what-if, but compute has no "
-                    f"{precision} peak")
+                    _("is the datasheet {precision} peak of a what-if, but compute has no "
+                      "{precision} peak").format(precision=precision))
     levels_raw = ck.array(d.get("memory"), f"{path}.memory")
     levels = [read_level(ck, raw, f"{path}.memory[{i}]") for i, raw in enumerate(levels_raw or [])]
     if levels_raw is not None and not any(
         isinstance(r, dict) and r.get("role") == "dram" for r in levels_raw
     ):
-        ck.fail(f"{path}.memory", "needs a level with role 'dram' (main memory)")
+        ck.fail(f"{path}.memory", _("needs a level with role 'dram' (main memory)"))
     if "compute" not in d:
-        ck.fail(f"{path}.compute", "is required, e.g. {\"fp32\": 19.5e12} (op/s)")
+        ck.fail(f"{path}.compute", _("is required, e.g. {example} (op/s)").format(
+            example='{"fp32": 19.5e12}'))
     elif d["compute"] == {}:
-        ck.fail(f"{path}.compute", "needs at least one precision, e.g. {\"fp32\": 19.5e12}")
+        ck.fail(f"{path}.compute", _("needs at least one precision, e.g. {example}").format(
+            example='{"fp32": 19.5e12}'))
     year = d.get("year")
     if year is not None:
         year = ck.number(year, f"{path}.year", integer=True, maximum=MAX_YEAR)
     color = d.get("color")
     if color is not None and not (isinstance(color, str) and _COLOR.match(color)):
-        ck.fail(f"{path}.color", f"must be a colour like '#1f77b4', not {color!r}")
+        ck.fail(f"{path}.color", _("must be a colour like '#1f77b4', not {value}").format(
+            value=repr(color)))
     visible = d.get("visible", True)
     if not isinstance(visible, bool):
-        ck.fail(f"{path}.visible", "must be true or false")
+        ck.fail(f"{path}.visible", _("must be true or false"))
     vendor = ck.text(d, "vendor", path)
     notes = ck.text(d, "notes", path)
     preset = _origin(ck, d, path)
@@ -258,7 +270,8 @@ def read_chip(ck: Checker, d: dict, path: str, chip_id: str) -> Chip | None:
     auto_name = _auto_name(ck, d.get("auto_name"), f"{path}.auto_name")
     derived_from = d.get("derived_from")
     if derived_from is not None and not isinstance(derived_from, str):
-        ck.fail(f"{path}.derived_from", f"must be the name of a chip, not {derived_from!r}")
+        ck.fail(f"{path}.derived_from", _("must be the name of a chip, not {value}").format(
+            value=repr(derived_from)))
     if len(ck.problems) > start:
         return None
     return Chip(
@@ -278,10 +291,12 @@ def _auto_name(ck: Checker, raw: Any, path: str) -> AutoName | None:
     ck.known_keys(raw, path, AUTO_NAME_KEYS)
     base, changes = raw.get("base"), raw.get("changes", [])
     if not isinstance(base, str) or not base.strip():
-        ck.fail(f"{path}.base", f"must be the chip's own name, not {base!r}")
+        ck.fail(f"{path}.base", _("must be the chip's own name, not {value}").format(
+            value=repr(base)))
         return None
     if not isinstance(changes, list) or not all(isinstance(c, str) for c in changes):
-        ck.fail(f"{path}.changes", f"must be a list of texts, not {changes!r}")
+        ck.fail(f"{path}.changes", _("must be a list of texts, not {value}").format(
+            value=repr(changes)))
         return None
     return AutoName(base, tuple(changes))
 
@@ -309,7 +324,8 @@ def read_energy(ck: Checker, raw: Any, path: str, levels: list[str]):
     sources = ck.obj(d.get("sources", {}), f"{path}.sources") or {}
     for key, value in sources.items():
         if not isinstance(value, str):
-            ck.fail(f"{path}.sources.{key}", f"must be text, not {_kind(value)}")
+            ck.fail(f"{path}.sources.{key}", _("must be text, not {kind}").format(
+                kind=_kind(value)))
     if len(ck.problems) > start:
         return None
     energy = Energy(op_pj=op, byte_pj=byte, sources=dict(sources), **values)
@@ -323,7 +339,8 @@ def _origin(ck: Checker, d: dict, path: str) -> str | None:
     """The preset a full entry came from (text), kept as its origin."""
     preset = d.get("preset")
     if preset is not None and not isinstance(preset, str):
-        ck.fail(f"{path}.preset", f"must be text (a preset id), not {_kind(preset)}")
+        ck.fail(f"{path}.preset", _("must be text (a preset id), not {kind}").format(
+            kind=_kind(preset)))
         return None
     return preset or None
 
@@ -331,7 +348,7 @@ def _origin(ck: Checker, d: dict, path: str) -> str | None:
 def _text_reader(ck: Checker):
     def read(value, path):
         if not isinstance(value, str):
-            ck.fail(path, f"must be text, not {_kind(value)}")
+            ck.fail(path, _("must be text, not {kind}").format(kind=_kind(value)))
             return None
         return value
 
@@ -348,7 +365,8 @@ def read_params(ck: Checker, d: dict, path: str, template_id: str) -> dict | Non
     for name, value in raw.items():
         where = f"{path}.params.{name}"
         if name not in known:
-            ck.fail(where, f"unknown parameter for {template_id}; use {', '.join(known)}")
+            ck.fail(where, _("unknown parameter for {template}; use {known}").format(
+                template=template_id, known=", ".join(known)))
             continue
         spec = known[name]
         parsed = ck.number(value, where, integer=spec.integer, minimum=spec.minimum,
@@ -374,17 +392,20 @@ def read_kernel(ck: Checker, d: dict, path: str, kernel_id: str) -> Kernel | Non
     intensity = None
     form = next((f for f in KERNEL_FORMS if f in d), None)
     if form is None:
-        ck.fail(path, "needs a 'template' with 'params', 'flops' with 'bytes', or an 'intensity'")
+        ck.fail(path, _("needs a 'template' with 'params', 'flops' with 'bytes', or an "
+                      "'intensity'"))
     else:
         for other, keys in KERNEL_FORMS.items():
             for key in keys:
                 if other != form and key in d:
-                    ck.fail(f"{path}.{key}", f"belongs to a kernel given by {other!r}; this "
-                            f"one is given by {form!r} (a kernel has one form)")
+                    ck.fail(f"{path}.{key}", _("belongs to a kernel given by {other}; this one "
+                                              "is given by {form} (a kernel has one form)").format(
+                        other=repr(other), form=repr(form)))
     if form == "template":
         template = d["template"]
         if not isinstance(template, str) or template not in TEMPLATES:
-            ck.fail(f"{path}.template", f"unknown template {template!r}; use one of {', '.join(TEMPLATES)}")
+            ck.fail(f"{path}.template", _("unknown template {value}; use one of {known}").format(
+                value=repr(template), known=", ".join(TEMPLATES)))
             template = None
         else:
             params = read_params(ck, d, path, template) or {}
@@ -396,7 +417,7 @@ def read_kernel(ck: Checker, d: dict, path: str, kernel_id: str) -> Kernel | Non
         writes = ck.per_key(d, "write_bytes", path, MEMORY_ROLES,
                             lambda v, p: ck.number(v, p, inclusive_min=True))
         if "dram" not in nbytes and not _has_problem_under(ck, start, f"{path}.bytes"):
-            ck.fail(f"{path}.bytes.dram", "is required: the bytes moved to and from main memory")
+            ck.fail(f"{path}.bytes.dram", _("is required: the bytes moved to and from main memory"))
     elif form == "intensity":
         intensity = ck.number(d["intensity"], f"{path}.intensity", maximum=MAX_INTENSITY)
     measured_time = ck.optional_number(d, "measured_time", path)
@@ -422,7 +443,8 @@ def read_resides(ck: Checker, d: dict, path: str, template: str) -> dict:
 
     def level(value, where):
         if value not in RESIDENCES:
-            ck.fail(where, f"must be one of {', '.join(RESIDENCES)}, not {value!r}")
+            ck.fail(where, _("must be one of {roles}, not {value}").format(
+                roles=", ".join(RESIDENCES), value=repr(value)))
             return None
         return value
 
