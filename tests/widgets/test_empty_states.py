@@ -66,3 +66,24 @@ def test_a_status_message_is_not_cut_short_by_the_pointers_readout(window):
     assert window.cursor_label.isHidden()
     window.statusBar().clearMessage()
     assert not window.cursor_label.isHidden()
+
+
+def test_the_breakdown_of_no_workload_keeps_no_axes_of_the_last_one(window):
+    """After New, the empty breakdown still showed the last workload's axes ("images/s", "chips,
+    d doubling") under "No workload" (the tour): its charts go, and come back with a workload."""
+    from roofline_gui.io.presets import default_presets
+
+    model = window.model
+    model.reset(Document(chips=(default_presets().chips["nvidia-h100-sxm5-80gb"],)))
+    wid, = model.add_workloads([shipped_workloads()["llama-3-8b"].workload("w1")])
+    model.select(wid, None)
+    window.docks["breakdown"].raise_()
+    charts = window.breakdown
+    charts.refresh()
+    QApplication.processEvents()
+    assert charts.bars.isVisible() and charts.sweep.isVisible()
+    model.reset(Document())
+    charts.refresh()
+    QApplication.processEvents()
+    assert "No workload" in charts.title.text()
+    assert not charts.bars.isVisible() and not charts.sweep.isVisible()

@@ -191,6 +191,9 @@ class WorkloadCharts(QWidget):
             self.sweep.clear()
             self.memory.clear()
             self.memory.hide()
+            # no axes of the last workload under "No workload" (the tour): the charts go
+            self.bars.hide()
+            self.sweep.hide()
             self._shown_key = self._chips_shown = None
             problem = self.model.workload_problems.get(self.model.selected_kernel)
             doc = self.model.document
@@ -202,6 +205,8 @@ class WorkloadCharts(QWidget):
                 else _("No workload: Workloads → New Workload… makes one from a model."))
             self.segments = []
             return
+        self.bars.show()
+        self.sweep.show()
         chips = [i for i, c in enumerate(r.chips) if c.visible]
         train = r.training is not None
         energy = self.measure.currentData() == "energy"
