@@ -170,10 +170,11 @@ class MeasureActions(QObject):
                 merged, matched, unmatched = attach_measured(target, chip)
                 self.model.push(Replace("chips", merged),
                                 _("Add measured values to {chip}").format(chip=target.name))
-                message = f"Measured values added to {target.name}: {', '.join(matched) or 'none'}"
+                message = _("Measured values added to {chip}: {which}").format(
+                    chip=target.name, which=", ".join(matched) or _("none"))
                 if unmatched:
-                    message += (f"; it has no ceiling for {', '.join(unmatched)}, so those were "
-                                "not added")
+                    message += "; " + _("it has no ceiling for {which}, so those were not "
+                                        "added").format(which=", ".join(unmatched))
                 self.sig_message.emit(message)
                 return
             levels = ", ".join(f"{lv.name} {lv.bandwidth / 1e9:.1f} GB/s" for lv in chip.memory)
@@ -207,7 +208,8 @@ class MeasureActions(QObject):
             return
         reason = why_not_runnable(kernel)
         if reason:
-            Confirm.error(self.window, f"Cannot run {kernel.name} here", reason)
+            Confirm.error(self.window, _("Cannot run {kernel} here").format(kernel=kernel.name),
+                          reason)
             self.sig_finished.emit("failed")
             return
 
@@ -247,10 +249,10 @@ class MeasureActions(QObject):
         try:
             doc, _is_session = open_document(path)
         except RooflineError as exc:
-            Confirm.error(self.window, f"Could not import {path}", str(exc))
+            Confirm.error(self.window, _("Could not import {path}").format(path=path), str(exc))
             return False
         if not doc.chips:
-            Confirm.error(self.window, title, f"{path} holds no chip")
+            Confirm.error(self.window, title, _("{path} holds no chip").format(path=path))
             return False
         names = ", ".join(c.name for c in doc.chips)
         new = self.model.add_chips(list(doc.chips), text=_("Import {names}").format(names=names))

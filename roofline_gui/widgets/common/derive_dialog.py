@@ -120,5 +120,6 @@ class DeriveDialog(QDialog):
             before = self._figure(original, key)
             after = self._figure(chip, key) if chip else before
             label.setText(before if after == before else f"{before} → {after}")
-        self.name.setText(f"Adds “{chip.name}” after {original.name}" if chip else "")
+        self.name.setText(_("Adds “{chip}” after {original}").format(
+            chip=chip.name, original=original.name) if chip else "")
         self.ok.setEnabled(chip is not None and bool(self.factors()))

@@ -147,7 +147,7 @@ class Confirm:
         box = QMessageBox(parent)
         box.setIcon(QMessageBox.Icon.Warning)
         box.setWindowTitle(_("Unsaved changes"))
-        box.setText(f"Save the changes to {name}?")
+        box.setText(_("Save the changes to {name}?").format(name=name))
         box.setInformativeText(_("Your changes will be lost if you don't save them."))
         box.setStandardButtons(QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
                                | QMessageBox.StandardButton.Cancel)

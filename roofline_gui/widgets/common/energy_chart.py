@@ -149,9 +149,10 @@ class EnergyChart(QWidget):
                                              [at - np.log10(units.ops_per_unit)], size=10,
                                              symbol="t", brush=pg.mkBrush("w"),
                                              pen=pg.mkPen(color, width=2))
-                    dot.setToolTip(f"{chip.name} {p} energy-balance point: ε_dram/ε_op = "
-                                   f"{balance:,.4g} op/B; left of it main memory spends more "
-                                   "energy per op than compute")
+                    dot.setToolTip(_("{chip} {precision} energy-balance point: ε_dram/ε_op = "
+                                     "{balance} op/B; left of it main memory spends more energy "
+                                     "per op than compute").format(
+                        chip=chip.name, precision=p, balance=f"{balance:,.4g}"))
                     self.plot.addItem(dot)
         # every kernel on every shown chip with energy data
         xs, ys, brushes, tips, symbols, ids = [], [], [], [], [], []
@@ -188,9 +189,10 @@ class EnergyChart(QWidget):
                 brushes.append(pg.mkBrush(chip.color or "#808080"))
                 symbols.append("star")
                 unit = w.workload.throughput_unit.removesuffix("/s")
-                tips.append(f"{w.workload.name} on {chip.name}: "
-                            f"{float(e.items_per_joule[j]):,.4g} {unit} per joule, "
-                            f"{format_si(float(e.average_power[j]), 'W')}"
+                tips.append(_("{workload} on {chip}: {per_joule} {unit} per joule, {power}").format(
+                    workload=w.workload.name, chip=chip.name,
+                    per_joule=f"{float(e.items_per_joule[j]):,.4g}", unit=_(unit),
+                    power=format_si(float(e.average_power[j]), "W"))
                             + (_(" (power-capped)") if e.capped[j] else ""))
                 self.points[f"{w.workload.id}@{chip.id}"] = (x, float(value))
                 ids.append((w.workload.id, chip.id))

@@ -82,8 +82,8 @@ class MeasuredDialog(QDialog):
         for button in (self.as_new, self.onto_selected):
             group.addButton(button)
             layout.addWidget(button)
-        self.keep = QCheckBox(f"Also keep “{chip.name}” as one of my chip presets (the hardware "
-                              "editor's Add… lists it)")
+        self.keep = QCheckBox(_("Also keep “{chip}” as one of my chip presets (the hardware "
+                                "editor's Add… lists it)").format(chip=chip.name))
         layout.addWidget(self.keep)
         buttons = QDialogButtonBox()
         buttons.addButton(_("Add"), QDialogButtonBox.ButtonRole.AcceptRole)

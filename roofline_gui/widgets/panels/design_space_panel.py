@@ -124,7 +124,8 @@ class DesignSpacePanel(QWidget):
         if r is None or c is None:
             self.title.setText(_("No workload to map: Workloads → New Workload… makes one, and a "
                                "chip that runs it is needed.") if r is None else
-                               f"{html.escape(r.workload.name)} runs on none of the shown chips.")
+                               _("{workload} runs on none of the shown chips.").format(
+                                   workload=html.escape(r.workload.name)))
             self.image.clear()
             self.dots.setData([], [])
             self.balance.setData([], [])

@@ -246,7 +246,8 @@ class ChipForm(QWidget):
         if sheet is None:
             return
         name = which if kind == "peak" else chip.memory[which].name
-        self.model.push_what_if(chip.with_ceiling(what, sheet), f"{name} back to its datasheet")
+        self.model.push_what_if(chip.with_ceiling(what, sheet),
+                                _("{ceiling} back to its datasheet").format(ceiling=name))
 
     def _energy_group(self) -> QGroupBox:
         """Board power (the power cap), idle power and a price per chip-hour, with what the
@@ -352,13 +353,14 @@ class ChipForm(QWidget):
 
         ops = ", ".join(f"{p} {v / PJ:.3g}{mark('op:' + p)}" for p, v in k.op_j.items())
         byte = ", ".join(f"{name} {v / PJ:.3g}{mark('byte:' + name)}" if v else
-                         f"{name} not counted (no figure)" for name, _role, v in k.levels)
+                         _("{level} not counted (no figure)").format(level=name)
+                         for name, _role, v in k.levels)
         estimated = any(k.is_estimate(key) for key in k.said if ":" in key)
         self.energy_note.setText(
-            f"pJ per op: {ops}. pJ per byte: {byte}."
+            _("pJ per op: {ops}. pJ per byte: {bytes}.").format(ops=ops, bytes=byte)
             + (_(" * estimated as upper bounds from the board power: (P − π0)/peak and "
                "(P − π0)/bandwidth.") if estimated else "")
-            + f"\nBoard power: {k.said['board_power']}")
+            + "\n" + _("Board power: {source}").format(source=k.said["board_power"]))
 
     def _on_energy(self, name: str, value: float | None) -> None:
         from roofline_gui.core.energy import Energy  # noqa: PLC0415

@@ -44,13 +44,13 @@ class ServingChart:
         self.tpot_line = pg.InfiniteLine(angle=90, movable=on_click is not None,
                                          pen=pg.mkPen("#b00020", width=2,
                                                       style=Qt.PenStyle.DashLine))
-        self.tpot_line.setToolTip("The TPOT limit: drag it (left: a looser limit)")
+        self.tpot_line.setToolTip(_("The TPOT limit: drag it (left: a looser limit)"))
         self.lines: list[tuple[pg.PlotDataItem, pg.PlotDataItem]] = []  # per chip: fits, all
         self.points = pg.ScatterPlotItem(size=7, hoverable=tip is not None, tip=tip)
         if on_click is not None:
             self.points.sigClicked.connect(on_click)
         self.stars = pg.ScatterPlotItem()
-        self.stars.setToolTip("Measured points (Measured points), against their chip's bound")
+        self.stars.setToolTip(_("Measured points (Measured points…), against their chip's bound"))
         # a best point's ring is over its point: it tells the same figures on hover
         self.rings = pg.ScatterPlotItem(size=16, pen=pg.mkPen("k", width=2), brush=None,
                                         hoverable=tip is not None, tip=tip)
@@ -230,10 +230,12 @@ class ServingChart:
         limits = [f"TPOT ≤ {s.tpot_limit * 1e3:g} ms"] if s.tpot_limit else []
         limits += [f"TTFT ≤ {s.ttft_limit * 1e3:g} ms"] if s.ttft_limit else []
         item.setTitle(html.escape(
-            f"{result.workload.name}: {s.input_tokens:,} in, {s.output_tokens:,} out per request"
+            _("{workload}: {input} in, {output} out per request").format(
+                workload=result.workload.name, input=f"{s.input_tokens:,}",
+                output=f"{s.output_tokens:,}")
             + (f"; {', '.join(limits)}" if limits else "")
-            + (f"; {s.draft_tokens} draft tokens at α = {s.acceptance:g}" if s.draft_tokens
-               else "")
+            + ("; " + _("{n} draft tokens at α = {acceptance}").format(
+                n=s.draft_tokens, acceptance=f"{s.acceptance:g}") if s.draft_tokens else "")
             + (f"; disaggregated: prefill on {s.prefill_chips:,}, decode on {s.decode_chips:,} chips"
                if s.prefill_chips else "")), color="k", size="10pt")
         item.layout.activate()  # the title's row laid out before anything renders

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 from roofline_gui.core.edits import SetField
 from roofline_gui.core.errors import RooflineError
 from roofline_gui.core.i18n import N_, _, ngettext
-from roofline_gui.core.serving import measured_lines, serve, serving_lines, spec_of
+from roofline_gui.core.serving import SHARE_WORDS, measured_lines, serve, serving_lines, spec_of
 from roofline_gui.core.units import rate_count
 from roofline_gui.core.workload import MAX_DIM, Workload, pool_problems, with_field
 from roofline_gui.io.imports import import_serving_csv
@@ -265,7 +265,8 @@ class ServingPanel(QWidget):
             return
         tpot = round(1.0 / 10**x, 6)  # the line stands at tokens/s per user = 1 / TPOT
         self.model.set_workload(with_field(w, "tpot_limit", tpot),
-                                f"{w.name}: TPOT limit {tpot * 1e3:.3g} ms")
+                                _("{workload}: TPOT limit {ms} ms").format(
+                                    workload=w.name, ms=f"{tpot * 1e3:.3g}"))
 
     def _chip_index(self, chips) -> int:
         ids = [c.id for c in chips]
@@ -425,7 +426,8 @@ class ServingPanel(QWidget):
         line = (f"{title[0].upper()}{title[1:]} at each chip's best point within the limits: "
                 + ("; ".join(f"{n} {rate_count(v)}" for v, n in ranked) or "none") + ".")
         if lacking:
-            line += f" Not drawn, for want of {needs}: {', '.join(lacking)}"
+            line += " " + _("Not drawn, for want of {needs}: {chips}").format(
+                needs=needs, chips=", ".join(lacking))
             line += (_(" (the hardware editor's Energy fields: $ per chip-hour).")
                      if name == "dollar" else _(" (the hardware editor's Energy fields)."))
         return line
@@ -445,13 +447,16 @@ class ServingPanel(QWidget):
         c, k = data
         shares = result.shares(c, k)
         users = int(result.concurrency[k])
-        return (f"{result.chips[c].name}: {users:,} user{'s' if users != 1 else ''} at once\n"
-                f"{result.tokens_per_chip[c, k]:,.0f} output tokens/s per chip, "
-                f"{result.tokens_per_user[c, k]:,.1f} per user\n"
-                f"TPOT {result.tpot[c, k] * 1e3:,.2f} ms, TTFT {result.ttft[c] * 1e3:,.1f} ms"
+        return (_("{chip}: {users} at once\n{per_chip} output tokens/s per chip, {per_user} per "
+                  "user\nTPOT {tpot} ms, TTFT {ttft} ms").format(
+                    chip=result.chips[c].name,
+                    users=ngettext("{n} user", "{n} users", users).format(n=f"{users:,}"),
+                    per_chip=f"{result.tokens_per_chip[c, k]:,.0f}",
+                    per_user=f"{result.tokens_per_user[c, k]:,.1f}",
+                    tpot=f"{result.tpot[c, k] * 1e3:,.2f}", ttft=f"{result.ttft[c] * 1e3:,.1f}")
                 + self._measure_tip(result, c, k)
                 + ("" if result.fits[c, k] else _("\ndoes not fit in its memory")) + "\n"
-                + ", ".join(f"{name} {share:.0%}" for name, share in shares.items()
+                + ", ".join(f"{_(SHARE_WORDS[name])} {share:.0%}" for name, share in shares.items()
                             if share >= 0.005))
 
     def _on_click(self, _item, points, _ev=None) -> None:
@@ -465,15 +470,18 @@ class ServingPanel(QWidget):
         changed = with_field(with_field(w, "batch", users), "context",
                              self.result.spec.mean_context)
         if changed != w:
-            self.model.set_workload(changed, f"{w.name}: serve {users:,} users at once")
+            self.model.set_workload(changed, _("{workload}: serve {users} users at once").format(
+                workload=w.name, users=f"{users:,}"))
         self.model.select(w.id, chip.id)
         r = self.result
         step = float(r.decode[k].time[c])
-        self.model.sig_status.emit(
-            f"{chip.name}, {users:,} users: the roofline and the table now show their decode "
-            f"step alone ({step * 1e3:,.2f} ms, {users / step:,.0f} tokens/s of the "
-            f"{w.chips_per_model} chip{'s' if w.chips_per_model > 1 else ''}); served, "
-            + (_("each request's prefill is mixed in") if not r.spec.disaggregated else
-               _("the prefill pool and the link are counted"))
-            + f": {r.tokens_per_chip[c, k]:,.0f} tokens/s per chip, TPOT "
-              f"{r.tpot[c, k] * 1e3:,.2f} ms.")
+        self.model.sig_status.emit(_(
+            "{chip}, {users} users: the roofline and the table now show their decode step alone "
+            "({ms} ms, {rate} tokens/s of the {chips}); served, {how}: {per_chip} tokens/s per "
+            "chip, TPOT {tpot} ms.").format(
+            chip=chip.name, users=f"{users:,}", ms=f"{step * 1e3:,.2f}",
+            rate=f"{users / step:,.0f}",
+            chips=ngettext("{n} chip", "{n} chips", w.chips_per_model).format(n=w.chips_per_model),
+            how=(_("each request's prefill is mixed in") if not r.spec.disaggregated else
+                 _("the prefill pool and the link are counted")),
+            per_chip=f"{r.tokens_per_chip[c, k]:,.0f}", tpot=f"{r.tpot[c, k] * 1e3:,.2f}"))

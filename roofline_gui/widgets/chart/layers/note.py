@@ -9,6 +9,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 
+from roofline_gui.core.i18n import _
 from roofline_gui.widgets.chart.layers.base import Style
 
 
@@ -51,7 +52,8 @@ class ViewNote:
             self.item.setText(text)
         self.item.clickable = clickable
         self.item.setCursor(Qt.CursorShape.PointingHandCursor if clickable else Qt.CursorShape.ArrowCursor)
-        self.item.setToolTip("Click to show every kernel and workload (automatic range)" if clickable else "")
+        self.item.setToolTip(_("Click to show every kernel and workload (automatic range)")
+                             if clickable else "")
         self._shown = bool(text)
         self.item.setVisible(self._shown and not self._exporting)
 

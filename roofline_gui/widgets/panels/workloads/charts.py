@@ -529,7 +529,7 @@ class WorkloadCharts(QWidget):
         self.sweep.plot(sweep.batches, n * sweep.per_token, pen=pg.mkPen("#222222", width=2),
                         symbol="o", symbolSize=5, symbolBrush="#222222")
         self.sweep.setToolTip("\n".join(
-            f"batch {int(b)}: {format_si(float(n * v), 'B')} per token"
+            _("batch {batch}: {bytes} per token").format(batch=int(b), bytes=format_si(float(n * v), "B"))
             for b, v in zip(sweep.batches, sweep.per_token, strict=True)))
         self._fit_with_marker()
 
@@ -584,16 +584,17 @@ class WorkloadCharts(QWidget):
         if r.training is not None:  # the step as it is: its chips and its tokens per second
             ys = [float(np.log10(r.throughput[c])) for c in chips if np.isfinite(r.throughput[c])]
             self._marker.setData([float(np.log10(r.training.chips))] * len(ys), ys)
-            self._marker.setToolTip(f"d = {r.workload.data_parallel}: {r.training.chips:,} chips")
+            self._marker.setToolTip(_("d = {d}: {chips} chips").format(
+                d=r.workload.data_parallel, chips=f"{r.training.chips:,}"))
             return
         if self._weights_shown(r):  # the batch on the weights-per-token curve
             read = (sum(e.weight_bytes * e.count for e in r.entries) / r.workload.tokens()
                     * r.workload.chips_per_model)
             self._marker.setData([float(np.log10(r.workload.batch))], [float(np.log10(read))])
-            self._marker.setToolTip(f"batch {r.workload.batch}: {format_si(read, 'B')} of "
-                                    "weights per token")
+            self._marker.setToolTip(_("batch {batch}: {bytes} of weights per token").format(
+                batch=r.workload.batch, bytes=format_si(read, "B")))
             return
         xs = [float(np.log10(r.throughput[c])) for c in chips if np.isfinite(r.throughput[c])]
         ys = [float(np.log10(r.time[c])) for c in chips if np.isfinite(r.time[c])]
         self._marker.setData(xs, ys)
-        self._marker.setToolTip(f"batch {r.workload.batch}")
+        self._marker.setToolTip(_("batch {batch}").format(batch=r.workload.batch))

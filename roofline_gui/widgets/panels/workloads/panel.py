@@ -227,7 +227,8 @@ class WorkloadsPanel(QWidget):
         visible = item.checkState() == Qt.CheckState.Checked
         if visible != w.visible:
             self.model.set_workload(replace(w, visible=visible),
-                                    f"{'Show' if visible else 'Hide'} {w.name}")
+                                    (_("Show {chip}") if visible else _("Hide {chip}")).format(
+                                        chip=w.name))
 
     #: A stream of edits of one field (a spin box's arrows held) is one undo step; an edit of
     #: the same field after this pause is a step of its own.
