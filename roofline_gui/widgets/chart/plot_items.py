@@ -391,8 +391,8 @@ class RoofLayer(pg.GraphicsObject):
             painter.translate(p + QPointF(*label.offset))
             painter.rotate(angle)
             box = QRectF(*label_text_origin(label, w, h), w, h)
-            if self.backdrop is not None:
-                painter.fillRect(box.adjusted(0, 2, 0, -2), self.backdrop)
+            if self.backdrop is not None:  # the text's whole box: a line along its bottom edge
+                painter.fillRect(box, self.backdrop)  # cut the glyphs (the tour's "fp16 125")
             painter.setPen(QPen(label.color))
             painter.drawText(box,
                              int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
