@@ -146,7 +146,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--lang", choices=tuple(LANGUAGES),
                         help=_("the interface's language (default: View → Language, else the "
                              "system's locale); files, CSV headers and options stay the same"))
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}",
+                        help=_("show program's version number and exit"))
     return parser
 
 

@@ -59,7 +59,7 @@ def worth_text(values: dict[str, float], names: dict[str, str]) -> str:
     if not used:
         return ""
     used.sort(key=lambda cv: -cv[1])
-    parts = [(_("2× {ceiling} → {times}× faster") if i == 0 else "2× {ceiling} → {times}×").format(
+    parts = [(_("2× {ceiling} → {times}× faster") if i == 0 else _("2× {ceiling} → {times}×")).format(
         ceiling=names.get(c, c), times=_times(v)) for i, (c, v) in enumerate(used)]
     return _("What each ceiling is worth, doubled alone: {parts}.").format(parts="; ".join(parts))
 

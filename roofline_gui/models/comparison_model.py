@@ -475,7 +475,8 @@ class ComparisonTableModel(QAbstractTableModel):
         """Every level's intensity, and on each shown chip the level (or peak) that limits."""
         units = self._model.units
         lines = [intensity_text(cmp, row, units)]
-        lines += [f"{cmp.chips[c].name}: limited by {cmp.limiter_name(row, c)}"
+        lines += [_("{chip}: limited by {limiter}").format(chip=cmp.chips[c].name,
+                                                           limiter=cmp.limiter_name(row, c))
                   for c in self._chip_columns()]
         return "\n".join(lines)
 

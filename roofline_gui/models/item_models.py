@@ -220,7 +220,7 @@ class PresetChipModel(QStandardItemModel):
         """``in_session``: names of chips the session has already (marked, still addable)."""
         super().__init__(parent)
         for preset_id, chip in presets.chips.items():
-            mark = "   (in this session)" if chip.name in in_session else ""
+            mark = "   " + _("(in this session)") if chip.name in in_session else ""
             item = QStandardItem(f"{chip.vendor} {chip.name}".strip() + mark)
             item.setData(preset_id, ID_ROLE)
             item.setToolTip(

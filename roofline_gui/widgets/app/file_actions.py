@@ -114,7 +114,9 @@ class FileActions(QObject):
         """The file's name; an unsaved session (an example opened as a copy) goes by its title."""
         if self.model.path:
             return self.model.path.name
-        return self.model.document.title or _("Untitled")
+        title = self.model.document.title
+        # an example's title as Help → Examples names it, in the interface's language
+        return (_(title) if title in EXAMPLE_TITLES else title) or _("Untitled")
 
     def maybe_save(self) -> bool:
         """True when it is fine to drop the current document (saved, discarded, or clean)."""

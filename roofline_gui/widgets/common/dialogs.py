@@ -167,10 +167,10 @@ class Confirm:
 
 def about_text() -> str:
     return (f"Roofline Explorer {__version__}\n\n"
-            "How fast can a kernel run on a chip, and what holds it back?\n"
-            "Attainable = min(peak compute, intensity × bandwidth) for every memory level "
-            "(Williams, Waterman & Patterson, CACM 2009).\n\n"
-            "Chip presets: dense peaks per chip, decimal units, a source for every value.")
+            + _("How fast can a kernel run on a chip, and what holds it back?\nAttainable = "
+                "min(peak compute, intensity × bandwidth) for every memory level (Williams, "
+                "Waterman & Patterson, CACM 2009).\n\nChip presets: dense peaks per chip, "
+                "decimal units, a source for every value."))
 
 
 class RecoveryDialog(QDialog):

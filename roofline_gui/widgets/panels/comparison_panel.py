@@ -345,8 +345,8 @@ class ExplanationPane(QTextBrowser):
                          f"{_escape(self.model.workload_problems[selected])}</p>")
             return
         if (k is None and workload is None) or c is None:
-            self.setHtml("<p>Select a kernel or a workload (click a marker or a table cell) and "
-                         "a chip.</p>")
+            self.setHtml("<p>" + _escape(_("Select a kernel or a workload (click a marker or a "
+                                           "table cell) and a chip.")) + "</p>")
             return
         if workload is not None:
             from roofline_gui.core.workload_view import explain_workload  # noqa: PLC0415
