@@ -166,7 +166,7 @@ class KernelListModel(_SessionListModel):
 
     def _item_data(self, kernel, role: int):
         if role == Qt.ItemDataRole.ToolTipRole:
-            return f"{kernel.name}\n[{kernel.category}] {kernel.precision}\n{kernel.source}"
+            return f"{kernel.name}\n[{_(kernel.category)}] {kernel.precision}\n{kernel.source}"
         return None
 
 
@@ -180,7 +180,7 @@ class PresetKernelModel(QStandardItemModel):
         for preset_id, kernel in presets.kernels.items():
             group = groups.get(kernel.category)
             if group is None:
-                group = QStandardItem(kernel.category)
+                group = QStandardItem(_(kernel.category))
                 group.setFlags(Qt.ItemFlag.ItemIsEnabled)
                 groups[kernel.category] = group
                 self.appendRow(group)
