@@ -23,7 +23,7 @@ from roofline_gui.models.settings import Settings
 from roofline_gui.widgets.common.background import run_in_background
 from roofline_gui.widgets.common.dialogs import Confirm
 
-SESSION_FILTER = "Roofline sessions (*.roofline *.json);;All files (*)"
+SESSION_FILTER = N_("Roofline sessions (*.roofline *.json);;All files (*)")  # translated at use
 EXTENSION = ".roofline"
 
 
@@ -90,11 +90,11 @@ class FileDialogs:
 
     @classmethod
     def open_path(cls, parent: QWidget, folder: str) -> str:
-        return QFileDialog.getOpenFileName(parent, _("Open session"), folder, SESSION_FILTER)[0]
+        return QFileDialog.getOpenFileName(parent, _("Open session"), folder, _(SESSION_FILTER))[0]
 
     @classmethod
     def save_path(cls, parent: QWidget, suggested: str, file_filter: str = SESSION_FILTER) -> str:
-        return QFileDialog.getSaveFileName(parent, _("Save as"), suggested, file_filter)[0]
+        return QFileDialog.getSaveFileName(parent, _("Save as"), suggested, _(file_filter))[0]
 
     @classmethod
     def png_width(cls, parent: QWidget, width: int) -> int | None:
