@@ -4,8 +4,9 @@ row and the explanation following, one undo back, and the session saved and open
 
 import numpy as np
 import pytest
-from helpers import drag_mouse
-from PySide6.QtCore import QPointF, Qt
+from helpers import drag_mouse, mouse
+from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
+from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QDialog
 
 from roofline_gui.core.units import format_time, rate_count
@@ -121,7 +122,7 @@ def test_fields_edit_the_workload_and_shift_drag_changes_the_context(window, wit
     plot = window.canvas.overlay_plot
     mark = next(m for m in plot.marks if m.workload_id == wid)
     start = _point_pos(window, np.log10(mark.point_x), np.log10(mark.point_y[0]))
-    end = _point_pos(window, np.log10(mark.point_x) + 0.1, np.log10(mark.point_y[0]))
+    end = start + QPointF(40, 0)  # pixels, past Qt's drag distance on a chart of any width
     drag_mouse(window.canvas.overlay.viewport(), start, end,
                modifiers=Qt.KeyboardModifier.ShiftModifier)
     w = model.document.workload(wid)
@@ -310,3 +311,35 @@ def test_a_mixture_of_experts_shows_its_fields_and_the_weights_a_token_costs(qtb
     assert charts.right.isVisible()
     assert "a dense model reading all" in charts.title.text()
     assert charts.sweep.getAxis("bottom").labelText == "batch B"
+
+
+def test_a_point_under_the_legend_still_drags_and_the_legend_drags_elsewhere(window, with_llama,
+                                                                             qtbot):
+    """The legend lies over the chart's data on a small chart: a drag that starts on a
+    workload's point beneath it moves the point (the legend took it: the tour's "drag does
+    nothing"); a drag that starts on the legend away from any point moves the legend."""
+    model, wid = window.model, with_llama
+    qtbot.waitUntil(lambda: not window.canvas.drawing)
+    plot = window.canvas.overlay_plot
+    view = window.canvas.overlay
+    mark = next(m for m in plot.marks if m.workload_id == wid)
+    start = _point_pos(window, np.log10(mark.point_x), np.log10(mark.point_y[0]))
+    legend = plot.legend.legend
+    # the legend's top-left corner a few pixels up and left of the point: it covers it
+    corner = legend.parentItem().mapFromScene(view.mapToScene(start.toPoint()))
+    legend.setPos(corner.x() - 6, corner.y() - 6)
+    assert legend.sceneBoundingRect().contains(view.mapToScene(start.toPoint()))
+    # the pointer comes to rest on the point first, as a hand's does (pyqtgraph's legend
+    # claimed the drag while hovered)
+    for dx in (12, 6, 0):
+        mouse(view.viewport(), QEvent.Type.MouseMove, start + QPointF(dx, 0),
+              Qt.MouseButton.NoButton)
+        QTest.qWait(40)
+    drag_mouse(view.viewport(), start, start + QPointF(60, 0))
+    qtbot.waitUntil(lambda: model.document.workload(wid).batch != 1)
+    # on the legend, away from the point: the legend moves, the workload does not
+    batch = model.document.workload(wid).batch
+    inside = view.mapFromScene(legend.sceneBoundingRect().bottomRight()) - QPoint(4, 4)
+    before = legend.pos()
+    drag_mouse(view.viewport(), QPointF(inside), QPointF(inside) + QPointF(-30, -20))
+    assert model.document.workload(wid).batch == batch and legend.pos() != before

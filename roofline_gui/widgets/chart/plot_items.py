@@ -515,6 +515,32 @@ class ChipLegend(pg.LegendItem):
         # drag repaints the whole plot at each step); new entries invalidate it (update()).
         self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
 
+    def mouseDragEvent(self, ev) -> None:  # noqa: N802 (pyqtgraph API)
+        """Drag the legend aside, unless the drag starts on a marker, a workload's point or a
+        roof it lies over: that drag is theirs (a legend over a small chart's points made them
+        undraggable where they showed through it)."""
+        if ev.isStart() and self._draggable_under(ev.buttonDownScenePos()):
+            ev.ignore()
+            return
+        super().mouseDragEvent(ev)
+
+    def hoverEvent(self, ev) -> None:  # noqa: N802 (pyqtgraph API)
+        # pyqtgraph's legend claims every drag the pointer hovers it for; leave those that
+        # start on something draggable beneath it to that item
+        if not ev.isExit() and not self._draggable_under(ev.scenePos()):
+            ev.acceptDrags(Qt.MouseButton.LeftButton)
+
+    def _draggable_under(self, scene_pos: QPointF) -> bool:
+        scene = self.scene()
+        if scene is None:
+            return False
+        for item in scene.items(scene_pos):
+            pick = getattr(item, "spot_data_at", None) or getattr(item, "key_at", None)
+            if item is not self and pick is not None and item.isVisible() and \
+                    pick(item.mapFromScene(scene_pos)) is not None:
+                return True
+        return False
+
     def set_entries(self, entries: list[tuple]) -> None:
         """(name, pen) per chip, drawn as a line; (category, pen, symbol) per kernel shape."""
         self.entries = list(entries)
