@@ -283,3 +283,61 @@ def test_the_command_line_speaks_the_chosen_language(capsys, tmp_path):
         use_language("en")
     assert main(["--lang", "en", "--width", "5", "s.roofline", "--export-csv", out]) == 2
     assert "--width 5: must be between 100 and 20000 pixels" in capsys.readouterr().err
+
+
+def _built_texts(built) -> list[str]:
+    """Every text a built workload shows: its kernels' names and steps, the notes, what is held
+    and what crosses the link."""
+    return ([e.kernel.name for e in built.entries] + [s for e in built.entries for s in e.steps]
+            + list(built.notes) + list(built.resident_steps) + list(built.link_steps))
+
+
+def test_the_model_builders_formulas_read_in_japanese_with_the_same_numbers():
+    """The workload pane's kernel list and "How it is counted" for every shipped model (MoE,
+    MLA, sliding windows and chunks, block-scaled weights, an MTP module, expert and tensor
+    parallelism) in decode, prefill and training, and for a CNN, an MLP and an LSTM: in
+    Japanese with exactly the English numbers, line by line."""
+    from dataclasses import replace
+
+    from roofline_gui.core.build import build
+    from roofline_gui.core.workload import Workload
+    from roofline_gui.io.workloads import shipped_workloads
+
+    workloads = []
+    for shipped in shipped_workloads().values():
+        w = shipped.workload()
+        if w.kind != "transformer":
+            workloads.append(w)
+            if w.kind in ("cnn", "mlp"):
+                workloads.append(replace(w, phase="train", activations="bf16", data_parallel=4,
+                                         global_batch=16 * w.batch, zero=2, pipeline_parallel=2))
+            continue
+        heads = w.spec.get("num_key_value_heads") or w.spec.get("num_attention_heads") or 1
+        n = 8 if heads % 8 == 0 or "kv_lora_rank" in w.spec else 1
+        moe = any(k in w.spec for k in ("n_routed_experts", "num_experts", "num_local_experts"))
+        workloads += [
+            replace(w, phase="decode", batch=16, context=200_000, chips_per_model=n,
+                    expert_parallel=n if moe else 1, weights="mxfp4",
+                    mtp="num_nextn_predict_layers" in w.spec),
+            replace(w, phase="prefill", batch=2, sequence=8192, attention_data_parallel=n > 1,
+                    chips_per_model=n),
+            replace(w, phase="train", batch=1, sequence=4096, chips_per_model=n,
+                    data_parallel=8, global_batch=64, zero=3, recompute="selective",
+                    activations="bf16", weights="bf16", kv_cache="bf16")]
+    workloads += [Workload("m", "MLP", "mlp", {"widths": [784, 4096, 10]}, batch=64),
+                  Workload("l", "LSTM", "lstm", {"layers": 2, "input": 512, "hidden": 1024,
+                                                 "steps": 20}, batch=8)]
+    number = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?")
+    english = [_built_texts(build(w)) for w in workloads]
+    try:
+        use_language("ja")
+        japanese = [_built_texts(build(w)) for w in workloads]
+    finally:
+        use_language("en")
+    for w, en_lines, ja_lines in zip(workloads, english, japanese, strict=True):
+        assert len(en_lines) == len(ja_lines), w.name
+        for en, ja in zip(en_lines, ja_lines, strict=True):
+            assert sorted(number.findall(en)) == sorted(number.findall(ja)), (en, ja)
+        words = [line for line in ja_lines if re.search(r"[a-z]{4,} [a-z]{4,} [a-z]{4,}", line)
+                 and not re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", line)]
+        assert not words, (w.name, words[:3])  # no English sentence left

@@ -17,6 +17,7 @@ from functools import cached_property
 from typing import Any
 
 from roofline_gui.core.errors import Problem
+from roofline_gui.core.i18n import N_, _
 
 #: Fields that never change what a model computes or stores per token: tokenizer ids, dtypes,
 #: initialisation, dropout, positional-encoding details, bookkeeping. Read silently.
@@ -89,7 +90,7 @@ class TransformerConfig:
     moe_layer_count: int = -1  # layers with experts (-1: all of them when experts > 1)
     #: (window, layers) per kind of attention layer; window 0 attends the whole context
     windows: tuple[tuple[int, int], ...] = ()
-    window_kind: str = "sliding window"  # or "chunk" (Llama 4's chunked attention)
+    window_kind: str = N_("sliding window")  # or "chunk" (Llama 4's chunked attention)
     mla: MLA | None = None
     o_bias: bool = False  # a bias on the output projection (gpt-oss)
     qk_norm: bool = False  # RMSNorm on each head's query and key (Qwen3, Gemma 3)
@@ -253,13 +254,14 @@ class Fields:
                 value = self.raw[name]
                 if isinstance(value, bool) or not isinstance(value, (int, float)) or \
                         value != int(value) or value < minimum or value > 10**9:
-                    self.fail(name, f"must be a whole number from {minimum} up, not {value!r}")
+                    self.fail(name, _("must be a whole number from {minimum} up, not "
+                                      "{value}").format(minimum=minimum, value=repr(value)))
                     return None
                 return int(value)
         if default is not None:
             return default
         if required:
-            self.fail(names[0], "is required")
+            self.fail(names[0], _("is required"))
         return None
 
     def flag(self, name: str, default: bool = False) -> bool:
@@ -274,7 +276,7 @@ class Fields:
         if value is None:
             return None
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            self.fail(name, f"must be a list of names, not {value!r}")
+            self.fail(name, _("must be a list of names, not {value}").format(value=repr(value)))
             return None
         return value
 
@@ -283,15 +285,15 @@ class Fields:
 
     def refuse(self, name: str, why: str) -> None:
         """A field that changes the count and is not modelled: refused by name."""
-        self.fail(name, f"is not modelled: {why}")
+        self.fail(name, _("is not modelled: {why}").format(why=why))
 
     def note_unknown(self, also_known: Iterable[str] = ()) -> None:
         """Name, in a note, each field neither read nor known to change nothing."""
         known = SILENT | self.read | set(also_known)
         unknown = sorted(k for k in self.raw if k not in known and not k.startswith("_"))
         if unknown:
-            self.notes.append("fields not read (they do not change the count as far as this "
-                              "reader knows): " + ", ".join(unknown))
+            self.notes.append(_("fields not read (they do not change the count as far as this "
+                                "reader knows): {fields}").format(fields=", ".join(unknown)))
 
 
 def windows_from_layer_types(fields: Fields, layers: int, window: int | None,
@@ -302,17 +304,19 @@ def windows_from_layer_types(fields: Fields, layers: int, window: int | None,
     if types is None:
         return ()
     if len(types) != layers:
-        fields.fail("layer_types", f"names {len(types)} layers; the model has {layers}")
+        fields.fail("layer_types", _("names {n} layers; the model has {layers}").format(
+            n=len(types), layers=layers))
         return ()
     odd = sorted({t for t in types if t not in (sliding, "full_attention")})
     if odd:
-        fields.refuse("layer_types", f"layer kinds {', '.join(odd)} (known: {sliding}, "
-                                     "full_attention)")
+        fields.refuse("layer_types", _("layer kinds {kinds} (known: {sliding}, "
+                                       "full_attention)").format(kinds=", ".join(odd),
+                                                                 sliding=sliding))
         return ()
     n_sliding = sum(t == sliding for t in types)
     if n_sliding and not window:
-        fields.fail("sliding_window", f"{n_sliding} layers are sliding_attention but no window "
-                                      "is given")
+        fields.fail("sliding_window", _("{n} layers are sliding_attention but no window is "
+                                        "given").format(n=n_sliding))
         return ()
     return tuple((w, n) for w, n in ((window or 0, n_sliding), (0, layers - n_sliding)) if n)
 
@@ -323,11 +327,12 @@ def check_window(fields: Fields, window: Any, positions: int | None) -> int | No
         return None
     if isinstance(window, bool) or not isinstance(window, (int, float)) or window != int(window) \
             or window < 1:
-        fields.fail("sliding_window", f"must be a whole number of tokens from 1 up, not "
-                                      f"{window!r}")
+        fields.fail("sliding_window", _("must be a whole number of tokens from 1 up, not "
+                                        "{value}").format(value=repr(window)))
         return None
     if positions and window > positions:
-        fields.fail("sliding_window", f"{int(window)} tokens is beyond the model's {positions} "
-                                      "positions (max_position_embeddings)")
+        fields.fail("sliding_window", _("{window} tokens is beyond the model's {positions} "
+                                        "positions (max_position_embeddings)").format(
+            window=int(window), positions=positions))
         return None
     return int(window)

@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from roofline_gui.core.i18n import _
 from roofline_gui.core.kernel import Kernel
 from roofline_gui.core.roofline import KernelArrays
 from roofline_gui.core.templates import TEMPLATES, place
@@ -94,29 +95,34 @@ def move_to_intensity(kernel: Kernel, target: float) -> Move:
         return Move(kernel)
     values, ka = sweep(kernel)
     intensity = ka.shown_intensity()
-    best, note = _along_path(values, intensity, target)
+    best, note, limit = _along_path(values, intensity, target)
     spec = TEMPLATES[kernel.template].param(TEMPLATES[kernel.template].main_param)
     if note:
-        note = (f"{kernel.name}: {note} {spec.label} ({spec.label} = {best:,.0f} "
-                f"reaches {intensity[values == best][0]:,.4g} op/B)")
+        note = note.format(kernel=kernel.name, limit=limit, param=_(spec.label), best=f"{best:,.0f}",
+                           reached=f"{intensity[values == best][0]:,.4g}")
     if kernel.params.get(spec.name) == best:
         return Move(kernel, note)
     return Move(kernel.with_params(**{spec.name: best}), note)
 
 
-def _along_path(values: np.ndarray, intensity: np.ndarray, target: float) -> tuple[float, str]:
+def _along_path(values: np.ndarray, intensity: np.ndarray,
+                target: float) -> tuple[float, str, str]:
     """The parameter value nearest ``target`` on the reachable part of the path, and a note
-    when the target lies beyond either end of it."""
+    (to fill in) with the intensity it cannot pass when the target lies beyond either end."""
     ok = np.isfinite(intensity) & (intensity > 0)
     values, intensity = values[ok], intensity[ok]
     hi, lo = float(intensity.max()), float(intensity.min())
     if target >= hi * (1 - REACH_TOLERANCE):
         end = int(np.argmax(intensity >= hi * (1 - REACH_TOLERANCE)))
-        return float(values[end]), f"its intensity cannot pass {hi:,.4g} op/B by changing its"
+        return float(values[end]), _(
+            "{kernel}: its intensity cannot pass {limit} op/B by changing its {param} ({param} = "
+            "{best} reaches {reached} op/B)"), f"{hi:,.4g}"
     if target <= lo * (1 + REACH_TOLERANCE):
         end = int(np.argmax(intensity <= lo * (1 + REACH_TOLERANCE)))
-        return float(values[end]), f"its intensity cannot go below {lo:,.4g} op/B by changing its"
-    return float(values[int(np.argmin(np.abs(np.log(intensity) - np.log(target))))]), ""
+        return float(values[end]), _(
+            "{kernel}: its intensity cannot go below {limit} op/B by changing its {param} ({param} "
+            "= {best} reaches {reached} op/B)"), f"{lo:,.4g}"
+    return float(values[int(np.argmin(np.abs(np.log(intensity) - np.log(target))))]), "", ""
 
 
 def describe_move(kernel: Kernel) -> str:
@@ -124,6 +130,6 @@ def describe_move(kernel: Kernel) -> str:
     if kernel.template is not None:
         template = TEMPLATES[kernel.template]
         spec = template.param(template.main_param)
-        return f"{spec.label} = {kernel.params.get(spec.name, spec.default):,.0f}"
+        return f"{_(spec.label)} = {kernel.params.get(spec.name, spec.default):,.0f}"
     traffic = kernel.traffic()
-    return f"intensity {traffic.ops / traffic.bytes['dram']:,.4g} op/B"
+    return _("intensity {value} op/B").format(value=f"{traffic.ops / traffic.bytes['dram']:,.4g}")

@@ -47,7 +47,7 @@ from dataclasses import dataclass, replace
 
 from roofline_gui.core.errors import Problem, ValidationError
 from roofline_gui.core.families import read_config
-from roofline_gui.core.i18n import N_
+from roofline_gui.core.i18n import N_, _
 from roofline_gui.core.kernel import Kernel
 from roofline_gui.core.model_config import TransformerConfig
 from roofline_gui.core.units import BYTES_PER_VALUE
@@ -55,10 +55,10 @@ from roofline_gui.core.units import format_bytes as _b  # short: formulas are fu
 from roofline_gui.core.units import format_count as _g
 from roofline_gui.core.workload import Built, Entry, Workload
 
-#: translated where shown (the words are also part of formulas' notes, which stay English)
+#: translated where shown
 RECOMPUTE_WORDS = {"none": N_("no recomputation"), "selective": N_("selective recomputation"),
                    "full": N_("full recomputation")}
-OPTIMIZER_NAMES = {"adam": "Adam", "sgd": "SGD with momentum"}
+OPTIMIZER_NAMES = {"adam": N_("Adam"), "sgd": N_("SGD with momentum")}
 #: Ops per parameter of an update: Adam's two moments (7), bias corrections, square root,
 #: division, weight decay and step (6); SGD's momentum (2) and step (2).
 OPTIMIZER_OPS = {"adam": 13, "sgd": 4}
@@ -149,11 +149,13 @@ def build_training(w: Workload, build_kind: Callable[[Workload], Built]) -> Buil
     transformer = w.kind == "transformer"
     problems = []
     if not transformer and w.chips_per_model > 1:
-        problems.append(Problem("chips_per_model", "tensor parallelism splits a transformer's "
-                                "heads; train a CNN or MLP with data and pipeline parallelism"))
+        problems.append(Problem("chips_per_model", _(
+            "tensor parallelism splits a transformer's heads; train a CNN or MLP with data and "
+            "pipeline parallelism")))
     if w.activations_on_chip:
-        problems.append(Problem("activations_on_chip", "applies to inference: training keeps "
-                                "every layer's activations for the backward pass"))
+        problems.append(Problem("activations_on_chip", _(
+            "applies to inference: training keeps every layer's activations for the backward "
+            "pass")))
     if problems:
         raise ValidationError(problems)
     prec = w.activations  # the matmuls', the activations' and the gradients' precision
@@ -163,15 +165,16 @@ def build_training(w: Workload, build_kind: Callable[[Workload], Built]) -> Buil
     d, t, p = w.data_parallel, w.chips_per_model, w.pipeline_parallel
     b, m = w.batch, w.micro_batches
     if p > layers:
-        raise ValidationError([Problem("pipeline_parallel", f"{p} pipeline stages for {layers} "
-                                       "layers: at most one stage per layer")])
+        raise ValidationError([Problem("pipeline_parallel", _(
+            "{p} pipeline stages for {layers} layers: at most one stage per layer").format(
+            p=p, layers=layers))])
     chips = d * t * p
     s = w.sequence if transformer else 1
     unit = "token" if transformer else ("image" if w.kind == "cnn" else "sample")
     items = w.sequences_per_step * s
     per = m / p
-    where = (f"per chip: × m/p = {m}/{p} (m = G/(b·d) = {w.sequences_per_step}/({b}·{d}) "
-             f"micro-batches, p = {p} stages)")
+    where = _("per chip: × m/p = {m}/{p} (m = G/(b·d) = {G}/({b}·{d}) micro-batches, p = {p} "
+              "stages)").format(m=m, p=p, G=w.sequences_per_step, b=b, d=d)
     entries: list[Entry] = []
 
     def add(kernel, count, group, steps, weight_bytes=0.0):
@@ -181,20 +184,23 @@ def build_training(w: Workload, build_kind: Callable[[Workload], Built]) -> Buil
     for e in forward.entries:
         add(e.kernel, e.count * per, "forward", [*e.steps, where], e.weight_bytes)
     for e in forward.entries:
-        note = ("backward: data gradients and weight gradients, each the forward's size: "
-                "2 × its ops and 2 × its bytes (reads weights, saved inputs and output "
-                "gradients; writes input and weight gradients)")
-        add(_scaled(e.kernel, 2.0, f"{e.kernel.name} (backward)", note), e.count * per,
+        note = _("backward: data gradients and weight gradients, each the forward's size: "
+                 "2 × its ops and 2 × its bytes (reads weights, saved inputs and output "
+                 "gradients; writes input and weight gradients)")
+        add(_scaled(e.kernel, 2.0, _("{kernel} (backward)").format(kernel=e.kernel.name), note),
+            e.count * per,
             "backward", [note, *e.steps, where], 2 * e.weight_bytes)
     if w.recompute != "none":
         again = [e for e in forward.entries
                  if e.attention_core
                  or (w.recompute == "full" and e.group != "head")]
         for e in again:
-            note = (f"{RECOMPUTE_WORDS[w.recompute]}: this forward kernel runs again in the "
-                    "backward pass" + (" (the attention core: Korthikanti et al. 2022)"
-                                       if w.recompute == "selective" else ""))
-            add(_scaled(e.kernel, 1.0, f"{e.kernel.name} (recompute)", note), e.count * per,
+            note = (_("{recompute}: this forward kernel runs again in the backward pass (the "
+                      "attention core: Korthikanti et al. 2022)") if w.recompute == "selective"
+                    else _("{recompute}: this forward kernel runs again in the backward pass")
+                    ).format(recompute=_(RECOMPUTE_WORDS[w.recompute]))
+            add(_scaled(e.kernel, 1.0, _("{kernel} (recompute)").format(kernel=e.kernel.name),
+                        note), e.count * per,
                 "recompute", [note, *e.steps, where], e.weight_bytes)
     # -- model states and the optimizer -----------------------------------------------------
     params = forward.parameters
@@ -205,24 +211,34 @@ def build_training(w: Workload, build_kind: Callable[[Workload], Built]) -> Buil
     grads = shard * bg / (d if z >= 2 else 1)
     states = shard * bo / (d if z >= 1 else 1)
     owned = shard / (d if z >= 1 else 1)  # the parameters a chip updates
-    split = (f"Ψ = parameters ÷ (t·p) = {_g(params)} / ({t}·{p}) = {_g(shard)} per chip"
-             if t * p > 1 else f"Ψ = {_g(params)} parameters")
-    divided = ("", "the optimizer states", "them and the gradients",
-               "them, the gradients and the weights")[z]
-    state_text = (f"{split}; weights {bw:g} + gradients {bg:g} + optimizer {bo:g} B per "
-                  f"parameter ({OPTIMIZER_NAMES[w.optimizer]}, {prec}"
-                  + (", fp32 master weights" if bw < 4 else "") + f"), ZeRO stage {z}"
-                  + (f" dividing {divided} by d = {d}" if z else "")
-                  + f": {_b(weights)} + {_b(grads)} + {_b(states)} = {_b(weights + grads + states)}")
+    split = (_("Ψ = parameters ÷ (t·p) = {parameters} / ({t}·{p}) = {shard} per chip").format(
+        parameters=_g(params), t=t, p=p, shard=_g(shard))
+        if t * p > 1 else _("Ψ = {parameters} parameters").format(parameters=_g(params)))
+    optimizer = _(OPTIMIZER_NAMES[w.optimizer])
+    how = (_("{optimizer}, {precision}, fp32 master weights") if bw < 4 else
+           _("{optimizer}, {precision}")).format(optimizer=optimizer, precision=prec)
+    zero = (_("ZeRO stage {z}"), _("ZeRO stage {z} dividing the optimizer states by d = {d}"),
+            _("ZeRO stage {z} dividing them and the gradients by d = {d}"),
+            _("ZeRO stage {z} dividing them, the gradients and the weights by d = {d}"))[z]
+    state_text = _("{split}; weights {bw} + gradients {bg} + optimizer {bo} B per parameter "
+                   "({how}), {zero}: {weights} + {grads} + {states} = {total}").format(
+        split=split, bw=f"{bw:g}", bg=f"{bg:g}", bo=f"{bo:g}", how=how,
+        zero=zero.format(z=z, d=d), weights=_b(weights), grads=_b(grads), states=_b(states),
+        total=_b(weights + grads + states))
     traffic = (bw + bg + bo) * owned
     ops = OPTIMIZER_OPS[w.optimizer] * owned
-    opt_steps = [f"{OPTIMIZER_NAMES[w.optimizer]} update of the {_g(owned)} parameters this chip "
-                 f"owns" + (f" (ZeRO-{z}: Ψ/d)" if z else ""),
-                 f"ops ≈ {OPTIMIZER_OPS[w.optimizer]} per parameter = {_g(ops)}",
-                 f"reads weights, gradients and states ({bw:g} + {bg:g} + {bo:g} B per parameter) "
-                 f"and writes them back (gradients zeroed): 2·{_g(bw + bg + bo)}·{_g(owned)} = "
-                 f"{_b(2 * traffic)}"]
-    add(Kernel(id="", name=f"Optimizer update ({OPTIMIZER_NAMES[w.optimizer]})", precision=prec,
+    opt_steps = [(_("{optimizer} update of the {parameters} parameters this chip owns (ZeRO-{z}: "
+                    "Ψ/d)") if z else
+                  _("{optimizer} update of the {parameters} parameters this chip owns")).format(
+                     optimizer=optimizer, parameters=_g(owned), z=z),
+                 _("ops ≈ {per} per parameter = {ops}").format(per=OPTIMIZER_OPS[w.optimizer],
+                                                               ops=_g(ops)),
+                 _("reads weights, gradients and states ({bw} + {bg} + {bo} B per parameter) and "
+                   "writes them back (gradients zeroed): {formula} = {bytes}").format(
+                     bw=f"{bw:g}", bg=f"{bg:g}", bo=f"{bo:g}",
+                     formula=f"2·{_g(bw + bg + bo)}·{_g(owned)}", bytes=_b(2 * traffic))]
+    add(Kernel(id="", name=_("Optimizer update ({optimizer})").format(optimizer=optimizer),
+               precision=prec,
                category=f"workload: {w.name}", flops=ops, bytes={"dram": 2 * traffic},
                write_bytes={"dram": traffic}, notes="\n".join(opt_steps)),
         1, "optimizer", opt_steps, 2 * traffic)
@@ -233,75 +249,92 @@ def build_training(w: Workload, build_kind: Callable[[Workload], Built]) -> Buil
         acts = per_layer * cfg.layers * in_flight / p
         formula = {"none": "s·b·h·(34 + 5·a·s/h)/t", "selective": "34·s·b·h/t",
                    "full": "2·s·b·h"}[w.recompute]
-        act_text = (f"activations {formula} per layer (Korthikanti et al. 2022, Table 2, "
-                    f"{RECOMPUTE_WORDS[w.recompute]}) = {_b(per_layer)} × {cfg.layers} layers"
-                    + (f" × {in_flight}/{p} (1F1B: the first stage holds min(m, p) micro-batches "
-                       f"of L/p layers)" if p > 1 else "") + f" = {_b(acts)}")
+        act_text = (_("activations {formula} per layer (Korthikanti et al. 2022, Table 2, "
+                      "{recompute}) = {per_layer} × {layers} layers × {in_flight}/{p} (1F1B: the "
+                      "first stage holds min(m, p) micro-batches of L/p layers) = {bytes}")
+                    if p > 1 else
+                    _("activations {formula} per layer (Korthikanti et al. 2022, Table 2, "
+                      "{recompute}) = {per_layer} × {layers} layers = {bytes}")).format(
+            formula=formula, recompute=_(RECOMPUTE_WORDS[w.recompute]), per_layer=_b(per_layer),
+            layers=cfg.layers, in_flight=in_flight, p=p, bytes=_b(acts))
     else:
         outputs = [e.kernel.write_bytes.get("dram", 0.0) for e in forward.entries]
         held = (max(outputs) if w.recompute == "full" else
                 sum(o * e.count for o, e in zip(outputs, forward.entries, strict=True)))
         acts = held * in_flight / p
-        act_text = ("activations: " + ("the largest layer's output (full recomputation keeps "
-                                       "one layer's at a time)" if w.recompute == "full" else
-                                       "every layer's output, kept for the backward pass")
-                    + f" = {_b(acts)}")
+        act_text = (_("activations: the largest layer's output (full recomputation keeps one "
+                      "layer's at a time) = {bytes}") if w.recompute == "full" else
+                    _("activations: every layer's output, kept for the backward pass = "
+                      "{bytes}")).format(bytes=_b(acts))
     # -- communication ----------------------------------------------------------------------
     link, link_steps = 0.0, []
     if d > 1:
         if z >= 3:
             vol = 3 * (d - 1) / d * shard * bw
-            link_steps.append(f"data parallel, ZeRO-3: reduce-scatter of the gradients and two "
-                              f"all-gathers of the weights, 3·(d−1)/d·Ψ·b = 3·{d - 1}/{d}·"
-                              f"{_b(shard * bw)} = {_b(vol)}")
+            link_steps.append(_("data parallel, ZeRO-3: reduce-scatter of the gradients and two "
+                                "all-gathers of the weights, 3·(d−1)/d·Ψ·b = {formula} = "
+                                "{bytes}").format(formula=f"3·{d - 1}/{d}·{_b(shard * bw)}",
+                                                  bytes=_b(vol)))
         else:
             vol = 2 * (d - 1) / d * shard * bg
-            link_steps.append(f"data parallel: ring all-reduce of the gradients, 2·(d−1)/d·Ψ·b_g "
-                              f"= 2·{d - 1}/{d}·{_b(shard * bg)} = {_b(vol)}")
+            link_steps.append(_("data parallel: ring all-reduce of the gradients, "
+                                "2·(d−1)/d·Ψ·b_g = {formula} = {bytes}").format(
+                formula=f"2·{d - 1}/{d}·{_b(shard * bg)}", bytes=_b(vol)))
         link += vol
     ba = BYTES_PER_VALUE[prec]
     if t > 1 and cfg:
         act = b * s * cfg.hidden * ba
         n = 6 if w.recompute == "full" else 4
         vol = n * (cfg.layers / p) * m * 2 * (t - 1) / t * act
-        link_steps.append(f"tensor parallel: {n} all-reduces per layer and micro-batch of b·s·h·b_a "
-                          f"= {_b(act)}, 2·(t−1)/t of it each, × {_g(cfg.layers / p)} layers × "
-                          f"{m} micro-batches = {_b(vol)}")
+        link_steps.append(_("tensor parallel: {n} all-reduces per layer and micro-batch of "
+                            "b·s·h·b_a = {act}, 2·(t−1)/t of it each, × {layers} layers × {m} "
+                            "micro-batches = {bytes}").format(
+            n=n, act=_b(act), layers=_g(cfg.layers / p), m=m, bytes=_b(vol)))
         link += vol
     moved = dict(forward.link_parts).get("all-to-all", 0.0)
     all_to_all = 3 * moved * per
     if moved:
         vol = 3 * moved * per
-        link_steps.append(f"expert parallel: the forward's all-to-all ({_b(moved)} per "
-                          f"micro-batch), and twice in backward (the data gradients back, the "
-                          f"outputs' gradients out): 3 × that × m/p = {_b(vol)}")
+        link_steps.append(_("expert parallel: the forward's all-to-all ({moved} per "
+                            "micro-batch), and twice in backward (the data gradients back, the "
+                            "outputs' gradients out): 3 × that × m/p = {bytes}").format(
+            moved=_b(moved), bytes=_b(vol)))
         link += vol
     if p > 1:
         boundary = (b * s * cfg.hidden * ba if cfg else
                     sum(e.kernel.write_bytes.get("dram", 0.0) * e.count for e in forward.entries)
                     / max(layers, 1))
         vol = 2 * m * boundary
-        link_steps.append(f"pipeline: each micro-batch's activations sent on and gradients sent "
-                          f"back, 2·m·{_b(boundary)} = {_b(vol)}")
+        link_steps.append(_("pipeline: each micro-batch's activations sent on and gradients "
+                            "sent back, 2·m·{boundary} = {bytes}").format(boundary=_b(boundary),
+                                                                          bytes=_b(vol)))
         link += vol
     # -- what the step counts -----------------------------------------------------------------
     fwd_ops = sum(e.kernel.flops * e.count for e in forward.entries)
     if cfg:
         model_ft = model_flops_per_token(cfg, s)
-        model_text = (f"6·N + 12·L·H·Q·T = 6·{matmul_parameters(cfg):.4g} + 12·{cfg.layers}·"
-                      f"{cfg.heads}·{cfg.head_dim}·{s} = {model_ft:.4g} per token")
+        model_text = _("6·N + 12·L·H·Q·T = {formula} = {flops} per token").format(
+            formula=f"6·{matmul_parameters(cfg):.4g} + 12·{cfg.layers}·{cfg.heads}·"
+                    f"{cfg.head_dim}·{s}", flops=f"{model_ft:.4g}")
     else:
         model_ft = 3 * fwd_ops / b
-        model_text = (f"3 × the forward's ops per {unit} = 3·{fwd_ops / b:.4g} = {model_ft:.4g} "
-                      f"(forward, data gradients, weight gradients)")
+        model_text = (_("3 × the forward's ops per image = {formula} = {flops} (forward, data "
+                        "gradients, weight gradients)") if unit == "image" else
+                      _("3 × the forward's ops per sample = {formula} = {flops} (forward, data "
+                        "gradients, weight gradients)")).format(
+            formula=f"3·{fwd_ops / b:.4g}", flops=f"{model_ft:.4g}")
     chip_ops = sum(e.kernel.flops * e.count for e in entries)
     facts = TrainingFacts(
         unit, model_ft, model_text, chip_ops * chips / items, items, chips, m,
         (p - 1) / m if p > 1 else 0.0, weights, grads, states, acts, state_text, act_text,
         float(w.train_tokens))
-    steps = (f"step: G = {w.sequences_per_step} {'sequences' if cfg else unit + 's'} "
-             f"({_g(items)} {unit}s) over d·t·p = {d}·{t}·{p} = {chips} chips",
-             state_text, act_text)
+    step = (_("step: G = {G} sequences ({items} tokens) over d·t·p = {formula} = {chips} chips")
+            if cfg else
+            _("step: G = {G} images ({items} images) over d·t·p = {formula} = {chips} chips")
+            if unit == "image" else
+            _("step: G = {G} samples ({items} samples) over d·t·p = {formula} = {chips} chips"))
+    steps = (step.format(G=w.sequences_per_step, items=_g(items), formula=f"{d}·{t}·{p}",
+                         chips=chips), state_text, act_text)
     return Built(tuple(entries), link, tuple(link_steps), forward.notes, params,
                  forward.active_parameters, weights + grads + states + acts, steps,
                  forward.heads, facts, weight_bytes=weights, kv_cache_bytes=0.0,

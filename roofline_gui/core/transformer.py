@@ -22,12 +22,20 @@ from __future__ import annotations
 
 from roofline_gui.core.errors import Problem, ValidationError
 from roofline_gui.core.families import read_config
+from roofline_gui.core.i18n import N_, _, ngettext
 from roofline_gui.core.kernel import Kernel
 from roofline_gui.core.model_config import TransformerConfig
 from roofline_gui.core.units import BLOCK_FORMATS, BYTES_PER_VALUE, FORMAT_WORDS, compute_precision
 from roofline_gui.core.units import format_bytes as _b  # short: formulas are full of them
 from roofline_gui.core.units import format_count as _g
 from roofline_gui.core.workload import ON_CHIP_KINDS, Built, Entry, Workload, parameters_text
+
+#: the roles a block-scaled format can hold, translated where a note names them
+PART_WORDS = {"attention": N_("attention"), "experts": N_("experts"), "mlp": N_("MLP"),
+              "router": N_("router"), "embedding": N_("embedding"), "head": N_("LM head"),
+              "norms": N_("norms")}
+ROLE_WORDS = {"weights": N_("weights"), "activations": N_("activations"),
+              "KV cache": N_("KV cache")}
 
 
 def make_entry(workload: Workload, index: int, name: str, group: str, count: float, ops: float,
@@ -39,9 +47,11 @@ def make_entry(workload: Workload, index: int, name: str, group: str, count: flo
     if workload.activations_on_chip and workload.kind in ON_CHIP_KINDS:
         acts = reads - weight_bytes + writes  # activations read and written
         nbytes, written = {"dram": weight_bytes, "cache": acts}, {"cache": writes}
-        steps = [*steps, f"activations on chip: {_b(acts)} read and written at the on-chip "
-                         f"level, only the weights ({_b(weight_bytes)}) cross main memory: "
-                         f"{_g(ops / weight_bytes) if weight_bytes else '∞'} op per weight byte"]
+        steps = [*steps, _("activations on chip: {acts} read and written at the on-chip level, "
+                           "only the weights ({weights}) cross main memory: {reuse} op per "
+                           "weight byte").format(
+            acts=_b(acts), weights=_b(weight_bytes),
+            reuse=_g(ops / weight_bytes) if weight_bytes else "∞")]
     kernel = Kernel(
         id=f"{workload.id}/{index}", name=name,
         precision=compute_precision(workload.activations),
@@ -72,23 +82,25 @@ def _problems(w: Workload, cfg: TransformerConfig) -> list[Problem]:
     n, e = w.chips_per_model, w.expert_parallel
     out = []
     if cfg.heads % n:
-        out.append(Problem("chips_per_model", f"{n} chips cannot share {cfg.heads} attention "
-                                              f"heads evenly (tensor parallelism splits the "
-                                              f"heads): use a divisor of {cfg.heads}"))
+        out.append(Problem("chips_per_model", _(
+            "{n} chips cannot share {heads} attention heads evenly (tensor parallelism splits "
+            "the heads): use a divisor of {heads}").format(n=n, heads=cfg.heads)))
     if w.mtp and not cfg.mtp_layers:
-        out.append(Problem("mtp", f"{w.name} has no multi-token prediction module "
-                                  "(num_nextn_predict_layers)"))
+        out.append(Problem("mtp", _("{model} has no multi-token prediction module "
+                                    "(num_nextn_predict_layers)").format(model=w.name)))
     if e > 1:
         if not cfg.moe:
-            out.append(Problem("expert_parallel", f"{w.name} has no experts to spread: expert "
-                                                  "parallelism is for a mixture of experts"))
+            out.append(Problem("expert_parallel", _(
+                "{model} has no experts to spread: expert parallelism is for a mixture of "
+                "experts").format(model=w.name)))
         elif cfg.experts % e:
-            out.append(Problem("expert_parallel", f"{e} does not divide the {cfg.experts} "
-                                                  f"experts: each chip holds E/e whole experts"))
+            out.append(Problem("expert_parallel", _(
+                "{e} does not divide the {experts} experts: each chip holds E/e whole "
+                "experts").format(e=e, experts=cfg.experts)))
         if n % e:
-            out.append(Problem("expert_parallel", f"{e} does not divide N = {n}, the chips that "
-                                                  f"share the model (the experts are spread "
-                                                  f"over e of them, each split N/e ways)"))
+            out.append(Problem("expert_parallel", _(
+                "{e} does not divide N = {n}, the chips that share the model (the experts are "
+                "spread over e of them, each split N/e ways)").format(e=e, n=n)))
     return out
 
 
@@ -110,15 +122,17 @@ class _Builder:
         self.decode = w.phase == "decode"
         self.train = w.phase == "train"
         self.T = w.batch if self.decode else w.batch * w.sequence
-        self.share = f" ÷ N (N = {self.n} chips share every matrix)" if self.n > 1 else ""
+        self.share = (_(" ÷ N (N = {n} chips share every matrix)").format(n=self.n)
+                      if self.n > 1 else "")
         # Attention data parallelism: each chip runs the attention of B/N sequences with all the
         # heads (its weights whole on every chip), instead of every sequence with H/N heads.
         self.dp = w.attention_data_parallel and self.n > 1
         self.an = 1 if self.dp else self.n
         self.aB = -(-w.batch // self.n) if self.dp else w.batch
         self.aT = self.aB if self.decode else self.aB * w.sequence
-        self.ashare = (f" (attention data parallel: each chip runs B/N = ⌈{w.batch}/{self.n}⌉ = "
-                       f"{self.aB} sequences with every head)" if self.dp else self.share)
+        self.ashare = (_(" (attention data parallel: each chip runs B/N = ⌈{batch}/{n}⌉ = "
+                         "{per_chip} sequences with every head)").format(
+            batch=w.batch, n=self.n, per_chip=self.aB) if self.dp else self.share)
 
     # -- helpers -------------------------------------------------------------------------
     def bw(self, part: str) -> float:
@@ -132,9 +146,10 @@ class _Builder:
     def bw_text(self, part: str) -> str:
         b = self.bw(part)
         if part in self.cfg.not_converted and self.w.weights in BLOCK_FORMATS:
-            return f"b_w = 2 B (bf16: the checkpoint keeps its {part} at 16 bits)"
+            return _("b_w = 2 B (bf16: the checkpoint keeps its {part} at 16 bits)").format(
+                part=_(PART_WORDS.get(part, part)))
         if self.w.weights in BLOCK_FORMATS:
-            return f"b_w = {b:g} B ({FORMAT_WORDS[self.w.weights]})"
+            return f"b_w = {b:g} B ({_(FORMAT_WORDS[self.w.weights])})"
         return f"b_w = {b:g} B ({self.w.weights})"
 
     def add(self, name, group, count, ops, reads, writes, steps, weight=0.0, core=False):
@@ -158,44 +173,53 @@ class _Builder:
         qkv = cfg.qkv_width
         bw = self.bw("attention")
         wq = h * qkv * bw / n
-        self.add("QKV projection", "attention", cfg.layers, 2 * T * h * qkv / n,
+        self.add(_("QKV projection"), "attention", cfg.layers, 2 * T * h * qkv / n,
                  wq + T * h * ba, T * qkv * ba / n,
-                 [self.tok(self.aB), f"Q, K, V width = (H + 2·Hkv)·D = ({H} + 2·{Hkv})·{hd} = {_g(qkv)}",
-                  f"ops = 2·T·hidden·width{self.ashare} = 2·{_g(T)}·{_g(h)}·{_g(qkv)} / {n} = "
-                  f"{_g(2 * T * h * qkv / n)}",
-                  f"weights = hidden·width·b_w{self.ashare} = {_b(wq)} (read once for the whole "
-                  f"batch; {self.bw_text('attention')})",
-                  f"activations: read T·hidden·b_a = {_b(T * h * ba)}, write T·width·b_a / N = "
-                  f"{_b(T * qkv * ba / n)}"], wq)
+                 [self.tok(self.aB),
+                  _("Q, K, V width = (H + 2·Hkv)·D = ({H} + 2·{Hkv})·{D} = {width}").format(
+                      H=H, Hkv=Hkv, D=hd, width=_g(qkv)),
+                  _("ops = 2·T·hidden·width{share} = 2·{T}·{hidden}·{width} / {n} = {ops}").format(
+                      share=self.ashare, T=_g(T), hidden=_g(h), width=_g(qkv), n=n,
+                      ops=_g(2 * T * h * qkv / n)),
+                  _("weights = hidden·width·b_w{share} = {weights} (read once for the whole "
+                    "batch; {b_w})").format(share=self.ashare, weights=_b(wq),
+                                           b_w=self.bw_text("attention")),
+                  _("activations: read T·hidden·b_a = {read}, write T·width·b_a / N = "
+                    "{written}").format(read=_b(T * h * ba), written=_b(T * qkv * ba / n))], wq)
         # KV heads per chip: split N ways, but never below one whole head (with N > Hkv the
         # cache is replicated N / Hkv times, as Megatron-style tensor parallelism does).
         kvn = max(Hkv / n, 1.0)
-        kv_split = (f"Hkv / N = {Hkv}/{n}" if n <= Hkv else f"1 (N = {n} > Hkv = {Hkv}: each "
-                    f"chip keeps one whole KV head)") if n > 1 else f"Hkv = {Hkv}"
+        kv_split = (f"Hkv / N = {Hkv}/{n}" if n <= Hkv else _(
+            "1 (N = {n} > Hkv = {Hkv}: each chip keeps one whole KV head)").format(
+            n=n, Hkv=Hkv)) if n > 1 else f"Hkv = {Hkv}"
         groups = cfg.attention_groups
         for window, layers in groups:
             label = "" if len(groups) == 1 and not window else (
-                f" ({cfg.window_kind} {_g(window)})" if window else " (full)")
+                f" ({_(cfg.window_kind)} {_g(window)})" if window else _(" (full)"))
             held = self.held(window)
             if self.decode:
                 kv_read = 2 * B * kvn * held * hd * bkv
                 kv_write = 2 * B * kvn * hd * bkv
                 qo = B * H * hd * ba / n
                 ops = 4 * B * H * held * hd / n
-                seen = f"L = {_g(L)}" + (f" (attends the last {_g(window)}: {cfg.window_kind})"
-                                         if window and L > window else "")
-                self.add(f"Attention decode{label}, L = {_g(L)}", "attention", layers, ops,
-                         kv_read + qo, kv_write + qo,
-                         [f"{seen}; KV heads per chip = {kv_split}",
-                          f"ops = 4·B·H·L·D{self.ashare} = 4·{_g(B)}·{H}·{_g(held)}·{hd} / {n} = "
-                          f"{_g(ops)}",
-                          f"KV cache read = 2·B·(KV heads per chip)·L·D·b_kv = 2·{_g(B)}·{kvn:g}·"
-                          f"{_g(held)}·{hd}·{bkv:g} = {_b(kv_read)} (each sequence has its own "
-                          "cache: batching does not help)",
-                          f"new K, V written = {_b(kv_write)}; q read and o written = B·H·D·b_a / N"
-                          f" = {_b(qo)} each",
-                          *([f"grouped-query attention: {H // Hkv} query heads share each KV head"]
-                            if H > Hkv else [])], core=True)
+                seen = (_("L = {L} (attends the last {window}: {kind})").format(
+                    L=_g(L), window=_g(window), kind=_(cfg.window_kind))
+                    if window and L > window else f"L = {_g(L)}")
+                self.add(_("Attention decode{label}, L = {L}").format(label=label, L=_g(L)),
+                         "attention", layers, ops, kv_read + qo, kv_write + qo,
+                         [_("{seen}; KV heads per chip = {split}").format(seen=seen,
+                                                                          split=kv_split),
+                          _("ops = 4·B·H·L·D{share} = 4·{B}·{H}·{L}·{D} / {n} = {ops}").format(
+                              share=self.ashare, B=_g(B), H=H, L=_g(held), D=hd, n=n,
+                              ops=_g(ops)),
+                          _("KV cache read = 2·B·(KV heads per chip)·L·D·b_kv = 2·{B}·{kv}·{L}·"
+                            "{D}·{b_kv} = {read} (each sequence has its own cache: batching "
+                            "does not help)").format(B=_g(B), kv=f"{kvn:g}", L=_g(held), D=hd,
+                                                     b_kv=f"{bkv:g}", read=_b(kv_read)),
+                          _("new K, V written = {written}; q read and o written = B·H·D·b_a / N"
+                            " = {qo} each").format(written=_b(kv_write), qo=_b(qo)),
+                          *([_("grouped-query attention: {group} query heads share each KV "
+                               "head").format(group=H // Hkv)] if H > Hkv else [])], core=True)
             else:
                 # Training counts the full S×S square, as PaLM's model FLOPs (12·L·H·Q·T) and
                 # Megatron's kernel do, so the hardware FLOPs never fall below the model FLOPs.
@@ -203,27 +227,36 @@ class _Builder:
                 ops = 4 * B * H * pairs * hd / n
                 reads = B * S * qkv * ba / n
                 writes = B * S * H * hd * ba / n + 2 * B * held * kvn * hd * bkv
-                why = ("the full square, as PaLM's model FLOPs and Megatron's kernel count it; a "
-                       "causal kernel could skip half" if self.train else
-                       "causal: S²/2" if not window or window >= S else
-                       f"causal within the window: S·W − W²/2 with W = {_g(window)}")
-                self.add(f"Attention {'forward' if self.train else 'prefill'}{label}, S = {_g(S)}",
+                why = (_("the full square, as PaLM's model FLOPs and Megatron's kernel count "
+                         "it; a causal kernel could skip half") if self.train else
+                       _("causal: S²/2") if not window or window >= S else
+                       _("causal within the window: S·W − W²/2 with W = {W}").format(
+                           W=_g(window)))
+                name = (_("Attention forward{label}, S = {S}") if self.train else
+                        _("Attention prefill{label}, S = {S}"))
+                self.add(name.format(label=label, S=_g(S)),
                          "attention", layers, ops, reads, writes,
-                         [f"query-key pairs per sequence and head = {_g(pairs)} ({why})",
-                          f"ops = 4·B·H·pairs·D{self.ashare} = 4·{_g(B)}·{H}·{_g(pairs)}·{hd} / {n}"
-                          f" = {_g(ops)} (Q·Kᵀ and P·V, 2·D each per pair; fused: the scores stay "
-                          "on chip)",
-                          f"read Q, K, V = B·S·width·b_a / N = {_b(reads)}",
-                          f"write O = B·S·H·D·b_a / N and the KV cache of {_g(held)} tokens "
-                          f"2·B·{_g(held)}·Hkv·D·b_kv / N: {_b(writes)}"], core=True)
+                         [_("query-key pairs per sequence and head = {pairs} ({why})").format(
+                             pairs=_g(pairs), why=why),
+                          _("ops = 4·B·H·pairs·D{share} = 4·{B}·{H}·{pairs}·{D} / {n} = {ops} "
+                            "(Q·Kᵀ and P·V, 2·D each per pair; fused: the scores stay on "
+                            "chip)").format(share=self.ashare, B=_g(B), H=H, pairs=_g(pairs),
+                                            D=hd, n=n, ops=_g(ops)),
+                          _("read Q, K, V = B·S·width·b_a / N = {read}").format(read=_b(reads)),
+                          _("write O = B·S·H·D·b_a / N and the KV cache of {held} tokens "
+                            "2·B·{held}·Hkv·D·b_kv / N: {written}").format(
+                              held=_g(held), written=_b(writes))], core=True)
         wo = H * hd * h * bw / n
-        self.add("Output projection", "attention", cfg.layers, 2 * T * H * hd * h / n,
+        self.add(_("Output projection"), "attention", cfg.layers, 2 * T * H * hd * h / n,
                  wo + T * H * hd * ba / n, T * h * ba,
-                 [f"ops = 2·T·(H·D)·hidden{self.ashare} = {_g(2 * T * H * hd * h / n)}",
-                  f"weights = H·D·hidden·b_w{self.ashare} = {_b(wo)}"], wo)
+                 [_("ops = 2·T·(H·D)·hidden{share} = {ops}").format(
+                     share=self.ashare, ops=_g(2 * T * H * hd * h / n)),
+                  _("weights = H·D·hidden·b_w{share} = {weights}").format(
+                      share=self.ashare, weights=_b(wo))], wo)
         self.kv_per_token_layer = [(2 * kvn * hd, window, layers) for window, layers in groups]
-        self.cache_formula = (("2·layers·⌈B/N⌉" if self.dp else "2·layers·B")
-                              + f"·(KV heads per chip {kvn:g})·{'L' if self.decode else 'S'}·D·b_kv")
+        self.cache_formula = _("{layers_batch}·(KV heads per chip {kv})·{length}·D·b_kv").format(
+            layers_batch="2·layers·⌈B/N⌉" if self.dp else "2·layers·B", kv=f"{kvn:g}",
+            length="L" if self.decode else "S")
 
     def mla(self) -> None:
         cfg, w, n, T, ba, bkv = self.cfg, self.w, self.an, self.aT, self.ba, self.bkv
@@ -235,74 +268,100 @@ class _Builder:
         q_params = (h * m.q_lora_rank + m.q_lora_rank * H * qk) if m.q_lora_rank else h * H * qk
         down = q_params + h * c
         wd = down * bw / n
-        q_text = (f"query down h·q_lora = {_g(h)}·{m.q_lora_rank} and up q_lora·H·(nope + rope) = "
-                  f"{m.q_lora_rank}·{H}·{qk}" if m.q_lora_rank else
-                  f"query h·H·(nope + rope) = {_g(h)}·{H}·{qk}")
-        self.add("MLA query and latent projections", "MLA", cfg.layers, 2 * T * down / n,
+        q_text = (_("query down h·q_lora = {h}·{q_lora} and up q_lora·H·(nope + rope) = "
+                    "{q_lora}·{H}·{qk}").format(h=_g(h), q_lora=m.q_lora_rank, H=H, qk=qk)
+                  if m.q_lora_rank else
+                  _("query h·H·(nope + rope) = {h}·{H}·{qk}").format(h=_g(h), H=H, qk=qk))
+        self.add(_("MLA query and latent projections"), "MLA", cfg.layers, 2 * T * down / n,
                  wd + T * h * ba, T * (H * qk / n + c) * ba,
-                 [self.tok(self.aB), f"{q_text}; latent down h·(kv_lora + rope) = {_g(h)}·({r} + {rope})",
-                  f"weights = {_g(down)} values·b_w{self.ashare} = {_b(wd)} "
-                  f"({self.bw_text('attention')})",
-                  f"ops = 2·T·weights{self.ashare} = {_g(2 * T * down / n)}"], wd)
+                 [self.tok(self.aB),
+                  _("{query}; latent down h·(kv_lora + rope) = {h}·({r} + {rope})").format(
+                      query=q_text, h=_g(h), r=r, rope=rope),
+                  _("weights = {values} values·b_w{share} = {weights} ({b_w})").format(
+                      values=_g(down), share=self.ashare, weights=_b(wd),
+                      b_w=self.bw_text("attention")),
+                  _("ops = 2·T·weights{share} = {ops}").format(share=self.ashare,
+                                                              ops=_g(2 * T * down / n))], wd)
         up = r * H * (m.qk_nope + v)
         wu = up * bw / n
         self.kv_per_token_layer = []
         for window, layers in cfg.attention_groups:
             held = self.held(window)
             if self.decode:
-                self.add("MLA absorbed key and value up-projections", "MLA", layers,
+                self.add(_("MLA absorbed key and value up-projections"), "MLA", layers,
                          2 * B * up / n, wu + B * H * (m.qk_nope + r) * ba / n,
                          B * H * (r + v) * ba / n,
-                         ["absorbed form (decode): each head's query is carried into the latent "
-                          "space (q_nope·W_UK) and its output out of it (·W_UV), so the cache is "
-                          "never expanded",
-                          f"weights = kv_lora·H·(nope + v)·b_w{self.ashare} = {r}·{H}·"
-                          f"({m.qk_nope} + {v}) = {_b(wu)}",
-                          f"ops = 2·B·kv_lora·H·(nope + v){self.ashare} = {_g(2 * B * up / n)}"],
+                         [_("absorbed form (decode): each head's query is carried into the "
+                            "latent space (q_nope·W_UK) and its output out of it (·W_UV), so the "
+                            "cache is never expanded"),
+                          _("weights = kv_lora·H·(nope + v)·b_w{share} = {r}·{H}·({nope} + {v}) "
+                            "= {weights}").format(share=self.ashare, r=r, H=H, nope=m.qk_nope,
+                                                  v=v, weights=_b(wu)),
+                          _("ops = 2·B·kv_lora·H·(nope + v){share} = {ops}").format(
+                              share=self.ashare, ops=_g(2 * B * up / n))],
                          wu)
                 kv_read = B * held * c * bkv
                 ops = 2 * B * H * held * (2 * r + rope) / n
-                self.add(f"Attention decode (MLA, absorbed), L = {_g(L)}", "MLA", layers, ops,
+                read = (_("latent cache read = B·L·{c}·b_kv = {B}·{L}·{c}·{b_kv} = {read} on "
+                          "every chip: the latent is shared by all heads, so tensor parallelism "
+                          "does not split it") if n > 1 else
+                        _("latent cache read = B·L·{c}·b_kv = {B}·{L}·{c}·{b_kv} = {read}"))
+                self.add(_("Attention decode (MLA, absorbed), L = {L}").format(L=_g(L)), "MLA",
+                         layers, ops,
                          kv_read + B * H * c * ba / n, B * c * bkv + B * H * r * ba / n,
-                         [f"L = {_g(held)}; the cache holds kv_lora + rope = {r} + {rope} = {c} "
-                          "values per token and layer",
-                          f"ops = 2·B·H·L·(2·kv_lora + rope){self.ashare} = 2·{_g(B)}·{H}·"
-                          f"{_g(held)}·(2·{r} + {rope}) / {n} = {_g(ops)} (scores over the "
-                          "latent and the rotary key, values over the latent)",
-                          f"latent cache read = B·L·{c}·b_kv = {_g(B)}·{_g(held)}·{c}·{bkv:g} = "
-                          f"{_b(kv_read)}" + (" on every chip: the latent is shared by all heads, "
-                                              "so tensor parallelism does not split it"
-                                              if n > 1 else ""),
-                          f"new latent written = B·{c}·b_kv = {_b(B * c * bkv)}"], core=True)
+                         [_("L = {L}; the cache holds kv_lora + rope = {r} + {rope} = {c} values "
+                            "per token and layer").format(L=_g(held), r=r, rope=rope, c=c),
+                          _("ops = 2·B·H·L·(2·kv_lora + rope){share} = 2·{B}·{H}·{L}·(2·{r} + "
+                            "{rope}) / {n} = {ops} (scores over the latent and the rotary key, "
+                            "values over the latent)").format(
+                              share=self.ashare, B=_g(B), H=H, L=_g(held), r=r, rope=rope, n=n,
+                              ops=_g(ops)),
+                          read.format(c=c, B=_g(B), L=_g(held), b_kv=f"{bkv:g}",
+                                      read=_b(kv_read)),
+                          _("new latent written = B·{c}·b_kv = {written}").format(
+                              c=c, written=_b(B * c * bkv))], core=True)
             else:
-                self.add("MLA key and value up-projection (expanded)", "MLA", layers,
+                self.add(_("MLA key and value up-projection (expanded)"), "MLA", layers,
                          2 * T * up / n, wu + T * r * ba, T * H * (m.qk_nope + v) * ba / n,
-                         ["expanded form (prefill, training): the latent is multiplied out into "
-                          "every head's keys and values",
-                          f"weights = kv_lora·H·(nope + v)·b_w{self.ashare} = {_b(wu)}",
-                          f"ops = 2·T·kv_lora·H·(nope + v){self.ashare} = {_g(2 * T * up / n)}"],
+                         [_("expanded form (prefill, training): the latent is multiplied out "
+                            "into every head's keys and values"),
+                          _("weights = kv_lora·H·(nope + v)·b_w{share} = {weights}").format(
+                              share=self.ashare, weights=_b(wu)),
+                          _("ops = 2·T·kv_lora·H·(nope + v){share} = {ops}").format(
+                              share=self.ashare, ops=_g(2 * T * up / n))],
                          wu)
                 pairs = attended_pairs(S, window, self.train)
                 ops = 2 * B * H * pairs * (qk + v) / n
                 reads = B * S * H * (2 * qk + v) * ba / n
                 writes = B * S * H * v * ba / n + B * held * c * bkv
-                self.add(f"Attention {'forward' if self.train else 'prefill'} (MLA), S = {_g(S)}",
-                         "MLA", layers, ops, reads, writes,
-                         [f"query-key pairs per sequence and head = {_g(pairs)}"
-                          + (" (the full square)" if self.train else " (causal: S²/2)"),
-                          f"ops = 2·B·H·pairs·(qk + v){self.ashare} = 2·{_g(B)}·{H}·{_g(pairs)}·"
-                          f"({qk} + {v}) / {n} = {_g(ops)}",
-                          f"read Q, K, V = B·S·H·(2·{qk} + {v})·b_a / N = {_b(reads)}",
-                          f"write O and the latent cache B·S·{c}·b_kv: {_b(writes)}"], core=True)
+                name = (_("Attention forward (MLA), S = {S}") if self.train else
+                        _("Attention prefill (MLA), S = {S}"))
+                pairs_text = (_("query-key pairs per sequence and head = {pairs} (the full "
+                                "square)") if self.train else
+                              _("query-key pairs per sequence and head = {pairs} (causal: "
+                                "S²/2)"))
+                self.add(name.format(S=_g(S)), "MLA", layers, ops, reads, writes,
+                         [pairs_text.format(pairs=_g(pairs)),
+                          _("ops = 2·B·H·pairs·(qk + v){share} = 2·{B}·{H}·{pairs}·({qk} + {v}) "
+                            "/ {n} = {ops}").format(share=self.ashare, B=_g(B), H=H,
+                                                    pairs=_g(pairs), qk=qk, v=v, n=n,
+                                                    ops=_g(ops)),
+                          _("read Q, K, V = B·S·H·(2·{qk} + {v})·b_a / N = {read}").format(
+                              qk=qk, v=v, read=_b(reads)),
+                          _("write O and the latent cache B·S·{c}·b_kv: {written}").format(
+                              c=c, written=_b(writes))], core=True)
             self.kv_per_token_layer.append((c, window, layers))  # whole, on every chip
         wo = H * v * h * bw / n
-        self.add("Output projection", "MLA", cfg.layers, 2 * T * H * v * h / n,
+        self.add(_("Output projection"), "MLA", cfg.layers, 2 * T * H * v * h / n,
                  wo + T * H * v * ba / n, T * h * ba,
-                 [f"ops = 2·T·(H·v)·hidden{self.ashare} = {_g(2 * T * H * v * h / n)}",
-                  f"weights = H·v·hidden·b_w{self.ashare} = {_b(wo)}"], wo)
-        self.cache_formula = (f"layers·{'⌈B/N⌉' if self.dp else 'B'}·"
-                              f"{'L' if self.decode else 'S'}·(kv_lora + rope = {c})·b_kv"
-                              + (" on every chip" if n > 1 else ""))
+                 [_("ops = 2·T·(H·v)·hidden{share} = {ops}").format(
+                     share=self.ashare, ops=_g(2 * T * H * v * h / n)),
+                  _("weights = H·v·hidden·b_w{share} = {weights}").format(
+                      share=self.ashare, weights=_b(wo))], wo)
+        formula = (_("layers·{batch}·{length}·(kv_lora + rope = {c})·b_kv on every chip")
+                   if n > 1 else _("layers·{batch}·{length}·(kv_lora + rope = {c})·b_kv"))
+        self.cache_formula = formula.format(batch="⌈B/N⌉" if self.dp else "B",
+                                            length="L" if self.decode else "S", c=c)
 
     # -- MLPs and experts ----------------------------------------------------------------
     def mlp(self, name: str, group: str, count: int, width: int, times: float, part: str,
@@ -313,23 +372,27 @@ class _Builder:
         h = cfg.hidden
         mats = 2 if cfg.gated else 1
         bw = self.bw(part)
-        gate = "gate and up (gated, fused)" if cfg.gated else "up"
+        gate = (_("{name} gate and up (gated, fused)") if cfg.gated else _("{name} up"))
         up_w = weight_share * mats * h * width * bw / n
         down_w = weight_share * width * h * bw / n
         rows = T * times * ops_share
-        self.add(f"{name} {gate}", group, count, 2 * rows * h * width * mats / n,
+        times_text = _g(times * ops_share) if times * ops_share != 1 else ""
+        shared = _g(weight_share) + "·" if weight_share != 1 else ""
+        self.add(gate.format(name=name), group, count, 2 * rows * h * width * mats / n,
                  up_w + rows * h * ba, rows * width * ba / n,
-                 [*why, f"ops = 2·T{'·' + _g(times * ops_share) if times * ops_share != 1 else ''}"
+                 [*why, f"ops = 2·T{'·' + times_text if times_text else ''}"
                         f"·hidden·{mats}·width{self.share} = 2·{_g(T)}·{_g(h)}·{mats}·{_g(width)}"
-                        + (f"·{_g(times * ops_share)}" if times * ops_share != 1 else "")
+                        + (f"·{times_text}" if times_text else "")
                         + f" / {n} = {_g(2 * rows * h * width * mats / n)}",
-                  f"weights = {_g(weight_share) + '·' if weight_share != 1 else ''}{mats}·hidden·"
-                  f"width·b_w{self.share} = {_b(up_w)} ({self.bw_text(part)})"], up_w)
-        self.add(f"{name} down", group, count, 2 * rows * width * h / n,
+                  _("weights = {shared}{mats}·hidden·width·b_w{share} = {weights} "
+                    "({b_w})").format(shared=shared, mats=mats, share=self.share,
+                                      weights=_b(up_w), b_w=self.bw_text(part))], up_w)
+        self.add(_("{name} down").format(name=name), group, count, 2 * rows * width * h / n,
                  down_w + rows * width * ba / n, rows * h * ba,
-                 [f"ops = 2·T·width·hidden{self.share} = {_g(2 * rows * width * h / n)}",
-                  f"weights = {_g(weight_share) + '·' if weight_share != 1 else ''}width·hidden·"
-                  f"b_w{self.share} = {_b(down_w)}"], down_w)
+                 [_("ops = 2·T·width·hidden{share} = {ops}").format(
+                     share=self.share, ops=_g(2 * rows * width * h / n)),
+                  _("weights = {shared}width·hidden·b_w{share} = {weights}").format(
+                      shared=shared, share=self.share, weights=_b(down_w))], down_w)
 
     def experts(self) -> None:
         cfg, w, n, T, ba = self.cfg, self.w, self.n, self.T, self.ba
@@ -337,32 +400,43 @@ class _Builder:
         count = cfg.moe_layers
         bw = self.bw("router")
         router_w = h * E * bw
-        self.add("MoE router", "router", count, 2 * T * h * E, router_w + T * h * ba, T * E * ba,
-                 [f"ops = 2·T·hidden·E = {_g(2 * T * h * E)} (every chip routes its tokens)",
-                  f"weights = hidden·E·b_w = {_b(router_w)}"], router_w)
+        self.add(_("MoE router"), "router", count, 2 * T * h * E, router_w + T * h * ba,
+                 T * E * ba,
+                 [_("ops = 2·T·hidden·E = {ops} (every chip routes its tokens)").format(
+                     ops=_g(2 * T * h * E)),
+                  _("weights = hidden·E·b_w = {weights}").format(weights=_b(router_w))],
+                 router_w)
         touched = experts_touched(E, k, T)
         f = w.moe_imbalance if e > 1 else 1.0
         busy = min(E, f * touched)
-        route = [f"{E} experts, {k} per token; T = {_g(T)} tokens route to {_g(T * k)} "
-                 f"token-expert pairs",
-                 f"experts whose weights a step reads = E·(1 − (1 − k/E)^T) = {E}·(1 − (1 − {k}/"
-                 f"{E})^{_g(T)}) = {touched:.4g} (routing spread evenly; at batch 1 in decode that "
-                 f"is k = {k}, and with enough tokens every expert)"]
+        route = [_("{E} experts, {k} per token; T = {T} tokens route to {pairs} token-expert "
+                   "pairs").format(E=E, k=k, T=_g(T), pairs=_g(T * k)),
+                 _("experts whose weights a step reads = E·(1 − (1 − k/E)^T) = {E}·(1 − (1 − "
+                   "{k}/{E})^{T}) = {touched} (routing spread evenly; at batch 1 in decode that "
+                   "is k = {k}, and with enough tokens every expert)").format(
+                     E=E, k=k, T=_g(T), touched=f"{touched:.4g}")]
         if e > 1:
-            route.append(f"expert parallelism: the experts spread over e = {e} chips, E/e = "
-                         f"{E // e} each" + (f", each split N/e = {n // e} ways" if n > e else "")
-                         + (f"; the busiest chip takes {f:g}× the mean (routing is never "
-                            f"perfectly even): {_g(busy)} experts' worth of weights and {f:g}× "
-                            "the mean ops" if f != 1 else "; routing taken as perfectly even "
-                                                          "(imbalance 1)"))
-        self.mlp("Routed experts", "routed experts", count, cfg.expert_width, k, "experts", route,
-                 weight_share=busy, ops_share=f)
+            spread = (_("expert parallelism: the experts spread over e = {e} chips, E/e = {each} "
+                        "each, each split N/e = {ways} ways") if n > e else
+                      _("expert parallelism: the experts spread over e = {e} chips, E/e = {each} "
+                        "each"))
+            balance = (_("the busiest chip takes {f}× the mean (routing is never perfectly "
+                         "even): {busy} experts' worth of weights and {f}× the mean ops").format(
+                f=f"{f:g}", busy=_g(busy)) if f != 1 else
+                _("routing taken as perfectly even (imbalance 1)"))
+            route.append(_("{spread}; {balance}").format(
+                spread=spread.format(e=e, each=E // e, ways=n // e), balance=balance))
+        self.mlp(_("Routed experts"), "routed experts", count, cfg.expert_width, k, "experts",
+                 route, weight_share=busy, ops_share=f)
         if cfg.shared_experts:
             s = cfg.shared_experts
-            self.mlp("Shared experts" if s > 1 else "Shared expert", "shared experts", count,
+            self.mlp(_("Shared experts") if s > 1 else _("Shared expert"), "shared experts", count,
                      cfg.shared_width, s, "experts",
-                     [f"{s} shared expert{'s' if s > 1 else ''} of width {cfg.shared_width}: every "
-                      "token goes through, so their weights are read every step"],
+                     [ngettext("{n} shared expert of width {width}: every token goes through, "
+                               "so its weights are read every step",
+                               "{n} shared experts of width {width}: every token goes through, "
+                               "so their weights are read every step", s).format(
+                         n=s, width=cfg.shared_width)],
                      weight_share=s)
 
     # -- the whole step ------------------------------------------------------------------
@@ -375,82 +449,102 @@ class _Builder:
         else:
             self.gqa()
         if cfg.dense_layers:
-            self.mlp("MLP", "MLP", cfg.dense_layers, cfg.intermediate, 1, "mlp",
-                     [f"{cfg.dense_layers} dense layers of width {cfg.intermediate}"]
+            self.mlp(_("MLP"), "MLP", cfg.dense_layers, cfg.intermediate, 1, "mlp",
+                     [_("{layers} dense layers of width {width}").format(
+                         layers=cfg.dense_layers, width=cfg.intermediate)]
                      if cfg.moe else [])
         if cfg.moe:
             self.experts()
         norm = "LayerNorm" if cfg.gpt2 else "RMSNorm"
         k = 4 if cfg.gpt2 else cfg.norms_per_layer
         ops_per, bytes_per = 4 * k + 2, 2 * k + 6
-        self.add(f"{norm}s and residual adds", "norms", cfg.layers, ops_per * T * h,
-                 (bytes_per - 2) * T * h * ba, 2 * T * h * ba,
-                 [f"{k} {norm}s (about 4 ops per value: square, sum, scale, weight) and 2 residual "
-                  f"adds (1 op per value): ops = {ops_per}·T·hidden = {_g(ops_per * T * h)}",
-                  f"bytes: each norm reads and writes T·hidden values, each add reads 2 and writes "
-                  f"1: {bytes_per}·T·hidden·b_a = {_b(bytes_per * T * h * ba)} (not split over the "
-                  "N chips)"])
+        self.add(_("{norm}s and residual adds").format(norm=norm), "norms", cfg.layers,
+                 ops_per * T * h, (bytes_per - 2) * T * h * ba, 2 * T * h * ba,
+                 [_("{k} {norm}s (about 4 ops per value: square, sum, scale, weight) and 2 "
+                    "residual adds (1 op per value): ops = {per}·T·hidden = {ops}").format(
+                     k=k, norm=norm, per=ops_per, ops=_g(ops_per * T * h)),
+                  _("bytes: each norm reads and writes T·hidden values, each add reads 2 and "
+                    "writes 1: {per}·T·hidden·b_a = {bytes} (not split over the N "
+                    "chips)").format(per=bytes_per, bytes=_b(bytes_per * T * h * ba))])
         be = self.bw("embedding")
         emb = T * h * (be + ba) + 2 * T * h * ba
-        self.add("Embedding lookup and final norm", "head", 1, 4 * T * h, emb - T * h * ba,
+        self.add(_("Embedding lookup and final norm"), "head", 1, 4 * T * h, emb - T * h * ba,
                  T * h * ba,
-                 [f"gather T rows of the embedding table: T·hidden·b_w = {_b(T * h * be)}, "
-                  "written as activations; the final norm reads and writes them once more",
-                  f"ops = 4·T·hidden = {_g(4 * T * h)} (the norm; a lookup does no arithmetic)"],
+                 [_("gather T rows of the embedding table: T·hidden·b_w = {bytes}, written as "
+                    "activations; the final norm reads and writes them once more").format(
+                     bytes=_b(T * h * be)),
+                  _("ops = 4·T·hidden = {ops} (the norm; a lookup does no arithmetic)").format(
+                      ops=_g(4 * T * h))],
                  T * h * be)
         V = cfg.vocab
         head_w = h * V * self.bw("head") / n
         R = T if self.train else B  # rows of logits
-        rows = (f"logits for every token (the loss): T = {_g(T)}" if self.train else
-                f"logits for the last token of each of the B = {_g(B)} sequences")
-        self.add("LM head (logits)", "head", 1, 2 * R * h * V / n, head_w + R * h * ba,
+        rows = (_("logits for every token (the loss): T = {T}").format(T=_g(T)) if self.train
+                else _("logits for the last token of each of the B = {B} sequences").format(
+                    B=_g(B)))
+        head_text = (_("weights = hidden·vocab·b_w{share} = {weights} (tied: the embedding "
+                       "table read again)") if cfg.tied else
+                     _("weights = hidden·vocab·b_w{share} = {weights}"))
+        self.add(_("LM head (logits)"), "head", 1, 2 * R * h * V / n, head_w + R * h * ba,
                  R * V * ba / n,
                  [rows, f"ops = 2·{'T' if self.train else 'B'}·hidden·vocab{self.share} = "
                         f"2·{_g(R)}·{_g(h)}·{_g(V)} / {n} = {_g(2 * R * h * V / n)}",
-                  f"weights = hidden·vocab·b_w{self.share} = {_b(head_w)}"
-                  + (" (tied: the embedding table read again)" if cfg.tied else "")], head_w)
+                  head_text.format(share=self.share, weights=_b(head_w))], head_w)
         link, link_steps, parts = self.link()
         notes = list(cfg.notes)
         limit = w.spec.get("max_position_embeddings", w.spec.get("n_positions"))
         length = L if self.decode else S
         if isinstance(limit, int) and not isinstance(limit, bool) and length > limit:
-            notes.append(f"{'L' if self.decode else 'S'} = {length} is beyond the model's "
-                         f"{limit} positions (max_position_embeddings): it would need a longer "
-                         "context than it was trained for")
+            notes.append(_("{symbol} = {length} is beyond the model's {limit} positions "
+                           "(max_position_embeddings): it would need a longer context than it "
+                           "was trained for").format(symbol="L" if self.decode else "S",
+                                                     length=length, limit=limit))
         for window, layers in cfg.windows:
             if window:
-                notes.append(f"{cfg.window_kind} of {window} tokens in {layers} of {cfg.layers} "
-                             "layers: their KV cache keeps (and decode attends) the last "
-                             f"{window} tokens only")
+                notes.append(_("{kind} of {window} tokens in {layers} of {all} layers: their KV "
+                               "cache keeps (and decode attends) the last {window} tokens "
+                               "only").format(kind=_(cfg.window_kind), window=window,
+                                              layers=layers, all=cfg.layers))
         if w.weights in BLOCK_FORMATS or w.activations in BLOCK_FORMATS or \
                 w.kv_cache in BLOCK_FORMATS:
             for fmt in dict.fromkeys((w.weights, w.activations, w.kv_cache)):
                 if fmt in BLOCK_FORMATS:
-                    roles = [name for name, f in (("weights", w.weights), ("activations",
-                             w.activations), ("KV cache", w.kv_cache)) if f == fmt]
-                    notes.append(f"{' and '.join(roles)} stored as {FORMAT_WORDS[fmt]} = "
-                                 f"{BYTES_PER_VALUE[fmt]:g} bytes a value"
-                                 + (f"; the math in {compute_precision(fmt)}"
-                                    if fmt == w.activations else ""))
+                    roles = [_(ROLE_WORDS[name]) for name, f in (
+                        ("weights", w.weights), ("activations", w.activations),
+                        ("KV cache", w.kv_cache)) if f == fmt]
+                    stored = (_("{roles} stored as {format} = {bytes} bytes a value; the math "
+                                "in {precision}") if fmt == w.activations else
+                              _("{roles} stored as {format} = {bytes} bytes a value"))
+                    notes.append(stored.format(roles=_(" and ").join(roles),
+                                               format=_(FORMAT_WORDS[fmt]),
+                                               bytes=f"{BYTES_PER_VALUE[fmt]:g}",
+                                               precision=compute_precision(fmt)))
         weights_held, weight_text = self.weights_held()
         parameters = cfg.total_parameters()
         if w.mtp:  # the MTP module held beside the model, for speculative decoding
             extra = cfg.mtp_layers * cfg.mtp_parameters()
             parameters += extra
             weights_held += extra * self.bw("experts") / n
-            weight_text += (f"; and the multi-token prediction module{'s' if cfg.mtp_layers > 1 else ''}"
-                            f" {parameters_text(extra)} parameters · b_w"
-                            + (f" ÷ {n}" if n > 1 else "") + f" = {_b(extra * self.bw('experts') / n)}")
-            notes.append(f"the multi-token prediction module ({parameters_text(extra)} "
-                         f"parameters) is held beside the model ({parameters_text(parameters)} in "
-                         "all); its own work, as speculative decoding's draft, is not counted")
+            weight_text += ngettext(
+                "; and the multi-token prediction module {parameters} parameters · b_w{split} = "
+                "{bytes}",
+                "; and the multi-token prediction modules {parameters} parameters · b_w{split} = "
+                "{bytes}", cfg.mtp_layers).format(
+                parameters=parameters_text(extra), split=f" ÷ {n}" if n > 1 else "",
+                bytes=_b(extra * self.bw("experts") / n))
+            notes.append(_("the multi-token prediction module ({extra} parameters) is held "
+                           "beside the model ({all} in all); its own work, as speculative "
+                           "decoding's draft, is not counted").format(
+                extra=parameters_text(extra), all=parameters_text(parameters)))
         cache = sum(per * self.aB * self.held(window) * layers * self.bkv
                     for per, window, layers in self.kv_per_token_layer)
-        held_text = ", ".join(f"{layers} layers × {_g(self.held(window))} tokens"
-                              for _, window, layers in self.kv_per_token_layer)
+        held_text = ", ".join(_("{layers} layers × {tokens} tokens").format(
+            layers=layers, tokens=_g(self.held(window)))
+            for _per, window, layers in self.kv_per_token_layer)
+        cache_text = _("KV cache {formula} = {bytes}").format(formula=self.cache_formula,
+                                                              bytes=_b(cache))
         resident = (weight_text,
-                    f"KV cache {self.cache_formula} = {_b(cache)}"
-                    + (f" ({held_text})" if len(self.kv_per_token_layer) > 1 else ""))
+                    cache_text + (f" ({held_text})" if len(self.kv_per_token_layer) > 1 else ""))
         return Built(tuple(self.entries), link, link_steps, tuple(notes),
                      parameters, cfg.card_active_parameters(), weights_held + cache,
                      resident, cfg.heads, weight_bytes=weights_held, kv_cache_bytes=cache,
@@ -475,14 +569,15 @@ class _Builder:
             if v:
                 by_bytes[self.bw(k)] = by_bytes.get(self.bw(k), 0.0) + v
         if self.dp:
-            split += " (the attention's weights whole on every chip: attention data parallel)"
+            split += _(" (the attention's weights whole on every chip: attention data parallel)")
         if len(by_bytes) > 1:  # say which parameters take how many bytes
-            each = ", ".join(f"{parameters_text(v)} parameters at {b:g} bytes"
-                             for b, v in sorted(by_bytes.items()))
-            text = f"weights: {each}{split} = {_b(held)}"
+            each = ", ".join(_("{parameters} parameters at {bytes} bytes").format(
+                parameters=parameters_text(v), bytes=f"{b:g}") for b, v in sorted(by_bytes.items()))
+            text = _("weights: {each}{split} = {bytes}").format(each=each, split=split,
+                                                                bytes=_b(held))
         else:
-            text = (f"weights {parameters_text(cfg.total_parameters())} parameters · b_w{split} = "
-                    f"{_b(held)}")
+            text = _("weights {parameters} parameters · b_w{split} = {bytes}").format(
+                parameters=parameters_text(cfg.total_parameters()), split=split, bytes=_b(held))
         return held, text
 
     def link(self) -> tuple[float, tuple[str, ...], tuple[tuple[str, float], ...]]:
@@ -493,14 +588,20 @@ class _Builder:
         per = 2 * (n - 1) / n * T * h * ba
         moe = cfg.moe_layers
         reduces = (0 if self.dp else cfg.layers) + cfg.dense_layers + (moe if e == 1 else 0)
-        after = [*([] if self.dp else ["attention in every layer"]),
-                 *(["each MLP"] if e == 1 or cfg.dense_layers else [])]
-        steps = [f"all-reduce of the activations after {' and after '.join(after) or 'nothing'}"
-                 + (" (attention data parallel: the attention needs none; gathering its tokens "
-                    "for a tensor-parallel MLP costs as much as one)" if self.dp else "")
-                 + f", each sending 2·(N−1)/N·T·hidden·b_a = 2·{n - 1}/{n}·{_g(T)}·{_g(h)}·"
-                   f"{ba:g} = {_b(per)} per chip",
-                 f"all-reduces per step: {reduces} · {_b(per)} = {_b(reduces * per)} per chip"]
+        mlp = e == 1 or cfg.dense_layers
+        after = (_("each MLP") if self.dp else
+                 _("attention in every layer and after each MLP") if mlp else
+                 _("attention in every layer")) if mlp or not self.dp else _("nothing")
+        reduce = (_("all-reduce of the activations after {after} (attention data parallel: the "
+                    "attention needs none; gathering its tokens for a tensor-parallel MLP costs "
+                    "as much as one), each sending 2·(N−1)/N·T·hidden·b_a = {formula} = {bytes} "
+                    "per chip") if self.dp else
+                  _("all-reduce of the activations after {after}, each sending "
+                    "2·(N−1)/N·T·hidden·b_a = {formula} = {bytes} per chip"))
+        steps = [reduce.format(after=after, formula=f"2·{n - 1}/{n}·{_g(T)}·{_g(h)}·{ba:g}",
+                               bytes=_b(per)),
+                 _("all-reduces per step: {count} · {each} = {bytes} per chip").format(
+                     count=reduces, each=_b(per), bytes=_b(reduces * per))]
         all_reduce = reduces * per
         all_to_all = 0.0
         if e > 1 and moe:
@@ -508,18 +609,20 @@ class _Builder:
             k = cfg.experts_per_token
             one = 2 * (T * k * f / e) * (e - 1) / e * h * ba
             all_to_all = moe * one
-            steps.append(f"all-to-all in each of the {moe} MoE layers: dispatch and combine, each "
-                         f"chip receiving T·k/e = {_g(T * k / e)} token vectors"
-                         + (f" (× {f:g}, the busiest)" if f != 1 else "")
-                         + f", (e−1)/e = {e - 1}/{e} of them from other chips: 2·{_g(T * k * f / e)}·"
-                           f"{e - 1}/{e}·{_g(h)}·{ba:g} = {_b(one)} per layer, {_b(all_to_all)} per "
-                           "step")
+            steps.append(_("all-to-all in each of the {layers} MoE layers: dispatch and combine, "
+                           "each chip receiving T·k/e = {vectors} token vectors{busiest}, (e−1)/e "
+                           "= {share} of them from other chips: {formula} = {layer} per layer, "
+                           "{step} per step").format(
+                layers=moe, vectors=_g(T * k / e),
+                busiest=_(" (× {f}, the busiest)").format(f=f"{f:g}") if f != 1 else "",
+                share=f"{e - 1}/{e}", formula=f"2·{_g(T * k * f / e)}·{e - 1}/{e}·{_g(h)}·{ba:g}",
+                layer=_b(one), step=_b(all_to_all)))
             t = n // e
             if t > 1:
                 inner = 2 * (t - 1) / t * T * h * ba * moe
                 all_reduce += inner
-                steps.append(f"each expert split N/e = {t} ways: an all-reduce over them per MoE "
-                             f"layer, {_b(inner)} per step")
+                steps.append(_("each expert split N/e = {t} ways: an all-reduce over them per "
+                               "MoE layer, {bytes} per step").format(t=t, bytes=_b(inner)))
         parts = tuple((name, v) for name, v in (("all-reduce", all_reduce),
                                                 ("all-to-all", all_to_all)) if v)
         return all_reduce + all_to_all, tuple(steps), parts

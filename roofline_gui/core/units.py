@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from roofline_gui.core.errors import UnitError
+from roofline_gui.core.i18n import N_
 
 OPS_PER_MAC = 2
 
@@ -54,11 +55,11 @@ COMPUTE_OF: dict[str, str] = {"mxfp8": "fp8", "mxfp6": "fp6", "mxfp4": "fp4", "n
 
 #: How each block-scaled format spends its bits, for the formulas a user reads.
 FORMAT_WORDS: dict[str, str] = {
-    "mxfp8": "MXFP8: 8-bit values (E4M3/E5M2), one 8-bit scale per 32: 8 + 8/32 = 8.25 bits",
-    "mxfp6": "MXFP6: 6-bit values (E2M3/E3M2), one 8-bit scale per 32: 6 + 8/32 = 6.25 bits",
-    "mxfp4": "MXFP4: 4-bit values (E2M1), one 8-bit scale per 32: 4 + 8/32 = 4.25 bits",
-    "nvfp4": "NVFP4: 4-bit values (E2M1), one FP8 (E4M3) scale per 16: 4 + 8/16 = 4.5 bits "
-             "(and one fp32 scale per tensor)",
+    "mxfp8": N_("MXFP8: 8-bit values (E4M3/E5M2), one 8-bit scale per 32: 8 + 8/32 = 8.25 bits"),
+    "mxfp6": N_("MXFP6: 6-bit values (E2M3/E3M2), one 8-bit scale per 32: 6 + 8/32 = 6.25 bits"),
+    "mxfp4": N_("MXFP4: 4-bit values (E2M1), one 8-bit scale per 32: 4 + 8/32 = 4.25 bits"),
+    "nvfp4": N_("NVFP4: 4-bit values (E2M1), one FP8 (E4M3) scale per 16: 4 + 8/16 = 4.5 "
+                "bits (and one fp32 scale per tensor)"),
 }
 
 

@@ -15,6 +15,7 @@ from typing import Any
 from roofline_gui.core.errors import Problem, ValidationError
 from roofline_gui.core.families import deepseek, gemma, gpt2, gpt_oss, llama, llama4, qwen3
 from roofline_gui.core.families.common import Family
+from roofline_gui.core.i18n import _, language
 from roofline_gui.core.identity_cache import IdentityCache
 from roofline_gui.core.model_config import TransformerConfig
 
@@ -38,8 +39,9 @@ def read_config(raw: Any, path: str = "config") -> TransformerConfig:
     ValidationError naming every missing, bad or unmodelled field. Read once for the same
     mapping: a batch sweep builds the same model many times."""
     if not isinstance(raw, Mapping):
-        raise ValidationError([Problem(path, "must be an object (a config.json)")])
-    return _READ.get((raw, path), lambda: _read(raw, path))
+        raise ValidationError([Problem(path, _("must be an object (a config.json)"))])
+    # the language too: a config's notes are in the language they were read in
+    return _READ.get((raw, path, language()), lambda: _read(raw, path))
 
 
 def _read(raw: Mapping[str, Any], path: str) -> TransformerConfig:

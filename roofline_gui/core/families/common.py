@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from roofline_gui.core.errors import Problem
+from roofline_gui.core.i18n import _
 from roofline_gui.core.model_config import Fields, TransformerConfig
 
 Reader = Callable[[Mapping[str, Any], str], tuple[TransformerConfig, list[Problem]]]
@@ -55,11 +56,13 @@ def dense_fields(f: Fields, gated: bool, tied: bool = True) -> dict[str, Any]:
     head_dim = f.whole("head_dim", required=False)
     if hidden and heads and head_dim is None:
         if hidden % heads:
-            f.fail("num_attention_heads", f"{heads} heads do not divide hidden_size {hidden} "
-                                          "(give head_dim if the model sets it)")
+            f.fail("num_attention_heads", _("{heads} heads do not divide hidden_size {hidden} "
+                                            "(give head_dim if the model sets it)").format(
+                heads=heads, hidden=hidden))
         head_dim = hidden // heads
     if heads and kv_heads and heads % kv_heads:
-        f.fail("num_key_value_heads", f"{kv_heads} KV heads do not divide {heads} query heads")
+        f.fail("num_key_value_heads", _("{kv_heads} KV heads do not divide {heads} query "
+                                        "heads").format(kv_heads=kv_heads, heads=heads))
     return dict(hidden=hidden or 1, layers=layers or 1, heads=heads or 1, kv_heads=kv_heads or 1,
                 head_dim=head_dim or 1, intermediate=intermediate or 1, gated=gated,
                 vocab=vocab or 1, tied=f.flag("tie_word_embeddings", tied))
@@ -73,9 +76,11 @@ def experts_fields(f: Fields, experts_key: str | tuple[str, ...],
     experts = f.whole(*keys, default=1) or 1
     k = f.whole(*per, default=1) or 1
     if k > experts:
-        f.fail(per[0], f"{k} experts per token is more than the {experts} experts")
+        f.fail(per[0], _("{k} experts per token is more than the {experts} experts").format(
+            k=k, experts=experts))
     return experts, k
 
 
 def note_mlp(gated: bool, why: str) -> str:
-    return f"MLP: {'gated (gate, up, down: 3 matrices)' if gated else 'plain (up, down)'} from {why}"
+    return (_("MLP: gated (gate, up, down: 3 matrices) from {why}") if gated else
+            _("MLP: plain (up, down) from {why}")).format(why=why)

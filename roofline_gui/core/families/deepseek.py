@@ -5,6 +5,7 @@ layers."""
 from __future__ import annotations
 
 from roofline_gui.core.families.common import Family, dense_fields, experts_fields, note_mlp
+from roofline_gui.core.i18n import _
 from roofline_gui.core.model_config import MLA, Fields, TransformerConfig
 
 
@@ -18,7 +19,8 @@ def read(raw, path):
     freq = f.whole("moe_layer_freq", default=1) or 1
     layers = base["layers"]
     if first_dense > layers:
-        f.fail("first_k_dense_replace", f"{first_dense} dense layers of {layers}")
+        f.fail("first_k_dense_replace", _("{dense} dense layers of {layers}").format(
+            dense=first_dense, layers=layers))
     moe_layers = sum(1 for i in range(layers) if i >= first_dense and i % freq == 0) \
         if experts > 1 else 0
     q_rank = f.whole("q_lora_rank", default=0, minimum=0) or 0
@@ -29,21 +31,26 @@ def read(raw, path):
     method = str(quant.get("quant_method", "")) if isinstance(quant, dict) else ""
     f.note_unknown()
     notes = [note_mlp(True, f"model_type {raw.get('model_type')!r}"),
-             f"multi-head latent attention: {mla.kv_lora_rank} + {mla.qk_rope} = "
-             f"{mla.cache_values} values cached per token and layer (a latent and a shared "
-             f"rotary key), where plain attention over {base['heads']} heads would cache "
-             f"2·{base['heads']}·{mla.qk_dim} = {2 * base['heads'] * mla.qk_dim}",
-             f"{moe_layers} of {layers} layers have experts ({experts} routed, {k} per token, "
-             f"{shared} shared, width {width}); the other {layers - moe_layers} are dense "
-             f"(width {base['intermediate']})"]
+             _("multi-head latent attention: {rank} + {rope} = {values} values cached per token "
+               "and layer (a latent and a shared rotary key), where plain attention over {heads} "
+               "heads would cache 2·{heads}·{qk} = {plain}").format(
+                 rank=mla.kv_lora_rank, rope=mla.qk_rope, values=mla.cache_values,
+                 heads=base["heads"], qk=mla.qk_dim, plain=2 * base["heads"] * mla.qk_dim),
+             _("{moe} of {layers} layers have experts ({experts} routed, {k} per token, {shared} "
+               "shared, width {width}); the other {dense} are dense (width {dense_width})").format(
+                 moe=moe_layers, layers=layers, experts=experts, k=k, shared=shared, width=width,
+                 dense=layers - moe_layers, dense_width=base["intermediate"])]
     if mtp:
-        notes.append(f"num_nextn_predict_layers {mtp}: the multi-token prediction module is in "
-                     "the checkpoint; counted and held only with the workload's MTP option (off "
-                     "by default, as the published parameter count leaves it out)")
+        notes.append(_("num_nextn_predict_layers {mtp}: the multi-token prediction module is in "
+                       "the checkpoint; counted and held only with the workload's MTP option "
+                       "(off by default, as the published parameter count leaves it "
+                       "out)").format(mtp=mtp))
     if method:
-        notes.append(f"the checkpoint ships its weights in {method}"
-                     + (" (blocks of 128×128 with a scale each)" if method == "fp8" else "")
-                     + f": give weights {method} to read them as published")
+        notes.append((_("the checkpoint ships its weights in {method} (blocks of 128×128 with a "
+                        "scale each): give weights {method} to read them as published")
+                      if method == "fp8" else
+                      _("the checkpoint ships its weights in {method}: give weights {method} to "
+                        "read them as published")).format(method=method))
     # head_dim stands for the attention's width per head where a formula needs one number (the
     # training FLOPs' 12·L·H·Q·T): the mean of the query-key and the value widths.
     base = {**base, "kv_heads": base["heads"], "head_dim": (mla.qk_dim + mla.v_head_dim) // 2}

@@ -6,6 +6,7 @@ out take transformers' defaults for the model type, named in a note."""
 from __future__ import annotations
 
 from roofline_gui.core.families.common import Family, dense_fields, note_mlp, text_part
+from roofline_gui.core.i18n import _
 from roofline_gui.core.model_config import (
     Fields,
     TransformerConfig,
@@ -41,13 +42,14 @@ def read(raw, path):
     f.read.add("sliding_window_pattern")
     f.note_unknown({"mm_tokens_per_image"})
     notes = [note_mlp(True, f"model_type {model_type!r}"),
-             "four norms a layer (before and after attention and the MLP)"]
+             _("four norms a layer (before and after attention and the MLP)")]
     if defaults:
-        notes.append("not in the file, taken from transformers' defaults for " + model_type
-                     + ": " + ", ".join(f"{k} {v}" for k, v in defaults.items()))
+        notes.append(_("not in the file, taken from transformers' defaults for {model}: "
+                       "{fields}").format(model=model_type, fields=", ".join(
+                           f"{k} {v}" for k, v in defaults.items())))
     if prefix:
-        notes.append("the language model of a multimodal config (text_config); the vision "
-                     "encoder is not counted")
+        notes.append(_("the language model of a multimodal config (text_config); the vision "
+                       "encoder is not counted"))
     cfg = TransformerConfig(**base, model_type=model_type, family="gemma", windows=windows,
                             norms_per_layer=4, qk_norm=model_type == "gemma3_text",
                             notes=(*notes, *f.notes))

@@ -5,6 +5,7 @@ router, embedding and head stay at 16 bits (``quantization_config.modules_to_not
 from __future__ import annotations
 
 from roofline_gui.core.families.common import Family, dense_fields, experts_fields, note_mlp
+from roofline_gui.core.i18n import _
 from roofline_gui.core.model_config import (
     Fields,
     TransformerConfig,
@@ -35,14 +36,14 @@ def read(raw, path):
                          for key, part in _PARTS.items() if key in pattern)
     f.note_unknown()
     notes = [note_mlp(True, "model_type 'gpt_oss'"),
-             "attention sinks (one learned value per head and layer) and biases on Q, K, V, the "
-             "output projection, the router and the experts are counted",
-             "active parameters as OpenAI's model card counts them: without the input "
-             "embedding (a lookup), with the unembedding"]
+             _("attention sinks (one learned value per head and layer) and biases on Q, K, V, "
+               "the output projection, the router and the experts are counted"),
+             _("active parameters as OpenAI's model card counts them: without the input "
+               "embedding (a lookup), with the unembedding")]
     if method:
-        notes.append(f"the checkpoint ships its experts in {method}; "
-                     + ", ".join(sorted(kept)) + " stay at 16 bits (modules_to_not_convert): "
-                     "with weights in a block format, those parts are read at bf16")
+        notes.append(_("the checkpoint ships its experts in {method}; {parts} stay at 16 bits "
+                       "(modules_to_not_convert): with weights in a block format, those parts "
+                       "are read at bf16").format(method=method, parts=", ".join(sorted(kept))))
     cfg = TransformerConfig(**base, experts=experts, experts_per_token=k, attention_bias=True,
                             o_bias=True, sinks=True, expert_bias=True, router_bias=True,
                             model_type="gpt_oss", family="gpt_oss", windows=windows,

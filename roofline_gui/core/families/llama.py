@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from roofline_gui.core.families.common import Family, dense_fields, experts_fields, note_mlp
+from roofline_gui.core.i18n import _
 from roofline_gui.core.model_config import Fields, TransformerConfig, check_window
 
 #: Architectures whose MLP is gated (three matrices: gate, up, down).
@@ -24,9 +25,10 @@ def read(raw, path):
     experts, k = experts_fields(f, ("num_local_experts", "num_experts"))
     for key in FINE_GRAINED:
         if f.has(key):
-            f.refuse(key, f"shared or fine-grained experts and latent attention are read for "
-                          f"model_type deepseek_v2, deepseek_v3, qwen2_moe and qwen3_moe; this "
-                          f"config's model_type is {model_type or 'not given'!r}")
+            f.refuse(key, _("shared or fine-grained experts and latent attention are read for "
+                            "model_type deepseek_v2, deepseek_v3, qwen2_moe and qwen3_moe; this "
+                            "config's model_type is {model_type}").format(
+                model_type=repr(model_type) if model_type else _("not given")))
     positions = f.whole("max_position_embeddings", required=False)
     window = check_window(f, f.get("sliding_window"), positions)
     windowed = window is not None and f.get("use_sliding_window", True) is not False

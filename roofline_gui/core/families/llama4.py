@@ -6,6 +6,7 @@ in every fourth (no_rope_layers). The language model is the config's ``text_conf
 from __future__ import annotations
 
 from roofline_gui.core.families.common import Family, dense_fields, experts_fields, note_mlp, text_part
+from roofline_gui.core.i18n import N_, _
 from roofline_gui.core.model_config import Fields, TransformerConfig
 
 
@@ -28,21 +29,23 @@ def read(raw, path):
     windows = tuple((w, n) for w, n in ((chunk or 0, chunked), (0, layers - chunked)) if n)
     f.note_unknown()
     notes = [note_mlp(True, "model_type 'llama4'"),
-             f"{moe_layers} of {layers} layers have experts ({experts} routed, {k} per token, "
-             f"and one shared expert, width {base['intermediate']}); dense layers have width "
-             f"{dense_width}"]
+             _("{moe} of {layers} layers have experts ({experts} routed, {k} per token, and one "
+               "shared expert, width {width}); dense layers have width {dense_width}").format(
+                 moe=moe_layers, layers=layers, experts=experts, k=k, width=base["intermediate"],
+                 dense_width=dense_width)]
     if chunked:
-        notes.append(f"{chunked} layers attend within chunks of {chunk} tokens (counted as a "
-                     f"window of {chunk}: at most that many; fewer early in each chunk), "
-                     f"{layers - chunked} attend the whole context")
+        notes.append(_("{chunked} layers attend within chunks of {chunk} tokens (counted as a "
+                       "window of {chunk}: at most that many; fewer early in each chunk), {full} "
+                       "attend the whole context").format(chunked=chunked, chunk=chunk,
+                                                          full=layers - chunked))
     if prefix:
-        notes.append("the language model of a multimodal config (text_config); the vision "
-                     "encoder is not counted")
+        notes.append(_("the language model of a multimodal config (text_config); the vision "
+                       "encoder is not counted"))
     base = {**base, "intermediate": dense_width}
     cfg = TransformerConfig(**base, experts=experts, experts_per_token=k, model_type="llama4",
                             family="llama4", expert_intermediate=f.raw.get("intermediate_size")
                             or dense_width, shared_experts=1 if experts > 1 else 0,
-                            moe_layer_count=moe_layers, windows=windows, window_kind="chunk",
+                            moe_layer_count=moe_layers, windows=windows, window_kind=N_("chunk"),
                             notes=(*notes, *f.notes))
     return cfg, f.problems
 

@@ -5,6 +5,7 @@ adds a shared expert behind a gate)."""
 from __future__ import annotations
 
 from roofline_gui.core.families.common import Family, dense_fields, experts_fields, note_mlp
+from roofline_gui.core.i18n import _
 from roofline_gui.core.model_config import Fields, TransformerConfig, check_window
 
 
@@ -18,7 +19,8 @@ def read(raw, path):
     step = f.whole("decoder_sparse_step", default=1) or 1
     only = f.get("mlp_only_layers", [])
     if not isinstance(only, list) or not all(isinstance(i, int) and 0 <= i < layers for i in only):
-        f.fail("mlp_only_layers", f"must list layer numbers from 0 to {layers - 1}")
+        f.fail("mlp_only_layers", _("must list layer numbers from 0 to {last}").format(
+            last=layers - 1))
         only = []
     moe_layers = (sum(1 for i in range(layers) if i not in only and (i + 1) % step == 0)
                   if experts > 1 else 0)
@@ -29,11 +31,15 @@ def read(raw, path):
     f.note_unknown()
     notes = [note_mlp(True, f"model_type {model_type!r}")]
     if experts > 1:
-        notes.append(f"{moe_layers} of {layers} layers have experts ({experts} routed, {k} per "
-                     f"token, width {width}" + (f", one shared of width {shared_width}"
-                                                if shared_width else "") + ")")
+        notes.append((_("{moe} of {layers} layers have experts ({experts} routed, {k} per "
+                        "token, width {width}, one shared of width {shared})") if shared_width
+                      else _("{moe} of {layers} layers have experts ({experts} routed, {k} per "
+                             "token, width {width})")).format(
+            moe=moe_layers, layers=layers, experts=experts, k=k, width=width,
+            shared=shared_width))
     if shared_width:
-        notes.append("the shared expert's gate (hidden values per layer) is left out of the count")
+        notes.append(_("the shared expert's gate (hidden values per layer) is left out of the "
+                       "count"))
     cfg = TransformerConfig(**base, experts=experts, experts_per_token=k,
                             attention_bias=f.flag("attention_bias", model_type == "qwen2_moe"),
                             model_type=model_type,

@@ -122,7 +122,7 @@ class WorkloadFields(QWidget):
             combo.addItems(list(FORMATS))
             for i, fmt in enumerate(FORMATS):  # block-scaled formats say what their bits are
                 if fmt in FORMAT_WORDS:
-                    combo.setItemData(i, FORMAT_WORDS[fmt], Qt.ItemDataRole.ToolTipRole)
+                    combo.setItemData(i, _(FORMAT_WORDS[fmt]), Qt.ItemDataRole.ToolTipRole)
             combo.currentTextChanged.connect(lambda t, n=name: self.sig_changed.emit(n, t))
             self.combos[name] = combo
         # A mixture of experts: the chips the routed experts spread over, and how uneven routing is
