@@ -18,13 +18,12 @@ host link every call (and its bytes are counted there only).
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from roofline_gui.core.i18n import N_
+from roofline_gui.core.i18n import N_, _
 
 
 @dataclass(frozen=True)
@@ -45,9 +44,9 @@ class Traffic:
 #: Where an operand may live, and how the formula says it.
 RESIDENCES: tuple[str, ...] = ("dram", "cache", "host")
 RESIDENCE_LABELS: dict[str, str] = {
-    "dram": "main memory",
-    "cache": "on chip (kept across calls)",
-    "host": "host link (every call)",
+    "dram": N_("main memory"),
+    "cache": N_("on chip (kept across calls)"),
+    "host": N_("host link (every call)"),
 }
 #: An operand's role in the kernel.
 OPERAND_ROLES: tuple[str, ...] = ("input", "weight", "output")
@@ -101,10 +100,11 @@ def place(operands: tuple[Operand, ...], counted: Counted,
                 continue
             parts = [f"{name} {_g(counted.operands[name])}" for name in names[level]]
             total = f" = {_g(nbytes[level])} B" if len(parts) > 1 else " B"
-            lines.append(f"{RESIDENCE_LABELS[level]}: {' + '.join(parts)}{total}")
+            lines.append(f"{_(RESIDENCE_LABELS[level])}: {' + '.join(parts)}{total}")
         if "dram" not in names:
-            lines.append("no main-memory bytes: every operand stays off main memory")
-        steps = (*steps, "bytes by where each operand lives:", *(f"  {line}" for line in lines))
+            lines.append(_("no main-memory bytes: every operand stays off main memory"))
+        steps = (*steps, _("bytes by where each operand lives:"),
+                 *(f"  {line}" for line in lines))
     return Traffic(counted.ops, nbytes, writes, tuple(steps), resident, placed)
 
 
@@ -138,8 +138,8 @@ class Template:
 
     @property
     def formula(self) -> str:
-        """The formula text, from the template function's docstring."""
-        return inspect.cleandoc(self.function.__doc__ or "")
+        """The formula text (``FORMULAS``), in the interface's language."""
+        return _(FORMULAS[self.id])
 
     def defaults(self) -> dict[str, float]:
         return {p.name: p.default for p in self.params}
@@ -194,15 +194,89 @@ def _edges(*dims: float) -> str:
     return "×".join(_count(d) for d in dims)
 
 
+#: Each template's formula as the kernel form shows it (translated where shown): what it
+#: counts, with units, and why; its function below fills the numbers in.
+FORMULAS: dict[str, str] = {
+    "elementwise": N_(
+        "out[i] = a[i] + b[i] over n elements, f ops fused per element (f = 1: a plain add).\n"
+        "ops   = f·n                    (1 add per element; fusing a chain of f ops raises it)\n"
+        "bytes = 3·n·b                  (read a, read b, write out; b = bytes per value)\n"
+        "intensity = f / (3·b) op/B     (a plain add: int8 1/3 op/B, fp32 1/12 op/B)"),
+    "triad": N_(
+        "STREAM triad a[i] = b[i] + s·c[i] over n elements.\n"
+        "ops   = 2·n                    (1 multiply + 1 add per element)\n"
+        "bytes = 3·n·b                  (read b and c, write a; STREAM's count. A cache with\n"
+        "                                write-allocate also reads a first: 4·n·b on the bus)"),
+    "dot": N_(
+        "Dot product / reduction s = Σ x[i]·y[i] over n elements.\n"
+        "ops   = 2·n                    (1 multiply + 1 add per element)\n"
+        "bytes = 2·n·b + b              (read x and y, write the scalar s)"),
+    "gemm": N_(
+        "Matrix multiply C[m×n] = A[m×k] · B[k×n].\n"
+        "ops   = 2·m·n·k                (one MAC = 2 ops per m·n·k)\n"
+        "bytes = (m·k + k·n + m·n)·b    (read A and B once, write C once)\n"
+        "intensity → (2·m·n·k) / ((m·k + k·n + m·n)·b); for m = n = k: 2n / (3b)"),
+    "mlp": N_(
+        "Dense (fully connected / MLP) layer y[B×d_out] = x[B×d_in] · W[d_in×d_out].\n"
+        "ops   = 2·B·d_in·d_out               (B = batch size)\n"
+        "bytes = (d_in·d_out + B·d_in + B·d_out)·b\n"
+        "        (weights read once and reused by every row of the batch; activations in and out)\n"
+        "intensity ≈ 2·B / b for B ≪ d: doubling the batch doubles the intensity"),
+    "conv2d": N_(
+        "2-D convolution, 'same' padding: batch B, C_in → C_out channels, H×W image,\n"
+        "K×K filter, stride s; output Ho = ⌈H/s⌉, Wo = ⌈W/s⌉.\n"
+        "ops   = 2·B·C_out·Ho·Wo·C_in·K·K\n"
+        "bytes = (B·C_in·H·W + C_in·C_out·K·K + B·C_out·Ho·Wo)·b\n"
+        "        (input image, weights and output each moved once; the weights slide over every\n"
+        "         pixel and every image of the batch, which is the reuse that makes CNNs compute-bound)"),
+    "lstm": N_(
+        "One LSTM time step, batch B, input size x, hidden size h (4 gates).\n"
+        "ops   = 2·B·4h·(x + h)             (the gate matrix multiplies; pointwise work, about\n"
+        "                                    10·B·h, is left out as it is ≪ 1%)\n"
+        "bytes = (4h·(x + h) + B·(x + 2h) + 2·B·h)·b\n"
+        "        (weights once per step, reused across the batch; read input, h and c; write h and c)\n"
+        "intensity ≈ 2·B / b: at batch 1 every weight byte serves 2 ops, so it is memory-bound"),
+    "attention_prefill": N_(
+        "Self-attention over a prompt (prefill), fused (FlashAttention-style: the S×S score\n"
+        "matrix stays on chip). Batch B, sequence S, H heads of dimension D.\n"
+        "ops   = 4·B·H·S²·D                 (Q·Kᵀ and P·V, 2·S²·D each per head)\n"
+        "bytes = 4·B·H·S·D·b                (read Q, K, V; write O)\n"
+        "intensity = S / b: longer prompts are more compute-bound"),
+    "attention_decode": N_(
+        "Attention for one new token per sequence (decode) against a KV cache of L tokens.\n"
+        "Batch B, KV heads Hkv, G query heads per KV head (grouped-query attention), head dim D.\n"
+        "ops   = 4·B·Hkv·G·L·D              (q·Kᵀ and p·V for each query head)\n"
+        "bytes = 2·B·Hkv·L·D·b + 2·B·Hkv·G·D·b\n"
+        "        (read the K and V caches; read q, write o)\n"
+        "intensity ≈ 2·G / b: each sequence has its own cache, so batching does not help;\n"
+        "sharing a KV head among G query heads does"),
+    "spmv": N_(
+        "Sparse matrix × vector, CSR, square n×n with nnz non-zeros, index width i bytes.\n"
+        "ops   = 2·nnz                            (1 multiply + 1 add per non-zero)\n"
+        "bytes = nnz·(b + i) + (n + 1)·i + 2·n·b  (values and column indices, row pointers,\n"
+        "                                          x read once (ideal cache), y written)\n"
+        "intensity ≈ 2 / (b + i): fp64 with 4-byte indices gives 1/6 op/B"),
+    "stencil7": N_(
+        "7-point 3-D stencil on an nx×ny×nz grid, T time steps fused per sweep (temporal blocking).\n"
+        "ops   = 8·N·T                  (N = nx·ny·nz; 7 multiply-adds ≈ 8 ops per point per step)\n"
+        "bytes = 2·N·b                  (read the grid once, write it once per fused sweep;\n"
+        "                                write-allocate caches add N·b more)\n"
+        "intensity = 4·T / b: fusing steps is how a stencil climbs the roof"),
+    "fft3d": N_(
+        "Complex 3-D FFT of an n×n×n grid, N = n³ points (b = bytes per real component).\n"
+        "ops   = 5·N·log2(N)            (the standard radix-2 count)\n"
+        "bytes = 2·N·2b                 (read and write N complex values once; an out-of-cache\n"
+        "                                FFT makes several passes and moves more)\n"
+        "intensity = 5·log2(N) / (4b)"),
+}
+
+
 def _c(ops, operands: dict, *steps: str) -> Counted:
     return Counted(ops, operands, tuple(steps))
 
 
 def elementwise(p, b):
-    """out[i] = a[i] + b[i] over n elements, f ops fused per element (f = 1: a plain add).
-    ops   = f·n                    (1 add per element; fusing a chain of f ops raises it)
-    bytes = 3·n·b                  (read a, read b, write out; b = bytes per value)
-    intensity = f / (3·b) op/B     (a plain add: int8 1/3 op/B, fp32 1/12 op/B)"""
+    """The counts of ``FORMULAS["elementwise"]``, its steps with the numbers filled in."""
     n, f = p["n"], p["fused_ops"]
     return _c(f * n, {"a": n * b, "b": n * b, "out": n * b},
               f"ops = f·n = {_g(f)}·{_g(n)} = {_g(f * n)}",
@@ -210,10 +284,7 @@ def elementwise(p, b):
 
 
 def triad(p, b):
-    """STREAM triad a[i] = b[i] + s·c[i] over n elements.
-    ops   = 2·n                    (1 multiply + 1 add per element)
-    bytes = 3·n·b                  (read b and c, write a; STREAM's count. A cache with
-                                    write-allocate also reads a first: 4·n·b on the bus)"""
+    """The counts of ``FORMULAS["triad"]``, its steps with the numbers filled in."""
     n = p["n"]
     return _c(2 * n, {"b": n * b, "c": n * b, "a": n * b},
               f"ops = 2·n = 2·{_g(n)} = {_g(2 * n)}",
@@ -221,9 +292,7 @@ def triad(p, b):
 
 
 def dot(p, b):
-    """Dot product / reduction s = Σ x[i]·y[i] over n elements.
-    ops   = 2·n                    (1 multiply + 1 add per element)
-    bytes = 2·n·b + b              (read x and y, write the scalar s)"""
+    """The counts of ``FORMULAS["dot"]``, its steps with the numbers filled in."""
     n = p["n"]
     return _c(2 * n, {"x": n * b, "y": n * b, "s": b + 0 * n},
               f"ops = 2·n = {_g(2 * n)}",
@@ -231,10 +300,7 @@ def dot(p, b):
 
 
 def gemm(p, b):
-    """Matrix multiply C[m×n] = A[m×k] · B[k×n].
-    ops   = 2·m·n·k                (one MAC = 2 ops per m·n·k)
-    bytes = (m·k + k·n + m·n)·b    (read A and B once, write C once)
-    intensity → (2·m·n·k) / ((m·k + k·n + m·n)·b); for m = n = k: 2n / (3b)"""
+    """The counts of ``FORMULAS["gemm"]``, its steps with the numbers filled in."""
     m, n, k = p["m"], p["n"], p["k"]
     ops = 2 * m * n * k
     reads = (m * k + k * n) * b
@@ -246,65 +312,48 @@ def gemm(p, b):
 
 
 def mlp(p, b):
-    """Dense (fully connected / MLP) layer y[B×d_out] = x[B×d_in] · W[d_in×d_out].
-    ops   = 2·B·d_in·d_out               (B = batch size)
-    bytes = (d_in·d_out + B·d_in + B·d_out)·b
-            (weights read once and reused by every row of the batch; activations in and out)
-    intensity ≈ 2·B / b for B ≪ d: doubling the batch doubles the intensity"""
+    """The counts of ``FORMULAS["mlp"]``, its steps with the numbers filled in."""
     bs, di, do = p["batch"], p["d_in"], p["d_out"]
     ops = 2 * bs * di * do
     weights = di * do * b
     acts = bs * (di + do) * b
     return _c(ops, {"W": weights, "x": bs * di * b, "y": bs * do * b},
               f"ops = 2·B·d_in·d_out = 2·{_g(bs)}·{_g(di)}·{_g(do)} = {_g(ops)}",
-              f"weights = d_in·d_out·b = {_g(weights)} B (read once for the whole batch)",
-              f"activations = B·(d_in + d_out)·b = {_g(acts)} B",
+              _("weights = d_in·d_out·b = {bytes} B (read once for the whole batch)").format(
+                  bytes=_g(weights)),
+              _("activations = B·(d_in + d_out)·b = {bytes} B").format(bytes=_g(acts)),
               f"bytes = {_g(weights + acts)} B")
 
 
 def conv2d(p, b):
-    """2-D convolution, 'same' padding: batch B, C_in → C_out channels, H×W image,
-    K×K filter, stride s; output Ho = ⌈H/s⌉, Wo = ⌈W/s⌉.
-    ops   = 2·B·C_out·Ho·Wo·C_in·K·K
-    bytes = (B·C_in·H·W + C_in·C_out·K·K + B·C_out·Ho·Wo)·b
-            (input image, weights and output each moved once; the weights slide over every
-             pixel and every image of the batch, which is the reuse that makes CNNs compute-bound)"""
+    """The counts of ``FORMULAS["conv2d"]``, its steps with the numbers filled in."""
     bs, ci, co = p["batch"], p["c_in"], p["c_out"]
     h, w, k, s = p["height"], p["width"], p["kernel"], p["stride"]
     ho, wo = np.ceil(h / s), np.ceil(w / s)
     ops = 2 * bs * co * ho * wo * ci * k * k
     inp, wts, out = bs * ci * h * w * b, ci * co * k * k * b, bs * co * ho * wo * b
     return _c(ops, {"input": inp, "weights": wts, "output": out},
-              f"output = {_g(ho)}×{_g(wo)}",
+              _("output = {ho}×{wo}").format(ho=_g(ho), wo=_g(wo)),
               f"ops = 2·B·C_out·Ho·Wo·C_in·K² = {_g(ops)}",
-              f"bytes = input {_g(inp)} + weights {_g(wts)} + output {_g(out)} = "
-              f"{_g(inp + wts + out)} B")
+              _("bytes = input {input} + weights {weights} + output {output} = {bytes} B").format(
+                  input=_g(inp), weights=_g(wts), output=_g(out), bytes=_g(inp + wts + out)))
 
 
 def lstm(p, b):
-    """One LSTM time step, batch B, input size x, hidden size h (4 gates).
-    ops   = 2·B·4h·(x + h)             (the gate matrix multiplies; pointwise work, about
-                                        10·B·h, is left out as it is ≪ 1%)
-    bytes = (4h·(x + h) + B·(x + 2h) + 2·B·h)·b
-            (weights once per step, reused across the batch; read input, h and c; write h and c)
-    intensity ≈ 2·B / b: at batch 1 every weight byte serves 2 ops, so it is memory-bound"""
+    """The counts of ``FORMULAS["lstm"]``, its steps with the numbers filled in."""
     bs, x, h = p["batch"], p["input"], p["hidden"]
     ops = 2 * bs * 4 * h * (x + h)
     weights = 4 * h * (x + h) * b
     acts = bs * (x + 2 * h) * b + 2 * bs * h * b
     return _c(ops, {"W": weights, "x": bs * x * b, "h, c": 2 * bs * h * b, "h', c'": 2 * bs * h * b},
               f"ops = 2·B·4h·(x+h) = 2·{_g(bs)}·4·{_g(h)}·({_g(x)}+{_g(h)}) = {_g(ops)}",
-              f"weights = 4h·(x+h)·b = {_g(weights)} B",
-              f"activations = {_g(acts)} B",
+              _("weights = 4h·(x+h)·b = {bytes} B").format(bytes=_g(weights)),
+              _("activations = {bytes} B").format(bytes=_g(acts)),
               f"bytes = {_g(weights + acts)} B")
 
 
 def attention_prefill(p, b):
-    """Self-attention over a prompt (prefill), fused (FlashAttention-style: the S×S score
-    matrix stays on chip). Batch B, sequence S, H heads of dimension D.
-    ops   = 4·B·H·S²·D                 (Q·Kᵀ and P·V, 2·S²·D each per head)
-    bytes = 4·B·H·S·D·b                (read Q, K, V; write O)
-    intensity = S / b: longer prompts are more compute-bound"""
+    """The counts of ``FORMULAS["attention_prefill"]``, its steps with the numbers filled in."""
     bs, s, h, d = p["batch"], p["seq"], p["heads"], p["head_dim"]
     ops = 4 * bs * h * s * s * d
     io = 4 * bs * h * s * d * b
@@ -314,60 +363,42 @@ def attention_prefill(p, b):
 
 
 def attention_decode(p, b):
-    """Attention for one new token per sequence (decode) against a KV cache of L tokens.
-    Batch B, KV heads Hkv, G query heads per KV head (grouped-query attention), head dim D.
-    ops   = 4·B·Hkv·G·L·D              (q·Kᵀ and p·V for each query head)
-    bytes = 2·B·Hkv·L·D·b + 2·B·Hkv·G·D·b
-            (read the K and V caches; read q, write o)
-    intensity ≈ 2·G / b: each sequence has its own cache, so batching does not help;
-    sharing a KV head among G query heads does"""
+    """The counts of ``FORMULAS["attention_decode"]``, its steps with the numbers filled in."""
     bs, ctx, hkv, g, d = p["batch"], p["context"], p["kv_heads"], p["group"], p["head_dim"]
     ops = 4 * bs * hkv * g * ctx * d
     kv = 2 * bs * hkv * ctx * d * b
     qo = 2 * bs * hkv * g * d * b
     return _c(ops, {"KV cache": kv, "q": qo / 2, "o": qo / 2},
               f"ops = 4·B·Hkv·G·L·D = {_g(ops)}",
-              f"KV cache = 2·B·Hkv·L·D·b = {_g(kv)} B",
+              _("KV cache = 2·B·Hkv·L·D·b = {bytes} B").format(bytes=_g(kv)),
               f"bytes = {_g(kv + qo)} B")
 
 
 def spmv(p, b):
-    """Sparse matrix × vector, CSR, square n×n with nnz non-zeros, index width i bytes.
-    ops   = 2·nnz                            (1 multiply + 1 add per non-zero)
-    bytes = nnz·(b + i) + (n + 1)·i + 2·n·b  (values and column indices, row pointers,
-                                              x read once (ideal cache), y written)
-    intensity ≈ 2 / (b + i): fp64 with 4-byte indices gives 1/6 op/B"""
+    """The counts of ``FORMULAS["spmv"]``, its steps with the numbers filled in."""
     n, nnz, i = p["rows"], p["nnz"], p["index_bytes"]
     ops = 2 * nnz
     mat = nnz * (b + i) + (n + 1) * i
     vec = 2 * n * b
     return _c(ops, {"matrix": mat, "x": n * b, "y": n * b},
               f"ops = 2·nnz = {_g(ops)}",
-              f"matrix = nnz·(b+i) + (n+1)·i = {_g(mat)} B",
-              f"vectors = 2·n·b = {_g(vec)} B",
+              _("matrix = nnz·(b+i) + (n+1)·i = {bytes} B").format(bytes=_g(mat)),
+              _("vectors = 2·n·b = {bytes} B").format(bytes=_g(vec)),
               f"bytes = {_g(mat + vec)} B")
 
 
 def stencil7(p, b):
-    """7-point 3-D stencil on an nx×ny×nz grid, T time steps fused per sweep (temporal blocking).
-    ops   = 8·N·T                  (N = nx·ny·nz; 7 multiply-adds ≈ 8 ops per point per step)
-    bytes = 2·N·b                  (read the grid once, write it once per fused sweep;
-                                    write-allocate caches add N·b more)
-    intensity = 4·T / b: fusing steps is how a stencil climbs the roof"""
+    """The counts of ``FORMULAS["stencil7"]``, its steps with the numbers filled in."""
     n = p["nx"] * p["ny"] * p["nz"]
     t = p["steps"]
     return _c(8 * n * t, {"grid in": n * b, "grid out": n * b},
-              f"N = {_g(n)} points",
+              _("N = {n} points").format(n=_g(n)),
               f"ops = 8·N·T = {_g(8 * n * t)}",
               f"bytes = 2·N·b = {_g(2 * n * b)} B")
 
 
 def fft3d(p, b):
-    """Complex 3-D FFT of an n×n×n grid, N = n³ points (b = bytes per real component).
-    ops   = 5·N·log2(N)            (the standard radix-2 count)
-    bytes = 2·N·2b                 (read and write N complex values once; an out-of-cache
-                                    FFT makes several passes and moves more)
-    intensity = 5·log2(N) / (4b)"""
+    """The counts of ``FORMULAS["fft3d"]``, its steps with the numbers filled in."""
     n = p["n"] ** 3
     ops = 5 * n * np.log2(n)
     io = 4 * n * b

@@ -85,10 +85,10 @@ ROLE_INDEX: dict[str, int] = {role: i for i, role in enumerate(MEMORY_ROLES)}
 PRECISION_INDEX: dict[str, int] = {p: i for i, p in enumerate(PRECISIONS)}
 
 ROLE_LABELS: dict[str, str] = {
-    "dram": "main memory (DRAM/HBM)",
-    "cache": "on-chip cache / SRAM",
-    "host": "host link (PCIe)",
-    "link": "chip-to-chip link",
+    "dram": N_("main memory (DRAM/HBM)"),
+    "cache": N_("on-chip cache / SRAM"),
+    "host": N_("host link (PCIe)"),
+    "link": N_("chip-to-chip link"),
 }
 
 _PREFIXES: dict[str, float] = {

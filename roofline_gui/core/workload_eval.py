@@ -24,6 +24,7 @@ import numpy as np
 from roofline_gui.core.build import build
 from roofline_gui.core.chip import Chip
 from roofline_gui.core.energy import CAP_SLOWDOWN, chip_constants, estimated, kernel_energy, link_constants
+from roofline_gui.core.i18n import _
 from roofline_gui.core.identity_cache import IdentityCache
 from roofline_gui.core.kernel import Kernel
 from roofline_gui.core.roofline import (
@@ -189,17 +190,19 @@ class WorkloadResult:
         """The precisions its kernels run at (the roofs the chart must draw)."""
         return tuple(sorted({e.kernel.precision for e in self.entries}))
 
-    def limiter_name(self, c: int) -> str:
+    def limiter_name(self, c: int, shown: bool = False) -> str:
         """What holds the step back on chip ``c``: the memory level, the compute roof or the
-        link that takes the largest share of its time."""
+        link that takes the largest share of its time; in English (the CSV's words, the same in
+        every language) or, ``shown``, in the interface's language."""
         if not np.isfinite(self.time[c]):
-            return "unsupported"
+            return _("unsupported") if shown else "unsupported"
         ev, chip = self.evaluation, self.chips[c]
+        peak = _("{precision} peak") if shown else "{precision} peak"
         by: dict[str, float] = {}
         for e in range(len(self.entries)):
             code = int(ev.limiter[self.rows][e, c])
-            name = (f"{self.entries[e].kernel.precision} peak" if code == LIMITER_COMPUTE
-                    else chip.memory[code].name)
+            name = (peak.format(precision=self.entries[e].kernel.precision)
+                    if code == LIMITER_COMPUTE else chip.memory[code].name)
             by[name] = by.get(name, 0.0) + float(self.entry_time[e, c])
         if self.link_time[c] > 0:
             level = next((lv.name for lv in chip.memory if lv.role == self.workload.link), "link")

@@ -328,7 +328,7 @@ class ComparisonTableModel(QAbstractTableModel):
                      else _("{kernel} on {chip}: compute-bound, limited by {limiter}")
                      if bound == "compute" else
                      _("{kernel} on {chip}: unsupported ({limiter})")).format(
-                kernel=kernel.name, chip=cmp.chips[c].name, limiter=cmp.limiter_name(row, c)))
+                kernel=kernel.name, chip=cmp.chips[c].name, limiter=limiter_words(cmp, row, c)))
         if role == _FOREGROUND and int(cmp.result.limiter[row, c]) == LIMITER_UNSUPPORTED:
             return _GREY
         if role == _ALIGNMENT and field != "limiter":
@@ -415,7 +415,7 @@ class ComparisonTableModel(QAbstractTableModel):
             return (f"{format_time(t)} · {rate_count(float(result.throughput[c]))} "
                     f"{_(workload.throughput_unit)}")
         if field == "limiter":
-            return result.limiter_name(c) + ("" if fits else " · " + _("does not fit"))
+            return result.limiter_name(c, shown=True) + ("" if fits else " · " + _("does not fit"))
         if field == "energy":
             e = result.energy
             if not np.isfinite(e.per_item[c]):
@@ -476,7 +476,7 @@ class ComparisonTableModel(QAbstractTableModel):
         units = self._model.units
         lines = [intensity_text(cmp, row, units)]
         lines += [_("{chip}: limited by {limiter}").format(chip=cmp.chips[c].name,
-                                                           limiter=cmp.limiter_name(row, c))
+                                                           limiter=limiter_words(cmp, row, c))
                   for c in self._chip_columns()]
         return "\n".join(lines)
 

@@ -137,8 +137,9 @@ def test_without_a_font_for_japanese_the_window_stays_english_and_says_why(monke
         use_language("en")
 
 
-def test_qt_dialogs_speak_japanese_with_the_interface(monkeypatch):
+def test_qt_dialogs_speak_japanese_with_the_interface(monkeypatch, qapp):
     from PySide6.QtCore import QCoreApplication
+    from PySide6.QtWidgets import QFileDialog, QLabel
 
     from roofline_gui.widgets.common import language
 
@@ -146,9 +147,17 @@ def test_qt_dialogs_speak_japanese_with_the_interface(monkeypatch):
     try:
         assert language.apply_language("ja")[0] == "ja"
         assert QCoreApplication.translate("QPlatformTheme", "Cancel") == "キャンセル"
+        # Qt's own file dialog (the one used where no native dialog is): every label Japanese,
+        # those PySide6's qtbase_ja.qm lacks ("&Look in:", "Files of &type:") included
+        dialog = QFileDialog(None, "x")
+        dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
+        labels = [label.text() for label in dialog.findChildren(QLabel) if label.text()]
+        assert len(labels) == 3 and not [t for t in labels if re.search("[A-Za-z]{3}", t)], labels
+        dialog.deleteLater()
     finally:
         language.apply_language("en")
     assert QCoreApplication.translate("QPlatformTheme", "Cancel") == "Cancel"
+    assert QCoreApplication.translate("QFileDialog", "&Look in:") == "&Look in:"
 
 
 def test_the_language_is_chosen_by_the_command_line_then_the_settings_then_the_locale(monkeypatch):

@@ -17,6 +17,7 @@ from PySide6.QtCore import QCoreApplication, QLibraryInfo, QTranslator
 from PySide6.QtGui import QFontDatabase
 
 from roofline_gui.core import i18n
+from roofline_gui.core.i18n import N_
 from roofline_gui.io.translations import use_language
 
 #: what to install where no font can draw the language (Debian and Ubuntu's package first)
@@ -39,6 +40,27 @@ def can_draw(language: str) -> bool:
     """Whether an installed font has the language's glyphs (needs the application object)."""
     writing = _WRITING.get(language)
     return writing is None or bool(QFontDatabase.families(writing))
+
+
+#: Qt's own texts that PySide6's qtbase catalogs lack (their source changed after the catalog
+#: was made: Qt 6.11's file dialog says "&Look in:" and "Files of &type:"), by Qt's context;
+#: translated through the app's catalog like its own texts
+QT_GAPS: dict[tuple[str, str], str] = {
+    ("QFileDialog", "&Look in:"): N_("&Look in:"),
+    ("QFileDialog", "Files of &type:"): N_("Files of &type:"),
+}
+
+
+class QtGaps(QTranslator):
+    """Qt's texts in :data:`QT_GAPS`, in the interface's language; every other text is left to
+    Qt's own catalog (a null answer passes it on)."""
+
+    def translate(self, context, source, disambiguation=None, n=-1) -> str | None:  # noqa: ARG002
+        text = QT_GAPS.get((context, source))
+        return i18n._(text) if text is not None else None  # None: not ours, ask Qt's
+
+    def isEmpty(self) -> bool:  # noqa: N802 (Qt API)
+        return False
 
 
 def apply_language(language: str) -> tuple[str, str]:
@@ -65,6 +87,9 @@ def apply_language(language: str) -> tuple[str, str]:
                 f"qtbase_{language}", beside):
             app.installTranslator(translator)
             _translators.append(translator)
+            gaps = QtGaps(app)  # searched first: Qt's texts its catalog lacks, from ours
+            app.installTranslator(gaps)
+            _translators.append(gaps)
         else:  # the bundle or a trimmed Qt without it: Qt's dialogs in English, said
             print(f"roofline-explorer: Qt's own {language} texts (qtbase_{language}.qm) are not "
                   f"in {folder}: its file dialogs stay in English", file=sys.stderr)

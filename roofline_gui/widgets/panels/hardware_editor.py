@@ -204,7 +204,7 @@ class ChipForm(QWidget):
         role = ChoiceBox()  # the wheel scrolls the editor, not the role, until it is clicked
         for r in MEMORY_ROLES:
             role.addItem(r, r)
-            role.setItemData(role.count() - 1, ROLE_LABELS[r], Qt.ItemDataRole.ToolTipRole)
+            role.setItemData(role.count() - 1, _(ROLE_LABELS[r]), Qt.ItemDataRole.ToolTipRole)
         role.setCurrentIndex(MEMORY_ROLES.index(level.role))
         role.currentIndexChanged.connect(lambda _i, n=index, w=role: self._on_level(n, role=w.currentData()))
         name = QLineEdit(level.name)

@@ -49,19 +49,24 @@ def formula_text(kernel: Kernel) -> str:
     if kernel.template is not None:
         template = TEMPLATES[kernel.template]
         lines += [_(template.name), template.formula, "",
-                  f"With b = {kernel.bytes_per_value:g} B per value ({kernel.storage}):"]
+                  _("With b = {b} B per value ({storage}):").format(
+                      b=f"{kernel.bytes_per_value:g}", storage=kernel.storage)]
         lines += [f"  {step}" for step in traffic.steps]
     elif kernel.flops is not None:
         lines.append(f"ops = {format_si(kernel.flops)}")
-        lines += [f"bytes at {role} = {format_si(v, 'B')}" for role, v in kernel.bytes.items()]
+        lines += [_("bytes at {level} = {bytes}").format(level=_(ROLE_LABELS.get(role, role)),
+                                                        bytes=format_si(v, "B"))
+                  for role, v in kernel.bytes.items()]
     else:
-        lines.append(f"intensity = {kernel.intensity:g} op/B (no size given, so no time)")
+        lines.append(_("intensity = {value} op/B (no size given, so no time)").format(
+            value=f"{kernel.intensity:g}"))
     levels = [(role, traffic.bytes[role]) for role in ROLE_LABELS if traffic.bytes.get(role)]
     if len(levels) == 1 and levels[0][0] == "dram":
-        lines.append(f"intensity = ops / dram bytes = {traffic.ops / levels[0][1]:,.4g} op/B")
+        lines.append(_("intensity = ops / dram bytes = {value} op/B").format(
+            value=f"{traffic.ops / levels[0][1]:,.4g}"))
     elif levels:
         lines.append(_("intensity = ops / bytes at each level: ") + ", ".join(
-            f"{ROLE_LABELS[role]} {traffic.ops / v:,.4g} op/B" for role, v in levels))
+            f"{_(ROLE_LABELS[role])} {traffic.ops / v:,.4g} op/B" for role, v in levels))
     if kernel.source:
         lines += ["", kernel.source]
     return "\n".join(lines)

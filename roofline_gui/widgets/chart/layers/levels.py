@@ -15,7 +15,9 @@ from PySide6.QtWidgets import QGraphicsItem
 
 from roofline_gui.core.arrays import among, distinct
 from roofline_gui.core.chart_scene import ChartScene
+from roofline_gui.core.i18n import _
 from roofline_gui.core.units import MEMORY_ROLES, ROLE_LABELS
+from roofline_gui.models.comparison_model import limiter_words
 from roofline_gui.widgets.chart.layers.base import ChartLayer
 from roofline_gui.widgets.chart.plot_items import log10
 
@@ -128,9 +130,10 @@ class LevelPointsLayer(ChartLayer):
         k, c, role = data
         cmp, units = scene.comparison, scene.spec.units
         name = next((lv.name for lv in cmp.chips[c].memory if lv.role == MEMORY_ROLES[role]), "")
-        limits = cmp.limiter_name(k, c)
-        return (f"{cmp.kernels[k].name} on {cmp.chips[c].name}\n"
-                f"at {name} ({ROLE_LABELS[MEMORY_ROLES[role]]}): "
-                f"{units.format_intensity(10 ** float(x))}\n"
-                f"attainable {units.format_rate(float(cmp.result.attainable[k, c]))}, "
-                f"limited by {limits}")
+        return _("{kernel} on {chip}\nat {level} ({role}): {intensity}\nattainable {rate}, "
+                 "limited by {limiter}").format(
+            kernel=cmp.kernels[k].name, chip=cmp.chips[c].name, level=name,
+            role=_(ROLE_LABELS[MEMORY_ROLES[role]]),
+            intensity=units.format_intensity(10 ** float(x)),
+            rate=units.format_rate(float(cmp.result.attainable[k, c])),
+            limiter=limiter_words(cmp, k, c))
