@@ -611,26 +611,36 @@ def run_measure(json_path: str | None, keep_preset: bool = False) -> int:
     start = time.perf_counter()
     result = measure(progress=lambda f, msg: print(f"[{f:4.0%}] {msg}", file=sys.stderr))
     chip = to_chip(result)
-    print(f"{result.cpu}, {result.threads} threads, {time.perf_counter() - start:.0f} s; "
-          f"{result.method}")
+    # The measured chip's sources and notes are data (kept in presets and sessions): English
+    # in every language; the report's own words are the interface's.
+    print(_("{cpu}, {threads} threads, {seconds} s; {method}").format(
+        cpu=result.cpu, threads=result.threads, seconds=f"{time.perf_counter() - start:.0f}",
+        method=result.method))
     if result.fallback:
-        print(f"  compiled kernels not used: {result.fallback}; numpy's kernels measured instead")
+        print("  " + _("compiled kernels not used: {why}; numpy's kernels measured "
+                       "instead").format(why=result.fallback))
     for level in chip.memory:
         print(f"  {level.name:6s} {format_si(level.bandwidth, 'B/s'):>12s}  ({level.role}; "
               f"{level.source.split(': ', 1)[-1]})")
     for precision, measured in chip.compute_measured.items():
         vector = result.vector(precision)
         gemm = next(c for c in result.compute if c.method == "gemm" and c.precision == precision)
-        line = (f"  {precision} peak  {format_si(measured.value, 'FLOP/s'):>12s}  (multiply-add "
-                f"kernel {format_si(vector.rate, 'FLOP/s')}, BLAS GEMM {format_si(gemm.rate, 'FLOP/s')}")
+        words = {"precision": precision, "peak": f"{format_si(measured.value, 'FLOP/s'):>12s}",
+                 "vector": format_si(vector.rate, "FLOP/s"), "gemm": format_si(gemm.rate, "FLOP/s")}
         if result.theoretical is not None:
             peak = result.theoretical.peak(precision)
-            line += f"; {measured.value / peak:.2f}× the theoretical {format_si(peak, 'FLOP/s')}"
-        print(line + ")")
+            line = _("{precision} peak  {peak}  (multiply-add kernel {vector}, BLAS GEMM {gemm}; "
+                     "{share}× the theoretical {theoretical})").format(
+                share=f"{measured.value / peak:.2f}", theoretical=format_si(peak, "FLOP/s"),
+                **words)
+        else:
+            line = _("{precision} peak  {peak}  (multiply-add kernel {vector}, BLAS GEMM "
+                     "{gemm})").format(**words)
+        print("  " + line)
     if result.theoretical is not None:
-        print(f"  theoretical: {result.theoretical.formula('fp64')}")
+        print("  " + _("theoretical: {formula}").format(formula=result.theoretical.formula("fp64")))
     for note in result.notes:
-        print(f"  note: {note}")
+        print("  " + _("note: {note}").format(note=note))
     if json_path:
         try:
             write_atomic(json_path, dumps(measurement_file(result, chip)))

@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from roofline_gui.core.chip import Chip, Measured, MemoryLevel
+from roofline_gui.core.i18n import _
 from roofline_gui.core.units import format_si
 from roofline_gui.measure.compute import ComputePoint, fma_sweep, gemm_rate, vector_rate
 from roofline_gui.measure.stream import (
@@ -246,7 +247,7 @@ def measure(progress: Progress | None = None, cancel: threading.Event | None = N
     info = _cpuinfo()
     result = Measurement(threads, dt.datetime.now().strftime("%Y-%m-%d %H:%M"), cpu_name(),
                          cache_sizes(threads), theoretical=theoretical_peak(threads, info))
-    progress(0.0, "compiling the measurement kernels (numba)" if compiled else "starting")
+    progress(0.0, _("compiling the measurement kernels (numba)") if compiled else _("starting"))
     backend, result.fallback = _stream_backend(threads, compiled)
     use_jit = result.fallback is None
     result.method = backend.label + (f", {_jit_version()}" if use_jit else "")
@@ -259,16 +260,19 @@ def measure(progress: Progress | None = None, cancel: threading.Event | None = N
     steps = len(sizes) + 2 * len(gemm_sizes)
     try:
         for i, size in enumerate(sizes):
-            progress(i / steps, f"memory bandwidth, working set {format_si(size, 'B')}")
+            progress(i / steps, _("memory bandwidth, working set {size}").format(
+                size=format_si(size, "B")))
             result.bandwidth += measure_size(size, backend, KERNELS, cancel=cancel,
                                              repeats=repeats_at(size, result.caches))
         if extend:  # a cache larger than sysfs says: go on while the curve still falls
             _extend_sweep(result, sizes, backend, progress, cancel, available)
         _sweep_again_where_unseparated(result, sizes, backend, progress, cancel)
         for j, (precision, n) in enumerate(gemm_sizes.items()):
-            progress((len(sizes) + 2 * j) / steps, f"{precision} matrix multiply {n}×{n}")
+            progress((len(sizes) + 2 * j) / steps, _("{precision} matrix multiply {n}×{n}").format(
+                precision=precision, n=n))
             result.compute.append(gemm_rate(precision, n, cancel=cancel))
-            progress((len(sizes) + 2 * j + 1) / steps, f"{precision} vector multiply-add")
+            progress((len(sizes) + 2 * j + 1) / steps, _("{precision} vector multiply-add").format(
+                precision=precision))
             if use_jit:
                 result.compute += fma_sweep(precision, threads, cancel=cancel)
             else:
@@ -279,7 +283,7 @@ def measure(progress: Progress | None = None, cancel: threading.Event | None = N
         result.bandwidth, result.caches, reported="triad" if use_jit else "add/triad")
     result.notes += notes
     result.notes += plausibility_notes(result)
-    progress(1.0, "done")
+    progress(1.0, _("done"))
     return result
 
 
@@ -355,13 +359,14 @@ MAX_EXTENSIONS = 2
 def _extend_sweep(result: Measurement, sizes: list[int], backend, progress, cancel,
                   available: int | None) -> None:
     size = sizes[-1]
-    for _ in range(MAX_EXTENSIONS):
+    for _attempt in range(MAX_EXTENSIONS):
         if not still_falling(best_per_size(result.bandwidth)[1]):
             return
         size *= 2
         if available is not None and size > available * MEMORY_SHARE:
             break
-        progress(0.9, f"memory bandwidth still falling: working set {format_si(size, 'B')}")
+        progress(0.9, _("memory bandwidth still falling: working set {size}").format(
+            size=format_si(size, "B")))
         result.bandwidth += measure_size(size, backend, KERNELS, cancel=cancel,
                                          repeats=DRAM_REPEATS)
     if still_falling(best_per_size(result.bandwidth)[1]):
@@ -544,7 +549,7 @@ def _sweep_again_where_unseparated(result: Measurement, sizes: list[int], backen
     seconds, halves its L1's rate, and a few seconds later it is quiet again. Each size keeps
     its better reading; the notes say how many times a level was swept."""
     swept: dict[str, int] = {}
-    for _ in range(SWEEP_AGAIN):
+    for _attempt in range(SWEEP_AGAIN):
         apart = _levels(result.bandwidth, result.caches)[3]
         again = [(name, low, high) for name, (low, high)
                  in cache_ranges(result.caches, sizes[0]).items() if name in apart]
@@ -552,7 +557,8 @@ def _sweep_again_where_unseparated(result: Measurement, sizes: list[int], backen
             break
         for name, low, high in again:
             for size in (s for s in sizes if low <= s <= high):
-                progress(0.9, f"{name} again, working set {format_si(size, 'B')}")
+                progress(0.9, _("{level} again, working set {size}").format(
+                    level=name, size=format_si(size, "B")))
                 result.bandwidth += measure_size(size, backend, KERNELS, cancel=cancel,
                                                  repeats=repeats_at(size, result.caches))
             swept[name] = swept.get(name, 1) + 1
