@@ -341,3 +341,62 @@ def test_the_model_builders_formulas_read_in_japanese_with_the_same_numbers():
         words = [line for line in ja_lines if re.search(r"[a-z]{4,} [a-z]{4,} [a-z]{4,}", line)
                  and not re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", line)]
         assert not words, (w.name, words[:3])  # no English sentence left
+
+
+def test_every_example_has_a_japanese_version_with_the_same_numbers():
+    """Help → Examples in Japanese: every example in Japanese in its place, the same chips,
+    kernels and workloads (only their names, notes and the title in Japanese), each note with
+    at least the English note's numbers."""
+    import json
+
+    from roofline_gui.io.files import resources_dir
+    from roofline_gui.io.session import load_session
+    from roofline_gui.widgets.app.file_actions import examples
+
+    folder = resources_dir() / "examples"
+    english = [p for p in sorted(folder.glob("*.roofline")) if not p.name.endswith(".ja.roofline")]
+    number = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?")
+    kana = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
+    words = ("title", "name", "source")
+    for path in english:
+        japanese = path.with_name(path.name.replace(".roofline", ".ja.roofline"))
+        assert japanese.exists(), path.name
+        en, ja = (json.loads(p.read_text(encoding="utf-8")) for p in (path, japanese))
+
+        def bare(doc):  # everything but the words a reader reads
+            return {k: ([{f: v for f, v in item.items() if f not in words} for item in doc[k]]
+                        if isinstance(doc[k], list) else doc[k]) for k in doc if k not in words}
+        assert bare(en) == bare(ja), path.name
+        assert kana.search(ja["title"]), path.name
+        for part in ("kernels", "workloads"):
+            for a, b in zip(en[part], ja[part], strict=True):
+                assert kana.search(b["name"]) or "（" in b["name"] or a["name"] == b["name"], b["name"]
+                note = a.get("source", "").split("Jouppi")[0]
+                assert set(number.findall(note)) <= set(number.findall(b.get("source", ""))), \
+                    (path.name, a["id"])
+                assert not note or kana.search(b["source"]), (path.name, a["id"])
+        load_session(japanese)  # a valid session
+    try:
+        use_language("ja")
+        shown = examples()
+    finally:
+        use_language("en")
+    assert len(shown) == len(english) and all(p.name.endswith(".ja.roofline") for p in shown)
+
+
+def test_a_japanese_kernel_name_follows_its_batch_and_precision():
+    """Dragging a kernel named in Japanese ("MLP 層 …、バッチ 1（bf16）") renames it as an
+    English name would be: the batch and the precision follow."""
+    from roofline_gui.core.kernel import Kernel
+
+    kernel = Kernel(id="k", name="MLP 層 4096×4096、バッチ 1（bf16）", precision="bf16",
+                    template="mlp", params={"batch": 1, "d_in": 4096, "d_out": 4096})
+    try:
+        use_language("ja")
+        moved = kernel.with_params(batch=64).with_precision("fp8")
+    finally:
+        use_language("en")
+    assert moved.name == "MLP 層 4096×4096、バッチ 64（fp8）"
+    english = Kernel(id="k", name="MLP layer, batch 1 (bf16)", precision="bf16", template="mlp",
+                     params={"batch": 1, "d_in": 4096, "d_out": 4096})
+    assert english.with_params(batch=8).with_precision("fp8").name == "MLP layer, batch 8 (fp8)"

@@ -148,8 +148,12 @@ def _follow_name(old: Kernel, new: Kernel) -> Kernel:
     name = old.name
     if old.template is not None and new.template == old.template:
         template = TEMPLATES[old.template]
-        name = _swap(name, template.phrase(old.params), template.phrase(new.params))
-    if new.precision != old.precision and name.endswith(")") and "(" in name:
-        head, _, tail = name.rpartition("(")
-        name = f"{head}({_swap(tail, old.precision, new.precision)}"
+        for translated in (False, True):  # an English name, or one in the interface's language
+            name = _swap(name, template.phrase(old.params, translated),
+                         template.phrase(new.params, translated))
+    for opening, closing in (("(", ")"), ("（", "）")):  # "(int8)", Japanese "（int8）"
+        if new.precision != old.precision and name.endswith(closing) and opening in name:
+            head, _paren, tail = name.rpartition(opening)
+            name = f"{head}{opening}{_swap(tail, old.precision, new.precision)}"
+            break
     return replace(new, name=name) if name != new.name else new

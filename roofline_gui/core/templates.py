@@ -151,10 +151,12 @@ class Template:
         """A name from the parameters, as the presets are named: 'MLP layer 4096×4096, batch 8'."""
         return self.title({**self.defaults(), **params})
 
-    def phrase(self, params: Mapping[str, float]) -> str:
-        """How the main parameter reads inside a name: 'batch 8', 'S = 2048'."""
+    def phrase(self, params: Mapping[str, float], translated: bool = False) -> str:
+        """How the main parameter reads inside a name: 'batch 8', 'S = 2048'; ``translated``,
+        as a name in the interface's language says it ('バッチ 8')."""
         value = {**self.defaults(), **params}[self.main_param]
-        return _PHRASES.get(self.main_param, self.main_param + " = {}").format(_count(value))
+        text = _PHRASES.get(self.main_param, self.main_param + " = {}")
+        return (_(text) if translated else text).format(_count(value))
 
     def operand(self, name: str) -> Operand:
         return next(op for op in self.operands if op.name == name)
@@ -183,8 +185,10 @@ def _count(x: float) -> str:
 
 
 # The main parameter's phrase inside a name (Template.phrase); others read "name = value".
-_PHRASES = {"batch": "batch {}", "seq": "S = {}", "group": "GQA {}", "fused_ops": "{} fused ops",
-            "n": "n = {}", "nnz": "{} non-zeros", "steps": "T = {}"}
+#: the main parameter's phrase in a kernel's name (marked: a name in Japanese says 'バッチ 8')
+_PHRASES = {"batch": N_("batch {}"), "seq": "S = {}", "group": "GQA {}",
+            "fused_ops": N_("{} fused ops"), "n": "n = {}", "nnz": N_("{} non-zeros"),
+            "steps": "T = {}"}
 
 
 def _edges(*dims: float) -> str:
