@@ -327,7 +327,8 @@ def test_a_point_under_the_legend_still_drags_and_the_legend_drags_elsewhere(win
     legend = plot.legend.legend
     # the legend's top-left corner a few pixels up and left of the point: it covers it
     corner = legend.parentItem().mapFromScene(view.mapToScene(start.toPoint()))
-    legend.setPos(corner.x() - 6, corner.y() - 6)
+    legend.anchor(itemPos=(0, 0), parentPos=(0, 0), offset=(corner.x() - 6, corner.y() - 6))
+    QTest.qWait(50)
     assert legend.sceneBoundingRect().contains(view.mapToScene(start.toPoint()))
     # the pointer comes to rest on the point first, as a hand's does (pyqtgraph's legend
     # claimed the drag while hovered)
