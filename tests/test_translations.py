@@ -400,3 +400,14 @@ def test_a_japanese_kernel_name_follows_its_batch_and_precision():
     english = Kernel(id="k", name="MLP layer, batch 1 (bf16)", precision="bf16", template="mlp",
                      params={"batch": 1, "d_in": 4096, "d_out": 4096})
     assert english.with_params(batch=8).with_precision("fp8").name == "MLP layer, batch 8 (fp8)"
+
+
+def test_the_catalog_keeps_to_the_glossary(catalog):
+    """One word for one thing (docs/translating.md's glossary): the variants it rules out
+    appear in no translation."""
+    avoided = {"到達可能割合": "達成率", "採択": "受理", "メモリ帯域": "メモリバンド幅",
+               "帯域幅": "バンド幅"}
+    texts = [t for message in catalog if message.id for t in _forms(message)]
+    for variant, word in avoided.items():
+        hits = [t for t in texts if variant in t]
+        assert not hits, (variant, word, hits[:3])
