@@ -411,3 +411,29 @@ def test_the_catalog_keeps_to_the_glossary(catalog):
     for variant, word in avoided.items():
         hits = [t for t in texts if variant in t]
         assert not hits, (variant, word, hits[:3])
+
+
+def test_the_workload_panes_counting_reads_in_japanese():
+    """The workload pane's "how it is counted" (its label, parameters, the family it was read
+    as, each kernel's traffic, the link and what is held): no English sentence left."""
+    from dataclasses import replace
+
+    from roofline_gui.io.workloads import shipped_workloads
+    from roofline_gui.widgets.panels.workloads.formulas import entries_html
+
+    shipped = shipped_workloads()
+    cases = [replace(shipped["deepseek-v3"].workload(), source="", chips_per_model=8,
+                     expert_parallel=8, batch=64, context=4096),
+             replace(shipped["llama-3-8b"].workload(), source="", phase="train", batch=1,
+                     sequence=4096, data_parallel=8, global_batch=64)]
+    try:
+        use_language("ja")
+        texts = [re.sub(r"<[^>]+>", "\n", entries_html(w)) for w in cases]
+    finally:
+        use_language("en")
+    for text in texts:
+        english = [line for line in text.splitlines()
+                   if re.search(r"\b[a-z]{3,} [a-z]{3,} [a-z]{3,}\b", line)
+                   and not re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", line)]
+        assert not english, english[:3]
+        assert "デコード" in texts[0] and "学習" in texts[1]

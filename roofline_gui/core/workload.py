@@ -28,6 +28,8 @@ from roofline_gui.core.units import BLOCK_FORMATS, FORMATS
 
 KINDS = ("transformer", "cnn", "mlp", "lstm", "custom")
 PHASES = ("prefill", "decode", "train")
+#: each phase as the interface says it
+PHASE_WORDS = {"prefill": N_("prefill"), "decode": N_("decode"), "train": N_("train")}
 #: Kinds that can be trained (a training step: forward, backward, optimizer; core.training).
 TRAIN_KINDS = ("transformer", "cnn", "mlp")
 #: What one unit of throughput is, per kind (transformer: tokens, per phase below).
@@ -358,17 +360,19 @@ def parameters_text(x: float) -> str:
 
 def label_of(w: Workload) -> str:
     """'Llama-3-8B · decode B = 8, L = 2048' (the phase left out when the name says it)."""
+    name = w.name.lower()
     if w.training:
         what = f"b = {w.batch}, S = {w.sequence}" if w.kind == "transformer" else f"b = {w.batch}"
         chips = w.chips_total
-        name = w.name.lower()
-        return (f"{w.name} · {'' if 'train' in name else 'train '}{what}, "
+        said = "train" in name or _(PHASE_WORDS["train"]) in w.name
+        return (f"{w.name} · {'' if said else _(PHASE_WORDS['train']) + ' '}{what}, "
                 f"G = {w.sequences_per_step}"
                 + ("" if w.activations in name else f", {w.activations}")
-                + (f", {chips:,} chips" if chips > 1 else ""))
+                + (", " + _("{chips} chips").format(chips=f"{chips:,}") if chips > 1 else ""))
     if w.kind == "transformer":
         length = f"S = {w.sequence}" if w.phase == "prefill" else f"L = {w.context}"
-        phase = "" if w.phase in w.name.lower() else f"{w.phase} "
+        word = _(PHASE_WORDS[w.phase])
+        phase = "" if w.phase in name or word in w.name else f"{word} "
         return f"{w.name} · {phase}B = {w.batch}, {length}" + (
             f", N = {w.chips_per_model}" if w.chips_per_model > 1 else "")
     return f"{w.name} · B = {w.batch}"

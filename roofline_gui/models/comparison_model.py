@@ -346,7 +346,8 @@ class ComparisonTableModel(QAbstractTableModel):
         if role == _DISPLAY:
             return f"▣ {label_of(workload)}"
         if role == _TOOLTIP:
-            return f"Workload: {label_of(workload)}\n{workload.source}".strip()
+            return (_("Workload: {workload}").format(workload=label_of(workload))
+                    + f"\n{workload.source}").strip()
         if role == _ALIGNMENT:
             return _LEFT
         return None
@@ -398,11 +399,12 @@ class ComparisonTableModel(QAbstractTableModel):
             return "\n".join(workload_lines(result, c, doc.carbon_intensity))
         if role == _TOOLTIP:
             fit = fit_line(result, c)
-            return (f"{label_of(workload)} on {doc.chips[c].name}: "
-                    f"{rate_count(float(result.throughput[c]))} {_(workload.throughput_unit)}, "
-                    f"{format_time(t)} per step; aggregate rate = total ops ÷ time; "
-                    f"{share_text(float(result.memory_bound_share[c]))} of the time "
-                    "memory-bound" + (f"\n{fit}" if fit else ""))
+            return _("{workload} on {chip}: {rate} {unit}, {time} per step; aggregate rate = "
+                     "total ops ÷ time; {share} of the time memory-bound").format(
+                workload=label_of(workload), chip=doc.chips[c].name,
+                rate=rate_count(float(result.throughput[c])), unit=_(workload.throughput_unit),
+                time=format_time(t), share=share_text(float(result.memory_bound_share[c]))) + (
+                f"\n{fit}" if fit else "")
         if role == _FOREGROUND and not fits:
             return _RED
         if role != _DISPLAY:

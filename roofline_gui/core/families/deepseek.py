@@ -5,7 +5,7 @@ layers."""
 from __future__ import annotations
 
 from roofline_gui.core.families.common import Family, dense_fields, experts_fields, note_mlp
-from roofline_gui.core.i18n import _
+from roofline_gui.core.i18n import N_, _
 from roofline_gui.core.model_config import MLA, Fields, TransformerConfig
 
 
@@ -62,7 +62,7 @@ def read(raw, path):
     return cfg, f.problems
 
 
-FAMILY = Family("DeepSeek-V2/V3 (latent attention, routed and shared experts)",
+FAMILY = Family(N_("DeepSeek-V2/V3 (latent attention, routed and shared experts)"),
                 ("deepseek_v2", "deepseek_v3", "kimi_k2"), read,
                 dialog_fields=("hidden_size", "num_hidden_layers", "first_k_dense_replace",
                                "n_routed_experts", "n_shared_experts", "num_experts_per_tok",

@@ -6,7 +6,7 @@ out take transformers' defaults for the model type, named in a note."""
 from __future__ import annotations
 
 from roofline_gui.core.families.common import Family, dense_fields, note_mlp, text_part
-from roofline_gui.core.i18n import _
+from roofline_gui.core.i18n import N_, _
 from roofline_gui.core.model_config import (
     Fields,
     TransformerConfig,
@@ -56,6 +56,6 @@ def read(raw, path):
     return cfg, f.problems
 
 
-FAMILY = Family("Gemma 2 / 3 (local and global layers)", ("gemma2", "gemma3", "gemma3_text"),
+FAMILY = Family(N_("Gemma 2 / 3 (local and global layers)"), ("gemma2", "gemma3", "gemma3_text"),
                 read, dialog_fields=("hidden_size", "num_hidden_layers", "sliding_window",
                                      "head_dim", "vocab_size"))

@@ -4,6 +4,7 @@ down), and its own field names (n_embd, n_layer, n_head, n_positions, n_inner)."
 from __future__ import annotations
 
 from roofline_gui.core.families.common import Family, dense_fields, note_mlp
+from roofline_gui.core.i18n import N_
 from roofline_gui.core.model_config import Fields, TransformerConfig
 
 
@@ -18,6 +19,6 @@ def read(raw, path):
     return cfg, f.problems
 
 
-FAMILY = Family("GPT-2", ("gpt2",), read,
+FAMILY = Family(N_("GPT-2"), ("gpt2",), read,
                 dialog_fields=("n_embd", "n_layer", "n_head", "n_positions", "vocab_size"),
                 recognise=lambda raw: raw.get("model_type") == "gpt2" or "n_embd" in raw)

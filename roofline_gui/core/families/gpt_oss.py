@@ -5,7 +5,7 @@ router, embedding and head stay at 16 bits (``quantization_config.modules_to_not
 from __future__ import annotations
 
 from roofline_gui.core.families.common import Family, dense_fields, experts_fields, note_mlp
-from roofline_gui.core.i18n import _
+from roofline_gui.core.i18n import N_, _
 from roofline_gui.core.model_config import (
     Fields,
     TransformerConfig,
@@ -52,6 +52,6 @@ def read(raw, path):
     return cfg, f.problems
 
 
-FAMILY = Family("gpt-oss (sliding windows, MXFP4 experts)", ("gpt_oss",), read,
+FAMILY = Family(N_("gpt-oss (sliding windows, MXFP4 experts)"), ("gpt_oss",), read,
                 dialog_fields=("hidden_size", "num_hidden_layers", "num_local_experts",
                                "num_experts_per_tok", "sliding_window", "head_dim"))

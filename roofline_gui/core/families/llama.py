@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from roofline_gui.core.families.common import Family, dense_fields, experts_fields, note_mlp
-from roofline_gui.core.i18n import _
+from roofline_gui.core.i18n import N_, _
 from roofline_gui.core.model_config import Fields, TransformerConfig, check_window
 
 #: Architectures whose MLP is gated (three matrices: gate, up, down).
@@ -43,4 +43,4 @@ def read(raw, path):
     return replace(cfg, notes=tuple(notes)), f.problems
 
 
-FAMILY = Family("Llama-style decoder (Llama, Mistral, Mixtral, Qwen2, Phi-3)", (), read)
+FAMILY = Family(N_("Llama-style decoder (Llama, Mistral, Mixtral, Qwen2, Phi-3)"), (), read)

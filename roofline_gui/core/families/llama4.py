@@ -50,7 +50,7 @@ def read(raw, path):
     return cfg, f.problems
 
 
-FAMILY = Family("Llama 4 (interleaved experts with a shared expert, chunked attention)",
+FAMILY = Family(N_("Llama 4 (interleaved experts with a shared expert, chunked attention)"),
                 ("llama4", "llama4_text"), read,
                 dialog_fields=("hidden_size", "num_hidden_layers", "num_local_experts",
                                "num_experts_per_tok", "interleave_moe_layer_step",

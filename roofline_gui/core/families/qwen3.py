@@ -5,7 +5,7 @@ adds a shared expert behind a gate)."""
 from __future__ import annotations
 
 from roofline_gui.core.families.common import Family, dense_fields, experts_fields, note_mlp
-from roofline_gui.core.i18n import _
+from roofline_gui.core.i18n import N_, _
 from roofline_gui.core.model_config import Fields, TransformerConfig, check_window
 
 
@@ -52,7 +52,7 @@ def read(raw, path):
     return cfg, f.problems
 
 
-FAMILY = Family("Qwen3 / Qwen3-MoE / Qwen2-MoE (fine-grained experts)",
+FAMILY = Family(N_("Qwen3 / Qwen3-MoE / Qwen2-MoE (fine-grained experts)"),
                 ("qwen3", "qwen3_moe", "qwen2_moe"), read,
                 dialog_fields=("hidden_size", "num_hidden_layers", "num_experts",
                                "num_experts_per_tok", "moe_intermediate_size",

@@ -7,6 +7,7 @@ import html
 from roofline_gui.core.build import build
 from roofline_gui.core.errors import ValidationError
 from roofline_gui.core.families import family_of
+from roofline_gui.core.i18n import _
 from roofline_gui.core.units import format_si
 from roofline_gui.core.workload import (
     Workload,
@@ -20,17 +21,22 @@ def entries_html(w: Workload, kernels=None) -> str:
     try:
         built = build(w, kernels)
     except ValidationError as exc:
-        return "<p><b>Cannot build:</b> " + html.escape("; ".join(map(str, exc.problems))) + "</p>"
+        return "<p><b>{}</b> {}</p>".format(html.escape(_("Cannot build:")),
+                                            html.escape("; ".join(map(str, exc.problems))))
     parts = [f"<p><b>{html.escape(label_of(w))}</b>"]
     if built.parameters:
-        parts.append(f"<br>{parameters_text(built.parameters)} parameters"
-                     + (f" ({parameters_text(built.active_parameters)} active per token)"
-                        if built.active_parameters != built.parameters else ""))
+        parts.append("<br>" + html.escape(
+            (_("{parameters} parameters ({active} active per token)")
+             if built.active_parameters != built.parameters else
+             _("{parameters} parameters")).format(
+                parameters=parameters_text(built.parameters),
+                active=parameters_text(built.active_parameters))))
     if w.kind == "transformer":
         family = family_of(w.spec)
         raw = w.spec.get("text_config", w.spec)
         shown = ", ".join(f"{key} {raw[key]}" for key in family.dialog_fields if key in raw)
-        parts.append(f"<br>Read as {html.escape(family.name)}: {html.escape(shown)}")
+        parts.append("<br>" + html.escape(_("Read as {family}: {fields}").format(
+            family=_(family.name), fields=shown)))
     parts.append("</p>")
     for note in built.notes:
         parts.append(f"<p><i>{html.escape(note)}</i></p>")
@@ -39,17 +45,21 @@ def entries_html(w: Workload, kernels=None) -> str:
         t = k.traffic()
         dram = t.bytes.get("dram", 0.0)
         on_chip = t.bytes.get("cache")
+        moved = (_("{ops}, {bytes} of main memory and {on_chip} on chip, {intensity} op/B")
+                 if on_chip else _("{ops}, {bytes} of main memory, {intensity} op/B")).format(
+            ops=format_si(t.ops, "op"), bytes=format_si(dram, "B"),
+            on_chip=format_si(on_chip or 0.0, "B"),
+            intensity=f"{t.ops / dram if dram else float('nan'):,.4g}")
         parts.append(
-            f"<p><b>{html.escape(k.name)}</b> × {e.count:,.0f}: "
-            f"{format_si(t.ops, 'op')}, {format_si(dram, 'B')} of main memory"
-            + (f" and {format_si(on_chip, 'B')} on chip" if on_chip else "")
-            + f", {t.ops / dram if dram else float('nan'):,.4g} op/B<br>"
+            f"<p><b>{html.escape(k.name)}</b> × {e.count:,.0f}: {html.escape(moved)}<br>"
             + "<br>".join(html.escape(s) for s in e.steps) + "</p>")
     if built.link_steps:
-        parts.append("<p><b>Link</b><br>" + "<br>".join(map(html.escape, built.link_steps)) + "</p>")
+        parts.append("<p><b>" + html.escape(_("Link")) + "</b><br>"
+                     + "<br>".join(map(html.escape, built.link_steps)) + "</p>")
     if built.resident_steps:
-        parts.append("<p><b>Held in memory per chip</b><br>"
+        parts.append("<p><b>" + html.escape(_("Held in memory per chip")) + "</b><br>"
                      + "<br>".join(map(html.escape, built.resident_steps)) + "</p>")
     if w.source:
-        parts.append(f"<p><small>Source: {html.escape(w.source)}</small></p>")
+        parts.append("<p><small>{}</small></p>".format(
+            html.escape(_("Source: {source}").format(source=w.source))))
     return "".join(parts)
