@@ -87,3 +87,20 @@ def test_the_breakdown_of_no_workload_keeps_no_axes_of_the_last_one(window):
     QApplication.processEvents()
     assert "No workload" in charts.title.text()
     assert not charts.bars.isVisible() and not charts.sweep.isVisible()
+
+
+def test_an_empty_chart_shows_whole_decades_of_intensity_and_rate(window, qtbot):
+    """With no chip the chart's axes span 0.01 to 10,000 op/B and 1 G to 1 P op/s (a tour saw
+    pyqtgraph's 1 to 10 as ticks 0.5 … 0.111 run together), read as B/F too."""
+    import numpy as np
+
+    model = window.model
+    model.reset(Document())
+    plot = window.canvas.overlay_plot
+    qtbot.waitUntil(lambda: not window.canvas.drawing)
+    (x0, x1), (y0, y1) = plot.plot.getViewBox().viewRange()
+    np.testing.assert_allclose([x0, x1, y0, y1], [-2, 4, 9, 15], atol=0.01)
+    window.act_bytes_per_op.trigger()  # B/F: the same decades, labelled 100 to 0.0001 B/op
+    qtbot.waitUntil(lambda: not window.canvas.drawing)
+    np.testing.assert_allclose(plot.plot.getViewBox().viewRange()[0], [-2, 4], atol=0.01)
+    window.act_bytes_per_op.trigger()

@@ -54,6 +54,13 @@ LABEL_ALL_CHIPS = chart_labels.LABEL_ALL_CHIPS
 __all__ = ["DATASHEET_LEGEND", "LABEL_ALL_CHIPS", "RooflinePlot", "ViewOptions", "drawn_in_turns"]
 
 
+def empty_range() -> tuple:
+    """What an empty chart shows (no chip yet): whole decades of the ranges kernels and chips
+    take, 0.01 to 10,000 op/B (read as B/F, its labels 100 to 0.0001) and 1 Gop/s to
+    1 Pop/s, not pyqtgraph's 1 to 10."""
+    return (1e-2, 1e4), (1e9, 1e15)
+
+
 @dataclass
 class ViewOptions:
     """How the chart is drawn (view state only; nothing here is saved in the session)."""
@@ -252,7 +259,7 @@ class RooflinePlot(QObject):
     def _show(self, scene: ChartScene) -> None:
         """Set the range (automatic, the scene's fit) and the labels, then update every layer."""
         if self.range_mode.auto and scene.selection.lifted is None:
-            self._apply_range(self._fit_of(scene))
+            self._apply_range(self._fit_of(scene) or empty_range())
         self._push(self._with_labels(scene))
 
     def _push(self, scene: ChartScene) -> None:
