@@ -437,3 +437,27 @@ def test_the_workload_panes_counting_reads_in_japanese():
                    and not re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", line)]
         assert not english, english[:3]
         assert "デコード" in texts[0] and "学習" in texts[1]
+
+
+def test_the_preset_kernels_read_in_japanese_in_a_japanese_interface():
+    """The kernel library in Japanese names every preset kernel and its note in Japanese
+    (resources/presets/kernels.ja.json), the same kernels with at least the English notes'
+    numbers; in English, as kernels.json says them."""
+    from roofline_gui.io.presets import load_presets
+
+    english = load_presets().kernels
+    try:
+        use_language("ja")
+        japanese = load_presets().kernels
+    finally:
+        use_language("en")
+    assert english.keys() == japanese.keys()
+    number = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?")
+    for preset_id, en in english.items():
+        ja = japanese[preset_id]
+        assert (ja.params, ja.precision, ja.template, ja.bytes, ja.flops, ja.intensity) == (
+            en.params, en.precision, en.template, en.bytes, en.flops, en.intensity)
+        assert ja.name != en.name and set(number.findall(en.name)) == set(number.findall(ja.name))
+        assert set(number.findall(en.source)) <= set(number.findall(ja.source)), preset_id
+        assert re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", ja.source), preset_id
+    assert load_presets().kernels["add-int8"].name == "out = a + b (int8)"

@@ -6,12 +6,13 @@ example ``google-tpu-v3``), and a source for every value. They are validated lik
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
 from roofline_gui.core.chip import Chip
 from roofline_gui.core.errors import ValidationError
+from roofline_gui.core.i18n import SOURCE_LANGUAGE, language
 from roofline_gui.core.kernel import Kernel
 from roofline_gui.io.files import data_dir, dumps, read_json, resources_dir, write_atomic
 from roofline_gui.io.serialize import chip_to_dict
@@ -65,7 +66,25 @@ def load_presets(folder: Path | None = None, user_file: Path | None = None) -> P
     user_file = user_file or user_presets_path()
     if user_file.is_file():
         chips.update(_read(user_file, "chips", read_chip))
-    return Presets(chips=chips, kernels=_read(folder / "kernels.json", "kernels", read_kernel))
+    kernels = _read(folder / "kernels.json", "kernels", read_kernel)
+    return Presets(chips=chips, kernels=_in_language(kernels, folder / f"kernels.{language()}.json"))
+
+
+def _in_language(kernels: dict[str, Kernel], path: Path) -> dict[str, Kernel]:
+    """The preset kernels with their names and notes in the interface's language where
+    ``path`` (``kernels.ja.json``: id → name and source) gives them; as they are otherwise."""
+    if language() == SOURCE_LANGUAGE or not path.is_file():
+        return kernels
+    words = read_json(path).get("kernels", {})
+    out = {}
+    for preset_id, kernel in kernels.items():
+        said = words.get(preset_id)
+        if isinstance(said, dict) and isinstance(said.get("name"), str):
+            source = said.get("source")
+            kernel = replace(kernel, name=said["name"],
+                             source=source if isinstance(source, str) else kernel.source)
+        out[preset_id] = kernel
+    return out
 
 
 def user_preset_id(name: str) -> str:
