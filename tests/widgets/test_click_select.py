@@ -166,3 +166,35 @@ def test_ctrl_a_in_a_kernels_formula_selects_the_formula_not_every_kernel(window
     QTest.keyClick(box, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
     assert box.textCursor().selectedText()
     assert len(window.kernels.list.selectionModel().selectedRows()) <= 1  # not every kernel
+
+
+def test_a_marker_on_another_chips_is_drawn_smaller_and_both_can_be_clicked(window, qtbot):
+    """Two chips with the same roofs put every kernel's markers on one point: the chip drawn
+    on top draws its marker smaller, so the one beneath shows as a ring round it (the tour saw
+    the V100's markers hide under the TPU v3's with no sign); a click selects the chip on top,
+    a click again on the same point the chip beneath, and so on round the stack."""
+    from roofline_gui.core.document import Document
+
+    model = window.model
+    model.reset(Document())
+    a100 = window.presets.chips["nvidia-a100-sxm4-40gb"]
+    model.add_chips([a100, a100])
+    model.add_kernels([window.presets.kernels["add-int8"], window.presets.kernels["gemm-4k-bf16"]])
+    model.set_view(mode="overlay", memory_levels=False)
+    qtbot.waitUntil(lambda: not window.canvas.drawing)
+    for _ in range(5):
+        QApplication.processEvents()
+    below, above = model.document.chips
+    markers = window.canvas.overlay_plot.markers.scatters
+    sizes = {chip.id: sorted({s if s >= 0 else markers[chip.id].opts["size"]  # -1: the item's
+                              for s in markers[chip.id].data["size"].tolist()})
+             for chip in (below, above)}
+    assert sizes[below.id] == [10.0] and max(sizes[above.id]) < 10.0, sizes
+    spots = _spots(window)
+    for kernel in model.document.kernels:
+        widget, pos = spots[kernel.id, above.id]
+        assert (pos - spots[kernel.id, below.id][1]).manhattanLength() < 1  # one point
+        model.select(None, None)
+        for chip in (above, below, above):
+            _click(widget, pos)
+            assert (model.selected_kernel, model.selected_chip) == (kernel.id, chip.id)

@@ -98,16 +98,20 @@ class MarkerScatter(CachedScatter):
         self.kernel_ids: np.ndarray | None = None  # the kernel set the spots were filled from
 
     def fill(self, x: np.ndarray, y: np.ndarray, ids: Sequence[str] | np.ndarray, brush, pen,
-             rows: np.ndarray | None = None, n_kernels: int = 0, symbols=None) -> None:
+             rows: np.ndarray | None = None, n_kernels: int = 0, symbols=None,
+             sizes: np.ndarray | None = None) -> None:
         """All spots at once, in one style; spot i is kernel row ``rows[i]`` (for
         ``move_spot``). pyqtgraph looks up every spot's symbol image by a Python tuple key
-        (docs/performance.md); with one style, one lookup serves all."""
-        self._uniform = symbols is None  # one shape for all: the one-lookup fill applies
+        (docs/performance.md); with one style, one lookup serves all. ``sizes``: each spot's,
+        where some differ (a marker over another chip's, drawn smaller)."""
+        self._uniform = symbols is None and sizes is None  # the one-lookup fill applies
+        extra = {} if sizes is None else {"size": sizes}
         try:
             if symbols is None:
-                self.setData(x=x, y=y, data=ids, brush=brush, pen=pen, symbol="o")
+                self.setData(x=x, y=y, data=ids, brush=brush, pen=pen, symbol="o", **extra)
             else:
-                self.setData(x=x, y=y, data=ids, brush=brush, pen=pen, symbol=list(symbols))
+                self.setData(x=x, y=y, data=ids, brush=brush, pen=pen, symbol=list(symbols),
+                             **extra)
         finally:
             self._uniform = False
         self._spot_of = np.full(max(n_kernels, len(ids)), -1, dtype=np.intp)

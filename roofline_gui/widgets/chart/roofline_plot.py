@@ -54,6 +54,10 @@ LABEL_ALL_CHIPS = chart_labels.LABEL_ALL_CHIPS
 __all__ = ["DATASHEET_LEGEND", "LABEL_ALL_CHIPS", "RooflinePlot", "ViewOptions", "drawn_in_turns"]
 
 
+#: pixels within which markers of one kernel on several chips are one stack (clicked in turn)
+STACK_PX = 1.5
+
+
 def empty_range() -> tuple:
     """What an empty chart shows (no chip yet): whole decades of the ranges kernels and chips
     take, 0.01 to 10,000 op/B (read as B/F, its labels 100 to 0.0001) and 1 Gop/s to
@@ -436,9 +440,11 @@ class RooflinePlot(QObject):
     def pick_at(self, scene_pos) -> tuple[str, str | None] | None:
         """(id, chip id or None) of the spot nearest ``scene_pos`` among every layer's point
         items (markers, points per memory level, selection rings, hollow marks, measured
-        stars, workloads' marks); of two at the same distance, the one drawn on top. None when
-        no spot is under it."""
-        best = None
+        stars, workloads' marks); of two at the same distance, one that names its chip (a
+        marker, not a selection ring round it), then the one drawn on top. Where several chips'
+        markers of one kernel lie on the point and one of them is selected, the next of them
+        (a click again on a stack of markers goes through it). None when no spot is under it."""
+        found: dict[tuple, tuple] = {}  # target -> its best key
         for layer in self.layers:
             for item, pick in layer.pickers:
                 if not item.isVisible():
@@ -448,10 +454,19 @@ class RooflinePlot(QObject):
                     if target is None:
                         continue
                     d = (item.mapToScene(spot.pos()) - scene_pos).manhattanLength()
-                    key = (d, -item.zValue())
-                    if best is None or key < best[0]:
-                        best = (key, target)
-        return None if best is None else best[1]
+                    key = (d, target[1] is None, -item.zValue())
+                    if target not in found or key < found[target]:
+                        found[target] = key
+        if not found:
+            return None
+        ranked = sorted(found, key=found.get)
+        best = ranked[0]
+        stack = [t for t in ranked if t[0] == best[0] and t[1] is not None
+                 and found[t][0] - found[best][0] < STACK_PX]
+        current = (self.selected, self.selected_chip)
+        if len(stack) > 1 and current in stack:
+            return stack[(stack.index(current) + 1) % len(stack)]
+        return best
 
     def set_exporting(self, exporting: bool) -> None:
         """Around an export: what is only for the screen (selection, drag, note) is hidden."""

@@ -24,7 +24,7 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QGraphicsItem
 
 from roofline_gui.core.chart_scene import ChartScene
-from roofline_gui.core.display import marker_symbols, same_point
+from roofline_gui.core.display import SAME_POINT, marker_symbols, same_point
 from roofline_gui.core.i18n import _
 from roofline_gui.core.levels import ROLE_SHORT, intensity_text
 from roofline_gui.core.units import format_time
@@ -37,6 +37,10 @@ SYNC_SPOTS = 20_000  # a chart with more markers draws them a chip per event-loo
 TURN_BUDGET_S = 0.002  # filling per turn, in s (about a chip of 10,000: docs/performance.md)
 BUSY_RETRY_MS = 30  # while a file job runs on a worker, the chart waits (widgets/common/background.py)
 MOVE_MAX = 16  # up to this many changed kernels per chip are moved in place; more refill it
+
+
+def _key(sizes: np.ndarray | None) -> bytes | None:
+    return None if sizes is None else sizes.tobytes()
 
 
 def drawn_in_turns(n_kernels: int, n_chips: int) -> bool:
@@ -53,6 +57,7 @@ class _Drawn:
     y: np.ndarray
     style: tuple  # colour and shapes
     hidden: int | None = None  # the row of the kernel being dragged, whose spot is hidden
+    stacked: bytes | None = None  # the sizes of markers drawn over another chip's (None: none)
 
 
 class KernelMarkersLayer(ChartLayer):
@@ -153,6 +158,10 @@ class KernelMarkersLayer(ChartLayer):
         if drawn.style != self._style_key(c) or not (drawn.ids is ids or np.array_equal(drawn.ids, ids)):
             return False
         x, y = self._target(c)
+        selection = self.scene.selection
+        if selection.lifted is None and selection.roof_chip is None and \
+                _key(self._stacked_sizes(c, y)) != drawn.stacked:
+            return False  # a marker now over another chip's, or no longer (none while dragging)
         shown = np.isfinite(x) & np.isfinite(y)  # a marker where the scene has a place for it
         same = np.where(shown, (x == drawn.x) & (y == drawn.y), np.isnan(drawn.x))
         lifted = self._lifted_row()
@@ -237,13 +246,37 @@ class KernelMarkersLayer(ChartLayer):
         scatter = self._scatter(chip_id)
         scatter.kernel_ids = ids
         symbols = self._symbol_array()
+        sizes = self._stacked_sizes(c, y)
+        scatter.setZValue(self.Z + 1e-3 * self.scene.chips.index(c) if c in self.scene.chips
+                          else self.Z)
         scatter.fill(x[ok], y[ok], ids[rows], brush=self.style.brush(color),
                      pen=self.style.pen(color.darker(150), 1), rows=rows, n_kernels=len(ids),
-                     symbols=None if symbols is None else symbols[rows])
+                     symbols=None if symbols is None else symbols[rows],
+                     sizes=None if sizes is None else sizes[ok])
         scatter.show()
         drawn = self._drawn[chip_id] = _Drawn(ids, np.where(ok, x, np.nan), np.where(ok, y, np.nan),
-                                              self._style_key(c))
+                                              self._style_key(c), stacked=_key(sizes))
         self._hide_lifted(scatter, drawn, self._lifted_row())
+
+    #: a marker's size (px), and how much smaller for each chip's marker it lies on
+    SIZE, STACK_STEP, SMALLEST = 10.0, 3.5, 3.0
+
+    def _stacked_sizes(self, c: int, y: np.ndarray) -> np.ndarray | None:
+        """Each kernel's marker size on chip ``c``: smaller by STACK_STEP for each chip drawn
+        beneath it (earlier in the chart's order) whose marker of that kernel lies on the same
+        point, so the one beneath shows as a ring around it (the tour: "the V100's markers hide
+        exactly under the TPU v3's"); None where no marker lies on another."""
+        chips = self.scene.chips
+        if c not in chips or chips.index(c) == 0 or drawn_in_turns(len(y), len(chips)):
+            return None  # (a chart of tens of thousands of markers: one size, drawn fast)
+        marker_y = self.scene.spec.marker_y
+        beneath = np.zeros(len(y))
+        for o in chips[:chips.index(c)]:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                beneath += np.abs(log10(marker_y[:, o]) - y) < SAME_POINT
+        if not beneath.any():
+            return None
+        return np.maximum(self.SIZE - self.STACK_STEP * beneath, self.SMALLEST)
 
     def _kernel_ids(self, scene: ChartScene) -> np.ndarray:
         """The kernels' ids as an object array (the markers' data), made once per kernel set."""
@@ -283,7 +316,8 @@ class KernelMarkersLayer(ChartLayer):
                 return ""
             units = scene.spec.units
             hidden = same_point(cmp.result.attainable, k, c, scene.chips)
-            also = ("\n" + _("the same point on {chips} (its marker lies under this one)").format(
+            also = ("\n" + _("the same point on {chips} (the markers are stacked, the upper "
+                             "ones smaller: click again to select the next)").format(
                 chips=", ".join(cmp.chips[o].name for o in hidden)) if hidden else "")
             off = ""
             code = int(cmp.result.limiter[k, c])
