@@ -112,6 +112,8 @@ def test_a_kernel_whose_on_chip_operands_do_not_fit_is_hollow_and_its_cell_says_
     assert plot.scene.spec.misfits.tolist() == [[0, 0], [0, 1]]
     x, y = plot.overlays.misfit.getData()
     assert len(x) == 1 and plot.overlays.misfit.data["brush"][0].color().name() == "#ffffff"
+    # struck through, so it does not read as a level's hollow point (not the limiting level)
+    np.testing.assert_array_equal(plot.overlays.misfit_strike.getData()[0], x)
     assert np.isclose(10 ** x[0], cmp.dram_intensity[0])
     assert np.isclose(10 ** y[0], cmp.result.attainable[0, 0])
     table = window.table.table_model
@@ -124,6 +126,7 @@ def test_a_kernel_whose_on_chip_operands_do_not_fit_is_hollow_and_its_cell_says_
     model.push(Replace("kernels", fits), "batch 8")
     QApplication.processEvents()
     assert plot.scene.spec.misfits.tolist() == [[0, 1]] and len(plot.overlays.misfit.getData()[0]) == 0
+    assert len(plot.overlays.misfit_strike.getData()[0]) == 0
 
 
 def test_the_wheel_scrolls_the_form_past_an_operand_choice_without_changing_it(window, qtbot):

@@ -10,15 +10,25 @@ from dataclasses import replace
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QPainterPath
 
 from roofline_gui.core.arrays import among, distinct
 from roofline_gui.core.chart_scene import ChartScene
+from roofline_gui.core.i18n import _
 from roofline_gui.core.roofline import evaluate
 from roofline_gui.core.sweep import can_move, sweep
 from roofline_gui.core.templates import TEMPLATES
 from roofline_gui.core.units import ROLE_INDEX, format_si
 from roofline_gui.widgets.chart.layers.base import ChartLayer
 from roofline_gui.widgets.chart.plot_items import RoofLayer, log10
+
+
+def _strike() -> QPainterPath:
+    """A diagonal stroke across a marker (pyqtgraph's symbols span -0.5 … 0.5)."""
+    path = QPainterPath()
+    path.moveTo(-0.5, 0.5)
+    path.lineTo(0.5, -0.5)
+    return path
 
 
 class OverlaysLayer(ChartLayer):
@@ -43,6 +53,10 @@ class OverlaysLayer(ChartLayer):
         # not fit in memory is drawn.
         self.misfit = self.add(pg.ScatterPlotItem(size=10, hoverable=True, tip=self._misfit_tip),
                                10.8, pick=self._pick_pair)
+        # ... and struck through: a hollow point alone means "not the limiting level" in View →
+        # Memory levels (the tour read both the same)
+        self.misfit_strike = self.add(pg.ScatterPlotItem(size=15, symbol=_strike(),
+                                                         brush=pg.mkBrush(None)), 10.9)
         self._misfit_drawn: tuple | None = None
         self._path_key: object = ()
         self._ring_at: tuple = ([], [], [], None)
@@ -141,13 +155,16 @@ class OverlaysLayer(ChartLayer):
         self.misfit.setData(x=x, y=y, brush=[self.style.brush(self.style.background)] * len(ks),
                             pen=[pens[c] for c in cs], symbol=[symbols[k] for k in ks],
                             data=list(zip(ks, cs, strict=True)))
+        self.misfit_strike.setData(x=x, y=y, pen=[pens[c] for c in cs])
 
     def _misfit_tip(self, x, y, data) -> str:
         from roofline_gui.core.levels import residency_note  # noqa: PLC0415
 
         k, c = data
         cmp = self.scene.comparison
-        return f"{cmp.kernels[k].name} on {cmp.chips[c].name}\n{residency_note(cmp.kernels[k], cmp.chips[c])}"
+        return _("{kernel} on {chip}: does not fit (struck through)\n{note}").format(
+            kernel=cmp.kernels[k].name, chip=cmp.chips[c].name,
+            note=residency_note(cmp.kernels[k], cmp.chips[c]))
 
     # -- the selection ----------------------------------------------------------------------------
     def _selected_spots(self, scene: ChartScene, kernel_id: str | None) -> tuple[list, list, list]:
