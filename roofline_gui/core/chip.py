@@ -13,6 +13,7 @@ its achievable fraction (derated), else the datasheet value. :func:`provenance` 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
 
 from roofline_gui.core.energy import Energy
@@ -22,6 +23,13 @@ from roofline_gui.core.units import PRECISIONS, format_si
 #: A ceiling dragged as a what-if (a roof on the chart, a dot of the design space) stays within
 #: this factor of its datasheet value, either way.
 WHAT_IF_SPAN = 1000.0
+#: What a what-if drag with Shift snaps its factor (against the datasheet) to.
+ROUND_FACTORS = (0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 3.0, 4.0, 8.0)
+
+
+def round_factor(factor: float) -> float:
+    """The round factor (ROUND_FACTORS) nearest ``factor`` on a log scale."""
+    return min(ROUND_FACTORS, key=lambda f: abs(math.log(factor / f)))
 
 
 @dataclass(frozen=True)

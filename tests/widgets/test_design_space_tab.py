@@ -4,7 +4,7 @@ what-ifs, one undo step."""
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QPointF
+from PySide6.QtCore import QPointF, Qt
 from PySide6.QtWidgets import QApplication
 
 from roofline_gui.core.units import format_si
@@ -42,7 +42,7 @@ def test_the_map_holds_the_workloads_throughput_and_a_dot_drag_is_a_what_if(wind
     # a drag of the chip's dot to twice its bandwidth, same compute
     steps = [(0.0, np.log10(f)) for f in (1.3, 1.7, 2.0)]  # moved since the press
     for n, (x, y) in enumerate(steps):
-        panel.dots.sig_dot_dragged.emit(chip.id, x, y, n == len(steps) - 1)
+        panel.dots.sig_dot_dragged.emit(chip.id, x, y, n == len(steps) - 1, False)
     moved = next(ch for ch in model.document.chips if ch.id == chip.id)
     assert moved.dram.bandwidth == pytest.approx(2 * chip.dram.bandwidth)
     assert moved.dram.what_if_of == chip.dram.bandwidth
@@ -123,7 +123,7 @@ def test_during_a_dots_drag_the_held_map_reads_the_moved_chip_right(window, qtbo
     from roofline_gui.core.workload_eval import evaluate_workloads
 
     panel, model, chip = _llama_map(window, qtbot)
-    panel.dots.sig_dot_dragged.emit(chip.id, 0.0, np.log10(3.0), False)  # 3x HBM, held
+    panel.dots.sig_dot_dragged.emit(chip.id, 0.0, np.log10(3.0), False, False)  # 3x HBM, held
     panel.refresh()
     moved = next(ch for ch in model.document.chips if ch.id == chip.id)
     assert moved.dram.bandwidth == pytest.approx(3 * chip.dram.bandwidth)
@@ -132,7 +132,7 @@ def test_during_a_dots_drag_the_held_map_reads_the_moved_chip_right(window, qtbo
     own = evaluate_workloads([w], [moved])[0].throughput[0]
     assert panel.value_at(moved.compute["bf16"], moved.dram.bandwidth) == pytest.approx(
         own, rel=0.05)
-    panel.dots.sig_dot_dragged.emit(chip.id, 0.0, np.log10(3.0), True)
+    panel.dots.sig_dot_dragged.emit(chip.id, 0.0, np.log10(3.0), True, False)
 
 
 def test_a_vertical_drag_with_a_sideways_slip_moves_main_memory_alone(window, qtbot):
@@ -154,6 +154,29 @@ def test_a_vertical_drag_with_a_sideways_slip_moves_main_memory_alone(window, qt
     drag_mouse(view.viewport(), start, start + QPointF(30, -30))
     moved = next(ch for ch in model.document.chips if ch.id == chip.id)
     assert moved.compute["bf16"] > chip.compute["bf16"] and moved.dram.bandwidth > chip.dram.bandwidth
+
+
+def test_a_dots_drag_with_shift_moves_by_round_factors(window, qtbot):
+    """On a small map a few pixels are a large factor (the tour: 30 px → 4.3×): with Shift
+    each ceiling moves by a round factor of its datasheet value, and the status bar says the
+    factors."""
+    from helpers import drag_mouse
+    from PySide6.QtCore import QPointF
+
+    from roofline_gui.core.chip import ROUND_FACTORS
+
+    panel, model, chip = _llama_map(window, qtbot)
+    vb, view = panel.plot.getViewBox(), panel.plot
+    start = QPointF(view.mapFromScene(vb.mapViewToScene(panel.dot_position(chip.id))))
+    drag_mouse(view.viewport(), start, start + QPointF(23, -31),
+               modifiers=Qt.KeyboardModifier.ShiftModifier)
+    moved = next(ch for ch in model.document.chips if ch.id == chip.id)
+    fx = moved.compute["bf16"] / chip.compute["bf16"]
+    fy = moved.dram.bandwidth / chip.dram.bandwidth
+    assert fx > 1 and fy > 1
+    assert min(abs(fx - f) for f in ROUND_FACTORS) < 1e-9
+    assert min(abs(fy - f) for f in ROUND_FACTORS) < 1e-9
+    assert f"×{fx:.3g}" in window.statusBar().currentMessage()
 
 
 def test_the_chips_names_keep_clear_of_each_other_and_of_the_dots(window, qtbot):

@@ -16,7 +16,7 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QGraphicsView, QStackedWidget, QVBoxLayout, QWidget
 
 from roofline_gui.core.chart_scene import Selection, union
-from roofline_gui.core.chip import WHAT_IF_SPAN
+from roofline_gui.core.chip import WHAT_IF_SPAN, round_factor
 from roofline_gui.core.units import format_si
 from roofline_gui.io.presets import Presets
 from roofline_gui.io.validate import MAX_BANDWIDTH, MAX_COMPUTE
@@ -384,8 +384,6 @@ class CanvasPanel(QWidget):
             self._workload_drag = None
             self._set_lifted(None)
 
-    #: Shift+drag of a roof snaps its factor against the datasheet to one of these.
-    ROUND_FACTORS = (0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 3.0, 4.0, 8.0)
 
     def _on_roof_dragged(self, what: tuple, lx: float, ly: float, finished: bool,
                          modifiers) -> None:
@@ -420,8 +418,7 @@ class CanvasPanel(QWidget):
             log_value = min(max(log_value, log_sheet - span), log_sheet + span, np.log10(most))
             value = float(10.0 ** log_value)
             if modifiers & Qt.KeyboardModifier.ShiftModifier:
-                factor = min(self.ROUND_FACTORS, key=lambda f: abs(np.log(value / sheet / f)))
-                value = sheet * factor
+                value = sheet * round_factor(value / sheet)  # a round factor (core.chip)
             # Ctrl moves every ceiling by the factor the dragged one moved since the drag began
             # (pressed partway, the others had been left behind the dragged one).
             moved = (start.scaled(value / now) if modifiers & Qt.KeyboardModifier.ControlModifier

@@ -13,7 +13,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt, Signal
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from roofline_gui.core.chip import WHAT_IF_SPAN
+from roofline_gui.core.chip import WHAT_IF_SPAN, round_factor
 from roofline_gui.core.design_space import balance_ratio, design_space
 from roofline_gui.core.i18n import N_, _
 from roofline_gui.core.units import compute_precision, format_si
@@ -30,8 +30,8 @@ READOUT_HINT = N_("Point at the map to read its throughput there.")
 class ChipDots(pg.ScatterPlotItem):
     """The chips as dots; a drag moves the dot's chip (its data, a chip id)."""
 
-    #: chip id, how far the pointer moved since the press in log10 x and y, finished
-    sig_dot_dragged = Signal(str, float, float, bool)
+    #: chip id, how far the pointer moved since the press in log10 x and y, finished, Shift held
+    sig_dot_dragged = Signal(str, float, float, bool, bool)
     #: screen pixels the pointer must travel along an axis before that ceiling moves: a drag
     #: along one axis with a hand's sideways slip (3 px) moved the other ceiling too (the tour:
     #: a vertical drag changed the compute peak 989.4 -> 1,008 TFLOP/s)
@@ -44,7 +44,8 @@ class ChipDots(pg.ScatterPlotItem):
             travel = ev.screenPos() - ev.buttonDownScreenPos()
             dx = float(moved.x()) if abs(travel.x()) >= self.DEAD_PX else 0.0
             dy = float(moved.y()) if abs(travel.y()) >= self.DEAD_PX else 0.0
-            self.sig_dot_dragged.emit(chip_id, dx, dy, bool(ev.isFinish()))
+            shift = bool(ev.modifiers() & Qt.KeyboardModifier.ShiftModifier)
+            self.sig_dot_dragged.emit(chip_id, dx, dy, bool(ev.isFinish()), shift)
 
     def _chip_at(self, pos) -> str | None:
         spots = self.pointsAt(pos)
@@ -163,7 +164,7 @@ class DesignSpacePanel(QWidget):
             "{workload} on {chip}, its other ceilings as they are: {unit} over peak compute and "
             "main-memory bandwidth (brighter is faster; the lines are throughput ×{factor} "
             "apart). Dashed: compute time = main-memory time. Drag a chip's dot to move both its "
-            "ceilings (a what-if).").format(
+            "ceilings (a what-if; with Shift, by round factors).").format(
             workload=f"<b>{html.escape(r.workload.name)}</b>", chip=html.escape(chip.name),
             unit=unit, factor=self.iso_factor))
         if self._drag is None:  # during a dot's drag the view stays as the user left it
@@ -286,10 +287,12 @@ class DesignSpacePanel(QWidget):
             names.append(boxes[best])
             text.setAnchor(candidates[best])
 
-    def _on_dot_dragged(self, chip_id: str, dx: float, dy: float, finished: bool) -> None:
+    def _on_dot_dragged(self, chip_id: str, dx: float, dy: float, finished: bool,
+                        shift: bool = False) -> None:
         """Both ceilings of the dragged chip follow the pointer as what-ifs, by the factors the
         pointer moved since the press (10^dx, 10^dy): every compute roof together, main memory;
-        the map holds still meanwhile; one undo step."""
+        with Shift each factor snaps to a round one (2×, 1.5×, ½×: on a small map a few pixels
+        are a large factor); the map holds still meanwhile; one undo step."""
         r, c = self._result_and_chip()
         chip = next((ch for ch in self.model.document.chips if ch.id == chip_id), None)
         if r is None or chip is None:
@@ -300,6 +303,10 @@ class DesignSpacePanel(QWidget):
         start = self._drag[1]
         span = np.log10(WHAT_IF_SPAN)  # decades either way from the start, as far as a roof
         fx, fy = (10 ** min(max(d, -span), span) for d in (dx, dy))
+        if shift:
+            fx, fy = round_factor(fx), round_factor(fy)
+        self.model.say(_("compute ×{compute}, main memory ×{memory} (Shift: round factors)").format(
+            compute=f"{fx:.3g}", memory=f"{fy:.3g}"))
         moved = start.scaled(fx, memory=False).with_ceiling(
             ("level", start.memory.index(start.dram)), start.dram.bandwidth * fy)
         _p, peak, _b = _centre(r, moved)
