@@ -131,3 +131,30 @@ def test_ctrl_z_after_enter_in_a_kernels_batch_undoes_the_document(window, qtbot
     field.clearFocus()  # leaving the field makes no new step
     QApplication.processEvents()
     assert model.undo_stack.index() == steps and model.undo_stack.canRedo()
+
+
+def test_on_a_short_dock_the_preset_library_folds_and_the_form_has_room(window, qtbot):
+    """At 1280 x 800 the kernels dock is about 370 px tall and the form showed three fields
+    (the tour): there the preset library starts folded to its title, which unfolds it on a
+    click (and stays as the user left it); on a tall dock it starts unfolded."""
+    from PySide6.QtWidgets import QApplication
+
+    library = window.kernels
+    window.docks["kernels"].raise_()
+    for height, shown in ((752, False), (1080, True)):
+        window.resize(1264, height)
+        for _ in range(5):
+            QApplication.processEvents()
+        assert (library.height() >= library.FOLD_BELOW) == shown, library.height()
+        assert library.tree.isVisible() == shown
+    window.resize(1264, 752)
+    for _ in range(5):
+        QApplication.processEvents()
+    assert not library.tree.isVisible() and library.form.isVisible()
+    library.presets_toggle.click()  # the user unfolds it: it stays so
+    window.resize(1264, 740)
+    for _ in range(5):
+        QApplication.processEvents()
+    assert library.tree.isVisible()
+    library.presets_toggle.click()
+    assert not library.tree.isVisible()

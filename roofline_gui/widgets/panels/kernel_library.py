@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QScrollArea,
     QSplitter,
+    QToolButton,
     QTreeView,
     QVBoxLayout,
     QWidget,
@@ -364,8 +365,23 @@ class KernelLibrary(QWidget):
         self.list.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.list.selectionModel().currentChanged.connect(self._on_current_changed)
         self.form = KernelForm(model)
+        # The preset library folds away to its title on a short dock, so the selected kernel's
+        # form has room (at 1280 x 800 it showed three fields: the tour); a click unfolds it.
+        self.presets_toggle = QToolButton()
+        self.presets_toggle.setText(_("Preset kernels (drag or double-click)"))
+        self.presets_toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.presets_toggle.setAutoRaise(True)
+        self.presets_toggle.setCheckable(True)
+        self.presets_toggle.setChecked(True)
+        font = self.presets_toggle.font()
+        font.setBold(True)
+        self.presets_toggle.setFont(font)
+        self.presets_toggle.toggled.connect(self._show_presets)
+        self._presets_chosen = False  # True once the user folds or unfolds it
+        self.presets_toggle.clicked.connect(lambda: setattr(self, "_presets_chosen", True))
+        self._show_presets(True)
         splitter = QSplitter(Qt.Orientation.Vertical)
-        splitter.addWidget(self._titled(_("Preset kernels (drag or double-click)"), self.tree))
+        splitter.addWidget(self.tree)
         session = self._titled(_("Session kernels"), self.list)
         session.layout().addLayout(self._buttons())
         splitter.addWidget(session)
@@ -384,6 +400,8 @@ class KernelLibrary(QWidget):
             splitter.setStretchFactor(index, stretch)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
+        layout.setSpacing(2)
+        layout.addWidget(self.presets_toggle)
         layout.addWidget(splitter)
         model.sig_selection_changed.connect(self._on_selection_changed)
         self.session_model.modelReset.connect(
@@ -399,6 +417,25 @@ class KernelLibrary(QWidget):
         layout.addWidget(label)
         layout.addWidget(widget)
         return box
+
+    #: below this height (px) the dock starts with the preset library folded
+    FOLD_BELOW = 480
+
+    def _show_presets(self, shown: bool) -> None:
+        """Unfold (or fold) the preset library; the splitter gives its room to the others."""
+        self.tree.setVisible(shown)
+        self.presets_toggle.setArrowType(Qt.ArrowType.DownArrow if shown
+                                         else Qt.ArrowType.RightArrow)
+        self.presets_toggle.setToolTip(_("Hide the preset kernels") if shown else
+                                       _("Show the preset kernels (drag one onto the chart or "
+                                         "the table, or double-click it, to add it)"))
+        if self.presets_toggle.isChecked() != shown:
+            self.presets_toggle.setChecked(shown)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt API)
+        super().resizeEvent(event)
+        if not self._presets_chosen:  # until the user chooses: folded on a short dock
+            self._show_presets(event.size().height() >= self.FOLD_BELOW)
 
     def _buttons(self) -> QHBoxLayout:
         row = QHBoxLayout()
