@@ -376,12 +376,17 @@ def test_every_example_has_a_japanese_version_with_the_same_numbers():
                     (path.name, a["id"])
                 assert not note or kana.search(b["source"]), (path.name, a["id"])
         load_session(japanese)  # a valid session
+    from roofline_gui.widgets.app.file_actions import example_named
+
     try:
         use_language("ja")
         shown = examples()
+        first = example_named("a100-vs-tpu-v3")  # what the first start opens (it opened none)
     finally:
         use_language("en")
     assert len(shown) == len(english) and all(p.name.endswith(".ja.roofline") for p in shown)
+    assert first is not None and first.name == "a100-vs-tpu-v3.ja.roofline"
+    assert example_named("a100-vs-tpu-v3").name == "a100-vs-tpu-v3.roofline"
 
 
 def test_a_japanese_kernel_name_follows_its_batch_and_precision():

@@ -61,6 +61,16 @@ def examples() -> list[Path]:
     return out
 
 
+def example_named(stem: str) -> Path | None:
+    """The shipped example ``stem`` ("a100-vs-tpu-v3"), in the interface's language where it
+    has a version in it (``a100-vs-tpu-v3.ja.roofline``), else None."""
+    for path in examples():
+        name = path.name.removesuffix(EXTENSION)
+        if stem in (name, name.rpartition(".")[0]):
+            return path
+    return None
+
+
 #: the examples' titles as the Help → Examples menu says them in another language (each file
 #: keeps its own, English, title: the session's word)
 EXAMPLE_TITLES = (

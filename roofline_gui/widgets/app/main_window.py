@@ -37,7 +37,7 @@ from roofline_gui.models.autosave import Autosave, discard_journal, orphaned_jou
 from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.models.settings import Settings
 from roofline_gui.widgets.app.dock_shares import DockShares
-from roofline_gui.widgets.app.file_actions import FileActions, example_title, examples
+from roofline_gui.widgets.app.file_actions import FileActions, example_named, example_title, examples
 from roofline_gui.widgets.app.measure_actions import MeasureActions
 from roofline_gui.widgets.app.views import BOTTOM, BY_NAME, VIEWS, View, layout_version, object_name
 from roofline_gui.widgets.chart.canvas_panel import CanvasPanel
@@ -949,7 +949,7 @@ class MainWindow(QMainWindow):
             self.files.open(recent[0])
             return
         self.settings.set("first_start_done", True)
-        example = next((p for p in examples() if p.stem == "a100-vs-tpu-v3"), None)
+        example = example_named("a100-vs-tpu-v3")
         if example:
             self.files.open_example(example)
 

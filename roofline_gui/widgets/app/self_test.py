@@ -60,7 +60,7 @@ def _run(folder: Path) -> None:
     from roofline_gui.io.csv_export import export_csv
     from roofline_gui.io.files import resources_dir, write_atomic
     from roofline_gui.models.settings import Settings
-    from roofline_gui.widgets.app.file_actions import examples
+    from roofline_gui.widgets.app.file_actions import example_named
     from roofline_gui.widgets.app.main_window import MainWindow
     from roofline_gui.widgets.chart.export import export_pdf, export_svg, render_canvas_png
     from roofline_gui.widgets.common.application import make_app
@@ -68,7 +68,7 @@ def _run(folder: Path) -> None:
     app = make_app()
     _check((resources_dir() / "presets" / "chips.json").is_file(),
            f"resources not found at {resources_dir()}")
-    example = next((p for p in examples() if p.stem == "a100-vs-tpu-v3"), None)
+    example = example_named("a100-vs-tpu-v3")
     _check(example is not None, "the bundled example session is missing")
     settings = Settings(QSettings(str(folder / "settings.ini"), QSettings.Format.IniFormat))
     window = MainWindow(settings=settings)
