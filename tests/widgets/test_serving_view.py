@@ -354,3 +354,17 @@ def test_the_users_numbers_never_print_over_each_other(panel):
     for i, a in enumerate(shown):
         for b in shown[i + 1:]:
             assert not a.intersects(b), (a, b)
+
+
+def test_with_no_workload_left_a_resize_draws_no_old_numbers(panel):
+    """The tour opened an example without workloads after the serving one: the chart said no
+    transformer workload but its users' numbers came back on the next resize."""
+    from roofline_gui.core.document import Document
+
+    assert any(label.isVisible() for label in panel.chart.labels)
+    panel.model.reset(Document())
+    panel.refresh()
+    panel.resize(panel.width() + 40, panel.height() + 30)
+    for _ in range(5):
+        QApplication.processEvents()
+    assert not any(label.isVisible() for label in panel.chart.labels)

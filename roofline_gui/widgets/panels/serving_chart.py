@@ -79,6 +79,8 @@ class ServingChart:
             part.setData([])
         for label in self.labels:
             label.setVisible(False)
+        self._marks = []  # a resize places the numbers of what is drawn: nothing (the tour saw
+        # the last example's numbers come back over an empty chart)
         self.legend.clear()
         self._legend_key = None
         self.tpot_line.setVisible(False)
