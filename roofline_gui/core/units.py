@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from roofline_gui.core.errors import UnitError
-from roofline_gui.core.i18n import N_
+from roofline_gui.core.i18n import N_, _
 
 OPS_PER_MAC = 2
 
@@ -117,14 +117,17 @@ _UNITS: dict[str, tuple[str, ...]] = {
     "power": ("w", "watt", "watts"),
 }
 
-_EXAMPLES: dict[str, str] = {
-    "bandwidth": "1.5 TB/s, 900G or 2e12",
-    "compute": "19.5 TFLOPS, 312T or 2e12",
-    "bytes": "40 GB, 32 GiB or 4e10",
-    "intensity": "0.25, 100 flop/B",
-    "count": "4096, 4k, 300B (billions) or 1e6",
-    "power": "700 W, 0.7 kW or 700",
+_EXAMPLES: dict[str, str] = {  # translated where a refusal says them
+    "bandwidth": N_("1.5 TB/s, 900G or 2e12"),
+    "compute": N_("19.5 TFLOPS, 312T or 2e12"),
+    "bytes": N_("40 GB, 32 GiB or 4e10"),
+    "intensity": N_("0.25, 100 flop/B"),
+    "count": N_("4096, 4k, 300B (billions) or 1e6"),
+    "power": N_("700 W, 0.7 kW or 700"),
 }
+_KIND_WORDS: dict[str, str] = {"bandwidth": N_("bandwidth"), "compute": N_("compute rate"),
+                               "bytes": N_("size in bytes"), "intensity": N_("intensity"),
+                               "count": N_("count"), "power": N_("power")}
 
 _NUMBER = re.compile(
     r"^\s*(?P<num>[-+]?(?:(?:\d{1,3}(?:[,_]\d{3})+|\d+)(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)\s*"
@@ -157,19 +160,20 @@ def parse_quantity(text: str, kind: str = "count", *, allow_zero: bool = False) 
         raise ValueError(f"unknown quantity kind {kind!r}")
     raw = str(text).strip()
     if not raw:
-        raise UnitError(f"empty; expected a number such as {_EXAMPLES[kind]}")
+        raise UnitError(_("empty; expected a number such as {examples}").format(
+            examples=_(_EXAMPLES[kind])))
     match = _NUMBER.match(raw)
     if match is None:
-        raise UnitError(f"{raw!r} is not a number; expected e.g. {_EXAMPLES[kind]}")
+        raise UnitError(_("{text} is not a number; expected e.g. {examples}").format(
+            text=repr(raw), examples=_(_EXAMPLES[kind])))
     number = float(match["num"].replace(",", "").replace("_", ""))
     rest = match["rest"]
     if kind == "count" and rest in ("B", "b", "bn"):  # "300B tokens": billions (a count has no bytes)
         rest = "G"
     split = _split_prefix(rest, kind)
     if split is None:
-        raise UnitError(
-            f"{match['rest']!r} is not a unit for a {kind}; expected e.g. {_EXAMPLES[kind]}"
-        )
+        raise UnitError(_("{text} is not a unit for a {kind}; expected e.g. {examples}").format(
+            text=repr(match["rest"]), kind=_(_KIND_WORDS[kind]), examples=_(_EXAMPLES[kind])))
     value = number * split[0]
     check_positive(value, allow_zero=allow_zero)
     return value
@@ -178,11 +182,12 @@ def parse_quantity(text: str, kind: str = "count", *, allow_zero: bool = False) 
 def check_positive(value: float, *, allow_zero: bool = False) -> float:
     """Return ``value`` if it is a finite positive number, else raise UnitError."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise UnitError(f"{value!r} is not a number")
+        raise UnitError(_("{value} is not a number").format(value=repr(value)))
     if not math.isfinite(value):
-        raise UnitError("must be a finite number")
+        raise UnitError(_("must be a finite number"))
     if value < 0 or (value == 0 and not allow_zero):
-        raise UnitError("must be greater than zero" if not allow_zero else "must not be negative")
+        raise UnitError(_("must be greater than zero") if not allow_zero else
+                        _("must not be negative"))
     return float(value)
 
 

@@ -12,15 +12,10 @@ from roofline_gui.core.chip import Chip
 from roofline_gui.core.i18n import N_, _
 from roofline_gui.core.kernel import Kernel
 from roofline_gui.core.levels import residency_note
-from roofline_gui.core.templates import RESIDENCES, TEMPLATES
+from roofline_gui.core.templates import RESIDENCE_LABELS, RESIDENCES, TEMPLATES
 from roofline_gui.core.units import format_si
 from roofline_gui.widgets.common.fields import ChoiceBox
 from roofline_gui.widgets.common.wheel import guard_wheel
-
-CHOICES = {"dram": "main memory", "cache": "on chip (kept across calls)",
-           "host": "host link (every call)"}
-
-
 
 #: an operand's role, as the form says it (core.templates keeps the English word)
 ROLES = (N_("input"), N_("weight"), N_("output"))
@@ -46,7 +41,7 @@ class OperandPlaces(QGroupBox):
             label, combo = QLabel(), ChoiceBox()
             guard_wheel(combo)
             for place in RESIDENCES:
-                combo.addItem(CHOICES[place], place)
+                combo.addItem(_(RESIDENCE_LABELS[place]), place)
             combo.activated.connect(self._changed)
             self.form.addRow(label, combo)
             self._rows.append((label, combo))
