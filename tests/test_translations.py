@@ -466,3 +466,24 @@ def test_the_preset_kernels_read_in_japanese_in_a_japanese_interface():
         assert set(number.findall(en.source)) <= set(number.findall(ja.source)), preset_id
         assert re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", ja.source), preset_id
     assert load_presets().kernels["add-int8"].name == "out = a + b (int8)"
+
+
+def test_no_stray_space_between_japanese_words(catalog):
+    """Japanese writes no space between words: a space between two Japanese characters
+    ("ボード電力全体を ひとつの", "64 トークン は") is a slip, except after a menu path ("表示 →
+    メモリ階層 で", where it ends the path) and after a colour's name ("青 順伝播")."""
+    japanese = r"[\u3040-\u30ff\u4e00-\u9fff、。「」（）]"
+    stray = re.compile(rf"(?<={japanese}) (?={japanese})")
+    colours = ("青", "橙", "紫", "緑", "灰", "薄灰", "赤", "黄")
+    slips = []
+    for message in catalog:
+        for text in _forms(message) if message.id else ():
+            for m in stray.finditer(text):
+                before = text[max(0, m.start() - 25):m.start()]
+                arrow = before.rfind("→")
+                if arrow >= 0 and not re.search(r"[、。（）「」:：]", before[arrow:]):
+                    continue
+                if re.split(r"[、。（）「」:： ]", before)[-1] in colours:
+                    continue
+                slips.append(text[max(0, m.start() - 12):m.end() + 12])
+    assert not slips, slips[:5]

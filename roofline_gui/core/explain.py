@@ -12,7 +12,13 @@ from roofline_gui.core.comparison import Comparison
 from roofline_gui.core.diagnose import diagnosis_lines
 from roofline_gui.core.energy import kernel_lines
 from roofline_gui.core.i18n import N_, _
-from roofline_gui.core.levels import host_note, level_points, ratio_to_main_memory, residency_note
+from roofline_gui.core.levels import (
+    ROLE_SHORT,
+    host_note,
+    level_points,
+    ratio_to_main_memory,
+    residency_note,
+)
 from roofline_gui.core.roofline import LIMITER_COMPUTE, LIMITER_UNSUPPORTED
 from roofline_gui.core.templates import TEMPLATES
 from roofline_gui.core.units import (
@@ -81,7 +87,8 @@ def explain(comparison: Comparison, k: int, c: int, units: Units = Units()) -> l
     else:
         level = chip.memory[code]
         lines.append(_("{kernel} on {chip}: memory-bound on {level} ({role}).").format(
-            kernel=kernel.name, chip=chip.name, level=level.name, role=level.role))
+            kernel=kernel.name, chip=chip.name, level=level.name,
+            role=_(ROLE_SHORT.get(level.role, level.role))))
     lines.extend(_where_it_sits(comparison, k, c, code, attainable, units))
     lines.extend(_same_speed_lines(comparison, k, c, units))
     lines.append(_worth_line(comparison, k, c))
