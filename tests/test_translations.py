@@ -487,3 +487,17 @@ def test_no_stray_space_between_japanese_words(catalog):
                     continue
                 slips.append(text[max(0, m.start() - 12):m.end() + 12])
     assert not slips, slips[:5]
+
+
+def test_tidy_joins_japanese_words_a_placeholder_left_apart():
+    """A filled-in placeholder leaves a space before a particle ("8 チップ で"): the
+    explanation's Japanese is tidied; English, menu paths and colour keys are left as they
+    are."""
+    try:
+        use_language("ja")
+        assert i18n.tidy("8 チップ でトークンあたり 1.566 J") == "8 チップでトークンあたり 1.566 J"
+        assert i18n.tidy("表示 → メモリ階層 で点を描きます") == "表示 → メモリ階層 で点を描きます"
+        assert i18n.tidy("（青 順伝播、橙 逆伝播）") == "（青 順伝播、橙 逆伝播）"
+    finally:
+        use_language("en")
+    assert i18n.tidy("8 chips in all") == "8 chips in all"

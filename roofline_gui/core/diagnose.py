@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from roofline_gui.core.comparison import Comparison
-from roofline_gui.core.i18n import _
+from roofline_gui.core.i18n import CLAUSE_SEPARATOR, _
 from roofline_gui.core.roofline import LIMITER_COMPUTE
 from roofline_gui.core.units import BYTES_PER_VALUE, Units, format_si
 
@@ -97,13 +97,13 @@ def diagnose(comparison: Comparison, k: int, c: int, units: Units = Units()) -> 
     causes.append(Cause(
         _("sparse peak counted as dense"),
         compute_bound and sparse and ratio <= 2.0 * TOLERANCE,
-        why + ("" if compute_bound else "; " + memory_note)))
+        why + ("" if compute_bound else _(CLAUSE_SEPARATOR) + memory_note)))
     causes.append(Cause(
         _("boost clock against a base-clock peak"),
         compute_bound and ratio <= BOOST_MAX,
         _("{times}: a peak quoted at the base clock is exceeded by up to {boost}× at boost").format(
             times=times, boost=f"{BOOST_MAX:g}")
-        + ("" if compute_bound else "; " + _("but the point is memory-bound"))))
+        + ("" if compute_bound else _(CLAUSE_SEPARATOR) + _("but the point is memory-bound"))))
 
     # Cache bytes counted as main-memory bytes: the point under a cache level's diagonal.
     cache_fit = None

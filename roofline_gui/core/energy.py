@@ -32,7 +32,7 @@ from dataclasses import dataclass, field, fields
 
 import numpy as np
 
-from roofline_gui.core.i18n import N_, _, ngettext
+from roofline_gui.core.i18n import N_, _, listed, ngettext
 from roofline_gui.core.identity_cache import IdentityCache
 from roofline_gui.core.units import (
     MEMORY_ROLES,
@@ -521,7 +521,7 @@ def kernel_lines(comparison, k: int, c: int, units=None) -> list[str]:
         lines.append(_("{formula} for the bytes with an energy figure; {levels} have none, and at "
                        "their own upper bound (the board's power over its bandwidth) the sum "
                        "would pass the board power: the board power over the time is counted, an "
-                       "upper bound.").format(formula=formula, levels=", ".join(uncounted)))
+                       "upper bound.").format(formula=formula, levels=listed(uncounted)))
     elif power <= consts.board_power:
         lines.append(_("{formula} at the roofline's rate, drawing {power}.").format(
             formula=formula, power=format_si(power, "W")))
@@ -546,7 +546,7 @@ def kernel_lines(comparison, k: int, c: int, units=None) -> list[str]:
             power=format_si(float(e.capped_power[0, c]), "W")))
     if uncounted and not (guessed and counted > per_op * (1 + 1e-9)):
         lines.append(_("Not counted (no figure given for its bytes): {levels}; give one in the "
-                       "hardware editor's Given pJ.").format(levels=", ".join(uncounted)))
+                       "hardware editor's Given pJ.").format(levels=listed(uncounted)))
     if guessed and power <= consts.board_power:  # (above it, the first lines said so)
         lines.append(_("The estimates are upper bounds, the board's whole power charged to the "
                        "compute units alone at their peak, or to main memory alone at its "
@@ -596,7 +596,7 @@ def workload_lines(result, c: int, carbon: float | None = None) -> list[str]:
     parts = sorted(energy_parts(result, c), key=lambda part: -part[2])  # as the breakdown's bars
     total = sum(j for _k, _n, j in parts)
     if total > 0:
-        shares = ", ".join(f"{name} {j / total:.0%}" for _k, name, j in parts)
+        shares = listed(f"{name} {j / total:.0%}" for _k, name, j in parts)
         per = {"item": facts["item"], "bytes": format_si(dram_per_item, "B"),
                "ops": format_si(ops_per_item, "op"), "shares": shares}
         if f is not None:  # a training step: weights, gradients and states move too
@@ -653,7 +653,7 @@ def workload_lines(result, c: int, carbon: float | None = None) -> list[str]:
                 if consts.is_estimate(f"byte:{name}")]
     if guessed:
         lines.append(_("Estimated from the board power (upper bounds): {which}; the joules at "
-                       "most these, the items per joule at least.").format(which=", ".join(guessed)))
+                       "most these, the items per joule at least.").format(which=listed(guessed)))
     uncounted = [name for name, role, j in consts.levels if not j and role != "link"
                  and float(_step_bytes(result, role)) > 0]
     if uncounted:

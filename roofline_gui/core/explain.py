@@ -11,7 +11,7 @@ import math
 from roofline_gui.core.comparison import Comparison
 from roofline_gui.core.diagnose import diagnosis_lines
 from roofline_gui.core.energy import kernel_lines
-from roofline_gui.core.i18n import N_, _
+from roofline_gui.core.i18n import N_, _, clauses, listed
 from roofline_gui.core.levels import (
     ROLE_SHORT,
     host_note,
@@ -50,7 +50,7 @@ def explain(comparison: Comparison, k: int, c: int, units: Units = Units()) -> l
     r = comparison.result
     code = int(r.limiter[k, c])
     if code == LIMITER_UNSUPPORTED:
-        have = ", ".join(chip.precisions) or _("none")
+        have = listed(chip.precisions) or _("none")
         sibling = next((s for s in SAME_WIDTH.get(kernel.precision, ()) if s in chip.compute), None)
         hint = (" " + _("Or turn on View → Same-width precisions: its {sibling} (the same "
                         "{bytes} bytes a value) would stand in.").format(
@@ -164,7 +164,7 @@ def _bytes_per_op_line(cmp: Comparison, k: int, c: int, name: str, intensity: fl
     need, have = per / intensity, per / ridge
     ceiling = float(r.cell("ceiling", k, c))
     bandwidths = cmp.chip_arrays.read_bandwidth(r.derated)[c]
-    machine = ", ".join(f"{level.name} {per * float(bw) / ceiling:,.3g}"
+    machine = listed(f"{level.name} {per * float(bw) / ceiling:,.3g}"
                         for level, bw in zip(chip.memory, bandwidths, strict=False)
                         if math.isfinite(float(bw)) and bw > 0)
     verdict = (_("the kernel asks more bytes per op than the machine supplies: memory-bound")
@@ -242,11 +242,11 @@ def _level_lines(cmp: Comparison, k: int, c: int, units: Units) -> list[str]:
             level=p.name, intensity=units.format_intensity(p.intensity),
             rate=units.format_rate(p.roof)) for p in points]
         lines.append(_("Level by level (a point each with View → Memory levels): {levels}.").format(
-            levels="; ".join(parts)))
+            levels=clauses(parts)))
     roles = {p.role for p in points}
     if "cache" in roles:
         lines.append(_("On chip against main memory (the article's “about 10×”): {ratios}.").format(
-            ratios="; ".join(ratio_to_main_memory(chip))))
+            ratios=clauses(ratio_to_main_memory(chip))))
     if "host" in roles:
         lines.append(host_note(chip))
     note = residency_note(kernel, chip)
@@ -270,7 +270,7 @@ def _time_line(cmp: Comparison, k: int, c: int, units: Units) -> str:
     return _("Time for {ops} {op}s: at least {lower} (at most {upper} with no overlap; "
              "{parts}).").format(ops=format_si(units.rate(ops)), op=units.word,
                                  lower=format_time(lower), upper=format_time(upper),
-                                 parts=", ".join(parts))
+                                 parts=listed(parts))
 
 
 def _what_would_move_it(cmp: Comparison, k: int, c: int, code: int, attainable: float,

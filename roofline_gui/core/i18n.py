@@ -19,6 +19,7 @@ they stay the same in every language.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 #: the languages the app speaks, by code, with each one's own name (the Language menu's)
@@ -55,6 +56,52 @@ def _plural_index(n: int) -> int:
 def N_(message: str) -> str:  # noqa: N802 (gettext's name)
     """Mark ``message`` for extraction without translating it (``_`` translates it later)."""
     return message
+
+
+#: how a list and a run of clauses are joined, and a sentence ended, in the interface's
+#: language (Japanese joins with 、 and 。: "; " and "." glued in by code read as English)
+LIST_SEPARATOR, CLAUSE_SEPARATOR, FULL_STOP = N_(", "), N_("; "), N_(".")
+
+
+def listed(items) -> str:
+    """``items`` as a list in a sentence: "a, b, c" (Japanese "a、b、c")."""
+    return _(LIST_SEPARATOR).join(items)
+
+
+def clauses(items) -> str:
+    """``items`` as clauses of one sentence: "a; b" (Japanese "a。b")."""
+    return _(CLAUSE_SEPARATOR).join(items)
+
+
+def full_stop() -> str:
+    """The end of a sentence: "." (Japanese "。")."""
+    return _(FULL_STOP)
+
+
+_JAPANESE = "[\u3040-\u30ff\u4e00-\u9fff、。「」（）]"
+_STRAY_SPACE = re.compile(f"(?<={_JAPANESE}) (?={_JAPANESE})")
+#: a colour's name before the part it keys ("青 順伝播"): the space stays
+_COLOURS = ("青", "橙", "紫", "緑", "灰", "薄灰", "赤", "黄")
+
+
+def tidy(text: str) -> str:
+    """``text`` as the interface's language writes it: in Japanese no space between two
+    Japanese words where a filled-in placeholder left one ("8 チップ で" → "8 チップで"), except
+    after a menu path ("表示 → メモリ階層 で") or a colour's name; as it is in English."""
+    if _language != "ja" or " " not in text:
+        return text
+    out, last = [], 0
+    for match in _STRAY_SPACE.finditer(text):
+        before = text[max(0, match.start() - 25):match.start()]
+        arrow = before.rfind("→")
+        if arrow >= 0 and not re.search("[、。（）「」:：]", before[arrow:]):
+            continue
+        if re.split("[、。（）「」:： ]", before)[-1] in _COLOURS:
+            continue
+        out.append(text[last:match.start()])
+        last = match.end()
+    out.append(text[last:])
+    return "".join(out)
 
 
 def install(language: str, catalog: Mapping[str, str | tuple[str, ...]]) -> None:

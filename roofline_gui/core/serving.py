@@ -32,7 +32,7 @@ import numpy as np
 from roofline_gui.core.build import build
 from roofline_gui.core.chip import Chip
 from roofline_gui.core.errors import Problem, ValidationError
-from roofline_gui.core.i18n import N_, _, ngettext
+from roofline_gui.core.i18n import CLAUSE_SEPARATOR, N_, _, clauses, full_stop, listed, ngettext
 from roofline_gui.core.workload import (
     MAX_DIM,
     Built,
@@ -462,7 +462,7 @@ def _lead(result: ServingResult) -> str | None:
               "most time going to {part} on both") if held(a, ka) == held(b, kb) else
             _("{lead}: at their best points {users} users at once against {other_users}, the "
               "most time going to {part} against {other_part}")).format(**words)
-    return text + ("; " + ", ".join(facts) if facts else "") + "."
+    return text + (_(CLAUSE_SEPARATOR) + listed(facts) if facts else "") + full_stop()
 
 
 def serving_lines(result: ServingResult, c: int) -> list[str]:
@@ -477,7 +477,7 @@ def serving_lines(result: ServingResult, c: int) -> list[str]:
                      for i in range(len(result.chips)) if (b := result.best(i)) is not None),
                     reverse=True)
     ranking = ([_("Most output tokens/s per chip within the limits: {ranking}.").format(
-        ranking="; ".join(f"{name} {value:,.0f}" for value, name in ranked))]
+        ranking=clauses(f"{name} {value:,.0f}" for value, name in ranked))]
         if len(ranked) > 1 else [])
     lead = _lead(result)
     if lead:
@@ -523,7 +523,7 @@ def serving_lines(result: ServingResult, c: int) -> list[str]:
                  tpot=f"{result.tpot[c, k] * 1e3:,.2f}", ttft=f"{result.ttft[c] * 1e3:,.1f}")]
     shares = result.shares(c, k)
     order = sorted(shares.items(), key=lambda kv: -kv[1])
-    lines.append(_("Where the time goes: {parts}.").format(parts=", ".join(
+    lines.append(_("Where the time goes: {parts}.").format(parts=listed(
         f"{_(SHARE_WORDS[name])} {share:.0%}" for name, share in order if share >= 0.005)))
     limits = []
     if s.tpot_limit:
@@ -533,7 +533,7 @@ def serving_lines(result: ServingResult, c: int) -> list[str]:
     if s.disaggregated:
         rates = {name: float(r[c, k]) for name, r in result.pool_rates.items()}
         slowest = min(rates, key=rates.get)
-        parts = ", ".join(f"{_(POOL_WORDS[name])} {rate:,.3g}" for name, rate in rates.items())
+        parts = listed(f"{_(POOL_WORDS[name])} {rate:,.3g}" for name, rate in rates.items())
         lines.append((_("Requests per second each part carries there: {parts}; {slowest} sets the "
                         "pace: more chips there, or fewer on the others, would serve more per "
                         "chip.") if max(rates.values()) > 1.2 * rates[slowest] else
@@ -542,7 +542,7 @@ def serving_lines(result: ServingResult, c: int) -> list[str]:
     next_k = k + 1 if k + 1 < len(result.concurrency) else None
     if next_k is not None and not result.meets[c, next_k]:
         held = (_("memory: more users' KV caches do not fit") if not result.fits[c, next_k] else
-                _("the limit ({limits})").format(limits=", ".join(limits)) if limits else
+                _("the limit ({limits})").format(limits=listed(limits)) if limits else
                 _("the concurrencies tried"))
         lines.append(_("What holds it at {users} users: {held}.").format(users=f"{users:,}",
                                                                           held=held))
@@ -577,7 +577,7 @@ def serving_lines(result: ServingResult, c: int) -> list[str]:
                 times=f"{other.tokens_per_chip[0, b] / result.tokens_per_chip[c, k]:.2f}",
                 per_user=f"{other.tokens_per_user[0, b]:,.1f}"))
     if moves:
-        lines.append(_("What would move it: {moves}.").format(moves="; ".join(moves)))
+        lines.append(_("What would move it: {moves}.").format(moves=clauses(moves)))
     lines.append(_("A bound: every kernel at its roof, no queueing, no kernel-launch or collective "
                    "latency; no serving stack beats it on this chip."))
     return lines

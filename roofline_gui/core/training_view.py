@@ -16,7 +16,7 @@ import numpy as np
 from roofline_gui.core.build import build
 from roofline_gui.core.energy import workload_lines
 from roofline_gui.core.errors import ValidationError
-from roofline_gui.core.i18n import N_, _, ngettext
+from roofline_gui.core.i18n import N_, _, listed, ngettext
 from roofline_gui.core.roofline import BOUND_MEMORY
 from roofline_gui.core.training import GROUPS, RECOMPUTE_WORDS, scaling_variants
 from roofline_gui.core.units import PRECISIONS, Units, format_si, format_time, rate_count, share_text
@@ -96,7 +96,7 @@ def report(result: WorkloadResult, c: int) -> TrainingReport:
             items_per_step=f"{f.items_per_step:,.0f}", items=items,
             per_item=f"{f.hardware_flops_per_item:.4g}", item=_(unit)),
         _("per chip and step: {parts} (each entry at its roof: {time})").format(
-            parts=", ".join(f"{_(g)} {format_time(t)}" for g, t in groups.items() if t),
+            parts=listed(f"{_(g)} {format_time(t)}" for g, t in groups.items() if t),
             time=format_time(result.kernel_time[c])),
         *result.built.resident_steps[1:],
         *result.built.link_steps,
@@ -267,7 +267,7 @@ def explain_training(result: WorkloadResult, c: int, units: Units = Units(),  # 
         return [_("{workload} on {chip}: unsupported: {chip} has no {precision} ceiling (its "
                   "precisions: {have}); train it in one of those.").format(
             workload=w.name, chip=chip.name, precision=w.activations,
-            have=", ".join(chip.precisions))]
+            have=listed(chip.precisions))]
     r = report(result, c)
     unit = f.unit
     what = (_("{sequences} sequences ({tokens} tokens)").format(
@@ -325,7 +325,7 @@ def explain_training(result: WorkloadResult, c: int, units: Units = Units(),  # 
     lines.append(_("Where the time goes (the parts end to end, as the bar draws them): {parts}; "
                    "{memory} of it in memory-bound kernels. The longest entry: {entry}, {share} "
                    "({bound}).").format(
-        parts=", ".join(f"{_(name)} {share_text(x / total)}" for name, x in parts if x > 0),
+        parts=listed(f"{_(name)} {share_text(x / total)}" for name, x in parts if x > 0),
         memory=share_text(r.memory_time / total), entry=result.entries[top].kernel.name,
         share=share_text(float(result.entry_time[top, c]) / total), bound=bound))
     ceiling = float(result.peak[c])
@@ -412,8 +412,8 @@ def precision_lines(result: WorkloadResult, c: int, kernels=None) -> list[str]:
     narrow = next((p for p in ("bf16", "fp16") if p in times), None)
     if narrow is None or wide == narrow or not np.isfinite(times[wide]):
         return []
-    steps = ", ".join(f"{p} {format_time(x)}" + ("" if p == wide else f" ({times[wide] / x:.2g}×)")
-                      for p, x in times.items() if np.isfinite(x))
+    steps = listed(f"{p} {format_time(x)}" + ("" if p == wide else f" ({times[wide] / x:.2g}×)")
+                   for p, x in times.items() if np.isfinite(x))
     peak_ratio = chip.compute[narrow] / chip.compute[wide]
     memory_share = shares[wide]
     why = (_("the {wide} step is {share} compute-bound, so the ratio of the peaks sets the gap: "
@@ -538,7 +538,7 @@ def _moves(result: WorkloadResult, c: int, kernels, same_width: bool) -> list[st
             parts.append(_("{days} days").format(days=f"{days:,.3g}"))
         if np.isfinite(r.mfu_at_bound[0]):
             parts.append(_("MFU {mfu}").format(mfu=f"{float(r.mfu_at_bound[0]):.1%}"))
-        out.append(", ".join(parts) + ("" if fit else _("; does not fit ({bytes} per chip)").format(
+        out.append(listed(parts) + ("" if fit else _("; does not fit ({bytes} per chip)").format(
             bytes=format_si(r.built.resident_bytes, "B"))))
     return out
 

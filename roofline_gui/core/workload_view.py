@@ -17,7 +17,7 @@ import numpy as np
 from roofline_gui.core.build import build
 from roofline_gui.core.energy import workload_lines
 from roofline_gui.core.families import read_config
-from roofline_gui.core.i18n import _, ngettext
+from roofline_gui.core.i18n import CLAUSE_SEPARATOR, _, clauses, full_stop, listed, ngettext
 from roofline_gui.core.roofline import BOUND_COMPUTE, BOUND_MEMORY, LIMITER_COMPUTE
 from roofline_gui.core.training_view import explain_training, same_time_lines
 from roofline_gui.core.transformer import experts_touched
@@ -207,7 +207,7 @@ def fit_line(result: WorkloadResult, c: int) -> str | None:
         return None
     held, cap = _gb(result.built.resident_bytes), _gb(float(result.capacity[c]))
     need = result.chips_needed(c)
-    how = "; ".join(result.built.resident_steps)
+    how = clauses(result.built.resident_steps)
     if result.fits[c]:
         return (_("Memory: each chip holds {held} ({how}) of its {capacity}; the model would fit "
                   "on {chips}.").format(held=held, how=how, capacity=cap, chips=ngettext(
@@ -242,8 +242,8 @@ def explain_workload(result: WorkloadResult, c: int, units: Units = Units(),  # 
         missing = sorted({e.kernel.precision for e in result.entries} - set(chip.precisions))
         return [_("{workload} on {chip}: unsupported: {chip} has no {missing} ceiling (its "
                   "precisions: {have}).").format(
-            workload=w.name, chip=chip.name, missing=", ".join(missing) or w.activations,
-            have=", ".join(chip.precisions))]
+            workload=w.name, chip=chip.name, missing=listed(missing) or w.activations,
+            have=listed(chip.precisions))]
     unit = w.throughput_unit
     lines = [(_("{workload} on {chip}: {time} per step, {rate} {unit} per {n} chips.")
               if w.chips_per_model > 1 else
@@ -319,7 +319,7 @@ def explain_workload(result: WorkloadResult, c: int, units: Units = Units(),  # 
             _("{kernel} {share} (compute-bound)")).format(
         kernel=result.entries[e].kernel.name, share=share_text(result.entry_time[e, c] / t))
         for e in order]
-    lines.append(_("Where the time goes: {parts}.").format(parts=", ".join(top)))
+    lines.append(_("Where the time goes: {parts}.").format(parts=listed(top)))
     moves = _moves(result, c, kernels)
     if moves:
         lines.append(_("What would move it:"))
@@ -328,7 +328,7 @@ def explain_workload(result: WorkloadResult, c: int, units: Units = Units(),  # 
         level = next((lv.name for lv in chip.memory if lv.role == w.link), w.link)
         lines.append(_("Link ({level}): {steps}; at {bandwidth} that is {time} per step (latency "
                        "of each all-reduce not counted).").format(
-            level=level, steps="; ".join(result.built.link_steps),
+            level=level, steps=clauses(result.built.link_steps),
             bandwidth=format_si(float(result.link_bandwidth[c]), "B/s"),
             time=format_time(float(result.link_time[c]))))
     if w.kind == "transformer" and np.isfinite(result.link_bandwidth[c]):
@@ -385,21 +385,23 @@ def experts_lines(result: WorkloadResult) -> list[str]:
         n = w.chips_per_model
         facts = {"bytes": _gb(here * n), "one": _gb(first * n), "times": f"{here / first:.3g}",
                  "tokens": f"{tokens:,}", "per_token": _gb(here * n / tokens), "chips": n}
-        line += "; " + (_("so the step reads {bytes} of weights on its {chips} chips where one "
+        line += _(CLAUSE_SEPARATOR)
+        line += (_("so the step reads {bytes} of weights on its {chips} chips where one "
                           "token reads {one}: {times}× the bytes for {tokens}× the tokens, "
                           "{per_token} of weights a token instead of {one}") if n > 1 else
                         _("so the step reads {bytes} of weights where one token reads {one}: "
                           "{times}× the bytes for {tokens}× the tokens, {per_token} of weights a "
                           "token instead of {one}")).format(**facts)
         if touched > 0.99 * cfg.experts:
-            line += "; " + _("every expert is read already, so more tokens add no weights")
+            line += _(CLAUSE_SEPARATOR) + _("every expert is read already, so more tokens add no "
+                                            "weights")
     if w.expert_parallel > 1:
-        line += ". " + _("Expert parallelism over {chips} chips sends each token to its experts "
-                         "and back (all-to-all)").format(chips=w.expert_parallel)
+        line += full_stop() + _("Expert parallelism over {chips} chips sends each token to its "
+                                "experts and back (all-to-all)").format(chips=w.expert_parallel)
         if w.moe_imbalance != 1:
-            line += "; " + _("the busiest chip takes {times}× the mean").format(
+            line += _(CLAUSE_SEPARATOR) + _("the busiest chip takes {times}× the mean").format(
                 times=f"{w.moe_imbalance:g}")
-    return [line + "."]
+    return [line + full_stop()]
 
 
 def _moves(result: WorkloadResult, c: int, kernels) -> list[str]:

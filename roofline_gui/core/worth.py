@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from roofline_gui.core.i18n import _
+from roofline_gui.core.i18n import _, clauses
 from roofline_gui.core.roofline import Evaluation, _level_times
 from roofline_gui.core.units import MEMORY_ROLES
 
@@ -61,7 +61,7 @@ def worth_text(values: dict[str, float], names: dict[str, str]) -> str:
     used.sort(key=lambda cv: -cv[1])
     parts = [(_("2× {ceiling} → {times}× faster") if i == 0 else _("2× {ceiling} → {times}×")).format(
         ceiling=names.get(c, c), times=_times(v)) for i, (c, v) in enumerate(used)]
-    return _("What each ceiling is worth, doubled alone: {parts}.").format(parts="; ".join(parts))
+    return _("What each ceiling is worth, doubled alone: {parts}.").format(parts=clauses(parts))
 
 
 def _times(v: float) -> str:

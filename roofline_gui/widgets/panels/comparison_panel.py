@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 
 from roofline_gui.core.edits import SetField
 from roofline_gui.core.explain import explain
-from roofline_gui.core.i18n import _
+from roofline_gui.core.i18n import _, tidy
 from roofline_gui.io.presets import Presets
 from roofline_gui.models.comparison_model import ComparisonTableModel
 from roofline_gui.models.document_model import DocumentModel
@@ -341,8 +341,9 @@ class ExplanationPane(QTextBrowser):
             # picked in its list, or one chip in the session, says nothing of a chip).
             c = next((i for i, chip in enumerate(cmp.chips) if chip.visible), None)
         if selected in self.model.workload_problems:
-            self.setHtml(f"<p><b>This workload cannot be evaluated:</b> "
-                         f"{_escape(self.model.workload_problems[selected])}</p>")
+            self.setHtml("<p><b>{}</b> {}</p>".format(
+                _escape(_("This workload cannot be evaluated:")),
+                _escape(self.model.workload_problems[selected])))
             return
         if (k is None and workload is None) or c is None:
             self.setHtml("<p>" + _escape(_("Select a kernel or a workload (click a marker or a "
@@ -356,6 +357,7 @@ class ExplanationPane(QTextBrowser):
                                      self.model.document.carbon_intensity)
         else:
             lines = explain(cmp, k, c, self.model.units)
+        lines = [tidy(line) for line in lines]
         body = [f"<p><b>{_escape(lines[0])}</b></p>"]
         bullets: list[str] = []  # a run of "• " lines is one list, where it stands in the text
         for line in [*lines[1:], ""]:

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 
 from roofline_gui.core.edits import SetField
 from roofline_gui.core.errors import RooflineError
-from roofline_gui.core.i18n import N_, _, ngettext
+from roofline_gui.core.i18n import N_, _, ngettext, tidy
 from roofline_gui.core.serving import SHARE_WORDS, measured_lines, serve, serving_lines, spec_of
 from roofline_gui.core.units import rate_count
 from roofline_gui.core.workload import MAX_DIM, Workload, pool_problems, with_field
@@ -397,14 +397,14 @@ class ServingPanel(QWidget):
         try:
             lines = serving_lines(result, c)
         except RooflineError as exc:  # never a traceback, never the last words left standing
-            self.words.setText(f"<span style='color:#b00020'>The words cannot be written: "
-                               f"{html.escape(str(exc))}</span>")
+            self.words.setText("<span style='color:#b00020'>{}</span>".format(html.escape(
+                _("The words cannot be written: {why}").format(why=exc))))
             return
         if self.measure != "chip":
             lines.insert(0, self._measure_line(result))
         if self.measured:
             lines += [_("Measured points:"), *measured_lines(result, self.measured)]
-        self.words.setText("<br><br>".join(html.escape(line) for line in lines))
+        self.words.setText("<br><br>".join(html.escape(tidy(line)) for line in lines))
         shown = (result.workload.id, result.chips[c].id)
         if shown != getattr(self, "_words_of", None):  # another workload or chip: from the top
             self._words_area.verticalScrollBar().setValue(0)
