@@ -244,7 +244,7 @@ def explain_workload(result: WorkloadResult, c: int, units: Units = Units(),  # 
                   "precisions: {have}).").format(
             workload=w.name, chip=chip.name, missing=listed(missing) or w.activations,
             have=listed(chip.precisions))]
-    unit = w.throughput_unit
+    unit = _(w.throughput_unit)
     lines = [(_("{workload} on {chip}: {time} per step, {rate} {unit} per {n} chips.")
               if w.chips_per_model > 1 else
               _("{workload} on {chip}: {time} per step, {rate} {unit}.")).format(
@@ -444,7 +444,7 @@ def _moves(result: WorkloadResult, c: int, kernels) -> list[str]:
                 out.append(_("{variant}: {rate} {unit} ({gain}× the throughput) at {time} per "
                              "step ({latency}× the latency)").format(
                     variant=text, rate=rate_count(float(r.throughput[0])),
-                    unit=w.throughput_unit, gain=f"{gain:.3g}", time=format_time(t2),
+                    unit=_(w.throughput_unit), gain=f"{gain:.3g}", time=format_time(t2),
                     latency=f"{t2 / t:.3g}"))
         elif t / t2 >= 1.05:
             out.append(_("{variant}: {time} per step, {times}× faster").format(

@@ -19,6 +19,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QColor
 
 from roofline_gui.core.comparison import changed_rows
+from roofline_gui.core.energy import ITEM_WORDS
 from roofline_gui.core.i18n import N_, _, ngettext
 from roofline_gui.core.levels import intensity_text, residency_note, role_intensities
 from roofline_gui.core.roofline import LIMITER_UNSUPPORTED
@@ -422,11 +423,15 @@ class ComparisonTableModel(QAbstractTableModel):
             e = result.energy
             if not np.isfinite(e.per_item[c]):
                 return _("no data")
-            unit = workload.throughput_unit.removesuffix("/s")
-            cost = (f" · ${float(e.cost_per_million[c]):,.3g} per M {unit}s"
-                    if np.isfinite(e.cost_per_million[c]) else "")
-            return (f"{float(e.items_per_joule[c]):,.4g} {unit}/J · "
-                    f"{format_si(float(e.average_power[c]), 'W')}{cost}")
+            item = workload.throughput_unit.removesuffix("/s").rstrip("s")  # "token"
+            items = _(ITEM_WORDS.get(item, item))
+            text = _("{count} {items}/J · {power}").format(
+                count=f"{float(e.items_per_joule[c]):,.4g}", items=items,
+                power=format_si(float(e.average_power[c]), "W"))
+            if np.isfinite(e.cost_per_million[c]):  # ("per M tokenss": the tour's table)
+                text += " · " + _("${cost} per million {items}").format(
+                    cost=f"{float(e.cost_per_million[c]):,.3g}", items=items)
+            return text
         b = self._baseline_index if self._baseline_index is not None else c
         speedup = float(result.time[b] / t)
         return "—" if math.isnan(speedup) else f"{speedup:.3g}×"
