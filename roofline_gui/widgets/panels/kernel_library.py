@@ -162,6 +162,9 @@ class KernelForm(QWidget):
         self.formula = QPlainTextEdit(readOnly=True)
         keep_text_keys(self.formula)
         self.formula.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        # Unwrapped: the formulas' columns stay aligned (wrapped, a Japanese note broke across
+        # them: the tour); a long line scrolls sideways.
+        self.formula.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         self.formula.setMinimumHeight(90)
         layout.addWidget(self.formula, 1)
         model.sig_document_changed.connect(self._on_document_changed)
@@ -290,6 +293,7 @@ class TemplateDialog(QDialog):
         self.formula = QPlainTextEdit(readOnly=True)
         keep_text_keys(self.formula)
         self.formula.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.formula.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)  # columns aligned
         form = QFormLayout()
         form.addRow(_("Template"), self.template)
         form.addRow(_("Precision"), self.precision)
