@@ -310,3 +310,27 @@ def test_the_energy_tab_gives_its_chart_the_height_on_a_laptop_screen():
     """)
     assert sizes["chart"][1] >= 0.75 * sizes["tab"][1], sizes
     assert sizes["chart"][0] >= 400, sizes
+
+
+def test_an_opened_example_brings_forward_the_view_it_is_about(window, qtbot):
+    """The tour opened the CPU example on the last example's empty workload breakdown, and the
+    serving example after another example with workloads on the breakdown: a document of
+    kernels alone shows the comparison, one with workloads its breakdown, one served under a
+    limit its serving view."""
+    from PySide6.QtWidgets import QApplication
+
+    from roofline_gui.widgets.app.file_actions import example_named
+
+    def front(name):
+        for _ in range(5):
+            QApplication.processEvents()
+        dock = window.docks[name]
+        return dock.isVisible() and not dock.visibleRegion().isEmpty()
+
+    for stem, view in (("training-fp32-against-bf16", "breakdown"),
+                       ("serving-70b-and-r1-at-50-ms", "serving"),
+                       ("williams-cpus", "table"),
+                       ("llama-3-8b-on-three-chips", "breakdown")):
+        window.model.undo_stack.setClean()
+        assert window.files.open_example(example_named(stem))
+        assert front(view), (stem, view)

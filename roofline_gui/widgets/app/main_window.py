@@ -263,11 +263,19 @@ class MainWindow(QMainWindow):
         breakdown come to the front; the Serving view instead when one of them carries a
         serving limit (a session saved while serving it, as the serving example)."""
         count = len(doc.workloads)
-        if count > self._workload_count:
+        opened = _touched is None  # a whole document: opened, an example, File → New
+        if count > self._workload_count or (opened and count):
             serving = any(w.tpot_limit or w.ttft_limit for w in doc.workloads)
             with self._docks_held():
                 self.docks["workloads"].raise_()
                 self.docks["serving" if serving else "breakdown"].raise_()
+        elif opened and not count and any(
+                self.docks[name].isVisible() and not self.docks[name].visibleRegion().isEmpty()
+                for name in ("breakdown", "serving")):
+            # a document of kernels alone: not an empty breakdown or serving view (the tour
+            # opened the CPU example on the last example's breakdown), the comparison instead
+            with self._docks_held():
+                self.docks["table"].raise_()
         self._workload_count = count
 
     def new_workload(self) -> None:
