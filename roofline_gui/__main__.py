@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -19,9 +20,44 @@ EXIT_BAD_INPUT = 2
 EXIT_NO_WINDOW = 3  # the platform cannot show a window (missing system libraries, no display)
 
 
+_WIDE = "\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef"  # CJK, kana, full-width forms
+_NO_LINE_START = set("）」』、。，．：；ー")  # Japanese does not start a line with these
+
+
+def wrap_words(text: str, width: int) -> list[str]:
+    """``text`` in lines of at most ``width`` columns (a CJK character takes two), broken at
+    spaces or between CJK characters, never inside a Latin word: argparse's textwrap cut
+    Japanese help inside "SESSION" (the tour) and counted a CJK character as one column."""
+    tokens = re.findall(f"[{_WIDE}]|\\s+|[^\\s{_WIDE}]+", " ".join(text.split()))
+    lines, line, used = [], "", 0
+    for token in tokens:
+        if token.isspace():
+            if line:
+                line, used = line + " ", used + 1
+            continue
+        size = sum(2 if re.match(f"[{_WIDE}]", ch) else 1 for ch in token)
+        if line and used + size > width and token not in _NO_LINE_START:
+            lines.append(line.rstrip())
+            line, used = "", 0
+        line, used = line + token, used + size
+    if line.strip():
+        lines.append(line.rstrip())
+    return lines
+
+
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's help, wrapped by wrap_words (Japanese help reads whole words)."""
+
+    def _split_lines(self, text, width):
+        return wrap_words(text, width)
+
+    def _fill_text(self, text, width, indent):
+        return "\n".join(indent + line for line in wrap_words(text, width - len(indent)))
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="roofline-explorer",
+        prog="roofline-explorer", formatter_class=_HelpFormatter,
         description=(
             _("Roofline Explorer: how fast can a kernel run on a chip, and what holds it back. "
             "Without export options it opens the desktop app.")
@@ -57,8 +93,9 @@ def build_parser() -> argparse.ArgumentParser:
     model.add_argument("--phase", choices=("prefill", "decode", "train", "serve"),
                        help=_("prefill S prompt tokens (needs --sequence), or decode one token per "
                             "sequence against a KV cache of L (needs --context), or train: one "
-                            "optimizer step over the global batch (needs --sequence); default "
-                            "decode"))
+                            "optimizer step over the global batch (needs --sequence), or serve: "
+                            "output tokens/s per chip against tokens/s per user (needs "
+                            "--input-tokens and --output-tokens); default decode"))
     model.add_argument("--batch", type=int, metavar="B",
                        help=_("sequences (default 1); in training, the micro-batch per replica"))
     model.add_argument("--sequence", type=int, metavar="S",

@@ -501,3 +501,21 @@ def test_tidy_joins_japanese_words_a_placeholder_left_apart():
     finally:
         use_language("en")
     assert i18n.tidy("8 chips in all") == "8 chips in all"
+
+
+def test_the_command_lines_japanese_help_breaks_between_words():
+    """argparse's textwrap cut the Japanese help inside "SESSION" and counted a Japanese
+    character as one column: lines break between Japanese characters or at spaces, never
+    inside a Latin word, fit the width (a Japanese character takes two columns), and none
+    starts with a closing bracket or a comma."""
+    from roofline_gui.__main__ import wrap_words
+
+    text = ("実行中のカーネルのうち最も時間のかかるもの（支配的なカーネル）。SESSION があれば"
+            "そのワークロード、--model なら 1 モデル（--sequence が必要）、長さ L の KV キャッシュ")
+    lines = wrap_words(text, 30)
+    assert "".join(lines).replace(" ", "") == text.replace(" ", "")
+    assert any("SESSION" in line for line in lines) and all("--model" in line or "--mod" not in line
+                                                          for line in lines)
+    for line in lines:
+        width = sum(2 if re.match("[\u2e80-\u9fff\uff00-\uffef]", ch) else 1 for ch in line)
+        assert width <= 32 and line[0] not in "）」、。", line

@@ -330,9 +330,9 @@ def build_training(w: Workload, build_kind: Callable[[Workload], Built]) -> Buil
         float(w.train_tokens))
     step = (_("step: G = {G} sequences ({items} tokens) over d·t·p = {formula} = {chips} chips")
             if cfg else
-            _("step: G = {G} images ({items} images) over d·t·p = {formula} = {chips} chips")
+            _("step: G = {G} images over d·t·p = {formula} = {chips} chips")
             if unit == "image" else
-            _("step: G = {G} samples ({items} samples) over d·t·p = {formula} = {chips} chips"))
+            _("step: G = {G} samples over d·t·p = {formula} = {chips} chips"))
     steps = (step.format(G=w.sequences_per_step, items=_g(items), formula=f"{d}·{t}·{p}",
                          chips=chips), state_text, act_text)
     return Built(tuple(entries), link, tuple(link_steps), forward.notes, params,

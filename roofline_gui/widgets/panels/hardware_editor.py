@@ -167,7 +167,7 @@ class ChipForm(QWidget):
         peak.sig_value_committed.connect(lambda v, p=precision: self._on_compute(p, v))
         peak.sig_input_refused.connect(lambda t, why, p=precision: self._say_kept(f"{p} peak", t, why))
         frac = QuantityEdit("count", allow_empty=True, fraction=True, bound=True)
-        frac.setPlaceholderText(_("full"))
+        frac.setPlaceholderText(_("as datasheet"))
         frac.setMaximumWidth(70)
         frac.setToolTip(_("Fraction of the peak reached in practice (for derated roofs)"))
         frac.sig_value_committed.connect(lambda v, p=precision: self._on_compute_fraction(p, v))
@@ -217,7 +217,7 @@ class ChipForm(QWidget):
         bandwidth.sig_input_refused.connect(
             lambda t, why: self._say_kept(f"{level.name} bandwidth", t, why))
         frac = QuantityEdit("count", allow_empty=True, fraction=True, bound=True)
-        frac.setPlaceholderText(_("full"))
+        frac.setPlaceholderText(_("as datasheet"))
         frac.setMaximumWidth(70)
         frac.setToolTip(_("Fraction of the bandwidth reached in practice (for derated roofs)"))
         frac.sig_value_committed.connect(lambda v, n=index: self._on_level(n, achievable=v))
