@@ -123,6 +123,15 @@ def test_the_charts_energy_mode_puts_the_energy_roofline_in_the_charts_place(win
     scatter.sigClicked.emit(scatter, [point], None)
     assert (window.model.selected_kernel, window.model.selected_chip) == (
         cmp.kernels[1].id, cmp.chips[1].id)
+    # View → B/F: its x axis reads bytes per op, as the roofline's does (the tour: B/F on the
+    # roofline, op/B on the energy chart)
+    axis = chart.plot.getAxis("bottom")
+    assert not axis.inverted and "op/B" in axis.labelText
+    window.act_bytes_per_op.trigger()
+    qtbot.waitUntil(lambda: not chart.pending)
+    chart.refresh()
+    assert axis.inverted and "B/F" in axis.labelText
+    window.act_bytes_per_op.trigger()
     window.act_overlay.trigger()
     assert canvas.stack.currentWidget() is canvas.overlay and window.model.view.mode == "overlay"
 

@@ -205,7 +205,13 @@ class EnergyChart(QWidget):
             scatter.sigClicked.connect(
                 lambda _s, points, _ev: len(points) and self.model.select(*points[0].data()[0]))
             self.plot.addItem(scatter)
-        self.plot.setLabel("bottom", _("Arithmetic intensity ({unit}/B, main memory)").format(
+        # as the roofline reads it: B/F, its labels 1/intensity, where View → B/F is on
+        bf = units.bytes_per_op
+        axis = self.plot.getAxis("bottom")
+        if hasattr(axis, "set_inverted"):
+            axis.set_inverted(bf)
+        self.plot.setLabel("bottom", (_("Bytes per op, B/F (B/{unit}, main memory)") if bf else
+                                      _("Arithmetic intensity ({unit}/B, main memory)")).format(
             unit=word))
         self.plot.setLabel("left", f"{word}/J" if energy else _("{unit}/s, capped").format(unit=word))
         if not shown:  # an empty session read ": each chip's energy roofline…" (the tour)
