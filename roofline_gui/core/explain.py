@@ -280,8 +280,9 @@ def _what_would_move_it(cmp: Comparison, k: int, c: int, code: int, attainable: 
     if code >= 0:
         bpv = kernel.bytes_per_value
         packed = {8.0: "fp32", 4.0: "bf16", 2.0: "int8", 1.0: "int4"}.get(bpv)
-        if packed and kernel.template is not None:
-            best = min(attainable * 2, cmp.result.cell("ceiling", k, c))
+        best = min(attainable * 2, cmp.result.cell("ceiling", k, c))
+        if packed and kernel.template is not None and best > 1.05 * attainable:
+            # (not where the compute roof is as near: "raise it to 624 Top/s (1×)", the tour)
             moves.append(_("Packing the data as {packed} ({bytes} B per value, math still "
                            "{precision}) would halve the bytes and raise it to {rate} "
                            "({times}×).").format(

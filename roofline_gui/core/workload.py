@@ -353,8 +353,8 @@ class Built:
 def parameters_text(x: float) -> str:
     """Parameter counts as model cards write them: 8.03 B, 124 M, 25.6 M."""
     for scale, suffix in ((1e9, "B"), (1e6, "M"), (1e3, "k")):
-        if abs(x) >= scale:
-            return f"{x / scale:.3g} {suffix}"
+        if abs(x) >= scale:  # Japanese writes it unspaced, "671B", not bytes' "671 B"
+            return _("{value} {suffix}").format(value=f"{x / scale:.3g}", suffix=suffix)
     return f"{x:g}"
 
 
