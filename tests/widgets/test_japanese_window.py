@@ -217,3 +217,26 @@ def test_the_menu_paths_the_japanese_texts_name_exist(window_ja):
                 if not any(n and (rest.startswith(n) or n.startswith(rest)) for n in names):
                     wrong.append(f"{top} → {rest}: not among {names}")
     assert checked >= 10 and not wrong, "\n".join(sorted(set(wrong)))
+
+
+def test_no_kernel_name_runs_under_the_legend(window_ja, qtbot):
+    """The Japanese legend is wider than the English and took its size after the labels had
+    kept off its old box: a kernel's name ran under it (the CPU example, the tour). Every
+    label keeps off the legend as drawn."""
+    from roofline_gui.core.chart_labels import label_box
+    from roofline_gui.core.display import boxes_overlap
+    from roofline_gui.widgets.app.file_actions import example_named
+
+    window_ja.resize(1280, 781)  # maximised on a laptop's screen, where the tour saw it
+    for stem in ("williams-cpus", "a100-vs-tpu-v3", "the-article-claim-by-claim"):
+        window_ja.model.undo_stack.setClean()
+        assert window_ja.files.open_example(example_named(stem))
+        for _ in range(5):
+            QApplication.processEvents()
+        plot = window_ja.canvas.overlay_plot
+        g = plot.label_geometry()
+        assert g.avoid, stem  # the legend is shown
+        for label in (*plot.names.labels, *plot.roof_labels.labels):
+            if label.along is None:
+                assert not any(boxes_overlap(label_box(label, g), box) for box in g.avoid), (
+                    stem, label.text)

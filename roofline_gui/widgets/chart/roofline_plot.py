@@ -37,7 +37,7 @@ from roofline_gui.core.chart_scene import (
 )
 from roofline_gui.core.comparison import Comparison
 from roofline_gui.core.display import chart_spec
-from roofline_gui.core.i18n import _
+from roofline_gui.core.i18n import _, clauses, listed, ngettext
 from roofline_gui.core.units import OPS_PER_MAC, Units
 from roofline_gui.widgets.chart.layers.base import Style
 from roofline_gui.widgets.chart.layers.labels import KernelNamesLayer, RoofLabelsLayer
@@ -264,7 +264,12 @@ class RooflinePlot(QObject):
         """Set the range (automatic, the scene's fit) and the labels, then update every layer."""
         if self.range_mode.auto and scene.selection.lifted is None:
             self._apply_range(self._fit_of(scene) or empty_range())
+        legend = self._legend_box()
         self._push(self._with_labels(scene))
+        if self._legend_box() != legend:
+            # the legend took its new entries' size after the labels had kept off its old box
+            # (a kernel's name ran under a Japanese legend, wider than the English: the tour)
+            self._push(self._with_labels(self.scene))
 
     def _push(self, scene: ChartScene) -> None:
         """Make ``scene`` the chart's: each layer draws what changed, the note follows."""
@@ -359,19 +364,25 @@ class RooflinePlot(QObject):
         parts = []
         kernels = kernels_outside(scene, view)
         if kernels:
-            parts.append(f"{kernels} kernel{'s' if kernels > 1 else ''} outside the view")
+            parts.append(ngettext("{n} kernel outside the view", "{n} kernels outside the view",
+                                  kernels).format(n=kernels))
         n_workloads = workloads_outside(scene, view)
         if n_workloads:
-            parts.append(f"{n_workloads} workload{'s' if n_workloads > 1 else ''} outside the view")
+            parts.append(ngettext("{n} workload outside the view",
+                                  "{n} workloads outside the view", n_workloads).format(
+                n=n_workloads))
         outliers = [p for p in scene.measured if p.outlier]
         if outliers:
-            names = ", ".join(scene.comparison.kernels[p.kernel].name for p in outliers[:2])
-            more = f" and {len(outliers) - 2} more" if len(outliers) > 2 else ""
-            parts.append(f"{len(outliers)} measured point{'s' if len(outliers) > 1 else ''} far "
-                         f"above every roof ({names}{more}): left out of the automatic range")
-        text = "; ".join(parts)
+            names = listed(scene.comparison.kernels[p.kernel].name for p in outliers[:2])
+            if len(outliers) > 2:
+                names = _("{names} and {n} more").format(names=names, n=len(outliers) - 2)
+            parts.append(ngettext(
+                "{n} measured point far above every roof ({names}): left out of the automatic "
+                "range", "{n} measured points far above every roof ({names}): left out of the "
+                "automatic range", len(outliers)).format(n=len(outliers), names=names))
+        text = clauses(parts)
         outside = bool(kernels or n_workloads)
-        self.note.show_text(text + (" · click to fit" if outside else ""), outside)
+        self.note.show_text(text + (" · " + _("click to fit") if outside else ""), outside)
 
     def label_geometry(self, scene: ChartScene | None = None) -> LabelGeometry | None:
         """The view's pixels per decade and visible range, with the label font's measure; before
