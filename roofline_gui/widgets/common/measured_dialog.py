@@ -26,7 +26,7 @@ def measured_summary(chip: Chip) -> str:
     """The measured figures, a line each."""
     lines = [f"{level.name}: {format_si(level.measured.value if level.measured else level.bandwidth, 'B/s')}"
              f"  ({level.source.split(': ', 1)[-1]})" for level in chip.memory]
-    lines += [f"{p} peak: {format_si(m.value, 'FLOP/s')}"
+    lines += [_("{precision} peak: {rate}").format(precision=p, rate=format_si(m.value, "FLOP/s"))
               for p, m in chip.compute_measured.items()]
     lines += [line for line in chip.notes.splitlines()
               if line.startswith(("Theoretical", "fp16", "fp64 BLAS", "fp32 BLAS"))]
@@ -44,8 +44,9 @@ class MeasuredDialog(QDialog):
         self.selected = selected
         layout = QVBoxLayout(self)
         host = chip.compute_measured and next(iter(chip.compute_measured.values())).host
-        header = QLabel(f"<b>{escape(host or measurement.cpu)}</b>, measured {measurement.date} "
-                        f"with {escape(measurement.method)}")
+        header = QLabel(_("{machine}, measured {date} with {method}").format(
+            machine=f"<b>{escape(host or measurement.cpu)}</b>", date=measurement.date,
+            method=escape(measurement.method)))
         header.setWordWrap(True)
         layout.addWidget(header)
         figures = QLabel(measured_summary(chip))
@@ -55,9 +56,9 @@ class MeasuredDialog(QDialog):
         layout.addWidget(figures)
         warnings = list(measurement.notes)
         if measurement.fallback:
-            warnings.insert(0, f"Measured with numpy's kernels, not the compiled ones: "
-                               f"{measurement.fallback}. Bandwidths are lower than the machine's "
-                               "and L1 is not seen.")
+            warnings.insert(0, _("Measured with numpy's kernels, not the compiled ones: {why}. "
+                                 "Bandwidths are lower than the machine's and L1 is not "
+                                 "seen.").format(why=measurement.fallback))
         for text in warnings:
             if text.startswith("fp16"):
                 continue  # in the figures already
@@ -69,8 +70,8 @@ class MeasuredDialog(QDialog):
         self.as_new = QRadioButton(_("Add it to the session as a new chip"))
         self.as_new.setChecked(True)
         self.onto_selected = QRadioButton(
-            f"Add the measured values to {selected.name}, beside its datasheet values: only if "
-            f"{selected.name} is this computer's datasheet" if selected is not None
+            _("Add the measured values to {chip}, beside its datasheet values: only if {chip} is "
+              "this computer's datasheet").format(chip=selected.name) if selected is not None
             else _("Add the measured values to the selected chip (select a chip first)"))
         self.onto_selected.setEnabled(selected is not None)
         self.onto_selected.setToolTip(

@@ -21,8 +21,8 @@ from roofline_gui.widgets.common.axes import log_plot
 #: What the y axis reads: (name, axis title, the result's [C, K] array's attribute, what a chip
 #: without it lacks).
 MEASURES = (("chip", N_("tokens/s per chip"), "tokens_per_chip", ""),
-            ("joule", N_("tokens per joule"), "tokens_per_joule", "energy data (board power)"),
-            ("dollar", N_("tokens per dollar"), "tokens_per_dollar", "a price per chip-hour"))
+            ("joule", N_("tokens per joule"), "tokens_per_joule", N_("energy data (board power)")),
+            ("dollar", N_("tokens per dollar"), "tokens_per_dollar", N_("a price per chip-hour")))
 _MEASURE = {m[0]: m for m in MEASURES}
 
 

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 
 from roofline_gui.core.edits import SetField
 from roofline_gui.core.errors import RooflineError
-from roofline_gui.core.i18n import N_, _, ngettext, tidy
+from roofline_gui.core.i18n import N_, _, clauses, listed, ngettext, tidy
 from roofline_gui.core.serving import SHARE_WORDS, measured_lines, serve, serving_lines, spec_of
 from roofline_gui.core.units import rate_count
 from roofline_gui.core.workload import MAX_DIM, Workload, pool_problems, with_field
@@ -423,11 +423,12 @@ class ServingPanel(QWidget):
             elif b is not None:
                 ranked.append((float(values[c, b]), chip.name))
         ranked.sort(reverse=True)
-        line = (f"{title[0].upper()}{title[1:]} at each chip's best point within the limits: "
-                + ("; ".join(f"{n} {rate_count(v)}" for v, n in ranked) or "none") + ".")
+        line = _("{measure} at each chip's best point within the limits: {ranking}.").format(
+            measure=_(title)[0].upper() + _(title)[1:],
+            ranking=clauses(f"{n} {rate_count(v)}" for v, n in ranked) or _("none"))
         if lacking:
             line += " " + _("Not drawn, for want of {needs}: {chips}").format(
-                needs=needs, chips=", ".join(lacking))
+                needs=_(needs), chips=listed(lacking))
             line += (_(" (the hardware editor's Energy fields: $ per chip-hour).")
                      if name == "dollar" else _(" (the hardware editor's Energy fields)."))
         return line

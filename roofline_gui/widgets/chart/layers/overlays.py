@@ -253,10 +253,11 @@ class OverlaysLayer(ChartLayer):
         """The path the kernel takes on each chip as its main parameter runs over its range:
         one evaluation of 80 steps on every shown chip."""
         cmp, units = scene.comparison, scene.spec.units
-        _, ka = sweep(cmp.kernels[k], points=80)
+        _values, ka = sweep(cmp.kernels[k], points=80)
         result = evaluate(ka, cmp.chip_arrays.take(list(scene.chips)), derated=cmp.result.derated)
         x = log10(units.intensity(ka.intensity()[:, ROLE_INDEX["dram"]]))
-        tip = f"The path {cmp.kernels[k].name} takes as its main parameter changes"
+        tip = _("The path {kernel} takes as its main parameter changes").format(
+            kernel=cmp.kernels[k].name)
         for j, c in enumerate(scene.chips):
             self.paths.add_line(x, log10(units.rate(result.attainable[:, j])), self._band(scene, c), tip=tip)
 
@@ -267,7 +268,8 @@ class OverlaysLayer(ChartLayer):
         chips = [r.chips[c] for c in scene.chips]
         x, y, _batches = sweep_path(r.workload, chips, scene.spec.units,
                                     derated=r.evaluation.derated, kernels=r.kernels)
-        tip = f"The path {r.workload.name} takes as its batch runs from 1 to 4096"
+        tip = _("The path {workload} takes as its batch runs from 1 to 4096").format(
+            workload=r.workload.name)
         for j, c in enumerate(scene.chips):
             self.paths.add_line(log10(x), log10(y[:, j]), self._band(scene, c), tip=tip)
 
