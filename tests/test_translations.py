@@ -486,6 +486,9 @@ def test_no_stray_space_between_japanese_words(catalog):
                 if re.split(r"[、。（）「」:： ]", before)[-1] in colours:
                     continue
                 slips.append(text[max(0, m.start() - 12):m.end() + 12])
+            # one colon (the ASCII one, as most of the catalog and the user guide write it)
+            # and no space before a full-width bracket or after 。 and 、
+            slips += re.findall(r".{0,12}(?:：|\S （|[。、] \S).{0,12}", text)
     assert not slips, slips[:5]
 
 
@@ -498,6 +501,7 @@ def test_tidy_joins_japanese_words_a_placeholder_left_apart():
         assert i18n.tidy("8 チップ でトークンあたり 1.566 J") == "8 チップでトークンあたり 1.566 J"
         assert i18n.tidy("表示 → メモリ階層 で点を描きます") == "表示 → メモリ階層 で点を描きます"
         assert i18n.tidy("（青 順伝播、橙 逆伝播）") == "（青 順伝播、橙 逆伝播）"
+        assert i18n.tidy("ε 0.641 pJ （推定値）。 EPYC") == "ε 0.641 pJ（推定値）。EPYC"
     finally:
         use_language("en")
     assert i18n.tidy("8 chips in all") == "8 chips in all"

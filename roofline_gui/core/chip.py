@@ -328,9 +328,9 @@ class Chip:
         """Why this chip cannot be in a session, or None: it needs at least one compute ceiling
         and a main-memory (dram) level. The core's edits, and so every path, enforce it."""
         if not self.compute:
-            return f"{self.name}: a chip needs at least one compute ceiling"
+            return _("{chip}: a chip needs at least one compute ceiling").format(chip=self.name)
         if not any(level.role == "dram" for level in self.memory):
-            return f"{self.name}: a chip needs its main-memory (dram) level"
+            return _("{chip}: a chip needs its main-memory (dram) level").format(chip=self.name)
         return None
 
     def with_compute(self, precision: str, value: float | None) -> Chip:

@@ -78,21 +78,26 @@ class Energy:
         for name in FIELDS:
             value = getattr(self, name)
             if value is not None and not _positive(value, allow_zero=name == "idle_power"):
-                out.append((name, f"must be a finite number above 0, not {value!r}"))
+                out.append((name, _("must be a finite number above 0, not {value}").format(
+                    value=repr(value))))
         byte_known = None if levels is None else (*levels, *MEMORY_ROLES)
         for key, values, known, what in (("op_pj", self.op_pj, PRECISIONS, "precision"),
                                          ("byte_pj", self.byte_pj, byte_known,
                                           "memory level or role")):
             for name, value in values.items():
                 if known is not None and name not in known:
-                    out.append((f"{key}.{name}", f"unknown {what} {name!r}; use one of "
-                                                 f"{', '.join(known)}"))
+                    out.append((f"{key}.{name}", (_("unknown precision {name}; use one of {known}")
+                                                  if what == "precision" else
+                                                  _("unknown memory level or role {name}; use one "
+                                                    "of {known}")).format(
+                        name=repr(name), known=listed(known))))
                 elif not _positive(value):
-                    out.append((f"{key}.{name}", f"must be a finite number above 0, not {value!r}"))
+                    out.append((f"{key}.{name}", _("must be a finite number above 0, not "
+                                                   "{value}").format(value=repr(value))))
         if (self.board_power is not None and self.idle_power is not None
                 and _positive(self.board_power) and self.idle_power >= self.board_power):
-            out.append(("idle_power", f"{self.idle_power:g} W is not below the board power "
-                                      f"{self.board_power:g} W"))
+            out.append(("idle_power", _("{idle} W is not below the board power {board} W").format(
+                idle=f"{self.idle_power:g}", board=f"{self.board_power:g}")))
         return out
 
 
@@ -128,7 +133,7 @@ def parse_given(text: str, chip) -> tuple[dict[str, float], dict[str, float], li
                           if text.strip() else [])
     entries, name = [], chunks[0]
     for chunk in chunks[1:-1]:
-        value, _, following = chunk.partition(",")
+        value, _comma, following = chunk.partition(",")
         entries.append((name, value))
         name = following
     entries.append((name, chunks[-1].rstrip().rstrip(",")))
@@ -141,10 +146,11 @@ def parse_given(text: str, chip) -> tuple[dict[str, float], dict[str, float], li
             number = float("nan")
         key = name.casefold()
         if not name:
-            bad.append(f"“={value}” has no name")
+            bad.append(_("“={value}” has no name").format(value=value))
             continue
         if not (0 < number < 1e6):
-            bad.append(f"{name}: “{value}” is not a number of pJ above 0")
+            bad.append(_("{name}: “{value}” is not a number of pJ above 0").format(name=name,
+                                                                                  value=value))
             continue
         if key in PRECISIONS:
             target, where = key, op
@@ -153,26 +159,33 @@ def parse_given(text: str, chip) -> tuple[dict[str, float], dict[str, float], li
         elif len(levels.get(key, ())) == 1:
             target, where = levels[key][0], byte
         elif key in levels:
-            bad.append(f"“{name}” could be {' or '.join(levels[key])}: write the whole name")
+            bad.append(_("“{name}” could be {levels}: write the whole name").format(
+                name=name, levels=_(" or ").join(levels[key])))
             continue
         else:
             near = difflib.get_close_matches(name, known, n=1, cutoff=0.6) or \
                 difflib.get_close_matches(key, [k.casefold() for k in known], n=1, cutoff=0.6)
-            hint = f" (did you mean {near[0]}?)" if near else ""
-            bad.append(f"“{name}” is not a precision, a memory level of {chip.name} or a memory "
-                       f"role{hint}; use one of {', '.join(known)}")
+            bad.append((_("“{name}” is not a precision, a memory level of {chip} or a memory role "
+                          "(did you mean {near}?); use one of {known}") if near else
+                        _("“{name}” is not a precision, a memory level of {chip} or a memory role; "
+                          "use one of {known}")).format(name=name, chip=chip.name,
+                                                        near=near[0] if near else "",
+                                                        known=listed(known)))
             continue
         if target in where:
-            bad.append(f"{target} is given twice")
+            bad.append(_("{name} is given twice").format(name=target))
             continue
         where[target] = number
     for role in [r for r in byte if r in MEMORY_ROLES]:
         named = [lv.name for lv in chip.levels(role)]
         if named and all(n in byte for n in named):
-            bad.append(f"{role}={byte[role]:g} applies to no level: "
-                       f"{' and '.join(named)} {'is' if len(named) == 1 else 'are'} named")
+            bad.append(ngettext("{role}={value} applies to no level: {levels} is named",
+                                "{role}={value} applies to no level: {levels} are named",
+                                len(named)).format(role=role, value=f"{byte[role]:g}",
+                                                   levels=_(" and ").join(named)))
         elif not named:
-            bad.append(f"{role}={byte[role]:g}: {chip.name} has no {role} level")
+            bad.append(_("{role}={value}: {chip} has no {role} level").format(
+                role=role, value=f"{byte[role]:g}", chip=chip.name))
     return op, byte, bad
 
 

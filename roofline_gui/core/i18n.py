@@ -80,6 +80,8 @@ def full_stop() -> str:
 
 _JAPANESE = "[\u3040-\u30ff\u4e00-\u9fff、。「」（）]"
 _STRAY_SPACE = re.compile(f"(?<={_JAPANESE}) (?={_JAPANESE})")
+#: a space before a full-width bracket or after 。 and 、 ("0.641 pJ （推定値）", "。 EPYC")
+_NO_SPACE_AROUND = re.compile("(?<=\\S) (?=（)|(?<=[。、]) (?=\\S)")
 #: a colour's name before the part it keys ("青 順伝播"): the space stays
 _COLOURS = ("青", "橙", "紫", "緑", "灰", "薄灰", "赤", "黄")
 
@@ -87,9 +89,11 @@ _COLOURS = ("青", "橙", "紫", "緑", "灰", "薄灰", "赤", "黄")
 def tidy(text: str) -> str:
     """``text`` as the interface's language writes it: in Japanese no space between two
     Japanese words where a filled-in placeholder left one ("8 チップ で" → "8 チップで"), except
-    after a menu path ("表示 → メモリ階層 で") or a colour's name; as it is in English."""
+    after a menu path ("表示 → メモリ階層 で") or a colour's name, and none before a full-width
+    bracket or after 。 and 、; as it is in English."""
     if _language != "ja" or " " not in text:
         return text
+    text = _NO_SPACE_AROUND.sub("", text)
     out, last = [], 0
     for match in _STRAY_SPACE.finditer(text):
         before = text[max(0, match.start() - 25):match.start()]

@@ -17,6 +17,7 @@ from typing import Any
 from roofline_gui.core.chip import Chip
 from roofline_gui.core.document import Document
 from roofline_gui.core.errors import Problem, SessionVersionError, ValidationError
+from roofline_gui.core.i18n import _
 from roofline_gui.io.files import dumps, parse_json_bytes, read_json, write_atomic
 from roofline_gui.io.presets import Presets, default_presets
 from roofline_gui.io.serialize import chip_to_dict, kernel_to_dict
@@ -175,12 +176,13 @@ def migrate(data: dict) -> dict:
     if isinstance(version, float) and version.is_integer():
         version = int(version)  # 2.0 is 2, as JSON Schema's "integer" has it
     if isinstance(version, bool) or not isinstance(version, int) or version < 1:
-        raise ValidationError([Problem("version", f"must be a whole number ≥ 1, not {version!r}")])
+        raise ValidationError([Problem("version", _("must be a whole number ≥ 1, not {value}").format(
+            value=repr(version)))])
     if version > VERSION:
-        raise SessionVersionError(
-            f"this session is format version {version}, written by a newer Roofline Explorer; "
-            f"this version reads up to {VERSION}. Please update the app."
-        )
+        raise SessionVersionError(_(
+            "this session is format version {version}, written by a newer Roofline Explorer; "
+            "this version reads up to {supported}. Please update the app.").format(
+            version=version, supported=VERSION))
     data = {**data, "version": version}
     while data["version"] < VERSION:
         data = MIGRATIONS[data["version"]](data)
@@ -195,7 +197,8 @@ def parse_session(data: Any, presets: Presets | None = None, source: str = "") -
     if root is None:
         raise ValidationError(ck.problems, source)
     if root.get("format") != FORMAT:
-        ck.fail("format", f"must be {FORMAT!r}; this is not a Roofline Explorer session")
+        ck.fail("format", _("must be {format}; this is not a Roofline Explorer session").format(
+            format=repr(FORMAT)))
         raise ValidationError(ck.problems, source)
     try:
         root = migrate(root)
@@ -217,10 +220,11 @@ def parse_session(data: Any, presets: Presets | None = None, source: str = "") -
     title = ck.text(root, "title", "")
     baseline = root.get("baseline")
     if baseline is not None and not isinstance(baseline, str):
-        ck.fail("baseline", "must be a chip id (text) or null")
+        ck.fail("baseline", _("must be a chip id (text) or null"))
     elif baseline is not None and baseline not in _chip_ids(root):
         # (a chip that is in the file but was refused is named already: no second problem)
-        ck.fail("baseline", f"names no chip in this session ({baseline!r})")
+        ck.fail("baseline", _("names no chip in this session ({baseline})").format(
+            baseline=repr(baseline)))
     carbon = root.get("carbon_intensity")
     if carbon is not None:
         carbon = ck.number(carbon, "carbon_intensity", inclusive_min=True, maximum=10.0)
@@ -242,8 +246,8 @@ def _read_measured(ck: Checker, raw: Any) -> tuple:
     from roofline_gui.core.workload import MeasuredServing  # noqa: PLC0415
 
     if len(items) > MAX_ITEMS:
-        ck.fail("serving_measured", f"{len(items)} points is more than the {MAX_ITEMS} a session "
-                                    "may hold")
+        ck.fail("serving_measured", _("{n} points is more than the {most} a session may "
+                                      "hold").format(n=len(items), most=MAX_ITEMS))
         return ()
     out = []
     for i, item in enumerate(items):
@@ -276,7 +280,8 @@ def _read_items(ck: Checker, root: dict, key: str, library: dict, reader) -> lis
     if raw is None:
         return []
     if len(raw) > MAX_ITEMS:
-        ck.fail(key, f"{len(raw)} entries is more than the {MAX_ITEMS} a session may hold")
+        ck.fail(key, _("{n} entries is more than the {most} a session may hold").format(
+            n=len(raw), most=MAX_ITEMS))
         return []
     items, seen = [], set()
     for i, entry in enumerate(raw):
@@ -286,10 +291,10 @@ def _read_items(ck: Checker, root: dict, key: str, library: dict, reader) -> lis
             continue
         item_id = d.get("id")
         if not isinstance(item_id, str) or not item_id:
-            ck.fail(f"{path}.id", "is required (a non-empty text)")
+            ck.fail(f"{path}.id", _("is required (a non-empty text)"))
             continue
         if item_id in seen:
-            ck.fail(f"{path}.id", f"duplicate id {item_id!r}")
+            ck.fail(f"{path}.id", _("duplicate id {id}").format(id=repr(item_id)))
             continue
         seen.add(item_id)
         item = _resolve(ck, d, path, item_id, library, reader)
@@ -304,7 +309,8 @@ def _resolve(ck: Checker, d: dict, path: str, item_id: str, library: dict, reade
         return reader(ck, d, path, item_id)
     preset_id = d["preset"]
     if not isinstance(preset_id, str) or preset_id not in library:
-        ck.fail(f"{path}.preset", f"unknown preset {preset_id!r} (python app.py --list-presets lists them)")
+        ck.fail(f"{path}.preset", _("unknown preset {preset} (python app.py --list-presets lists "
+                                    "them)").format(preset=repr(preset_id)))
         return None
     allowed = PRESET_OVERRIDES["chip" if reader is read_chip else "kernel"]
     ck.known_keys(d, path, ("id", "preset", *allowed))
