@@ -22,6 +22,7 @@ EXIT_NO_WINDOW = 3  # the platform cannot show a window (missing system librarie
 
 _WIDE = "\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef"  # CJK, kana, full-width forms
 _NO_LINE_START = set("）」』、。，．：；ー")  # Japanese does not start a line with these
+_NO_LINE_END = set("（「『")  # nor end one with these
 
 
 def wrap_words(text: str, width: int) -> list[str]:
@@ -37,8 +38,9 @@ def wrap_words(text: str, width: int) -> list[str]:
             continue
         size = sum(2 if re.match(f"[{_WIDE}]", ch) else 1 for ch in token)
         if line and used + size > width and token not in _NO_LINE_START:
-            lines.append(line.rstrip())
-            line, used = "", 0
+            carried = line[-1] if line[-1] in _NO_LINE_END else ""  # "（" goes with its text
+            lines.append(line[:len(line) - len(carried)].rstrip())
+            line, used = carried, 2 * len(carried)
         line, used = line + token, used + size
     if line.strip():
         lines.append(line.rstrip())

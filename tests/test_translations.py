@@ -523,3 +523,4 @@ def test_the_command_lines_japanese_help_breaks_between_words():
     for line in lines:
         width = sum(2 if re.match("[\u2e80-\u9fff\uff00-\uffef]", ch) else 1 for ch in line)
         assert width <= 34 and line[0] not in "）」、。", line  # (a closing mark may hang)
+        assert line[-1] not in "（「", line

@@ -15,7 +15,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from roofline_gui.core.energy import constants
-from roofline_gui.core.i18n import N_, _
+from roofline_gui.core.i18n import N_, _, tidy
 from roofline_gui.core.units import PRECISIONS, format_si
 from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.widgets.common.axes import log_plot
@@ -235,4 +235,4 @@ class EnergyChart(QWidget):
                 chips=html.escape(", ".join(estimated)))
         if missing:
             said += " " + _("No energy data: {chips}.").format(chips=html.escape(", ".join(missing)))
-        self.title.setText(said)
+        self.title.setText(tidy(said))

@@ -340,7 +340,7 @@ class ServingPanel(QWidget):
                   "caches do not fit; ringed: the best within the limits. {chips}").format(
             workload=f"<b>{html.escape(result.workload.name)}</b>", chips=key)
         if title != self.title.text():  # a new text lays the panel out again
-            self.title.setText(title)
+            self.title.setText(tidy(title))
         self.chart.draw(result, self.measured, self.measure)
 
     def import_measured(self, path: str | None = None) -> bool:

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 
 from roofline_gui.core import training_view
 from roofline_gui.core.energy import ENERGY_PART_COLORS, ENERGY_PART_WORDS, energy_parts
-from roofline_gui.core.i18n import _
+from roofline_gui.core.i18n import _, tidy
 from roofline_gui.core.units import format_si, format_time
 from roofline_gui.core.workload import (
     Workload,
@@ -251,7 +251,7 @@ class WorkloadCharts(QWidget):
                       "memory, orange compute, grey link); right, {right}.").format(
                 workload=name, right=right) + notes
         if self.title.text() != title:
-            self.title.setText(title)
+            self.title.setText(tidy(title))
         rows = {c: n for n, c in enumerate(chips)}
         names = tuple(r.chips[c].name for c in chips)
         if names != self._chips_shown:
