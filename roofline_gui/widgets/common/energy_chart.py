@@ -205,7 +205,8 @@ class EnergyChart(QWidget):
             scatter.sigClicked.connect(
                 lambda _s, points, _ev: len(points) and self.model.select(*points[0].data()[0]))
             self.plot.addItem(scatter)
-        # as the roofline reads it: B/F, its labels 1/intensity, where View → B/F is on
+        # as the roofline reads it: B/F, its labels 1/intensity, where View → Intensity as B/F
+        # (bytes per op) is on
         bf = units.bytes_per_op
         axis = self.plot.getAxis("bottom")
         if hasattr(axis, "set_inverted"):

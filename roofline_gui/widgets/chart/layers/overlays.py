@@ -53,8 +53,8 @@ class OverlaysLayer(ChartLayer):
         # not fit in memory is drawn.
         self.misfit = self.add(pg.ScatterPlotItem(size=10, hoverable=True, tip=self._misfit_tip),
                                10.8, pick=self._pick_pair)
-        # ... and struck through: a hollow point alone means "not the limiting level" in View →
-        # Memory levels (the tour read both the same)
+        # ... and struck through: a hollow point alone means "not the limiting level", as the
+        # points per memory level draw it (the tour read both the same)
         self.misfit_strike = self.add(pg.ScatterPlotItem(size=15, symbol=_strike(),
                                                          brush=pg.mkBrush(None)), 10.9)
         self._misfit_drawn: tuple | None = None
