@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from roofline_gui.core.errors import Problem
-from roofline_gui.core.i18n import N_, _
+from roofline_gui.core.i18n import N_, _, listed
 from roofline_gui.core.kernel import Kernel
 from roofline_gui.core.units import BLOCK_FORMATS, FORMATS
 
@@ -362,19 +362,20 @@ def label_of(w: Workload) -> str:
     """'Llama-3-8B · decode B = 8, L = 2048' (the phase left out when the name says it)."""
     name = w.name.lower()
     if w.training:
-        what = f"b = {w.batch}, S = {w.sequence}" if w.kind == "transformer" else f"b = {w.batch}"
+        what = (listed([f"b = {w.batch}", f"S = {w.sequence}"]) if w.kind == "transformer"
+                else f"b = {w.batch}")
         chips = w.chips_total
         said = "train" in name or _(PHASE_WORDS["train"]) in w.name
-        return (f"{w.name} · {'' if said else _(PHASE_WORDS['train']) + ' '}{what}, "
-                f"G = {w.sequences_per_step}"
-                + ("" if w.activations in name else f", {w.activations}")
-                + (", " + _("{chips} chips").format(chips=f"{chips:,}") if chips > 1 else ""))
+        return (f"{w.name} · {'' if said else _(PHASE_WORDS['train']) + ' '}" + listed(
+            [what, f"G = {w.sequences_per_step}"]
+            + ([] if w.activations in name else [w.activations])
+            + ([_("{chips} chips").format(chips=f"{chips:,}")] if chips > 1 else [])))
     if w.kind == "transformer":
         length = f"S = {w.sequence}" if w.phase == "prefill" else f"L = {w.context}"
         word = _(PHASE_WORDS[w.phase])
         phase = "" if w.phase in name or word in w.name else f"{word} "
-        return f"{w.name} · {phase}B = {w.batch}, {length}" + (
-            f", N = {w.chips_per_model}" if w.chips_per_model > 1 else "")
+        return f"{w.name} · {phase}" + listed([f"B = {w.batch}", length] + (
+            [f"N = {w.chips_per_model}"] if w.chips_per_model > 1 else []))
     return f"{w.name} · B = {w.batch}"
 
 

@@ -250,8 +250,9 @@ class WorkloadCharts(QWidget):
             title = _("{workload}: time per step by kernel, coloured by what bounds it (blue "
                       "memory, orange compute, grey link); right, {right}.").format(
                 workload=name, right=right) + notes
+        title = tidy(title)
         if self.title.text() != title:
-            self.title.setText(tidy(title))
+            self.title.setText(title)
         rows = {c: n for n, c in enumerate(chips)}
         names = tuple(r.chips[c].name for c in chips)
         if names != self._chips_shown:
