@@ -32,7 +32,7 @@ from roofline_gui.core.display import (
     short_name,
     text_width,
 )
-from roofline_gui.core.i18n import _
+from roofline_gui.core.i18n import LIST_SEPARATOR, _
 from roofline_gui.core.units import format_si
 
 LABEL_INSET = (4.0, 2.0)  # pixels between the view's edges and any name
@@ -169,8 +169,11 @@ def _groups(items, key) -> list[list]:
 def _joined(parts: list[str]) -> str:
     """Parts of a label, by ", "; by "; " where a part holds a comma itself (a chip named
     "DGX node, 8×V100" read as two chips), by " / " where one holds a semicolon too."""
-    sep = ", " if not any("," in p for p in parts) else "; " if not any(";" in p for p in parts) else " / "
-    return sep.join(parts)
+    listed_by = _(LIST_SEPARATOR)  # 、 in Japanese
+    for sep in (listed_by, ", ", "; ", " / "):
+        if not any(sep.strip() in p for p in parts):
+            return sep.join(parts)
+    return " / ".join(parts)
 
 
 def _merged_text(words: list[tuple[str, str]], value: str) -> str:

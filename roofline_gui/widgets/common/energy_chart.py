@@ -15,7 +15,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from roofline_gui.core.energy import constants
-from roofline_gui.core.i18n import N_, _, tidy
+from roofline_gui.core.i18n import N_, _, listed, tidy
 from roofline_gui.core.units import PRECISIONS, format_si
 from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.widgets.common.axes import log_plot
@@ -219,7 +219,7 @@ class EnergyChart(QWidget):
             self.title.setText(_("No chip shown: the Hardware panel's Add… adds one; its energy roofline "
                                  "is drawn here."))
             return
-        names = ", ".join(f"<span style='color:{cmp.chips[c].color or '#808080'}'>■</span> "
+        names = listed(f"<span style='color:{cmp.chips[c].color or '#808080'}'>■</span> "
                           f"{html.escape(cmp.chips[c].name)}" for c in chips)
         said = (_("{chips}: each chip's energy roofline, op per joule at the rate the roofline "
                   "allows, its knee at the energy-balance point (▽, ε_dram/ε_op); ● kernels, ★ "

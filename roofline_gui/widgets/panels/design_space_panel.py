@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 from roofline_gui.core.chip import WHAT_IF_SPAN, round_factor
 from roofline_gui.core.design_space import balance_ratio, design_space
 from roofline_gui.core.i18n import N_, _, tidy
-from roofline_gui.core.units import compute_precision, format_si
+from roofline_gui.core.units import compute_precision, format_si, rate_count
 from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.widgets.common.axes import log_plot
 from roofline_gui.widgets.common.drag import drag_target
@@ -213,7 +213,7 @@ class DesignSpacePanel(QWidget):
             peak, bandwidth = 10 ** chip[1], 10 ** chip[2]
         value = self.value_at(peak, bandwidth)
         facts = {"peak": format_si(peak, "op/s"), "bandwidth": format_si(bandwidth, "B/s"),
-                 "value": format_si(value, "").strip(), "unit": unit, "chip": chip and chip[0],
+                 "value": rate_count(value), "unit": unit, "chip": chip and chip[0],  # as the table
                  "times": f"{value / own:.3g}" if own > 0 else "", "here": name}
         if chip is not None:
             text = (_("{chip}: {peak} and {bandwidth}: {value} {unit}, {times}× {here}'s.")
