@@ -264,12 +264,12 @@ class RooflinePlot(QObject):
         """Set the range (automatic, the scene's fit) and the labels, then update every layer."""
         if self.range_mode.auto and scene.selection.lifted is None:
             self._apply_range(self._fit_of(scene) or empty_range())
-        legend = self._legend_box()
+        # the legend takes its new entries' size first, so the labels keep off the box it will
+        # have (a kernel's name ran under a Japanese legend, wider than the English: the tour)
+        changed = changed_parts(self.scene, scene)
+        if changed & self.legend.PARTS:
+            self.legend.update(scene, changed)
         self._push(self._with_labels(scene))
-        if self._legend_box() != legend:
-            # the legend took its new entries' size after the labels had kept off its old box
-            # (a kernel's name ran under a Japanese legend, wider than the English: the tour)
-            self._push(self._with_labels(self.scene))
 
     def _push(self, scene: ChartScene) -> None:
         """Make ``scene`` the chart's: each layer draws what changed, the note follows."""

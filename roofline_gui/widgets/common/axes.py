@@ -93,4 +93,7 @@ def log_plot() -> pg.PlotWidget:
     # the data (and a legend) over the axes' grid lines, which pyqtgraph stacks above them
     plot.getPlotItem().getViewBox().setZValue(1)
     plot.setLogMode(True, True)
+    # room above the top tick's label, half of which the chart's edge cut ("100T" in the design
+    # space at 1280 x 800: the tour)
+    plot.getPlotItem().setContentsMargins(0, 8, 4, 0)
     return plot
