@@ -15,7 +15,7 @@ from functools import cached_property
 import numpy as np
 
 from roofline_gui.core.chip import Chip
-from roofline_gui.core.energy import kernel_energy
+from roofline_gui.core.energy import energy_basis, kernel_energy
 from roofline_gui.core.identity_cache import IdentityCache
 from roofline_gui.core.kernel import Kernel
 from roofline_gui.core.roofline import (
@@ -54,6 +54,8 @@ CSV_COLUMNS = (
     # energy and power (core.energy), at the power cap where the board's power binds; empty
     # for a chip without energy data (and the energy for a kernel without a size)
     "energy_j", "average_power_w", "power_capped",
+    # what the energy counts: "figures", "board power x time" or "capped rate" (core.energy)
+    "energy_basis",
 )
 
 
@@ -166,10 +168,12 @@ class Comparison:
         def energy(k: int, c: int) -> dict[str, str]:
             power = float(e.capped_power[k, c])
             if not np.isfinite(power):
-                return {"energy_j": "", "average_power_w": "", "power_capped": ""}
+                return {"energy_j": "", "average_power_w": "", "power_capped": "",
+                        "energy_basis": ""}
             joules = float(e.capped_per_op[k, c] * ops[k]) if self.kernels[k].has_size else np.nan
             return {"energy_j": format_plain(joules), "average_power_w": format_plain(power),
-                    "power_capped": "yes" if e.capped[k, c] else "no"}
+                    "power_capped": "yes" if e.capped[k, c] else "no",
+                    "energy_basis": energy_basis(bool(e.capped[k, c]), bool(e.held[k, c]))}
 
         return [{**self.row(k, c),
                  **{f"speedup_if_2x_{name}": format_plain(float(worth[name][k, c]))

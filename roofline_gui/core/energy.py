@@ -288,6 +288,9 @@ class KernelEnergy:
     capped_per_op: np.ndarray  # J per op at the capped rate
     capped_power: np.ndarray  # W at the capped rate: never above the board power
     board_power: np.ndarray  # [C] W (NaN: no energy data)
+    #: bool: the estimates' sum passed the board power, so the board power over the time is
+    #: counted instead (the rate is not slowed: see ``capped`` for that)
+    held: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=bool))
 
     @property
     def ops_per_joule(self) -> np.ndarray:
@@ -423,11 +426,22 @@ def kernel_energy(evaluation, chips: Sequence, rows: slice | None = None) -> Ker
         everything = dynamic + bytes_per_op @ uncounted_bounds(chips).T + p0[None, :] / rate
         capped_rate = np.where(guessed, rate, capped_rate)
         capped = np.where(guessed, False, capped)
+        held = guessed & (board[None, :] / rate < everything)
         capped_per_op = np.where(guessed, np.minimum(everything, board[None, :] / rate),
                                  capped_per_op)
         capped_power = np.minimum(capped_per_op * capped_rate, board[None, :])
     return KernelEnergy(per_op, dynamic, eps_op, power, capped, capped_rate, capped_per_op,
-                        capped_power, board)
+                        capped_power, board, held & np.isfinite(capped_per_op))
+
+
+#: What a CSV row's energy counts (the column ``energy_basis``): the energy figures (given or
+#: estimated) at the roofline's rate; the board power over the time, where the estimates' sum
+#: passes it; or the figures at the rate the board power holds the chip to.
+BASIS_FIGURES, BASIS_BOARD, BASIS_CAPPED = "figures", "board power x time", "capped rate"
+
+
+def energy_basis(capped: bool, held: bool) -> str:
+    return BASIS_CAPPED if capped else BASIS_BOARD if held else BASIS_FIGURES
 
 
 def balance_point(chip, precision: str) -> float | None:
@@ -573,6 +587,44 @@ def _pj(joules: float) -> str:
     return f"{x:,.0f}" if x >= 100 else f"{x:.3g}"
 
 
+def _held_line(result, c: int, consts: Constants, items_word: str) -> str:
+    """Why a workload's energy is the board power over the time: the estimates' sum passed the
+    board power (the same words as a kernel's, core.energy.kernel_lines), a what-if's faster
+    main memory named as the reason where it is one."""
+    e = result.energy
+    board = f"{consts.board_power:g} W"
+    estimate, time = float(e.by_figures[c]), float(e.time[c])
+    if not (np.isfinite(estimate) and time > 0 and estimate / time > consts.board_power):
+        return _("Some of the step's kernels would pass the {board} board power by the estimates "
+                 "alone (they charge the board's whole power to one unit): for those the board "
+                 "power over their time is counted.").format(board=board)
+    facts = {"joules": format_si(estimate, "J"), "power": format_si(estimate / time, "W"),
+             "board": board, "items": items_word}
+    dram = result.chips[c].dram
+    if consts.dram_estimated and (dram.what_if_of or 0) > 0 \
+            and dram.bandwidth > dram.what_if_of * (1 + 1e-9):
+        return _("The estimates alone would give {joules} per step ({power}), above the {board} "
+                 "board power. Main memory's ε is the datasheet chip's board power over its "
+                 "datasheet {level} bandwidth ({datasheet}), an upper bound there; this what-if "
+                 "moves bytes {times}× as fast at the same ε, which a board of {board} cannot "
+                 "feed: the board power over the time is counted, so the what-if reads as more "
+                 "{items} per joule only because its board power was kept. Give it a board power "
+                 "of its own (Energy and cost) or measured energies (Given pJ) to count it "
+                 "otherwise.").format(level=dram.name, datasheet=format_si(dram.what_if_of, "B/s"),
+                                      times=f"{dram.bandwidth / dram.what_if_of:.3g}", **facts)
+    if estimate / time < 1.01 * consts.board_power:
+        return _("The estimates alone would give {joules} per step ({power}), just above the "
+                 "{board} board power: they charge the board's whole power to one unit, so where "
+                 "the compute units and main memory are both busy they count the same watts "
+                 "twice. The board power over the time is counted; give measured energies in "
+                 "Given pJ to count them instead.").format(**facts)
+    return _("The estimates alone would give {joules} per step ({power}), above the {board} "
+             "board power: they charge the board's whole power to one unit, so where the compute "
+             "units and main memory are both busy they count the same watts twice. The board "
+             "power over the time is counted; give measured energies in Given pJ to count them "
+             "instead.").format(**facts)
+
+
 def workload_lines(result, c: int, carbon: float | None = None) -> list[str]:
     """A workload's energy per item, items per joule, power and cost on chip ``c``; a training
     run's MWh, and its emissions at ``carbon`` kg CO2 per kWh (the user's grid) when given."""
@@ -601,6 +653,8 @@ def workload_lines(result, c: int, carbon: float | None = None) -> list[str]:
               _("Energy: {joules} per chip per step at an average {power} of its {board} W board "
                 "power; {per_item} per {item} on {chips}, {per_joule} {items} per joule.")
               ).format(**facts)]
+    if e.held[c]:
+        lines.append(_held_line(result, c, consts, items_word))
     # Where the joules go, per item: main memory's bytes against the ops (why batching helps:
     # a weight byte read once serves every item of the batch).
     items = result.workload.per_step_items() / chips

@@ -16,14 +16,21 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 import numpy as np
 
 from roofline_gui.core.build import build
 from roofline_gui.core.chip import Chip
-from roofline_gui.core.energy import CAP_SLOWDOWN, chip_constants, estimated, kernel_energy, link_constants
+from roofline_gui.core.energy import (
+    CAP_SLOWDOWN,
+    chip_constants,
+    energy_basis,
+    estimated,
+    kernel_energy,
+    link_constants,
+)
 from roofline_gui.core.i18n import _
 from roofline_gui.core.identity_cache import IdentityCache
 from roofline_gui.core.kernel import Kernel
@@ -52,7 +59,7 @@ WORKLOAD_CSV_COLUMNS = (
     "speedup_if_2x_compute", "speedup_if_2x_dram", "speedup_if_2x_cache", "speedup_if_2x_host",
     "speedup_if_2x_link",
     # energy and cost (core.energy), per chip; empty without energy data (cost: without a price)
-    "energy_per_step_j", "joules_per_item", "average_power_w", "power_capped",
+    "energy_per_step_j", "joules_per_item", "average_power_w", "power_capped", "energy_basis",
     "cost_per_million_items",
     # the model's size and what each chip holds (the KV cache: the batch's, at its context)
     "parameters", "active_parameters", "weight_bytes_per_chip", "kv_cache_bytes_per_chip",
@@ -74,6 +81,11 @@ class WorkloadEnergy:
     cost_per_million: np.ndarray  # $ per million items at the chips' price (NaN without one)
     time: np.ndarray  # s per step at the power cap (the roofline's where it does not bind)
     board_power: np.ndarray  # W
+    #: bool: the estimates' sum passed the board power and the board power over the time is
+    #: counted instead (a kernel of the step, or the step as a whole)
+    held: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    #: J per chip per step by the energy figures alone, before the board power's hold
+    by_figures: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
     @property
     def items_per_joule(self) -> np.ndarray:
@@ -400,11 +412,12 @@ class WorkloadResult:
         e = self.energy
         if not np.isfinite(e.per_step[c]) or not np.isfinite(self.time[c]):
             return dict.fromkeys(("energy_per_step_j", "joules_per_item", "average_power_w",
-                                  "power_capped", "cost_per_million_items"), "")
+                                  "power_capped", "energy_basis", "cost_per_million_items"), "")
         return {"energy_per_step_j": csv_number(float(e.per_step[c])),
                 "joules_per_item": csv_number(float(e.per_item[c])),
                 "average_power_w": csv_number(float(e.average_power[c])),
                 "power_capped": "yes" if e.capped[c] else "no",
+                "energy_basis": energy_basis(bool(e.capped[c]), bool(e.held[c])),
                 "cost_per_million_items": csv_number(float(e.cost_per_million[c]))}
 
     # -- energy, power and cost (core.energy) ----------------------------------------------------
@@ -425,6 +438,7 @@ class WorkloadResult:
             link = np.where(estimated(self.chips) & (link_j == 0), board * self.link_time, link)
             bubble = self.bubble_of(entry_time)
             step = kernels + link + p0 * bubble  # J per chip per step
+            by_figures = (ops[:, None] * ke.per_op).sum(axis=0) + link + p0 * bubble
             time = self.step_time(entry_time, self.link_time)
             # The step as a whole held to the board power (overlapped parts add their energy):
             # with given constants its time stretches until the power fits; with estimates
@@ -441,13 +455,15 @@ class WorkloadResult:
             items = self.workload.per_step_items()
             joules_per_item = step * per_step_chips / items
             capped = capped | (ke.capped & (self.counts[:, None] > 0)).any(axis=0)
+            held = (guessed & over) | (ke.held & (self.counts[:, None] > 0)).any(axis=0)
             price = np.array([c.energy.price_per_hour if c.energy is not None and
                               c.energy.price_per_hour is not None else np.nan
                               for c in self.chips])
             cost = price * per_step_chips / 3600 * time / items * 1e6
         compute = (ops[:, None] * ke.compute_per_op).sum(axis=0)
         return WorkloadEnergy(step, compute, joules_per_item, np.minimum(step / time, board),
-                              capped & np.isfinite(step), cost, time, board)
+                              capped & np.isfinite(step), cost, time, board,
+                              held & ~capped & np.isfinite(step), by_figures)
 
     @cached_property
     def worth(self) -> dict[str, np.ndarray]:

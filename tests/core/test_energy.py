@@ -332,3 +332,35 @@ def test_a_what_if_with_faster_memory_says_why_its_energy_per_op_falls():
     assert "this what-if moves bytes 2× as fast at the same ε" in what_if
     assert "same watts twice" not in what_if
     assert "what-if" not in datasheet
+
+
+def test_a_what_if_workloads_energy_says_the_board_power_holds_it_and_the_csv_agrees():
+    """The tour: Llama-3-8B decoding on an H100 with HBM3 × 2 read 1.798 J per step (half the
+    H100's 3.597 J) with ε_HBM3 kept at the datasheet's 209 pJ/B and power_capped "no", and
+    nothing said why. By the figures alone the step would draw twice the board power: the
+    explanation says so with its numbers, and the CSV row says its energy is the board power
+    over the time."""
+    from roofline_gui.core.chip import derive
+    from roofline_gui.core.energy import workload_lines
+    from roofline_gui.core.units import format_si
+    from roofline_gui.io.csv_export import workloads_csv
+    from roofline_gui.io.workloads import workload_from_config
+
+    h100 = rf.chip("nvidia-h100-sxm5-80gb")
+    fast = derive(h100, {"dram": 2})
+    w = workload_from_config(resources_dir() / "workloads" / "llama-3-8b.config.json",
+                             phase="decode", batch=1, context=2048)
+    (result,) = evaluate_workloads((w,), (h100, fast))
+    e = result.energy
+    assert e.per_step[1] == pytest.approx(e.per_step[0] / 2, rel=0.02)  # board power × time
+    assert e.by_figures[1] == pytest.approx(e.by_figures[0], rel=0.02)  # the same bytes, same ε
+    assert e.held[1] and not e.capped[1]
+    text = " ".join(workload_lines(result, 1))
+    assert "this what-if moves bytes 2× as fast at the same ε" in text
+    watts = float(e.by_figures[1] / e.time[1])
+    assert watts > 1.9 * 700
+    assert f"({format_si(watts, 'W')})" in text
+    assert "what-if" not in " ".join(workload_lines(result, 0))
+    rows = list(csv.DictReader(io.StringIO(workloads_csv((result,)))))
+    fast_row = next(r for r in rows if r["chip"] == fast.name)
+    assert fast_row["energy_basis"] == "board power x time" and fast_row["power_capped"] == "no"

@@ -35,7 +35,7 @@ def test_csv_gives_each_kernels_bytes_per_call_at_each_level(tmp_path):
     out = tmp_path / "out.csv"
     export_csv(load_session(DATA / "session_v5.json"), out)
     rows = {r["kernel"]: r for r in csv.DictReader(io.StringIO(out.read_text()))}
-    assert CSV_COLUMNS[-12:-8] == ("dram_bytes", "cache_bytes", "host_bytes", "link_bytes")
+    assert CSV_COLUMNS[-13:-9] == ("dram_bytes", "cache_bytes", "host_bytes", "link_bytes")
     add = rows["out = a + b, a and b on chip (int8)"]
     assert (add["dram_bytes"], add["cache_bytes"], add["host_bytes"], add["link_bytes"]) == (
         "100000000", "200000000", "", "")
@@ -44,15 +44,18 @@ def test_csv_gives_each_kernels_bytes_per_call_at_each_level(tmp_path):
     assert gemm["limiter"] == "PCIe Gen4 x16"  # 67 MB at 32 GB/s: 2.1 ms, the slowest ceiling
     # what each ceiling is worth: twice the host link halves its 2.1 ms to 1.05 ms, still above
     # compute (0.44 ms): exactly 2x; twice anything else changes nothing
-    assert CSV_COLUMNS[-8:-3] == ("speedup_if_2x_compute", "speedup_if_2x_dram",
+    assert CSV_COLUMNS[-9:-4] == ("speedup_if_2x_compute", "speedup_if_2x_dram",
                                   "speedup_if_2x_cache", "speedup_if_2x_host", "speedup_if_2x_link")
     # then energy (issue 28), from the A100 preset's 400 W board power: the host link has no
     # energy figure of its own, so a kernel that crosses it counts the board power over its time
-    # (the bound that holds); estimates claim no cap
-    assert CSV_COLUMNS[-3:] == ("energy_j", "average_power_w", "power_capped")
+    # (the bound that holds); estimates claim no cap, and the row says what its energy counts
+    assert CSV_COLUMNS[-4:] == ("energy_j", "average_power_w", "power_capped", "energy_basis")
     assert float(gemm["energy_j"]) == pytest.approx(400 * float(gemm["time_s"]))
     assert float(gemm["average_power_w"]) == pytest.approx(400)
-    assert gemm["power_capped"] == "no"
+    assert gemm["power_capped"] == "no" and gemm["energy_basis"] == "board power x time"
+    # the add's a and b in the L2, whose energy has no figure: at its own upper bound (the
+    # board's power over its bandwidth) the sum passes the board power too
+    assert add["energy_basis"] == "board power x time"
     assert (gemm["speedup_if_2x_host"], gemm["speedup_if_2x_compute"], gemm["speedup_if_2x_dram"],
             gemm["speedup_if_2x_link"]) == ("2", "1", "1", "1")
     # the add with a and b on chip: HBM (the write) limits; twice HBM 2x, twice the L2 nothing
@@ -133,7 +136,7 @@ def test_model_straight_from_its_config(tmp_path):
         "speedup_if_2x_compute", "speedup_if_2x_dram", "speedup_if_2x_cache",
         "speedup_if_2x_host", "speedup_if_2x_link",
         # then energy and cost (issue 28)
-        "energy_per_step_j", "joules_per_item", "average_power_w", "power_capped",
+        "energy_per_step_j", "joules_per_item", "average_power_w", "power_capped", "energy_basis",
         "cost_per_million_items",
         # then the model's size and what each chip holds (issue 37), filled for every phase
         "parameters", "active_parameters", "weight_bytes_per_chip", "kv_cache_bytes_per_chip",
