@@ -28,6 +28,8 @@ from roofline_gui.core.i18n import N_
 from roofline_gui.core.levels import misfits
 from roofline_gui.core.units import MEMORY_ROLES, PRECISIONS, ROLE_INDEX, Units
 
+DRAM = ROLE_INDEX["dram"]
+
 X_SPAN = (1e-3, 1e6)  # op/B: roofs are drawn across this, wider than any view
 
 
@@ -104,7 +106,8 @@ class ChartSpec:
     marker_y: np.ndarray  # [K, C] shown attainable rate; NaN where unsupported
     roofs_from: tuple = field(default=(), compare=False, repr=False)  # what the roofs came from
     #: with View → Memory levels: a point per memory level of each kernel that moves bytes
-    #: through more than one (None: main memory only)
+    #: through more than one; without: the points of the kernels another level than main
+    #: memory holds, at that level and at main memory (level_marks' held_only)
     levels: LevelMarks | None = field(default=None, compare=False)
     #: (kernel, chip) pairs whose operands kept on chip do not fit there (core.levels.misfits):
     #: their markers are drawn hollow
@@ -136,9 +139,12 @@ class LevelMarks:
 
 
 def level_marks(comparison: Comparison, units: Units, chips: list[int],
-                kernels: np.ndarray | None = None) -> LevelMarks:
+                kernels: np.ndarray | None = None, held_only: bool = False) -> LevelMarks:
     """The per-level points of every kernel on ``chips`` (LevelMarks), or of the kernels at
-    rows ``kernels`` alone."""
+    rows ``kernels`` alone. ``held_only`` (Memory levels off): only the kernels another level
+    than main memory holds (a GEMM fed over PCIe), with two points each, that level's (on its
+    line) and main memory's (the kernel's marker): drawn at main memory's intensity alone, the
+    marker sat below every roof (the tour)."""
     ka, ca, r = comparison.kernel_arrays, comparison.chip_arrays, comparison.result
     pick = slice(None) if kernels is None else kernels
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -152,11 +158,18 @@ def level_marks(comparison: Comparison, units: Units, chips: list[int],
         has[ca.role[c][ca.role[c] >= 0]] = True
         here = moved & has[None, :] & np.isfinite(attainable[:, c])[:, None]
         rows = np.flatnonzero(here.sum(axis=1) >= 2)
-        if not len(rows):
-            continue
         lim = limiter[rows, c].astype(np.intp)
         lim_role = np.where(lim >= 0, ca.role[c][np.maximum(lim, 0)], -1)
-        k_idx, role_idx = np.nonzero(here[rows])
+        if held_only:
+            keep = (lim_role >= 0) & (lim_role != DRAM)
+            rows, lim_role = rows[keep], lim_role[keep]
+        if not len(rows):
+            continue
+        shown = here[rows]
+        if held_only:  # the holding level and main memory
+            roles = np.arange(len(MEMORY_ROLES))[None, :]
+            shown = shown & ((roles == lim_role[:, None]) | (roles == DRAM))
+        k_idx, role_idx = np.nonzero(shown)
         k = rows[k_idx]
         parts.append((index[k], np.full(len(k), c), role_idx, intensity[k, role_idx],
                       attainable[k, c], lim_role[k_idx] == role_idx))
@@ -169,22 +182,23 @@ def level_marks(comparison: Comparison, units: Units, chips: list[int],
 
 
 def _patched_level_marks(comparison: Comparison, units: Units, chips: list[int],
-                         reuse: ChartSpec | None) -> tuple[LevelMarks, tuple]:
+                         reuse: ChartSpec | None, held_only: bool = False
+                         ) -> tuple[LevelMarks, tuple]:
     """level_marks, and what they came from. Where ``comparison`` patched a few rows of the one
     ``reuse``'s points came from (a drag step: one kernel of 10,000), the other kernels' points
     are kept and only those rows' are worked out again (10 ms a step at 10,000 x 30 before)."""
-    key = (weakref.ref(comparison), units, tuple(chips))
+    key = (weakref.ref(comparison), units, tuple(chips), held_only)
     base = comparison.patched_from
     if (reuse is not None and reuse.levels is not None and base is not None and reuse.levels_from
             and reuse.levels_from[0]() is base[0]() is not None and reuse.levels_from[1:] == key[1:]):
         rows = np.asarray(base[1], dtype=np.intp)
         old = reuse.levels
         keep = ~among(old.kernel, rows)
-        new = level_marks(comparison, units, chips, rows)
+        new = level_marks(comparison, units, chips, rows, held_only)
         return LevelMarks(*(np.concatenate([a[keep], b]) for a, b in zip(
             (old.kernel, old.chip, old.role, old.x, old.y, old.filled),
             (new.kernel, new.chip, new.role, new.x, new.y, new.filled), strict=True))), key
-    return level_marks(comparison, units, chips), key
+    return level_marks(comparison, units, chips, held_only=held_only), key
 
 
 def shown_precisions(comparison: Comparison, override: tuple[str, ...] | None = None,
@@ -218,8 +232,8 @@ def chart_spec(comparison: Comparison, units: Units, chips: list[int] | None = N
     something = len(comparison.kernels) > 0 or bool(also) or precisions is not None
     key = (ca, r.derated, tuple(chips), units, hidden_levels, wanted, used_roles, something)
     markers = (units.intensity(comparison.dram_intensity), units.rate(r.attainable))
-    per_level, levels_from = (_patched_level_marks(comparison, units, chips, reuse) if levels
-                              else (None, ()))
+    per_level, levels_from = _patched_level_marks(comparison, units, chips, reuse,
+                                                  held_only=not levels)
     misfit = misfits(comparison, chips)
     if reuse is not None and _same_inputs(reuse.roofs_from, key):
         return replace(reuse, marker_x=markers[0], marker_y=markers[1], levels=per_level,

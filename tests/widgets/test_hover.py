@@ -2,6 +2,7 @@
 selected kernel's sweep path (both drawn under the markers)."""
 
 import numpy as np
+import pytest
 from PySide6.QtCore import QPointF
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
@@ -71,13 +72,29 @@ def test_a_workloads_small_mark_on_a_roof_shows_its_kernel_not_the_roof(window, 
     assert tips and " in Llama-3-8B" in tips[0] and "on A100 SXM4 40GB" in tips[0], tips[:2]
 
 
-def test_a_marker_a_host_link_holds_says_why_it_floats_below_the_roofs(window, qtbot):
-    """With View → Memory levels off, the host-link GEMM is drawn at its main-memory intensity,
-    far below every roof drawn there: its tooltip says which level holds it and where its point
-    on that level's line is shown."""
+def test_a_marker_a_host_link_holds_has_its_point_on_that_links_line(window, qtbot):
+    """With View → Memory levels off, the host-link GEMM's marker at its main-memory intensity
+    sat below every roof drawn there (the tour: it "floats off every roof"). Its point on the
+    host link's line is drawn too, filled, joined to the marker, and the marker's tooltip says
+    which level holds it; a kernel main memory or compute holds gets no second point."""
     window.set_memory_levels(False)
     QApplication.processEvents()
+    plot = window.canvas.overlay_plot
+    plot.finish_pending()
+    cmp = window.model.comparison
+    marks = plot.scene.spec.levels
+    gemm = next(k for k, kernel in enumerate(cmp.kernels)
+                if kernel.name == "GEMM 4096³ bf16, inputs over the host link")
+    for c, chip in enumerate(cmp.chips):
+        mine = (marks.kernel == gemm) & (marks.chip == c)
+        host = next(level for level in chip.memory if level.role == "host")
+        held = mine & marks.filled
+        assert held.sum() == 1 and (~marks.filled[mine]).sum() == 1, chip.name
+        x, y = float(marks.x[held][0]), float(marks.y[held][0])
+        assert y == pytest.approx(host.bandwidth * x, rel=1e-9), chip.name  # on the link's line
+        assert y == pytest.approx(float(cmp.result.attainable[gemm, c]), rel=1e-9)
+    assert set(marks.kernel.tolist()) == {gemm}  # no other kernel of the example is held so
     tip = tooltip_at(window, qtbot, "GEMM 4096³ bf16, inputs over the host link")
     assert tip.startswith("GEMM 4096³ bf16, inputs over the host link on A100"), tip
-    assert "below the roofs: the host link (PCIe" in tip and "View → Memory levels" in tip
+    assert "below the roofs: the host link (PCIe" in tip and "filled point" in tip
     assert "below the roofs" not in tooltip_at(window, qtbot, "GEMM 4096³ (bf16)")

@@ -1,8 +1,10 @@
 """View → Memory levels: the hierarchical roofline. Each kernel that moves bytes through more
 than one memory level gets a point at each level's intensity, all at its attainable rate and
 joined by a thin line; the limiting level's point is filled (it lies on that level's roof), the
-others hollow, drawn over the kernel's main-memory marker where that is not the limit. Drawn
-from the scene's ``spec.levels`` (core.display.LevelMarks) alone."""
+others hollow, drawn over the kernel's main-memory marker where that is not the limit. With
+Memory levels off, the same for the kernels another level holds (a GEMM fed over PCIe): its
+point there and at main memory. Drawn from the scene's ``spec.levels`` (core.display.LevelMarks)
+alone."""
 
 from __future__ import annotations
 

@@ -321,13 +321,13 @@ class KernelMarkersLayer(ChartLayer):
                 chips=", ".join(cmp.chips[o].name for o in hidden)) if hidden else "")
             off = ""
             code = int(cmp.result.limiter[k, c])
-            if scene.spec.levels is None and 0 <= code < len(cmp.chips[c].memory) and (
+            if 0 <= code < len(cmp.chips[c].memory) and (
                     cmp.chips[c].memory[code].role != "dram"):
                 level = cmp.chips[c].memory[code]
-                off = "\n" + _("drawn at its main-memory intensity, below the roofs: the {role} "
-                                "({level}) holds it; View → Memory levels draws its point on "
-                                "that level's line").format(role=_(ROLE_SHORT[level.role]),
-                                                            level=level.name)
+                off = "\n" + _("at its main-memory intensity, below the roofs: the {role} "
+                                "({level}) holds it, at the filled point on that level's line "
+                                "(joined to this one)").format(role=_(ROLE_SHORT[level.role]),
+                                                               level=level.name)
             bound = (_("memory-bound, limited by {limiter}") if cmp.bound_name(k, c) == "memory"
                      else _("compute-bound, limited by {limiter}"))
             return "\n".join((
