@@ -587,11 +587,15 @@ def short_names(names: tuple[str, ...]) -> tuple[str, ...]:
     "A100 SXM4", "TPU v3", "V100 SXM2 16GB" and "V100 SXM2 32GB" (a name that is the start of
     another stays whole)."""
     words = [n.split() for n in names]
+
+    def start(w: list[str], k: int) -> str:  # a what-if's "H100 SXM5 80GB, HBM3 ×2" read
+        return " ".join(w[:k]).rstrip(",;:")  # "H100 SXM5 80GB," beside the H100 itself
+
     out = []
     for i, w in enumerate(words):
         for k in range(min(2, len(w)), len(w) + 1):
-            if not any(o[:k] == w[:k] for j, o in enumerate(words) if j != i):
-                out.append(" ".join(w[:k]))
+            if not any(start(o, k) == start(w, k) for j, o in enumerate(words) if j != i):
+                out.append(start(w, k))
                 break
         else:
             out.append(names[i])

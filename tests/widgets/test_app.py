@@ -631,6 +631,16 @@ def test_row_names_that_differ_in_the_middle_stay_apart_when_elided(window):
     assert header.shown_text("short", width, names) == "short"
     plain = ("MLP layer 4096×4096, batch 1 (bf16)", "MLP layer 4096×4096, batch 64 (bf16)")
     narrow = metrics.horizontalAdvance("MLP layer 4096×40")
-    for name in plain:  # told apart by Qt's own middle elision: left as it is
-        assert header.shown_text(name, narrow, plain) == metrics.elidedText(
-            name, Qt.TextElideMode.ElideMiddle, narrow)
+    # told apart by Qt's own middle elision with the word that differs whole: left as it is
+    assert header.shown_text(plain[0], narrow, plain) == metrics.elidedText(
+        plain[0], Qt.TextElideMode.ElideMiddle, narrow)
+    # "MLP laye…4 (bf16)" had cut batch 64 to its last digit: the word whole
+    assert header.shown_text(plain[1], narrow, plain).endswith(" 64 (bf16)") or \
+        header.shown_text(plain[1], narrow, plain).startswith("…64")
+    # Told apart by the middle elision, but not by the word that differs: "Llama-3… L = 2048"
+    # and "Llama-3… S = 2048" hid decode and prefill (the second tour).
+    steps = ("▣ Llama-3-8B decode, batch 1, L = 2048 (bf16)",
+             "▣ Llama-3-8B prefill, batch 1, S = 2048 (bf16)")
+    narrow = metrics.horizontalAdvance("▣ Llama-3-8B prefill, b")
+    shown = [header.shown_text(n, narrow, steps) for n in steps]
+    assert "decode" in shown[0] and "prefill" in shown[1], shown

@@ -457,3 +457,20 @@ def test_the_domain_rules_come_from_the_core_whatever_the_path(window, qtbot):
     window.hardware.form._on_remove_level(dram)
     assert model.document.chips[1] == chip
     assert "main-memory" in window.statusBar().currentMessage()
+
+
+def test_another_document_shows_the_table_from_its_first_column(window, qtbot):
+    """The tour: after opening another session the table kept the last one's sideways scroll,
+    its first header cut to ".100 SXM4 40GB" and the Precision and Intensity columns hidden."""
+    from roofline_gui.io.files import resources_dir
+    from roofline_gui.io.session import load_session
+
+    view = window.table.view
+    window.resize(1280, 800)
+    QApplication.processEvents()
+    bar = view.horizontalScrollBar()
+    assert bar.maximum() > 0  # the example's columns are wider than the table at this size
+    bar.setValue(bar.maximum())
+    window.model.reset(load_session(resources_dir() / "examples" / "h100-vs-mi300x-llm.roofline"))
+    qtbot.wait(50)  # the columns fitted and the selection followed, each on a later turn
+    assert view.columnViewportPosition(1) >= 0  # Precision in sight

@@ -78,11 +78,20 @@ class NameHeader(QHeaderView):
         out = {}
         for name, mine in first.items():
             others = [n for n in first if n != name]
-            if metrics.horizontalAdvance(name) <= width or not any(first[n] == mine for n in others):
+            if metrics.horizontalAdvance(name) <= width or not others:
                 out[name] = name if metrics.horizontalAdvance(name) <= width else mine
                 continue
             cut = max(len(os.path.commonprefix([name, n])) for n in others)
             start = name.rfind(" ", 0, cut) + 1  # from the start of the first differing word
+            end = name.find(" ", cut)
+            end = len(name) if end < 0 else end
+            # Kept where the elision left that word whole, at either end ("Llama-3… L = 2048"
+            # and "Llama-3… S = 2048" had cut out "decode" and "prefill": the tour).
+            head, _dots, tail = mine.partition("…")
+            kept = end <= len(head) or start >= len(name) - len(tail)
+            if not any(first[n] == mine for n in others) and (kept or start == 0):
+                out[name] = mine
+                continue
             out[name] = middle("…" + name[start:])
         return out
 
@@ -189,7 +198,9 @@ class ComparisonTable(QWidget):
     #: chips); beyond, the first chip's widths serve for all.
     MEASURE_EACH_CHIP = 8
 
-    def _refit_for_workloads(self, doc, _touched) -> None:
+    def _refit_for_workloads(self, doc, touched) -> None:
+        if touched is None:  # another document: from its first column (the tour found the
+            self.view.horizontalScrollBar().setValue(0)  # last one's sideways scroll kept)
         if len(doc.workloads) != getattr(self, "_workload_rows", 0):
             self._workload_rows = len(doc.workloads)
             self._fit_timer.start(0)
