@@ -5,8 +5,11 @@ dragged on the chart; the breakdown's parts, memory bar and scaling view."""
 
 import numpy as np
 import pytest
-from PySide6.QtWidgets import QDialog
+import pyqtgraph as pg
+from PySide6.QtWidgets import QApplication, QDialog
 
+from roofline_gui.core.training_view import memory_parts
+from roofline_gui.core.units import format_si
 from roofline_gui.core.workload_eval import evaluate_workloads
 from roofline_gui.io.presets import default_presets
 from roofline_gui.widgets.panels.workloads.dialog import WorkloadDialog
@@ -143,3 +146,35 @@ def test_refusals_use_the_fields_words_and_a_new_document_leaves_no_memory_bar(w
     model.reset(Document())
     qtbot.waitUntil(lambda: not charts.pending)
     assert not charts.memory.isVisible()
+
+
+def test_the_memory_bars_chip_names_never_print_over_each_other(window, llama_training, qtbot):
+    """The second tour: in fp32 two chips' "… does not fit" printed over each other above the
+    memory bar (rows of names a fixed share of a short chart apart), and its axis title read
+    "169 GB (hover for its parts) (GB)"."""
+    model, wid = window.model, llama_training
+    charts = window.breakdown
+    window.resize(1280, 800)
+    model.select(wid, None)
+    combo = window.workloads.fields.combos["activations"]
+    combo.setCurrentText("fp32")
+    qtbot.waitUntil(lambda: not charts.pending)
+    QApplication.processEvents()
+    qtbot.waitUntil(lambda: not charts.pending)
+    texts = [item for item in charts.memory.getPlotItem().items if isinstance(item, pg.TextItem)]
+    words = [t.textItem.toPlainText() for t in texts]
+    r = model.workload_result(wid)
+    assert format_si(sum(size for _n, size in memory_parts(r)), "B") in words  # the total
+    assert sum("does not fit" in w for w in words) >= 2, words
+    boxes = [t.mapRectToScene(t.boundingRect()) for t in texts]
+    for i, a in enumerate(boxes):
+        assert not any(a.intersects(b) for b in boxes[i + 1:]), words
+    view = charts.memory.getViewBox().sceneBoundingRect()
+    assert all(view.contains(b) for b in boxes), (view, boxes)
+    axis = charts.memory.getAxis("bottom")
+    assert axis.labelString().count("GB") == 1, axis.labelString()
+    # and the chart whole in its panel, its axis title in sight (the colours' key, six lines
+    # above the charts, had pushed it out: the key is the title's tooltip now)
+    assert charts.memory.geometry().bottom() <= charts.height(), (charts.memory.geometry(),
+                                                                 charts.height())
+    assert "blue forward, orange backward" in charts.title.toolTip()

@@ -138,6 +138,8 @@ class WorkloadCharts(QWidget):
         model.sig_selection_changed.connect(self._on_selection)
         # Which names fit in their bar depends on the bars' width in pixels.
         self.bars.getViewBox().sigResized.connect(lambda _vb: self._later.request())
+        # the memory bar's rows of names are a text line apart in pixels
+        self.memory.getViewBox().sigResized.connect(lambda _vb: self._later.request())
         # A click on a chip's bar (or its name) selects that chip, as a click on its marker on
         # the roofline does; a band behind the bars marks the selected one.
         self._row_chips: list = []  # the chip id of each bar, top to bottom
@@ -230,6 +232,17 @@ class WorkloadCharts(QWidget):
             notes += " " + _("No bar: {chips} cannot run it (Why it sits there).").format(
                 chips=html.escape(", ".join(cannot)))
         name = f"<b>{html.escape(label_of(r.workload))}</b>"
+        # Shown: what the charts are; the colours' key in the tooltip (six lines of it above the
+        # charts at 1280 × 800 left the memory bar's axis cut off: the second tour).
+        if energy:
+            shown = _("{workload}: each chip's energy per step by where it goes (hover for the "
+                      "colours); right, {unit} as before.").format(workload=name, unit=unit)
+        elif train:
+            shown = _("{workload}: one step's time per chip by part, every kernel at its roof "
+                      "(hover for the colours); below, memory per chip; right, {unit} against the "
+                      "number of chips.").format(workload=name, unit=unit)
+        else:
+            shown = None
         if energy:
             parts = ", ".join(f"<span style='color:{color}'>■</span> {_(ENERGY_PART_WORDS[part])}"
                               for part, color in ENERGY_PART_COLORS.items())
@@ -251,8 +264,10 @@ class WorkloadCharts(QWidget):
                       "memory, orange compute, grey link); right, {right}.").format(
                 workload=name, right=right) + notes
         title = tidy(title)
-        if self.title.text() != title:
-            self.title.setText(title)
+        shown = title if shown is None else tidy(shown + notes)
+        if self.title.text() != shown:
+            self.title.setText(shown)
+            self.title.setToolTip(title if shown != title else "")
         rows = {c: n for n, c in enumerate(chips)}
         names = tuple(r.chips[c].name for c in chips)
         if names != self._chips_shown:
@@ -379,11 +394,16 @@ class WorkloadCharts(QWidget):
         if r.training is None:
             return
         parts = training_view.memory_parts(r)
+        # The vertical axis in pixels (y down, the bar at 0): the capacities' names go in rows a
+        # text line apart above it however tall the chart is (rows 0.75 of a bar apart printed
+        # two chips' "does not fit" over each other in a short dock: the second tour).
+        line = QFontMetricsF(QFont()).height() + 1  # a name's height (drawn without margins)
+        bar_px = line * 0.9
         start = 0.0
         for name, size in parts:
             if size <= 0:
                 continue
-            bar = pg.BarGraphItem(x0=[start], y=[0], width=[size], height=BAR_HEIGHT,
+            bar = pg.BarGraphItem(x0=[start], y=[0], width=[size], height=bar_px,
                                   brush=training_view.MEMORY_COLORS[name],
                                   pen=pg.mkPen("w", width=1), name=name)
             bar.setToolTip(_("{part}: {size} per chip").format(part=_(name),
@@ -394,10 +414,18 @@ class WorkloadCharts(QWidget):
         runs = [c for c in chips if np.isfinite(r.time[c]) and np.isfinite(r.capacity[c])]
         short = dict(zip(chips, short_names(tuple(names)), strict=True))
         marks = sorted((float(r.capacity[c]), c) for c in runs)
-        top = max([start, *[cap for cap, _c in marks]]) * 1.15
         vb = self.memory.getViewBox()
-        px = top / max(vb.width(), 200.0)  # data units per pixel across (an estimate before layout)
         metrics = QFontMetricsF(QFont())
+        # the total at the bar's right end, in the room the axis leaves beyond it
+        total = pg.TextItem(format_si(start, "B"), color="#404040", anchor=(0.0, 0.5))
+        total_px = metrics.horizontalAdvance(format_si(start, "B")) + 12
+        width_px = max(vb.width(), 200.0)
+        top = max(max([start, *[cap for cap, _c in marks]]) * 1.15,
+                  start * width_px / max(width_px - total_px, 1.0))
+        px = top / width_px  # data units per pixel across (an estimate before layout)
+        total.textItem.document().setDocumentMargin(0)
+        total.setPos(start + 4 * top / width_px, 0)
+        self.memory.addItem(total)
         rows: list[float] = []  # the right end of the last label on each row of labels
         for cap, c in marks:
             color = r.chips[c].color or "#808080"
@@ -408,20 +436,28 @@ class WorkloadCharts(QWidget):
                      _("{chip} {capacity}: does not fit")).format(
                 chip=short[c], capacity=format_si(cap, "B"))
             half = (metrics.horizontalAdvance(words) / 2 + 6) * px
+            x = min(max(cap, half), top - half)  # where it is written: inside the chart
             # the first row of labels where it does not run into one already placed
-            row = next((i for i, end in enumerate(rows) if cap - half > end), len(rows))
+            row = next((i for i, end in enumerate(rows) if x - half > end), len(rows))
             if row == len(rows):
-                rows.append(0.0)
-            rows[row] = cap + half
+                rows.append(-np.inf)
+            rows[row] = x + half
             text = pg.TextItem(words, color=color if fits else "#b00020", anchor=(0.5, 0.5))
-            text.setPos(min(max(cap, half), top - half), -1.05 - 0.75 * row)
+            text.textItem.document().setDocumentMargin(0)
+            text.setPos(x, -(max(bar_px, line) / 2 + 1 + line * (row + 0.5)))
             self.memory.addItem(text)
-        self.memory.setLabel("bottom", _("memory per chip: {total} (hover for its parts)").format(
-            total=format_si(start, "B")), units="B")
+        # the total at the bar's end: in the title too, it read "memory per chip: 169 GB (hover
+        # for its parts) (GB)"
+        self.memory.setLabel("bottom", _("memory per chip (hover for its parts)"), units="B")
         self.memory.getAxis("left").setTicks([[]])
         vb.invertY(True)
         self.memory.setXRange(0, top, padding=0)
-        self.memory.setYRange(-1.05 - 0.75 * max(len(rows), 1) + 0.3, 0.45, padding=0)
+        needed = max(bar_px, line) / 2 + 3 + line * max(len(rows), 1)
+        below = max(bar_px, line) / 2 + 1  # the bar, and the total beside it
+        self.memory.setYRange(-max(needed, vb.height() - below), below, padding=0)
+        # tall enough for its rows of names, the bar and the axis with its title
+        axis = self.memory.getAxis("bottom")
+        self.memory.setMinimumHeight(int(needed + below + axis.height() + 6))
         self.memory.setToolTip(_("Memory per chip: {parts} = {total}; the marks are each chip's "
                                  "capacity").format(
             parts=", ".join(f"{_(name)} {format_si(size, 'B')}" for name, size in parts),
