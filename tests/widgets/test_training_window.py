@@ -4,8 +4,8 @@ fp32 and what changes (and why) read; a bad global batch refused in its field; t
 dragged on the chart; the breakdown's parts, memory bar and scaling view."""
 
 import numpy as np
-import pytest
 import pyqtgraph as pg
+import pytest
 from PySide6.QtWidgets import QApplication, QDialog
 
 from roofline_gui.core.training_view import memory_parts
