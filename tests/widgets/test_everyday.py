@@ -474,3 +474,23 @@ def test_another_document_shows_the_table_from_its_first_column(window, qtbot):
     window.model.reset(load_session(resources_dir() / "examples" / "h100-vs-mi300x-llm.roofline"))
     qtbot.wait(50)  # the columns fitted and the selection followed, each on a later turn
     assert view.columnViewportPosition(1) >= 0  # Precision in sight
+
+
+def test_a_drags_word_goes_with_its_undo_and_another_document_clears_the_readout(window, qtbot):
+    """The tour: after Ctrl+Z of a design-space drag the status bar still said "compute ×1,
+    main memory ×9.22", and the pointer's readout stayed across opening another session."""
+    from roofline_gui.core.edits import SetField
+
+    bar = window.statusBar()
+    model = window.model
+    model.say("compute ×1, main memory ×9.22 (Shift: round factors)")
+    model.push(SetField("baseline", model.document.chips[1].id), "baseline")
+    assert bar.currentMessage().startswith("compute ×1")  # the edit it describes: kept
+    model.undo_stack.undo()
+    assert bar.currentMessage() == ""
+    window.cursor_label.setText("intensity 1 op/B   performance 1 Top/s")
+    from roofline_gui.io.files import resources_dir
+
+    assert window.files.open(resources_dir() / "examples" / "williams-cpus.roofline")
+    assert window.cursor_label.text() == ""
+    assert bar.currentMessage().startswith("Opened")  # the open's own word comes after

@@ -176,6 +176,8 @@ class MainWindow(QMainWindow):
         # Quit printed "Internal C++ object (MainWindow / QUndoStack) already deleted").
         self._link(self.model.sig_refused, self._say_long)
         self._link(self.model.sig_status, self._say_long)
+        self._link(self.model.undo_stack.indexChanged, self._unsay_on_undo)
+        self._link(self.model.sig_document_changed, self._forget_on_open)
         self._link(self.model.sig_view_changed, self._on_view_changed)
         self._link(self.model.undo_stack.cleanChanged, self._update_title)
         self._link(self.model.sig_path_changed, self._update_title)
@@ -805,6 +807,27 @@ class MainWindow(QMainWindow):
 
     def _say_long(self, message: str) -> None:
         self.statusBar().showMessage(message, 8000)
+        # said of the edit at this step of the history: an undo past it takes it away (the
+        # tour: "compute ×1, main memory ×9.22" stayed after Ctrl+Z of the drag it described)
+        self._said_at = self.model.undo_stack.index()
+
+    def _unsay_on_undo(self, index: int) -> None:
+        said_at, last = getattr(self, "_said_at", -1), getattr(self, "_last_index", 0)
+        self._last_index = index
+        if said_at < 0:
+            return
+        if index > last:  # the edit the word describes is pushed after it is said
+            self._said_at = index
+        elif index < said_at:
+            self._said_at = -1
+            self.statusBar().clearMessage()
+
+    def _forget_on_open(self, _doc, touched) -> None:
+        """Another document: the last one's word and the pointer's readout go."""
+        if touched is None:
+            self._said_at = -1
+            self.statusBar().clearMessage()
+            self.cursor_label.clear()
 
     def _update_reset_what_if(self, *_args) -> None:
         self.act_reset_what_if.setEnabled(any(c.id == self.model.selected_chip and c.is_what_if
