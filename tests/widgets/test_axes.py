@@ -17,6 +17,10 @@ def test_a_zoomed_view_labels_its_2s_and_5s_too(qtbot):
     """Zoomed to a decade or two, the axis had read only '10T' (fresh-eyes tour)."""
     assert _labels(qtbot, [1e12, 2e12, 3e12, 5e12, 1e13, 2e13]) == ["1T", "2T", "", "5T", "10T", "20T"]
     assert _labels(qtbot, [2e12, 3e12, 5e12]) == ["2T", "3T", "5T"]  # within a decade: every tick
+    # but all eight of a decade, on a short axis, were printed over each other (the empty
+    # Serving chart): the 2 and the 5
+    assert _labels(qtbot, [k * 1e12 for k in range(2, 10)]) == [
+        "2T", "", "", "5T", "", "", "", ""]
 
 
 def test_the_grid_is_drawn_in_opaque_colours_mixed_over_the_background(qtbot):

@@ -72,13 +72,18 @@ class SIAxis(pg.AxisItem):
         # three decades (zoomed in) also labels the 2s and 5s, and one within a decade every
         # tick, or it would read a single number, or nothing at all.
         few = sum(decades) < 3
+        # within a decade, the 2 and the 5 where both are in view (all eight ticks, 2 to 9,
+        # printed over each other on a short axis), else every tick
+        mantissas = {round(10 ** (float(v) - np.floor(float(v) + 1e-9)), 6) for v in values}
+        round_ones = {2.0, 5.0} <= mantissas and len(values) > 4
         out = []
         for v, decade in zip(values, decades, strict=True):
             x = 10 ** (-float(v) if self.inverted else float(v)) * scale
             mantissa = round(10 ** (float(v) - np.floor(float(v) + 1e-9)), 6)
             if self.inverted and not decade:  # 2 and 5 of a decade read 0.5 and 0.2 of one
                 mantissa = round(10 / mantissa, 6)
-            shown = decade or not any(decades) or (few and mantissa in (2.0, 5.0))
+            shown = decade or (few and mantissa in (2.0, 5.0)) or (
+                not any(decades) and (not round_ones or mantissa in (2.0, 5.0)))
             out.append(format_si(x, digits=3).strip() if shown else "")
         return out
 

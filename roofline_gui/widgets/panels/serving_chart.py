@@ -84,6 +84,9 @@ class ServingChart:
         self.legend.clear()
         self._legend_key = None
         self.tpot_line.setVisible(False)
+        # whole decades, as an empty roofline shows them: pyqtgraph's default range of one
+        # decade labelled every tick, 2 to 9, over each other (the second tour)
+        self.plot.setRange(xRange=(0, 3), yRange=(0, 4), padding=0)
 
     def draw(self, result, measured=(), measure: str = "chip") -> None:
         """Each chip's curve, its points and their users' numbers, the measured points (on the
