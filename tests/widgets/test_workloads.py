@@ -259,6 +259,9 @@ def test_the_link_field_says_what_joins_the_chips(window, with_llama):
     combo = fields.link
     assert [combo.itemText(i) for i in range(combo.count())] == ["chip-to-chip (NVLink, ICI)", "host (PCIe)"]
     assert fields.label_of("link") == "Chips joined by"
+    # the label, hovered, says what the field is (only the list had a tooltip, in jargon)
+    tip = fields._labels[combo].toolTip()
+    assert tip == combo.toolTip() and "all-reduce" in tip and "PCIe" in tip
     combo.activated.emit(combo.findData("host"))
     assert window.model.document.workload(with_llama).link == "host"
     window.model.undo_stack.undo()

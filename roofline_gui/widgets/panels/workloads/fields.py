@@ -175,8 +175,10 @@ class WorkloadFields(QWidget):
         for role, words in (("link", _("chip-to-chip (NVLink, ICI)")), ("host", _("host (PCIe)"))):
             if role in LINK_ROLES:
                 self.link.addItem(words, role)
-        self.link.setToolTip(_("The memory role joining the N chips: link (NVLink, ICI, Infinity "
-                             "Fabric) or host (PCIe)"))
+        self.link.setToolTip(_("What carries the traffic between the N chips that share the "
+                               "model (tensor parallelism's all-reduce, a training step's "
+                               "gradients), at that link's bandwidth on each chip: chip-to-chip "
+                               "(NVLink, ICI, Infinity Fabric) or through the host (PCIe)"))
         self.link.activated.connect(lambda i: self.sig_changed.emit("link", self.link.itemData(i)))
         labels = {name: _(label) for name, label, _tip in _INT_FIELDS}
         labels.update({name: _(label) for name, label in _PRECISION_FIELDS})
@@ -206,6 +208,7 @@ class WorkloadFields(QWidget):
                 self._labels[widget] = label
                 grid.addWidget(label, shared.get(r, r), 2 * k)
                 grid.addWidget(widget, shared.get(r, r), 2 * k + 1)
+        self._labels[self.link].setToolTip(self.link.toolTip())  # the label's words explained
         self.combos["activations"].setToolTip(_("Precision of activations and of the math: the "
                                               "compute roof used"))
         self.on_chip = QCheckBox(_("Activations on chip"))
