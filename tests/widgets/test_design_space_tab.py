@@ -112,7 +112,7 @@ def test_a_dots_mouse_drag_moves_its_chip_by_the_pointers_travel_and_the_map_hol
     assert moved.dram.bandwidth == chip.dram.bandwidth
     assert model.undo_stack.count() == 1
     qtbot.waitUntil(lambda: not panel.pending, timeout=3000)
-    assert not np.array_equal(panel.axes[0], axes[0])  # released: centred on the chip again
+    assert not np.array_equal(panel.axes[0], axes[0])  # released: centred again, on the dots
 
 
 def test_during_a_dots_drag_the_held_map_reads_the_moved_chip_right(window, qtbot):
@@ -199,3 +199,18 @@ def test_the_chips_names_keep_clear_of_each_other_and_of_the_dots(window, qtbot)
         for text, own in zip(panel.names, dots, strict=True):
             rect = text.mapRectToScene(text.boundingRect())
             assert not any(rect.contains(d) for d in dots if d != own)
+
+
+def test_every_chips_dot_stays_on_the_map_after_one_chips_memory_grows(window, qtbot):
+    """The second tour: a chip dragged to 9.22× its bandwidth re-centred the map on itself and
+    the TPU v5e's dot fell off it. The map is centred on the middle of the dots where they fit
+    in its span."""
+    panel, model, chip = _llama_map(window, qtbot)
+    moved = chip.with_ceiling(("level", chip.memory.index(chip.dram)), chip.dram.bandwidth * 9.22)
+    model.push_what_if(moved, "memory × 9.22")
+    qtbot.waitUntil(lambda: not panel.pending, timeout=3000)
+    lx, ly = panel.axes
+    precision = "bf16"
+    for c in (c for c in model.document.chips if c.visible and c.compute.get(precision)):
+        x, y = np.log10(c.compute[precision]), np.log10(c.dram.bandwidth)
+        assert lx[0] < x < lx[-1] and ly[0] < y < ly[-1], (c.name, x, y, lx[[0, -1]], ly[[0, -1]])

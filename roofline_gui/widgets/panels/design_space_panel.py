@@ -135,9 +135,10 @@ class DesignSpacePanel(QWidget):
             return
         chip = r.chips[c]
         precision, p_now, b_now = _centre(r, chip)
-        p0, b0 = p_now, b_now
+        p0, b0 = _map_centre(r, chip, precision, self.model.document.chips)
         if self._drag is not None:  # the map holds still under a dragged dot (it ran away when
             p0, b0 = self._drag[2]  # it re-centred on the moving chip at each step)
+        self._map_at = (p0, b0)  # where a dot's drag holds the map
         factors = np.logspace(-SPAN, SPAN, CELLS)
         # the cells at p0 · f and b0 · f, from the chip as it is now (its own factors 1, 1)
         times = design_space(r, c, factors * (p0 / p_now), factors * (b0 / b_now))
@@ -298,7 +299,8 @@ class DesignSpacePanel(QWidget):
         if r is None or chip is None:
             return
         if self._drag is None or self._drag[0] != chip_id:
-            _p, *centre = _centre(r, r.chips[c] if c is not None else chip)
+            centre = getattr(self, "_map_at", None) or _centre(r, r.chips[c] if c is not None
+                                                                   else chip)[1:]
             self._drag = (chip_id, chip, tuple(centre))
         start = self._drag[1]
         span = np.log10(WHAT_IF_SPAN)  # decades either way from the start, as far as a roof
@@ -329,6 +331,23 @@ class DesignSpacePanel(QWidget):
         x, y = self.dots.getData()
         ids = list(self.dots.data["data"])
         return QPointF(float(x[ids.index(chip_id)]), float(y[ids.index(chip_id)])) if chip_id in ids else None
+
+
+def _map_centre(r, chip, precision: str, chips) -> tuple[float, float]:
+    """Where the map is centred: the middle of every shown chip's dot where they all fit in
+    its span on an axis (a B200 dragged to 9× its bandwidth re-centred the map on itself, and
+    the TPU v5e fell off it: the second tour), else the chip's own ceilings."""
+    _p, peak, bandwidth = _centre(r, chip)
+    dots = [(c.compute.get(precision), c.dram.bandwidth) for c in chips if c.visible]
+    dots = np.log10([d for d in dots if d[0] and d[1] > 0] or [(peak, bandwidth)])
+    own = np.log10([peak, bandwidth])
+    centre = []
+    for axis in (0, 1):
+        lo, hi = float(dots[:, axis].min()), float(dots[:, axis].max())
+        lo, hi = min(lo, own[axis]), max(hi, own[axis])
+        fits = hi - lo <= 2 * SPAN * 0.8  # with room around the outermost dots
+        centre.append(10 ** ((lo + hi) / 2) if fits else 10 ** own[axis])
+    return centre[0], centre[1]
 
 
 def _centre(r, chip) -> tuple[str, float, float]:
