@@ -347,3 +347,33 @@ def test_a_point_under_the_legend_still_drags_and_the_legend_drags_elsewhere(win
     before = legend.pos()
     drag_mouse(view.viewport(), QPointF(inside), QPointF(inside) + QPointF(-30, -20))
     assert model.document.workload(wid).batch == batch and legend.pos() != before
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1280, 770), (1600, 1000), (1920, 1050), (1400, 900)])
+def test_no_roof_label_is_written_over_a_workloads_point(window, qtbot, size):
+    """The second tour: "bf16 2.25 Pop/s" and "bf16 1.307 Pop/s" were written over the prefill
+    points on their roofs (each point 17 px across, counted as a kernel's 12 px marker, and
+    every spot on the roof covered one): the labels go off their roofs, with a leader, crossed
+    by a line where they must be, never over a workload's point."""
+    import numpy as np
+
+    from roofline_gui.core.chart_labels import label_footprint
+    from roofline_gui.widgets.app.file_actions import examples
+
+    window.resize(*size)
+    window.files.open(str(next(p for p in examples() if p.stem == "llama-3-8b-on-three-chips")))
+    qtbot.wait(100)
+    plot = window.canvas.overlay_plot
+    plot.finish_pending()
+    g = plot.label_geometry()
+    points = []
+    for mark in plot.scene.workloads:
+        for y in mark.point_y[np.isfinite(mark.point_y)]:
+            x, yy = np.log10(mark.point_x) * g.px[0], -np.log10(y) * g.px[1]
+            points.append((x - 8.5, yy - 8.5, x + 8.5, yy + 8.5))
+    assert len(points) == 6
+    for label in plot.roof_labels.labels:
+        for box in label_footprint(label, g):
+            for p in points:
+                assert not (box[0] < p[2] and p[0] < box[2] and box[1] < p[3] and p[1] < box[3]), (
+                    label.text, box, p)
