@@ -90,9 +90,8 @@ def main() -> None:
         plot.finish_pending()
         scene, g = plot.scene, plot.label_geometry()
 
-        def place():
-            return chart_labels.place_labels(scene, g, selected_chip=plot.selected_chip,
-                                             foreground="#202020")
+        def place(scene=scene, g=g, chip=plot.selected_chip):
+            return chart_labels.place_labels(scene, g, selected_chip=chip, foreground="#202020")
 
         times, placed = {}, {}
         for name, fn in (("fast", fast), ("slow", one_spot_at_a_time)) * 3:  # interleaved
