@@ -68,13 +68,23 @@ def test_each_level_point_sits_on_or_under_its_roof_and_the_limiting_one_on_it(w
     assert "at each memory level" in plots[0].plot.getAxis("bottom").labelText
 
 
-def test_main_memory_only_has_no_level_points_and_the_cnn_sits_on_the_tpu_compute_roof(window):
+def test_main_memory_only_has_points_only_where_another_level_holds_and_the_cnn_on_its_roof(
+        window):
+    """Memory levels off: the classic chart, each kernel at its main-memory intensity; only a
+    kernel another level holds (the GEMM fed over PCIe) keeps two points, its filled one on that
+    level's line and a hollow one at main memory (drawn alone it sat below every roof)."""
     _session(window)
     window.model.set_view(mode="overlay", memory_levels=False)
     QApplication.processEvents()
     plot = window.canvas.overlay_plot
-    assert len(plot.levels.spots()[0]) == 0 and chart_mismatches(plot) == []
+    assert chart_mismatches(plot) == []
     cmp = window.model.comparison
+    marks = plot.scene.spec.levels
+    held = {(int(k), int(c)) for k, c in zip(marks.kernel, marks.chip, strict=True)}
+    assert held and all(cmp.chips[c].memory[int(cmp.result.limiter[k, c])].role
+                        not in ("dram",) for k, c in held)
+    assert len(marks) == 2 * len(held) and marks.filled.sum() == len(held)
+    assert len(plot.levels.spots()[0]) == len(marks)
     k = next(i for i, kernel in enumerate(cmp.kernels) if kernel.template == "conv2d")
     c = next(i for i, chip in enumerate(cmp.chips) if chip.name == "TPU v1")
     assert cmp.limiter_name(k, c) == "int8 peak" and cmp.result.attainable[k, c] == 92e12
