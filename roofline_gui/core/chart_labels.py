@@ -135,6 +135,11 @@ def label_footprint(label: ChartLabel, g: LabelGeometry) -> list[tuple[float, fl
     """Boxes (pixels) a roof label covers: a label along a diagonal as a staircase of small
     boxes along its slanted text, one per text height (its one enclosing box, most of it
     empty, kept names off a wide band beside every bandwidth label), any other as its box."""
+    if label.along is None and label.offset != (0.0, 0.0):
+        # a kernel's (or a workload's) name, set off its marker: its box where it is drawn (as
+        # a roof label's, without the offset, the workloads' labels were placed over the
+        # kernels' names: the second tour)
+        return [offset_label_box(label, g.px, g.text_px, g.line)]
     if label.along is None:
         return [label_box(label, g)]
     x, y = label.x * g.px[0], -label.y * g.px[1]
@@ -689,6 +694,22 @@ def _fallback(mark, n: int, x: float, y: float, g: LabelGeometry, item_px) -> Ch
     return ChartLabel(text, x, y, "", anchor, None, offset, n)
 
 
+def _clear_of_workloads(labels: tuple[ChartLabel, ...], workloads, g: LabelGeometry
+                        ) -> tuple[ChartLabel, ...]:
+    """The kernels' names (or roofs' labels) a workload's label leaves clear: the selected
+    workload's label is shown where no spot is free, and a text under it gives way (the second
+    tour read a kernel's name and the new workload's printed over each other); the tooltip of
+    its marker (or line) still names it."""
+    boxes = [offset_label_box(lb, g.px, lambda t: text_width(t, g.text_px) + 6, g.line)
+             for lb in workloads if lb is not None]
+    if not boxes or not labels:
+        return labels
+    taken = np.asarray(boxes, dtype=float)
+    kept = tuple(lb for lb in labels
+                 if not overlaps_each(np.asarray(label_footprint(lb, g), dtype=float), taken).any())
+    return labels if len(kept) == len(labels) else kept  # the same (held) labels: no redraw
+
+
 def place_labels(scene: ChartScene, g: LabelGeometry, *, selected_chip: str | None,
                  foreground: str, roofs: bool = True, names: bool = True,
                  roof_labels: tuple[ChartLabel, ...] | None = None,
@@ -710,6 +731,8 @@ def place_labels(scene: ChartScene, g: LabelGeometry, *, selected_chip: str | No
     else:
         kernel_names = place_kernel_names(scene, g, roof_labels) if names else ()
         workloads = place_workload_labels(scene, g, roof_labels + kernel_names, scene.selection.item)
+    kernel_names = _clear_of_workloads(kernel_names, workloads, g)
+    roof_labels = _clear_of_workloads(roof_labels, workloads, g)
     if fresh and roofs:  # the faint levels' names last, where everything else left room
         def item_px(text: str) -> float:  # a workload's label: its text and margins
             return text_width(text, g.text_px) + 6

@@ -340,3 +340,38 @@ def test_no_line_strikes_a_roof_label_through(window):
         assert item.backdrop is not None and item.backdrop.alpha() == 255
         assert item.backdrop.name() == QColor(plot.options.background).name()
         assert item.zValue() > max(plot.roofs.item.zValue(), plot.markers.Z, plot.levels.Z)
+
+
+@pytest.mark.parametrize("mode", ["overlay", "side_by_side"])
+def test_a_workloads_label_keeps_off_the_kernels_names(window, mode):
+    """The second tour: the article's example side by side with a Llama-3-8B decode workload
+    printed "3 · GEMM 4096³…y call (bf16)" and the workload's label over each other (the names
+    were taken as boxes without their offset from the marker)."""
+    from roofline_gui.core.chart_labels import label_footprint
+    from roofline_gui.core.display import boxes_overlap, offset_label_box
+    from roofline_gui.io.files import resources_dir
+    from roofline_gui.io.workloads import workload_from_config
+    from roofline_gui.widgets.app.file_actions import examples
+
+    window.files.open(str(next(p for p in examples() if p.stem == "the-article-claim-by-claim")))
+    (wid,) = window.model.add_workloads([workload_from_config(
+        resources_dir() / "workloads" / "llama-3-8b.config.json", phase="decode", batch=8,
+        context=2048)])
+    window.model.select(wid, None)  # as New Workload leaves it: its label is always shown
+    window.set_mode(mode)
+    checked = 0
+    for size in ((1280, 800), (1920, 1050)):
+        window.resize(*size)
+        QApplication.processEvents()
+        for plot in window.canvas.plots:
+            plot.finish_pending()
+            g, placed = plot.label_geometry(), plot.scene.labels
+            names = [label_footprint(lb, g)[0] for lb in placed.names]
+            shown = [lb for lb in placed.workloads if lb is not None]
+            boxes = [offset_label_box(lb, g.px, lambda t: g.text_px(t) + 6, g.line) for lb in shown]
+            roofs = [b for lb in placed.roofs for b in label_footprint(lb, g)]
+            for box in boxes:
+                assert not any(boxes_overlap(box, n) for n in names), (mode, size, "name")
+                assert not any(boxes_overlap(box, r) for r in roofs), (mode, size, "roof")
+            checked += len(boxes)
+    assert checked
