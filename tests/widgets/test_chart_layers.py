@@ -368,7 +368,8 @@ def test_a_workloads_label_keeps_off_the_kernels_names(window, mode):
             g, placed = plot.label_geometry(), plot.scene.labels
             names = [label_footprint(lb, g)[0] for lb in placed.names]
             shown = [lb for lb in placed.workloads if lb is not None]
-            boxes = [offset_label_box(lb, g.px, lambda t: g.text_px(t) + 6, g.line) for lb in shown]
+            boxes = [offset_label_box(lb, g.px, lambda t, g=g: g.text_px(t) + 6, g.line)
+                     for lb in shown]
             roofs = [b for lb in placed.roofs for b in label_footprint(lb, g)]
             for box in boxes:
                 assert not any(boxes_overlap(box, n) for n in names), (mode, size, "name")
