@@ -412,7 +412,8 @@ def precision_lines(result: WorkloadResult, c: int, kernels=None) -> list[str]:
     narrow = next((p for p in ("bf16", "fp16") if p in times), None)
     if narrow is None or wide == narrow or not np.isfinite(times[wide]):
         return []
-    steps = listed(f"{p} {format_time(x)}" + ("" if p == wide else f" ({times[wide] / x:.2g}×)")
+    # three digits, as "What would move it" writes the same ratios (11× here read 10.7× there)
+    steps = listed(f"{p} {format_time(x)}" + ("" if p == wide else f" ({times[wide] / x:.3g}×)")
                    for p, x in times.items() if np.isfinite(x))
     peak_ratio = chip.compute[narrow] / chip.compute[wide]
     memory_share = shares[wide]
@@ -430,14 +431,14 @@ def precision_lines(result: WorkloadResult, c: int, kernels=None) -> list[str]:
         # the tour: "the ratio of the peaks sets the gap (16×)" beside a step 11× faster
         why += _(", but the {narrow} step, {share} memory-bound, is held by its bytes before "
                  "it gets there: {gap}× rather than {ratio}×").format(
-            narrow=narrow, share=share_text(shares[narrow]), gap=f"{gap:.2g}",
+            narrow=narrow, share=share_text(shares[narrow]), gap=f"{gap:.3g}",
             ratio=f"{peak_ratio:.3g}")
     tf32 = (" " + _("From tf32 (4-byte values on the tensor cores, {peak}) to {narrow} it is "
                     "{times}×: the bytes halve and the peak grows {grows}×, and the article's 2× "
                     "holds.").format(
         peak=format_si(chip.compute["tf32"], "op/s"), narrow=narrow,
-        times=f"{times['tf32'] / times[narrow]:.2g}",
-        grows=f"{chip.compute[narrow] / chip.compute['tf32']:.2g}")
+        times=f"{times['tf32'] / times[narrow]:.3g}",
+        grows=f"{chip.compute[narrow] / chip.compute['tf32']:.3g}")
             if "tf32" in times and np.isfinite(times["tf32"]) else "")
     return [_("Precision, against the article's “lower precision halves the bytes, about 2× in "
               "training too”: on {chip} the step takes {steps}. From {wide} to {narrow} the bytes "

@@ -595,7 +595,10 @@ def short_names(names: tuple[str, ...]) -> tuple[str, ...]:
     for i, w in enumerate(words):
         for k in range(min(2, len(w)), len(w) + 1):
             if not any(start(o, k) == start(w, k) for j, o in enumerate(words) if j != i):
-                out.append(start(w, k))
+                # past a comma (a what-if's "…, HBM2 ×2"): whole, or it reads as the chip it
+                # came from, its factor cut off (the second tour)
+                comma = any(word.endswith(",") for word in w[:k - 1])
+                out.append(names[i] if comma else start(w, k))
                 break
         else:
             out.append(names[i])

@@ -148,7 +148,7 @@ def test_every_chip_column_of_the_table_names_its_chip(qtbot, example_doc):
     # a what-if's name, the datasheet chip's and more after a comma: its columns read
     # "H100 SXM5 80GB," (the tour took them for the H100's own)
     assert short_names(("H100 SXM5 80GB", "H100 SXM5 80GB, HBM3 ×2")) == (
-        "H100 SXM5 80GB", "H100 SXM5 80GB, HBM3")
+        "H100 SXM5 80GB", "H100 SXM5 80GB, HBM3 ×2")
     model = DocumentModel()
     model.reset(example_doc)
     table = ComparisonTableModel(model)
