@@ -135,17 +135,17 @@ class DesignSpacePanel(QWidget):
             return
         chip = r.chips[c]
         precision, p_now, b_now = _centre(r, chip)
-        p0, b0 = _map_centre(r, chip, precision, self.model.document.chips)
+        p0, b0, sx, sy = _map_centre(r, chip, precision, self.model.document.chips)
         if self._drag is not None:  # the map holds still under a dragged dot (it ran away when
-            p0, b0 = self._drag[2]  # it re-centred on the moving chip at each step)
-        self._map_at = (p0, b0)  # where a dot's drag holds the map
-        factors = np.logspace(-SPAN, SPAN, CELLS)
+            p0, b0, sx, sy = self._drag[2]  # it re-centred on the moving chip at each step)
+        self._map_at = (p0, b0, sx, sy)  # where a dot's drag holds the map
+        fx, fy = np.logspace(-sx, sx, CELLS), np.logspace(-sy, sy, CELLS)
         # the cells at p0 · f and b0 · f, from the chip as it is now (its own factors 1, 1)
-        times = design_space(r, c, factors * (p0 / p_now), factors * (b0 / b_now))
+        times = design_space(r, c, fx * (p0 / p_now), fy * (b0 / b_now))
         with np.errstate(divide="ignore", invalid="ignore"):
             throughput = r.workload.per_step_items() / times
         self.grid = throughput
-        lx, ly = np.log10(p0 * factors), np.log10(b0 * factors)
+        lx, ly = np.log10(p0 * fx), np.log10(b0 * fy)
         self.axes = (lx, ly)
         data = np.log10(throughput)
         self.image.setImage(data, autoLevels=True)
@@ -153,9 +153,9 @@ class DesignSpacePanel(QWidget):
         if finite.size:
             self.colorbar.setLevels((float(finite.min()), float(finite.max())))
             self.colorbar.setLabel("right", f"log10 {_(r.workload.throughput_unit)}")
-        step = 2 * SPAN / (CELLS - 1)
-        self.image.setRect(float(lx[0] - step / 2), float(ly[0] - step / 2),
-                           float(lx[-1] - lx[0] + step), float(ly[-1] - ly[0] + step))
+        step_x, step_y = 2 * sx / (CELLS - 1), 2 * sy / (CELLS - 1)
+        self.image.setRect(float(lx[0] - step_x / 2), float(ly[0] - step_y / 2),
+                           float(lx[-1] - lx[0] + step_x), float(ly[-1] - ly[0] + step_y))
         self._draw_isolines(data, lx, ly)
         ratio = balance_ratio(r, c)
         self.balance.setData(lx, lx + np.log10(b_now * ratio / p_now))  # the chip's own
@@ -299,9 +299,9 @@ class DesignSpacePanel(QWidget):
         if r is None or chip is None:
             return
         if self._drag is None or self._drag[0] != chip_id:
-            centre = getattr(self, "_map_at", None) or _centre(r, r.chips[c] if c is not None
-                                                                   else chip)[1:]
-            self._drag = (chip_id, chip, tuple(centre))
+            held = getattr(self, "_map_at", None) or (*_centre(r, r.chips[c] if c is not None
+                                                               else chip)[1:], SPAN, SPAN)
+            self._drag = (chip_id, chip, tuple(held))
         start = self._drag[1]
         span = np.log10(WHAT_IF_SPAN)  # decades either way from the start, as far as a roof
         fx, fy = (10 ** min(max(d, -span), span) for d in (dx, dy))
@@ -333,21 +333,20 @@ class DesignSpacePanel(QWidget):
         return QPointF(float(x[ids.index(chip_id)]), float(y[ids.index(chip_id)])) if chip_id in ids else None
 
 
-def _map_centre(r, chip, precision: str, chips) -> tuple[float, float]:
-    """Where the map is centred: the middle of every shown chip's dot where they all fit in
-    its span on an axis (a B200 dragged to 9× its bandwidth re-centred the map on itself, and
-    the TPU v5e fell off it: the second tour), else the chip's own ceilings."""
+def _map_centre(r, chip, precision: str, chips) -> tuple[float, float, float, float]:
+    """Where the map is centred and how far it reaches (peak, bandwidth, and the decades either
+    side on each axis): the middle of every shown chip's dot and the chip's own, at least SPAN
+    either side and far enough for all of them with room around (a chip dragged to 9× its
+    bandwidth re-centred the map on itself, and the TPU v5e fell off it: the second tour)."""
     _p, peak, bandwidth = _centre(r, chip)
     dots = [(c.compute.get(precision), c.dram.bandwidth) for c in chips if c.visible]
-    dots = np.log10([d for d in dots if d[0] and d[1] > 0] or [(peak, bandwidth)])
-    own = np.log10([peak, bandwidth])
-    centre = []
+    dots = np.log10([d for d in dots if d[0] and d[1] > 0] + [(peak, bandwidth)])
+    out = []
     for axis in (0, 1):
         lo, hi = float(dots[:, axis].min()), float(dots[:, axis].max())
-        lo, hi = min(lo, own[axis]), max(hi, own[axis])
-        fits = hi - lo <= 2 * SPAN * 0.8  # with room around the outermost dots
-        centre.append(10 ** ((lo + hi) / 2) if fits else 10 ** own[axis])
-    return centre[0], centre[1]
+        out.append((10 ** ((lo + hi) / 2), max(SPAN, (hi - lo) / 2 + 0.4)))
+    (p0, sx), (b0, sy) = out
+    return p0, b0, sx, sy
 
 
 def _centre(r, chip) -> tuple[str, float, float]:
