@@ -94,6 +94,9 @@ def test_a_marker_a_host_link_holds_has_its_point_on_that_links_line(window, qtb
         assert y == pytest.approx(host.bandwidth * x, rel=1e-9), chip.name  # on the link's line
         assert y == pytest.approx(float(cmp.result.attainable[gemm, c]), rel=1e-9)
     assert set(marks.kernel.tolist()) == {gemm}  # no other kernel of the example is held so
+    # and the axis says that x is main memory's but for it (the second tour read it so)
+    title = plot.plot.getAxis("bottom").labelText
+    assert "main memory; a kernel another level holds, also at that level" in title, title
     tip = tooltip_at(window, qtbot, "GEMM 4096³ bf16, inputs over the host link")
     assert tip.startswith("GEMM 4096³ bf16, inputs over the host link on A100"), tip
     assert "below the roofs: the host link (PCIe" in tip and "filled point" in tip

@@ -190,6 +190,7 @@ class RooflinePlot(QObject):
     def update_kernels(self, comparison: Comparison) -> None:
         """Kernels changed (same chips)."""
         self._comparison = comparison
+        self._set_axis_titles()  # a kernel another level holds may have come or gone
         self._rebuild(spec=True)
 
     def update_workloads(self, results: list) -> None:
@@ -410,19 +411,39 @@ class RooflinePlot(QObject):
         rect = self.plot.getViewBox().mapSceneToView(legend.sceneBoundingRect()).boundingRect()
         return ((rect.left(), rect.top(), rect.right(), rect.bottom()),)
 
+    def _another_level_holds(self) -> bool:
+        """Whether a shown chip's roofline holds some kernel at a level other than main memory
+        (a GEMM fed over PCIe)."""
+        cmp = self._comparison
+        if cmp is None or not len(cmp.kernels):
+            return False
+        limiter = cmp.result.limiter
+        for c in self._chip_indices:
+            roles = np.array([level.role != "dram" for level in cmp.chips[c].memory])
+            codes = limiter[:, c].astype(np.intp)
+            inside = (codes >= 0) & (codes < len(roles))
+            if roles[codes[inside]].any():
+                return True
+        return False
+
     def _set_axis_titles(self) -> None:
         unit = self._units().word
         levels = self.options.memory_levels
         bf = self.options.bytes_per_op
-        if self._axis_unit != (unit, self.short_titles, levels, bf):  # setLabel lays it out again
-            self._axis_unit = (unit, self.short_titles, levels, bf)
+        held = not levels and self._another_level_holds()
+        if self._axis_unit != (unit, self.short_titles, levels, bf, held):  # setLabel lays out
+            self._axis_unit = (unit, self.short_titles, levels, bf, held)
             # Small charts of a grid: titles that fit them (the whole ones ran into each other).
             if self.short_titles:  # a chart of a grid: the level's words ran past its edge
                 left = _("Performance ({unit}/s)")
                 bottom = _("Intensity ({unit}/B)")
             else:
                 left = _("Attainable performance ({unit}/s)")
+                # Memory levels off, a kernel another level holds has its point there too:
+                # the title says so (the second tour read its x as main memory's)
                 bottom = (_("Arithmetic intensity ({unit}/B, at each memory level)") if levels
+                          else _("Arithmetic intensity ({unit}/B, main memory; a kernel another "
+                                 "level holds, also at that level)") if held
                           else _("Arithmetic intensity ({unit}/B, main memory)"))
             if bf:  # the same axis, read as bytes per op (B/F): right is fewer bytes per op
                 bottom = (_("B/F (B/{unit})") if self.short_titles else
