@@ -368,3 +368,18 @@ def test_with_no_workload_left_a_resize_draws_no_old_numbers(panel):
     for _ in range(5):
         QApplication.processEvents()
     assert not any(label.isVisible() for label in panel.chart.labels)
+
+
+def test_with_no_workload_the_fields_are_greyed_at_a_new_workloads_values(window, qtbot):
+    """The second tour: after a restart into the classic example (no workload) the serving
+    fields read Input I = 0 and Output O = 0, as if they were the session's."""
+    from roofline_gui.core.workload import Workload
+
+    window.docks["serving"].raise_()
+    panel = window.serving
+    panel.refresh()
+    assert not window.model.document.workloads
+    for name, edit in panel.edits.items():
+        assert not edit.isEnabled(), name
+    assert panel.edits["input_tokens"].value() == Workload.__dataclass_fields__[
+        "input_tokens"].default == 1000

@@ -272,6 +272,16 @@ class ServingPanel(QWidget):
         ids = [c.id for c in chips]
         return ids.index(self.model.selected_chip) if self.model.selected_chip in ids else 0
 
+    def _show_fields(self, w) -> None:
+        """The serving fields at ``w``'s values, or greyed at a new workload's (None)."""
+        for name, edit in self.edits.items():
+            edit.blockSignals(True)
+            value = getattr(w, name) if w is not None else Workload.__dataclass_fields__[
+                name].default
+            edit.setValue(value * 1e3 if name in ("tpot_limit", "ttft_limit") else value)
+            edit.setEnabled(w is not None)
+            edit.blockSignals(False)
+
     def refresh(self) -> None:
         w = self.workload()
         chips = tuple(c for c in self.model.document.chips if c.visible)
@@ -282,12 +292,11 @@ class ServingPanel(QWidget):
             self.title.setText(_("No transformer workload: Workloads → New Workload… makes one; "
                                "its serving bound is drawn here."))
             self.words.setText("")
+            # nothing to edit: the fields greyed, at a new workload's values (they read 0 after
+            # a restart: the second tour)
+            self._show_fields(None)
             return
-        for name, edit in self.edits.items():
-            edit.blockSignals(True)
-            value = getattr(w, name)
-            edit.setValue(value * 1e3 if name in ("tpot_limit", "ttft_limit") else value)
-            edit.blockSignals(False)
+        self._show_fields(w)
         derated = self.model.view.derated
         key = (w, chips, derated, self.measured)
         if key == self._drawn_key:  # the selected chip may have changed: its words
