@@ -369,9 +369,10 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
     left out (the marker's tooltip still names it). Greedy, in the given order.
 
     ``lines``: polylines ([N, 2] points, same pixels) the text should not be written over (the
-    roofs). Of the spots where a text fits, the first that no line crosses is taken; only where
-    every one is crossed does the text go over a line, in the first spot it fits (so the same
-    names are shown, and only their places change)."""
+    roofs). Of the spots where a text fits, the first that no line crosses is taken, a shorter
+    form of the name before a spot over a line; only where no form has a spot clear of the
+    lines does the text go over one, the first form in the first spot it fits (so the same
+    names are shown, and only their places and lengths change)."""
     sx, sy = px_per_decade
     # Boxes as arrays, so a candidate is tested against all of them in one numpy expression
     # (ten workloads' marks on eight chips are hundreds of obstacles, tested at each drag step).
@@ -397,6 +398,10 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
         px, py = x * sx, -y * sy
         # The marker's own box is not an obstacle to its label.
         others_boxes = markers[~((markers[:, 0] == px - 5) & (markers[:, 1] == py - 5))]
+        # The first text (the whole name, then shorter) with a spot no roof crosses; only where
+        # none has one, the first that fits at all, over a roof (the second tour saw names
+        # written across roofs whose shorter forms had a clear spot)
+        over_a_line = None
         for text in options:
             w, h = text_width(text, text_px) + 4, line_px
             left = px + offsets[:, 0] - anchors[:, 0] * w
@@ -410,10 +415,15 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
                 continue
             ok = np.flatnonzero(fits)
             free = ok[~crosses_each(candidates[ok], segments)]
-            s = int(free[0] if len(free) else ok[0])  # the first free of the roofs, else the first
-            boxes = np.vstack([boxes, candidates[s]])
+            if len(free):
+                over_a_line = (text, candidates[free[0]], int(free[0]))
+                break
+            if over_a_line is None:
+                over_a_line = (text, candidates[ok[0]], int(ok[0]))
+        if over_a_line is not None:
+            text, box, s = over_a_line
+            boxes = np.vstack([boxes, box])
             placed.append(KernelLabel(k, text, float(x), float(y), spots[s][0], spots[s][1]))
-            break
     return placed
 
 

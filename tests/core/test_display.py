@@ -328,3 +328,19 @@ def test_among_and_distinct_are_isin_and_unique_without_numpy_ma():
             "among(np.arange(4), (1, 2)); distinct(np.arange(4)); print('numpy.ma' in sys.modules)")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.stdout.strip() == "False"
+
+
+def test_a_shorter_name_clear_of_the_roofs_comes_before_the_whole_name_over_one():
+    """The second tour: kernels' names written across roofs where a shorter form of the name
+    had a clear spot. A marker between two upright lines 30 px either side: the whole name
+    (100 px) crosses one wherever it fits; its short form fits beside the marker, clear."""
+    from roofline_gui.core.display import place_kernel_labels
+
+    lines = [np.array([[30.0, -100.0], [30.0, 100.0]]), np.array([[-30.0, -100.0], [-30.0, 100.0]])]
+    (label,) = place_kernel_labels([("a" * 20, "bbb")], np.array([0.0]), np.array([0.0]),
+                                   (100.0, 100.0), 5.0, 12.0, [], lines=lines)
+    assert label.text == "bbb" and label.offset == (8.0, 0.0)
+    # with no line in the way, the whole name
+    (label,) = place_kernel_labels([("a" * 20, "bbb")], np.array([0.0]), np.array([0.0]),
+                                   (100.0, 100.0), 5.0, 12.0, [], lines=[])
+    assert label.text == "a" * 20
