@@ -536,11 +536,11 @@ def _place_diagonal(text: str, bw: float, top: float, low: bool, color: str, g: 
               for lx in spots]
     # Every spot weighed at once (one spot at a time, the article's chart spent 0.4 s a draw
     # here): each spot's footprint is its anchor's shape moved to it.
+    if not labels:
+        return None, math.inf
     shapes = {anchor: np.asarray(_footprint_shape(ChartLabel(text, 0.0, 0.0, color, anchor=anchor,
                                                              along=(1.0, 1.0)), g))
               for anchor in {label.anchor for label in labels}}
-    if not labels:
-        return None, math.inf
     pieces = np.array([len(shapes[label.anchor]) for label in labels])
     owner = np.repeat(np.arange(len(labels)), pieces)
     at = np.array([(label.x * g.px[0], -label.y * g.px[1]) for label in labels])
@@ -567,11 +567,7 @@ def _place_diagonal(text: str, bw: float, top: float, low: bool, color: str, g: 
 
 def _covered(box, markers: np.ndarray) -> int:
     """How many marker boxes ``box`` overlaps."""
-    if not len(markers):
-        return 0
-    b = markers
-    return int(np.count_nonzero((b[:, 0] < box[2]) & (box[0] < b[:, 2])
-                                & (b[:, 1] < box[3]) & (box[1] < b[:, 3])))
+    return int(_covered_each(np.asarray(box, dtype=float)[None, :], markers)[0])
 
 
 def _covered_each(boxes: np.ndarray, markers: np.ndarray) -> np.ndarray:
@@ -694,14 +690,20 @@ def _fallback(mark, n: int, x: float, y: float, g: LabelGeometry, item_px) -> Ch
     return ChartLabel(text, x, y, "", anchor, None, offset, n)
 
 
-def _clear_of_workloads(labels: tuple[ChartLabel, ...], workloads, g: LabelGeometry
+def _workload_boxes(workloads, g: LabelGeometry) -> list[tuple[float, float, float, float]]:
+    """The shown workloads' labels as boxes (a text item: its text and margins)."""
+    def item_px(text: str) -> float:
+        return text_width(text, g.text_px) + 6
+
+    return [offset_label_box(lb, g.px, item_px, g.line) for lb in workloads if lb is not None]
+
+
+def _clear_of_workloads(labels: tuple[ChartLabel, ...], boxes: list, g: LabelGeometry
                         ) -> tuple[ChartLabel, ...]:
-    """The kernels' names (or roofs' labels) a workload's label leaves clear: the selected
-    workload's label is shown where no spot is free, and a text under it gives way (the second
-    tour read a kernel's name and the new workload's printed over each other); the tooltip of
-    its marker (or line) still names it."""
-    boxes = [offset_label_box(lb, g.px, lambda t: text_width(t, g.text_px) + 6, g.line)
-             for lb in workloads if lb is not None]
+    """The kernels' names (or roofs' labels) the workloads' labels (``boxes``) leave clear: the
+    selected workload's label is shown where no spot is free, and a text under it gives way (the
+    second tour read a kernel's name and the new workload's printed over each other); the
+    tooltip of its marker (or line) still names it."""
     if not boxes or not labels:
         return labels
     taken = np.asarray(boxes, dtype=float)
@@ -731,16 +733,13 @@ def place_labels(scene: ChartScene, g: LabelGeometry, *, selected_chip: str | No
     else:
         kernel_names = place_kernel_names(scene, g, roof_labels) if names else ()
         workloads = place_workload_labels(scene, g, roof_labels + kernel_names, scene.selection.item)
-    kernel_names = _clear_of_workloads(kernel_names, workloads, g)
-    roof_labels = _clear_of_workloads(roof_labels, workloads, g)
+    workload_boxes = _workload_boxes(workloads, g)
+    kernel_names = _clear_of_workloads(kernel_names, workload_boxes, g)
+    roof_labels = _clear_of_workloads(roof_labels, workload_boxes, g)
     if fresh and roofs:  # the faint levels' names last, where everything else left room
-        def item_px(text: str) -> float:  # a workload's label: its text and margins
-            return text_width(text, g.text_px) + 6
-
         taken = (*(b for lb in roof_labels for b in label_footprint(lb, g)),
                  *(offset_label_box(lb, g.px, g.text_px, g.line) for lb in kernel_names),
-                 *(offset_label_box(lb, g.px, item_px, g.line) for lb in workloads
-                   if lb is not None))
+                 *workload_boxes)
         roof_labels += place_roof_labels(scene, g, selected_chip, foreground, faint=True,
                                          taken=taken)
     return PlacedLabels(roof_labels, kernel_names, workloads, g.px)

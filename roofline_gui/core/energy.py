@@ -290,7 +290,7 @@ class KernelEnergy:
     board_power: np.ndarray  # [C] W (NaN: no energy data)
     #: bool: the estimates' sum passed the board power, so the board power over the time is
     #: counted instead (the rate is not slowed: see ``capped`` for that)
-    held: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=bool))
+    held: np.ndarray
 
     @property
     def ops_per_joule(self) -> np.ndarray:
@@ -508,8 +508,7 @@ def kernel_lines(comparison, k: int, c: int, units=None) -> list[str]:
         pj=_pj(counted), per_joule=per_joule(1 / counted),
         power=format_si(float(e.capped_power[0, c]), "W"), board=board)]
     dram = comparison.chips[c].dram
-    faster = (dram.what_if_of or 0) > 0 and dram.bandwidth > dram.what_if_of * (1 + 1e-9)
-    if guessed and power > consts.board_power and consts.dram_estimated and faster:
+    if guessed and power > consts.board_power and consts.dram_estimated and _faster_memory(dram):
         # A what-if with faster main memory keeps the datasheet chip's ε (its board power over
         # its datasheet bandwidth): at the new rate that ε would pass the board power kept from
         # the datasheet. Not the double count below (the tour: compute was 0.17 % busy).
@@ -587,6 +586,12 @@ def _pj(joules: float) -> str:
     return f"{x:,.0f}" if x >= 100 else f"{x:.3g}"
 
 
+def _faster_memory(dram) -> bool:
+    """Whether main memory is a what-if's, faster than the datasheet's: its estimated ε (the
+    datasheet's board power over the datasheet's bandwidth) then passes the board power."""
+    return (dram.what_if_of or 0) > 0 and dram.bandwidth > dram.what_if_of * (1 + 1e-9)
+
+
 def _held_line(result, c: int, consts: Constants, items_word: str) -> str:
     """Why a workload's energy is the board power over the time: the estimates' sum passed the
     board power (the same words as a kernel's, core.energy.kernel_lines), a what-if's faster
@@ -601,8 +606,7 @@ def _held_line(result, c: int, consts: Constants, items_word: str) -> str:
     facts = {"joules": format_si(estimate, "J"), "power": format_si(estimate / time, "W"),
              "board": board, "items": items_word}
     dram = result.chips[c].dram
-    if consts.dram_estimated and (dram.what_if_of or 0) > 0 \
-            and dram.bandwidth > dram.what_if_of * (1 + 1e-9):
+    if consts.dram_estimated and _faster_memory(dram):
         return _("The estimates alone would give {joules} per step ({power}), above the {board} "
                  "board power. Main memory's ε is the datasheet chip's board power over its "
                  "datasheet {level} bandwidth ({datasheet}), an upper bound there; this what-if "

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 import numpy as np
@@ -83,9 +83,9 @@ class WorkloadEnergy:
     board_power: np.ndarray  # W
     #: bool: the estimates' sum passed the board power and the board power over the time is
     #: counted instead (a kernel of the step, or the step as a whole)
-    held: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    held: np.ndarray
     #: J per chip per step by the energy figures alone, before the board power's hold
-    by_figures: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    by_figures: np.ndarray
 
     @property
     def items_per_joule(self) -> np.ndarray:

@@ -176,6 +176,8 @@ class MainWindow(QMainWindow):
         # Quit printed "Internal C++ object (MainWindow / QUndoStack) already deleted").
         self._link(self.model.sig_refused, self._say_long)
         self._link(self.model.sig_status, self._say_long)
+        self._said_at = -1  # the history's step a status word describes (-1: none)
+        self._last_index = self.model.undo_stack.index()
         self._link(self.model.undo_stack.indexChanged, self._unsay_on_undo)
         self._link(self.model.sig_document_changed, self._forget_on_open)
         self._link(self.model.sig_view_changed, self._on_view_changed)
@@ -812,7 +814,7 @@ class MainWindow(QMainWindow):
         self._said_at = self.model.undo_stack.index()
 
     def _unsay_on_undo(self, index: int) -> None:
-        said_at, last = getattr(self, "_said_at", -1), getattr(self, "_last_index", 0)
+        said_at, last = self._said_at, self._last_index
         self._last_index = index
         if said_at < 0:
             return

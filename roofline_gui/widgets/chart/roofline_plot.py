@@ -190,7 +190,6 @@ class RooflinePlot(QObject):
     def update_kernels(self, comparison: Comparison) -> None:
         """Kernels changed (same chips)."""
         self._comparison = comparison
-        self._set_axis_titles()  # a kernel another level holds may have come or gone
         self._rebuild(spec=True)
 
     def update_workloads(self, results: list) -> None:
@@ -239,6 +238,7 @@ class RooflinePlot(QObject):
                                reuse=None if old is None else old.spec,
                                levels=self.options.memory_levels)
             measured = measured_points(cmp, chart, chips)
+            self._set_axis_titles(chart)  # a kernel another level holds may have come or gone
         else:
             chart, measured = old.spec, old.measured
         selection = Selection(self.selected, self.selected_chip, self.lifted)
@@ -411,26 +411,14 @@ class RooflinePlot(QObject):
         rect = self.plot.getViewBox().mapSceneToView(legend.sceneBoundingRect()).boundingRect()
         return ((rect.left(), rect.top(), rect.right(), rect.bottom()),)
 
-    def _another_level_holds(self) -> bool:
-        """Whether a shown chip's roofline holds some kernel at a level other than main memory
-        (a GEMM fed over PCIe)."""
-        cmp = self._comparison
-        if cmp is None or not len(cmp.kernels):
-            return False
-        limiter = cmp.result.limiter
-        for c in self._chip_indices:
-            roles = np.array([level.role != "dram" for level in cmp.chips[c].memory])
-            codes = limiter[:, c].astype(np.intp)
-            inside = (codes >= 0) & (codes < len(roles))
-            if roles[codes[inside]].any():
-                return True
-        return False
-
-    def _set_axis_titles(self) -> None:
+    def _set_axis_titles(self, spec=None) -> None:
+        """The axes' titles for the units and view; ``spec`` (default: the scene's), with Memory
+        levels off, tells whether a kernel another level holds has its point there."""
         unit = self._units().word
         levels = self.options.memory_levels
         bf = self.options.bytes_per_op
-        held = not levels and self._another_level_holds()
+        spec = spec if spec is not None else self.scene.spec if self.scene is not None else None
+        held = not levels and spec is not None and spec.levels is not None and len(spec.levels) > 0
         if self._axis_unit != (unit, self.short_titles, levels, bf, held):  # setLabel lays out
             self._axis_unit = (unit, self.short_titles, levels, bf, held)
             # Small charts of a grid: titles that fit them (the whole ones ran into each other).

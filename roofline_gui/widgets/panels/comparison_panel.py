@@ -189,6 +189,7 @@ class ComparisonTable(QWidget):
         # Count MACs changes every value's width; a workload added or removed adds a row.
         model.sig_view_changed.connect(self._on_view_changed)
         model.sig_document_changed.connect(self._refit_for_workloads)
+        model.sig_document_changed.connect(self._from_first_column)
         model.sig_selection_changed.connect(self._follow_selection)
         self._fill_baseline(model.document, None)
         self.fit_columns()
@@ -198,9 +199,13 @@ class ComparisonTable(QWidget):
     #: chips); beyond, the first chip's widths serve for all.
     MEASURE_EACH_CHIP = 8
 
-    def _refit_for_workloads(self, doc, touched) -> None:
-        if touched is None:  # another document: from its first column (the tour found the
-            self.view.horizontalScrollBar().setValue(0)  # last one's sideways scroll kept)
+    def _from_first_column(self, _doc, touched) -> None:
+        """Another document: from its first column (the tour found the last one's sideways
+        scroll kept, the Precision and Intensity columns out of sight)."""
+        if touched is None:
+            self.view.horizontalScrollBar().setValue(0)
+
+    def _refit_for_workloads(self, doc, _touched) -> None:
         if len(doc.workloads) != getattr(self, "_workload_rows", 0):
             self._workload_rows = len(doc.workloads)
             self._fit_timer.start(0)

@@ -94,6 +94,7 @@ class DesignSpacePanel(QWidget):
         self._drag_serial = 0
         #: while a dot is dragged: (chip id, the chip as the drag began, the map's centre then)
         self._drag: tuple | None = None
+        self._map_at: tuple | None = None  # (peak, bandwidth, decades across, up) as drawn
         self._later = Throttle(self, self.refresh, 60)
         model.sig_document_changed.connect(self._request)
         model.sig_selection_changed.connect(self._request)
@@ -296,12 +297,10 @@ class DesignSpacePanel(QWidget):
         are a large factor); the map holds still meanwhile; one undo step."""
         r, c = self._result_and_chip()
         chip = next((ch for ch in self.model.document.chips if ch.id == chip_id), None)
-        if r is None or chip is None:
+        if r is None or chip is None or self._map_at is None:
             return
         if self._drag is None or self._drag[0] != chip_id:
-            held = getattr(self, "_map_at", None) or (*_centre(r, r.chips[c] if c is not None
-                                                               else chip)[1:], SPAN, SPAN)
-            self._drag = (chip_id, chip, tuple(held))
+            self._drag = (chip_id, chip, self._map_at)  # the map as drawn holds still
         start = self._drag[1]
         span = np.log10(WHAT_IF_SPAN)  # decades either way from the start, as far as a roof
         fx, fy = (10 ** min(max(d, -span), span) for d in (dx, dy))
