@@ -8,10 +8,14 @@ pixels, x right and y down, relative to log10 (0, 0).
 Rules the user sees:
 - Roofs of several chips at the same height (or diagonals of the same bandwidth) lie on each
   other, so their labels merge into one: "HBM2 900 GB/s: V100, TPU v3".
+- A peak's label is written in the key at the chart's right, beside the point where its roof
+  meets the view's right edge (roofs run flat to that edge): there it covers no line, marker or
+  other text however crowded the chart. Labels of roofs a few pixels apart are spread apart, a
+  short elbow joining each to its roof's end; those the view's height has no room for are left
+  out (the line's tooltip names them), the selected chip's and the highest kept first.
 - No label is printed over another: a label with no free spot is left out (the line's tooltip
-  names it). A peak's label keeps clear of the kernels' markers and of the other lines (roofs
-  and diagonals) where its roof's flat part has room; where none is clear, it takes the spot
-  that covers fewest.
+  names it). A diagonal's label keeps clear of the kernels' markers and of the other lines where
+  its diagonal has room; where none is clear, it takes the spot that covers fewest.
 """
 
 from __future__ import annotations
@@ -41,12 +45,11 @@ LABEL_ALL_CHIPS = 6  # with more chips, only the selected chip's roofs and diago
 KERNEL_LABELS_MAX = 40  # with more kernels, names are in the markers' tooltips only
 MIN_LABELLED_PX = 100  # a view less tall than this has no roof labels: they would cover it
 SAME_LINE = 2e-3  # decades: roofs (or diagonals) closer than this are drawn on each other
+NEAR_LINE_PX = 4.0  # px: a parallel diagonal this near a label's own lies under it wherever it goes
 MARKER_COST = 4.0  # a label over a kernel's marker is worse than one crossed by a line
 FAINT_LINE = 0.25  # what crossing a faint level's diagonal costs, a solid line's 1
-CALLOUT_STEPS = 4  # a peak's label set off its roof: up to this many half-lines above or below
 LEFT_OUT = 12.0  # what a label left out (no spot free of the others) costs, a crossed line's 1
 WORKLOAD_POINT_HALF = 11.0  # px: half a workload's big point (17 px, 21 hovered) and a gap
-OFF_THE_LINE = 0.5  # what a label set off its roof (with a leader) costs against one on it
 
 
 @dataclass(frozen=True)
@@ -62,9 +65,17 @@ class ChartLabel:
     offset: tuple[float, float] = (0.0, 0.0)  # pixels from the point (y down)
     item: int = -1  # the kernel row (names) or workload index (workloads' labels) it names
     chips: tuple[int, ...] = ()  # the chips a roof's label names (hidden while one is dragged)
-    #: a roof's label set off its line (no clear spot on it): the point on the roof (log10)
-    #: that a thin leader from the label's edge joins it to; the leader is vertical, at x
-    leader: tuple[float, float] | None = None
+
+
+@dataclass(frozen=True)
+class KeyLabel:
+    """A peak's label in the key at the chart's right, beside its roof's end at the view's edge."""
+
+    text: str
+    y: float  # log10 of the peak: where the roof meets the view's right edge
+    shown_y: float  # log10 of the text's middle (spread from its neighbours' where they are near)
+    color: str
+    chips: tuple[int, ...] = ()  # the chips whose roof it names (hidden while one is dragged)
 
 
 @dataclass(frozen=True)
@@ -103,10 +114,12 @@ def geometry_for(view: tuple[float, float, float, float], size: tuple[float, flo
 class PlacedLabels:
     """The chart's texts, placed: roofs' and diagonals' labels, kernels' names, workloads'."""
 
-    roofs: tuple[ChartLabel, ...] = ()
+    roofs: tuple[ChartLabel, ...] = ()  # the diagonals' (the peaks' are in ``key``)
     names: tuple[ChartLabel, ...] = ()
     workloads: tuple[ChartLabel | None, ...] = ()  # one per workload mark; None: not shown
     px: tuple[float, float] = (1.0, 1.0)  # the pixels per decade they were placed in
+    key: tuple[KeyLabel, ...] = ()  # the peaks' labels, at the chart's right
+    key_texts: tuple[str, ...] = ()  # every text the key may show, whatever the view (its width)
 
 
 def label_text_origin(label, w: float, h: float) -> tuple[float, float]:
@@ -246,34 +259,77 @@ def _diagonal_texts(scene: ChartScene, chips: list[int]) -> list[_RoofText]:
     return texts
 
 
+def peak_key_texts(scene: ChartScene, chips: list[int], foreground: str
+                   ) -> list[tuple[str, float, float, str, tuple[int, ...]]]:
+    """The peaks' labels of ``chips`` the key may show, whatever the view: (text, peak, ridge,
+    colour, chips), roofs drawn on each other merged."""
+    cmp, units = scene.comparison, scene.spec.units
+    rate_unit = f"{units.word}/s"
+    texts = []
+    for group in _groups(_peak_texts(scene, chips), lambda t: math.log10(t.value)):
+        text = _merged_text([(cmp.chips[t.chip].name, t.what) for t in group],
+                            format_si(group[0].value, rate_unit))
+        texts.append((text, group[0].value, min(t.ridge for t in group),
+                      _color(scene, group, foreground), tuple(sorted({t.chip for t in group}))))
+    return texts
+
+
+def place_peak_key(scene: ChartScene, g: LabelGeometry, selected_chip: str | None,
+                   texts: list[tuple[str, float, float, str, tuple[int, ...]]]
+                   ) -> tuple[KeyLabel, ...]:
+    """The peaks' labels in the key at the chart's right: each beside where its roof meets the
+    view's right edge (a roof whose flat part starts past that edge, or lies above or below the
+    view, has none), a line apart from its neighbours; where the view's height holds fewer than
+    there are, the selected chip's and then the highest peaks' are kept."""
+    sy = g.px[1]
+    x_lo, x_hi, y_lo, y_hi = g.view
+    shown = [t for t in texts if t[2] < 10.0 ** x_hi and y_lo < math.log10(t[1]) < y_hi]
+    room = int((y_hi - y_lo) * sy // g.line)
+    if len(shown) > room:
+        selected = {c for c, chip in enumerate(scene.comparison.chips) if chip.id == selected_chip}
+        shown = sorted(shown, key=lambda t: (not selected & set(t[4]), -t[1]))[:max(room, 0)]
+    shown.sort(key=lambda t: -t[1])  # top to bottom
+    wanted = [-math.log10(t[1]) * sy for t in shown]
+    spots = spread(wanted, -y_hi * sy + g.line / 2, -y_lo * sy - g.line / 2, g.line)
+    return tuple(KeyLabel(text, math.log10(peak), -spot / sy, color, chips)
+                 for (text, peak, _ridge, color, chips), spot in zip(shown, spots, strict=True))
+
+
+def spread(wanted: list[float], lo: float, hi: float, step: float) -> list[float]:
+    """Positions as near ``wanted`` (ascending) as they can be while ``step`` or more apart and
+    within [lo, hi]: neighbours too close form a block, placed where its members' squared
+    distances from where they want to be add up least (its mean), pushed inside the bounds."""
+    blocks: list[list[float]] = []  # [count, sum of (wanted − index in block × step), start]
+    for w in wanted:
+        blocks.append([1, w, 0.0])
+        while True:
+            n, total, _start = blocks[-1]
+            start = min(max(total / n, lo), hi - (n - 1) * step)
+            blocks[-1][2] = start
+            if len(blocks) > 1 and blocks[-2][2] + blocks[-2][0] * step > start:
+                last = blocks.pop()
+                first = blocks[-1]
+                first[1] += last[1] - last[0] * first[0] * step
+                first[0] += last[0]
+                continue
+            break
+    return [start + i * step for n, _total, start in blocks for i in range(int(n))]
+
+
 def place_roof_labels(scene: ChartScene, g: LabelGeometry, selected_chip: str | None,
                       foreground: str, *, faint: bool = False,
                       taken: tuple[tuple[float, float, float, float], ...] = ()
                       ) -> tuple[ChartLabel, ...]:
-    """The peaks' labels at the right above their roofs, then the diagonals' along them; equal
-    ones merged, none over another. ``faint``: instead, the labels of the levels no kernel
-    uses (drawn faint), each only where a spot is clear of everything, ``taken`` included
-    (the boxes of the other labels and the kernels' names, which go first)."""
+    """The diagonals' labels along them (the peaks' are in the key: place_peak_key); equal ones
+    merged, none over another. ``faint``: instead, the labels of the levels no kernel uses
+    (drawn faint), each only where a spot is clear of everything, ``taken`` included (the boxes
+    of the other labels and the kernels' names, which go first)."""
     chips = _labelled_chips(scene, selected_chip)
     if g.bounds[3] - g.bounds[1] < MIN_LABELLED_PX:
         return ()  # a chart too small for them (eight side by side at 1280 × 800): tooltips only
-    cmp, units = scene.comparison, scene.spec.units
-    placed: list[ChartLabel] = []
     boxes: list[tuple] = [*g.avoid, *taken]
     markers = _marker_boxes(scene, g)
     lines = _line_segments(scene, g)
-    rate_unit = f"{units.word}/s"
-    for group in _groups(() if faint else _peak_texts(scene, chips),
-                         lambda t: math.log10(t.value)):
-        text = _merged_text([(cmp.chips[t.chip].name, t.what) for t in group],
-                            format_si(group[0].value, rate_unit))
-        color = _color(scene, group, foreground)
-        label = _place_peak(text, group[0].value, max(t.ridge for t in group), color, g, boxes,
-                            markers, lines)
-        if label is not None:
-            label = replace(label, chips=tuple(sorted({t.chip for t in group})))
-            placed.append(label)
-            boxes.append(label_box(label, g))
     diagonals = [t for t in _diagonal_texts(scene, chips) if t.unused == faint]
     groups = _groups(diagonals, lambda t: math.log10(t.value))
     # Main memory's diagonals first (what the kernels' markers sit on), then the other levels';
@@ -288,7 +344,7 @@ def place_roof_labels(scene: ChartScene, g: LabelGeometry, selected_chip: str | 
             best, fewest = along, cost
         if cost == 0:
             break
-    return (*placed, *best)
+    return best
 
 
 def _place_diagonals(groups: list[list[_RoofText]], scene: ChartScene, g: LabelGeometry,
@@ -405,8 +461,11 @@ def _crossed(box, lines: np.ndarray, kind: int, value: float) -> float:
     return float(_crossed_each(np.asarray(box, dtype=float)[None, :], lines, kind, value)[0])
 
 
-def _crossed_each(boxes: np.ndarray, lines: np.ndarray, kind: int, value: float) -> np.ndarray:
-    """_crossed for each row of ``boxes`` ([N, 4]) at once."""
+def _crossed_each(boxes: np.ndarray, lines: np.ndarray, kind: int, value: float,
+                  near: float = SAME_LINE) -> np.ndarray:
+    """_crossed for each row of ``boxes`` ([N, 4]) at once; lines of ``kind`` within ``near``
+    decades of ``value`` count as the label's own (drawn on it: no spot can keep clear of
+    them)."""
     if not len(lines) or not len(boxes):
         return np.zeros(len(boxes))
     x0, y0 = boxes[:, 0:1], boxes[:, 1:2] + 1
@@ -417,7 +476,7 @@ def _crossed_each(boxes: np.ndarray, lines: np.ndarray, kind: int, value: float)
         slope = np.where(bx != ax, (by - ay) / (bx - ax), 0.0)
     ya, yb = ay + (lo - ax) * slope, ay + (hi - ax) * slope
     through = (lo < hi) & (np.maximum(ya, yb) > y0) & (np.minimum(ya, yb) < y1)
-    own = (lines[:, 4] == kind) & (np.abs(lines[:, 5] - value) < SAME_LINE)
+    own = (lines[:, 4] == kind) & (np.abs(lines[:, 5] - value) < near)
     # weights are 1 and FAINT_LINE (binary fractions): the sums are exact in any order
     return (through & ~own) @ lines[:, 6]
 
@@ -427,85 +486,6 @@ def _free(box, boxes: list, markers: np.ndarray | None = None) -> bool:
     if boxes and overlaps_each(b, np.asarray(boxes, dtype=float))[0]:
         return False
     return markers is None or not overlaps_each(b, markers)[0]
-
-
-def _place_peak(text: str, peak: float, ridge: float, color: str, g: LabelGeometry,
-                boxes: list, markers: np.ndarray, lines: np.ndarray) -> ChartLabel | None:
-    """At the right, just above its line; where that is taken (by a label, a marker or another
-    line through it), just below, then further left a third of a label's width at a time while
-    the whole text stays over the flat part; where every such spot is crossed or covers a
-    marker (roofs of other chips a few pixels apart), set off its roof by up to CALLOUT_STEPS
-    half-lines where that is clear of everything, a leader joining it to its roof; else the
-    spot on the roof covering fewest; then, in a chart whose flat part is shorter than the
-    text, with only its right end over it (so it still names its own line). None where
-    nothing is free (the roof's tooltip names it)."""
-    x_hi = g.view[1] - math.log10(1.15)
-    ly = math.log10(peak)
-    w = (text_width(text, g.text_px) + 8) / g.px[0]
-    flat_from = math.log10(ridge) if ridge > 0 else -math.inf
-
-    def spots(reach: float):  # the label's right ends, from the view's right edge leftwards
-        right = x_hi
-        while right - reach >= flat_from and right > g.view[0]:
-            yield right
-            right -= w / 3
-
-    def cost(label: ChartLabel, box) -> float:
-        return MARKER_COST * _covered(box, markers) + _crossed(box, lines, 0, ly)
-
-    for reach in (w, 0.0):
-        best, fewest = None, math.inf
-        for right in spots(reach):
-            for above in (True, False):
-                label = ChartLabel(text, right, ly, color, anchor=(1.0, 1.0 if above else 0.0))
-                box = label_box(label, g)
-                if _inside(box, g) and _free(box, boxes):
-                    covered = cost(label, box)
-                    if covered == 0:
-                        return label
-                    if covered < fewest:  # no spot clear of every marker: the fewest covered
-                        best, fewest = label, covered
-        if reach:  # off the roof, with a leader, where that covers less than any spot on it
-            callout, crossed = _callout(text, ly, color, list(spots(reach)), g, boxes, markers,
-                                        lines)
-            if callout is not None and crossed + OFF_THE_LINE < fewest:
-                return callout
-        if best is not None:
-            return best
-    return None
-
-
-def _callout(text: str, ly: float, color: str, rights: list[float], g: LabelGeometry,
-             boxes: list, markers: np.ndarray, lines: np.ndarray
-             ) -> tuple[ChartLabel | None, float]:
-    """A peak's label off its roof, with its leader (a short vertical line from the text's
-    right end to the roof, crossing no other line, label or marker), and what crosses it: at
-    the ``rights`` its text may end at, one to CALLOUT_STEPS half-lines above or below, clear
-    of labels and markers, the nearest spot no solid line crosses, else the one fewest cross
-    (a line behind a label's backdrop is better than a label over a marker: the second tour
-    saw "bf16 1.307 Pop/s" written over two chips' prefill points); None where none is."""
-    inset = 6.0 / g.px[0]  # the leader's x: a few pixels inside the text's right end
-    best, fewest = None, math.inf
-    for step in range(2, CALLOUT_STEPS + 1):
-        shift = step * g.line / 2 / g.px[1]
-        for right in rights:
-            for above in (True, False):
-                label = ChartLabel(text, right, ly + shift if above else ly - shift, color,
-                                   anchor=(1.0, 1.0 if above else 0.0), leader=(right - inset, ly))
-                box = label_box(label, g)
-                if not (_inside(box, g) and _free(box, boxes, markers)):
-                    continue
-                crossed = _crossed(box, lines, 0, math.inf)
-                if crossed >= fewest:
-                    continue
-                x = (right - inset) * g.px[0]
-                stem = (x - 1, box[3] - 1, x + 1, -ly * g.px[1]) if above else (
-                    x - 1, -ly * g.px[1], x + 1, box[1] + 1)
-                if _free(stem, boxes, markers) and _crossed(stem, lines, 0, ly) == 0:
-                    if crossed < 1:
-                        return label, crossed
-                    best, fewest = label, crossed
-    return best, fewest
 
 
 def _place_diagonal(text: str, bw: float, top: float, low: bool, color: str, g: LabelGeometry,
@@ -551,8 +531,10 @@ def _place_diagonal(text: str, bw: float, top: float, low: bool, color: str, g: 
     if boxes:
         bad |= overlaps_each(feet, np.asarray(boxes, dtype=float))
     usable = np.bincount(owner, weights=bad, minlength=len(labels)) == 0
-    per_box = MARKER_COST * _covered_each(feet, markers) + _crossed_each(feet, lines, 1,
-                                                                         math.log10(bw))
+    # a diagonal a few pixels from this one (TPU v1's DDR3 at 34 GB/s and the A100's PCIe
+    # Gen4 at 32) runs under its label at every spot: as its own line, not a crossing
+    per_box = MARKER_COST * _covered_each(feet, markers) + _crossed_each(
+        feet, lines, 1, math.log10(bw), max(SAME_LINE, NEAR_LINE_PX / g.px[1]))
     costs = np.bincount(owner, weights=per_box, minlength=len(labels))
     best, fewest = None, math.inf
     for label, ok, covered in zip(labels, usable, costs, strict=True):
@@ -724,6 +706,10 @@ def place_labels(scene: ChartScene, g: LabelGeometry, *, selected_chip: str | No
     fresh = roof_labels is None
     if roof_labels is None:
         roof_labels = place_roof_labels(scene, g, selected_chip, foreground) if roofs else ()
+    if g.bounds[3] - g.bounds[1] < MIN_LABELLED_PX:  # eight charts side by side at 1280 × 800:
+        # names 50 px tall charts had no room for ran past their tops, over each other
+        return PlacedLabels(roof_labels, (), (None,) * len(scene.workloads), g.px,
+                            *_key(scene, g, selected_chip, foreground, roofs))
     lifted = scene.selection.lifted
     moving = next((n for n, m in enumerate(scene.workloads) if m.workload_id == lifted), None)
     if held is not None and moving is not None:
@@ -742,4 +728,19 @@ def place_labels(scene: ChartScene, g: LabelGeometry, *, selected_chip: str | No
                  *workload_boxes)
         roof_labels += place_roof_labels(scene, g, selected_chip, foreground, faint=True,
                                          taken=taken)
-    return PlacedLabels(roof_labels, kernel_names, workloads, g.px)
+    return PlacedLabels(roof_labels, kernel_names, workloads, g.px,
+                        *_key(scene, g, selected_chip, foreground, roofs))
+
+
+def _key(scene: ChartScene, g: LabelGeometry, selected_chip: str | None, foreground: str,
+         roofs: bool) -> tuple[tuple[KeyLabel, ...], tuple[str, ...]]:
+    """The key's labels, and the texts its width fits: every chip's, so it holds still while
+    the view is zoomed or another chip is selected (with more than LABEL_ALL_CHIPS, only the
+    selected chip's are shown)."""
+    if not roofs:
+        return (), ()
+    labelled = _labelled_chips(scene, selected_chip)
+    texts = peak_key_texts(scene, labelled, foreground)
+    every = texts if len(labelled) == len(scene.chips) else peak_key_texts(
+        scene, list(scene.chips), foreground)
+    return place_peak_key(scene, g, selected_chip, texts), tuple(t[0] for t in every)

@@ -113,9 +113,65 @@ def test_labels_stay_whole_inside_the_view_and_leave_a_tiny_chart_alone():
     for lb in labels:  # no text cut by an edge of the view
         for box in label_footprint(lb, g) + [label_box(lb, g)] * (lb.along is None):
             assert top <= box[1] and box[3] <= bottom and left <= box[0] and box[2] <= right, lb.text
-    # One chip's bf16 and int8 roofs at the same 275 Top/s: one label naming both precisions.
-    assert any(lb.text == "bf16, int8 275 Top/s" for lb in labels), [lb.text for lb in labels]
     assert place_roof_labels(scene, _geometry(scene, (300.0, MIN_LABELLED_PX - 10)), None, "#202020") == ()
+
+
+def _key(scene, g, selected=None):
+    from roofline_gui.core.chart_labels import peak_key_texts, place_peak_key
+
+    return place_peak_key(scene, g, selected, peak_key_texts(scene, list(scene.chips), "#202020"))
+
+
+def test_the_peaks_are_named_in_the_key_a_line_apart_beside_their_roofs_ends():
+    """The key at the chart's right holds every peak whose roof reaches the view's right edge:
+    roofs drawn on each other share one label, roofs a few pixels apart are spread a line apart
+    (in order, none past the view's top or bottom), and a lone roof's label is level with it."""
+    scene = _scene(["nvidia-a100-sxm4-40gb", "google-tpu-v4"],
+                   [_kernel(k) for k in ("gemm-4k-bf16", "add-int8")])
+    g = _geometry(scene, (300.0, 180.0))
+    key = _key(scene, g)
+    # One chip's bf16 and int8 roofs at the same 275 Top/s: one label naming both precisions.
+    assert [lb.text for lb in key] == ["int8 624 Top/s", "bf16 312 Top/s", "bf16, int8 275 Top/s"]
+    _x_lo, _x_hi, y_lo, y_hi = g.view
+    spots = [-lb.shown_y * g.px[1] for lb in key]
+    assert spots == sorted(spots)  # top to bottom, as their roofs
+    assert all(b - a >= g.line - 1e-9 for a, b in zip(spots, spots[1:], strict=False))
+    assert all(-y_hi * g.px[1] <= s - g.line / 2 and s + g.line / 2 <= -y_lo * g.px[1] + 1e-9
+               for s in spots)
+    v3 = _scene(["google-tpu-v3"], [_kernel("gemm-4k-bf16")])
+    (alone,) = _key(v3, _geometry(v3))
+    assert alone.text == "bf16 123 Top/s" and np.isclose(alone.shown_y, alone.y)
+    assert np.isclose(alone.y, np.log10(123e12))
+
+
+def test_near_equal_roofs_are_spread_apart_and_a_key_too_tall_keeps_the_selected_chips():
+    """TPU v3's 123 and V100's 125 Top/s lie 1 px apart: their labels a line apart, each on
+    its side of the pair. A view too short for every label keeps the selected chip's, then the
+    highest."""
+    scene = _scene(["google-tpu-v3", "nvidia-v100-sxm2-16gb"],
+                   [_kernel("gemm-4k-bf16"), replace(_kernel("gemm-4k-bf16"), id="h", precision="fp16")])
+    g = _geometry(scene)
+    key = {lb.text: lb for lb in _key(scene, g)}
+    high, low = key["fp16 125 Top/s"], key["bf16 123 Top/s"]
+    assert (low.shown_y - high.shown_y) * -g.px[1] >= g.line - 1e-9
+    assert high.shown_y > high.y and low.shown_y < low.y  # spread about the pair's middle
+    short = geometry_for(g.view, (900.0, 1.6 * g.line), 7.0, 14.0)
+    (kept,) = _key(scene, short, selected=scene.comparison.chips[0].id)
+    assert kept.text == "bf16 123 Top/s"  # TPU v3's, selected, though V100's 125 is higher
+    (highest,) = _key(scene, short)
+    assert highest.text == "fp16 125 Top/s"
+
+
+def test_spread_moves_labels_only_as_far_as_they_must():
+    from roofline_gui.core.chart_labels import spread
+
+    assert spread([10.0, 50.0], 0.0, 100.0, 14.0) == [10.0, 50.0]  # apart already: in place
+    assert spread([40.0, 42.0], 0.0, 100.0, 14.0) == [34.0, 48.0]  # about their middle
+    assert spread([1.0, 2.0, 3.0], 0.0, 100.0, 14.0) == [0.0, 14.0, 28.0]  # held by the top
+    assert spread([95.0, 99.0], 0.0, 100.0, 14.0) == [86.0, 100.0]  # and by the bottom
+    # a block that grows into its neighbour takes it in: 40 and 42 push 30 up, one block of
+    # three placed where their squared moves add up least: 30 − 6.67, 40 − 2.67, 42 + 9.33
+    assert np.allclose(spread([30.0, 40.0, 42.0], 0.0, 100.0, 14.0), [70 / 3, 112 / 3, 154 / 3])
 
 
 def test_roofs_alone_are_framed_with_their_diagonals():
@@ -238,30 +294,6 @@ def test_levels_no_kernel_uses_are_named_only_where_everything_else_left_room():
     bare = place_roof_labels(scene, g, None, "#202020")
     assert placed.names == place_labels(scene, g, selected_chip=None, foreground="#202020",
                                         roof_labels=bare).names  # the names go first
-
-
-def test_a_peak_label_with_no_clear_spot_on_its_roof_is_set_off_with_a_leader():
-    """Kernels' markers all along a roof's flat part (and a host link's diagonal through it):
-    every spot on it covers one, so its label goes a line or two above or below, where nothing
-    crosses it, a leader joining it to its own roof; with room on the roof, none."""
-    from roofline_gui.core.chart_labels import _covered, _crossed, _place_peak, label_box
-
-    g = geometry_for((-1.0, 4.0, 10.0, 15.0), (700.0, 370.0), 7.0, 14.0)
-    ly = 13.96
-    y = -ly * g.px[1]
-    xs = np.arange(2.5 * g.px[0], 4.0 * g.px[0], 50.0)
-    markers = np.column_stack([xs - 6, np.full(len(xs), y - 6), xs + 6, np.full(len(xs), y + 6)])
-    lines = np.array([(2.5 * g.px[0], y, 4.0 * g.px[0], y, 0, ly, 1.0)])
-    label = _place_peak("int8 92 Top/s", 10 ** ly, 10 ** 2.5, "#d62728", g, [], markers, lines)
-    assert label is not None and label.leader is not None and label.y != ly
-    box = label_box(label, g)
-    assert _crossed(box, lines, 0, np.inf) == 0 and _covered(box, markers) == 0
-    assert label.leader[1] == ly and box[0] / g.px[0] <= label.leader[0] <= label.x
-    stem_x = label.leader[0] * g.px[0]
-    assert _covered((stem_x - 1, min(box[3], y), stem_x + 1, max(box[1], y)), markers) == 0
-    alone = _place_peak("int8 92 Top/s", 10 ** ly, 10 ** 2.5, "#d62728", g, [],
-                        np.zeros((0, 4)), lines)
-    assert alone is not None and alone.leader is None and alone.y == ly
 
 
 def test_a_shared_diagonal_with_no_clear_spot_for_its_chips_names_keeps_its_figure():

@@ -302,6 +302,44 @@ def test_side_by_side_charts_are_the_same_size_so_their_linked_decades_match(win
     assert len(window.canvas.plots) == 3 and len(sizes) == 1, sizes
 
 
+def test_small_charts_side_by_side_fit_the_window_with_their_keys_and_titles(window):
+    """At 1280 × 800, four charts side by side: each has its key of peaks (as wide as the
+    others', so the views keep one size), a y title no taller than the chart (the whole one ran
+    into the x title below it); eight: the keys fold away rather than push the third column past
+    the window's edge (it had), and the charts name nothing they have no room for."""
+    from PySide6.QtGui import QFont, QFontMetricsF
+
+    ids = ["nvidia-v100-sxm2-16gb", "google-tpu-v3", "nvidia-h100-sxm5-80gb", "amd-instinct-mi300x",
+           "google-tpu-v1", "nvidia-b200"]
+    window.resize(1280, 800)
+    window.set_mode("side_by_side")
+    window.model.add_chips([window.presets.chips[i] for i in ids[:2]])  # four with the session's
+    QApplication.processEvents()
+    canvas, metrics = window.canvas, QFontMetricsF(QFont())
+    plots = canvas.plots
+    assert len(plots) == 4
+    assert len({p.key.axis.width() for p in plots}) == 1 and not plots[0].key.axis.folded
+    assert len({(round(p.plot.getViewBox().width()), round(p.plot.getViewBox().height()))
+                for p in plots}) == 1
+    for plot in plots:
+        assert plot.key.labels, plot.plot.titleLabel.text
+        right = plot.key.axis.mapRectToScene(plot.key.axis.boundingRect()).right()
+        assert right <= canvas.grid.width() + 1
+        title = plot.plot.getAxis("left").labelText
+        if plot.plot.getAxis("left").label.isVisible():
+            assert metrics.horizontalAdvance(title) <= plot.plot.getViewBox().height(), title
+    window.model.add_chips([window.presets.chips[i] for i in ids[2:] if i in window.presets.chips])
+    QApplication.processEvents()
+    plots = canvas.plots
+    assert len(plots) >= 7
+    for plot in plots:
+        assert plot.key.axis.folded and plot.key.axis.width() < 20
+        right = plot.plot.mapRectToScene(plot.plot.boundingRect()).right()
+        assert right <= canvas.grid.width() + 1, plot.plot.titleLabel.text
+        if plot.label_geometry().bounds[3] - plot.label_geometry().bounds[1] < 100:
+            assert not plot.names.labels and not any(plot.scene.labels.workloads)
+
+
 def test_a_workload_drag_holds_the_view_and_roof_labels_still_until_it_ends(window):
     """While a workload is dragged its marks follow every step, and the rest of the chart (the
     view's range, the roofs' labels, the legend) holds still under the pointer; on release the

@@ -97,6 +97,12 @@ def test_a_marker_a_host_link_holds_has_its_point_on_that_links_line(window, qtb
     # and the axis says that x is main memory's but for it (the second tour read it so)
     title = plot.plot.getAxis("bottom").labelText
     assert "main memory; a kernel another level holds, also at that level" in title, title
+    window.model.set_view(bytes_per_op=True)  # read as B/F, the same words
+    QApplication.processEvents()
+    title = plot.plot.getAxis("bottom").labelText
+    assert title.startswith("Bytes per op, B/F") and "also at that level" in title, title
+    window.model.set_view(bytes_per_op=False)
+    QApplication.processEvents()
     tip = tooltip_at(window, qtbot, "GEMM 4096³ bf16, inputs over the host link")
     assert tip.startswith("GEMM 4096³ bf16, inputs over the host link on A100"), tip
     assert "below the roofs: the host link (PCIe" in tip and "filled point" in tip

@@ -97,7 +97,7 @@ def test_roof_labels_and_readout_follow_count_macs_at_once(window):
 
     def label_texts():
         plot.finish_pending()
-        return [label.text for label in plot.roof_labels.labels]
+        return [label.text for label in (*plot.roof_labels.labels, *plot.key.labels)]
 
     assert any(t.endswith("op/s") for t in label_texts())
     window.canvas.sig_cursor_moved.emit(10.0, 1e13)  # the pointer at 10 op/B, 10 Top/s
@@ -262,9 +262,7 @@ def test_markers_take_their_categorys_shape_and_the_legend_says_which(window):
 
 
 def test_roof_labels_of_near_equal_peaks_do_not_overlap(window, qtbot):
-    from PySide6.QtGui import QFont, QFontMetricsF
-
-    from roofline_gui.core.chart_labels import label_box, label_footprint
+    from roofline_gui.core.chart_labels import label_footprint
     from roofline_gui.core.display import boxes_overlap as _overlap
 
     presets = window.presets.chips
@@ -273,14 +271,12 @@ def test_roof_labels_of_near_equal_peaks_do_not_overlap(window, qtbot):
     plot = window.canvas.overlay_plot
     qtbot.waitUntil(lambda: not plot.labels_pending, timeout=5000)  # slower on a loaded machine
     g = plot.label_geometry()
-    QFontMetricsF(QFont())
-    roof_labels = [label for label in plot.roof_labels.labels if label.along is None]  # the peaks'
-    assert len(roof_labels) >= 6
-    boxes = [label_box(label, g)
-             for label in roof_labels]
-    for i, a in enumerate(boxes):
-        for j, b in enumerate(boxes[i + 1:], i + 1):
-            assert not _overlap(a, b), (roof_labels[i].text, roof_labels[j].text)
+    # The peaks' labels, in the key: a line apart, in their roofs' order, as drawn.
+    spots = plot.key.axis.shown_spots()
+    assert len(spots) >= 6
+    assert [roof for _t, roof, _y in spots] == sorted(roof for _t, roof, _y in spots)
+    middles = [y for _t, _roof, y in spots]
+    assert all(b - a >= g.line - 0.5 for a, b in zip(middles, middles[1:], strict=False)), spots
     # Nor the main-memory diagonals' labels of near-equal bandwidths (HBM3 5.3 and 3.35 TB/s).
     drams = {chip.dram.name for chip in window.model.document.chips}
     diagonal = [label for label in plot.roof_labels.labels
@@ -294,41 +290,33 @@ def test_roof_labels_of_near_equal_peaks_do_not_overlap(window, qtbot):
                 plot.roof_labels.labels[i].text, plot.roof_labels.labels[j].text)
 
 
-def test_peak_labels_keep_clear_of_the_markers_on_their_flat_part(window, qtbot):
+def test_the_peaks_key_lies_outside_the_view_beside_each_roofs_end(window, qtbot):
     """In the H100 / MI300X example the MI300X's GEMM squares sat at the right end of its roofs,
-    on their labels (and on the H100's fp8 label just below). A peak's label now moves left,
-    on its roof's flat part (right of the ridge), clear of every marker where there is room."""
+    on their labels (and on the H100's fp8 label just below). The peaks' labels are now in the
+    key right of the view: each text outside it, its elbow starting where its roof meets the
+    view's right edge, so no marker, line or other label can lie under it."""
+    from PySide6.QtCore import QPointF
     from PySide6.QtGui import QFont, QFontMetricsF
 
-    from roofline_gui.core.chart_labels import label_box
-    from roofline_gui.core.display import boxes_overlap as _overlap
     from roofline_gui.widgets.app.file_actions import examples
 
     window.files.open(str(next(p for p in examples() if p.stem == "h100-vs-mi300x-llm")))
     plot = window.canvas.overlay_plot
     qtbot.waitUntil(lambda: not plot.labels_pending and not window.canvas.drawing, timeout=5000)
-    cmp, units = window.model.comparison, plot._units()
-    g = plot.label_geometry()
-    px = g.px
-    metrics = QFontMetricsF(QFont())
-    with np.errstate(divide="ignore", invalid="ignore"):
-        mx = np.log10(units.intensity(cmp.dram_intensity)) * px[0]
-        my = -np.log10(units.rate(cmp.result.attainable)) * px[1]
-    # Markers as the label placement takes them (a marker's half size), against the labels'
-    # boxes as placed (the text's own box, its bottom on the line).
-    markers = [(x - 5, y - 5, x + 5, y + 5)
-               for x, y in zip(np.repeat(mx, my.shape[1]), my.ravel(), strict=True)
-               if np.isfinite(x) and np.isfinite(y)]
-    peaks = {label.text: label for label in plot.roof_labels.labels if label.along is None}
-    for text in ("fp8 2.615 Pop/s", "fp8 1.979 Pop/s"):
-        label = peaks[text]
-        x0, _y0, x1, _y1 = label_box(label, g)
-        y = -label.y * px[1]
-        box = (x0, y - metrics.height(), x1, y) if label.anchor[1] == 1 else (x0, y, x1, y + metrics.height())
-        assert not any(_overlap(box, m) for m in markers), text
-        chip = next(c for c in cmp.chips if c.color == label.color.name())
-        ridge = chip.compute["fp8"] / chip.dram.bandwidth
-        assert x0 >= np.log10(units.intensity(ridge)) * px[0] - 1, text  # on the flat part
+    axis, view = plot.key.axis, plot.plot.getViewBox()
+    texts = [lb.text for lb in plot.key.labels]
+    assert "fp8 2.615 Pop/s" in texts and "fp8 1.979 Pop/s" in texts, texts
+    view_right = view.mapRectToScene(view.boundingRect()).right()
+    assert abs(axis.mapToScene(QPointF(0.0, 0.0)).x() - view_right) < 1.0  # the key's left edge
+    height = QFontMetricsF(QFont()).height()
+    for label, (text, roof_y, text_y) in zip(plot.key.labels, axis.shown_spots(), strict=True):
+        end = view.mapViewToScene(QPointF(view.viewRange()[0][1], label.y))
+        assert abs(axis.mapToScene(QPointF(0.0, roof_y)).y() - end.y()) < 0.5, text
+        assert abs(text_y - roof_y) < 4 * height, text  # spread, but beside its roof
+        assert axis.width() >= QFontMetricsF(QFont()).horizontalAdvance(text), text
+        chip = window.model.comparison.chips[label.chips[0]]  # hovered, it names its chip
+        assert len(label.chips) == 1 and axis.tip_at(text_y) == f"{chip.name}: {text}"
+    assert axis.tip_at(-1000.0) == ""
 
 
 def test_roof_labels_keep_clear_of_the_points_per_memory_level(window, qtbot):

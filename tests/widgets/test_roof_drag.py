@@ -121,6 +121,10 @@ def test_during_a_roof_drag_only_the_moving_chip_is_redrawn_and_all_settles_on_r
         assert model.comparison.chip_index[a100.id] not in shown
         assert any(model.comparison.chip_index[a100.id] in lb.chips
                    for lb in plot.scene.labels.roofs)  # it has labels, held and hidden
+        # and so are its peaks' in the key; the other chip's stay
+        keyed = {c for lb in plot.key.labels for c in lb.chips}
+        assert model.comparison.chip_index[a100.id] not in keyed
+        assert model.comparison.chip_index[tpu.id] in keyed
         if factor == 1.2:
             held = plot.roofs.item.lines, plot.scene.labels, plot.legend._entries
         else:  # the second step redrew neither the other chip's roofs, the labels nor the legend
@@ -144,6 +148,8 @@ def test_during_a_roof_drag_only_the_moving_chip_is_redrawn_and_all_settles_on_r
     # on release its labels come back, with the new value
     assert len(plot.roof_labels.labels) == len(plot.scene.labels.roofs)
     assert any("what-if" in lb.text or "HBM" in lb.text for lb in plot.roof_labels.labels)
+    assert plot.key.labels == plot.scene.labels.key
+    assert model.comparison.chip_index[a100.id] in {c for lb in plot.key.labels for c in lb.chips}
     mark = plot.scene.workloads[0]  # on release every chip's marks are the workload's again
     _entries, point, _label = plot.workloads._items[mark.workload_id]
     assert np.allclose(np.asarray(point.getData()[1]),

@@ -26,6 +26,7 @@ from roofline_gui.widgets.chart import roofline_plot
 from roofline_gui.widgets.chart.roofline_plot import RangeMode, RooflinePlot, ViewOptions
 from roofline_gui.widgets.common.axes import SIAxis
 
+KEY_SHARE = 0.3  # the most of a chart's width (side by side) the key of its peaks may take
 
 class _KernelDropMixin:
     """Accepts kernel drags from the preset library (synthesized events work the same).
@@ -73,12 +74,17 @@ class OverlayView(_KernelDropMixin, pg.PlotWidget):
 
 class GridView(_KernelDropMixin, pg.GraphicsLayoutWidget):
     sig_kernels_dropped = Signal(list)  # preset kernel ids
+    sig_resized = Signal()
 
     def __init__(self, parent=None, background="w") -> None:
         super().__init__(parent)
         self.setBackground(background)
         self.setAcceptDrops(True)
         self._repaint_bounding_rect()
+
+    def resizeEvent(self, ev) -> None:  # noqa: N802 (Qt API)
+        super().resizeEvent(ev)
+        self.sig_resized.emit()
 
 
 class CanvasPanel(QWidget):
@@ -136,6 +142,7 @@ class CanvasPanel(QWidget):
             self._grid = GridView(background=self._background)
             self.stack.addWidget(self._grid)
             self._watch(self._grid)
+            self._grid.sig_resized.connect(self._equal_keys)
         return self._grid
 
     def _make_plot(self, plot_item: pg.PlotItem) -> RooflinePlot:
@@ -269,7 +276,7 @@ class CanvasPanel(QWidget):
         self.grid.clear()
         self.grid_plots = []
         mode = RangeMode()  # one for the grid: its axes are linked
-        columns = 1 if len(indices) <= 1 else (2 if len(indices) <= 4 else 3)
+        columns = self.grid_columns(len(indices))
         first = None
         for n, c in enumerate(indices):
             item = self.grid.addPlot(row=n // columns, col=n % columns, title=cmp.chips[c].name,
@@ -277,6 +284,7 @@ class CanvasPanel(QWidget):
             plot = self._make_plot(item)
             plot.range_mode = mode
             plot.shared_fit = self._grid_fit
+            plot.key.fit_width = self._equal_keys
             rows = -(-len(indices) // columns)
             plot.axis_titles = {"left": n % columns == 0,  # titles on the outer charts only
                                 "bottom": n // columns == rows - 1 or n + columns >= len(indices)}
@@ -314,6 +322,24 @@ class CanvasPanel(QWidget):
         for item in items:
             item.setMinimumSize(width, height)
             item.setPreferredSize(width, height)
+
+    def _equal_keys(self) -> None:
+        """Every chart's key of peaks as wide as the widest: the views keep one width, so the
+        linked decades match from chart to chart. Where the key would take more than KEY_SHARE
+        of a chart's width (eight charts side by side at 1280 × 800 ran past the window's
+        edge), the keys are folded away: the roofs' tooltips name them."""
+        if not self.grid_plots:
+            return
+        columns = self.grid_columns(len(self.grid_plots))
+        wanted = max(p.key.axis.wanted for p in self.grid_plots)
+        folded = wanted > KEY_SHARE * self.grid.width() / columns
+        for plot in self.grid_plots:
+            plot.key.axis.fold(folded, wanted)
+
+    @staticmethod
+    def grid_columns(charts: int) -> int:
+        """The columns of a grid of ``charts`` charts."""
+        return 1 if charts <= 1 else (2 if charts <= 4 else 3)
 
     def _grid_fit(self):
         """The range of a grid of charts: every chart's fit at once (their axes are linked)."""

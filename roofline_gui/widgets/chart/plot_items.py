@@ -236,7 +236,6 @@ class _Label:
     anchor: tuple[float, float]  # (0, 1): the point is the text's bottom-left corner
     along: tuple[float, float] | None = None  # a data direction the text follows on screen
     offset: tuple[float, float] = (0.0, 0.0)  # pixels from the point (y down)
-    leader: tuple[float, float] | None = None  # a point a thin vertical line joins it to
 
 
 class GridLines(QGraphicsPathItem):
@@ -302,10 +301,9 @@ class RoofLayer(pg.GraphicsObject):
         self.dots.append(_Dot(float(x), float(y), QColor(color), tip))
 
     def add_label(self, text: str, x: float, y: float, color: QColor, anchor=(0, 1),
-                  along: tuple[float, float] | None = None, offset=(0.0, 0.0),
-                  leader: tuple[float, float] | None = None) -> None:
+                  along: tuple[float, float] | None = None, offset=(0.0, 0.0)) -> None:
         self.labels.append(_Label(text, float(x), float(y), QColor(color), tuple(anchor), along,
-                                  tuple(offset), leader))
+                                  tuple(offset)))
 
     def finish(self, reach: tuple[float, float] | None = None) -> None:
         """Call after adding: recompute the bounds and repaint. ``reach``: how far (in data
@@ -379,12 +377,6 @@ class RoofLayer(pg.GraphicsObject):
         metrics = QFontMetricsF(font)
         for label in self.labels:
             p = transform.map(QPointF(label.x, label.y))
-            if label.leader is not None:  # a label set off its roof: a stem joins them
-                lx, ly = label.leader
-                a, b = transform.map(QPointF(lx, label.y)), transform.map(QPointF(lx, ly))
-                a.setY(a.y() - 3 if b.y() > a.y() else a.y())  # from the text's edge
-                painter.setPen(QPen(label.color, 1))
-                painter.drawLine(a, b)
             angle = 0.0
             if label.along is not None:
                 d = transform.map(QPointF(label.x + label.along[0], label.y + label.along[1])) - p

@@ -40,6 +40,7 @@ from roofline_gui.core.display import chart_spec
 from roofline_gui.core.i18n import _, clauses, listed, ngettext
 from roofline_gui.core.units import OPS_PER_MAC, Units
 from roofline_gui.widgets.chart.layers.base import Style
+from roofline_gui.widgets.chart.layers.key import PeakKeyLayer
 from roofline_gui.widgets.chart.layers.labels import KernelNamesLayer, RoofLabelsLayer
 from roofline_gui.widgets.chart.layers.legend import LegendLayer
 from roofline_gui.widgets.chart.layers.levels import LevelPointsLayer
@@ -109,6 +110,7 @@ class RooflinePlot(QObject):
         self.lifted: str | None = None
         self.axis_titles = {"left": True, "bottom": True}  # in a grid, the outer charts' only
         self.short_titles = False  # in a grid of small charts
+        self._cramped = False  # a chart less tall than its y axis's whole title: the short one
         self.range_mode = RangeMode()  # shared by the charts of a grid (their axes are linked)
         #: the range to fit, where several charts share one (side by side); default: this one's
         self.shared_fit = None
@@ -125,14 +127,16 @@ class RooflinePlot(QObject):
         self.overlays = OverlaysLayer(plot_item, style, self.markers.symbol_of, beneath=self.roofs.item)
         self.names = KernelNamesLayer(plot_item, style)
         self.roof_labels = RoofLabelsLayer(plot_item, style)
+        self.key = PeakKeyLayer(plot_item, style)
         self.legend = LegendLayer(plot_item, style)
         self.layers = [self.roofs, self.workloads, self.markers, self.levels, self.overlays, self.names,
-                       self.roof_labels, self.legend]
+                       self.roof_labels, self.key, self.legend]
         for layer in self.layers:
             layer.on_click = self._on_point_clicked
         self.note = ViewNote(plot_item.getViewBox(), style, self.fit)
         view = plot_item.getViewBox()
         view.sigResized.connect(lambda _vb: self._on_view_changed())
+        view.sigResized.connect(lambda _vb: self._fit_titles())
         view.sigRangeChanged.connect(lambda *_args: self._on_view_changed())
         view.sigRangeChangedManually.connect(self._on_user_range)
         plot_item.autoBtn.clicked.disconnect()
@@ -140,16 +144,16 @@ class RooflinePlot(QObject):
 
     def _setup_plot(self) -> None:
         plot = self.plot
-        # The hidden top and right axes: pyqtgraph's SI prefix would re-render their (hidden)
-        # titles as rich text on every range change, ten times before the first paint.
-        for side in ("top", "right"):
-            plot.getAxis(side).enableAutoSIPrefix(False)
+        # The hidden top axis (the right one is the peaks' key): pyqtgraph's SI prefix would
+        # re-render its (hidden) title as rich text on every range change, ten times before the
+        # first paint.
+        plot.getAxis("top").enableAutoSIPrefix(False)
         plot.setLabel("bottom", _("Arithmetic intensity ({unit}/B, main memory)").format(unit="op"),
                       units="")
         plot.setLabel("left", _("Attainable performance ({unit}/s)").format(unit="op"))
-        self._axis_unit = ("op", False, False, False)
+        self._axis_unit = ("op", False, False, False, False, False)
         plot.setMenuEnabled(False)
-        plot.layout.setContentsMargins(4, 8, 14, 4)  # room for the right-hand labels
+        plot.layout.setContentsMargins(4, 8, 4, 4)  # the peaks' key at the right (layers.key)
         self._add_grid()
 
     def _add_grid(self) -> None:
@@ -419,24 +423,12 @@ class RooflinePlot(QObject):
         bf = self.options.bytes_per_op
         spec = spec if spec is not None else self.scene.spec if self.scene is not None else None
         held = not levels and spec is not None and spec.levels is not None and len(spec.levels) > 0
-        if self._axis_unit != (unit, self.short_titles, levels, bf, held):  # setLabel lays out
-            self._axis_unit = (unit, self.short_titles, levels, bf, held)
-            # Small charts of a grid: titles that fit them (the whole ones ran into each other).
-            if self.short_titles:  # a chart of a grid: the level's words ran past its edge
-                left = _("Performance ({unit}/s)")
-                bottom = _("Intensity ({unit}/B)")
-            else:
-                left = _("Attainable performance ({unit}/s)")
-                # Memory levels off, a kernel another level holds has its point there too:
-                # the title says so (the second tour read its x as main memory's)
-                bottom = (_("Arithmetic intensity ({unit}/B, at each memory level)") if levels
-                          else _("Arithmetic intensity ({unit}/B, main memory; a kernel another "
-                                 "level holds, also at that level)") if held
-                          else _("Arithmetic intensity ({unit}/B, main memory)"))
-            if bf:  # the same axis, read as bytes per op (B/F): right is fewer bytes per op
-                bottom = (_("B/F (B/{unit})") if self.short_titles else
-                          _("Bytes per op, B/F (B/{unit}, at each memory level)") if levels else
-                          _("Bytes per op, B/F (B/{unit}, main memory)"))
+        short = self.short_titles
+        if self._axis_unit != (unit, short, levels, bf, held, self._cramped):  # setLabel lays out
+            self._axis_unit = (unit, short, levels, bf, held, self._cramped)
+            left, bottom = self._titles(short, levels, bf, held)
+            if self._cramped:
+                left = self._titles(True, levels, bf, held)[0]
             axis = self.plot.getAxis("bottom")
             if hasattr(axis, "set_inverted"):
                 axis.set_inverted(bf)
@@ -446,6 +438,40 @@ class RooflinePlot(QObject):
             axis = self.plot.getAxis(side)
             if axis.label.isVisible() != shown:  # showLabel re-lays out and repaints the axis
                 axis.showLabel(shown)
+
+    @staticmethod
+    def _titles(short: bool, levels: bool, bf: bool, held: bool) -> tuple[str, str]:
+        """The y and x axes' titles ({unit} to fill in): ``short`` ones for small charts (the
+        whole ones ran into each other, or past the chart's edge)."""
+        if short:
+            return _("Performance ({unit}/s)"), (_("B/F (B/{unit})") if bf
+                                                  else _("Intensity ({unit}/B)"))
+        if bf:  # the same axis, read as bytes per op (B/F): right is fewer bytes per op
+            bottom = (_("Bytes per op, B/F (B/{unit}, at each memory level)") if levels
+                      else _("Bytes per op, B/F (B/{unit}, main memory; a kernel another level "
+                             "holds, also at that level)") if held
+                      else _("Bytes per op, B/F (B/{unit}, main memory)"))
+        else:
+            # Memory levels off, a kernel another level holds has its point there too: the
+            # title says so (the second tour read its x as main memory's)
+            bottom = (_("Arithmetic intensity ({unit}/B, at each memory level)") if levels
+                      else _("Arithmetic intensity ({unit}/B, main memory; a kernel another "
+                             "level holds, also at that level)") if held
+                      else _("Arithmetic intensity ({unit}/B, main memory)"))
+        return _("Attainable performance ({unit}/s)"), bottom
+
+    def _fit_titles(self) -> None:
+        """After a resize: the y axis's short title where the whole one is longer than the chart
+        is tall (four charts side by side at 1280 × 800: it ran into the x title below it)."""
+        box = self.plot.getViewBox().boundingRect()
+        if box.height() < 20:
+            return  # not laid out yet
+        unit, _short, levels, bf, held, _cramped = self._axis_unit
+        left, _bottom = self._titles(False, levels, bf, held)
+        cramped = QFontMetricsF(QFont()).horizontalAdvance(left.format(unit=unit)) + 16 > box.height()
+        if cramped != self._cramped:
+            self._cramped = cramped
+            self._set_axis_titles()
 
     # -- interaction and exports ------------------------------------------------------------------
     def _on_point_clicked(self, ev) -> None:

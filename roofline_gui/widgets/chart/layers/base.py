@@ -89,3 +89,25 @@ class ChartLayer:
     def close(self) -> None:
         for item in list(self.items):
             self.remove(item)
+
+
+class HidesMovingChip:
+    """Mixed into a layer of roofs' labels (before ChartLayer): while a chip's roof is dragged
+    its own labels are hidden (they hold still during the drag and would name the old value)
+    and come back, with the new value, on release."""
+
+    def __init__(self, plot: pg.PlotItem, style: Style) -> None:
+        super().__init__(plot, style)
+        self._moving: int | None = None
+
+    def update(self, scene: ChartScene, changed: frozenset[str]) -> None:
+        moving = scene.moving_chip
+        if changed & self.PARTS or moving != self._moving:
+            self._moving = moving
+            self.draw(scene)
+
+    @staticmethod
+    def still(labels: tuple, scene: ChartScene) -> tuple:
+        """``labels`` but those naming the chip whose roof is being dragged."""
+        moving = scene.moving_chip
+        return tuple(lb for lb in labels if moving is None or moving not in lb.chips)

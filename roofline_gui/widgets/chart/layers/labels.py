@@ -6,7 +6,7 @@ from __future__ import annotations
 from PySide6.QtGui import QColor, QFont, QFontMetricsF
 
 from roofline_gui.core.chart_scene import ChartScene
-from roofline_gui.widgets.chart.layers.base import ChartLayer
+from roofline_gui.widgets.chart.layers.base import ChartLayer, HidesMovingChip
 from roofline_gui.widgets.chart.plot_items import RoofLayer
 
 
@@ -29,8 +29,7 @@ class _TextLayer(ChartLayer):
         for label in texts:
             self.item.add_label(label.text, label.x, label.y,
                                 QColor(label.color or self.style.foreground),
-                                anchor=label.anchor, along=label.along, offset=label.offset,
-                                leader=label.leader)
+                                anchor=label.anchor, along=label.along, offset=label.offset)
         self.item.finish(reach=self._reach(texts, scene))
 
     @staticmethod
@@ -50,26 +49,13 @@ class _TextLayer(ChartLayer):
         return self.item.labels
 
 
-class RoofLabelsLayer(_TextLayer):
-    """The roofs' labels; while a chip's roof is dragged its own labels are hidden (they hold
-    still during the drag and would name the old value at the old place) and placed again,
-    with the new value, on release."""
+class RoofLabelsLayer(HidesMovingChip, _TextLayer):
+    """The diagonals' labels (the peaks' are in the key: layers.key)."""
 
     Z = 15.0  # above every marker and point, so none is hidden under one
 
-    def __init__(self, plot, style) -> None:
-        super().__init__(plot, style)
-        self._moving: int | None = None
-
-    def update(self, scene: ChartScene, changed: frozenset[str]) -> None:
-        moving = scene.moving_chip
-        if changed & self.PARTS or moving != self._moving:
-            self._moving = moving
-            self.draw(scene)
-
     def texts(self, scene: ChartScene) -> tuple:
-        moving = scene.moving_chip
-        return tuple(lb for lb in scene.labels.roofs if moving is None or moving not in lb.chips)
+        return self.still(scene.labels.roofs, scene)
 
 
 class KernelNamesLayer(_TextLayer):
