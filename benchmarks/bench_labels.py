@@ -25,6 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from roofline_gui.core import chart_labels  # noqa: E402
 from roofline_gui.core.chart_labels import (  # noqa: E402
     MARKER_COST,
+    NEAR_LINE_PX,
+    SAME_LINE,
     ChartLabel,
     _covered,
     _crossed,
@@ -56,8 +58,9 @@ def one_spot_at_a_time(text, bw, top, low, color, g, boxes, markers, lines, clea
                                along=(1.0, 1.0))
             footprint = label_footprint(label, g)
             if all(_inside(b, g) and _free(b, boxes) for b in footprint):
+                near = max(SAME_LINE, NEAR_LINE_PX / g.px[1])
                 covered = sum(MARKER_COST * _covered(b, markers)
-                              + _crossed(b, lines, 1, math.log10(bw)) for b in footprint)
+                              + _crossed(b, lines, 1, math.log10(bw), near) for b in footprint)
                 if covered == 0:
                     return label, 0.0
                 if covered < fewest:

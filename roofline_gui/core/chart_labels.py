@@ -455,10 +455,10 @@ def _line_segments(scene: ChartScene, g: LabelGeometry) -> np.ndarray:
     return np.array(rows, dtype=float).reshape(-1, 7)
 
 
-def _crossed(box, lines: np.ndarray, kind: int, value: float) -> float:
+def _crossed(box, lines: np.ndarray, kind: int, value: float, near: float = SAME_LINE) -> float:
     """How many lines run through ``box`` (a pixel inside its edges), each by its weight, its
     own left out: those of ``kind`` at ``value`` (log10), which the label sits on."""
-    return float(_crossed_each(np.asarray(box, dtype=float)[None, :], lines, kind, value)[0])
+    return float(_crossed_each(np.asarray(box, dtype=float)[None, :], lines, kind, value, near)[0])
 
 
 def _crossed_each(boxes: np.ndarray, lines: np.ndarray, kind: int, value: float,
