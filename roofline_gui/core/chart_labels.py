@@ -28,6 +28,7 @@ import numpy as np
 from roofline_gui.core.arrays import among
 from roofline_gui.core.chart_scene import ChartScene
 from roofline_gui.core.display import (
+    FAR_LABEL_SPOTS,
     WORKLOAD_LABEL_SPOTS,
     TextWidth,
     offset_label_box,
@@ -65,6 +66,7 @@ class ChartLabel:
     offset: tuple[float, float] = (0.0, 0.0)  # pixels from the point (y down)
     item: int = -1  # the kernel row (names) or workload index (workloads' labels) it names
     chips: tuple[int, ...] = ()  # the chips a roof's label names (hidden while one is dragged)
+    stem: bool = False  # a name set off from its marker: a thin line joins them
 
 
 @dataclass(frozen=True)
@@ -599,9 +601,11 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels) -> tupl
              for k in cmp.kernels]
     roofs = [np.column_stack([np.log10(rx) * g.px[0], -np.log10(ry) * g.px[1]])
              for rx, ry in (roof.points() for roof in spec.roofs if roof.chip in scene.chips)]
-    return tuple(ChartLabel(lb.text, lb.x, lb.y, "", lb.anchor, None, lb.offset, lb.kernel)
+    return tuple(ChartLabel(lb.text, lb.x, lb.y, "", lb.anchor, None, lb.offset, lb.kernel,
+                            stem=lb.stem)
                  for lb in place_kernel_labels(texts, xs, ys, g.px, g.text_px, g.line, taken,
-                                               others, g.bounds, lines=roofs))
+                                               others, g.bounds, lines=roofs,
+                                               far_spots=FAR_LABEL_SPOTS))
 
 
 # -- workloads' labels -----------------------------------------------------------------------------

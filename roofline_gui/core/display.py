@@ -303,6 +303,16 @@ LABEL_SPOTS = (((8.0, 0.0), (0.0, 0.5)), ((-8.0, 0.0), (1.0, 0.5)),
                ((-6.0, -6.0), (1.0, 1.0)), ((-6.0, 6.0), (1.0, 0.0)))
 
 
+#: Spots further from a marker, tried where none of LABEL_SPOTS is clear of the roofs (crowded
+#: charts): at these a thin stem joins the name to its marker. Nearest first; eight directions,
+#: the text's near edge (or corner) facing the marker.
+_DIRECTIONS = (((1.0, 0.0), (0.0, 0.5)), ((-1.0, 0.0), (1.0, 0.5)), ((0.0, -1.0), (0.5, 1.0)),
+               ((0.0, 1.0), (0.5, 0.0)), ((0.7, -0.7), (0.0, 1.0)), ((0.7, 0.7), (0.0, 0.0)),
+               ((-0.7, -0.7), (1.0, 1.0)), ((-0.7, 0.7), (1.0, 0.0)))
+FAR_LABEL_SPOTS = tuple(((r * dx, r * dy), anchor) for r in (26.0, 44.0, 66.0)
+                        for (dx, dy), anchor in _DIRECTIONS)
+
+
 #: Spots for a workload's label around its (bigger) point: the kernel spots further out, then
 #: the four corners.
 WORKLOAD_LABEL_SPOTS = (((13.0, 0.0), (0.0, 0.5)), ((-13.0, 0.0), (1.0, 0.5)),
@@ -321,6 +331,7 @@ class KernelLabel:
     y: float  # log10 shown rate of that marker
     offset: tuple[float, float]  # pixels from the marker (y down)
     anchor: tuple[float, float]  # of the text box: (0, 0.5) is its left middle
+    stem: bool = False  # set off at a far spot: a thin line joins it to its marker
 
 
 def short_name(name: str, limit: int = 28) -> str:
@@ -359,7 +370,8 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
                         taken: list[tuple[float, float, float, float]],
                         others: tuple[np.ndarray, np.ndarray] | None = None,
                         bounds: tuple[float, float, float, float] | None = None,
-                        spots=LABEL_SPOTS, lines: list[np.ndarray] | None = None) -> list[KernelLabel]:
+                        spots=LABEL_SPOTS, lines: list[np.ndarray] | None = None,
+                        far_spots=()) -> list[KernelLabel]:
     """Labels for markers at (log10) ``xs``, ``ys``: each in the first of LABEL_SPOTS where its
     text (or, failing that, each shorter alternative in turn: ``texts[k]`` may be a tuple, the
     whole name first)
@@ -370,9 +382,10 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
 
     ``lines``: polylines ([N, 2] points, same pixels) the text should not be written over (the
     roofs). Of the spots where a text fits, the first that no line crosses is taken, a shorter
-    form of the name before a spot over a line; only where no form has a spot clear of the
-    lines does the text go over one, the first form in the first spot it fits (so the same
-    names are shown, and only their places and lengths change)."""
+    form of the name before a spot over a line; then, where no form has a spot clear of the
+    lines, ``far_spots`` (further out, a stem joining the text to its marker that crosses no
+    label); only where none of those is clear either does the text go over a line, the first
+    form in the first near spot it fits."""
     sx, sy = px_per_decade
     # Boxes as arrays, so a candidate is tested against all of them in one numpy expression
     # (ten workloads' marks on eight chips are hundreds of obstacles, tested at each drag step).
@@ -387,8 +400,24 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
     segments = segments[np.isfinite(segments).all(axis=1)]
     # Every spot of a text is tested at once: its candidate boxes against every obstacle and
     # every roof segment, one numpy expression each.
-    offsets = np.array([d for d, _ in spots], dtype=float)
-    anchors = np.array([a for _, a in spots], dtype=float)
+    near = (np.array([d for d, _ in spots], dtype=float), np.array([a for _, a in spots], dtype=float))
+    far = (np.array([d for d, _ in far_spots], dtype=float).reshape(-1, 2),
+           np.array([a for _, a in far_spots], dtype=float).reshape(-1, 2))
+
+    def clear_spots(text: str, px: float, py: float, at, obstacles: np.ndarray):
+        """The candidate boxes of ``text`` at the spots ``at``, and which of them fit (clear
+        of labels and markers, inside the bounds) and which of those no roof crosses."""
+        offsets, anchors = at
+        w, h = text_width(text, text_px) + 4, line_px
+        left = px + offsets[:, 0] - anchors[:, 0] * w
+        top = py + offsets[:, 1] - anchors[:, 1] * h
+        candidates = np.column_stack([left, top, left + w, top + h])
+        fits = ~overlaps_each(candidates, boxes) & ~overlaps_each(candidates, obstacles)
+        if bounds is not None:
+            fits &= ((bounds[0] <= candidates[:, 0]) & (candidates[:, 2] <= bounds[2])
+                     & (bounds[1] <= candidates[:, 1]) & (candidates[:, 3] <= bounds[3]))
+        ok = np.flatnonzero(fits)
+        return candidates, ok, ok[~crosses_each(candidates[ok], segments)]
 
     placed = []
     for k, (options, x, y) in enumerate(zip(texts, xs, ys, strict=True)):
@@ -398,32 +427,33 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
         px, py = x * sx, -y * sy
         # The marker's own box is not an obstacle to its label.
         others_boxes = markers[~((markers[:, 0] == px - 5) & (markers[:, 1] == py - 5))]
-        # The first text (the whole name, then shorter) with a spot no roof crosses; only where
-        # none has one, the first that fits at all, over a roof (the second tour saw names
-        # written across roofs whose shorter forms had a clear spot)
-        over_a_line = None
+        # The first text (the whole name, then shorter) with a spot no roof crosses; then one
+        # set off further, its stem crossing no label (the tours saw names written across roofs
+        # where a shorter form, or a spot a little further out, was clear); only where none
+        # has one, the first that fits at all, over a roof
+        chosen = over_a_line = None
         for text in options:
-            w, h = text_width(text, text_px) + 4, line_px
-            left = px + offsets[:, 0] - anchors[:, 0] * w
-            top = py + offsets[:, 1] - anchors[:, 1] * h
-            candidates = np.column_stack([left, top, left + w, top + h])
-            fits = ~overlaps_each(candidates, boxes) & ~overlaps_each(candidates, others_boxes)
-            if bounds is not None:
-                fits &= ((bounds[0] <= candidates[:, 0]) & (candidates[:, 2] <= bounds[2])
-                         & (bounds[1] <= candidates[:, 1]) & (candidates[:, 3] <= bounds[3]))
-            if not fits.any():
-                continue
-            ok = np.flatnonzero(fits)
-            free = ok[~crosses_each(candidates[ok], segments)]
+            candidates, ok, free = clear_spots(text, px, py, near, others_boxes)
             if len(free):
-                over_a_line = (text, candidates[free[0]], int(free[0]))
+                chosen = (text, candidates[free[0]], spots[free[0]], False)
                 break
-            if over_a_line is None:
-                over_a_line = (text, candidates[ok[0]], int(ok[0]))
-        if over_a_line is not None:
-            text, box, s = over_a_line
+            if len(ok) and over_a_line is None:
+                over_a_line = (text, candidates[ok[0]], spots[ok[0]], False)
+        for text in options if chosen is None and len(far[0]) else ():
+            candidates, _ok, free = clear_spots(text, px, py, far, others_boxes)
+            for s in free:
+                (ox, oy), _anchor = far_spots[s]
+                stem = np.array([[px, py, px + ox, py + oy]])
+                if not crosses_each(boxes, stem).any():
+                    chosen = (text, candidates[s], far_spots[s], True)
+                    break
+            if chosen is not None:
+                break
+        chosen = chosen or over_a_line
+        if chosen is not None:
+            text, box, (offset, anchor), stem = chosen
             boxes = np.vstack([boxes, box])
-            placed.append(KernelLabel(k, text, float(x), float(y), spots[s][0], spots[s][1]))
+            placed.append(KernelLabel(k, text, float(x), float(y), offset, anchor, stem))
     return placed
 
 

@@ -344,3 +344,45 @@ def test_a_shorter_name_clear_of_the_roofs_comes_before_the_whole_name_over_one(
     (label,) = place_kernel_labels([("a" * 20, "bbb")], np.array([0.0]), np.array([0.0]),
                                    (100.0, 100.0), 5.0, 12.0, [], lines=[])
     assert label.text == "a" * 20
+
+
+def test_a_name_crossed_at_every_spot_beside_its_marker_is_set_off_with_a_stem():
+    """The tours: a kernel's name written across a roof where no spot beside its marker was
+    clear. Lines through every near spot (the marker where roofs cross): with the far spots, the
+    name goes to the nearest one no line crosses, a stem joining it to its marker; without
+    them (or where no far spot is clear either), as before, over a line in the first spot."""
+    from roofline_gui.core.display import (
+        FAR_LABEL_SPOTS,
+        KernelLabel,
+        crosses_any,
+        offset_label_box,
+        place_kernel_labels,
+    )
+
+    xs, ys = np.array([1.0]), np.array([12.0])
+    mx, my = 1.0 * PX[0], -12.0 * PX[1]
+    flat = np.array([[mx - 40, my], [mx + 40, my]])  # lines through every near spot, 40 px long
+    upright = np.array([[mx, my - 40], [mx, my + 40]])
+    cross = [flat, upright, flat + [0, -12], flat + [0, 12],
+             np.array([[mx - 40, my + 40], [mx + 40, my - 40]]),
+             np.array([[mx - 40, my - 40], [mx + 40, my + 40]])]
+    segments = np.array([[*line[0], *line[1]] for line in cross])
+    name = "GEMM 4096³ (bf16)"
+    (near,) = place_kernel_labels([name], xs, ys, PX, 7.0, 14.0, [], lines=cross)
+    assert not near.stem and crosses_any(offset_label_box(near, PX, 7.0, 14.0), segments)
+    (far,) = place_kernel_labels([name], xs, ys, PX, 7.0, 14.0, [], lines=cross,
+                                 far_spots=FAR_LABEL_SPOTS)
+    assert far.stem and far.text == name and (far.offset, far.anchor) in FAR_LABEL_SPOTS
+    assert not crosses_any(offset_label_box(far, PX, 7.0, 14.0), segments)
+    # the nearest clear one: no far spot nearer to the marker is clear of the lines
+    reach = np.hypot(*far.offset)
+    for offset, anchor in FAR_LABEL_SPOTS:
+        if np.hypot(*offset) < reach:
+            box = offset_label_box(KernelLabel(0, name, 1.0, 12.0, offset, anchor), PX, 7.0, 14.0)
+            assert crosses_any(box, segments), offset
+    # a stem never crosses another label: with a label's box on the way, another spot
+    blocker = offset_label_box(far, PX, 7.0, 14.0)
+    (other,) = place_kernel_labels([name], xs, ys, PX, 7.0, 14.0, [blocker], lines=cross,
+                                   far_spots=FAR_LABEL_SPOTS)
+    stem = np.array([[mx, my, mx + other.offset[0], my + other.offset[1]]])
+    assert other.stem and other.offset != far.offset and not crosses_any(blocker, stem)

@@ -236,6 +236,7 @@ class _Label:
     anchor: tuple[float, float]  # (0, 1): the point is the text's bottom-left corner
     along: tuple[float, float] | None = None  # a data direction the text follows on screen
     offset: tuple[float, float] = (0.0, 0.0)  # pixels from the point (y down)
+    stem: bool = False  # a thin line from the point to the text (a name set off its marker)
 
 
 class GridLines(QGraphicsPathItem):
@@ -301,9 +302,10 @@ class RoofLayer(pg.GraphicsObject):
         self.dots.append(_Dot(float(x), float(y), QColor(color), tip))
 
     def add_label(self, text: str, x: float, y: float, color: QColor, anchor=(0, 1),
-                  along: tuple[float, float] | None = None, offset=(0.0, 0.0)) -> None:
+                  along: tuple[float, float] | None = None, offset=(0.0, 0.0),
+                  stem: bool = False) -> None:
         self.labels.append(_Label(text, float(x), float(y), QColor(color), tuple(anchor), along,
-                                  tuple(offset)))
+                                  tuple(offset), stem))
 
     def finish(self, reach: tuple[float, float] | None = None) -> None:
         """Call after adding: recompute the bounds and repaint. ``reach``: how far (in data
@@ -377,6 +379,11 @@ class RoofLayer(pg.GraphicsObject):
         metrics = QFontMetricsF(font)
         for label in self.labels:
             p = transform.map(QPointF(label.x, label.y))
+            if label.stem:  # from the marker's edge to the text's near edge
+                dx, dy = label.offset
+                r = math.hypot(dx, dy) or 1.0
+                painter.setPen(QPen(label.color, 1))
+                painter.drawLine(p + QPointF(6 * dx / r, 6 * dy / r), p + QPointF(dx, dy))
             angle = 0.0
             if label.along is not None:
                 d = transform.map(QPointF(label.x + label.along[0], label.y + label.along[1])) - p

@@ -29,7 +29,8 @@ class _TextLayer(ChartLayer):
         for label in texts:
             self.item.add_label(label.text, label.x, label.y,
                                 QColor(label.color or self.style.foreground),
-                                anchor=label.anchor, along=label.along, offset=label.offset)
+                                anchor=label.anchor, along=label.along, offset=label.offset,
+                                stem=label.stem)
         self.item.finish(reach=self._reach(texts, scene))
 
     @staticmethod
@@ -39,7 +40,8 @@ class _TextLayer(ChartLayer):
         if not texts:
             return None
         metrics = QFontMetricsF(QFont())
-        longest = max(metrics.horizontalAdvance(t.text) for t in texts) + 40 + metrics.height()
+        longest = (max(metrics.horizontalAdvance(t.text) for t in texts) + 40 + metrics.height()
+                   + max(abs(c) for t in texts for c in t.offset))  # a name set off its marker
         px = scene.labels.px
         return longest / px[0], longest / px[1]
 
