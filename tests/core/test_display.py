@@ -351,38 +351,32 @@ def test_a_name_crossed_at_every_spot_beside_its_marker_is_set_off_with_a_stem()
     clear. Lines through every near spot (the marker where roofs cross): with the far spots, the
     name goes to the nearest one no line crosses, a stem joining it to its marker; without
     them (or where no far spot is clear either), as before, over a line in the first spot."""
-    from roofline_gui.core.display import (
-        FAR_LABEL_SPOTS,
-        KernelLabel,
-        crosses_any,
-        offset_label_box,
-        place_kernel_labels,
-    )
+    from roofline_gui.core import display as d
 
-    xs, ys = np.array([1.0]), np.array([12.0])
-    mx, my = 1.0 * PX[0], -12.0 * PX[1]
-    flat = np.array([[mx - 40, my], [mx + 40, my]])  # lines through every near spot, 40 px long
-    upright = np.array([[mx, my - 40], [mx, my + 40]])
-    cross = [flat, upright, flat + [0, -12], flat + [0, 12],
-             np.array([[mx - 40, my + 40], [mx + 40, my - 40]]),
-             np.array([[mx - 40, my - 40], [mx + 40, my + 40]])]
+    mx, my = 1.0 * PX[0], -12.0 * PX[1]  # a marker at 10 op/B, 1 Top/s, in pixels
+    # lines through every spot beside it, 40 px each way: level, upright, both slants
+    cross = [np.array([[mx - 40, my + dy], [mx + 40, my + dy]]) for dy in (-12, 0, 12)] + [
+        np.array([[mx - 40 * a, my - 40 * b], [mx + 40 * a, my + 40 * b]])
+        for a, b in ((0, 1), (1, 1), (1, -1))]
     segments = np.array([[*line[0], *line[1]] for line in cross])
     name = "GEMM 4096³ (bf16)"
-    (near,) = place_kernel_labels([name], xs, ys, PX, 7.0, 14.0, [], lines=cross)
-    assert not near.stem and crosses_any(offset_label_box(near, PX, 7.0, 14.0), segments)
-    (far,) = place_kernel_labels([name], xs, ys, PX, 7.0, 14.0, [], lines=cross,
-                                 far_spots=FAR_LABEL_SPOTS)
-    assert far.stem and far.text == name and (far.offset, far.anchor) in FAR_LABEL_SPOTS
-    assert not crosses_any(offset_label_box(far, PX, 7.0, 14.0), segments)
+
+    def place(taken=(), far=()):
+        (label,) = d.place_kernel_labels([name], np.array([1.0]), np.array([12.0]), PX, 7.0, 14.0,
+                                         list(taken), lines=cross, far_spots=far)
+        return label, d.offset_label_box(label, PX, 7.0, 14.0)
+
+    near, box = place()
+    assert not near.stem and d.crosses_any(box, segments)
+    far, box = place(far=d.FAR_LABEL_SPOTS)
+    assert far.stem and far.text == name and (far.offset, far.anchor) in d.FAR_LABEL_SPOTS
+    assert not d.crosses_any(box, segments)
     # the nearest clear one: no far spot nearer to the marker is clear of the lines
-    reach = np.hypot(*far.offset)
-    for offset, anchor in FAR_LABEL_SPOTS:
-        if np.hypot(*offset) < reach:
-            box = offset_label_box(KernelLabel(0, name, 1.0, 12.0, offset, anchor), PX, 7.0, 14.0)
-            assert crosses_any(box, segments), offset
+    for offset, anchor in d.FAR_LABEL_SPOTS:
+        if np.hypot(*offset) < np.hypot(*far.offset):
+            nearer = d.KernelLabel(0, name, 1.0, 12.0, offset, anchor)
+            assert d.crosses_any(d.offset_label_box(nearer, PX, 7.0, 14.0), segments), offset
     # a stem never crosses another label: with a label's box on the way, another spot
-    blocker = offset_label_box(far, PX, 7.0, 14.0)
-    (other,) = place_kernel_labels([name], xs, ys, PX, 7.0, 14.0, [blocker], lines=cross,
-                                   far_spots=FAR_LABEL_SPOTS)
+    other, _box = place(taken=[box], far=d.FAR_LABEL_SPOTS)
     stem = np.array([[mx, my, mx + other.offset[0], my + other.offset[1]]])
-    assert other.stem and other.offset != far.offset and not crosses_any(blocker, stem)
+    assert other.stem and other.offset != far.offset and not d.crosses_any(box, stem)
