@@ -198,3 +198,28 @@ def test_a_marker_on_another_chips_is_drawn_smaller_and_both_can_be_clicked(wind
         for chip in (above, below, above):
             _click(widget, pos)
             assert (model.selected_kernel, model.selected_chip) == (kernel.id, chip.id)
+
+
+def test_the_arrow_keys_in_the_table_select_as_a_click_does(window, qtbot):
+    """The tour moved the table's current cell with the arrow keys to the TPU v3's column and
+    the explanation still told of the A100: a move of the current cell selects its kernel and
+    its chip, as a click does."""
+    from PySide6.QtTest import QTest
+
+    model, table = window.model, window.table
+    view, cells = table.view, table.table_model
+    cmp = model.comparison
+    first, second = cmp.chips[0], cmp.chips[1]
+    model.select(cmp.kernels[0].id, first.id)
+    QApplication.processEvents()
+    view.setFocus()
+    start = view.currentIndex()
+    assert cells.locate(start.column()) == (0, "attainable")
+    while cells.locate(view.currentIndex().column()) != (1, "attainable"):
+        QTest.keyClick(view, Qt.Key.Key_Right)
+        assert view.currentIndex().column() > start.column()
+    assert (model.selected_kernel, model.selected_chip) == (cmp.kernels[0].id, second.id)
+    assert f"on {second.name}" in window.explanation.toPlainText().splitlines()[0]
+    QTest.keyClick(view, Qt.Key.Key_Down)
+    assert model.selected_kernel == cells.row_id(view.currentIndex().row()) != cmp.kernels[0].id
+    assert model.selected_chip == second.id

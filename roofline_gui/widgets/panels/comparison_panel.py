@@ -169,6 +169,10 @@ class ComparisonTable(QWidget):
         self.view.setColumnHidden(0, True)
         self.view.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.view.clicked.connect(self._on_clicked)
+        # the arrow keys move the current cell: it selects as a click does (the tour moved to
+        # the TPU v3's column and "Why it sits there" still told of the A100)
+        self.view.selectionModel().currentChanged.connect(
+            lambda current, _previous: current.isValid() and self._on_clicked(current))
         self.baseline = QComboBox()
         self.baseline.setToolTip(_("Speedups are attainable performance ÷ the baseline chip's"))
         self.baseline.activated.connect(self._on_baseline_chosen)
