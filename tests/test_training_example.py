@@ -64,3 +64,16 @@ def test_the_note_and_why_it_sits_there_give_one_reason_for_the_same_speed(resul
     assert f"{ratio:.2f}× apart" in text
     why = " ".join(same_time_lines(bf16, 1))
     assert "V100 SXM2 16GB" in why and "compute-bound" in why and "half the reason" in why
+
+
+def test_a_step_held_by_a_stand_in_peak_names_the_precision_it_runs_at(results):
+    """The third tour: the table read "bf16 peak 59.8%" for the V100, which has no bf16 (its
+    editor says so) and trains at its fp16 roof; the words name the roof: "fp16 peak (for
+    bf16)". The TPU v3, which has bf16, keeps "bf16 peak"."""
+    doc, (_fp32, _tf32, bf16) = results
+    v100 = [c.name for c in doc.chips].index("V100 SXM2 16GB")
+    assert "bf16" not in doc.chips[v100].compute
+    assert bf16.limiter_name(v100).startswith("fp16 peak (for bf16) ")
+    assert bf16.limiter_name(v100, shown=True).startswith("fp16 peak (for bf16) ")
+    tpu = [c.name for c in doc.chips].index("TPU v3")
+    assert bf16.limiter_name(tpu).startswith("bf16 peak "), bf16.limiter_name(tpu)

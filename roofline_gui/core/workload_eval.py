@@ -43,7 +43,7 @@ from roofline_gui.core.roofline import (
     evaluate,
 )
 from roofline_gui.core.training import BUBBLE_GROUPS
-from roofline_gui.core.units import ROLE_INDEX
+from roofline_gui.core.units import PRECISIONS, ROLE_INDEX
 from roofline_gui.core.workload import Built, Workload, with_field
 from roofline_gui.core.worth import workload_speedups
 
@@ -210,11 +210,17 @@ class WorkloadResult:
             return _("unsupported") if shown else "unsupported"
         ev, chip = self.evaluation, self.chips[c]
         peak = _("{precision} peak") if shown else "{precision} peak"
+        # a precision the chip lacks runs at the same width's (the V100's bf16 at its fp16
+        # roof): the tour read "bf16 peak" for a chip whose editor says bf16 is not supported
+        stood = _("{stand_in} peak (for {precision})") if shown else "{stand_in} peak (for {precision})"
         by: dict[str, float] = {}
         for e in range(len(self.entries)):
             code = int(ev.limiter[self.rows][e, c])
-            name = (peak.format(precision=self.entries[e].kernel.precision)
-                    if code == LIMITER_COMPUTE else chip.memory[code].name)
+            precision = self.entries[e].kernel.precision
+            s = ev.chip_arrays.stand_in_for(c, PRECISIONS.index(precision))
+            name = (chip.memory[code].name if code != LIMITER_COMPUTE
+                    else stood.format(stand_in=PRECISIONS[s], precision=precision) if s >= 0
+                    else peak.format(precision=precision))
             by[name] = by.get(name, 0.0) + float(self.entry_time[e, c])
         if self.link_time[c] > 0:
             level = next((lv.name for lv in chip.memory if lv.role == self.workload.link), "link")
