@@ -328,6 +328,9 @@ def test_small_charts_side_by_side_fit_the_window_with_their_keys_and_titles(win
         title = plot.plot.getAxis("left").labelText
         if plot.plot.getAxis("left").label.isVisible():
             assert metrics.horizontalAdvance(title) <= plot.plot.getViewBox().height(), title
+        title = plot.plot.getAxis("bottom").labelText  # the tour: it ran into the next chart's
+        if plot.plot.getAxis("bottom").label.isVisible():
+            assert metrics.horizontalAdvance(title) <= plot.plot.getViewBox().width(), title
     window.model.add_chips([window.presets.chips[i] for i in ids[2:] if i in window.presets.chips])
     QApplication.processEvents()
     plots = canvas.plots

@@ -110,7 +110,9 @@ class RooflinePlot(QObject):
         self.lifted: str | None = None
         self.axis_titles = {"left": True, "bottom": True}  # in a grid, the outer charts' only
         self.short_titles = False  # in a grid of small charts
-        self._cramped = False  # a chart less tall than its y axis's whole title: the short one
+        #: (less tall than the y axis's whole title; narrower than the x axis's: 1 than its
+        #: narrow one too: 2): shorter titles
+        self._cramped = (False, 0)
         self.range_mode = RangeMode()  # shared by the charts of a grid (their axes are linked)
         #: the range to fit, where several charts share one (side by side); default: this one's
         self.shared_fit = None
@@ -151,7 +153,7 @@ class RooflinePlot(QObject):
         plot.setLabel("bottom", _("Arithmetic intensity ({unit}/B, main memory)").format(unit="op"),
                       units="")
         plot.setLabel("left", _("Attainable performance ({unit}/s)").format(unit="op"))
-        self._axis_unit = ("op", False, False, False, False, False)
+        self._axis_unit = ("op", False, False, False, False, (False, 0))
         plot.setMenuEnabled(False)
         plot.layout.setContentsMargins(4, 8, 4, 4)  # the peaks' key at the right (layers.key)
         self._add_grid()
@@ -423,12 +425,16 @@ class RooflinePlot(QObject):
         bf = self.options.bytes_per_op
         spec = spec if spec is not None else self.scene.spec if self.scene is not None else None
         held = not levels and spec is not None and spec.levels is not None and len(spec.levels) > 0
-        short = self.short_titles
+        short, (tall, wide) = self.short_titles, self._cramped
         if self._axis_unit != (unit, short, levels, bf, held, self._cramped):  # setLabel lays out
             self._axis_unit = (unit, short, levels, bf, held, self._cramped)
             left, bottom = self._titles(short, levels, bf, held)
-            if self._cramped:
+            if tall:
                 left = self._titles(True, levels, bf, held)[0]
+            if wide == 1 and not short:  # the level's words kept, in fewer
+                bottom = self._narrow_title(levels, bf, held)
+            elif wide == 2:
+                bottom = self._titles(True, levels, bf, held)[1]
             axis = self.plot.getAxis("bottom")
             if hasattr(axis, "set_inverted"):
                 axis.set_inverted(bf)
@@ -460,15 +466,34 @@ class RooflinePlot(QObject):
                       else _("Arithmetic intensity ({unit}/B, main memory)"))
         return _("Attainable performance ({unit}/s)"), bottom
 
+    @staticmethod
+    def _narrow_title(levels: bool, bf: bool, held: bool) -> str:
+        """The x axis's title in fewer words, for a chart narrower than the whole one."""
+        if bf:
+            return (_("B/F (B/{unit}, each memory level)") if levels
+                    else _("B/F (B/{unit}, main memory; held kernels also at their level)") if held
+                    else _("B/F (B/{unit}, main memory)"))
+        return (_("Intensity ({unit}/B, each memory level)") if levels
+                else _("Intensity ({unit}/B, main memory; held kernels also at their level)") if held
+                else _("Intensity ({unit}/B, main memory)"))
+
     def _fit_titles(self) -> None:
         """After a resize: the y axis's short title where the whole one is longer than the chart
-        is tall (four charts side by side at 1280 × 800: it ran into the x title below it)."""
+        is tall (four charts side by side at 1280 × 800: it ran into the x title below it), the
+        x axis's narrow one where the whole one is wider (it ran into the next chart's)."""
         box = self.plot.getViewBox().boundingRect()
         if box.height() < 20:
             return  # not laid out yet
         unit, _short, levels, bf, held, _cramped = self._axis_unit
-        left, _bottom = self._titles(False, levels, bf, held)
-        cramped = QFontMetricsF(QFont()).horizontalAdvance(left.format(unit=unit)) + 16 > box.height()
+        left, bottom = self._titles(False, levels, bf, held)
+        metrics = QFontMetricsF(QFont())
+
+        def fits(title: str, room: float) -> bool:
+            return metrics.horizontalAdvance(title.format(unit=unit)) + 16 <= room
+
+        wide = (0 if fits(bottom, box.width()) else
+                1 if fits(self._narrow_title(levels, bf, held), box.width()) else 2)
+        cramped = (not fits(left, box.height()), wide)
         if cramped != self._cramped:
             self._cramped = cramped
             self._set_axis_titles()
