@@ -644,3 +644,23 @@ def test_row_names_that_differ_in_the_middle_stay_apart_when_elided(window):
     narrow = metrics.horizontalAdvance("▣ Llama-3-8B prefill, b")
     shown = [header.shown_text(n, narrow, steps) for n in steps]
     assert "decode" in shown[0] and "prefill" in shown[1], shown
+
+
+def test_a_long_hint_fits_the_status_bar_and_the_button_has_it_whole(window):
+    """The tour read the Memory levels hint cut mid-word at 1280 px ("…the limiting level's
+    point is fille"): a hint wider than the bar ends in "…" within it, and the toolbar button's
+    tooltip holds the whole of it."""
+    from PySide6.QtGui import QStatusTipEvent
+
+    window.resize(1280, 800)
+    QApplication.processEvents()
+    tip = window.act_levels.statusTip()
+    bar = window.statusBar()
+    assert bar.fontMetrics().horizontalAdvance(tip) > bar.width()  # the case the tour saw
+    QApplication.sendEvent(window, QStatusTipEvent(tip))
+    shown = bar.currentMessage()
+    assert shown.endswith("…") and tip.startswith(shown[:-1])
+    assert bar.fontMetrics().horizontalAdvance(shown) <= bar.width()
+    assert tip.replace("'", "&#x27;") in window.act_levels.toolTip()
+    QApplication.sendEvent(window, QStatusTipEvent("Open a session"))  # a short one: whole
+    assert bar.currentMessage() == "Open a session"

@@ -3,6 +3,7 @@ No computation and no file I/O here: those live in the core, the models and File
 
 from __future__ import annotations
 
+import html
 import re
 from contextlib import contextmanager
 from dataclasses import replace
@@ -314,6 +315,17 @@ class MainWindow(QMainWindow):
             self.canvas.overlay.viewport().installEventFilter(self)
             QTimer.singleShot(400, self._start_panels)  # in case no paint comes (minimised)
 
+    def event(self, event) -> bool:  # noqa: D102 (Qt API)
+        if event.type() == QEvent.Type.StatusTip:
+            # a menu entry's or button's hint, fitted to the bar with "…" (the tour read the
+            # Memory levels hint cut mid-word at 1280 px); the button's tooltip has it whole
+            bar = self.statusBar()
+            room = max(100, bar.width() - 24)
+            bar.showMessage(bar.fontMetrics().elidedText(event.tip(), Qt.TextElideMode.ElideRight,
+                                                         room))
+            return True
+        return super().event(event)
+
     def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt API)
         """After the chart's first paint, build the panels from the next turn of the loop."""
         if event.type() == QEvent.Type.Paint and watched is self.canvas.overlay.viewport():
@@ -362,6 +374,8 @@ class MainWindow(QMainWindow):
         if shortcut is not None:
             action.setShortcut(QKeySequence(shortcut))
         action.setStatusTip(tip or text.replace("&", "").rstrip("…"))
+        if len(tip) > 60:  # a toolbar button's tooltip: the whole hint, wrapped (rich text)
+            action.setToolTip(f"<p>{html.escape(tip)}</p>")
         return action
 
     def _build_actions(self) -> None:
