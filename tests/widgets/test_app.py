@@ -443,13 +443,20 @@ def test_side_panels_come_together_after_the_charts_first_paint(qtbot, settings,
 def test_legend_names_each_shown_chip_in_its_colour_and_follows_edits(window, tmp_path):
     from roofline_gui.core.edits import Replace
 
+    from roofline_gui.widgets.chart.layers.legend import UNUSED_LEGEND
+
     def entries():
         entries = window.canvas.overlay_plot.legend.legend.entries
         return [(text, pen.color().name()) for text, pen, *shape in entries
-                if not shape]
+                if not shape and text != UNUSED_LEGEND]
 
     chips = window.model.document.chips
     assert entries() == [(c.name, c.color) for c in chips]
+    # the levels no kernel uses, drawn faint and named only where there is room, are explained
+    spec = window.canvas.overlay_plot.scene.spec
+    faint = [text for text, *_rest in window.canvas.overlay_plot.legend.legend.entries
+             if text == UNUSED_LEGEND]
+    assert any(not d.used for d in spec.diagonals) and faint == [UNUSED_LEGEND]
     legend = window.canvas.overlay_plot.legend.legend
     assert legend.width() > 60 and legend.height() > 2 * 14  # sized to its two entries
     window.model.push(Replace("chips", replace(chips[0], name="Renamed", color="#123456")), "rename")

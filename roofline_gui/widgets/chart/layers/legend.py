@@ -7,10 +7,12 @@ from PySide6.QtGui import QColor
 
 from roofline_gui.core.chart_scene import ChartScene
 from roofline_gui.core.display import shape_legend
-from roofline_gui.core.i18n import _
+from roofline_gui.core.i18n import N_, _
 from roofline_gui.widgets.chart.layers.base import ChartLayer
 from roofline_gui.widgets.chart.layers.roofs import DATASHEET_LEGEND, datasheet_pen, roof_pen
 from roofline_gui.widgets.chart.plot_items import ChipLegend
+
+UNUSED_LEGEND = N_("faint: memory levels no kernel moves bytes at")
 
 
 class LegendLayer(ChartLayer):
@@ -37,6 +39,12 @@ class LegendLayer(ChartLayer):
                 out.append((name, roof_pen(self.style.chip_color(scene, c), True, dashed)))
         if any(r.chip in scene.chips for r in spec.datasheet_roofs):
             out.append((_(DATASHEET_LEGEND), datasheet_pen(QColor(self.style.foreground))))
+        if any(d.chip in scene.chips and not d.used for d in spec.diagonals):
+            # drawn faint and named only where a spot is clear: an exported picture showed
+            # lines nothing explained (the tours)
+            faint = QColor(self.style.foreground)
+            faint.setAlpha(60)
+            out.append((_(UNUSED_LEGEND), self.style.pen(faint, 1.2)))
         out += [(_(category), pen, symbol) for category, symbol in shape_legend(cmp)]
         out += [(mark.name, pen, mark.symbol) for mark in scene.workloads]
         return out
