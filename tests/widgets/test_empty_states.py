@@ -106,3 +106,15 @@ def test_an_empty_chart_shows_whole_decades_of_intensity_and_rate(window, qtbot)
     qtbot.waitUntil(lambda: not window.canvas.drawing)
     np.testing.assert_allclose(plot.plot.getViewBox().viewRange()[0], [-2, 4], atol=0.01)
     window.act_bytes_per_op.trigger()
+
+
+def test_a_new_session_says_on_the_chart_where_to_begin(window):
+    """The third tour: File → New showed an empty grid and nothing said what to do; the chart's
+    note says how to add a chip or open an example, and goes once a chip is there."""
+    window.model.reset(Document())
+    QApplication.processEvents()
+    note = window.canvas.overlay_plot.note
+    assert note.text.startswith("No chip yet: Hardware → Add…") and "Help → Examples" in note.text
+    window.model.add_chips([window.presets.chips["nvidia-a100-sxm4-40gb"]])
+    QApplication.processEvents()
+    assert "No chip yet" not in note.text

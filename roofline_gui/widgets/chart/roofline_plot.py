@@ -367,6 +367,10 @@ class RooflinePlot(QObject):
         """Say what the view leaves out: kernels and workloads outside it (a click fits), and
         measured points far above every roof (outliers, not in the automatic range)."""
         scene = self.scene
+        if not scene.chips and not scene.comparison.chips:  # a new session: where to begin
+            self.note.show_text(_("No chip yet: Hardware → Add… puts one on the chart; Help → "
+                                  "Examples opens finished sessions"), False)
+            return
         view = self.visible_range()
         parts = []
         kernels = kernels_outside(scene, view)
