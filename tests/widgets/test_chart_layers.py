@@ -175,8 +175,11 @@ def test_no_label_is_printed_over_another_in_either_mode(window):
 def test_a_session_with_no_kernels_shows_its_roofs_plainly(window):
     plot = _fresh(window, ["google-tpu-v3", "nvidia-a100-sxm4-40gb"])
     assert plot.scene.spec.off_precision == frozenset()
+    from roofline_gui.widgets.chart.layers.legend import UNUSED_LEGEND
+
     legend = [e[0] for e in plot.legend.legend.entries]
-    assert legend == ["TPU v3", "A100 SXM4 40GB"]
+    # the chips, and what the faint lines are (no kernel: no level moves bytes)
+    assert legend == ["TPU v3", "A100 SXM4 40GB", UNUSED_LEGEND]
     assert all(line.pen.style().name == "SolidLine" for line in plot.roofs.item.lines
                if " roof:" in line.tip)
     # With a kernel of a precision the TPU lacks, its roofs are dashed and the legend says why.

@@ -114,7 +114,8 @@ def test_a_new_session_says_on_the_chart_where_to_begin(window):
     window.model.reset(Document())
     QApplication.processEvents()
     note = window.canvas.overlay_plot.note
-    assert note.text.startswith("No chip yet: Hardware → Add…") and "Help → Examples" in note.text
+    assert note.text.startswith("No chip yet: the Hardware panel's Add…")
+    assert "Help → Examples" in note.text
     window.model.add_chips([window.presets.chips["nvidia-a100-sxm4-40gb"]])
     QApplication.processEvents()
     assert "No chip yet" not in note.text

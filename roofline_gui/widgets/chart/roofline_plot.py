@@ -368,8 +368,8 @@ class RooflinePlot(QObject):
         measured points far above every roof (outliers, not in the automatic range)."""
         scene = self.scene
         if not scene.chips and not scene.comparison.chips:  # a new session: where to begin
-            self.note.show_text(_("No chip yet: Hardware → Add… puts one on the chart; Help → "
-                                  "Examples opens finished sessions"), False)
+            self.note.show_text(_("No chip yet: the Hardware panel's Add… puts one on the "
+                                  "chart; Help → Examples opens finished sessions"), False)
             return
         view = self.visible_range()
         parts = []
