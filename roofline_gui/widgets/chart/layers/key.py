@@ -39,7 +39,8 @@ class PeakKeyAxis(pg.AxisItem):
         self.setWidth(int(EMPTY))
 
     def fold(self, folded: bool, width: float) -> None:
-        """Folded away (the view keeps the room), or shown ``width`` wide."""
+        """Folded away (nothing drawn, EMPTY wide: the view takes the room), or shown ``width``
+        wide."""
         self.folded = folded
         width = int(EMPTY if folded else width)
         if self.width() != width:
@@ -47,9 +48,10 @@ class PeakKeyAxis(pg.AxisItem):
         self.update()
 
     def set_labels(self, labels: tuple[KeyLabel, ...], texts: tuple[str, ...],
-                   tips: tuple[str, ...] = ()) -> None:
-        """The labels to draw and every text the key may show (its width fits the widest)."""
-        self.labels, self.tips = labels, tips or tuple(label.text for label in labels)
+                   tips: tuple[str, ...]) -> None:
+        """The labels to draw, every text the key may show (its width fits the widest) and each
+        label's tooltip."""
+        self.labels, self.tips = labels, tips
         metrics = QFontMetricsF(QFont())
         widest = max((metrics.horizontalAdvance(t) for t in texts), default=0.0)
         # in steps of WIDTH_STEP: another precision or Count MACs ("Top/s", "TMAC/s") changed
