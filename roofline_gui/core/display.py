@@ -413,6 +413,8 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
         top = py + offsets[:, 1] - anchors[:, 1] * h
         candidates = np.column_stack([left, top, left + w, top + h])
         fits = ~overlaps_each(candidates, boxes) & ~overlaps_each(candidates, obstacles)
+        if len(stems):  # nor over a stem already drawn (a tour saw one run behind a name)
+            fits &= ~crosses_each(candidates, stems)
         if bounds is not None:
             fits &= ((bounds[0] <= candidates[:, 0]) & (candidates[:, 2] <= bounds[2])
                      & (bounds[1] <= candidates[:, 1]) & (candidates[:, 3] <= bounds[3]))
@@ -420,6 +422,7 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
         return candidates, ok, ok[~crosses_each(candidates[ok], segments)]
 
     placed = []
+    stems = np.zeros((0, 4))  # the stems of names set off their markers, as segments
     for k, (options, x, y) in enumerate(zip(texts, xs, ys, strict=True)):
         options = (options,) if isinstance(options, str) else options
         if not (options and np.isfinite(x) and np.isfinite(y)):
@@ -444,8 +447,9 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
             for s in free:
                 (ox, oy), _anchor = far_spots[s]
                 stem = np.array([[px, py, px + ox, py + oy]])
-                if not crosses_each(boxes, stem).any():
+                if not (crosses_each(boxes, stem).any() or _crosses_a_segment(stem[0], stems)):
                     chosen = (text, candidates[s], far_spots[s], True)
+                    stems = np.vstack([stems, stem])
                     break
             if chosen is not None:
                 break
@@ -455,6 +459,20 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
             boxes = np.vstack([boxes, box])
             placed.append(KernelLabel(k, text, float(x), float(y), offset, anchor, stem))
     return placed
+
+
+def _crosses_a_segment(segment: np.ndarray, segments: np.ndarray) -> bool:
+    """Whether ``segment`` (x1, y1, x2, y2) crosses any of ``segments`` ([M, 4]): each pair's
+    ends lie on opposite sides of the other's line."""
+    if not len(segments):
+        return False
+    (ax, ay, bx, by), (cx, cy, dx, dy) = segment, segments.T
+
+    def side(px, py, qx, qy, rx, ry):
+        return np.sign((qx - px) * (ry - py) - (qy - py) * (rx - px))
+
+    return bool(((side(ax, ay, bx, by, cx, cy) * side(ax, ay, bx, by, dx, dy) < 0)
+                 & (side(cx, cy, dx, dy, ax, ay) * side(cx, cy, dx, dy, bx, by) < 0)).any())
 
 
 def crosses_each(boxes: np.ndarray, segments: np.ndarray) -> np.ndarray:

@@ -671,5 +671,8 @@ def test_a_long_hint_fits_the_status_bar_and_the_button_has_it_whole(window):
     assert shown.endswith("…") and tip.startswith(shown[:-1])
     assert bar.fontMetrics().horizontalAdvance(shown) <= bar.width()
     assert tip.replace("'", "&#x27;") in window.act_levels.toolTip()
+    menu = next(m for m in window.menuBar().findChildren(type(window.menuBar().actions()[0].menu()))
+                if window.act_levels in m.actions())  # the View menu shows it too
+    assert menu.toolTipsVisible()
     QApplication.sendEvent(window, QStatusTipEvent("Open a session"))  # a short one: whole
     assert bar.currentMessage() == "Open a session"

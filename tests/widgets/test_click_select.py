@@ -223,3 +223,11 @@ def test_the_arrow_keys_in_the_table_select_as_a_click_does(window, qtbot):
     QTest.keyClick(view, Qt.Key.Key_Down)
     assert model.selected_kernel == cells.row_id(view.currentIndex().row()) != cmp.kernels[0].id
     assert model.selected_chip == second.id
+    # in another of the chip's columns, Down stays in it (it jumped back to op/s: the tour)
+    QTest.keyClick(view, Qt.Key.Key_Right)
+    column = view.currentIndex().column()
+    assert cells.locate(column)[0] == 1 and cells.locate(column)[1] != "attainable"
+    QTest.keyClick(view, Qt.Key.Key_Down)
+    QApplication.processEvents()
+    assert view.currentIndex().column() == column
+    assert model.selected_kernel == cells.row_id(view.currentIndex().row())

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QMainWindow,
+    QMenu,
     QMessageBox,
     QToolBar,
     QWidget,
@@ -162,6 +163,8 @@ class MainWindow(QMainWindow):
         self._build_actions()
         self._undo_keys = DocumentUndoKeys(self)
         self._build_menus()
+        for menu in self.menuBar().findChildren(QMenu):  # a hint cut in the status bar: whole
+            menu.setToolTipsVisible(True)                # in the entry's tooltip (the tour)
         self._build_toolbar()
         self.cursor_label = QLabel()
         self.statusBar().addPermanentWidget(self.cursor_label)

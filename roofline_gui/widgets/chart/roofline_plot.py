@@ -110,9 +110,9 @@ class RooflinePlot(QObject):
         self.lifted: str | None = None
         self.axis_titles = {"left": True, "bottom": True}  # in a grid, the outer charts' only
         self.short_titles = False  # in a grid of small charts
-        #: (less tall than the y axis's whole title; narrower than the x axis's: 1 than its
-        #: narrow one too: 2): shorter titles
-        self._cramped = (False, 0)
+        #: (less tall than the y axis's whole title: 1, than its short one too: 2; narrower
+        #: than the x axis's whole title: 1, than its narrow one too: 2): shorter titles
+        self._cramped = (0, 0)
         self.range_mode = RangeMode()  # shared by the charts of a grid (their axes are linked)
         #: the range to fit, where several charts share one (side by side); default: this one's
         self.shared_fit = None
@@ -153,7 +153,7 @@ class RooflinePlot(QObject):
         plot.setLabel("bottom", _("Arithmetic intensity ({unit}/B, main memory)").format(unit="op"),
                       units="")
         plot.setLabel("left", _("Attainable performance ({unit}/s)").format(unit="op"))
-        self._axis_unit = ("op", False, False, False, False, (False, 0))
+        self._axis_unit = ("op", False, False, False, False, (0, 0))
         plot.setMenuEnabled(False)
         plot.layout.setContentsMargins(4, 8, 4, 4)  # the peaks' key at the right (layers.key)
         self._add_grid()
@@ -433,8 +433,10 @@ class RooflinePlot(QObject):
         if self._axis_unit != (unit, short, levels, bf, held, self._cramped):  # setLabel lays out
             self._axis_unit = (unit, short, levels, bf, held, self._cramped)
             left, bottom = self._titles(short, levels, bf, held)
-            if tall:
+            if tall == 1:
                 left = self._titles(True, levels, bf, held)[0]
+            elif tall == 2:  # eight charts at 1280 × 800, 25 px tall: the unit alone
+                left = "{unit}/s"
             if wide == 1 and not short:  # the level's words kept, in fewer
                 bottom = self._narrow_title(levels, bf, held)
             elif wide == 2:
@@ -497,7 +499,9 @@ class RooflinePlot(QObject):
 
         wide = (0 if fits(bottom, box.width()) else
                 1 if fits(self._narrow_title(levels, bf, held), box.width()) else 2)
-        cramped = (not fits(left, box.height()), wide)
+        tall = (0 if fits(left, box.height()) else
+                1 if fits(self._titles(True, levels, bf, held)[0], box.height()) else 2)
+        cramped = (tall, wide)
         if cramped != self._cramped:
             self._cramped = cramped
             self._set_axis_titles()

@@ -291,6 +291,13 @@ class ComparisonTable(QWidget):
         elif (row := table.workload_view_row(kernel_id)) is None:
             return
         chip = cmp.chip_index.get(chip_id, 0)
+        current = self.view.currentIndex()
+        located = table.locate(current.column()) if current.isValid() else None
+        if current.row() == row and (located is None or located[0] == chip):
+            # the current cell already stands for it (the arrow keys brought it to another of
+            # the chip's columns, or to Precision: it stays there, not back to op/s)
+            QTimer.singleShot(0, lambda: self.view.scrollTo(self.view.currentIndex()))
+            return
         column = next((c for c in range(table.columnCount()) if table.locate(c) == (chip, "attainable")), 1)
         index = table.index(row, column)
         if self.view.currentIndex() != index:
