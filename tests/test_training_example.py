@@ -77,3 +77,15 @@ def test_a_step_held_by_a_stand_in_peak_names_the_precision_it_runs_at(results):
     assert bf16.limiter_name(v100, shown=True).startswith("fp16 peak (for bf16) ")
     tpu = [c.name for c in doc.chips].index("TPU v3")
     assert bf16.limiter_name(tpu).startswith("bf16 peak "), bf16.limiter_name(tpu)
+
+
+def test_the_explanation_names_the_roof_the_v100_trains_at(results):
+    """The fourth tour read "the bf16 roof of 125 Top/s" for the V100 beside the table's "fp16
+    peak (for bf16)": the explanation names the fp16 roof it runs at, and says it stands in."""
+    from roofline_gui.core.training_view import explain_training
+
+    doc, (_fp32, _tf32, bf16) = results
+    v100 = [c.name for c in doc.chips].index("V100 SXM2 16GB")
+    text = "\n".join(explain_training(bf16, v100))
+    assert "at the fp16 roof of 125 Top/s" in text and "the bf16 roof of" not in text
+    assert "its fp16 stands in: it has no bf16" in text

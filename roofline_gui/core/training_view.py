@@ -251,6 +251,14 @@ def _stand_in(result: WorkloadResult, c: int) -> str:
         stand_in=PRECISIONS[s], precision=p)) if s >= 0 else ""
 
 
+def _runs_at(result: WorkloadResult, c: int) -> str:
+    """The precision whose roof the step's matmuls run at on chip ``c``: the training one, or
+    the same width's standing in for it (the V100's fp16 for bf16)."""
+    p = result.workload.activations
+    s = result.evaluation.chip_arrays.stand_in_for(c, PRECISIONS.index(p))
+    return PRECISIONS[s] if s >= 0 else p
+
+
 def explain_training(result: WorkloadResult, c: int, units: Units = Units(),  # noqa: B008
                      kernels=None, carbon: float | None = None) -> list[str]:
     """Lines of text for the training step on chip ``c``: the step and the run, whether the
@@ -329,7 +337,9 @@ def explain_training(result: WorkloadResult, c: int, units: Units = Units(),  # 
         memory=share_text(r.memory_time / total), entry=result.entries[top].kernel.name,
         share=share_text(float(result.entry_time[top, c]) / total), bound=bound))
     ceiling = float(result.peak[c])
-    busy = {"busy": f"{r.hfu_at_bound:.1%}", "precision": w.activations,
+    # the roof it runs at: the V100's fp16 for bf16 (the tour read "the bf16 roof of 125
+    # Top/s" beside the table's "fp16 peak (for bf16)")
+    busy = {"busy": f"{r.hfu_at_bound:.1%}", "precision": _runs_at(result, c),
             "roof": units.format_rate(ceiling), "share": share_text(r.compute_time / total),
             "link": format_time(r.communication_time),
             "kernels": format_time(float(result.kernel_time[c]))}
@@ -340,7 +350,7 @@ def explain_training(result: WorkloadResult, c: int, units: Units = Units(),  # 
                   _("Compute is busy {busy} of the step at the {precision} roof of {roof} (the "
                     "chips' FLOPs ÷ peak; {share} of the time in compute-bound kernels).")
                   ).format(**busy))
-    names = {"compute": _("the {precision} peak").format(precision=w.activations),
+    names = {"compute": _("the {precision} peak").format(precision=_runs_at(result, c)),
              **{role: " and ".join(lv.name for lv in chip.levels(role))
                 for role in ("dram", "cache", "host", "link") if chip.levels(role)}}
     worth = worth_text({k: float(v[c]) for k, v in workload_speedups(result).items()}, names)
