@@ -231,8 +231,9 @@ def test_a_workload_drag_step_moves_its_own_label_and_holds_the_others():
     moved = [replace(workloads[0], batch=64), *workloads[1:]]
     step = scene_of(moved, lifted="w0")
     held = place_labels(step, g, selected_chip=None, foreground="#202020",
-                        roof_labels=first.roofs, held=first)
+                        roof_labels=first.roofs, held=first, key=(first.key, first.key_texts))
     assert held.workloads[1:] == first.workloads[1:]  # the others hold still
+    assert first.key and held.key is first.key  # the key as placed, not placed again
     assert held.workloads[0] is not None and held.workloads[0].x != first.workloads[0].x
     mine = label_footprint(held.workloads[0], g)
     for other in held.workloads[1:]:

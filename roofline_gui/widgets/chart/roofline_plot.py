@@ -308,6 +308,7 @@ class RooflinePlot(QObject):
                               foreground=self.options.foreground, roofs=self.options.show_labels,
                               names=self.options.kernel_labels,
                               roof_labels=old.labels.roofs if keep else None,
+                              key=(old.labels.key, old.labels.key_texts) if keep else None,
                               held=old.labels if keep and _ids(old.workloads) == _ids(scene.workloads)
                               else None)
         if old is not None and old.labels == labels:
