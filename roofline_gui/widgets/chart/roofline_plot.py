@@ -110,8 +110,7 @@ class RooflinePlot(QObject):
         self.lifted: str | None = None
         self.axis_titles = {"left": True, "bottom": True}  # in a grid, the outer charts' only
         self.short_titles = False  # in a grid of small charts
-        #: (less tall than the y axis's whole title: 1, than its short one too: 2; narrower
-        #: than the x axis's whole title: 1, than its narrow one too: 2): shorter titles
+        #: the longest form of the y and x titles (_title_forms) the chart's sides hold
         self._cramped = (0, 0)
         self.range_mode = RangeMode()  # shared by the charts of a grid (their axes are linked)
         #: the range to fit, where several charts share one (side by side); default: this one's
@@ -153,7 +152,7 @@ class RooflinePlot(QObject):
         plot.setLabel("bottom", _("Arithmetic intensity ({unit}/B, main memory)").format(unit="op"),
                       units="")
         plot.setLabel("left", _("Attainable performance ({unit}/s)").format(unit="op"))
-        self._axis_unit = ("op", False, False, False, False, (0, 0))
+        self._axis_unit = ("op", False, False, False, (0, 0))
         plot.setMenuEnabled(False)
         plot.layout.setContentsMargins(4, 8, 4, 4)  # the peaks' key at the right (layers.key)
         self._add_grid()
@@ -430,18 +429,13 @@ class RooflinePlot(QObject):
         bf = self.options.bytes_per_op
         spec = spec if spec is not None else self.scene.spec if self.scene is not None else None
         held = not levels and spec is not None and spec.levels is not None and len(spec.levels) > 0
-        short, (tall, wide) = self.short_titles, self._cramped
-        if self._axis_unit != (unit, short, levels, bf, held, self._cramped):  # setLabel lays out
-            self._axis_unit = (unit, short, levels, bf, held, self._cramped)
-            left, bottom = self._titles(short, levels, bf, held)
-            if tall == 1:
-                left = self._titles(True, levels, bf, held)[0]
-            elif tall == 2:  # eight charts at 1280 × 800, 25 px tall: the unit alone
-                left = "{unit}/s"
-            if wide == 1 and not short:  # the level's words kept, in fewer
-                bottom = self._narrow_title(levels, bf, held)
-            elif wide == 2:
-                bottom = self._titles(True, levels, bf, held)[1]
+        # the longest form of each title that fits (a grid of small charts: the short one at most)
+        lefts, bottoms = self._title_forms(levels, bf, held)
+        floor = 1 if self.short_titles else 0
+        form = (max(self._cramped[0], floor), max(self._cramped[1], 2 * floor))
+        if self._axis_unit != (unit, levels, bf, held, form):  # setLabel lays out
+            self._axis_unit = (unit, levels, bf, held, form)
+            left, bottom = lefts[form[0]], bottoms[form[1]]
             axis = self.plot.getAxis("bottom")
             if hasattr(axis, "set_inverted"):
                 axis.set_inverted(bf)
@@ -453,56 +447,50 @@ class RooflinePlot(QObject):
                 axis.showLabel(shown)
 
     @staticmethod
-    def _titles(short: bool, levels: bool, bf: bool, held: bool) -> tuple[str, str]:
-        """The y and x axes' titles ({unit} to fill in): ``short`` ones for small charts (the
-        whole ones ran into each other, or past the chart's edge)."""
-        if short:
-            return _("Performance ({unit}/s)"), (_("B/F (B/{unit})") if bf
-                                                  else _("Intensity ({unit}/B)"))
+    def _title_forms(levels: bool, bf: bool, held: bool) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The y and x axes' titles ({unit} to fill in), longest first: the whole one, then
+        shorter ones for small charts (the whole ones ran into each other, or past the chart's
+        edge); the y axis's last is its unit alone (eight charts at 1280 × 800, 25 px tall)."""
+        lefts = (_("Attainable performance ({unit}/s)"), _("Performance ({unit}/s)"), "{unit}/s")
         if bf:  # the same axis, read as bytes per op (B/F): right is fewer bytes per op
-            bottom = (_("Bytes per op, B/F (B/{unit}, at each memory level)") if levels
-                      else _("Bytes per op, B/F (B/{unit}, main memory; a kernel another level "
-                             "holds, also at that level)") if held
-                      else _("Bytes per op, B/F (B/{unit}, main memory)"))
+            bottoms = ((_("Bytes per op, B/F (B/{unit}, at each memory level)"),
+                        _("B/F (B/{unit}, each memory level)")) if levels else
+                       (_("Bytes per op, B/F (B/{unit}, main memory; a kernel another level "
+                          "holds, also at that level)"),
+                        _("B/F (B/{unit}, main memory; held kernels also at their level)"))
+                       if held else
+                       (_("Bytes per op, B/F (B/{unit}, main memory)"),
+                        _("B/F (B/{unit}, main memory)"))) + (_("B/F (B/{unit})"),)
         else:
             # Memory levels off, a kernel another level holds has its point there too: the
             # title says so (the second tour read its x as main memory's)
-            bottom = (_("Arithmetic intensity ({unit}/B, at each memory level)") if levels
-                      else _("Arithmetic intensity ({unit}/B, main memory; a kernel another "
-                             "level holds, also at that level)") if held
-                      else _("Arithmetic intensity ({unit}/B, main memory)"))
-        return _("Attainable performance ({unit}/s)"), bottom
-
-    @staticmethod
-    def _narrow_title(levels: bool, bf: bool, held: bool) -> str:
-        """The x axis's title in fewer words, for a chart narrower than the whole one."""
-        if bf:
-            return (_("B/F (B/{unit}, each memory level)") if levels
-                    else _("B/F (B/{unit}, main memory; held kernels also at their level)") if held
-                    else _("B/F (B/{unit}, main memory)"))
-        return (_("Intensity ({unit}/B, each memory level)") if levels
-                else _("Intensity ({unit}/B, main memory; held kernels also at their level)") if held
-                else _("Intensity ({unit}/B, main memory)"))
+            bottoms = ((_("Arithmetic intensity ({unit}/B, at each memory level)"),
+                        _("Intensity ({unit}/B, each memory level)")) if levels else
+                       (_("Arithmetic intensity ({unit}/B, main memory; a kernel another "
+                          "level holds, also at that level)"),
+                        _("Intensity ({unit}/B, main memory; held kernels also at their level)"))
+                       if held else
+                       (_("Arithmetic intensity ({unit}/B, main memory)"),
+                        _("Intensity ({unit}/B, main memory)"))) + (_("Intensity ({unit}/B)"),)
+        return lefts, bottoms
 
     def _fit_titles(self) -> None:
-        """After a resize: the y axis's short title where the whole one is longer than the chart
-        is tall (four charts side by side at 1280 × 800: it ran into the x title below it), the
-        x axis's narrow one where the whole one is wider (it ran into the next chart's)."""
+        """After a resize: each axis's longest title that fits the chart's side (four charts
+        side by side at 1280 × 800: the y title ran into the x title below it, the x title into
+        the next chart's)."""
         box = self.plot.getViewBox().boundingRect()
         if box.height() < 20:
             return  # not laid out yet
-        unit, _short, levels, bf, held, _cramped = self._axis_unit
-        left, bottom = self._titles(False, levels, bf, held)
+        unit, levels, bf, held, _form = self._axis_unit
         metrics = QFontMetricsF(QFont())
 
-        def fits(title: str, room: float) -> bool:
-            return metrics.horizontalAdvance(title.format(unit=unit)) + 16 <= room
+        def longest(forms: tuple[str, ...], room: float) -> int:
+            return next((i for i, title in enumerate(forms)
+                         if metrics.horizontalAdvance(title.format(unit=unit)) + 16 <= room),
+                        len(forms) - 1)
 
-        wide = (0 if fits(bottom, box.width()) else
-                1 if fits(self._narrow_title(levels, bf, held), box.width()) else 2)
-        tall = (0 if fits(left, box.height()) else
-                1 if fits(self._titles(True, levels, bf, held)[0], box.height()) else 2)
-        cramped = (tall, wide)
+        lefts, bottoms = self._title_forms(levels, bf, held)
+        cramped = (longest(lefts, box.height()), longest(bottoms, box.width()))
         if cramped != self._cramped:
             self._cramped = cramped
             self._set_axis_titles()
