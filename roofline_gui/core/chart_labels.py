@@ -21,6 +21,7 @@ Rules the user sees:
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -50,6 +51,7 @@ NEAR_LINE_PX = 4.0  # px: a parallel diagonal this near a label's own lies under
 MARKER_COST = 4.0  # a label over a kernel's marker is worse than one crossed by a line
 FAINT_LINE = 0.25  # what crossing a faint level's diagonal costs, a solid line's 1
 LEFT_OUT = 12.0  # what a label left out (no spot free of the others) costs, a crossed line's 1
+_PARENTHESES = re.compile(r"\s*[(（][^()（）]*[)）]")  # "(24 MiB)", "(108 SMs)"
 WORKLOAD_POINT_HALF = 11.0  # px: half a workload's big point (17 px, 21 hovered) and a gap
 
 
@@ -365,21 +367,34 @@ def _place_diagonals(groups: list[list[_RoofText]], scene: ChartScene, g: LabelG
         # alone (the chips it names are the lines' colours and its tooltip's): a short text
         # finds more room
         whats = {t.what for t in group}
-        short = f"{whats.pop()} {format_si(group[0].value, 'B/s')}{each_way}" if (
-            len(group) > 1 and len(whats) == 1) else None
-        for words in (text, short):
-            if words is None or covered < MARKER_COST:
-                continue
+        figure = format_si(group[0].value, "B/s")
+        what = whats.pop() if len(whats) == 1 else None
+        short = f"{what} {figure}{each_way}" if len(group) > 1 and what else None
+        # and where that too covers a marker, the level without its size or count and without
+        # "each way" ("Unified Buffer 179.2 GB/s"), then the figure alone ("34 GB/s" along
+        # TPU v1's DDR3 line, which the article's chart had written over the kernels' markers
+        # at its ridge: the tours); the line's tooltip names it whole
+        brief = f"{_PARENTHESES.sub('', what).strip()} {figure}" if what else None
+        forms = {text: 0.0}  # each form, and what its words left out cost the order
+        for words, lost in ((short, 0.25), (brief, 0.5), (figure, 1.0)):
+            if words is not None:
+                forms.setdefault(words, lost)
+        cut = 0.0
+        for words, lost in forms.items():
+            if covered < MARKER_COST:
+                break
             spot, cost_here = _place_diagonal(words, group[0].value, max(t.top for t in group),
                                               all(t.low for t in group),
                                               _color(scene, group, foreground), g, boxes,
                                               markers, lines, clear_only=faint)
-            if spot is not None and cost_here < covered - (1 if words is short else 0):
-                label, covered = spot, cost_here
+            if spot is not None and cost_here < covered - (0 if words is text else 1):
+                label, covered, cut = spot, cost_here, lost
         if label is None:
             cost += 0.0 if faint else LEFT_OUT
             continue
-        cost += covered
+        # a shorter form costs the order a little: of two orders covering as much, the one that
+        # names more (DDR3-2133 at TPU v1's line, not "34 GB/s" where PCIe had taken its spot)
+        cost += covered + cut
         placed.append(replace(label, chips=tuple(sorted({t.chip for t in group}))))
         boxes += label_footprint(label, g)
     return tuple(placed), cost

@@ -503,10 +503,17 @@ def kernel_lines(comparison, k: int, c: int, units=None) -> list[str]:
     guessed = consts.is_estimate(f"op:{precision}") or consts.dram_estimated
     formula = _("Energy per op = {terms} = {pj} pJ").format(terms=" + ".join(terms), pj=_pj(per_op))
     board = f"{consts.board_power:g} W"
-    lines = [_("Energy per op: {pj} pJ, {per_joule}, at an average {power} of the {board} board "
-               "power (Choi et al. 2013).").format(
-        pj=_pj(counted), per_joule=per_joule(1 / counted),
-        power=format_si(float(e.capped_power[0, c]), "W"), board=board)]
+    average = format_si(float(e.capped_power[0, c]), "W")
+    if units.mac:  # the table reads MAC/J: the sentence is per MAC too, its ops' formula below
+        first = _("Energy per MAC: {pj} pJ (two ops of {per_op} pJ each), {per_joule}, at an "
+                  "average {power} of the {board} board power (Choi et al. 2013).").format(
+            pj=_pj(counted * per_unit), per_op=_pj(counted), per_joule=per_joule(1 / counted),
+            power=average, board=board)
+    else:
+        first = _("Energy per op: {pj} pJ, {per_joule}, at an average {power} of the {board} "
+                  "board power (Choi et al. 2013).").format(
+            pj=_pj(counted), per_joule=per_joule(1 / counted), power=average, board=board)
+    lines = [first]
     dram = comparison.chips[c].dram
     if guessed and power > consts.board_power and consts.dram_estimated and _faster_memory(dram):
         # A what-if with faster main memory keeps the datasheet chip's ε (its board power over

@@ -228,6 +228,11 @@ def test_energy_reads_the_same_in_every_view_in_mac_mode_too():
         assert format_si(per_mac, "MAC/J") in text
         assert mac.format_rate(float(cmp.energy.capped_rate[0, 0])) in text
         assert float(cmp.energy_of(0).ops_per_joule[0, 0]) == per_mac * 2
+        # per MAC beside MAC/J (the tour read "772 pJ, 647.9 MMAC/J"): twice the op's joules
+        per_op = float(cmp.energy.capped_per_op[0, 0]) * 1e12
+        first = text.splitlines()[0]
+        assert first.startswith(f"Energy per MAC: {2 * per_op:.3g} pJ (two ops of {per_op:.3g} pJ")
+        assert "Energy per op:" not in text and "Energy per op:" in kernel_lines(cmp, 0, 0)[0]
 
 
 def test_a_workloads_explanation_shares_its_energy_as_the_breakdown_does():

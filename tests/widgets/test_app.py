@@ -676,3 +676,19 @@ def test_a_long_hint_fits_the_status_bar_and_the_button_has_it_whole(window):
     assert menu.toolTipsVisible()
     QApplication.sendEvent(window, QStatusTipEvent("Open a session"))  # a short one: whole
     assert bar.currentMessage() == "Open a session"
+
+
+def test_a_long_chip_name_in_a_narrow_column_header_keeps_its_start_and_end(window):
+    """A what-if's long name in a column the user narrowed: Qt clipped the centred label at both
+    ends ("uned (HBM 4 TB/s, 1.2 GHz) (w", the tour); each line is elided in the middle, so the
+    chip it starts with and the "(what-if)" it ends with both show."""
+    from roofline_gui.widgets.panels.comparison_panel import ColumnHeader
+
+    header = window.table.view.horizontalHeader()
+    assert isinstance(header, ColumnHeader) and header.sectionsClickable()
+    name = "A100 SXM4 40GB tuned (HBM 4 TB/s, 1.2 GHz) (what-if)"
+    shown = header.shown_text(f"{name}\nop/s", 120).split("\n")
+    assert shown[1] == "op/s"
+    assert shown[0].startswith("A100") and shown[0].endswith(")") and "…" in shown[0]
+    assert header.fontMetrics().horizontalAdvance(shown[0]) <= 120
+    assert header.shown_text("TPU v1\nop/s", 120) == "TPU v1\nop/s"

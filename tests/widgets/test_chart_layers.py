@@ -420,3 +420,31 @@ def test_a_workloads_label_keeps_off_the_kernels_names(window, mode):
                 assert not any(boxes_overlap(box, r) for r in roofs), (mode, size, "roof")
             checked += len(boxes)
     assert checked
+
+
+def test_a_crowded_diagonals_label_takes_a_shorter_form_before_it_covers_a_marker(window):
+    """The article's chart at 1280 × 800: the tours read "DDR3-2133 34 GB/s" written over the
+    kernels' markers at TPU v1's ridge and "PCIe Gen4 … each way" over the A100's host-link
+    markers. Where the whole text covers a marker, the level without its size ("Unified Buffer
+    179.2 GB/s"), then the figure alone is placed; no diagonal's label covers a marker, and TPU
+    v1's main memory keeps its name, placed off the legend as it is finally laid out."""
+    from roofline_gui.core.chart_labels import _marker_boxes, label_footprint
+    from roofline_gui.core.display import boxes_overlap
+    from roofline_gui.widgets.app.file_actions import examples
+
+    window.resize(1280, 800)
+    window.files.open(str(next(p for p in examples() if p.stem == "the-article-claim-by-claim")))
+    QApplication.processEvents()
+    plot = window.canvas.overlay_plot
+    plot.finish_pending()
+    g, scene = plot.label_geometry(), plot.scene
+    texts = [lb.text for lb in scene.labels.roofs]
+    assert "DDR3-2133 34 GB/s" in texts, texts
+    markers = _marker_boxes(scene, g)
+    legend = g.avoid
+    for lb in scene.labels.roofs:
+        feet = label_footprint(lb, g)
+        assert not any(boxes_overlap(f, m) for f in feet for m in markers), lb.text
+        assert not any(boxes_overlap(f, a) for f in feet for a in legend), lb.text
+    # a shorter form is the same line's: its figure, and no other level's
+    assert any(t == "32 GB/s" or t.startswith("PCIe Gen4") for t in texts), texts

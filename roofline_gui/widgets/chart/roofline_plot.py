@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetricsF
 from PySide6.QtWidgets import QGraphicsItem
 
@@ -142,6 +142,14 @@ class RooflinePlot(QObject):
         view.sigRangeChangedManually.connect(self._on_user_range)
         plot_item.autoBtn.clicked.disconnect()
         plot_item.autoBtn.clicked.connect(self.fit)
+        # The legend lays itself out and anchors to the view's corner after the labels that
+        # keep off it were placed (a new session, a row added): they are placed again, off the
+        # box it took (the article's "DDR3-2133 34 GB/s" was cut short for a box it left)
+        self._placed_avoid: tuple = ()
+        self._legend_moved = QTimer(self)
+        self._legend_moved.setSingleShot(True)
+        self._legend_moved.timeout.connect(self._on_legend_moved)
+        self.legend.legend.geometryChanged.connect(self._legend_moved.start)
 
     def _setup_plot(self) -> None:
         plot = self.plot
@@ -303,6 +311,7 @@ class RooflinePlot(QObject):
         keep = (scene.selection.lifted is not None and old is not None
                 and old.selection.lifted == scene.selection.lifted and old.roofs is scene.roofs
                 and old.labels.px == g.px and old.spec.units == scene.spec.units)
+        self._placed_avoid = self._legend_box()
         labels = place_labels(scene, g, selected_chip=self.selected_chip,
                               foreground=self.options.foreground, roofs=self.options.show_labels,
                               names=self.options.kernel_labels,
@@ -352,6 +361,11 @@ class RooflinePlot(QObject):
         self.range_mode.auto = True
         if self.scene is not None:
             self._apply_range(self._fit_of(self.scene))
+            self._on_view_changed()
+
+    def _on_legend_moved(self) -> None:
+        if self.scene is not None and self.scene.selection.lifted is None and \
+                self._legend_box() != self._placed_avoid:
             self._on_view_changed()
 
     def _on_user_range(self, *_args) -> None:

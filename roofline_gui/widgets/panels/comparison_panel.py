@@ -124,6 +124,36 @@ class NameHeader(QHeaderView):
         painter.restore()
 
 
+class ColumnHeader(QHeaderView):
+    """The columns' header: each line of a label too wide for its column (a what-if's long
+    name, after the user narrowed it) elided in the middle, so both its start and its end stay
+    in sight (Qt clipped a centred two-line label at both ends: "uned (HBM 4 TB/s, 1.2 GHz)
+    (w", the tour). The tooltip names the chip whole."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(Qt.Orientation.Horizontal, parent)
+        self.setSectionsClickable(True)  # as QTableView's own header (sorting by a column)
+        self.setHighlightSections(True)
+
+    def shown_text(self, text: str, width: int) -> str:
+        """``text`` as it fits ``width``: each line too wide elided in the middle."""
+        metrics, lines = self.fontMetrics(), text.split("\n")
+        if all(metrics.horizontalAdvance(line) <= width for line in lines):
+            return text
+        return "\n".join(metrics.elidedText(line, Qt.TextElideMode.ElideMiddle, max(width, 0))
+                         for line in lines)
+
+    def paintSection(self, painter, rect, index: int) -> None:  # noqa: N802 (Qt API)
+        option = QStyleOptionHeader()
+        self.initStyleOptionForIndex(option, index)
+        option.text = self.shown_text(option.text, rect.width() - 2 * self.style().pixelMetric(
+            QStyle.PixelMetric.PM_HeaderMargin, option, self) - 2)
+        option.rect = rect
+        painter.save()
+        self.style().drawControl(QStyle.ControlElement.CE_Header, option, painter, self)
+        painter.restore()
+
+
 class ComparisonTable(QWidget):
     FIT_ROWS = 25  # rows measured when the columns are fitted to their contents
     KERNEL_COLUMN_EM = 16  # the Kernel column's widest fit, in font heights; the rest is elided
@@ -134,6 +164,7 @@ class ComparisonTable(QWidget):
         self.model = model
         self.table_model = ComparisonTableModel(model, presets, self)
         self.view = QTableView()
+        self.view.setHorizontalHeader(ColumnHeader(self.view))
         self.view.setModel(self.table_model)  # the model sorts itself (numpy keys, no proxy)
         # Document order until the user clicks a header (setSortingEnabled would sort by the
         # header's current indicator, column 0, at once).
