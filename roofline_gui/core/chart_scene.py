@@ -208,21 +208,29 @@ def union(ranges) -> Range | None:
 def kernels_outside(scene: ChartScene, view: Range) -> int:
     """How many kernels have a marker (on a shown chip) outside ``view``: they are drawn, but
     not seen. The lifted kernel counts where it is now."""
+    return sum(kernels_out(scene, view))
+
+
+def kernels_out(scene: ChartScene, view: Range) -> tuple[int, int]:
+    """(wholly, partly): how many kernels have every marker (on the shown chips, at every
+    memory level) outside ``view``, and how many some but not all (a zoom to one chip's marker
+    read "8 kernels outside the view" with that kernel in sight: the tour)."""
     spec = scene.spec
     y = spec.marker_y[:, list(scene.chips)] if spec.marker_y.ndim == 2 else np.zeros((0, 0))
     if not y.size:
-        return 0
+        return 0, 0
     (x_lo, x_hi), (y_lo, y_hi) = view
     x = spec.marker_x[:, None]
     shown = np.isfinite(y) & np.isfinite(x)
-    out = shown & ((x < x_lo) | (x > x_hi) | (y < y_lo) | (y > y_hi))
-    outside = out.any(axis=1)
+    away = (x < x_lo) | (x > x_hi) | (y < y_lo) | (y > y_hi)
+    outside, inside = (shown & away).any(axis=1), (shown & ~away).any(axis=1)
     levels = spec.levels
     if levels is not None and len(levels):  # a point at another memory level counts too
         on = among(levels.chip, scene.chips)
-        off = on & ((levels.x < x_lo) | (levels.x > x_hi) | (levels.y < y_lo) | (levels.y > y_hi))
-        outside[levels.kernel[off]] = True
-    return int(outside.sum())
+        off = (levels.x < x_lo) | (levels.x > x_hi) | (levels.y < y_lo) | (levels.y > y_hi)
+        outside[levels.kernel[on & off]] = True
+        inside[levels.kernel[on & ~off]] = True
+    return int((outside & ~inside).sum()), int((outside & inside).sum())
 
 
 def workloads_outside(scene: ChartScene, view: Range) -> int:

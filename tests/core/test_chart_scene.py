@@ -44,6 +44,20 @@ def test_the_fit_holds_every_marker_on_every_shown_chip():
     assert kernels_outside(scene, ((500.0, 2000.0), (1e13, 1e14))) == 2
 
 
+def test_a_kernel_with_a_marker_in_sight_is_counted_partly_outside_not_outside():
+    """A zoom to one chip's marker of a kernel leaves its other chips' markers outside: the note
+    had read "8 kernels outside the view" with that kernel in sight (the tour)."""
+    from roofline_gui.core.chart_scene import kernels_out
+
+    scene = _scene(["google-tpu-v1", "nvidia-a100-sxm4-40gb"], [_kernel("mlp-int8"), _kernel("cnn-int8")])
+    x, (tpu, a100) = scene.spec.marker_x[0], scene.spec.marker_y[0]
+    assert tpu < a100 / 2
+    around_tpu = ((x / 1.5, x * 1.5), (tpu / 1.5, tpu * 1.5))
+    assert kernels_out(scene, around_tpu) == (1, 1)  # the CNN wholly, the MLP partly
+    assert kernels_outside(scene, around_tpu) == 2
+    assert kernels_out(scene, scene.fit.range) == (0, 0)
+
+
 def test_a_measured_point_far_above_every_roof_is_an_outlier_kept_out_of_the_fit():
     mlp = _kernel("mlp-int8")
     roof = float(_scene(["google-tpu-v1"], [mlp]).spec.marker_y[0, 0])

@@ -30,7 +30,7 @@ from roofline_gui.core.chart_scene import (
     ChartScene,
     Selection,
     changed_parts,
-    kernels_outside,
+    kernels_out,
     measured_points,
     roofs_of,
     workloads_outside,
@@ -387,10 +387,16 @@ class RooflinePlot(QObject):
             return
         view = self.visible_range()
         parts = []
-        kernels = kernels_outside(scene, view)
-        if kernels:
+        wholly, partly = kernels_out(scene, view)
+        kernels = wholly + partly
+        if wholly:
             parts.append(ngettext("{n} kernel outside the view", "{n} kernels outside the view",
-                                  kernels).format(n=kernels))
+                                  wholly).format(n=wholly))
+        if partly:  # some of its markers (another chip's, another level's) in sight
+            parts.append(ngettext("{n} kernel partly outside it", "{n} kernels partly outside it",
+                                  partly).format(n=partly) if wholly else
+                         ngettext("{n} kernel partly outside the view",
+                                  "{n} kernels partly outside the view", partly).format(n=partly))
         n_workloads = workloads_outside(scene, view)
         if n_workloads:
             parts.append(ngettext("{n} workload outside the view",
