@@ -13,9 +13,11 @@ Rules the user sees:
   other text however crowded the chart. Labels of roofs a few pixels apart are spread apart, a
   short elbow joining each to its roof's end; those the view's height has no room for are left
   out (the line's tooltip names them), the selected chip's and the highest kept first.
-- No label is printed over another: a label with no free spot is left out (the line's tooltip
-  names it). A diagonal's label keeps clear of the kernels' markers and of the other lines where
-  its diagonal has room; where none is clear, it takes the spot that covers fewest.
+- No label is printed over another or over a marker: a label with no such spot is left out
+  (the line's tooltip names it). A diagonal's label keeps clear of the other lines too where its
+  diagonal has room; where the whole text has no clear spot, a shorter one is tried (the level
+  without its size, then the figure alone), and where none is clear of lines, the spot crossing
+  fewest is taken (the text is painted over them).
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from roofline_gui.core.display import (
     offset_label_box,
     overlaps_each,
     place_kernel_labels,
-    short_name,
+    short_names,
     text_width,
 )
 from roofline_gui.core.i18n import LIST_SEPARATOR, _
@@ -389,6 +391,9 @@ def _place_diagonals(groups: list[list[_RoofText]], scene: ChartScene, g: LabelG
                                               markers, lines, clear_only=faint)
             if spot is not None and cost_here < covered - (0 if words is text else 1):
                 label, covered, cut = spot, cost_here, lost
+        if covered >= MARKER_COST:  # even its figure alone would hide a marker (a small
+            label = None  # chart side by side: "7 TB/s" over five of the A100's): left out,
+            # its line's tooltip names it
         if label is None:
             cost += 0.0 if faint else LEFT_OUT
             continue
@@ -612,8 +617,9 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels) -> tupl
         others = (np.concatenate([np.repeat(xs, rates.shape[1]), wx]),
                   np.concatenate([np.log10(rates).ravel(), wy]))
     taken = [*g.avoid, *(box for label in roof_labels for box in label_footprint(label, g))]
-    texts = [tuple(dict.fromkeys((k.name, short_name(k.name), short_name(k.name, SHORTEST_NAME))))
-             for k in cmp.kernels]
+    names = [k.name for k in cmp.kernels]
+    texts = [tuple(dict.fromkeys(forms)) for forms in zip(
+        names, short_names(names), short_names(names, SHORTEST_NAME), strict=True)]
     roofs = [np.column_stack([np.log10(rx) * g.px[0], -np.log10(ry) * g.px[1]])
              for rx, ry in (roof.points() for roof in spec.roofs if roof.chip in scene.chips)]
     return tuple(ChartLabel(lb.text, lb.x, lb.y, "", lb.anchor, None, lb.offset, lb.kernel,

@@ -334,13 +334,49 @@ class KernelLabel:
     stem: bool = False  # set off at a far spot: a thin line joins it to its marker
 
 
-def short_name(name: str, limit: int = 28) -> str:
-    """A kernel's name for a label on the chart, shortened in the middle beyond ``limit``
-    characters (the end, with the batch or size and the precision, stays)."""
+def short_names(names: list[str], limit: int = 28) -> list[str]:
+    """short_name of each, told apart: names whose first words are the same ("MLP layer
+    4096×4096, batch 1 (bf16)" and "…, batch 26 (bf16)") keep their last words instead, where
+    they differ."""
+    forms = [short_name(n, limit) for n in names]
+    seen: dict[str, int] = {}
+    for form in forms:
+        seen[form] = seen.get(form, 0) + 1
+    return [short_name(n, limit, words=False) if seen[f] > 1 and f != n else f
+            for n, f in zip(names, forms, strict=True)]
+
+
+def short_name(name: str, limit: int = 28, words: bool = True) -> str:
+    """A kernel's name for a label on the chart, at most ``limit`` characters: its first words,
+    "…" and its last parenthesis (the precision), cut between words where it can
+    ("4a · TPU v1 CNN… (int8)"; cut at characters, it had read "4b · TPU v…ip (int8)": the
+    tours); with ``words`` False, its first word and as many last words as fit; where the first
+    word is too long to keep whole, cut in the middle of the characters."""
     if len(name) <= limit:
         return name
-    keep = limit - 1
-    return name[: keep - keep // 2] + "…" + name[len(name) - keep // 2:]
+    parts = name.split()
+    if words:  # the end kept: a last parenthesis, "(int8)", where it is short
+        opens = [i for i, word in enumerate(parts) if word.startswith("(")]
+        tail = parts[opens[-1]:] if opens and opens[-1] > 0 and name.endswith(")") else []
+        if len(" ".join(tail)) > limit // 3:
+            tail = []
+    else:  # as many last words as the room beside the first holds ("… batch 26 (bf16)")
+        tail = []
+        while len(parts) > len(tail) + 1 and \
+                len(" ".join(parts[-len(tail) - 1:])) <= limit - len(parts[0]) - 2:
+            tail = parts[-len(tail) - 1:]
+    end = " ".join(tail)
+    room = limit - len(end) - (2 if end else 1)  # "…" and the space before the end
+    head: list[str] = []
+    for word in parts[:len(parts) - len(tail)]:
+        if len(" ".join([*head, word])) > room:
+            break
+        head.append(word)
+    start = " ".join(head).rstrip(",;:·-— ")
+    if not start:  # a first word too long to keep whole: the characters
+        keep = limit - 1
+        return name[: keep - keep // 2] + "…" + name[len(name) - keep // 2:]
+    return f"{start}… {end}" if end else f"{start}…"
 
 
 #: A text's width in pixels: the font's own measure (the chart passes Qt's ``horizontalAdvance``),

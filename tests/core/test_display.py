@@ -407,3 +407,34 @@ def test_no_name_lies_over_a_stem_and_no_two_stems_cross(seed):
         assert not d.crosses_any(d.offset_label_box(lb, PX, 7.0, 14.0), others), lb.text
     for i, s in enumerate(stems):
         assert not d._crosses_a_segment(s, np.delete(stems, i, axis=0))
+
+
+def test_a_long_kernel_name_is_shortened_between_words_keeping_its_precision():
+    """The tours read "4b · TPU v…ip (int8)" (cut in the middle of the characters): the first
+    words, "…" and the precision, within the limit; a first word too long to keep whole is cut
+    in its characters."""
+    from roofline_gui.core.display import short_name
+
+    name = "4b · TPU v1 MLP layer, activations on chip (int8)"
+    assert short_name(name) == "4b · TPU v1 MLP… (int8)"
+    assert short_name(name, 20) == "4b · TPU v1… (int8)"
+    assert short_name("Llama-3-8B decode · B = 8, L = 2048") == "Llama-3-8B decode · B = 8…"
+    long_word = "Supercalifragilisticexpialidocious_kernel (bf16)"
+    assert len(short_name(long_word, 20)) == 20 and short_name(long_word, 20).endswith("(bf16)")
+    for n in (name, long_word, "kernel number 7 with a long name, batch 7 (bf16)"):
+        for limit in (20, 28):
+            assert len(short_name(n, limit)) <= limit
+
+
+def test_names_the_same_in_their_first_words_are_told_apart_on_the_chart():
+    """Two batches of one layer shortened to their first words read alike ("MLP layer
+    4096×4096… (bf16)" twice): cut in the middle of the characters instead, each keeps its
+    batch."""
+    from roofline_gui.core.display import short_names
+
+    names = ["MLP layer 4096×4096, batch 1 (bf16)", "MLP layer 4096×4096, batch 26 (bf16)",
+             "4b · TPU v1 MLP layer, activations on chip (int8)", "out = a + b (int8)"]
+    shown = short_names(names)
+    assert len(set(shown)) == 4
+    assert shown[0].endswith("batch 1 (bf16)") and shown[1].endswith("batch 26 (bf16)")
+    assert shown[2] == "4b · TPU v1 MLP… (int8)" and shown[3] == names[3]

@@ -134,7 +134,8 @@ def _name_options(name: str) -> set[str]:
     from roofline_gui.core.chart_labels import SHORTEST_NAME
     from roofline_gui.core.display import short_name
 
-    return {name, short_name(name), short_name(name, SHORTEST_NAME)}
+    return {name, *(short_name(name, limit, words) for limit in (28, SHORTEST_NAME)
+                    for words in (True, False))}
 
 
 def _close(got, want) -> bool:

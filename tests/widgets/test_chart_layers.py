@@ -448,3 +448,25 @@ def test_a_crowded_diagonals_label_takes_a_shorter_form_before_it_covers_a_marke
         assert not any(boxes_overlap(f, a) for f in feet for a in legend), lb.text
     # a shorter form is the same line's: its figure, and no other level's
     assert any(t == "32 GB/s" or t.startswith("PCIe Gen4") for t in texts), texts
+
+
+def test_a_grid_of_charts_has_one_title_per_axis_and_the_charts_take_the_room(window):
+    """Side by side, the axes' titles are the grid's, once, left of it and under it: on the outer
+    charts' axes they made those axes wider and taller, and every chart took their size (four
+    charts at 1280 × 800 were 110 px tall). They follow the units and the view."""
+    window.resize(1280, 800)
+    window.set_mode("side_by_side")
+    window.model.add_chips([window.presets.chips[i] for i in ("nvidia-v100-sxm2-16gb", "google-tpu-v3")])
+    QApplication.processEvents()
+    canvas = window.canvas
+    y_title, x_title = canvas._grid_titles
+    assert y_title.text.startswith("Attainable performance (op/s)")
+    assert x_title.text.startswith("Arithmetic intensity (op/B")
+    for plot in canvas.plots:
+        for side in ("left", "bottom"):
+            assert not plot.plot.getAxis(side).label.isVisible()
+        assert plot.plot.getAxis("bottom").height() < 30 and plot.plot.getAxis("left").width() < 45
+        assert plot.plot.titleLabel.height() <= 22
+    window.set_mac_units(True)
+    QApplication.processEvents()
+    assert "MAC/s" in y_title.text and "MAC/B" in x_title.text

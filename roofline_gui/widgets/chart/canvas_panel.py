@@ -13,6 +13,7 @@ from contextlib import contextmanager
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QFont, QFontMetricsF
 from PySide6.QtWidgets import QGraphicsView, QStackedWidget, QVBoxLayout, QWidget
 
 from roofline_gui.core.chart_scene import Selection, union
@@ -113,6 +114,7 @@ class CanvasPanel(QWidget):
         self._background = background
         self._grid: GridView | None = None  # built on first use of side-by-side mode
         self.grid_plots: list[RooflinePlot] = []
+        self._grid_titles: tuple | None = None  # the grid's y and x titles (LabelItems)
         self.stack = QStackedWidget()
         self.stack.addWidget(self.overlay)
         layout = QVBoxLayout(self)
@@ -144,6 +146,7 @@ class CanvasPanel(QWidget):
             self.stack.addWidget(self._grid)
             self._watch(self._grid)
             self._grid.sig_resized.connect(self._equal_keys)
+            self._grid.sig_resized.connect(self._fit_grid_titles)
         return self._grid
 
     def _make_plot(self, plot_item: pg.PlotItem) -> RooflinePlot:
@@ -264,31 +267,39 @@ class CanvasPanel(QWidget):
         for plot, c in zip(self.grid_plots, indices, strict=True):
             title = cmp.chips[c].name
             if plot.plot.titleLabel.text != title:
-                plot.plot.setTitle(title)
+                _chip_title(plot.plot, title)
             plot.selected = self.model.selected_kernel
             plot.selected_chip = self.model.selected_chip
             plot.draw(cmp, [c])
         if self.grid_plots and self._lifted is None:
             self.grid_plots[0].fit()
+        self._fit_grid_titles()  # the units or the view may have changed them
 
     def _rebuild_grid(self, cmp, indices: list[int]) -> None:
         for plot in self.grid_plots:
             plot.close()
         self.grid.clear()
         self.grid_plots = []
+        self._grid_titles = None
         mode = RangeMode()  # one for the grid: its axes are linked
         columns = self.grid_columns(len(indices))
         first = None
+        rows = -(-len(indices) // columns)
+        # One title per axis for the whole grid, left of it and under it: on the outer charts'
+        # axes they made those axes wider and taller, and every chart took their size (to keep
+        # the linked decades one size), so each chart lost a title's height and width (four
+        # charts at 1280 × 800 were 110 px tall)
+        self._grid_titles = (self.grid.addLabel("", row=0, col=0, rowspan=rows, angle=-90),
+                             self.grid.addLabel("", row=rows, col=1, colspan=columns))
         for n, c in enumerate(indices):
-            item = self.grid.addPlot(row=n // columns, col=n % columns, title=cmp.chips[c].name,
+            item = self.grid.addPlot(row=n // columns, col=n % columns + 1,
                                      axisItems={"left": SIAxis("left"), "bottom": SIAxis("bottom")})
+            _chip_title(item, cmp.chips[c].name)
             plot = self._make_plot(item)
             plot.range_mode = mode
             plot.shared_fit = self._grid_fit
             plot.key.fit_width = self._equal_keys
-            rows = -(-len(indices) // columns)
-            plot.axis_titles = {"left": n % columns == 0,  # titles on the outer charts only
-                                "bottom": n // columns == rows - 1 or n + columns >= len(indices)}
+            plot.axis_titles = {"left": False, "bottom": False}  # the grid's titles name them
             plot.show_legend = False  # each chart's title names its chip
             plot.short_titles = len(indices) > 4
             plot.selected = self.model.selected_kernel
@@ -304,6 +315,27 @@ class CanvasPanel(QWidget):
         if self.grid_plots:  # one range that shows every chip's roofs and markers
             self.grid_plots[0].fit()
             self._equal_axes()
+        self._fit_grid_titles()
+
+    def _fit_grid_titles(self) -> None:
+        """The grid's axis titles: the first chart's (its units and view), each the longest
+        form that fits the grid's side."""
+        if not self.grid_plots or self._grid_titles is None:
+            return
+        plot = self.grid_plots[0]
+        forms = plot.title_forms()
+        if forms is None:
+            return
+        unit, lefts, bottoms = forms
+        color = plot.plot.getAxis("left").textPen().color().name()
+        font = QFontMetricsF(QFont())
+        for label, titles, room in zip(self._grid_titles, (lefts, bottoms),
+                                       (self.grid.height() - 30, self.grid.width() - 60),
+                                       strict=True):
+            text = next((t for t in titles if font.horizontalAdvance(t.format(unit=unit)) + 16
+                         <= room), titles[-1]).format(unit=unit)
+            if label.text != text:
+                label.setText(text, color=color)
 
     def _equal_axes(self) -> None:
         """Every chart of the grid the same size: the outer charts' axes carry titles and
@@ -514,3 +546,13 @@ if __name__ == "__main__":
     from roofline_gui.widgets.common.preview import preview
 
     sys.exit(preview(lambda model, presets: CanvasPanel(model, presets)))
+
+
+CHIP_TITLE_PX = 22  # a chart's title in a grid (pyqtgraph's 30 px row took a sixth of a small chart)
+
+
+def _chip_title(item: pg.PlotItem, name: str) -> None:
+    """A grid chart's title, its chip's name, in a row of CHIP_TITLE_PX."""
+    item.setTitle(name, size="10pt")
+    item.titleLabel.setMaximumHeight(CHIP_TITLE_PX)
+    item.layout.setRowFixedHeight(0, CHIP_TITLE_PX)

@@ -466,6 +466,14 @@ class RooflinePlot(QObject):
             if axis.label.isVisible() != shown:  # showLabel re-lays out and repaints the axis
                 axis.showLabel(shown)
 
+    def title_forms(self) -> tuple[str, tuple[str, ...], tuple[str, ...]] | None:
+        """(unit, y titles, x titles) as the axes show them now, longest first (a grid's
+        titles, one for all its charts); None before the first draw."""
+        if self._axis_unit is None:
+            return None
+        unit, levels, bf, held, _form = self._axis_unit
+        return (unit, *self._title_forms(levels, bf, held))
+
     @staticmethod
     def _title_forms(levels: bool, bf: bool, held: bool) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """The y and x axes' titles ({unit} to fill in), longest first: the whole one, then
