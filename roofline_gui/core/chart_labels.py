@@ -372,11 +372,12 @@ def _place_diagonals(groups: list[list[_RoofText]], scene: ChartScene, g: LabelG
         figure = format_si(group[0].value, "B/s")
         what = whats.pop() if len(whats) == 1 else None
         short = f"{what} {figure}{each_way}" if len(group) > 1 and what else None
-        # and where that too covers a marker, the level without its size or count and without
-        # "each way" ("Unified Buffer 179.2 GB/s"), then the figure alone ("34 GB/s" along
+        # and where that too covers a marker, the level without its size or count ("Unified
+        # Buffer 179.2 GB/s"), then the figure alone ("34 GB/s" along
         # TPU v1's DDR3 line, which the article's chart had written over the kernels' markers
         # at its ridge: the tours); the line's tooltip names it whole
-        brief = f"{_PARENTHESES.sub('', what).strip()} {figure}" if what else None
+        brief = f"{_PARENTHESES.sub('', what).strip()} {figure}{each_way}" if what else None
+        figure += each_way  # a host link's figure is per direction, in every form
         forms = {text: 0.0}  # each form, and what its words left out cost the order
         for words, lost in ((short, 0.25), (brief, 0.5), (figure, 1.0)):
             if words is not None:
@@ -620,13 +621,30 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels) -> tupl
     names = [k.name for k in cmp.kernels]
     texts = [tuple(dict.fromkeys(forms)) for forms in zip(
         names, short_names(names), short_names(names, SHORTEST_NAME), strict=True)]
-    roofs = [np.column_stack([np.log10(rx) * g.px[0], -np.log10(ry) * g.px[1]])
-             for rx, ry in (roof.points() for roof in spec.roofs if roof.chip in scene.chips)]
+    roofs = _roof_polylines(scene, g)
     return tuple(ChartLabel(lb.text, lb.x, lb.y, "", lb.anchor, None, lb.offset, lb.kernel,
                             stem=lb.stem)
                  for lb in place_kernel_labels(texts, xs, ys, g.px, g.text_px, g.line, taken,
                                                others, g.bounds, lines=roofs,
                                                far_spots=FAR_LABEL_SPOTS))
+
+
+def _roof_polylines(scene: ChartScene, g: LabelGeometry) -> list[np.ndarray]:
+    """The shown chips' roofs as polylines in label pixels, which names keep off."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return [np.column_stack([np.log10(rx) * g.px[0], -np.log10(ry) * g.px[1]])
+                for rx, ry in (roof.points() for roof in scene.spec.roofs
+                               if roof.chip in scene.chips)]
+
+
+def _kernel_points(scene: ChartScene) -> tuple[np.ndarray, np.ndarray]:
+    """The kernels' markers on the shown chips (log10 x, y), which workloads' labels keep off."""
+    spec = scene.spec
+    if not (0 < len(spec.marker_x) <= KERNEL_LABELS_MAX) or not spec.marker_y.size:
+        return np.zeros(0), np.zeros(0)
+    rates = spec.marker_y[:, list(scene.chips)]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.repeat(np.log10(spec.marker_x), rates.shape[1]), np.log10(rates).ravel()
 
 
 # -- workloads' labels -----------------------------------------------------------------------------
@@ -661,16 +679,21 @@ def place_workload_labels(scene: ChartScene, g: LabelGeometry, taken_labels,
         ox = np.concatenate([np.repeat(np.log10(m.entry_x), m.entry_y.shape[1]) for m in marks]
                             + [np.repeat(xs, [len(t) for t in tops])])
         oy = np.concatenate([np.log10(m.entry_y).ravel() for m in marks] + [np.log10(t) for t in tops])
+    # the kernels' markers and the roofs too (a selected workload's label had covered two of
+    # the article's markers and crossed ten lines: the tour)
+    kx, ky = _kernel_points(scene)
+    ox, oy = np.concatenate([ox, kx]), np.concatenate([oy, ky])
+    roofs = _roof_polylines(scene, g)
     which = list(range(len(marks))) if held is None else [moving]
     placed = {which[lb.kernel]: replace(lb, kernel=which[lb.kernel]) for lb in place_kernel_labels(
         [texts[n] for n in which], xs[which], ys[which], g.px, item_px, g.line, taken, (ox, oy),
-        g.bounds, WORKLOAD_LABEL_SPOTS)}
+        g.bounds, WORKLOAD_LABEL_SPOTS, lines=roofs)}
     missing = [n for n in which if n not in placed]
     if missing:
         boxes = taken + [offset_label_box(lb, g.px, item_px, g.line) for lb in placed.values()]
         for lb in place_kernel_labels([texts[n] for n in missing], xs[missing], lows[missing],
                                       g.px, item_px, g.line, boxes, (ox, oy), g.bounds,
-                                      WORKLOAD_LABEL_SPOTS):
+                                      WORKLOAD_LABEL_SPOTS, lines=roofs):
             placed[missing[lb.kernel]] = replace(lb, kernel=missing[lb.kernel])
     out: list[ChartLabel | None] = []
     for n, mark in enumerate(marks):
@@ -681,20 +704,40 @@ def place_workload_labels(scene: ChartScene, g: LabelGeometry, taken_labels,
         if lb is not None:
             out.append(ChartLabel(lb.text, lb.x, lb.y, "", lb.anchor, None, lb.offset, n))
         elif mark.workload_id == selected and np.isfinite(ys[n]):
-            out.append(_fallback(mark, n, float(xs[n]), float(ys[n]), g, item_px))
+            out.append(_fallback(mark, n, float(xs[n]), float(ys[n]), g, item_px, scene, taken))
         else:
             out.append(None)
     return tuple(out)
 
 
-def _fallback(mark, n: int, x: float, y: float, g: LabelGeometry, item_px) -> ChartLabel:
-    """The selected workload's label where no spot is free: the side with more room."""
-    left, _top, right, _bottom = g.bounds
-    room_right, room_left = right - x * g.px[0] - 20, x * g.px[0] - left - 20
-    on_right = room_right >= room_left
-    offset, anchor = ((11.0, -11.0), (0.0, 1.0)) if on_right else ((-11.0, -11.0), (1.0, 1.0))
-    text = mark.label if item_px(mark.label) <= max(room_right, room_left) else mark.name
-    return ChartLabel(text, x, y, "", anchor, None, offset, n)
+def _fallback(mark, n: int, x: float, y: float, g: LabelGeometry, item_px,
+              scene: ChartScene | None = None, taken=()) -> ChartLabel:
+    """The selected workload's label where no spot is free of the other texts: of the four
+    corners about its point, whole or its name alone, the one inside the view covering fewest
+    markers and lines (it had sat on a roof: "Llama-3-8B decode · B = 8, L = 2048", the tour),
+    the whole label where that is no worse."""
+    spots = [((11.0, -11.0), (0.0, 1.0)), ((-11.0, -11.0), (1.0, 1.0)),
+             ((11.0, 11.0), (0.0, 0.0)), ((-11.0, 11.0), (1.0, 0.0))]
+    labels = [ChartLabel(text, x, y, "", anchor, None, offset, n)
+              for text in dict.fromkeys((mark.label, mark.name)) for offset, anchor in spots]
+    boxes = np.array([offset_label_box(lb, g.px, item_px, g.line) for lb in labels])
+    markers = _marker_boxes(scene, g) if scene is not None else np.zeros((0, 4))
+    lines = _line_segments(scene, g) if scene is not None else np.zeros((0, 7))
+    cost = (MARKER_COST * _covered_each(boxes, markers)
+            + _crossed_each(boxes, lines, -1, math.nan)
+            + (overlaps_each(boxes, np.asarray(taken, dtype=float)) * LEFT_OUT if len(taken)
+               else 0.0)
+            + np.array([0.5 * (lb.text != mark.label) for lb in labels]))
+    inside = np.array([_inside(box, g) for box in boxes])
+    if not inside.any():  # a view too small for either: the side with more room, as before
+        left, _top, right, _bottom = g.bounds
+        on_right = right - x * g.px[0] >= x * g.px[0] - left
+        offset, anchor = spots[0] if on_right else spots[1]
+        room = max(right - x * g.px[0], x * g.px[0] - left) - 20
+        text = mark.label if item_px(mark.label) <= room else mark.name
+        return ChartLabel(text, x, y, "", anchor, None, offset, n)
+    # the marker at its own point is under every corner's edge alike: only the others count
+    return labels[int(np.argmin(np.where(inside, cost, np.inf)))]
 
 
 def _workload_boxes(workloads, g: LabelGeometry) -> list[tuple[float, float, float, float]]:
