@@ -499,3 +499,27 @@ def test_a_selected_workloads_label_covers_no_kernel_marker(window):
     for x, y in zip(kx * g.px[0], -ky * g.px[1], strict=True):
         assert not boxes_overlap(box, (x - 5, y - 5, x + 5, y + 5)), label.text
     assert _crossed_each(np.array([box]), _line_segments(scene, g), -1, np.nan)[0] < 3
+
+
+def test_many_charts_side_by_side_scroll_rather_than_shrink_past_use(window):
+    """Eight charts at 1280 × 800 were 25 px tall: each row of the grid keeps its minimum and
+    the grid scrolls; four charts still fit without a scroll bar."""
+    from roofline_gui.widgets.chart.canvas_panel import MIN_ROW_PX
+
+    window.resize(1280, 800)
+    window.set_mode("side_by_side")
+    canvas = window.canvas
+    window.model.add_chips([window.presets.chips[i] for i in ("nvidia-v100-sxm2-16gb", "google-tpu-v3")])
+    QApplication.processEvents()
+    assert len(canvas.plots) == 4
+    assert canvas.grid.height() <= canvas.grid_area.viewport().height() + 1
+    window.model.add_chips([window.presets.chips[i] for i in (
+        "nvidia-h100-sxm5-80gb", "amd-instinct-mi300x", "google-tpu-v1", "nvidia-b200")
+        if i in window.presets.chips])
+    QApplication.processEvents()
+    plots = canvas.plots
+    rows = -(-len(plots) // canvas.grid_columns(len(plots)))
+    assert len(plots) >= 7 and canvas.grid.height() >= rows * MIN_ROW_PX
+    assert canvas.grid_area.verticalScrollBar().maximum() > 0
+    heights = {round(p.plot.getViewBox().height()) for p in plots}
+    assert len(heights) == 1 and heights.pop() >= 95

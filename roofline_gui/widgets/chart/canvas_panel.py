@@ -14,7 +14,14 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QFont, QFontMetricsF
-from PySide6.QtWidgets import QGraphicsView, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QFrame,
+    QGraphicsView,
+    QScrollArea,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
 from roofline_gui.core.chart_scene import Selection, union
 from roofline_gui.core.chip import WHAT_IF_SPAN, round_factor
@@ -113,6 +120,7 @@ class CanvasPanel(QWidget):
         self.overlay_plot = self._make_plot(self.overlay.getPlotItem())
         self._background = background
         self._grid: GridView | None = None  # built on first use of side-by-side mode
+        self._grid_area: QScrollArea | None = None
         self.grid_plots: list[RooflinePlot] = []
         self._grid_titles: tuple | None = None  # the grid's y and x titles (LabelItems)
         self.stack = QStackedWidget()
@@ -140,10 +148,23 @@ class CanvasPanel(QWidget):
                                             slot=self._on_mouse_moved))
 
     @property
+    def grid_area(self) -> QScrollArea:
+        """The grid of charts in its scroll area (the stack's page for side by side)."""
+        _ = self.grid
+        return self._grid_area
+
+    @property
     def grid(self) -> GridView:
         if self._grid is None:
             self._grid = GridView(background=self._background)
-            self.stack.addWidget(self._grid)
+            # Many charts side by side on a small screen scroll rather than shrink past use
+            # (eight at 1280 × 800 were 25 px tall): each row keeps MIN_ROW_PX
+            self._grid_area = QScrollArea()
+            self._grid_area.setWidgetResizable(True)
+            self._grid_area.setFrameShape(QFrame.Shape.NoFrame)
+            self._grid_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+            self._grid_area.setWidget(self._grid)
+            self.stack.addWidget(self._grid_area)
             self._watch(self._grid)
             self._grid.sig_resized.connect(self._equal_keys)
             self._grid.sig_resized.connect(self._fit_grid_titles)
@@ -188,10 +209,10 @@ class CanvasPanel(QWidget):
         if mode not in ("overlay", "side_by_side"):
             return
         if mode == self.mode:
-            self.stack.setCurrentWidget(self.overlay if mode == "overlay" else self.grid)
+            self.stack.setCurrentWidget(self.overlay if mode == "overlay" else self.grid_area)
             return
         self.mode = mode
-        self.stack.setCurrentWidget(self.overlay if mode == "overlay" else self.grid)
+        self.stack.setCurrentWidget(self.overlay if mode == "overlay" else self.grid_area)
         self.refresh(self.model.document, None)
 
     def redraw(self) -> None:
@@ -285,6 +306,7 @@ class CanvasPanel(QWidget):
         columns = self.grid_columns(len(indices))
         first = None
         rows = -(-len(indices) // columns)
+        self.grid.setMinimumHeight(rows * MIN_ROW_PX + CHIP_TITLE_PX)
         # One title per axis for the whole grid, left of it and under it: on the outer charts'
         # axes they made those axes wider and taller, and every chart took their size (to keep
         # the linked decades one size), so each chart lost a title's height and width (four
@@ -548,6 +570,7 @@ if __name__ == "__main__":
     sys.exit(preview(lambda model, presets: CanvasPanel(model, presets)))
 
 
+MIN_ROW_PX = 165  # a grid's row: a chart this tall names its kernels (MIN_LABELLED_PX in its view)
 CHIP_TITLE_PX = 22  # a chart's title in a grid (pyqtgraph's 30 px row took a sixth of a small chart)
 
 
