@@ -315,6 +315,25 @@ class Chip:
     def levels(self, role: str) -> tuple[MemoryLevel, ...]:
         return tuple(level for level in self.memory if level.role == role)
 
+    def slower_than_main_memory(self) -> tuple[MemoryLevel, ...]:
+        """The on-chip levels slower than main memory: no built chip has one (on-chip memory is
+        the faster), so a what-if or an edit has moved one past the other."""
+        main = self.dram.bandwidth
+        return tuple(level for level in self.levels("cache") if level.bandwidth < main)
+
+    def order_note(self) -> str:
+        """A word on on-chip levels slower than main memory, or "" (a tour dragged HBM3 to 19
+        TB/s above a 5.5 TB/s L2, and nothing said so)."""
+        slower = self.slower_than_main_memory()
+        if not slower:
+            return ""
+        return _("On {chip} the on-chip {levels} is slower than main memory ({main} {dram}): on "
+                 "a built chip on-chip memory is the faster, so a what-if or an edit has moved "
+                 "one past the other; the kernels it holds run at its figure.").format(
+            chip=self.name, levels=", ".join(f"{lv.name} ({format_si(lv.bandwidth, 'B/s')})"
+                                            for lv in slower),
+            main=self.dram.name, dram=format_si(self.dram.bandwidth, "B/s"))
+
     @property
     def dram(self) -> MemoryLevel:
         """The first main-memory level. Validation guarantees there is one."""

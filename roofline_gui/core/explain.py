@@ -89,6 +89,8 @@ def explain(comparison: Comparison, k: int, c: int, units: Units = Units()) -> l
         lines.append(_("{kernel} on {chip}: memory-bound on {level} ({role}).").format(
             kernel=kernel.name, chip=chip.name, level=level.name,
             role=_(ROLE_SHORT.get(level.role, level.role))))
+    if note := chip.order_note():
+        lines.append(note)
     lines.extend(_where_it_sits(comparison, k, c, code, attainable, units))
     lines.extend(_same_speed_lines(comparison, k, c, units))
     lines.append(_worth_line(comparison, k, c))

@@ -291,3 +291,26 @@ def test_ctrl_pressed_partway_moves_every_ceiling_by_the_same_factor(window):
     signal.emit(("level", chip.id, dram), 0.0, 400.0, True, NONE)
     QApplication.processEvents()
     assert model.document.chips[0].dram.bandwidth == pytest.approx(1000 * chip.dram.bandwidth)
+
+
+def test_main_memory_dragged_past_an_on_chip_level_is_said_where_it_shows(window):
+    """A tour dragged HBM to 19 TB/s above the A100's L2 and nothing said so: on release the
+    status bar says the on-chip level is now the slower, and the explanation says it too."""
+    from roofline_gui.core.explain import explain
+
+    model, plot = _session(window)
+    chip = model.document.chips[0]
+    l2 = next(level for level in chip.memory if level.role == "cache" and level.name.startswith("L2"))
+    said = []
+    model.sig_status.connect(said.append)
+    dram = next(i for i, level in enumerate(chip.memory) if level.role == "dram")
+    lx = 0.0  # the slope at 1 op/B: the pointer's rate is the bandwidth
+    plot.roofs.item.sig_roof_dragged.emit(("level", chip.id, dram), lx,
+                                          float(np.log10(2 * l2.bandwidth)), True, NONE)
+    moved = model.document.chips[0]
+    assert moved.slower_than_main_memory() and l2.name in said[-1]
+    assert "slower than main memory" in said[-1]
+    assert any("slower than main memory" in line for line in explain(model.comparison, 0, 0))
+    model.undo_stack.undo()
+    assert not model.document.chips[0].slower_than_main_memory()
+    assert not any("slower than main memory" in line for line in explain(model.comparison, 0, 0))

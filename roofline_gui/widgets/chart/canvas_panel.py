@@ -511,6 +511,9 @@ class CanvasPanel(QWidget):
         if finished:
             self._drag_serial += 1
             self._set_lifted(None)
+            now = next((c for c in self.model.document.chips if c.id == chip_id), None)
+            if now is not None:
+                self.model.say(now.order_note())
 
     def _on_kernels_dropped(self, preset_ids: list) -> None:
         kernels = [self.presets.kernels[i] for i in preset_ids if i in self.presets.kernels]
