@@ -373,9 +373,9 @@ def _place_diagonals(groups: list[list[_RoofText]], scene: ChartScene, g: LabelG
         what = whats.pop() if len(whats) == 1 else None
         short = f"{what} {figure}{each_way}" if len(group) > 1 and what else None
         # and where that too covers a marker, the level without its size or count ("Unified
-        # Buffer 179.2 GB/s"), then the figure alone ("34 GB/s" along
-        # TPU v1's DDR3 line, which the article's chart had written over the kernels' markers
-        # at its ridge: the tours); the line's tooltip names it whole
+        # Buffer 179.2 GB/s"), then the figure alone ("34 GB/s" along TPU v1's DDR3 line, which
+        # the article's chart had written over the kernels' markers at its ridge: the tours);
+        # the line's tooltip names it whole
         brief = f"{_PARENTHESES.sub('', what).strip()} {figure}{each_way}" if what else None
         figure += each_way  # a host link's figure is per direction, in every form
         forms = {text: 0.0}  # each form, and what its words left out cost the order
@@ -614,9 +614,8 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels) -> tupl
     with np.errstate(divide="ignore", invalid="ignore"):
         xs = np.log10(spec.marker_x)
         ys = np.where(top > 0, np.log10(np.where(top > 0, top, 1.0)), np.nan)
-        wx, wy = _workload_obstacles(scene)
-        others = (np.concatenate([np.repeat(xs, rates.shape[1]), wx]),
-                  np.concatenate([np.log10(rates).ravel(), wy]))
+    (kx, ky), (wx, wy) = _kernel_points(scene), _workload_obstacles(scene)
+    others = (np.concatenate([kx, wx]), np.concatenate([ky, wy]))
     taken = [*g.avoid, *(box for label in roof_labels for box in label_footprint(label, g))]
     names = [k.name for k in cmp.kernels]
     texts = [tuple(dict.fromkeys(forms)) for forms in zip(
