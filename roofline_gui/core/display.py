@@ -348,35 +348,35 @@ def short_names(names: list[str], limit: int = 28) -> list[str]:
 
 def short_name(name: str, limit: int = 28, words: bool = True) -> str:
     """A kernel's name for a label on the chart, at most ``limit`` characters: its first words,
-    "…" and its last parenthesis (the precision), cut between words where it can
-    ("4a · TPU v1 CNN… (int8)"; cut at characters, it had read "4b · TPU v…ip (int8)": the
-    tours); with ``words`` False, its first word and as many last words as fit; where the first
-    word is too long to keep whole, cut in the middle of the characters."""
+    "…" and its last parenthesis (the precision, "(int8)" or the Japanese "（int8）"), cut
+    between words where it can ("4a · TPU v1 CNN… (int8)"; cut at characters, it had read
+    "4b · TPU v…ip (int8)": the tours); with ``words`` False, its first word and as many last
+    words as fit. Where the first word is too long to keep whole, its characters are cut."""
     if len(name) <= limit:
         return name
-    parts = name.split()
-    if words:  # the end kept: a last parenthesis, "(int8)", where it is short
-        opens = [i for i, word in enumerate(parts) if word.startswith("(")]
-        tail = parts[opens[-1]:] if opens and opens[-1] > 0 and name.endswith(")") else []
-        if len(" ".join(tail)) > limit // 3:
-            tail = []
+    if words:  # the end kept: a last parenthesis, where it is short
+        at = max(name.rfind("("), name.rfind("（"))
+        end = name[at:] if at > 0 and name.endswith((")", "）")) and \
+            len(name) - at <= limit // 3 else ""
+        body = name[:len(name) - len(end)].rstrip()
     else:  # as many last words as the room beside the first holds ("… batch 26 (bf16)")
-        tail = []
+        parts, tail = name.split(), []
         while len(parts) > len(tail) + 1 and \
                 len(" ".join(parts[-len(tail) - 1:])) <= limit - len(parts[0]) - 2:
             tail = parts[-len(tail) - 1:]
-    end = " ".join(tail)
-    room = limit - len(end) - (2 if end else 1)  # "…" and the space before the end
+        end = " ".join(tail)
+        body = " ".join(parts[:len(parts) - len(tail)])
+    gap = " " if end[:1] not in ("", "（") else ""  # the full-width bracket takes no space
+    room = limit - len(end) - len(gap) - 1  # "…" and the space before the end
     head: list[str] = []
-    for word in parts[:len(parts) - len(tail)]:
+    for word in body.split():
         if len(" ".join([*head, word])) > room:
             break
         head.append(word)
-    start = " ".join(head).rstrip(",;:·-— ")
-    if not start:  # a first word too long to keep whole: the characters
-        keep = limit - 1
-        return name[: keep - keep // 2] + "…" + name[len(name) - keep // 2:]
-    return f"{start}… {end}" if end else f"{start}…"
+    start = " ".join(head).rstrip(",;:·-—、 ")
+    if not start:  # a first word too long to keep whole (or a Japanese name's few spaces)
+        start = body[:room].rstrip(",;:·-—、 ")
+    return f"{start}…{gap}{end}"
 
 
 #: A text's width in pixels: the font's own measure (the chart passes Qt's ``horizontalAdvance``),

@@ -421,6 +421,9 @@ def test_a_long_kernel_name_is_shortened_between_words_keeping_its_precision():
     assert short_name("Llama-3-8B decode · B = 8, L = 2048") == "Llama-3-8B decode · B = 8…"
     long_word = "Supercalifragilisticexpialidocious_kernel (bf16)"
     assert len(short_name(long_word, 20)) == 20 and short_name(long_word, 20).endswith("(bf16)")
+    # a Japanese name: its full-width bracket, attached, and few spaces
+    assert short_name("5 · MLP 4096×4096、バッチ 1（bf16）", 20) == "5 · MLP…（bf16）"
+    assert short_name("4a · TPU v1 の CNN 層、活性化をチップ上に（int8）") == "4a · TPU v1 の CNN…（int8）"
     for n in (name, long_word, "kernel number 7 with a long name, batch 7 (bf16)"):
         for limit in (20, 28):
             assert len(short_name(n, limit)) <= limit
