@@ -357,7 +357,7 @@ def short_name(name: str, limit: int = 28, words: bool = True) -> str:
     if words:  # the end kept: a last parenthesis, where it is short
         at = max(name.rfind("("), name.rfind("（"))
         end = name[at:] if at > 0 and name.endswith((")", "）")) and \
-            len(name) - at <= limit // 3 else ""
+            len(name) - at <= limit // 2 + 1 else ""  # "(bf16, batch 4)" in 28
         body = name[:len(name) - len(end)].rstrip()
     else:  # as many last words as the room beside the first holds ("… batch 26 (bf16)")
         parts, tail = name.split(), []

@@ -523,3 +523,23 @@ def test_many_charts_side_by_side_scroll_rather_than_shrink_past_use(window):
     assert canvas.grid_area.verticalScrollBar().maximum() > 0
     heights = {round(p.plot.getViewBox().height()) for p in plots}
     assert len(heights) == 1 and heights.pop() >= 95
+
+
+def test_side_by_side_through_a_session_without_chips_draws_the_chips_added_after(window):
+    """The tour: File → New in Side by side (and a start in it) left the grid blank for good, a
+    traceback on the console (its axis titles were given a span of no rows)."""
+    from roofline_gui.core.document import Document
+
+    window.set_mode("side_by_side")
+    window.model.reset(Document())
+    QApplication.processEvents()
+    assert window.canvas.plots == []
+    window.model.add_chips([window.presets.chips["nvidia-h100-sxm5-80gb"]])
+    QApplication.processEvents()
+    (plot,) = window.canvas.plots
+    assert plot.scene is not None and plot.scene.chips == (0,)
+    assert window.canvas._grid_titles[0].text.startswith("Attainable performance")
+    window.set_mode("overlay")
+    window.set_mode("side_by_side")
+    QApplication.processEvents()
+    assert len(window.canvas.plots) == 1 and chart_mismatches(window.canvas.plots[0]) == []

@@ -311,8 +311,9 @@ class CanvasPanel(QWidget):
         # axes they made those axes wider and taller, and every chart took their size (to keep
         # the linked decades one size), so each chart lost a title's height and width (four
         # charts at 1280 × 800 were 110 px tall)
-        self._grid_titles = (self.grid.addLabel("", row=0, col=0, rowspan=rows, angle=-90),
-                             self.grid.addLabel("", row=rows, col=1, colspan=columns))
+        if rows:  # none for a session without chips (a span of 0 broke the layout for good)
+            self._grid_titles = (self.grid.addLabel("", row=0, col=0, rowspan=rows, angle=-90),
+                                 self.grid.addLabel("", row=rows, col=1, colspan=columns))
         for n, c in enumerate(indices):
             item = self.grid.addPlot(row=n // columns, col=n % columns + 1,
                                      axisItems={"left": SIAxis("left"), "bottom": SIAxis("bottom")})
