@@ -96,6 +96,12 @@ def test_claim_4_the_tpu_v1s_cnn_at_its_compute_roof_its_mlp_and_lstm_memory_bou
     plain = conv.with_params(batch=1).with_resides({})
     assert plain.traffic().ops / plain.traffic().bytes["dram"] == pytest.approx(933, abs=0.5)
     assert "reads 933 op/B" in conv.source
+    # and "Why it sits there" says so (the tour looked there for the article's ~1,000 and ~100)
+    from roofline_gui.core.explain import explain
+
+    said = explain(cmp, k["4a"], tpu)[-1]
+    assert said.startswith("About this kernel:") and "the article's ~1,000" in said
+    assert "about 100 in the article" in explain(cmp, k["4b"], tpu)[-1]
 
 
 def test_claims_5_and_6_batching_raises_intensity_and_the_same_hbm_gives_the_same_speed(article):

@@ -102,6 +102,9 @@ def explain(comparison: Comparison, k: int, c: int, units: Units = Units()) -> l
         lines.append(_("What would move it:"))
         lines.extend(f"• {m}" for m in moves)
     lines.extend(diagnosis_lines(comparison, k, c, units))  # a measured point above its roof
+    if kernel.source:  # where its figures come from: the examples tie each kernel to the
+        # article's claim it shows (the tour had looked for the article's ~1,000 and ~100 here)
+        lines.append(_("About this kernel: {source}").format(source=kernel.source))
     return lines
 
 
