@@ -534,6 +534,10 @@ def test_side_by_side_through_a_session_without_chips_draws_the_chips_added_afte
     window.model.reset(Document())
     QApplication.processEvents()
     assert window.canvas.plots == []
+    from pyqtgraph import LabelItem
+
+    hint = [i for i in window.canvas.grid.ci.items if isinstance(i, LabelItem)]
+    assert len(hint) == 1 and hint[0].text.startswith("No chip yet")  # where to begin
     window.model.add_chips([window.presets.chips["nvidia-h100-sxm5-80gb"]])
     QApplication.processEvents()
     (plot,) = window.canvas.plots

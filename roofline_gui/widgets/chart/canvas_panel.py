@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from roofline_gui.core.chart_scene import Selection, union
 from roofline_gui.core.chip import WHAT_IF_SPAN, round_factor
+from roofline_gui.core.i18n import _
 from roofline_gui.core.units import format_si
 from roofline_gui.io.presets import Presets
 from roofline_gui.io.validate import MAX_BANDWIDTH, MAX_COMPUTE
@@ -314,6 +315,9 @@ class CanvasPanel(QWidget):
         if rows:  # none for a session without chips (a span of 0 broke the layout for good)
             self._grid_titles = (self.grid.addLabel("", row=0, col=0, rowspan=rows, angle=-90),
                                  self.grid.addLabel("", row=rows, col=1, colspan=columns))
+        elif not cmp.chips:  # a new session: where to begin, as the overlay's note says
+            self.grid.addLabel(_(roofline_plot.NO_CHIP_YET), row=0, col=0,
+                               color=self.options.foreground)
         for n, c in enumerate(indices):
             item = self.grid.addPlot(row=n // columns, col=n % columns + 1,
                                      axisItems={"left": SIAxis("left"), "bottom": SIAxis("bottom")})

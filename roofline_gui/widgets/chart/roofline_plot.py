@@ -37,7 +37,7 @@ from roofline_gui.core.chart_scene import (
 )
 from roofline_gui.core.comparison import Comparison
 from roofline_gui.core.display import chart_spec
-from roofline_gui.core.i18n import _, clauses, listed, ngettext
+from roofline_gui.core.i18n import N_, _, clauses, listed, ngettext
 from roofline_gui.core.units import OPS_PER_MAC, Units
 from roofline_gui.widgets.chart.layers.base import Style
 from roofline_gui.widgets.chart.layers.key import PeakKeyLayer
@@ -64,6 +64,11 @@ def empty_range() -> tuple:
     take, 0.01 to 10,000 op/B (read as B/F, its labels 100 to 0.0001) and 1 Gop/s to
     1 Pop/s, not pyqtgraph's 1 to 10."""
     return (1e-2, 1e4), (1e9, 1e15)
+
+
+#: what a new session's chart says, where it is empty (overlay's note, side by side's grid)
+NO_CHIP_YET = N_("No chip yet: the Hardware panel's Add… puts one on the chart; Help → "
+                 "Examples opens finished sessions")
 
 
 @dataclass
@@ -382,8 +387,7 @@ class RooflinePlot(QObject):
         measured points far above every roof (outliers, not in the automatic range)."""
         scene = self.scene
         if not scene.chips and not scene.comparison.chips:  # a new session: where to begin
-            self.note.show_text(_("No chip yet: the Hardware panel's Add… puts one on the "
-                                  "chart; Help → Examples opens finished sessions"), False)
+            self.note.show_text(_(NO_CHIP_YET), False)
             return
         view = self.visible_range()
         parts = []
