@@ -244,7 +244,7 @@ def constants(chip) -> Constants | None:
             op[p] = spare / peak
             estimated.add(f"op:{p}")
             said[f"op:{p}"] = (f"estimate (an upper bound): (P − π0)/peak = {spare:g} W / "
-                               f"{format_si(peak, 'op/s')} = {op[p] / PJ:.3g} pJ")
+                               f"{format_si(peak, 'op/s')} = {_pj(op[p])} pJ")
     levels = []
     first_dram = chip.levels("dram")[:1]
     for level in chip.memory:
@@ -259,7 +259,7 @@ def constants(chip) -> Constants | None:
             j = spare / sheet
             estimated.add(key)
             said[key] = (f"estimate (an upper bound): (P − π0)/bandwidth = {spare:g} W / "
-                         f"{format_si(sheet, 'B/s')} = {j / PJ:.3g} pJ"
+                         f"{format_si(sheet, 'B/s')} = {_pj(j)} pJ"
                          + (" (the datasheet's bandwidth: a what-if keeps its energies)"
                             if level.what_if_of else ""))
         else:
@@ -486,11 +486,11 @@ def kernel_lines(comparison, k: int, c: int, units=None) -> list[str]:
     with np.errstate(divide="ignore", invalid="ignore"):
         intensity = ka.ops[k] / ka.bytes[k]  # ops per byte at each role
 
-    terms = [f"ε_{precision} {eps_op / PJ:.3g} pJ{_est(consts, f'op:{precision}')}"]
+    terms = [f"ε_{precision} {_pj(eps_op)} pJ{_est(consts, f'op:{precision}')}"]
     for name, role, joules in consts.levels:
         j = ROLE_INDEX[role]
         if np.isfinite(intensity[j]) and intensity[j] > 0 and joules:
-            terms.append(f"ε_{name} {joules / PJ:.3g} pJ ÷ {intensity[j]:,.4g} op/B"
+            terms.append(f"ε_{name} {_pj(joules)} pJ ÷ {intensity[j]:,.4g} op/B"
                          f"{_est(consts, f'byte:{name}')}")
     uncounted = [name for name, role, joules in consts.levels if not joules
                  and np.isfinite(intensity[ROLE_INDEX[role]]) and intensity[ROLE_INDEX[role]] > 0]
@@ -551,10 +551,14 @@ def kernel_lines(comparison, k: int, c: int, units=None) -> list[str]:
             which=_(" and ").join(over),
             bounds=_("are upper bounds") if len(over) > 1 else _("is an upper bound")))
     elif guessed and counted > per_op * (1 + 1e-9):
-        lines.append(_("{formula} for the bytes with an energy figure; {levels} have none, and at "
-                       "their own upper bound (the board's power over its bandwidth) the sum "
-                       "would pass the board power: the board power over the time is counted, an "
-                       "upper bound.").format(formula=formula, levels=listed(uncounted)))
+        lines.append(ngettext(
+            "{formula} for the bytes with an energy figure; {levels} has none, and at its own "
+            "upper bound (the board's power over its bandwidth) the sum would pass the board "
+            "power: the board power over the time is counted, an upper bound.",
+            "{formula} for the bytes with an energy figure; {levels} have none, and at their own "
+            "upper bound (the board's power over its bandwidth) the sum would pass the board "
+            "power: the board power over the time is counted, an upper bound.",
+            len(uncounted)).format(formula=formula, levels=listed(uncounted)))
     elif power <= consts.board_power:
         lines.append(_("{formula} at the roofline's rate, drawing {power}.").format(
             formula=formula, power=format_si(power, "W")))

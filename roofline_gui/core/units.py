@@ -305,4 +305,7 @@ class Units:
         return format_si(self.rate(ops_per_s), f"{self.word}/s", digits)
 
     def format_intensity(self, ops_per_byte: float) -> str:
-        return f"{self.intensity(ops_per_byte):,.4g} {self.word}/B"
+        """"9,750 op/B", "20,430 op/B" (never an exponent in a sentence: "2.043e+04" was)."""
+        x = float(self.intensity(ops_per_byte))
+        text = f"{x:,.0f}" if math.isfinite(x) and abs(x) >= 1e4 else f"{x:,.4g}"
+        return f"{text} {self.word}/B"

@@ -369,3 +369,15 @@ def test_a_what_if_workloads_energy_says_the_board_power_holds_it_and_the_csv_ag
     rows = list(csv.DictReader(io.StringIO(workloads_csv((result,)))))
     fast_row = next(r for r in rows if r["chip"] == fast.name)
     assert fast_row["energy_basis"] == "board power x time" and fast_row["power_capped"] == "no"
+
+
+def test_energies_in_the_formula_carry_no_exponent():
+    """The tour read "ε_DDR3-2133 2.21e+03 pJ" in TPU v1's sentence: pJ as 2,206, not 2.21e+03."""
+    from roofline_gui.io.presets import load_presets
+
+    tpu = load_presets().chips["google-tpu-v1"]
+    from dataclasses import replace
+
+    cmp = compare([replace(kernel(0.5), precision="int8")], [tpu])
+    text = "\n".join(kernel_lines(cmp, 0, 0))
+    assert "e+0" not in text and "ε_DDR3-2133" in text, text

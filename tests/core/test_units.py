@@ -69,3 +69,13 @@ def test_bytes_per_value_and_mac():
     assert BYTES_PER_VALUE["fp8"] == BYTES_PER_VALUE["int8"] == 1
     assert BYTES_PER_VALUE["int4"] == 0.5
     assert OPS_PER_MAC == 2
+
+
+def test_intensities_in_sentences_carry_no_exponent():
+    """The tour read "The ridge point is 2.043e+04 op/B" beside "9,750 op/B" elsewhere."""
+    from roofline_gui.core.units import Units
+
+    assert Units().format_intensity(20430.4) == "20,430 op/B"
+    assert Units().format_intensity(9750) == "9,750 op/B"
+    assert Units().format_intensity(0.3333333) == "0.3333 op/B"
+    assert Units(mac=True).format_intensity(40861) == "20,430 MAC/B"

@@ -95,6 +95,11 @@ def example_title(path: Path) -> str:
     return title if isinstance(title, str) and title.strip() else path.stem.replace("-", " ")
 
 
+#: what an export of a session without chips says (a line long enough that the dialog's title,
+#: "Nothing to export", is not cut to "Nothi...export": the tour)
+NO_CHIPS = N_("The session has no chips: add one with the Hardware panel's Add…, or open one "
+              "of Help → Examples.")
+
 class FileDialogs:
     """Thin wrappers over QFileDialog, replaceable in tests."""
 
@@ -291,7 +296,7 @@ class FileActions(QObject):
         doc = self.model.document
         if not doc.chips or not (doc.kernels or doc.workloads):
             Confirm.error(self.window, _("Nothing to export"),
-                          _("The session has no chips.") if not doc.chips else
+                          _(NO_CHIPS) if not doc.chips else
                           _("The session has no kernels and no workloads: add some first."))
             return False
         if not doc.kernels:
@@ -312,7 +317,7 @@ class FileActions(QObject):
         doc = self.model.document
         if not doc.workloads or not doc.chips:
             Confirm.error(self.window, _("Nothing to export"), _("The session has no workloads.")
-                          if not doc.workloads else _("The session has no chips."))
+                          if not doc.workloads else _(NO_CHIPS))
             return False
         return self._export(_("workloads CSV"), "-workloads.csv", _("CSV table (*.csv)"),
                             self._write_workloads)
