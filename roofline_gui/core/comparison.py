@@ -53,7 +53,7 @@ CSV_COLUMNS = (
     "speedup_if_2x_compute", *(f"speedup_if_2x_{role}" for role in MEMORY_ROLES),
     # energy and power (core.energy), at the power cap where the board's power binds; empty
     # for a chip without energy data (and the energy for a kernel without a size)
-    "energy_j", "average_power_w", "power_capped",
+    "energy_j", "flop_per_joule", "average_power_w", "power_capped",
     # what the energy counts: "figures", "board power x time" or "capped rate" (core.energy)
     "energy_basis",
 )
@@ -168,10 +168,13 @@ class Comparison:
         def energy(k: int, c: int) -> dict[str, str]:
             power = float(e.capped_power[k, c])
             if not np.isfinite(power):
-                return {"energy_j": "", "average_power_w": "", "power_capped": "",
-                        "energy_basis": ""}
-            joules = float(e.capped_per_op[k, c] * ops[k]) if self.kernels[k].has_size else np.nan
-            return {"energy_j": format_plain(joules), "average_power_w": format_plain(power),
+                return {"energy_j": "", "flop_per_joule": "", "average_power_w": "",
+                        "power_capped": "", "energy_basis": ""}
+            per_op = float(e.capped_per_op[k, c])
+            joules = per_op * float(ops[k]) if self.kernels[k].has_size else np.nan
+            # the table's op/J (the tour found only joules per call here)
+            return {"energy_j": format_plain(joules), "flop_per_joule": format_plain(1 / per_op),
+                    "average_power_w": format_plain(power),
                     "power_capped": "yes" if e.capped[k, c] else "no",
                     "energy_basis": energy_basis(bool(e.capped[k, c]), bool(e.held[k, c]))}
 

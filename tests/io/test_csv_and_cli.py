@@ -35,7 +35,7 @@ def test_csv_gives_each_kernels_bytes_per_call_at_each_level(tmp_path):
     out = tmp_path / "out.csv"
     export_csv(load_session(DATA / "session_v5.json"), out)
     rows = {r["kernel"]: r for r in csv.DictReader(io.StringIO(out.read_text()))}
-    assert CSV_COLUMNS[-13:-9] == ("dram_bytes", "cache_bytes", "host_bytes", "link_bytes")
+    assert CSV_COLUMNS[-14:-10] == ("dram_bytes", "cache_bytes", "host_bytes", "link_bytes")
     add = rows["out = a + b, a and b on chip (int8)"]
     assert (add["dram_bytes"], add["cache_bytes"], add["host_bytes"], add["link_bytes"]) == (
         "100000000", "200000000", "", "")
@@ -44,13 +44,17 @@ def test_csv_gives_each_kernels_bytes_per_call_at_each_level(tmp_path):
     assert gemm["limiter"] == "PCIe Gen4 x16"  # 67 MB at 32 GB/s: 2.1 ms, the slowest ceiling
     # what each ceiling is worth: twice the host link halves its 2.1 ms to 1.05 ms, still above
     # compute (0.44 ms): exactly 2x; twice anything else changes nothing
-    assert CSV_COLUMNS[-9:-4] == ("speedup_if_2x_compute", "speedup_if_2x_dram",
+    assert CSV_COLUMNS[-10:-5] == ("speedup_if_2x_compute", "speedup_if_2x_dram",
                                   "speedup_if_2x_cache", "speedup_if_2x_host", "speedup_if_2x_link")
     # then energy (issue 28), from the A100 preset's 400 W board power: the host link has no
     # energy figure of its own, so a kernel that crosses it counts the board power over its time
     # (the bound that holds); estimates claim no cap, and the row says what its energy counts
-    assert CSV_COLUMNS[-4:] == ("energy_j", "average_power_w", "power_capped", "energy_basis")
+    assert CSV_COLUMNS[-5:] == ("energy_j", "flop_per_joule", "average_power_w", "power_capped",
+                                "energy_basis")
     assert float(gemm["energy_j"]) == pytest.approx(400 * float(gemm["time_s"]))
+    # the table's op/J: the kernel's ops over its joules
+    ops = float(gemm["attainable_flop_per_s"]) * float(gemm["time_s"])
+    assert float(gemm["flop_per_joule"]) == pytest.approx(ops / float(gemm["energy_j"]))
     assert float(gemm["average_power_w"]) == pytest.approx(400)
     assert gemm["power_capped"] == "no" and gemm["energy_basis"] == "board power x time"
     # the add's a and b in the L2, whose energy has no figure: at its own upper bound (the

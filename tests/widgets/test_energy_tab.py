@@ -114,7 +114,15 @@ def test_the_charts_energy_mode_puts_the_energy_roofline_in_the_charts_place(win
     k, c = 0, 0
     _x, y = chart.points[f"{cmp.kernels[k].id}@{cmp.chips[c].id}"]
     assert y == pytest.approx(float(cmp.energy.ops_per_joule[k, c]))
-    assert "op/J" in chart.plot.getAxis("left").labelText
+    assert "op/J" in chart.plot.getAxis("left").labelText and "(op/J)" in chart.mode.itemText(0)
+    window.set_mac_units(True)  # the selector follows the axis into MAC/J (the tour)
+    qtbot.waitUntil(lambda: not chart.pending)
+    chart.refresh()
+    assert "MAC/J" in chart.plot.getAxis("left").labelText and "(MAC/J)" in chart.mode.itemText(0)
+    assert "(MAC/s)" in chart.mode.itemText(1)
+    window.set_mac_units(False)
+    qtbot.waitUntil(lambda: not chart.pending)
+    chart.refresh()
     # a click on a point selects it, as on the roofline
     scatter = next(i for i in chart.plot.listDataItems() if hasattr(i, "points")
                    and len(i.points()) == len(chart.points))

@@ -81,6 +81,10 @@ def check_views_agree(window, qtbot, mode: str) -> None:
             text = window.explanation.toPlainText()
             assert format_si(float(cmp.result.attainable[k, c]) / units.ops_per_unit,
                              f"{units.word}/s") in text, mode
+            # and the CSV's energy efficiency, as the explanation gives it (op/J or MAC/J)
+            energy = rows[c * len(cmp.kernels) + k]["flop_per_joule"]
+            if energy:
+                assert format_si(float(energy) / units.ops_per_unit, f"{units.word}/J") in text, mode
             # The readout under the pointer at that marker shows the same numbers.
             x, y = drawn[cmp.kernels[k].id]
             vb = plot.plot.getViewBox()

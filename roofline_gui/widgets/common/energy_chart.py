@@ -22,8 +22,8 @@ from roofline_gui.widgets.common.axes import log_plot
 from roofline_gui.widgets.common.throttle import Throttle
 
 #: The y axis: energy efficiency, or performance held to the board power.
-MODES = ((N_("Energy efficiency (op/J)"), "energy"),
-         (N_("Performance under the board power (op/s)"), "power"))
+MODES = ((N_("Energy efficiency ({unit}/J)"), "energy"),
+         (N_("Performance under the board power ({unit}/s)"), "power"))
 GRID = np.logspace(-1.5, 4.5, 240)  # op/B of main memory
 
 
@@ -52,7 +52,7 @@ class EnergyChart(QWidget):
         self.title.setWordWrap(True)
         self.mode = QComboBox()
         for text, key in MODES:
-            self.mode.addItem(_(text), key)
+            self.mode.addItem(_(text).format(unit=model.units.word), key)
         self.mode.setToolTip(_("The y axis: op per joule (the energy roofline), or op/s with each "
                              "chip held to its board power (the power-capped roof)"))
         self.mode.currentIndexChanged.connect(lambda _i: self.refresh())
@@ -118,6 +118,8 @@ class EnergyChart(QWidget):
         used = [k.precision for k in cmp.kernels] + [
             p for w in self.model.workload_results for p in w.precisions]
         word = units.word
+        for i, (text, _key) in enumerate(MODES):  # in MAC/J with Count MACs, as the axis (the
+            self.mode.setItemText(i, _(text).format(unit=word))  # tour read op/J beside MAC/J)
         for c in chips:
             chip = cmp.chips[c]
             color = chip.color or "#808080"
