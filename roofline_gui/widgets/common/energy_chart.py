@@ -148,13 +148,15 @@ class EnergyChart(QWidget):
                 if balance > 0 and energy:
                     at = float(np.interp(np.log10(balance), np.log10(x), np.log10(opj)))
                     dot = pg.ScatterPlotItem([np.log10(units.intensity(balance))],
-                                             [at - np.log10(units.ops_per_unit)], size=10,
-                                             symbol="t", brush=pg.mkBrush("w"),
-                                             pen=pg.mkPen(color, width=2))
+                                             [at - np.log10(units.ops_per_unit)], size=16,
+                                             symbol="|", brush=pg.mkBrush("w"),
+                                             pen=pg.mkPen(color, width=3))
+                    # an upright bar across the curve: ▽ is a neural network's kernel on the
+                    # roofline (the tour read the two as one)
                     dot.setToolTip(_("{chip} {precision} energy-balance point: ε_dram/ε_op = "
-                                     "{balance} op/B; left of it main memory spends more energy "
+                                     "{balance}; left of it main memory spends more energy "
                                      "per op than compute").format(
-                        chip=chip.name, precision=p, balance=f"{balance:,.4g}"))
+                        chip=chip.name, precision=p, balance=units.format_intensity(balance)))
                     self.plot.addItem(dot)
         # every kernel on every shown chip with energy data
         xs, ys, brushes, tips, symbols, ids = [], [], [], [], [], []
@@ -224,12 +226,13 @@ class EnergyChart(QWidget):
         names = listed(f"<span style='color:{cmp.chips[c].color or '#808080'}'>■</span> "
                           f"{html.escape(cmp.chips[c].name)}" for c in chips)
         said = (_("{chips}: each chip's energy roofline, op per joule at the rate the roofline "
-                  "allows, its knee at the energy-balance point (▽, ε_dram/ε_op); ● kernels, ★ "
-                  "workloads (hover for tokens per joule).") if energy else
+                  "allows, its knee at the energy-balance point (the upright bar, ε_dram/ε_op); "
+                  "kernels in their roofline shapes, ★ workloads (hover for tokens per "
+                  "joule).") if energy else
                 _("{chips}: each chip's roof held to its board power (solid) against its "
                   "roofline (dotted, where they differ): near the ridge, where compute and memory "
                   "run flat out together, the cap bites first, claimed only from given energies; "
-                  "● kernels, ★ workloads.")).format(chips=names)
+                  "kernels in their roofline shapes, ★ workloads.")).format(chips=names)
         estimated = [cmp.chips[c].name for c in chips if (k := constants(cmp.chips[c])) is not None
                      and k.dram_estimated]
         if estimated:
