@@ -570,6 +570,14 @@ def _place_diagonal(text: str, bw: float, top: float, low: bool, color: str, g: 
     return (None, math.inf) if clear_only or best is None else (best, fewest)
 
 
+def hidden_under(scene: ChartScene, g: LabelGeometry, boxes) -> np.ndarray:
+    """What each box (label pixels) would hide: its markers (MARKER_COST each) and the lines
+    through it; for the legend, which takes the corner hiding least."""
+    boxes = np.asarray(boxes, dtype=float).reshape(-1, 4)
+    return (MARKER_COST * _covered_each(boxes, _marker_boxes(scene, g))
+            + _crossed_each(boxes, _line_segments(scene, g), -1, math.nan))
+
+
 def _covered(box, markers: np.ndarray) -> int:
     """How many marker boxes ``box`` overlaps."""
     return int(_covered_each(np.asarray(box, dtype=float)[None, :], markers)[0])

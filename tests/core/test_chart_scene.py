@@ -325,3 +325,14 @@ def test_a_shared_diagonal_with_no_clear_spot_for_its_chips_names_keeps_its_figu
     for size in ((400.0, 260.0), (260.0, 200.0)):
         texts = [lb.text for lb in place_roof_labels(scene, _geometry(scene, size), None, "#202020")]
         assert "HBM2 900 GB/s" in texts and whole not in texts, (size, texts)
+
+
+def test_what_a_box_would_hide_counts_its_markers_and_lines():
+    from roofline_gui.core.chart_labels import MARKER_COST, hidden_under
+
+    scene = _scene(["google-tpu-v1"], [_kernel("mlp-int8")])
+    g = _geometry(scene)
+    x, y = np.log10(scene.spec.marker_x[0]) * g.px[0], -np.log10(scene.spec.marker_y[0, 0]) * g.px[1]
+    on_marker, far = (x - 3, y - 3, x + 3, y + 3), (x - 3, y - 400, x + 3, y - 394)
+    costs = hidden_under(scene, g, [on_marker, far])
+    assert costs[0] >= MARKER_COST and costs[1] < MARKER_COST

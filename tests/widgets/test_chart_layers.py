@@ -427,7 +427,7 @@ def test_a_crowded_diagonals_label_takes_a_shorter_form_before_it_covers_a_marke
     kernels' markers at TPU v1's ridge and "PCIe Gen4 … each way" over the A100's host-link
     markers. Where the whole text covers a marker, the level without its size ("Unified Buffer
     179.2 GB/s"), then the figure alone is placed; no diagonal's label covers a marker, and TPU
-    v1's main memory keeps its name, placed off the legend as it is finally laid out."""
+    v1's main memory is labelled, off the legend as it is finally laid out."""
     from roofline_gui.core.chart_labels import _marker_boxes, label_footprint
     from roofline_gui.core.display import boxes_overlap
     from roofline_gui.widgets.app.file_actions import examples
@@ -439,7 +439,7 @@ def test_a_crowded_diagonals_label_takes_a_shorter_form_before_it_covers_a_marke
     plot.finish_pending()
     g, scene = plot.label_geometry(), plot.scene
     texts = [lb.text for lb in scene.labels.roofs]
-    assert "DDR3-2133 34 GB/s" in texts, texts
+    assert {"DDR3-2133 34 GB/s", "34 GB/s"} & set(texts), texts  # whole, or its figure
     markers = _marker_boxes(scene, g)
     legend = g.avoid
     for lb in scene.labels.roofs:
@@ -547,3 +547,40 @@ def test_side_by_side_through_a_session_without_chips_draws_the_chips_added_afte
     window.set_mode("side_by_side")
     QApplication.processEvents()
     assert len(window.canvas.plots) == 1 and chart_mismatches(window.canvas.plots[0]) == []
+
+
+def test_a_chip_whose_line_lies_under_anothers_says_so_in_the_legend(window):
+    """The tour: the article's legend lists TPU v3, but its 900 GB/s line lies under the V100's
+    (drawn after it), so no green line shows anywhere."""
+    from roofline_gui.widgets.app.file_actions import examples
+
+    window.files.open(str(next(p for p in examples() if p.stem == "the-article-claim-by-claim")))
+    QApplication.processEvents()
+    names = [entry[0] for entry in window.canvas.overlay_plot.legend.entries(
+        window.canvas.overlay_plot.scene)]
+    assert "TPU v3 (under V100 SXM2 16GB's line)" in names
+    assert "V100 SXM2 16GB" in names and "A100 SXM4 40GB" in names  # on top, or alone
+
+
+def test_the_legend_takes_the_corner_hiding_least_until_the_user_drags_it(window, monkeypatch):
+    """In the bottom right the legend had hidden TPU v1's DDR3 line and the host links (the
+    tour): it takes the corner of the view where it hides fewest markers and lines, the note's
+    top left excepted; a legend the user has dragged stays where they put it."""
+    from roofline_gui.core import chart_labels
+
+    plot = window.canvas.overlay_plot
+    legend = plot.legend.legend
+    view = plot.plot.getViewBox()
+    costs = iter([np.array([9.0, 0.0, 4.0]), np.array([0.0, 3.0, 3.0])])
+    monkeypatch.setattr(chart_labels, "hidden_under", lambda scene, g, boxes: next(costs))
+    plot._place_legend(plot.scene)
+    QApplication.processEvents()
+    box, rect = view.sceneBoundingRect(), legend.sceneBoundingRect()
+    assert legend.corner[0] == (0, 1)
+    assert rect.left() - box.left() < 20 and box.bottom() - rect.bottom() < 20  # bottom left
+    legend.user_placed = True
+    plot._place_legend(plot.scene)
+    assert legend.corner[0] == (0, 1)  # the user's place is kept
+    legend.user_placed = False
+    plot._place_legend(plot.scene)
+    assert legend.corner[0] == (1, 1)

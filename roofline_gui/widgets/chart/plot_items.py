@@ -511,6 +511,8 @@ class ChipLegend(pg.LegendItem):
     def __init__(self, text_color: str, **kwargs) -> None:
         super().__init__(**kwargs)
         self.entries: list[tuple[str, QPen]] = []
+        self.corner = ((1, 1), kwargs.get("offset", (-10, -10)))  # where the chart anchored it
+        self.user_placed = False  # dragged by the user: the chart moves it no more
         self.text_color = QColor(text_color)
         self.font = QFont()
         self.font.setPointSizeF(9)
@@ -525,6 +527,7 @@ class ChipLegend(pg.LegendItem):
         if ev.isStart() and self._draggable_under(ev.buttonDownScenePos()):
             ev.ignore()
             return
+        self.user_placed = True
         super().mouseDragEvent(ev)
 
     def hoverEvent(self, ev) -> None:  # noqa: N802 (pyqtgraph API)

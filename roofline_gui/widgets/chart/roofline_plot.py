@@ -141,6 +141,8 @@ class RooflinePlot(QObject):
             layer.on_click = self._on_point_clicked
         self.note = ViewNote(plot_item.getViewBox(), style, self.fit)
         view = plot_item.getViewBox()
+        # the legend's corner first: the labels that follow keep off it
+        view.sigResized.connect(lambda _vb: self.scene is not None and self._place_legend(self.scene))
         view.sigResized.connect(lambda _vb: self._on_view_changed())
         view.sigResized.connect(lambda _vb: self._fit_titles())
         view.sigRangeChanged.connect(lambda *_args: self._on_view_changed())
@@ -288,7 +290,33 @@ class RooflinePlot(QObject):
         changed = changed_parts(self.scene, scene)
         if changed & self.legend.PARTS:
             self.legend.update(scene, changed)
+            if changed & {"spec", "workloads"}:  # not on a selection (its ring): it would jump
+                self._place_legend(scene)
         self._push(self._with_labels(scene))
+
+    #: the view's corners a legend may take, in order of preference (the note is top left)
+    LEGEND_CORNERS = ((1, 1), (0, 1), (1, 0))
+
+    def _place_legend(self, scene: ChartScene) -> None:
+        """The legend in the corner of the view where it hides fewest markers and lines (in the
+        bottom right it had hidden TPU v1's DDR3 line and the host links: the tour), unless the
+        user has dragged it somewhere."""
+        legend = self.legend.legend
+        box = self.plot.getViewBox().boundingRect()
+        g = self.label_geometry(scene)
+        if (not self.legend.shown or legend.user_placed or g is None or box.width() < 50
+                or legend.width() <= 0 or scene.selection.lifted is not None):
+            return
+        w, h = legend.width(), legend.height()
+        left, top = g.view[0] * g.px[0], -g.view[3] * g.px[1]
+        rects = [(left + (box.width() - 10 - w if cx else 10),
+                  top + (box.height() - 10 - h if cy else 10)) for cx, cy in self.LEGEND_CORNERS]
+        cost = chart_labels.hidden_under(scene, g, [(x, y, x + w, y + h) for x, y in rects])
+        corner = self.LEGEND_CORNERS[int(np.argmin(cost))]  # ties: the first, bottom right
+        offset = (-10 if corner[0] else 10, -10 if corner[1] else 10)
+        if legend.corner != (corner, offset):
+            legend.corner = (corner, offset)
+            legend.anchor(itemPos=corner, parentPos=corner, offset=offset)
 
     def _push(self, scene: ChartScene) -> None:
         """Make ``scene`` the chart's: each layer draws what changed, the note follows."""
