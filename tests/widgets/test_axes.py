@@ -40,3 +40,33 @@ def test_the_grid_is_drawn_in_opaque_colours_mixed_over_the_background(qtbot):
     plot = RooflinePlot(pg.PlotItem())
     grids = [i for i in plot.plot.items if isinstance(i, GridLines)]
     assert len(grids) == 2 and all(g.pen().color().alpha() == 255 for g in grids)
+
+
+def test_a_short_axis_labels_every_other_decade_evenly_and_has_room_for_each(qtbot):
+    """Four charts side by side read "1P, 10T, 1T, 10G" (pyqtgraph dropped the labels of the
+    decades between that would touch, and "100T" did not fit the untitled axis): the labelled
+    decades come at an even step, each drawn."""
+    from PySide6.QtGui import QImage, QPainter
+    from PySide6.QtWidgets import QApplication
+
+    from roofline_gui.widgets.common.axes import log_plot
+
+    def drawn(height: int) -> list[str]:
+        widget.resize(320, height)
+        QApplication.processEvents()
+        axis = widget.getPlotItem().getAxis("left")
+        image = QImage(200, 200, QImage.Format.Format_ARGB32)
+        painter = QPainter(image)
+        specs = axis.generateDrawSpecs(painter)
+        painter.end()
+        return [spec[2] for spec in specs[2] if spec[2]]
+
+    widget = log_plot()
+    qtbot.addWidget(widget)
+    widget.show()
+    widget.getPlotItem().setLogMode(True, True)
+    widget.setYRange(9.45, 15.27, padding=0)
+    short = drawn(150)
+    assert short == ["10G", "1T", "100T"], short
+    tall = drawn(700)
+    assert tall == ["10G", "100G", "1T", "10T", "100T", "1P"], tall

@@ -466,7 +466,7 @@ def test_a_grid_of_charts_has_one_title_per_axis_and_the_charts_take_the_room(wi
     for plot in canvas.plots:
         for side in ("left", "bottom"):
             assert not plot.plot.getAxis(side).label.isVisible()
-        assert plot.plot.getAxis("bottom").height() < 30 and plot.plot.getAxis("left").width() < 45
+        assert plot.plot.getAxis("bottom").height() < 30 and plot.plot.getAxis("left").width() < 50
         assert plot.plot.titleLabel.height() <= 22
     window.set_mac_units(True)
     QApplication.processEvents()

@@ -33,7 +33,10 @@ class SIAxis(pg.AxisItem):
         metrics = QFontMetricsF(self.style["tickFont"] or QFont())
         self.textWidth = int(metrics.horizontalAdvance(self.WIDEST_TICK)) + 2
         self.textHeight = int(metrics.height()) + 1
-        self.setStyle(autoExpandTextSpace=False, autoReduceTextSpace=False)
+        # (the room itself, not pyqtgraph's 30 px: an untitled axis in a grid of charts was
+        # too narrow for "100T", and dropped it)
+        self.setStyle(autoExpandTextSpace=False, autoReduceTextSpace=False,
+                      tickTextWidth=self.textWidth, tickTextHeight=self.textHeight)
         # Repaints of the plot (a roof's drag repaints all of it at each step) blit the axis
         # from an image instead of replaying its recorded picture (0.4 ms an axis).
         self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
@@ -66,24 +69,60 @@ class SIAxis(pg.AxisItem):
             self.picture = None  # the labels drawn again
             self.update()
 
+    def _decade_step(self) -> int:
+        """Every how many decades a label goes: 1, or on a short axis 2, 3…, so the labels
+        keep an even step with a label's room between them (pyqtgraph dropped the labels that
+        would touch, and "1P, 10T, 1T, 10G" read as uneven decades: the tour)."""
+        vertical = self.orientation in ("left", "right")
+        length = self.height() if vertical else self.width()
+        span = (self.range[1] - self.range[0]) if self.range else 0.0
+        if length <= 0 or span <= 0:
+            return 1
+        per_decade = length / span
+        need = 2 * self.textHeight if vertical else self.textWidth + 10
+        return next((n for n in (1, 2, 3, 4, 5, 10) if n * per_decade >= need), 10)
+
+    def logTickValues(self, minVal, maxVal, size, stdTicks):  # noqa: N802, N803 (pyqtgraph API)
+        """Whole decades in two levels, the labelled ones (every _decade_step-th) first, then
+        the others, then the 2 to 9 of each decade: no value in two levels (pyqtgraph's own
+        repeated the decades among the minor ticks, and dropped a label it had drawn twice)."""
+        ticks = super().logTickValues(minVal, maxVal, size, stdTicks)
+        lo, hi = int(np.ceil(minVal - 1e-9)), int(np.floor(maxVal + 1e-9))
+        if not ticks or ticks[-1][0] is not None or hi - lo < 2:  # zoomed in: pyqtgraph's
+            return ticks
+        step = self._decade_step()
+        decades = [float(v) for v in range(lo, hi + 1)]
+        levels = [(float(step), [v for v in decades if round(v) % step == 0])]
+        rest = [v for v in decades if round(v) % step != 0]
+        if rest:
+            levels.append((1.0, rest))
+        return levels + [(None, [v for v in ticks[-1][1] if abs(v - round(v)) > 1e-6])]
+
     def logTickStrings(self, values, scale, spacing):  # noqa: N802 (pyqtgraph API)
         decades = [abs(v - round(v)) < 1e-6 for v in values]
+        # how many whole decades the view shows (each tick level is asked apart: the minor
+        # ticks' holds none, and read as a view within a decade it labelled its 2s and 5s)
+        in_view = sum(decades)
+        lo, hi = (self.range or (0.0, 0.0))[:2]
+        if hi > lo and all(lo - 1e-6 <= v <= hi + 1e-6 for v in values):  # the axis's range
+            in_view = int(np.floor(self.range[1] + 1e-9) - np.ceil(self.range[0] - 1e-9) + 1)
         # Whole decades only, minor ticks unlabelled to avoid clutter; but a view of less than
         # three decades (zoomed in) also labels the 2s and 5s, and one within a decade every
         # tick, or it would read a single number, or nothing at all.
-        few = sum(decades) < 3
+        few = in_view < 3
         # within a decade, the 2 and the 5 where both are in view (all eight ticks, 2 to 9,
         # printed over each other on a short axis), else every tick
         mantissas = {round(10 ** (float(v) - np.floor(float(v) + 1e-9)), 6) for v in values}
         round_ones = {2.0, 5.0} <= mantissas and len(values) > 4
+        step = self._decade_step()
         out = []
         for v, decade in zip(values, decades, strict=True):
             x = 10 ** (-float(v) if self.inverted else float(v)) * scale
             mantissa = round(10 ** (float(v) - np.floor(float(v) + 1e-9)), 6)
             if self.inverted and not decade:  # 2 and 5 of a decade read 0.5 and 0.2 of one
                 mantissa = round(10 / mantissa, 6)
-            shown = decade or (few and mantissa in (2.0, 5.0)) or (
-                not any(decades) and (not round_ones or mantissa in (2.0, 5.0)))
+            shown = (decade and round(float(v)) % step == 0) or (few and mantissa in (2.0, 5.0)) or (
+                in_view == 0 and (not round_ones or mantissa in (2.0, 5.0)))
             out.append(format_si(x, digits=3).strip() if shown else "")
         return out
 
