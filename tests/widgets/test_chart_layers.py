@@ -57,6 +57,14 @@ def test_after_the_user_zooms_the_note_counts_what_is_outside_and_a_click_fits(w
     assert not plot.range_mode.auto
     n = int(plot.note.text.split(" kernel")[0])
     assert n >= 5 and "outside the view" in plot.note.text
+    # the names keep off the note (the tour read one under it)
+    from roofline_gui.core.display import boxes_overlap, offset_label_box
+
+    g = plot.label_geometry()
+    assert len(g.avoid) == 2  # the legend's box and the note's
+    for label in plot.scene.labels.names:
+        box = offset_label_box(label, g.px, g.text_px, g.line)
+        assert not any(boxes_overlap(box, a) for a in g.avoid), label.text
     # An edit keeps the user's range (it is theirs now) and the note follows it.
     window.model.add_kernels([window.presets.kernels["spmv-fp64"]])
     QApplication.processEvents()

@@ -408,6 +408,8 @@ class RooflinePlot(QObject):
         """A resize, zoom or pan: the labels are placed again in the view's pixels."""
         if self._applying_range or self.scene is None:
             return
+        if self.scene.selection.lifted is None:  # the note first: the labels keep off it
+            self._update_note()
         self._push(self._with_labels(self.scene))
 
     def _update_note(self) -> None:
@@ -465,13 +467,16 @@ class RooflinePlot(QObject):
                             metrics.horizontalAdvance, metrics.height())
 
     def _legend_box(self) -> tuple:
-        """The legend's box in the view's (log10) coordinates, which labels keep off: names had
-        run under it at 1280 × 800."""
-        legend = self.legend.legend
-        if not (self.legend.shown and legend.isVisible() and legend.width() > 0):
-            return ()
-        rect = self.plot.getViewBox().mapSceneToView(legend.sceneBoundingRect()).boundingRect()
-        return ((rect.left(), rect.top(), rect.right(), rect.bottom()),)
+        """The legend's box and the view's note's, in the view's (log10) coordinates, which
+        labels keep off: names had run under the legend at 1280 × 800, and the note after a
+        zoom covered a kernel's name (the tour)."""
+        legend, note = self.legend.legend, self.note.item
+        boxes = []
+        for item in ((legend,) if self.legend.shown else ()) + (note,):
+            if item.isVisible() and item.boundingRect().width() > 0:
+                rect = self.plot.getViewBox().mapSceneToView(item.sceneBoundingRect()).boundingRect()
+                boxes.append((rect.left(), rect.top(), rect.right(), rect.bottom()))
+        return tuple(boxes)
 
     def _set_axis_titles(self, spec=None) -> None:
         """The axes' titles for the units and view; ``spec`` (default: the scene's), with Memory

@@ -78,8 +78,10 @@ def _drawn_over(scene: ChartScene, c: int, later) -> int | None:
     """The first chip drawn after ``c`` whose main-memory line lies on ``c``'s (the same
     bandwidth), hiding it: V100 and TPU v3 at 900 GB/s."""
     bandwidth = scene.spec.roofs_of(c)[0].bandwidth
+    name = scene.comparison.chips[c].name
     for d in later:
         roofs = scene.spec.roofs_of(d)
-        if roofs and abs(math.log10(roofs[0].bandwidth / bandwidth)) < SAME_LINE:
+        if roofs and abs(math.log10(roofs[0].bandwidth / bandwidth)) < SAME_LINE and \
+                scene.comparison.chips[d].name != name:  # a copy of itself says nothing new
             return d
     return None
