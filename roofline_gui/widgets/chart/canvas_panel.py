@@ -13,7 +13,6 @@ from contextlib import contextmanager
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QFont, QFontMetricsF
 from PySide6.QtWidgets import (
     QFrame,
     QGraphicsView,
@@ -328,7 +327,6 @@ class CanvasPanel(QWidget):
             plot.key.fit_width = self._equal_keys
             plot.axis_titles = {"left": False, "bottom": False}  # the grid's titles name them
             plot.show_legend = False  # each chart's title names its chip
-            plot.short_titles = len(indices) > 4
             plot.selected = self.model.selected_kernel
             plot.selected_chip = self.model.selected_chip
             plot.lifted = self._lifted
@@ -355,12 +353,10 @@ class CanvasPanel(QWidget):
             return
         unit, lefts, bottoms = forms
         color = plot.plot.getAxis("left").textPen().color().name()
-        font = QFontMetricsF(QFont())
         for label, titles, room in zip(self._grid_titles, (lefts, bottoms),
                                        (self.grid.height() - 30, self.grid.width() - 60),
                                        strict=True):
-            text = next((t for t in titles if font.horizontalAdvance(t.format(unit=unit)) + 16
-                         <= room), titles[-1]).format(unit=unit)
+            text = titles[roofline_plot.longest_fitting(titles, unit, room)].format(unit=unit)
             if label.text != text:
                 label.setText(text, color=color)
 

@@ -71,6 +71,15 @@ NO_CHIP_YET = N_("No chip yet: the Hardware panel's Add… puts one on the chart
                  "Examples opens finished sessions")
 
 
+def longest_fitting(forms: tuple[str, ...], unit: str, room: float) -> int:
+    """The index of the longest of an axis title's ``forms`` (longest first, {unit} to fill in)
+    that fits ``room`` pixels, else the last: a chart's side, or a grid's."""
+    metrics = QFontMetricsF(QFont())
+    return next((i for i, title in enumerate(forms)
+                 if metrics.horizontalAdvance(title.format(unit=unit)) + 16 <= room),
+                len(forms) - 1)
+
+
 @dataclass
 class ViewOptions:
     """How the chart is drawn (view state only; nothing here is saved in the session)."""
@@ -114,7 +123,6 @@ class RooflinePlot(QObject):
         self.selected_chip: str | None = None
         self.lifted: str | None = None
         self.axis_titles = {"left": True, "bottom": True}  # in a grid, the outer charts' only
-        self.short_titles = False  # in a grid of small charts
         #: the longest form of the y and x titles (_title_forms) the chart's sides hold
         self._cramped = (0, 0)
         self.range_mode = RangeMode()  # shared by the charts of a grid (their axes are linked)
@@ -318,14 +326,15 @@ class RooflinePlot(QObject):
             legend.corner = (corner, offset)
             legend.anchor(itemPos=corner, parentPos=corner, offset=offset)
 
-    def _push(self, scene: ChartScene) -> None:
-        """Make ``scene`` the chart's: each layer draws what changed, the note follows."""
+    def _push(self, scene: ChartScene, note: bool = True) -> None:
+        """Make ``scene`` the chart's: each layer draws what changed, the note follows (unless
+        ``note`` is False: a view change has updated it first)."""
         changed = changed_parts(self.scene, scene)
         self.scene = scene
         for layer in self.layers:
             layer.update(scene, changed)
-        if scene.selection.lifted is None:  # during a drag only the dragged kernel moves:
-            self._update_note()  # the count follows on release (2 ms a step at 300,000 markers)
+        if note and scene.selection.lifted is None:  # during a drag only the dragged kernel
+            self._update_note()  # moves: the count follows on release (2 ms a step at 300,000)
 
     def _with_labels(self, scene: ChartScene) -> ChartScene:
         g = self.label_geometry(scene)
@@ -410,7 +419,7 @@ class RooflinePlot(QObject):
             return
         if self.scene.selection.lifted is None:  # the note first: the labels keep off it
             self._update_note()
-        self._push(self._with_labels(self.scene))
+        self._push(self._with_labels(self.scene), note=False)
 
     def _update_note(self) -> None:
         """Say what the view leaves out: kernels and workloads outside it (a click fits), and
@@ -486,10 +495,9 @@ class RooflinePlot(QObject):
         bf = self.options.bytes_per_op
         spec = spec if spec is not None else self.scene.spec if self.scene is not None else None
         held = not levels and spec is not None and spec.levels is not None and len(spec.levels) > 0
-        # the longest form of each title that fits (a grid of small charts: the short one at most)
+        # the longest form of each title that fits
         lefts, bottoms = self._title_forms(levels, bf, held)
-        floor = 1 if self.short_titles else 0
-        form = (max(self._cramped[0], floor), max(self._cramped[1], 2 * floor))
+        form = self._cramped
         if self._axis_unit != (unit, levels, bf, held, form):  # setLabel lays out
             self._axis_unit = (unit, levels, bf, held, form)
             left, bottom = lefts[form[0]], bottoms[form[1]]
@@ -547,15 +555,9 @@ class RooflinePlot(QObject):
         if box.height() < 20:
             return  # not laid out yet
         unit, levels, bf, held, _form = self._axis_unit
-        metrics = QFontMetricsF(QFont())
-
-        def longest(forms: tuple[str, ...], room: float) -> int:
-            return next((i for i, title in enumerate(forms)
-                         if metrics.horizontalAdvance(title.format(unit=unit)) + 16 <= room),
-                        len(forms) - 1)
-
         lefts, bottoms = self._title_forms(levels, bf, held)
-        cramped = (longest(lefts, box.height()), longest(bottoms, box.width()))
+        cramped = (longest_fitting(lefts, unit, box.height()),
+                   longest_fitting(bottoms, unit, box.width()))
         if cramped != self._cramped:
             self._cramped = cramped
             self._set_axis_titles()
