@@ -611,9 +611,9 @@ def _workload_obstacles(scene: ChartScene) -> tuple[np.ndarray, np.ndarray]:
 
 def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels) -> tuple[ChartLabel, ...]:
     """Each kernel's name by its highest marker (display.place_kernel_labels), clear of the
-    other names, the roof labels, every marker and the workloads' marks, not over a roof where
-    another spot is free; the whole name, else shortened to 28, then 20 characters; left out
-    where none fits (the marker's tooltip names it)."""
+    other names, the roof labels, every marker and the workloads' marks, and of the roofs (a
+    name over a roof hid the line: the tours); the whole name, else shortened to 28, then 20
+    characters; left out where none fits (the marker's tooltip names it)."""
     spec, cmp = scene.spec, scene.comparison
     if not scene.chips or not 0 < len(cmp.kernels) <= KERNEL_LABELS_MAX:
         return ()
@@ -633,7 +633,7 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels) -> tupl
                             stem=lb.stem)
                  for lb in place_kernel_labels(texts, xs, ys, g.px, g.text_px, g.line, taken,
                                                others, g.bounds, lines=roofs,
-                                               far_spots=FAR_LABEL_SPOTS))
+                                               far_spots=FAR_LABEL_SPOTS, over_lines=False))
 
 
 def _roof_polylines(scene: ChartScene, g: LabelGeometry) -> list[np.ndarray]:
@@ -694,13 +694,13 @@ def place_workload_labels(scene: ChartScene, g: LabelGeometry, taken_labels,
     which = list(range(len(marks))) if held is None else [moving]
     placed = {which[lb.kernel]: replace(lb, kernel=which[lb.kernel]) for lb in place_kernel_labels(
         [texts[n] for n in which], xs[which], ys[which], g.px, item_px, g.line, taken, (ox, oy),
-        g.bounds, WORKLOAD_LABEL_SPOTS, lines=roofs)}
+        g.bounds, WORKLOAD_LABEL_SPOTS, lines=roofs, over_lines=False)}
     missing = [n for n in which if n not in placed]
     if missing:
         boxes = taken + [offset_label_box(lb, g.px, item_px, g.line) for lb in placed.values()]
         for lb in place_kernel_labels([texts[n] for n in missing], xs[missing], lows[missing],
                                       g.px, item_px, g.line, boxes, (ox, oy), g.bounds,
-                                      WORKLOAD_LABEL_SPOTS, lines=roofs):
+                                      WORKLOAD_LABEL_SPOTS, lines=roofs, over_lines=False):
             placed[missing[lb.kernel]] = replace(lb, kernel=missing[lb.kernel])
     out: list[ChartLabel | None] = []
     for n, mark in enumerate(marks):

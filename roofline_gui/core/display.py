@@ -407,7 +407,7 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
                         others: tuple[np.ndarray, np.ndarray] | None = None,
                         bounds: tuple[float, float, float, float] | None = None,
                         spots=LABEL_SPOTS, lines: list[np.ndarray] | None = None,
-                        far_spots=()) -> list[KernelLabel]:
+                        far_spots=(), over_lines: bool = True) -> list[KernelLabel]:
     """Labels for markers at (log10) ``xs``, ``ys``: each in the first of LABEL_SPOTS where its
     text (or, failing that, each shorter alternative in turn: ``texts[k]`` may be a tuple, the
     whole name first)
@@ -421,7 +421,8 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
     form of the name before a spot over a line; then, where no form has a spot clear of the
     lines, ``far_spots`` (further out, a stem joining the text to its marker that crosses no
     label); only where none of those is clear either does the text go over a line, the first
-    form in the first near spot it fits."""
+    form in the first near spot it fits, unless ``over_lines`` is False: then it is left out
+    (the marker's tooltip names it)."""
     sx, sy = px_per_decade
     # Boxes as arrays, so a candidate is tested against all of them in one numpy expression
     # (ten workloads' marks on eight chips are hundreds of obstacles, tested at each drag step).
@@ -489,7 +490,7 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
                     break
             if chosen is not None:
                 break
-        chosen = chosen or over_a_line
+        chosen = chosen or (over_a_line if over_lines else None)
         if chosen is not None:
             text, box, (offset, anchor), stem = chosen
             boxes = np.vstack([boxes, box])

@@ -592,3 +592,28 @@ def test_the_legend_takes_the_corner_hiding_least_until_the_user_drags_it(window
     legend.user_placed = False
     plot._place_legend(plot.scene)
     assert legend.corner[0] == (1, 1)
+
+
+@pytest.mark.parametrize("mode", ["overlay", "side_by_side"])
+def test_no_kernel_name_is_written_over_a_roof(window, mode):
+    """The second tour read "4b · TPU v1 MLP layer…" on the A100's int8 roof and "4c · TPU v1
+    LSTM step…" with two roofs through it: a name with no spot clear of the roofs (in any form,
+    near or set off with a stem) is left out; its marker's tooltip names it."""
+    from roofline_gui.core.chart_labels import _roof_polylines
+    from roofline_gui.core.display import crosses_each, offset_label_box
+    from roofline_gui.widgets.app.file_actions import examples
+
+    window.files.open(str(next(p for p in examples() if p.stem == "the-article-claim-by-claim")))
+    window.set_mode(mode)
+    for size in ((1280, 800), (1920, 1050)):
+        window.resize(*size)
+        QApplication.processEvents()
+        for plot in window.canvas.plots:
+            plot.finish_pending()
+            g, scene = plot.label_geometry(), plot.scene
+            pieces = [np.column_stack([p[:-1], p[1:]]) for p in _roof_polylines(scene, g) if len(p) > 1]
+            segments = np.concatenate(pieces)
+            segments = segments[np.isfinite(segments).all(axis=1)]
+            for label in scene.labels.names:
+                box = np.array([offset_label_box(label, g.px, g.text_px, g.line)])
+                assert not crosses_each(box, segments).any(), (mode, size, label.text)
