@@ -225,14 +225,14 @@ class EnergyChart(QWidget):
             return
         names = listed(f"<span style='color:{cmp.chips[c].color or '#808080'}'>■</span> "
                           f"{html.escape(cmp.chips[c].name)}" for c in chips)
-        said = (_("{chips}: each chip's energy roofline, op per joule at the rate the roofline "
-                  "allows, its knee at the energy-balance point (the upright bar, ε_dram/ε_op); "
-                  "kernels in their roofline shapes, ★ workloads (hover for tokens per "
-                  "joule).") if energy else
-                _("{chips}: each chip's roof held to its board power (solid) against its "
-                  "roofline (dotted, where they differ): near the ridge, where compute and memory "
-                  "run flat out together, the cap bites first, claimed only from given energies; "
-                  "kernels in their roofline shapes, ★ workloads.")).format(chips=names)
+        said = (_("{chips}: each chip's energy roofline, {unit} per joule at the rate the "
+                  "roofline allows, its knee at the energy-balance point (the upright bar, "
+                  "ε_dram/ε_op); ● kernels, ★ workloads (hover for tokens per joule).") if energy
+                else _("{chips}: each chip's roof held to its board power (solid) against its "
+                       "roofline (dotted, where they differ): near the ridge, where compute and "
+                       "memory run flat out together, the cap bites first, claimed only from "
+                       "given energies; ● kernels, ★ workloads.")).format(
+            chips=names, unit=self.model.units.word)
         estimated = [cmp.chips[c].name for c in chips if (k := constants(cmp.chips[c])) is not None
                      and k.dram_estimated]
         if estimated:

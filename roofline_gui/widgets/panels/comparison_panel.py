@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 
 from PySide6.QtCore import QSize, Qt, QTimer
+from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -136,8 +137,12 @@ class ColumnHeader(QHeaderView):
         self.setHighlightSections(True)
 
     def shown_text(self, text: str, width: int) -> str:
-        """``text`` as it fits ``width``: each line too wide elided in the middle."""
-        metrics, lines = self.fontMetrics(), text.split("\n")
+        """``text`` as it fits ``width``: each line too wide elided in the middle, measured in
+        bold (the selected chip's header is drawn bold: measured in the plain font, it still
+        ran past both ends, "nstinct MI…X (what-if": the second tour)."""
+        bold = QFont(self.font())
+        bold.setBold(True)
+        metrics, lines = QFontMetrics(bold), text.split("\n")
         if all(metrics.horizontalAdvance(line) <= width for line in lines):
             return text
         return "\n".join(metrics.elidedText(line, Qt.TextElideMode.ElideMiddle, max(width, 0))
