@@ -92,7 +92,8 @@ def check_views_agree(window, qtbot, mode: str) -> None:
             vb.scene().sigMouseMoved.emit(vb.mapViewToScene(QPointF(np.log10(x), np.log10(y))))
             qtbot.waitUntil(lambda: window.cursor_label.text() != "", timeout=2000)  # rate-limited
             readout = window.cursor_label.text()
-            assert f"{x:,.3g} {units.word}/B" in readout, (mode, readout)
+            shown = f"{float(f'{x:.3g}'):,.0f}" if x >= 1000 else f"{x:,.3g}"  # no exponent
+            assert f"{shown} {units.word}/B" in readout and "e+" not in readout, (mode, readout)
             assert format_si(y, f"{units.word}/s", 3) in readout, (mode, readout)
 
 

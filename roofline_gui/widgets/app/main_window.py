@@ -801,7 +801,7 @@ class MainWindow(QMainWindow):
         text = (_("B/F {bf} B/{unit}   performance {rate}") if self.model.view.bytes_per_op else
                 _("intensity {intensity} {unit}/B   performance {rate}"))
         self.cursor_label.setText(text.format(
-            intensity=f"{shown:,.3g}", bf=f"{1 / shown:,.3g}" if shown > 0 else "∞",
+            intensity=_three_figures(shown), bf=_three_figures(1 / shown) if shown > 0 else "∞",
             unit=units.word, rate=units.format_rate(performance, 3)))
 
     def _fill_recent(self) -> None:
@@ -1010,3 +1010,9 @@ def _panel_property(name: str) -> property:
 
 for _view in VIEWS:  # window.hardware, window.energy, ...: each view's panel, by its stable name
     setattr(MainWindow, _view.name, _panel_property(_view.name))
+
+
+def _three_figures(x: float) -> str:
+    """A readout's number: three figures, without an exponent from 1,000 up ("1,890 op/B", not
+    "1.89e+03": the second tour)."""
+    return f"{float(f'{x:.3g}'):,.0f}" if abs(x) >= 1000 else f"{x:,.3g}"
