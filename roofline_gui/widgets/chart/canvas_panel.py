@@ -321,6 +321,8 @@ class CanvasPanel(QWidget):
             item = self.grid.addPlot(row=n // columns, col=n % columns + 1,
                                      axisItems={"left": SIAxis("left"), "bottom": SIAxis("bottom")})
             _chip_title(item, cmp.chips[c].name)
+            item.hideButtons()  # pyqtgraph's "A" floated in the gap between charts (the tour);
+            # the view's note fits them all, as it does in the overlay
             plot = self._make_plot(item)
             plot.range_mode = mode
             plot.shared_fit = self._grid_fit
