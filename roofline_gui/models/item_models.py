@@ -26,6 +26,7 @@ from roofline_gui.models.mime import MIME_CHIPS, MIME_KERNELS, decode, encode
 
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
 SOURCE_ROLE = Qt.ItemDataRole.UserRole + 2
+IN_SESSION_ROLE = Qt.ItemDataRole.UserRole + 3  # a preset chip the session already holds
 Index = QModelIndex | QPersistentModelIndex
 
 
@@ -223,6 +224,7 @@ class PresetChipModel(QStandardItemModel):
             mark = "   " + _("(in this session)") if chip.name in in_session else ""
             item = QStandardItem(f"{chip.vendor} {chip.name}".strip() + mark)
             item.setData(preset_id, ID_ROLE)
+            item.setData(bool(mark), IN_SESSION_ROLE)
             item.setToolTip(
                 f"{chip.name} ({chip.year})\nDRAM {format_si(chip.dram.bandwidth, 'B/s')}\n"
                 + "\n".join(f"{p}: {format_si(v, 'op/s')}" for p, v in chip.compute.items())

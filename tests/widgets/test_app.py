@@ -43,6 +43,16 @@ def test_preset_dialog_searches_by_name_and_vendor(qtbot):
     assert dialog.proxy.rowCount() == 8  # TPU v1, v2, v3, v4, v5e, v5p, v6e, v7
     dialog.search.setText("h100")
     assert dialog.proxy.rowCount() == 2
+    # the highlighted match, which Enter takes, is one the session does not hold yet (the
+    # second tour's Enter would have added its V100 again)
+    presets = default_presets()
+    v100 = presets.chips["nvidia-v100-sxm2-16gb"]
+    dialog = ChipPresetDialog(presets, in_session={v100.name})
+    qtbot.addWidget(dialog)
+    dialog.search.setText("v100")
+    assert dialog.proxy.rowCount() >= 2
+    assert dialog.selected_ids() != ["nvidia-v100-sxm2-16gb"]
+    assert "(in this session)" not in dialog.view.currentIndex().data()
 
 
 def test_edit_a_bandwidth_and_see_the_roof_move(window, qtbot):

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 from roofline_gui import __version__
 from roofline_gui.core.i18n import _
 from roofline_gui.io.presets import Presets
-from roofline_gui.models.item_models import ID_ROLE, PresetChipModel
+from roofline_gui.models.item_models import ID_ROLE, IN_SESSION_ROLE, PresetChipModel
 
 
 class SearchListDialog(QDialog):
@@ -60,8 +60,14 @@ class SearchListDialog(QDialog):
     def _on_search(self, text: str) -> None:
         self.proxy.setFilterFixedString(text)
         if self.proxy.rowCount():
-            self.view.setCurrentIndex(self.proxy.index(0, 0))  # highlighted: Enter takes it
+            self.view.setCurrentIndex(self.proxy.index(self._first_row(), 0))  # Enter takes it
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(self.proxy.rowCount() > 0)
+
+    def _first_row(self) -> int:
+        """The match highlighted as the search changes: the first one that is not already in
+        the session, else the first (the second tour's Enter would have added its V100 again)."""
+        return next((r for r in range(self.proxy.rowCount())
+                     if not self.proxy.index(r, 0).data(IN_SESSION_ROLE)), 0)
 
     def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt API)
         """Down/Up/Page keys typed in the search field move through the list."""

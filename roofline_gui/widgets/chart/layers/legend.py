@@ -15,7 +15,7 @@ from roofline_gui.widgets.chart.layers.base import ChartLayer
 from roofline_gui.widgets.chart.layers.roofs import DATASHEET_LEGEND, datasheet_pen, roof_pen
 from roofline_gui.widgets.chart.plot_items import ChipLegend
 
-UNUSED_LEGEND = N_("faint: memory levels no kernel moves bytes at")
+UNUSED_LEGEND = N_("faint: memory levels no kernel uses")
 
 
 class LegendLayer(ChartLayer):
