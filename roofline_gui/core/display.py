@@ -335,15 +335,53 @@ class KernelLabel:
 
 
 def short_names(names: list[str], limit: int = 28) -> list[str]:
-    """short_name of each, told apart: names whose first words are the same ("MLP layer
-    4096×4096, batch 1 (bf16)" and "…, batch 26 (bf16)") keep their last words instead, where
-    they differ."""
-    forms = [short_name(n, limit) for n in names]
+    """short_name of each, told apart: names whose first words are the same as another's ("1 ·
+    out = a + b, all in HBM (int8)" and "2 · out = a + b, a and b kept on chip (int8)" had read
+    "1 · out = a… (int8)" and "2 · out = a… (int8)": the tour) leave those words out where the
+    shortened name would show fewer than two words past them, "1 · …all in HBM (int8)" (a
+    numbering before " · " is kept); names the same apart from their last words keep those
+    instead ("MLP layer… batch 1 (bf16)" / "… batch 26 (bf16)")."""
+    forms = [_told_apart(n, names, limit) for n in names]
     seen: dict[str, int] = {}
     for form in forms:
         seen[form] = seen.get(form, 0) + 1
     return [short_name(n, limit, words=False) if seen[f] > 1 and f != n else f
             for n, f in zip(names, forms, strict=True)]
+
+
+def _numbering(name: str) -> tuple[str, list[str], str]:
+    """A name's numbering ("4a · ", or ""), the words of its body and its last parenthesis."""
+    head, sep, rest = name.partition(" · ")
+    lead, body = (head + sep, rest) if sep and len(head) <= 4 else ("", name)
+    at = max(body.rfind("("), body.rfind("（"))
+    end = body[at:] if at > 0 and body.endswith((")", "）")) else ""
+    return lead, body[:len(body) - len(end)].split(), end
+
+
+def _told_apart(name: str, names: list[str], limit: int) -> str:
+    """short_name(name, limit), or, where it would show fewer than two words past those the
+    name shares with another of ``names`` (at least two shared, and two or more left), the
+    name from its first word that differs: its numbering, "…" and that."""
+    form = short_name(name, limit)
+    if form == name:
+        return form
+    lead, words, end = _numbering(name)
+    shared = 0
+    for other in names:
+        lead2, words2, _end2 = _numbering(other)
+        if other == name or words2 == words:
+            continue
+        n = 0
+        while n < min(len(words), len(words2)) and words[n] == words2[n]:
+            n += 1
+        shared = max(shared, n)
+    if shared < 2 or len(words) - shared < 2:  # "…26 (bf16)" says too little: last words
+        return form
+    shown = form[len(lead):].partition("…")[0].split()
+    if len(shown) >= shared + 2 and shown[:shared + 2] == words[:shared + 2]:
+        return form
+    rest = " ".join(words[shared:]) + (" " if end[:1] == "(" else "") + end
+    return lead + "…" + short_name(rest, limit - len(lead) - 1)
 
 
 def short_name(name: str, limit: int = 28, words: bool = True) -> str:

@@ -486,11 +486,15 @@ def kernel_lines(comparison, k: int, c: int, units=None) -> list[str]:
     with np.errstate(divide="ignore", invalid="ignore"):
         intensity = ka.ops[k] / ka.bytes[k]  # ops per byte at each role
 
-    terms = [f"ε_{precision} {_pj(eps_op)} pJ{_est(consts, f'op:{precision}')}"]
+    # The formula in the table's unit: with Count MACs, per MAC (two ops' energy, the bytes
+    # over MAC/B, idle power over MAC/s), under a sentence per MAC (the tour read "÷ 61.59
+    # op/B" there)
+    twice = f"{per_unit} × " if per_unit > 1 else ""
+    terms = [f"{twice}ε_{precision} {_pj(eps_op)} pJ{_est(consts, f'op:{precision}')}"]
     for name, role, joules in consts.levels:
         j = ROLE_INDEX[role]
         if np.isfinite(intensity[j]) and intensity[j] > 0 and joules:
-            terms.append(f"ε_{name} {_pj(joules)} pJ ÷ {intensity[j]:,.4g} op/B"
+            terms.append(f"ε_{name} {_pj(joules)} pJ ÷ {intensity[j] / per_unit:,.4g} {word}/B"
                          f"{_est(consts, f'byte:{name}')}")
     uncounted = [name for name, role, joules in consts.levels if not joules
                  and np.isfinite(intensity[ROLE_INDEX[role]]) and intensity[ROLE_INDEX[role]] > 0]
@@ -498,10 +502,13 @@ def kernel_lines(comparison, k: int, c: int, units=None) -> list[str]:
     if consts.idle_power:
         terms.append(f"π0 {consts.idle_power:g} W ÷ {units.format_rate(rate)}")
     per_op = float(e.per_op[0, c])
+    per_counted = per_op * per_unit  # the formula's sum, per op or per MAC
     power = float(e.power[0, c])
     counted = float(e.capped_per_op[0, c])  # what the table, the breakdown and the CSV count
     guessed = consts.is_estimate(f"op:{precision}") or consts.dram_estimated
-    formula = _("Energy per op = {terms} = {pj} pJ").format(terms=" + ".join(terms), pj=_pj(per_op))
+    formula = (_("Energy per MAC = {terms} = {pj} pJ") if units.mac else
+               _("Energy per op = {terms} = {pj} pJ")).format(terms=" + ".join(terms),
+                                                               pj=_pj(per_counted))
     board = f"{consts.board_power:g} W"
     average = format_si(float(e.capped_power[0, c]), "W")
     if units.mac:  # the table reads MAC/J: the sentence is per MAC too, its ops' formula below
@@ -527,7 +534,7 @@ def kernel_lines(comparison, k: int, c: int, units=None) -> list[str]:
                        "what-if reads as more op/J only because its board power was kept. Give it "
                        "a board power of its own (Energy and cost) or measured energies (Given "
                        "pJ) to count it otherwise.").format(
-            terms=" + ".join(terms), pj=_pj(per_op), power=format_si(power, "W"), board=board,
+            terms=" + ".join(terms), pj=_pj(per_counted), power=format_si(power, "W"), board=board,
             level=dram.name, datasheet=format_si(dram.what_if_of, "B/s"),
             times=f"{dram.bandwidth / dram.what_if_of:.3g}"))
     elif guessed and power > consts.board_power:
@@ -547,7 +554,7 @@ def kernel_lines(comparison, k: int, c: int, units=None) -> list[str]:
                   "over the time is counted; give measured energies in Given pJ to count them "
                   "instead."))
         lines.append(said.format(
-            terms=" + ".join(terms), pj=_pj(per_op), power=format_si(power, "W"), board=board,
+            terms=" + ".join(terms), pj=_pj(per_counted), power=format_si(power, "W"), board=board,
             which=_(" and ").join(over),
             bounds=_("are upper bounds") if len(over) > 1 else _("is an upper bound")))
     elif guessed and counted > per_op * (1 + 1e-9):

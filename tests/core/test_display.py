@@ -441,3 +441,27 @@ def test_names_the_same_in_their_first_words_are_told_apart_on_the_chart():
     assert len(set(shown)) == 4
     assert shown[0].endswith("batch 1 (bf16)") and shown[1].endswith("batch 26 (bf16)")
     assert shown[2] == "4b · TPU v1 MLP… (int8)" and shown[3] == names[3]
+
+
+def test_names_sharing_their_first_words_show_where_they_differ():
+    """The article's kernels 1 and 2 read "1 · out = a… (int8)" and "2 · out = a… (int8)" at
+    20 characters (the second tour): past their numbering they leave out the words they share
+    and show the first that differ; names that differ only in a last word keep the last words,
+    and a name sharing nothing is shortened as before."""
+    from roofline_gui.core.display import short_names
+
+    names = ["1 · out = a + b, all in HBM (int8)", "2 · out = a + b, a and b kept on chip (int8)",
+             "4a · TPU v1 CNN layer, activations on chip (int8)",
+             "4b · TPU v1 MLP layer, activations on chip (int8)",
+             "5 · MLP 4096×4096, batch 1 (bf16)", "7 · MLP 4096×4096, batch 1 (fp32)",
+             "3 · GEMM 4096³, A and B over PCIe every call (bf16)"]
+    assert short_names(names) == [
+        "1 · …all in HBM (int8)", "2 · …a and b kept on… (int8)", "4a · …CNN layer… (int8)",
+        "4b · …MLP layer… (int8)", "5 · MLP 4096×4096… (bf16)", "7 · MLP 4096×4096… (fp32)",
+        "3 · GEMM 4096³, A… (bf16)"]
+    assert short_names(names, 20)[:4] == [
+        "1 · …all in… (int8)", "2 · …a and b… (int8)", "4a · …CNN… (int8)", "4b · …MLP… (int8)"]
+    for limit in (20, 28):
+        assert all(len(s) <= limit for s in short_names(names, limit))
+    batches = ["MLP layer 4096×4096, batch 1 (bf16)", "MLP layer 4096×4096, batch 26 (bf16)"]
+    assert short_names(batches) == ["MLP layer… batch 1 (bf16)", "MLP layer… batch 26 (bf16)"]

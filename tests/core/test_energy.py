@@ -233,6 +233,13 @@ def test_energy_reads_the_same_in_every_view_in_mac_mode_too():
         first = text.splitlines()[0]
         assert first.startswith(f"Energy per MAC: {2 * per_op:.3g} pJ (two ops of {per_op:.3g} pJ")
         assert "Energy per op:" not in text and "Energy per op:" in kernel_lines(cmp, 0, 0)[0]
+        # and its formula per MAC too: two ops' energy, the bytes over MAC/B (the tour read
+        # "÷ 61.59 op/B" under the sentence per MAC), summing to twice the op's
+        formula = next(line for line in text.splitlines() if "Energy per MAC =" in line)
+        assert "op/B" not in formula and "÷ 50 MAC/B" in formula and " 2 × ε_" in formula
+        per_op_sum = float(cmp.energy.per_op[0, 0]) * 1e12
+        assert f"= {2 * per_op_sum:.3g} pJ" in formula
+        assert "Energy per op =" in "\n".join(kernel_lines(cmp, 0, 0))
 
 
 def test_a_workloads_explanation_shares_its_energy_as_the_breakdown_does():

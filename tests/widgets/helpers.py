@@ -94,9 +94,10 @@ def chart_mismatches(plot) -> list[str]:
                      for d, a, b in zip(ldata, lx, ly, strict=True))
         if got != want:
             problems.append(f"per-level points drawn {got}, scene has {want}")
+    all_names = [kernel.name for kernel in cmp.kernels]
     for label in plot.names.labels:
         k = next((k for k, kernel in enumerate(cmp.kernels)
-                  if label.text in _name_options(kernel.name)), None)
+                  if label.text in _name_options(kernel.name, all_names)), None)
         if k is None:
             problems.append(f"name {label.text!r} matches no kernel")
             continue
@@ -130,12 +131,14 @@ def chart_mismatches(plot) -> list[str]:
     return problems
 
 
-def _name_options(name: str) -> set[str]:
+def _name_options(name: str, names: list[str]) -> set[str]:
     from roofline_gui.core.chart_labels import SHORTEST_NAME
-    from roofline_gui.core.display import short_name
+    from roofline_gui.core.display import short_name, short_names
 
+    at = names.index(name)
     return {name, *(short_name(name, limit, words) for limit in (28, SHORTEST_NAME)
-                    for words in (True, False))}
+                    for words in (True, False)),
+            *(short_names(names, limit)[at] for limit in (28, SHORTEST_NAME))}
 
 
 def _close(got, want) -> bool:
