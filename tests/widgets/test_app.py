@@ -706,3 +706,45 @@ def test_a_long_chip_name_in_a_narrow_column_header_keeps_its_start_and_end(wind
     bold.setBold(True)  # the selected chip's header is bold
     assert QFontMetrics(bold).horizontalAdvance(shown[0]) <= 120
     assert header.shown_text("TPU v1\nop/s", 120) == "TPU v1\nop/s"
+
+
+def test_the_legend_names_the_marks_the_chart_draws_and_only_those(window):
+    """The second tour met hollow points joined by dotted lines, struck-through points and
+    measured stars the legend never explained: each kind has its row, painted, while the chart
+    shows it, and none when it does not."""
+    from roofline_gui.core.edits import Batch, Remove, Replace
+    from roofline_gui.widgets.app.file_actions import example_named
+    from roofline_gui.widgets.chart.layers.legend import (
+        LEVELS_LEGEND,
+        MEASURED_LEGEND,
+        MISFIT_LEGEND,
+    )
+    from roofline_gui.widgets.chart.plot_items import ChipLegend
+
+    legend = window.canvas.overlay_plot.legend.legend
+
+    def marks():
+        return {e[0]: e[2] for e in legend.entries
+                if len(e) == 3 and e[2] in (ChipLegend.LEVELS, ChipLegend.MISFIT, ChipLegend.MEASURED)}
+
+    assert window.files.open_example(example_named("the-article-claim-by-claim"))
+    window.set_mode("overlay")
+    window.set_memory_levels(True)
+    scene = window.canvas.overlay_plot.scene
+    assert len(scene.spec.misfits) and not scene.spec.levels.filled.all()
+    assert marks() == {LEVELS_LEGEND: ChipLegend.LEVELS, MISFIT_LEGEND: ChipLegend.MISFIT}
+    rows = len(legend.entries)
+    assert legend.height() > rows * 14  # each row has its height
+    # a measured time on a sized kernel: its star, and the legend's row for it
+    kernels = window.model.document.kernels
+    sized = next(k for k in kernels if k.has_size)
+    window.model.push(Replace("kernels", replace(sized, measured_time=1.0)), "measure")
+    assert MEASURED_LEGEND in marks()
+    window.model.undo_stack.undo()
+    assert MEASURED_LEGEND not in marks()
+    # the elementwise kernel in main memory alone, levels off: no marks to explain
+    window.set_memory_levels(False)
+    window.model.push(Batch(tuple(Remove("kernels", k.id) for k in kernels[1:])), "keep one")
+    assert [k.name for k in window.model.document.kernels] == ["1 · out = a + b, all in HBM (int8)"]
+    assert marks() == {} and len(legend.entries) < rows
+    window.model.undo_stack.setClean()

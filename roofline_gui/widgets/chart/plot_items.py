@@ -507,6 +507,8 @@ class ChipLegend(pg.LegendItem):
 
     SAMPLE_W = 24.0
     PAD = 5.0
+    # samples of the marks that are neither a line nor a kernel's shape (set_entries)
+    LEVELS, MISFIT, MEASURED = "levels", "misfit", "measured"
 
     def __init__(self, text_color: str, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -578,7 +580,9 @@ class ChipLegend(pg.LegendItem):
         text_x = 2 * pad + self.SAMPLE_W
         for i, (text, pen, *shape) in enumerate(self.entries):
             top = pad + i * h
-            if shape:  # a marker shape (kernel category), not a roof's line
+            if shape and shape[0] in (self.LEVELS, self.MISFIT, self.MEASURED):
+                self._paint_mark(painter, shape[0], pen, QPointF(pad, top + h / 2))
+            elif shape:  # a marker shape (kernel category), not a roof's line
                 painter.save()
                 painter.translate(QPointF(pad + self.SAMPLE_W / 2, top + h / 2))
                 pg.graphicsItems.ScatterPlotItem.drawSymbol(painter, shape[0], 9, pen,
@@ -590,6 +594,36 @@ class ChipLegend(pg.LegendItem):
             painter.setPen(QPen(self.text_color))
             painter.drawText(QRectF(text_x, top, self.width() - text_x, h),
                              int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), text)
+
+
+    def _paint_mark(self, painter: QPainter, kind: str, pen: QPen, left: QPointF) -> None:
+        """A mark's sample in the width of a line's: a filled and a hollow point joined by a
+        dotted line (points per memory level), a hollow point struck through (a misfit), a
+        hollow star with its dotted line (a measured point)."""
+        dotted = QPen(pen)
+        dotted.setStyle(Qt.PenStyle.DotLine)
+        grey, hollow = QBrush(QColor("#d0d0d0")), QBrush(Qt.BrushStyle.NoBrush)
+        draw = pg.graphicsItems.ScatterPlotItem.drawSymbol
+        w, y = self.SAMPLE_W, left.y()
+        painter.save()
+        if kind == self.LEVELS:
+            painter.setPen(dotted)
+            painter.drawLine(QPointF(left.x() + 4, y), QPointF(left.x() + w - 4, y))
+            for x, brush in ((left.x() + 4, grey), (left.x() + w - 4, hollow)):
+                painter.save()
+                painter.translate(QPointF(x, y))
+                draw(painter, "o", 7, pen, brush)
+                painter.restore()
+        else:
+            painter.translate(QPointF(left.x() + w / 2, y))
+            draw(painter, "o" if kind == self.MISFIT else "star", 9 if kind == self.MISFIT else 11,
+                 pen, hollow)
+            painter.setPen(pen if kind == self.MISFIT else dotted)
+            if kind == self.MISFIT:
+                painter.drawLine(QPointF(-6, 6), QPointF(6, -6))
+            else:
+                painter.drawLine(QPointF(7, 0), QPointF(w / 2, 0))
+        painter.restore()
 
 
 def _clip_polyline(x: np.ndarray, y: np.ndarray, rect: QRectF | None) -> list[list[tuple[float, float]]]:

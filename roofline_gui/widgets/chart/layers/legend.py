@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from PySide6.QtGui import QColor
 
 from roofline_gui.core.chart_labels import SAME_LINE
@@ -16,10 +17,15 @@ from roofline_gui.widgets.chart.layers.roofs import DATASHEET_LEGEND, datasheet_
 from roofline_gui.widgets.chart.plot_items import ChipLegend
 
 UNUSED_LEGEND = N_("faint: memory levels no kernel uses")
+#: The marks besides the kernels' shapes, each named where the chart shows it (the second tour
+#: met hollow points, struck-through points and dotted connectors the legend never explained)
+LEVELS_LEGEND = N_("a kernel at each level (filled: its limit)")
+MISFIT_LEGEND = N_("struck through: does not fit on chip")
+MEASURED_LEGEND = N_("measured (dotted: to its bound)")
 
 
 class LegendLayer(ChartLayer):
-    PARTS = frozenset({"spec", "workloads", "selection"})
+    PARTS = frozenset({"spec", "workloads", "selection", "measured"})
 
     def __init__(self, plot, style) -> None:
         super().__init__(plot, style)
@@ -53,6 +59,7 @@ class LegendLayer(ChartLayer):
             faint.setAlpha(60)
             out.append((_(UNUSED_LEGEND), self.style.pen(faint, 1.2)))
         out += [(_(category), pen, symbol) for category, symbol in shape_legend(cmp)]
+        out += [(_(text), pen, sample) for text, sample in _mark_entries(scene)]
         out += [(mark.name, pen, mark.symbol) for mark in scene.workloads]
         return out
 
@@ -72,6 +79,21 @@ class LegendLayer(ChartLayer):
         scene = self.legend.scene()  # PySide leaks an item left in a cleared scene
         if scene is not None:
             scene.removeItem(self.legend)
+
+
+def _mark_entries(scene: ChartScene) -> list[tuple[str, str]]:
+    """(text, ChipLegend sample) for each kind of mark the shown chips have: points per memory
+    level joined by a dotted line (some hollow), struck-through misfits, measured stars."""
+    out = []
+    marks = scene.spec.levels
+    if marks is not None and len(marks) and not marks.filled[np.isin(marks.chip, scene.chips)].all():
+        out.append((LEVELS_LEGEND, ChipLegend.LEVELS))
+    misfit = scene.spec.misfits
+    if len(misfit) and np.isin(misfit[:, 1], scene.chips).any():
+        out.append((MISFIT_LEGEND, ChipLegend.MISFIT))
+    if scene.measured:
+        out.append((MEASURED_LEGEND, ChipLegend.MEASURED))
+    return out
 
 
 def _drawn_over(scene: ChartScene, c: int, later) -> int | None:
