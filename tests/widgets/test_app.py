@@ -748,3 +748,43 @@ def test_the_legend_names_the_marks_the_chart_draws_and_only_those(window):
     assert [k.name for k in window.model.document.kernels] == ["1 · out = a + b, all in HBM (int8)"]
     assert marks() == {} and len(legend.entries) < rows
     window.model.undo_stack.setClean()
+
+
+def test_side_by_side_has_one_key_for_what_the_charts_share(window):
+    """Each chart's title names its chip, and the shapes and marks had no legend at all side by
+    side (the second tour): one key under the grid lists them, each once, painted inside the
+    window, and follows the chart (the marks' rows come and go with Memory levels)."""
+    from PySide6.QtGui import QColor
+
+    from roofline_gui.widgets.app.file_actions import example_named
+    from roofline_gui.widgets.chart.layers.legend import LEVELS_LEGEND, MISFIT_LEGEND
+
+    assert window.files.open_example(example_named("the-article-claim-by-claim"))
+    window.set_memory_levels(True)
+    window.set_mode("side_by_side")
+    canvas = window.canvas
+    key = canvas._grid_key
+    texts = [e[0] for e in key.entries]
+    chips = [c.name for c in window.model.document.chips]
+    assert {"streaming", "host transfer", "neural network", LEVELS_LEGEND, MISFIT_LEGEND} <= set(texts)
+    assert len(texts) == len(set(texts)) and not set(chips) & set(texts)
+    assert all(not p.legend.legend.entries for p in canvas.grid_plots)  # no legend in a chart
+    # laid out in rows inside the grid's width, below the charts, and painted there
+    assert key._laid and key.size().width() <= canvas.grid.width()
+    grid_bottom = max(p.plot.mapRectToScene(p.plot.boundingRect()).bottom() for p in canvas.grid_plots)
+    top = key.mapRectToScene(key.boundingRect()).top()
+    assert top >= grid_bottom - 1
+    image = canvas.grid.grab().toImage()
+    box = key.mapRectToScene(key.boundingRect()).toRect()
+    dark = sum(QColor(image.pixel(x, y)).lightness() < 128
+               for x in range(box.left(), box.right(), 2) for y in range(box.top(), box.bottom(), 2))
+    assert dark > 50
+    window.set_memory_levels(False)  # only the GEMM fed over PCIe keeps a point per level
+
+    def hollow(plot) -> bool:
+        marks = plot.scene.spec.levels
+        return marks is not None and len(marks) > 0 and not marks.filled.all()
+
+    assert sum(hollow(p) for p in canvas.grid_plots) < 4
+    assert (LEVELS_LEGEND in [e[0] for e in key.entries]) == any(hollow(p) for p in canvas.grid_plots)
+    window.model.undo_stack.setClean()

@@ -31,6 +31,7 @@ from roofline_gui.io.validate import MAX_BANDWIDTH, MAX_COMPUTE
 from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.models.mime import MIME_KERNELS, decode
 from roofline_gui.widgets.chart import roofline_plot
+from roofline_gui.widgets.chart.plot_items import GridKey
 from roofline_gui.widgets.chart.roofline_plot import RangeMode, RooflinePlot, ViewOptions
 from roofline_gui.widgets.common.axes import SIAxis
 
@@ -123,6 +124,8 @@ class CanvasPanel(QWidget):
         self._grid_area: QScrollArea | None = None
         self.grid_plots: list[RooflinePlot] = []
         self._grid_titles: tuple | None = None  # the grid's y and x titles (LabelItems)
+        self._grid_key: GridKey | None = None  # the grid's key under them
+        self._columns = 0  # the grid's, as last built
         self.stack = QStackedWidget()
         self.stack.addWidget(self.overlay)
         layout = QVBoxLayout(self)
@@ -166,6 +169,7 @@ class CanvasPanel(QWidget):
             self._grid_area.setWidget(self._grid)
             self.stack.addWidget(self._grid_area)
             self._watch(self._grid)
+            self._grid.sig_resized.connect(self._grid_resized)
             self._grid.sig_resized.connect(self._equal_keys)
             self._grid.sig_resized.connect(self._fit_grid_titles)
         return self._grid
@@ -279,7 +283,8 @@ class CanvasPanel(QWidget):
         """Whether the grid's charts are those of these chips, in this order."""
         shown = [p.scene.comparison.chips[p.scene.chips[0]].id if p.scene and p.scene.chips
                  else None for p in self.grid_plots]
-        return bool(shown) and shown == [cmp.chips[c].id for c in indices]
+        return bool(shown) and shown == [cmp.chips[c].id for c in indices] and \
+            self._columns == self.grid_columns(len(indices))
 
     def _redraw_grid(self, cmp, indices: list[int]) -> None:
         """The same chips' charts drawn again in place (a roof's drag step, an edit): made anew,
@@ -302,8 +307,9 @@ class CanvasPanel(QWidget):
         self.grid.clear()
         self.grid_plots = []
         self._grid_titles = None
+        self._grid_key: GridKey | None = None
         mode = RangeMode()  # one for the grid: its axes are linked
-        columns = self.grid_columns(len(indices))
+        columns = self._columns = self.grid_columns(len(indices))
         first = None
         rows = -(-len(indices) // columns)
         self.grid.setMinimumHeight(rows * MIN_ROW_PX + CHIP_TITLE_PX)
@@ -314,6 +320,9 @@ class CanvasPanel(QWidget):
         if rows:  # none for a session without chips (a span of 0 broke the layout for good)
             self._grid_titles = (self.grid.addLabel("", row=0, col=0, rowspan=rows, angle=-90),
                                  self.grid.addLabel("", row=rows, col=1, colspan=columns))
+            # and one key for what the charts share (the second tour found no legend here)
+            self._grid_key = GridKey(self.options.foreground)
+            self.grid.addItem(self._grid_key, row=rows + 1, col=1, colspan=columns)
         elif not cmp.chips:  # a new session: where to begin, as the overlay's note says
             self.grid.addLabel(_(roofline_plot.NO_CHIP_YET), row=0, col=0,
                                color=self.options.foreground)
@@ -328,7 +337,8 @@ class CanvasPanel(QWidget):
             plot.shared_fit = self._grid_fit
             plot.key.fit_width = self._equal_keys
             plot.axis_titles = {"left": False, "bottom": False}  # the grid's titles name them
-            plot.show_legend = False  # each chart's title names its chip
+            plot.show_legend = False  # each chart's title names its chip; the grid's key
+            plot.legend.on_shared = self._update_grid_key  # the rest
             plot.selected = self.model.selected_kernel
             plot.selected_chip = self.model.selected_chip
             plot.lifted = self._lifted
@@ -343,6 +353,19 @@ class CanvasPanel(QWidget):
             self.grid_plots[0].fit()
             self._equal_axes()
         self._fit_grid_titles()
+        self._update_grid_key()
+
+    def _update_grid_key(self) -> None:
+        """The grid's key: every chart's shared rows, each once, in the charts' order."""
+        if self._grid_key is None:
+            return
+        seen, entries = set(), []
+        for plot in self.grid_plots:
+            for entry in plot.legend.shared:
+                if entry[0] not in seen:
+                    seen.add(entry[0])
+                    entries.append(entry)
+        self._grid_key.set_entries(entries)
 
     def _fit_grid_titles(self) -> None:
         """The grid's axis titles: the first chart's (its units and view), each the longest
@@ -388,16 +411,25 @@ class CanvasPanel(QWidget):
         edge), the keys are folded away: the roofs' tooltips name them."""
         if not self.grid_plots:
             return
-        columns = self.grid_columns(len(self.grid_plots))
+        columns = self._columns or 1
         wanted = max(p.key.axis.wanted for p in self.grid_plots)
         folded = wanted > KEY_SHARE * self.grid.width() / columns
         for plot in self.grid_plots:
             plot.key.axis.fold(folded, wanted)
 
-    @staticmethod
-    def grid_columns(charts: int) -> int:
-        """The columns of a grid of ``charts`` charts."""
-        return 1 if charts <= 1 else (2 if charts <= 4 else 3)
+    def grid_columns(self, charts: int) -> int:
+        """The columns of a grid of ``charts`` charts: up to three, as many as keep each chart
+        MIN_COLUMN_PX wide in the chart's width (three at 1280 × 800 left 180 px views whose
+        peaks' keys folded away and named no kernel: the second tour)."""
+        wanted = 1 if charts <= 1 else (2 if charts <= 4 else 3)
+        return max(1, min(wanted, int(self.stack.width() // MIN_COLUMN_PX)))
+
+    def _grid_resized(self) -> None:
+        """The grid's width changed: its columns may too (made again, on the next turn)."""
+        if self.mode == "side_by_side" and self.grid_plots and \
+                self.grid_columns(len(self.grid_plots)) != self._columns:
+            self._redraw_pending = True  # not inside the grid's own resize
+            self._redraw_timer.start(0)
 
     def _grid_fit(self):
         """The range of a grid of charts: every chart's fit at once (their axes are linked)."""
@@ -576,6 +608,7 @@ if __name__ == "__main__":
     sys.exit(preview(lambda model, presets: CanvasPanel(model, presets)))
 
 
+MIN_COLUMN_PX = 340  # a grid's column: a chart this wide keeps its peaks' key and names
 MIN_ROW_PX = 165  # a grid's row: a chart this tall names its kernels (MIN_LABELLED_PX in its view)
 CHIP_TITLE_PX = 22  # a chart's title in a grid (pyqtgraph's 30 px row took a sixth of a small chart)
 

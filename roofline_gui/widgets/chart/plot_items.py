@@ -16,7 +16,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen, QPolygonF
-from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QSizePolicy
 
 from roofline_gui.core.chart_labels import label_text_origin
 from roofline_gui.widgets.chart.pg_private import exporting as is_exporting
@@ -578,52 +578,125 @@ class ChipLegend(pg.LegendItem):
         painter.setFont(self.font)
         h, pad = self._row_height(), self.PAD
         text_x = 2 * pad + self.SAMPLE_W
-        for i, (text, pen, *shape) in enumerate(self.entries):
+        for i, entry in enumerate(self.entries):
             top = pad + i * h
-            if shape and shape[0] in (self.LEVELS, self.MISFIT, self.MEASURED):
-                self._paint_mark(painter, shape[0], pen, QPointF(pad, top + h / 2))
-            elif shape:  # a marker shape (kernel category), not a roof's line
-                painter.save()
-                painter.translate(QPointF(pad + self.SAMPLE_W / 2, top + h / 2))
-                pg.graphicsItems.ScatterPlotItem.drawSymbol(painter, shape[0], 9, pen,
-                                                            QBrush(QColor("#d0d0d0")))
-                painter.restore()
-            else:
-                painter.setPen(pen)
-                painter.drawLine(QPointF(pad, top + h / 2), QPointF(pad + self.SAMPLE_W, top + h / 2))
+            paint_sample(painter, entry, QPointF(pad, top + h / 2), self.SAMPLE_W)
             painter.setPen(QPen(self.text_color))
             painter.drawText(QRectF(text_x, top, self.width() - text_x, h),
-                             int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), text)
+                             int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
+                             entry[0])
 
 
-    def _paint_mark(self, painter: QPainter, kind: str, pen: QPen, left: QPointF) -> None:
-        """A mark's sample in the width of a line's: a filled and a hollow point joined by a
-        dotted line (points per memory level), a hollow point struck through (a misfit), a
-        hollow star with its dotted line (a measured point)."""
-        dotted = QPen(pen)
-        dotted.setStyle(Qt.PenStyle.DotLine)
-        grey, hollow = QBrush(QColor("#d0d0d0")), QBrush(Qt.BrushStyle.NoBrush)
-        draw = pg.graphicsItems.ScatterPlotItem.drawSymbol
-        w, y = self.SAMPLE_W, left.y()
+def paint_sample(painter: QPainter, entry: tuple, left: QPointF, width: float) -> None:
+    """A legend entry's sample, ``width`` wide from ``left`` (its middle height): a roof's
+    line (name, pen); a kernel's or workload's shape (name, pen, symbol); or a mark (name,
+    pen, ChipLegend.LEVELS, MISFIT or MEASURED): a filled and a hollow point joined by a dotted
+    line (points per memory level), a hollow point struck through (a misfit), a hollow star
+    with its dotted line (a measured point)."""
+    _text, pen, *shape = entry
+
+    def draw(painter, symbol, size, pen, brush) -> None:  # pyqtgraph's scales the painter
         painter.save()
-        if kind == self.LEVELS:
-            painter.setPen(dotted)
-            painter.drawLine(QPointF(left.x() + 4, y), QPointF(left.x() + w - 4, y))
-            for x, brush in ((left.x() + 4, grey), (left.x() + w - 4, hollow)):
-                painter.save()
-                painter.translate(QPointF(x, y))
-                draw(painter, "o", 7, pen, brush)
-                painter.restore()
-        else:
-            painter.translate(QPointF(left.x() + w / 2, y))
-            draw(painter, "o" if kind == self.MISFIT else "star", 9 if kind == self.MISFIT else 11,
-                 pen, hollow)
-            painter.setPen(pen if kind == self.MISFIT else dotted)
-            if kind == self.MISFIT:
-                painter.drawLine(QPointF(-6, 6), QPointF(6, -6))
-            else:
-                painter.drawLine(QPointF(7, 0), QPointF(w / 2, 0))
+        pg.graphicsItems.ScatterPlotItem.drawSymbol(painter, symbol, size, pen, brush)
         painter.restore()
+
+    grey, hollow = QBrush(QColor("#d0d0d0")), QBrush(Qt.BrushStyle.NoBrush)
+    dotted = QPen(pen)
+    dotted.setStyle(Qt.PenStyle.DotLine)
+    x, y = left.x(), left.y()
+    painter.save()
+    if not shape:
+        painter.setPen(pen)
+        painter.drawLine(QPointF(x, y), QPointF(x + width, y))
+    elif shape[0] == ChipLegend.LEVELS:
+        painter.setPen(dotted)
+        painter.drawLine(QPointF(x + 4, y), QPointF(x + width - 4, y))
+        for at, brush in ((x + 4, grey), (x + width - 4, hollow)):
+            painter.save()
+            painter.translate(QPointF(at, y))
+            draw(painter, "o", 7, pen, brush)
+            painter.restore()
+    elif shape[0] in (ChipLegend.MISFIT, ChipLegend.MEASURED):
+        misfit = shape[0] == ChipLegend.MISFIT
+        painter.translate(QPointF(x + width / 2, y))
+        draw(painter, "o" if misfit else "star", 9 if misfit else 11, pen, hollow)
+        painter.setPen(pen if misfit else dotted)
+        painter.drawLine(*((QPointF(-6, 6), QPointF(6, -6)) if misfit else
+                           (QPointF(7, 0), QPointF(width / 2, 0))))
+    else:  # a marker shape (kernel category or workload)
+        painter.translate(QPointF(x + width / 2, y))
+        draw(painter, shape[0], 9, pen, grey)
+    painter.restore()
+
+
+class GridKey(pg.GraphicsWidget):
+    """Side by side, one key under the grid for what every chart shares (each chart's title
+    names its chip): the kernels' shapes, the marks, the workloads, in rows across the grid's
+    width, each entry as ChipLegend paints it (the second tour found no legend there)."""
+
+    GAP = 16.0  # between entries in a row
+
+    def __init__(self, text_color: str) -> None:
+        super().__init__()
+        self.entries: list[tuple] = []
+        self.text_color = QColor(text_color)
+        self.font = QFont()
+        self.font.setPointSizeF(9)
+        self._laid: list[tuple[float, float, tuple]] = []
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+
+    def set_entries(self, entries: list[tuple]) -> None:
+        if entries != self.entries:
+            self.entries = list(entries)
+            self._lay_out(self.size().width())
+            self.update()
+
+    def resizeEvent(self, ev) -> None:  # noqa: N802 (Qt API)
+        super().resizeEvent(ev)
+        self._lay_out(ev.newSize().width())
+
+    def _row_height(self) -> float:
+        return QFontMetricsF(self.font).height() + 2
+
+    def _lay_out(self, width: float) -> None:
+        """Each entry's place, a row at a time (the next row where the width runs out); the
+        key's height follows."""
+        metrics, pad, sample = QFontMetricsF(self.font), ChipLegend.PAD, ChipLegend.SAMPLE_W
+        x, row, laid = 0.0, 0, []
+        for entry in self.entries:
+            w = sample + pad + metrics.horizontalAdvance(entry[0])
+            if x > 0 and x + w > width:
+                x, row = 0.0, row + 1
+            laid.append((x, row * self._row_height(), entry))
+            x += w + self.GAP
+        if laid:  # centred, as the x title above it
+            rows = {}
+            for lx, ly, entry in laid:
+                rows.setdefault(ly, []).append((lx, entry))
+            laid = []
+            for ly, items in rows.items():
+                last_x, last = items[-1]
+                used = last_x + sample + pad + metrics.horizontalAdvance(last[0])
+                shift = max(0.0, (width - used) / 2)
+                laid += [(lx + shift, ly, entry) for lx, entry in items]
+        self._laid = laid
+        height = (max(ly for _x, ly, _e in laid) + self._row_height() + 2) if laid else 0.0
+        if abs(self.minimumHeight() - height) > 0.5:
+            self.setMinimumHeight(height)
+            self.setMaximumHeight(height)
+
+    def paint(self, painter: QPainter, *args) -> None:
+        if not self._laid:
+            return
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        painter.setFont(self.font)
+        h, pad, sample = self._row_height(), ChipLegend.PAD, ChipLegend.SAMPLE_W
+        for x, y, entry in self._laid:
+            paint_sample(painter, entry, QPointF(x, y + h / 2), sample)
+            painter.setPen(QPen(self.text_color))
+            painter.drawText(QRectF(x + sample + pad, y, self.size().width(), h),
+                             int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
+                             entry[0])
 
 
 def _clip_polyline(x: np.ndarray, y: np.ndarray, rect: QRectF | None) -> list[list[tuple[float, float]]]:

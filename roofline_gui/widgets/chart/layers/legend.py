@@ -4,6 +4,7 @@ workload by its shape."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 from PySide6.QtGui import QColor
@@ -35,12 +36,18 @@ class LegendLayer(ChartLayer):
         self.legend.setParentItem(plot.vb)
         self.shown = True  # False in a grid of charts: each chart's title names its chip
         self._entries: list | None = None
+        #: In a grid (not shown): what this chart would list besides its chip, for the grid's
+        #: one key (canvas_panel), and the call that tells the grid it changed
+        self.shared: list[tuple] = []
+        self.on_shared: Callable[[], None] | None = None
 
-    def entries(self, scene: ChartScene) -> list[tuple]:
+    def entries(self, scene: ChartScene, chips: bool = True) -> list[tuple]:
+        """The legend's rows: with ``chips`` False, only those every chart of a grid shares
+        (the grid's key: shapes, marks, workloads, the datasheet's and the faint lines)."""
         spec, cmp = scene.spec, scene.comparison
         pen = self.style.pen(self.style.foreground, 1)
         out: list[tuple] = []
-        for n, c in enumerate(scene.chips):
+        for n, c in enumerate(scene.chips if chips else ()):
             if spec.roofs_of(c):
                 dashed = c in spec.off_precision
                 name = (_("{chip} (none of the kernels' precisions)").format(chip=cmp.chips[c].name)
@@ -70,7 +77,13 @@ class LegendLayer(ChartLayer):
             # ("HBM3 ×1.5") step by step: the legend follows on release (1.3 ms a step).
             return
         entries = self.entries(scene) if self.shown else []
-        key = [(e[0], e[1].color().name(), e[1].style(), *e[2:]) for e in entries]
+        if not self.shown:
+            shared = self.entries(scene, chips=False)
+            if _keys(shared) != _keys(self.shared):
+                self.shared = shared
+                if self.on_shared is not None:
+                    self.on_shared()
+        key = _keys(entries)
         if key != self._entries:  # each set_entries lays the legend out again
             self._entries = key
             self.legend.set_entries(entries)
@@ -79,6 +92,11 @@ class LegendLayer(ChartLayer):
         scene = self.legend.scene()  # PySide leaks an item left in a cleared scene
         if scene is not None:
             scene.removeItem(self.legend)
+
+
+def _keys(entries: list[tuple]) -> list[tuple]:
+    """Entries as comparable values (a pen compares by identity)."""
+    return [(e[0], e[1].color().name(), e[1].style(), *e[2:]) for e in entries]
 
 
 def _mark_entries(scene: ChartScene) -> list[tuple[str, str]]:
