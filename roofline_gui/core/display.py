@@ -349,10 +349,15 @@ def short_names(names: list[str], limit: int = 28) -> list[str]:
             for n, f in zip(names, forms, strict=True)]
 
 
+def split_numbering(name: str) -> tuple[str, str]:
+    """A name's numbering, as the article's kernels have ("4a · ", or ""), and the rest."""
+    head, sep, rest = name.partition(" · ")
+    return (head + sep, rest) if sep and len(head) <= 4 else ("", name)
+
+
 def _numbering(name: str) -> tuple[str, list[str], str]:
     """A name's numbering ("4a · ", or ""), the words of its body and its last parenthesis."""
-    head, sep, rest = name.partition(" · ")
-    lead, body = (head + sep, rest) if sep and len(head) <= 4 else ("", name)
+    lead, body = split_numbering(name)
     at = max(body.rfind("("), body.rfind("（"))
     end = body[at:] if at > 0 and body.endswith((")", "）")) else ""
     return lead, body[:len(body) - len(end)].split(), end

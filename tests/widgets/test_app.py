@@ -788,3 +788,28 @@ def test_side_by_side_has_one_key_for_what_the_charts_share(window):
     assert sum(hollow(p) for p in canvas.grid_plots) < 4
     assert (LEVELS_LEGEND in [e[0] for e in key.entries]) == any(hollow(p) for p in canvas.grid_plots)
     window.model.undo_stack.setClean()
+
+
+def test_numbered_row_names_are_told_apart_past_their_numbers(window):
+    """The Japanese article's rows read "4a · TPU v1 …をチップ上に（int8）" and "4b · TPU v1
+    …をチップ上に（int8）": told apart by their numbers alone. Past the numbering each shows
+    the word that differs; English rows the middle elision already tells apart stay as Qt
+    elides them."""
+    header = window.table.view.verticalHeader()
+    metrics = header.fontMetrics()
+    names = ("4a · TPU v1 の CNN 層、活性化をチップ上に（int8）",
+             "4b · TPU v1 の MLP 層、活性化をチップ上に（int8）",
+             "4c · TPU v1 の LSTM の 1 ステップ、活性化をチップ上に（int8）")
+    width = metrics.horizontalAdvance("4a · TPU v1 の CNN 層、活")
+    shown = [header.shown_text(n, width, names) for n in names]
+    for name, text, word in zip(names, shown, ("CNN", "MLP", "LSTM"), strict=True):
+        assert text.startswith(name[:5]) and word in text, shown
+        assert metrics.horizontalAdvance(text) <= width
+    english = ("4a · TPU v1 CNN layer, activations on chip (int8)",
+               "4b · TPU v1 MLP layer, activations on chip (int8)")
+    width = metrics.horizontalAdvance("4a · TPU v1 CNN layer, activations o")
+    assert [header.shown_text(n, width, english) for n in english] == [
+        metrics.elidedText(n, Qt.TextElideMode.ElideMiddle, width) for n in english]
+    width = metrics.horizontalAdvance("4a · TPU v1 CNN layer, ac")  # Qt's: "4a · TPU v1 … chip"
+    shown = [header.shown_text(n, width, english) for n in english]
+    assert "CNN" in shown[0] and "MLP" in shown[1] and shown[0].startswith("4a · "), shown

@@ -365,7 +365,8 @@ class CanvasPanel(QWidget):
                 if entry[0] not in seen:
                     seen.add(entry[0])
                     entries.append(entry)
-        self._grid_key.set_entries(entries)
+        # the shapes and marks first, the lines' rows (faint levels, datasheet) after them
+        self._grid_key.set_entries(sorted(entries, key=lambda e: len(e) == 2))
 
     def _fit_grid_titles(self) -> None:
         """The grid's axis titles: the first chart's (its units and view), each the longest

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from roofline_gui.core.display import split_numbering
 from roofline_gui.core.edits import SetField
 from roofline_gui.core.explain import explain
 from roofline_gui.core.i18n import _, tidy
@@ -76,24 +77,37 @@ class NameHeader(QHeaderView):
             return metrics.elidedText(text, Qt.TextElideMode.ElideMiddle, width)
 
         first = {n: middle(n) for n in set(names)}
+        # Past a numbering ("4a · "): "4a · TPU v1 …をチップ上に（int8）" and "4b · TPU v1
+        # …をチップ上に（int8）" told apart by their numbers alone read alike (the Japanese
+        # article's rows)
+        split = {n: split_numbering(n) for n in first}
         out = {}
         for name, mine in first.items():
             others = [n for n in first if n != name]
             if metrics.horizontalAdvance(name) <= width or not others:
                 out[name] = name if metrics.horizontalAdvance(name) <= width else mine
                 continue
-            cut = max(len(os.path.commonprefix([name, n])) for n in others)
-            start = name.rfind(" ", 0, cut) + 1  # from the start of the first differing word
-            end = name.find(" ", cut)
-            end = len(name) if end < 0 else end
+            lead, body = split[name]
+            bodies = [split[n][1] for n in others if split[n][1] != body]
+            if not bodies:  # the same but for the numbering: that tells them apart
+                out[name] = mine
+                continue
+            cut = max(len(os.path.commonprefix([body, b])) for b in bodies)
+            start = len(lead) + body.rfind(" ", 0, cut) + 1  # the first differing word's start
+            end = body.find(" ", cut)
+            end = len(name) if end < 0 else len(lead) + end
             # Kept where the elision left that word whole, at either end ("Llama-3… L = 2048"
             # and "Llama-3… S = 2048" had cut out "decode" and "prefill": the tour).
             head, _dots, tail = mine.partition("…")
             kept = end <= len(head) or start >= len(name) - len(tail)
-            if not any(first[n] == mine for n in others) and (kept or start == 0):
+            alike = any(split_numbering(first[n])[1] == split_numbering(mine)[1] for n in others)
+            if not alike and (kept or start == len(lead)):
                 out[name] = mine
                 continue
-            out[name] = middle("…" + name[start:])
+            room = width - metrics.horizontalAdvance(lead)
+            out[name] = (lead + metrics.elidedText("…" + name[start:], Qt.TextElideMode.ElideMiddle,
+                                                   room) if room > width / 2 else
+                         middle("…" + name[start:]))
         return out
 
     def _shown_names(self) -> tuple[str, ...]:
