@@ -250,6 +250,7 @@ def test_after_count_macs_the_painted_roofs_move_with_the_markers(window, qtbot)
 
 def test_markers_take_their_categorys_shape_and_the_legend_says_which(window):
     from roofline_gui.core.display import symbol_of
+    from roofline_gui.widgets.chart.plot_items import ChipLegend
 
     plot = window.canvas.overlay_plot
     plot.finish_pending()
@@ -260,7 +261,8 @@ def test_markers_take_their_categorys_shape_and_the_legend_says_which(window):
         if kernel.id in drawn:
             assert drawn[kernel.id] == symbol_of(kernel.category), kernel.name
     assert len(set(drawn.values())) >= 3  # the example's kernels are of several categories
-    shapes = [e for e in plot.legend.legend.entries if len(e) == 3]
+    marks = (ChipLegend.LEVELS, ChipLegend.MISFIT, ChipLegend.MEASURED)  # their own rows
+    shapes = [e for e in plot.legend.legend.entries if len(e) == 3 and e[2] not in marks]
     assert {(e[0], e[2]) for e in shapes} == {(k.category, symbol_of(k.category)) for k in cmp.kernels}
     # The legend is painted with them: taller than the chips' lines alone.
     assert plot.legend.legend.height() > (len(cmp.chips) + len(shapes) - 1) * 12
