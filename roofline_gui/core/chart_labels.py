@@ -37,6 +37,7 @@ from roofline_gui.core.display import (
     offset_label_box,
     overlaps_each,
     place_kernel_labels,
+    short_name,
     short_names,
     text_width,
 )
@@ -681,7 +682,11 @@ def place_workload_labels(scene: ChartScene, g: LabelGeometry, taken_labels,
     tops = [m.point_y[np.isfinite(m.point_y)] for m in marks]
     ys = np.array([np.log10(t.max()) if len(t) else np.nan for t in tops])
     lows = np.array([np.log10(t.min()) if len(t) else np.nan for t in tops])
-    texts = [(m.label, m.name) for m in marks]
+    # the label, the name, the name shortened (told apart from the others': two DeepSeek-R1
+    # workloads' names had both been cut to "DeepSeek-R1" at a small chart's edge, the tour)
+    shorts = short_names([m.name for m in marks], SHORTEST_NAME)
+    texts = [tuple(dict.fromkeys((m.label, m.name, short)))
+             for m, short in zip(marks, shorts, strict=True)]
     with np.errstate(divide="ignore", invalid="ignore"):
         ox = np.concatenate([np.repeat(np.log10(m.entry_x), m.entry_y.shape[1]) for m in marks]
                             + [np.repeat(xs, [len(t) for t in tops])])
@@ -711,22 +716,24 @@ def place_workload_labels(scene: ChartScene, g: LabelGeometry, taken_labels,
         if lb is not None:
             out.append(ChartLabel(lb.text, lb.x, lb.y, "", lb.anchor, None, lb.offset, n))
         elif mark.workload_id == selected and np.isfinite(ys[n]):
-            out.append(_fallback(mark, n, float(xs[n]), float(ys[n]), g, item_px, scene, taken))
+            out.append(_fallback(mark, n, float(xs[n]), float(ys[n]), g, item_px, scene, taken,
+                                 texts[n]))
         else:
             out.append(None)
     return tuple(out)
 
 
 def _fallback(mark, n: int, x: float, y: float, g: LabelGeometry, item_px,
-              scene: ChartScene | None = None, taken=()) -> ChartLabel:
+              scene: ChartScene | None = None, taken=(), texts=None) -> ChartLabel | None:
     """The selected workload's label where no spot is free of the other texts: of the four
     corners about its point, whole or its name alone, the one inside the view covering fewest
     markers and lines (it had sat on a roof: "Llama-3-8B decode · B = 8, L = 2048", the tour),
     the whole label where that is no worse."""
     spots = [((11.0, -11.0), (0.0, 1.0)), ((-11.0, -11.0), (1.0, 1.0)),
              ((11.0, 11.0), (0.0, 0.0)), ((-11.0, 11.0), (1.0, 0.0))]
+    texts = texts or (mark.label, mark.name)
     labels = [ChartLabel(text, x, y, "", anchor, None, offset, n)
-              for text in dict.fromkeys((mark.label, mark.name)) for offset, anchor in spots]
+              for text in texts for offset, anchor in spots]
     boxes = np.array([offset_label_box(lb, g.px, item_px, g.line) for lb in labels])
     markers = _marker_boxes(scene, g) if scene is not None else np.zeros((0, 4))
     lines = _line_segments(scene, g) if scene is not None else np.zeros((0, 7))
@@ -734,15 +741,20 @@ def _fallback(mark, n: int, x: float, y: float, g: LabelGeometry, item_px,
             + _crossed_each(boxes, lines, -1, math.nan)
             + (overlaps_each(boxes, np.asarray(taken, dtype=float)) * LEFT_OUT if len(taken)
                else 0.0)
-            + np.array([0.5 * (lb.text != mark.label) for lb in labels]))
+            + np.array([0.5 * texts.index(lb.text) for lb in labels]))
     inside = np.array([_inside(box, g) for box in boxes])
     if not inside.any():  # a view too small for either: the side with more room, as before
         left, _top, right, _bottom = g.bounds
         on_right = right - x * g.px[0] >= x * g.px[0] - left
         offset, anchor = spots[0] if on_right else spots[1]
         room = max(right - x * g.px[0], x * g.px[0] - left) - 20
-        text = mark.label if item_px(mark.label) <= room else mark.name
-        return ChartLabel(text, x, y, "", anchor, None, offset, n)
+        # the longest form that fits, down to the name's first word or so; else none (cut at
+        # the view's edge it had read "DeepSeek-R1" for two workloads: the tour)
+        word = mark.name.split()[0] if mark.name.split() else mark.name
+        shorter = (t for t in (short_name(mark.name, k) for k in range(SHORTEST_NAME - 1, 7, -1))
+                   if t.startswith(word))  # its first word whole ("DeepSee…" said nothing)
+        text = next((t for t in (*texts, *shorter) if item_px(t) <= room), None)
+        return None if text is None else ChartLabel(text, x, y, "", anchor, None, offset, n)
     # the marker at its own point is under every corner's edge alike: only the others count
     return labels[int(np.argmin(np.where(inside, cost, np.inf)))]
 

@@ -338,9 +338,9 @@ def short_names(names: list[str], limit: int = 28) -> list[str]:
     """short_name of each, told apart: names whose first words are the same as another's ("1 ·
     out = a + b, all in HBM (int8)" and "2 · out = a + b, a and b kept on chip (int8)" had read
     "1 · out = a… (int8)" and "2 · out = a… (int8)": the tour) leave those words out where the
-    shortened name would show fewer than two words past them, "1 · …all in HBM (int8)" (a
-    numbering before " · " is kept); names the same apart from their last words keep those
-    instead ("MLP layer… batch 1 (bf16)" / "… batch 26 (bf16)")."""
+    shortened name would show none past them, "1 · …all in… (int8)" (a numbering before " · "
+    is kept); names the same apart from their last words keep those instead ("MLP layer… batch
+    1 (bf16)" / "… batch 26 (bf16)")."""
     forms = [_told_apart(n, names, limit) for n in names]
     seen: dict[str, int] = {}
     for form in forms:
@@ -364,9 +364,9 @@ def _numbering(name: str) -> tuple[str, list[str], str]:
 
 
 def _told_apart(name: str, names: list[str], limit: int) -> str:
-    """short_name(name, limit), or, where it would show fewer than two words past those the
-    name shares with another of ``names`` (at least two shared, and two or more left), the
-    name from its first word that differs: its numbering, "…" and that."""
+    """short_name(name, limit), or, where it would show no word past those the name shares
+    with another of ``names`` (at least two shared, and two or more left), the
+    name from its first word that differs: its numbering (or its first word), "…" and that."""
     form = short_name(name, limit)
     if form == name:
         return form
@@ -383,8 +383,9 @@ def _told_apart(name: str, names: list[str], limit: int) -> str:
     if shared < 2 or len(words) - shared < 2:  # "…26 (bf16)" says too little: last words
         return form
     shown = form[len(lead):].partition("…")[0].split()
-    if len(shown) >= shared + 2 and shown[:shared + 2] == words[:shared + 2]:
-        return form
+    if len(shown) > shared and shown[:shared + 1] == words[:shared + 1]:
+        return form  # a word that differs is shown ("4a · TPU v1 CNN… (int8)"): as it is
+    lead = lead or words[0] + " "  # unnumbered, its first word names it ("GEMM …bf16, inputs…")
     rest = " ".join(words[shared:]) + (" " if end[:1] == "(" else "") + end
     return lead + "…" + short_name(rest, limit - len(lead) - 1)
 

@@ -509,7 +509,7 @@ def kernel_lines(comparison, k: int, c: int, units=None) -> list[str]:
     formula = (_("Energy per MAC = {terms} = {pj} pJ") if units.mac else
                _("Energy per op = {terms} = {pj} pJ")).format(terms=" + ".join(terms),
                                                                pj=_pj(per_counted))
-    board = f"{consts.board_power:g} W"
+    board = format_si(consts.board_power, "W")  # as the average beside it ("1 kW of the 1000 W")
     average = format_si(float(e.capped_power[0, c]), "W")
     if units.mac:  # the table reads MAC/J: the sentence is per MAC too, its ops' formula below
         first = _("Energy per MAC: {pj} pJ (two ops of {per_op} pJ each), {per_joule}, at an "
@@ -615,7 +615,7 @@ def _held_line(result, c: int, consts: Constants, items_word: str) -> str:
     board power (the same words as a kernel's, core.energy.kernel_lines), a what-if's faster
     main memory named as the reason where it is one."""
     e = result.energy
-    board = f"{consts.board_power:g} W"
+    board = format_si(consts.board_power, "W")  # as the average beside it ("1 kW of the 1000 W")
     estimate, time = float(e.by_figures[c]), float(e.time[c])
     if not (np.isfinite(estimate) and time > 0 and estimate / time > consts.board_power):
         return _("Some of the step's kernels would pass the {board} board power by the estimates "

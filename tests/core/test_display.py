@@ -455,13 +455,17 @@ def test_names_sharing_their_first_words_show_where_they_differ():
              "4b · TPU v1 MLP layer, activations on chip (int8)",
              "5 · MLP 4096×4096, batch 1 (bf16)", "7 · MLP 4096×4096, batch 1 (fp32)",
              "3 · GEMM 4096³, A and B over PCIe every call (bf16)"]
+    # at 28 characters a word that differs shows: as short_name has them
     assert short_names(names) == [
-        "1 · …all in HBM (int8)", "2 · …a and b kept on… (int8)", "4a · …CNN layer… (int8)",
-        "4b · …MLP layer… (int8)", "5 · MLP 4096×4096… (bf16)", "7 · MLP 4096×4096… (fp32)",
+        "1 · out = a + b, all… (int8)", "2 · out = a + b, a… (int8)", "4a · TPU v1 CNN… (int8)",
+        "4b · TPU v1 MLP… (int8)", "5 · MLP 4096×4096… (bf16)", "7 · MLP 4096×4096… (fp32)",
         "3 · GEMM 4096³, A… (bf16)"]
     assert short_names(names, 20)[:4] == [
         "1 · …all in… (int8)", "2 · …a and b… (int8)", "4a · …CNN… (int8)", "4b · …MLP… (int8)"]
     for limit in (20, 28):
         assert all(len(s) <= limit for s in short_names(names, limit))
+    # unnumbered: its first word names it
+    gemms = ["GEMM 4096³ (bf16)", "GEMM 4096³ bf16, inputs over the host link"]
+    assert short_names(gemms, 20) == ["GEMM 4096³ (bf16)", "GEMM …bf16, inputs…"]
     batches = ["MLP layer 4096×4096, batch 1 (bf16)", "MLP layer 4096×4096, batch 26 (bf16)"]
     assert short_names(batches) == ["MLP layer… batch 1 (bf16)", "MLP layer… batch 26 (bf16)"]

@@ -388,3 +388,10 @@ def test_energies_in_the_formula_carry_no_exponent():
     cmp = compare([replace(kernel(0.5), precision="int8")], [tpu])
     text = "\n".join(kernel_lines(cmp, 0, 0))
     assert "e+0" not in text and "ε_DDR3-2133" in text, text
+
+
+def test_the_board_power_reads_in_the_units_of_the_average_beside_it():
+    """"an average 1 kW of the 1000 W board power" (the tour): both in SI prefixes."""
+    cmp = compare([kernel(100.0)], [round_chip(board=1000.0)])
+    first = kernel_lines(cmp, 0, 0)[0]
+    assert "of the 1 kW board power" in first and "1000 W" not in first

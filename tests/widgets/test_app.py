@@ -813,3 +813,15 @@ def test_numbered_row_names_are_told_apart_past_their_numbers(window):
     width = metrics.horizontalAdvance("4a · TPU v1 CNN layer, ac")  # Qt's: "4a · TPU v1 … chip"
     shown = [header.shown_text(n, width, english) for n in english]
     assert "CNN" in shown[0] and "MLP" in shown[1] and shown[0].startswith("4a · "), shown
+
+
+def test_the_energy_mode_is_named_in_the_unit_the_chart_counts(window):
+    """With Count MACs the chart's axis read MAC/J under a button "Energy (op/J)" and a hint "in
+    op per joule" (the tour): both follow the unit, and back."""
+    act = window.act_energy
+    assert "op/J" in act.text() and "op per joule" in act.statusTip()
+    window.set_mac_units(True)
+    assert "MAC/J" in act.text() and "MAC per joule" in act.statusTip()
+    assert "op/J" not in act.text() and "MAC per joule" in act.toolTip()
+    window.set_mac_units(False)
+    assert "op/J" in act.text() and "op per joule" in act.statusTip()

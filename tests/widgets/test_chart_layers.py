@@ -620,3 +620,29 @@ def test_no_kernel_name_is_written_over_a_roof(window, mode):
             for label in scene.labels.names:
                 box = np.array([offset_label_box(label, g.px, g.text_px, g.line)])
                 assert not crosses_each(box, segments).any(), (mode, size, label.text)
+
+
+def test_a_workloads_label_is_never_cut_at_a_small_charts_edge(window):
+    """Side by side at 1280 × 800 the DeepSeek example's selected workload was labelled past its
+    chart's edge, cut to "DeepSeek-R1" for both workloads (the tour): a label that is shown lies
+    inside its view, each with its first word whole; where no form fits, none."""
+    from roofline_gui.core.display import offset_label_box
+    from roofline_gui.widgets.app.file_actions import example_named
+
+    window.resize(1280, 800)
+    assert window.files.open_example(example_named("deepseek-r1-h200-fp8-vs-b200-nvfp4"))
+    window.set_mode("side_by_side")
+    QApplication.processEvents()
+    window.model.select(window.model.document.workloads[0].id, None)
+    QApplication.processEvents()
+    for plot in window.canvas.plots:
+        plot.finish_pending()
+        g, scene = plot.label_geometry(), plot.scene
+        for mark, label in zip(scene.workloads, scene.labels.workloads, strict=True):
+            if label is None:
+                continue
+            left, top, right, bottom = offset_label_box(
+                label, g.px, lambda t, px=g.text_px: px(t) + 6, g.line)
+            assert g.bounds[0] - 1 <= left and right <= g.bounds[2] + 1, label.text
+            assert g.bounds[1] - 1 <= top and bottom <= g.bounds[3] + 1, label.text
+            assert label.text.startswith(mark.name.split()[0]), label.text

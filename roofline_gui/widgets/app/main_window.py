@@ -370,15 +370,11 @@ class MainWindow(QMainWindow):
                 self.resizeDocks([self.docks[view.name]], [view.height], Qt.Orientation.Vertical)
 
     def _action(self, text: str, slot, shortcut=None, tip: str = "") -> QAction:
-        action = QAction(text, self)
-        if "(&" in text:  # a Japanese menu's "開く(&O)": the toolbar's button reads "開く"
-            action.setIconText(re.sub(r"\s*\(&.\)", "", text).replace("&", "").rstrip("…"))
+        action = QAction(self)
+        _set_texts(action, text, tip)
         action.triggered.connect(slot)
         if shortcut is not None:
             action.setShortcut(QKeySequence(shortcut))
-        action.setStatusTip(tip or text.replace("&", "").rstrip("…"))
-        if len(tip) > 60:  # a toolbar button's tooltip: the whole hint, wrapped (rich text)
-            action.setToolTip(f"<p>{html.escape(tip)}</p>")
         return action
 
     def _build_actions(self) -> None:
@@ -437,9 +433,8 @@ class MainWindow(QMainWindow):
         self.act_side = self._action(_("&Side by side"), partial(self.set_mode, "side_by_side"),
                                      "Ctrl+2", _("One chart per chip, axes linked"))
         self.act_energy = self._action(_("&Energy (op/J)"), partial(self.set_mode, "energy"),
-                                       "Ctrl+3", _("The chart's y axis in op per joule: each chip's "
-                                       "energy roofline, or switched, its roof under the board "
-                                       "power (Help → User guide, Energy)"))
+                                       "Ctrl+3", "")
+        self._energy_texts(self.model.units.mac)
         group = QActionGroup(self)
         for action in (self.act_overlay, self.act_side, self.act_energy):
             action.setCheckable(True)
@@ -759,10 +754,22 @@ class MainWindow(QMainWindow):
     def set_derated(self, derated: bool) -> None:
         self.model.set_view(derated=bool(derated))
 
+    def _energy_texts(self, mac: bool) -> None:
+        """The Energy mode's name and hint in the unit the chart counts (with Count MACs the
+        button said op/J over a MAC/J axis: the tour)."""
+        _set_texts(self.act_energy, _("&Energy (MAC/J)") if mac else _("&Energy (op/J)"),
+                   _("The chart's y axis in MAC per joule: each chip's energy roofline, or "
+                     "switched, its roof under the board power (Help → User guide, Energy)")
+                   if mac else
+                   _("The chart's y axis in op per joule: each chip's energy roofline, or "
+                     "switched, its roof under the board power (Help → User guide, Energy)"))
+
     def _on_view_changed(self, view, changed) -> None:
         {"overlay": self.act_overlay, "side_by_side": self.act_side,
          "energy": self.act_energy}[view.mode].setChecked(True)
         self.act_mac.setChecked(view.mac)
+        if "mac" in changed:
+            self._energy_texts(view.mac)
         self.act_derated.setChecked(view.derated)
         self.act_kernel_labels.setChecked(view.kernel_labels)
         self.act_levels.setChecked(view.memory_levels)
@@ -1016,3 +1023,13 @@ def _three_figures(x: float) -> str:
     """A readout's number: three figures, without an exponent from 1,000 up ("1,890 op/B", not
     "1.89e+03": the second tour)."""
     return f"{float(f'{x:.3g}'):,.0f}" if abs(x) >= 1000 else f"{x:,.3g}"
+
+
+def _set_texts(action: QAction, text: str, tip: str = "") -> None:
+    """An action's text, its toolbar button's and its hints."""
+    action.setText(text)
+    action.setIconText(re.sub(r"\s*\(&.\)", "", text).replace("&", "").rstrip("…")
+                       if "(&" in text else "")  # a Japanese "開く(&O)": the button "開く"
+    action.setStatusTip(tip or text.replace("&", "").rstrip("…"))
+    # a toolbar button's tooltip: the whole hint, wrapped (rich text)
+    action.setToolTip(f"<p>{html.escape(tip)}</p>" if len(tip) > 60 else "")
