@@ -534,6 +534,12 @@ def test_many_charts_side_by_side_scroll_rather_than_shrink_past_use(window):
     assert canvas.grid_area.verticalScrollBar().maximum() > 0
     heights = {round(p.plot.getViewBox().height()) for p in plots}
     assert len(heights) == 1 and heights.pop() >= 95
+    # the grid's y title beside the rows in sight, whole (centred on all of them it was cut at
+    # the window's edge: the third tour)
+    title = canvas._grid_titles[0]
+    shown = title.item.sceneBoundingRect()
+    assert title.text.startswith("Attainable performance")
+    assert 0 <= shown.top() and shown.bottom() <= canvas.grid_area.viewport().height()
 
 
 def test_side_by_side_through_a_session_without_chips_draws_the_chips_added_after(window):

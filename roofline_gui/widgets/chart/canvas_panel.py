@@ -125,7 +125,8 @@ class CanvasPanel(QWidget):
         self.grid_plots: list[RooflinePlot] = []
         self._grid_titles: tuple | None = None  # the grid's y and x titles (LabelItems)
         self._grid_key: GridKey | None = None  # the grid's key under them
-        self._columns = 0  # the grid's, as last built
+        self._columns = self._rows = 0  # the grid's, as last built
+        self._title_rows = 1  # the rows its y title spans: those in sight
         self.stack = QStackedWidget()
         self.stack.addWidget(self.overlay)
         layout = QVBoxLayout(self)
@@ -311,14 +312,19 @@ class CanvasPanel(QWidget):
         mode = RangeMode()  # one for the grid: its axes are linked
         columns = self._columns = self.grid_columns(len(indices))
         first = None
-        rows = -(-len(indices) // columns)
+        rows = self._rows = -(-len(indices) // columns)
         self.grid.setMinimumHeight(rows * MIN_ROW_PX + CHIP_TITLE_PX)
         # One title per axis for the whole grid, left of it and under it: on the outer charts'
         # axes they made those axes wider and taller, and every chart took their size (to keep
         # the linked decades one size), so each chart lost a title's height and width (four
         # charts at 1280 × 800 were 110 px tall)
         if rows:  # none for a session without chips (a span of 0 broke the layout for good)
-            self._grid_titles = (self.grid.addLabel("", row=0, col=0, rowspan=rows, angle=-90),
+            # beside the rows in sight where the grid scrolls (eight charts at 1280 × 800: a
+            # title centred on all four rows was cut at the window's edge, the tour)
+            self._title_rows = min(rows, max(1, int((self.stack.height() - CHIP_TITLE_PX)
+                                                    // MIN_ROW_PX)))
+            self._grid_titles = (self.grid.addLabel("", row=0, col=0, rowspan=self._title_rows,
+                                                    angle=-90),
                                  self.grid.addLabel("", row=rows, col=1, colspan=columns))
             # and one key for what the charts share (the second tour found no legend here)
             self._grid_key = GridKey(self.options.foreground)
@@ -380,11 +386,15 @@ class CanvasPanel(QWidget):
         unit, lefts, bottoms = forms
         color = plot.plot.getAxis("left").textPen().color().name()
         for label, titles, room in zip(self._grid_titles, (lefts, bottoms),
-                                       (self.grid.height() - 30, self.grid.width() - 60),
+                                       (self.grid.height() * self._title_rows / self._rows - 30,
+                                        self.grid.width() - 60),
                                        strict=True):
             text = titles[roofline_plot.longest_fitting(titles, unit, room)].format(unit=unit)
             if label.text != text:
                 label.setText(text, color=color)
+                if label is self._grid_titles[0]:  # fitted to its rows, it sizes none of them
+                    label.setMinimumHeight(0)  # (over some rows only, it made those taller)
+                    label.setPreferredHeight(0)
 
     def _equal_axes(self) -> None:
         """Every chart of the grid the same size: the outer charts' axes carry titles and
