@@ -7,6 +7,7 @@ change a view asks for (rename, show/hide, reorder, drop) is pushed as an edit.
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import lru_cache
 
 from PySide6.QtCore import (
     QAbstractListModel,
@@ -15,7 +16,7 @@ from PySide6.QtCore import (
     QPersistentModelIndex,
     Qt,
 )
-from PySide6.QtGui import QColor, QStandardItem, QStandardItemModel
+from PySide6.QtGui import QColor, QIcon, QPixmap, QStandardItem, QStandardItemModel
 
 from roofline_gui.core.edits import Move, Replace
 from roofline_gui.core.i18n import _
@@ -129,6 +130,18 @@ class _SessionListModel(QAbstractListModel):
         return None
 
 
+@lru_cache(maxsize=256)
+def _swatch(color: str) -> QIcon:
+    """A chip's colour as an icon drawn the same when its row is selected: a bare colour took
+    the selection's tint, and B200's pink read as V100's lavender (the third tour)."""
+    pixmap = QPixmap(16, 16)
+    pixmap.fill(QColor(color))
+    icon = QIcon()
+    for mode in (QIcon.Mode.Normal, QIcon.Mode.Selected, QIcon.Mode.Active):
+        icon.addPixmap(pixmap, mode)
+    return icon
+
+
 class ChipListModel(_SessionListModel):
     """The session's chips: name, colour swatch, and a check box for shown/hidden."""
 
@@ -137,7 +150,7 @@ class ChipListModel(_SessionListModel):
 
     def _item_data(self, chip, role: int):
         if role == Qt.ItemDataRole.DecorationRole:
-            return QColor(chip.color or "#808080")
+            return _swatch(chip.color or "#808080")
         if role == Qt.ItemDataRole.CheckStateRole:
             return Qt.CheckState.Checked if chip.visible else Qt.CheckState.Unchecked
         if role == Qt.ItemDataRole.ToolTipRole:

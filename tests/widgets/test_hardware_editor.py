@@ -361,3 +361,19 @@ def test_the_chips_list_shows_four_chips_at_a_laptops_size(window, qtbot, monkey
     view = window.hardware.view
     assert window.hardware.list_model.rowCount() == 4
     assert view.viewport().height() >= 4 * view.sizeHintForRow(0)
+
+
+def test_a_chips_swatch_keeps_its_colour_when_its_row_is_selected(window):
+    """B200's pink read as V100's lavender once selected (the third tour): the swatch is drawn
+    the same in the selected state."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtGui import QColor, QIcon
+
+    model = window.hardware.list_model
+    index = model.index(0, 0)
+    icon = index.data(Qt.ItemDataRole.DecorationRole)
+    assert isinstance(icon, QIcon)
+    colour = QColor(window.model.document.chips[0].color).name()
+    for mode in (QIcon.Mode.Normal, QIcon.Mode.Selected):
+        image = icon.pixmap(16, 16, mode).toImage()
+        assert QColor(image.pixel(8, 8)).name() == colour
