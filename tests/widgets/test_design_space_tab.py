@@ -217,3 +217,24 @@ def test_every_chips_dot_stays_on_the_map_after_one_chips_memory_grows(window, q
             x, y = np.log10(c.compute[precision]), np.log10(c.dram.bandwidth)
             assert lx[0] < x < lx[-1] and ly[0] < y < ly[-1], (factor, c.name, x, y)
         model.undo_stack.undo()
+
+
+def test_without_a_workload_the_tab_says_what_to_do_and_draws_no_empty_map(window, qtbot):
+    """The article's session has no workload: the tab had drawn empty axes from 0.5 to 2 and a
+    colour bar from 0 to 1 (the third tour). It says how to make one, and shows the map once a
+    workload exists."""
+    from roofline_gui.io.files import resources_dir
+    from roofline_gui.io.workloads import workload_from_config
+
+    window.docks["design"].raise_()
+    panel = window.design
+    assert not window.model.document.workloads
+    panel.refresh()
+    assert "No workload to map" in panel.title.text()
+    assert not panel.plot.isVisibleTo(panel) and not panel.readout.isVisibleTo(panel)
+    window.model.add_workloads([workload_from_config(
+        resources_dir() / "workloads" / "llama-3-8b.config.json", phase="decode", batch=8,
+        context=2048)])
+    qtbot.waitUntil(lambda: not panel.pending and panel.grid is not None, timeout=3000)
+    assert panel.plot.isVisibleTo(panel) and panel.readout.isVisibleTo(panel)
+    window.model.undo_stack.setClean()

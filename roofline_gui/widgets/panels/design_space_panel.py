@@ -133,7 +133,13 @@ class DesignSpacePanel(QWidget):
             self.balance.setData([], [])
             self._clear_lines()
             self.grid = None
+            # no map: no empty axes (0.5 to 2) and colour bar (0 to 1) meaning nothing (the
+            # third tour), nor a hint to point at it
+            self.plot.setVisible(False)
+            self.readout.setVisible(False)
             return
+        self.plot.setVisible(True)
+        self.readout.setVisible(True)
         chip = r.chips[c]
         precision, p_now, b_now = _centre(r, chip)
         p0, b0, sx, sy = _map_centre(r, chip, precision, self.model.document.chips)
