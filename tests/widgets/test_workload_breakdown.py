@@ -58,3 +58,21 @@ def test_the_names_follow_the_width_of_the_bars(charts, qtbot):
     narrow = charts.label_texts()
     charts.resize(1900, 250)
     qtbot.waitUntil(lambda: len(charts.label_texts()) > len(narrow))
+
+
+def test_an_undo_draws_the_breakdown_as_it_was(charts, qtbot):
+    """Batch 8 → 32 (an edit, Enter), then Ctrl+Z: the time axis had kept batch 32's range and
+    "MLP gate and up 44%" no longer fitted its bar (the third tour). After the undo the axis
+    and the names are as before the edit; a drag's merged steps still hold the axis."""
+    model = charts.model
+    wid = model.document.workloads[0].id
+    before_range = charts.bars.getViewBox().viewRange()[0]
+    before = charts.label_texts()
+    assert before
+    model.set_workload(replace(model.document.workload(wid), batch=32), "batch")
+    qtbot.waitUntil(lambda: not charts.pending)
+    assert charts.bars.getViewBox().viewRange()[0] != before_range
+    model.undo_stack.undo()
+    qtbot.waitUntil(lambda: not charts.pending)
+    assert charts.bars.getViewBox().viewRange()[0] == pytest.approx(before_range)
+    assert charts.label_texts() == before

@@ -136,6 +136,10 @@ class WorkloadCharts(QWidget):
         self._sweep_later.timeout.connect(self._redraw_sweep)
         model.sig_document_changed.connect(self._request)
         model.sig_selection_changed.connect(self._on_selection)
+        # An edit, an undo or a redo (not a drag's later steps, merged into its first) fits
+        # the time axis to the bars again: after an undo the axis had kept the undone batch's
+        # range and the bars' names no longer fitted them (the third tour)
+        model.undo_stack.indexChanged.connect(self._refit)
         # Which names fit in their bar depends on the bars' width in pixels.
         self.bars.getViewBox().sigResized.connect(lambda _vb: self._later.request())
         # the memory bar's rows of names are a text line apart in pixels
@@ -462,6 +466,10 @@ class WorkloadCharts(QWidget):
                                  "capacity").format(
             parts=", ".join(f"{_(name)} {format_si(size, 'B')}" for name, size in parts),
             total=format_si(start, "B")))
+
+    def _refit(self, _index: int) -> None:
+        self._x_top = 0.0
+        self._later.request()
 
     def _fit_x(self, times: list[float]) -> None:
         """The time axis holds the longest bar; it keeps its range while the bars stay between
