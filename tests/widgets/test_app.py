@@ -825,3 +825,48 @@ def test_the_energy_mode_is_named_in_the_unit_the_chart_counts(window):
     assert "op/J" not in act.text() and "MAC per joule" in act.toolTip()
     window.set_mac_units(False)
     assert "op/J" in act.text() and "op per joule" in act.statusTip()
+
+
+def test_a_legend_that_would_hide_markers_or_lines_goes_below_the_chart(window):
+    """The tours read markers and the host links through the legend in crowded charts: where
+    every corner of the view would hide a marker or cross three lines, the same rows go below
+    the chart (the view gives up their height), and back into the corner for a chart where it
+    hides nothing."""
+    from roofline_gui.core import chart_labels
+    from roofline_gui.widgets.app.file_actions import example_named
+
+    window.resize(1280, 800)
+    plot = window.canvas.overlay_plot
+    layer = plot.legend
+    assert window.files.open_example(example_named("a100-vs-tpu-v3"))
+    QApplication.processEvents()
+    assert not layer.outside and layer.legend.isVisible()
+    window.model.undo_stack.setClean()
+    assert window.files.open_example(example_named("the-article-claim-by-claim"))
+    QApplication.processEvents()
+    assert layer.outside and not layer.legend.isVisible()
+    below = layer.below
+    assert [e[0] for e in below.entries] == [e[0] for e in layer.legend.entries]
+    key = below.mapRectToScene(below.boundingRect())
+    view = plot.plot.getViewBox().mapRectToScene(plot.plot.getViewBox().boundingRect())
+    axis = plot.plot.getAxis("bottom")
+    assert key.top() >= axis.mapRectToScene(axis.boundingRect()).bottom() - 1
+    assert key.top() > view.bottom() and key.height() > 20
+    # in the corner it would have hidden something: each corner's box, the legend's size
+    g, scene = plot.label_geometry(), plot.scene
+    w, h = layer.legend.width(), layer.legend.height()
+    left, top = g.view[0] * g.px[0], -g.view[3] * g.px[1]
+    box = plot.plot.getViewBox().boundingRect()
+    rects = [(left + (box.width() - 10 - w if cx else 10), top + (box.height() - 10 - h if cy else 10))
+             for cx, cy in plot.LEGEND_CORNERS]
+    cost = chart_labels.hidden_under(scene, g, [(x, y, x + w, y + h) for x, y in rects])
+    assert cost.min() >= plot.LEGEND_LINES_MAX
+    # a resize it causes itself keeps it there; a chart that it hides nothing in takes it back
+    window.resize(1280, 760)
+    QApplication.processEvents()
+    assert layer.outside
+    window.model.undo_stack.setClean()
+    assert window.files.open_example(example_named("a100-vs-tpu-v3"))
+    QApplication.processEvents()
+    assert not layer.outside and layer.legend.isVisible() and below.height() == 0
+    window.model.undo_stack.setClean()

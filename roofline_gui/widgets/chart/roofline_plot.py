@@ -161,6 +161,7 @@ class RooflinePlot(QObject):
         # keep off it were placed (a new session, a row added): they are placed again, off the
         # box it took (the article's "DDR3-2133 34 GB/s" was cut short for a box it left)
         self._placed_avoid: tuple = ()
+        self._placing_legend = False  # within _place_legend's own relayout
         self._legend_moved = QTimer(self)
         self._legend_moved.setSingleShot(True)
         self._legend_moved.timeout.connect(self._on_legend_moved)
@@ -299,28 +300,59 @@ class RooflinePlot(QObject):
         if changed & self.legend.PARTS:
             self.legend.update(scene, changed)
             if changed & {"spec", "workloads"}:  # not on a selection (its ring): it would jump
-                self._place_legend(scene)
+                self._place_legend(scene, fresh=True)
         self._push(self._with_labels(scene))
 
     #: the view's corners a legend may take, in order of preference (the note is top left)
     LEGEND_CORNERS = ((1, 1), (0, 1), (1, 0))
 
-    def _place_legend(self, scene: ChartScene) -> None:
+    #: What the legend may hide in the best corner before it goes below the chart: lines
+    #: crossed, by weight (a faint level's counts less); any marker sends it below
+    LEGEND_LINES_MAX = 3.0
+
+    def _place_legend(self, scene: ChartScene, fresh: bool = False) -> None:
         """The legend in the corner of the view where it hides fewest markers and lines (in the
         bottom right it had hidden TPU v1's DDR3 line and the host links: the tour), unless the
-        user has dragged it somewhere."""
+        user has dragged it somewhere; below the chart where every corner would hide a marker
+        or cross LEGEND_LINES_MAX lines (the third tour read markers through it). It comes
+        back into the view only on a new scene (``fresh``), judged in the view as tall as it
+        then is: a resize it causes itself never moves it back and forth."""
         legend = self.legend.legend
         box = self.plot.getViewBox().boundingRect()
         g = self.label_geometry(scene)
         if (not self.legend.shown or legend.user_placed or g is None or box.width() < 50
                 or legend.width() <= 0 or scene.selection.lifted is not None):
             return
+        if self._placing_legend:  # its own relayout's resize
+            return
+        if self.legend.outside:
+            if not fresh:
+                return
+            # judged in the view as tall as it is without the rows below: taken back in first
+            # (laid out at once, nothing painted between), sent below again if it must
+            self._placing_legend = True
+            try:
+                self.legend.set_outside(False)
+            finally:
+                self._placing_legend = False
+            box = self.plot.getViewBox().boundingRect()
+            g = self.label_geometry(scene)
+            if g is None:
+                return
         w, h = legend.width(), legend.height()
         left, top = g.view[0] * g.px[0], -g.view[3] * g.px[1]
         rects = [(left + (box.width() - 10 - w if cx else 10),
                   top + (box.height() - 10 - h if cy else 10)) for cx, cy in self.LEGEND_CORNERS]
         cost = chart_labels.hidden_under(scene, g, [(x, y, x + w, y + h) for x, y in rects])
-        corner = self.LEGEND_CORNERS[int(np.argmin(cost))]  # ties: the first, bottom right
+        best = int(np.argmin(cost))  # ties: the first, bottom right
+        if cost[best] >= min(chart_labels.MARKER_COST, self.LEGEND_LINES_MAX):
+            self._placing_legend = True
+            try:
+                self.legend.set_outside(True)
+            finally:
+                self._placing_legend = False
+            return
+        corner = self.LEGEND_CORNERS[best]
         offset = (-10 if corner[0] else 10, -10 if corner[1] else 10)
         if legend.corner != (corner, offset):
             legend.corner = (corner, offset)

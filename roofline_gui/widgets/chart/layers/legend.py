@@ -15,7 +15,7 @@ from roofline_gui.core.display import shape_legend
 from roofline_gui.core.i18n import N_, _
 from roofline_gui.widgets.chart.layers.base import ChartLayer
 from roofline_gui.widgets.chart.layers.roofs import DATASHEET_LEGEND, datasheet_pen, roof_pen
-from roofline_gui.widgets.chart.plot_items import ChipLegend
+from roofline_gui.widgets.chart.plot_items import ChipLegend, GridKey
 
 UNUSED_LEGEND = N_("faint: memory levels no kernel uses")
 #: The marks besides the kernels' shapes, each named where the chart shows it (the second tour
@@ -40,6 +40,12 @@ class LegendLayer(ChartLayer):
         #: one key (canvas_panel), and the call that tells the grid it changed
         self.shared: list[tuple] = []
         self.on_shared: Callable[[], None] | None = None
+        #: Below the chart instead (RooflinePlot.place_legend), where every corner of the view
+        #: would hide markers or cross lines: the same rows, in rows across the chart's width
+        #: (the tours read markers and host links through it in crowded charts)
+        self.below: GridKey | None = None
+        self.outside = False
+        self._shown_entries: list[tuple] = []
 
     def entries(self, scene: ChartScene, chips: bool = True) -> list[tuple]:
         """The legend's rows: with ``chips`` False, only those every chart of a grid shares
@@ -86,7 +92,21 @@ class LegendLayer(ChartLayer):
         key = _keys(entries)
         if key != self._entries:  # each set_entries lays the legend out again
             self._entries = key
+            self._shown_entries = entries
             self.legend.set_entries(entries)
+            if self.outside and self.below is not None:
+                self.below.set_entries(entries)
+
+    def set_outside(self, outside: bool) -> None:
+        """The legend below the chart (True) or in the view's corner."""
+        if outside and self.below is None:
+            self.below = GridKey(self.style.foreground)
+            self.plot.layout.addItem(self.below, 4, 1)
+        self.outside = outside
+        self.legend.setVisible(not outside)
+        if self.below is not None:
+            self.below.set_entries(self._shown_entries if outside else [])
+            self.plot.layout.activate()  # the view takes its new size now, not a turn later
 
     def close(self) -> None:
         scene = self.legend.scene()  # PySide leaks an item left in a cleared scene
