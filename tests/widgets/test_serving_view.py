@@ -383,3 +383,34 @@ def test_with_no_workload_the_fields_are_greyed_at_a_new_workloads_values(window
         assert not edit.isEnabled(), name
     assert panel.edits["input_tokens"].value() == Workload.__dataclass_fields__[
         "input_tokens"].default == 1000
+
+
+def test_the_users_numbers_keep_off_every_point_and_curve(panel):
+    """Over other chips' lines and points the numbers were partly hidden (the third tour):
+    each number shown covers no point drawn and no chip's curve crosses it."""
+    from roofline_gui.core.display import crosses_each, overlaps_each
+
+    panel.resize(1100, 320)
+    _settle(panel)
+    chart = panel.chart
+    chart._place_labels(chart._marks)
+    vb = chart.plot.getPlotItem().getViewBox()
+    sx, sy = (1 / v for v in vb.viewPixelSize())
+    px, py = chart.points.getData()
+    points = np.column_stack([px * sx - 4, -py * sy - 4, px * sx + 4, -py * sy + 4])
+    segments = []
+    for fit, every in chart.lines:
+        for item in (fit, every):
+            x, y = item.getData()
+            if item.isVisible() and x is not None and len(x) > 1:
+                xy = np.column_stack([np.asarray(x) * sx, -np.asarray(y) * sy])
+                segments.append(np.column_stack([xy[:-1], xy[1:]]))
+    segments = np.concatenate(segments)
+    shown = [label for label in chart.labels if label.isVisible()]
+    assert len(shown) >= 3
+    for label in shown:
+        m = label.textItem.document().documentMargin()
+        rect = vb.mapSceneToView(label.sceneBoundingRect().adjusted(m, m, -m, -m)).boundingRect()
+        box = np.array([[rect.left() * sx, -rect.bottom() * sy, rect.right() * sx, -rect.top() * sy]])
+        assert not overlaps_each(box, points).any(), label.textItem.toPlainText()
+        assert not crosses_each(box, segments).any(), label.textItem.toPlainText()

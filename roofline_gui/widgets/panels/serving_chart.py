@@ -14,6 +14,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QFontMetricsF
 
+from roofline_gui.core.display import place_kernel_labels
 from roofline_gui.core.i18n import N_, _
 from roofline_gui.core.serving import chip_named
 from roofline_gui.widgets.common.axes import log_plot
@@ -180,31 +181,48 @@ class ServingChart:
                     yRange=(lo_y - 0.08 * dy, hi_y + 0.2 * dy), padding=0)
 
     def _place_labels(self, marks) -> None:
-        """The users' numbers beside their points, none over another: a number that would
-        touch one already placed (a fourteenth of the points' span across, a sixteenth up) is
-        left out; hover tells every point's."""
+        """The users' numbers beside their points, each where it touches no other number, no
+        point and no chip's curve (over other chips' lines and points they were partly hidden:
+        the third tour), inside the view; a number with no such spot is left out, and hover
+        tells every point's. core.display.place_kernel_labels places them, as the roofline's
+        kernel names."""
         vb = self.plot.getPlotItem().getViewBox()
         metrics = _label_metrics()
         per_px = vb.viewPixelSize() if vb.width() > 1 else (0.0, 0.0)
         if marks and not all(per_px):  # not laid out yet: a share of the points' span
             xs, ys = np.array([m[0] for m in marks]), np.array([m[1] for m in marks])
             per_px = (max(float(np.ptp(xs)), 0.5) / 500, max(float(np.ptp(ys)), 0.5) / 200)
-        dy = (metrics.height() + 1) * per_px[1]
-        placed: list[tuple[float, float, float]] = []  # x, y, half the width, in data units
-        for x, y, text, color in marks:
-            half = (metrics.horizontalAdvance(text) / 2 + 3) * per_px[0]
-            # a number over another's would read as one ("4,8023,010"): left out, hover tells it
-            if any(abs(x - px) < half + ph and abs(y - py) < dy for px, py, ph in placed):
-                continue
-            if len(placed) == len(self.labels):
-                label = pg.TextItem(anchor=(0.5, 1.2))
+        sx, sy = 1.0 / per_px[0], 1.0 / per_px[1]  # pixels per decade
+        placed = []
+        if marks:
+            xs = np.array([m[0] for m in marks])
+            ys = np.array([m[1] for m in marks])
+            # every point drawn (the curves' points, fitting or not) and every curve
+            px, py = self.points.getData()
+            px, py = np.asarray(px, dtype=float), np.asarray(py, dtype=float)
+            lines = []
+            for fit, every in self.lines:
+                for item in (fit, every):
+                    lx, ly = item.getData()  # as drawn: log10 (the axes are logarithmic)
+                    if item.isVisible() and lx is not None and len(lx) > 1:
+                        lines.append(np.column_stack([np.asarray(lx) * sx,
+                                                      -np.asarray(ly) * sy]))
+            (x0, x1), (y0, y1) = vb.viewRange()
+            bounds = (x0 * sx + 2, -y1 * sy + 2, x1 * sx - 2, -y0 * sy - 2)
+            placed = place_kernel_labels(
+                [m[2] for m in marks], xs, ys, (sx, sy), metrics.horizontalAdvance,
+                metrics.height(), [], (px, py), bounds, lines=lines, over_lines=False)
+        for n, lb in enumerate(placed):
+            if n == len(self.labels):
+                label = pg.TextItem()
                 self.plot.getPlotItem().addItem(label, ignoreBounds=True)
                 self.labels.append(label)
-            label = self.labels[len(placed)]
+            label = self.labels[n]
+            x, y, text, color = marks[lb.kernel]
             label.setText(text, color=color)
-            label.setPos(x, y)
+            label.setAnchor(lb.anchor)
+            label.setPos(x + lb.offset[0] * per_px[0], y - lb.offset[1] * per_px[1])
             label.setVisible(True)
-            placed.append((x, y, half))
         for label in self.labels[len(placed):]:
             label.setVisible(False)
 
