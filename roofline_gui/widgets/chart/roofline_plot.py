@@ -157,6 +157,8 @@ class RooflinePlot(QObject):
         view.sigRangeChangedManually.connect(self._on_user_range)
         plot_item.autoBtn.clicked.disconnect()
         plot_item.autoBtn.clicked.connect(self.fit)
+        # pyqtgraph's "A" in the corner, unexplained (the third tour): what it does
+        plot_item.autoBtn.setToolTip(_("Fit the view to every kernel, roof and workload"))
         # The legend lays itself out and anchors to the view's corner after the labels that
         # keep off it were placed (a new session, a row added): they are placed again, off the
         # box it took (the article's "DDR3-2133 34 GB/s" was cut short for a box it left)
