@@ -313,6 +313,11 @@ FAR_LABEL_SPOTS = tuple(((r * dx, r * dy), anchor) for r in (26.0, 44.0, 66.0)
                         for (dx, dy), anchor in _DIRECTIONS)
 
 
+#: A stem keeps this far (pixels) from any name's box: one that passed a pixel from "GEMM…"
+#: read as that name's (the third tour); the box as measured and the text as drawn differ so
+STEM_CLEAR = np.array([-4.0, -3.0, 4.0, 3.0])
+
+
 #: Spots for a workload's label around its (bigger) point: the kernel spots further out, then
 #: the four corners.
 WORKLOAD_LABEL_SPOTS = (((13.0, 0.0), (0.0, 0.5)), ((-13.0, 0.0), (1.0, 0.5)),
@@ -494,8 +499,8 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
         top = py + offsets[:, 1] - anchors[:, 1] * h
         candidates = np.column_stack([left, top, left + w, top + h])
         fits = ~overlaps_each(candidates, boxes) & ~overlaps_each(candidates, obstacles)
-        if len(stems):  # nor over a stem already drawn (a tour saw one run behind a name)
-            fits &= ~crosses_each(candidates, stems)
+        if len(stems):  # nor over a stem already drawn (a tour saw one run behind a name),
+            fits &= ~crosses_each(candidates + STEM_CLEAR, stems)  # nor grazing its letters
         if bounds is not None:
             fits &= ((bounds[0] <= candidates[:, 0]) & (candidates[:, 2] <= bounds[2])
                      & (bounds[1] <= candidates[:, 1]) & (candidates[:, 3] <= bounds[3]))
@@ -528,7 +533,8 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
             for s in free:
                 (ox, oy), _anchor = far_spots[s]
                 stem = np.array([[px, py, px + ox, py + oy]])
-                if not (crosses_each(boxes, stem).any() or _crosses_a_segment(stem[0], stems)):
+                if not (crosses_each(boxes + STEM_CLEAR, stem).any()
+                        or _crosses_a_segment(stem[0], stems)):
                     chosen = (text, candidates[s], far_spots[s], True)
                     stems = np.vstack([stems, stem])
                     break

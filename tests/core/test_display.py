@@ -399,12 +399,14 @@ def test_no_name_lies_over_a_stem_and_no_two_stems_cross(seed):
     placed = d.place_kernel_labels([f"kernel number {k}" for k in range(n)], xs, ys, PX, 7.0, 14.0,
                                    [], lines=lines, far_spots=d.FAR_LABEL_SPOTS)
     stemmed = [lb for lb in placed if lb.stem]
-    assert stemmed or seed == 1  # crowded enough that most seeds set names off
+    assert stemmed or seed in (1, 3)  # crowded enough that most seeds set names off
     stems = np.array([[lb.x * PX[0], -lb.y * PX[1], lb.x * PX[0] + lb.offset[0],
                        -lb.y * PX[1] + lb.offset[1]] for lb in stemmed]).reshape(-1, 4)
     for lb in placed:
         others = stems[[other is not lb for other in stemmed]] if len(stems) else stems
-        assert not d.crosses_any(d.offset_label_box(lb, PX, 7.0, 14.0), others), lb.text
+        # clear by a margin: a stem a pixel from "GEMM…" read as its (the third tour)
+        box = np.asarray(d.offset_label_box(lb, PX, 7.0, 14.0)) + d.STEM_CLEAR
+        assert not d.crosses_any(tuple(box), others), lb.text
     for i, s in enumerate(stems):
         assert not d._crosses_a_segment(s, np.delete(stems, i, axis=0))
 
