@@ -725,7 +725,7 @@ def test_the_legend_names_the_marks_the_chart_draws_and_only_those(window):
 
     def marks():
         return {e[0]: e[2] for e in legend.entries
-                if len(e) == 3 and e[2] in (ChipLegend.LEVELS, ChipLegend.MISFIT, ChipLegend.MEASURED)}
+                if len(e) == 3 and e[2] in ChipLegend.MARKS}
 
     assert window.files.open_example(example_named("the-article-claim-by-claim"))
     window.set_mode("overlay")
@@ -869,4 +869,25 @@ def test_a_legend_that_would_hide_markers_or_lines_goes_below_the_chart(window):
     assert window.files.open_example(example_named("a100-vs-tpu-v3"))
     QApplication.processEvents()
     assert not layer.outside and layer.legend.isVisible() and below.height() == 0
+    window.model.undo_stack.setClean()
+
+
+def test_the_legend_tells_a_workloads_step_from_its_kernels_and_a_model_that_does_not_fit(window):
+    """The third tour read TPU v5e's hollow large point (the model does not fit) as the hollow
+    of a memory level, and the large and small marks unexplained: rows for each, while shown."""
+    from roofline_gui.widgets.app.file_actions import example_named
+    from roofline_gui.widgets.chart.layers.legend import STEP_LEGEND, UNFIT_LEGEND
+
+    window.resize(1280, 800)
+    assert window.files.open_example(example_named("llama-3-8b-on-three-chips"))
+    QApplication.processEvents()
+    plot = window.canvas.overlay_plot
+    texts = [e[0] for e in plot.legend.legend.entries]
+    assert STEP_LEGEND in texts
+    unfit = any(not all(m.fits) for m in plot.scene.workloads)
+    assert (UNFIT_LEGEND in texts) == unfit
+    window.model.add_chips([window.presets.chips["google-tpu-v5e"]])
+    QApplication.processEvents()
+    assert any(not all(m.fits) for m in plot.scene.workloads)
+    assert UNFIT_LEGEND in [e[0] for e in plot.legend.legend.entries]
     window.model.undo_stack.setClean()

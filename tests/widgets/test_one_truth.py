@@ -261,7 +261,7 @@ def test_markers_take_their_categorys_shape_and_the_legend_says_which(window):
         if kernel.id in drawn:
             assert drawn[kernel.id] == symbol_of(kernel.category), kernel.name
     assert len(set(drawn.values())) >= 3  # the example's kernels are of several categories
-    marks = (ChipLegend.LEVELS, ChipLegend.MISFIT, ChipLegend.MEASURED)  # their own rows
+    marks = ChipLegend.MARKS  # their own rows
     shapes = [e for e in plot.legend.legend.entries if len(e) == 3 and e[2] not in marks]
     assert {(e[0], e[2]) for e in shapes} == {(k.category, symbol_of(k.category)) for k in cmp.kernels}
     # The legend is painted with them: taller than the chips' lines alone.

@@ -508,7 +508,8 @@ class ChipLegend(pg.LegendItem):
     SAMPLE_W = 24.0
     PAD = 5.0
     # samples of the marks that are neither a line nor a kernel's shape (set_entries)
-    LEVELS, MISFIT, MEASURED = "levels", "misfit", "measured"
+    LEVELS, MISFIT, MEASURED, STEP, UNFIT = "levels", "misfit", "measured", "step", "unfit"
+    MARKS = (LEVELS, MISFIT, MEASURED, STEP, UNFIT)
 
     def __init__(self, text_color: str, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -623,6 +624,15 @@ def paint_sample(painter: QPainter, entry: tuple, left: QPointF, width: float) -
         painter.setPen(pen if misfit else dotted)
         painter.drawLine(*((QPointF(-6, 6), QPointF(6, -6)) if misfit else
                            (QPointF(7, 0), QPointF(width / 2, 0))))
+    elif shape[0] == ChipLegend.STEP:  # a large point and two small ones
+        for at, size in ((x + 3, 5), (x + 9, 5), (x + width - 6, 12)):
+            painter.save()
+            painter.translate(QPointF(at, y))
+            draw(painter, "o", size, pen, grey)
+            painter.restore()
+    elif shape[0] == ChipLegend.UNFIT:
+        painter.translate(QPointF(x + width / 2, y))
+        draw(painter, "o", 13, pen, hollow)
     else:  # a marker shape (kernel category or workload)
         painter.translate(QPointF(x + width / 2, y))
         draw(painter, shape[0], 9, pen, grey)

@@ -23,6 +23,8 @@ UNUSED_LEGEND = N_("faint: memory levels no kernel uses")
 LEVELS_LEGEND = N_("a kernel at each level (filled: its limit)")
 MISFIT_LEGEND = N_("struck through: does not fit on chip")
 MEASURED_LEGEND = N_("measured (dotted: to its bound)")
+STEP_LEGEND = N_("large: a workload's step; small: its kernels")
+UNFIT_LEGEND = N_("hollow large: does not fit in the chip's memory")
 
 
 class LegendLayer(ChartLayer):
@@ -131,6 +133,10 @@ def _mark_entries(scene: ChartScene) -> list[tuple[str, str]]:
         out.append((MISFIT_LEGEND, ChipLegend.MISFIT))
     if scene.measured:
         out.append((MEASURED_LEGEND, ChipLegend.MEASURED))
+    if scene.workloads:  # (a hollow large point is not a level's: the third tour read both)
+        out.append((STEP_LEGEND, ChipLegend.STEP))
+        if any(not all(mark.fits) for mark in scene.workloads if mark.fits):
+            out.append((UNFIT_LEGEND, ChipLegend.UNFIT))
     return out
 
 
