@@ -652,3 +652,55 @@ def test_a_workloads_label_is_never_cut_at_a_small_charts_edge(window):
             assert g.bounds[0] - 1 <= left and right <= g.bounds[2] + 1, label.text
             assert g.bounds[1] - 1 <= top and bottom <= g.bounds[3] + 1, label.text
             assert label.text.startswith(mark.name.split()[0]), label.text
+
+
+def _wheel(widget, steps: int, modifiers=None, at=None) -> None:
+    from PySide6.QtCore import QPoint, QPointF, Qt
+    from PySide6.QtGui import QWheelEvent
+
+    centre = QPointF(widget.width() / 2, widget.height() / 2) if at is None else QPointF(at)
+    for _ in range(steps):
+        event = QWheelEvent(centre, QPointF(widget.mapToGlobal(centre.toPoint())), QPoint(),
+                            QPoint(0, -120), Qt.MouseButton.NoButton,
+                            modifiers or Qt.KeyboardModifier.NoModifier,
+                            Qt.ScrollPhase.NoScrollPhase, False)
+        QApplication.sendEvent(widget.viewport(), event)
+        QApplication.processEvents()
+
+
+def test_the_wheel_scrolls_a_grid_that_scrolls_and_no_zoom_passes_the_views_limits(window):
+    """The fourth tour turned the wheel over eight charts side by side to scroll them: each
+    notch zoomed them all out, until the paints overflowed (116 tracebacks) and the window went
+    black. Where the grid scrolls, the wheel scrolls it and the views hold; Ctrl+wheel zooms,
+    and no zoom goes past the view's limits."""
+    from PySide6.QtCore import Qt
+
+    from roofline_gui.widgets.chart.roofline_plot import VIEW_LIMITS
+
+    window.resize(1280, 800)
+    window.set_mode("side_by_side")
+    window.model.add_chips([window.presets.chips[i] for i in (
+        "nvidia-v100-sxm2-16gb", "google-tpu-v3", "nvidia-h100-sxm5-80gb", "amd-instinct-mi300x",
+        "google-tpu-v1", "nvidia-b200")])
+    QApplication.processEvents()
+    canvas = window.canvas
+    bar = canvas.grid_area.verticalScrollBar()
+    assert bar.maximum() > 0
+    before = canvas.plots[0].plot.getViewBox().viewRange()
+    _wheel(canvas.grid, 3)
+    assert bar.value() > 0
+    assert canvas.plots[0].plot.getViewBox().viewRange() == before
+    bar.setValue(0)
+    QApplication.processEvents()
+    vb = canvas.plots[0].plot.getViewBox()
+    over = canvas.grid.mapFromScene(vb.mapToScene(vb.boundingRect().center()))
+    _wheel(canvas.grid, 40, Qt.KeyboardModifier.ControlModifier, over)  # zooms out, to the limits
+    (x0, x1), (y0, y1) = canvas.plots[0].plot.getViewBox().viewRange()
+    assert (x0, x1) != tuple(before[0])
+    assert VIEW_LIMITS["xMin"] - 1e-9 <= x0 and x1 <= VIEW_LIMITS["xMax"] + 1e-9
+    assert VIEW_LIMITS["yMin"] - 1e-9 <= y0 and y1 <= VIEW_LIMITS["yMax"] + 1e-9
+    window.set_mode("overlay")
+    _wheel(window.canvas.overlay, 60)
+    (x0, x1), (y0, y1) = window.canvas.overlay_plot.plot.getViewBox().viewRange()
+    assert x1 - x0 <= VIEW_LIMITS["maxXRange"] + 1e-9 and y1 - y0 <= VIEW_LIMITS["maxYRange"] + 1e-9
+    window.model.undo_stack.setClean()

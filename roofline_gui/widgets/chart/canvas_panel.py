@@ -14,6 +14,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
+    QApplication,
     QFrame,
     QGraphicsView,
     QScrollArea,
@@ -95,6 +96,17 @@ class GridView(_KernelDropMixin, pg.GraphicsLayoutWidget):
     def resizeEvent(self, ev) -> None:  # noqa: N802 (Qt API)
         super().resizeEvent(ev)
         self.sig_resized.emit()
+
+    def wheelEvent(self, ev) -> None:  # noqa: N802 (Qt API)
+        """Where the grid scrolls, the wheel scrolls it (the guide says so); Ctrl+wheel zooms
+        the linked charts. The fourth tour's wheel over eight charts zoomed them all out."""
+        area = self.parentWidget().parentWidget() if self.parentWidget() else None
+        bar = area.verticalScrollBar() if isinstance(area, QScrollArea) else None
+        if bar is not None and bar.maximum() > 0 and \
+                not ev.modifiers() & Qt.KeyboardModifier.ControlModifier:
+            QApplication.sendEvent(bar, ev)  # the scroll bar's own wheel: a step of rows
+            return
+        super().wheelEvent(ev)
 
 
 class CanvasPanel(QWidget):

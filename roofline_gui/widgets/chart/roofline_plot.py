@@ -80,6 +80,12 @@ def longest_fitting(forms: tuple[str, ...], unit: str, room: float) -> int:
                 len(forms) - 1)
 
 
+#: The view's limits, log10 decades: intensity 10^-9 to 10^12 op/B, performance 1 op/s to
+#: 10^27 op/s (a zettascale machine is 10^21); a zoom out stops there
+VIEW_LIMITS = {"xMin": -9.0, "xMax": 12.0, "yMin": 0.0, "yMax": 27.0,
+               "maxXRange": 21.0, "maxYRange": 27.0}
+
+
 @dataclass
 class ViewOptions:
     """How the chart is drawn (view state only; nothing here is saved in the session)."""
@@ -181,6 +187,9 @@ class RooflinePlot(QObject):
         self._axis_unit = ("op", False, False, False, (0, 0))
         plot.setMenuEnabled(False)
         plot.layout.setContentsMargins(4, 8, 4, 4)  # the peaks' key at the right (layers.key)
+        # Zoom and pan within VIEW_LIMITS (log10): a wheel turned on and on had zoomed out to
+        # 10^300 and beyond, each paint an OverflowError, the window black (the fourth tour)
+        plot.getViewBox().setLimits(**VIEW_LIMITS)
         self._add_grid()
 
     def _add_grid(self) -> None:
