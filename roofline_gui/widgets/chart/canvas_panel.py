@@ -36,8 +36,10 @@ from roofline_gui.widgets.chart.plot_items import GridKey
 from roofline_gui.widgets.chart.roofline_plot import RangeMode, RooflinePlot, ViewOptions
 from roofline_gui.widgets.common.axes import SIAxis
 
-KEY_SHARE = 0.35  # the most of a chart's width (side by side) the key of its peaks may take
-#                   (at 0.3, two charts of the training example at 1280 × 800 had none)
+#: The most of a chart's width (side by side) the key of its peaks may take: at 0.3 two charts
+#: of the training example at 1280 × 800 had none; at 0.35 "fp16 62.5 TMAC/s" (128 px) folded
+#: away in two columns with a scroll bar beside them (the fourth tour)
+KEY_SHARE = 0.4
 
 class _KernelDropMixin:
     """Accepts kernel drags from the preset library (synthesized events work the same).
