@@ -405,12 +405,17 @@ def test_the_users_numbers_keep_off_every_point_and_curve(panel):
             if item.isVisible() and x is not None and len(x) > 1:
                 xy = np.column_stack([np.asarray(x) * sx, -np.asarray(y) * sy])
                 segments.append(np.column_stack([xy[:-1], xy[1:]]))
+    if chart.tpot_line.isVisible():  # and the TPOT limit's line
+        (_x0, _x1), (y0, y1) = vb.viewRange()
+        at = float(chart.tpot_line.value()) * sx
+        segments.append(np.array([[at, -y1 * sy, at, -y0 * sy]]))
     segments = np.concatenate(segments)
     shown = [label for label in chart.labels if label.isVisible()]
     assert len(shown) >= 3
     for label in shown:
         m = label.textItem.document().documentMargin()
-        rect = vb.mapSceneToView(label.sceneBoundingRect().adjusted(m, m, -m, -m)).boundingRect()
+        inner = label.sceneBoundingRect().adjusted(m + 1, m + 1, -m - 1, -m - 1)  # its glyphs
+        rect = vb.mapSceneToView(inner).boundingRect()
         box = np.array([[rect.left() * sx, -rect.bottom() * sy, rect.right() * sx, -rect.top() * sy]])
         assert not overlaps_each(box, points).any(), label.textItem.toPlainText()
         assert not crosses_each(box, segments).any(), label.textItem.toPlainText()

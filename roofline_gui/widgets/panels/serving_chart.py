@@ -209,6 +209,9 @@ class ServingChart:
                                                       -np.asarray(ly) * sy]))
             (x0, x1), (y0, y1) = vb.viewRange()
             bounds = (x0 * sx + 2, -y1 * sy + 2, x1 * sx - 2, -y0 * sy - 2)
+            if self.tpot_line.isVisible():  # the TPOT limit's line too (it crossed a "256")
+                at = float(self.tpot_line.value()) * sx
+                lines.append(np.array([[at, -y1 * sy], [at, -y0 * sy]]))
             placed = place_kernel_labels(
                 [m[2] for m in marks], xs, ys, (sx, sy), metrics.horizontalAdvance,
                 metrics.height(), [], (px, py), bounds, lines=lines, over_lines=False)
