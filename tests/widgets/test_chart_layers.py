@@ -540,6 +540,12 @@ def test_many_charts_side_by_side_scroll_rather_than_shrink_past_use(window):
     shown = title.item.sceneBoundingRect()
     assert title.text.startswith("Attainable performance")
     assert 0 <= shown.top() and shown.bottom() <= canvas.grid_area.viewport().height()
+    # and scrolled to the bottom, beside the rows then in sight (it had gone: the fourth tour)
+    bar = canvas.grid_area.verticalScrollBar()
+    bar.setValue(bar.maximum())
+    QApplication.processEvents()
+    shown = title.item.sceneBoundingRect()
+    assert bar.value() <= shown.top() and shown.bottom() <= bar.value() + canvas.grid_area.viewport().height()
 
 
 def test_side_by_side_through_a_session_without_chips_draws_the_chips_added_after(window):

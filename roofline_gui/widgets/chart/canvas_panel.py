@@ -187,6 +187,7 @@ class CanvasPanel(QWidget):
             self._grid.sig_resized.connect(self._grid_resized)
             self._grid.sig_resized.connect(self._equal_keys)
             self._grid.sig_resized.connect(self._fit_grid_titles)
+            self._grid_area.verticalScrollBar().valueChanged.connect(self._title_in_sight)
         return self._grid
 
     def _make_plot(self, plot_item: pg.PlotItem) -> RooflinePlot:
@@ -409,6 +410,19 @@ class CanvasPanel(QWidget):
                 if label is self._grid_titles[0]:  # fitted to its rows, it sizes none of them
                     label.setMinimumHeight(0)  # (over some rows only, it made those taller)
                     label.setPreferredHeight(0)
+        QTimer.singleShot(0, self, self._title_in_sight)  # once the layout has placed it
+
+    def _title_in_sight(self, *_args) -> None:
+        """The grid's y title beside the rows in sight as the grid scrolls (scrolled to the
+        bottom it had gone with the first rows: the fourth tour)."""
+        if self._grid_titles is None or self._grid_area is None:
+            return
+        label, bar = self._grid_titles[0], self._grid_area.verticalScrollBar()
+        if bar.maximum() <= 0:
+            return
+        shown = self._grid_area.viewport().height()
+        top = bar.value() + (shown - label.geometry().height()) / 2
+        label.setPos(label.pos().x(), max(0.0, top))
 
     def _equal_axes(self) -> None:
         """Every chart of the grid the same size: the outer charts' axes carry titles and
