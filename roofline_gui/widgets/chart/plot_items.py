@@ -640,9 +640,10 @@ def paint_sample(painter: QPainter, entry: tuple, left: QPointF, width: float) -
 
 
 class GridKey(pg.GraphicsWidget):
-    """Side by side, one key under the grid for what every chart shares (each chart's title
-    names its chip): the kernels' shapes, the marks, the workloads, in rows across the grid's
-    width, each entry as ChipLegend paints it (the second tour found no legend there)."""
+    """A legend in rows across a width, each entry as ChipLegend paints it: side by side, one
+    under the grid for what every chart shares (each chart's title names its chip; the second
+    tour found no legend there); in one chart, the legend below it where every corner of the
+    view would hide something (LegendLayer.set_outside)."""
 
     GAP = 16.0  # between entries in a row
 

@@ -343,11 +343,7 @@ class RooflinePlot(QObject):
                 return
             # judged in the view as tall as it is without the rows below: taken back in first
             # (laid out at once, nothing painted between), sent below again if it must
-            self._placing_legend = True
-            try:
-                self.legend.set_outside(False)
-            finally:
-                self._placing_legend = False
+            self._legend_outside(False)
             box = self.plot.getViewBox().boundingRect()
             g = self.label_geometry(scene)
             if g is None:
@@ -359,17 +355,22 @@ class RooflinePlot(QObject):
         cost = chart_labels.hidden_under(scene, g, [(x, y, x + w, y + h) for x, y in rects])
         best = int(np.argmin(cost))  # ties: the first, bottom right
         if cost[best] >= min(chart_labels.MARKER_COST, self.LEGEND_LINES_MAX):
-            self._placing_legend = True
-            try:
-                self.legend.set_outside(True)
-            finally:
-                self._placing_legend = False
+            self._legend_outside(True)
             return
         corner = self.LEGEND_CORNERS[best]
         offset = (-10 if corner[0] else 10, -10 if corner[1] else 10)
         if legend.corner != (corner, offset):
             legend.corner = (corner, offset)
             legend.anchor(itemPos=corner, parentPos=corner, offset=offset)
+
+    def _legend_outside(self, outside: bool) -> None:
+        """The legend below the chart or back in it, laid out at once; the view's resize that
+        follows does not place it again."""
+        self._placing_legend = True
+        try:
+            self.legend.set_outside(outside)
+        finally:
+            self._placing_legend = False
 
     def _push(self, scene: ChartScene, note: bool = True) -> None:
         """Make ``scene`` the chart's: each layer draws what changed, the note follows (unless

@@ -47,7 +47,6 @@ class LegendLayer(ChartLayer):
         #: (the tours read markers and host links through it in crowded charts)
         self.below: GridKey | None = None
         self.outside = False
-        self._shown_entries: list[tuple] = []
 
     def entries(self, scene: ChartScene, chips: bool = True) -> list[tuple]:
         """The legend's rows: with ``chips`` False, only those every chart of a grid shares
@@ -94,7 +93,6 @@ class LegendLayer(ChartLayer):
         key = _keys(entries)
         if key != self._entries:  # each set_entries lays the legend out again
             self._entries = key
-            self._shown_entries = entries
             self.legend.set_entries(entries)
             if self.outside and self.below is not None:
                 self.below.set_entries(entries)
@@ -107,7 +105,7 @@ class LegendLayer(ChartLayer):
         self.outside = outside
         self.legend.setVisible(not outside)
         if self.below is not None:
-            self.below.set_entries(self._shown_entries if outside else [])
+            self.below.set_entries(self.legend.entries if outside else [])
             self.plot.layout.activate()  # the view takes its new size now, not a turn later
 
     def close(self) -> None:
