@@ -64,8 +64,10 @@ def test_each_level_point_sits_on_or_under_its_roof_and_the_limiting_one_on_it(w
                 assert color.name() == "#ffffff"
                 seen_hollow += 1
     assert seen_filled and seen_hollow
-    # the axis says what x is now
-    assert "each memory level" in plots[0].plot.getAxis("bottom").labelText  # whole or narrow
+    # the axis says what x is now (side by side, the grid's one x title does)
+    shown = (window.canvas._grid_titles[1].text if mode == "side_by_side"
+             else plots[0].plot.getAxis("bottom").labelText)
+    assert "each memory level" in shown  # whole or narrow
 
 
 def test_main_memory_only_has_points_only_where_another_level_holds_and_the_cnn_on_its_roof(

@@ -312,8 +312,8 @@ class RooflinePlot(QObject):
             self.legend.update(scene, changed)
             if changed & {"spec", "workloads"}:  # not on a selection (its ring): it would jump
                 self._place_legend(scene, fresh=True)
-                self._fit_titles()  # in the view as the legend left it (after a restart the
-                # y title had kept a taller view's form and was cut: the fourth tour)
+                if self.legend.shown:  # in the view as the legend left it (after a restart
+                    self._fit_titles()  # the y title kept a taller view's form: the 4th tour)
         self._push(self._with_labels(scene))
 
     #: the view's corners a legend may take, in order of preference (the note is top left)
