@@ -16,6 +16,7 @@ Every view (chart, table, explanation, status bar, exports) takes its numbers fr
 
 from __future__ import annotations
 
+import functools
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -346,12 +347,21 @@ def short_names(names: list[str], limit: int = 28) -> list[str]:
     shortened name would show none past them, "1 · …all in… (int8)" (a numbering before " · "
     is kept); names the same apart from their last words keep those instead ("MLP layer… batch
     1 (bf16)" / "… batch 26 (bf16)")."""
-    forms = [_told_apart(n, names, limit) for n in names]
+    return list(_short_names(tuple(names), limit))
+
+
+@functools.lru_cache(maxsize=64)
+def _short_names(names: tuple[str, ...], limit: int) -> tuple[str, ...]:
+    """short_names, kept for the same names (each placement of the labels asks twice; at 40
+    kernels the pairs took 4 ms a call, at every drag step)."""
+    parsed = [_numbering(n) for n in names]
+    forms = [_told_apart(n, parsed[k], [p[1] for p in parsed], limit)
+             for k, n in enumerate(names)]
     seen: dict[str, int] = {}
     for form in forms:
         seen[form] = seen.get(form, 0) + 1
-    return [short_name(n, limit, words=False) if seen[f] > 1 and f != n else f
-            for n, f in zip(names, forms, strict=True)]
+    return tuple(short_name(n, limit, words=False) if seen[f] > 1 and f != n else f
+                 for n, f in zip(names, forms, strict=True))
 
 
 def split_numbering(name: str) -> tuple[str, str]:
@@ -368,18 +378,18 @@ def _numbering(name: str) -> tuple[str, list[str], str]:
     return lead, body[:len(body) - len(end)].split(), end
 
 
-def _told_apart(name: str, names: list[str], limit: int) -> str:
+def _told_apart(name: str, parsed: tuple[str, list[str], str], bodies: list[list[str]],
+                limit: int) -> str:
     """short_name(name, limit), or, where it would show no word past those the name shares
-    with another of ``names`` (at least two shared, and two or more left), the
+    with another name (``bodies``) (at least two shared, and two or more left), the
     name from its first word that differs: its numbering (or its first word), "…" and that."""
     form = short_name(name, limit)
     if form == name:
         return form
-    lead, words, end = _numbering(name)
+    lead, words, end = parsed  # _numbering(name); ``bodies``: every name's words
     shared = 0
-    for other in names:
-        lead2, words2, _end2 = _numbering(other)
-        if other == name or words2 == words:
+    for words2 in bodies:
+        if words2 == words:  # itself, or the same but for its numbering or precision
             continue
         n = 0
         while n < min(len(words), len(words2)) and words[n] == words2[n]:
