@@ -646,13 +646,20 @@ def _roof_polylines(scene: ChartScene, g: LabelGeometry) -> list[np.ndarray]:
 
 
 def _kernel_points(scene: ChartScene) -> tuple[np.ndarray, np.ndarray]:
-    """The kernels' markers on the shown chips (log10 x, y), which workloads' labels keep off."""
+    """The kernels' markers on the shown chips (log10 x, y), and their points at the other
+    memory levels where drawn, which names keep off (a name sat on a neighbour's point at
+    another level: the fourth tour's "4a" above "4b")."""
     spec = scene.spec
     if not (0 < len(spec.marker_x) <= KERNEL_LABELS_MAX) or not spec.marker_y.size:
         return np.zeros(0), np.zeros(0)
     rates = spec.marker_y[:, list(scene.chips)]
+    xs, ys = np.repeat(spec.marker_x, rates.shape[1]), rates.ravel()
+    levels = spec.levels
+    if levels is not None and len(levels):
+        on = among(levels.chip, scene.chips)
+        xs, ys = np.concatenate([xs, levels.x[on]]), np.concatenate([ys, levels.y[on]])
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.repeat(np.log10(spec.marker_x), rates.shape[1]), np.log10(rates).ravel()
+        return np.log10(xs), np.log10(ys)
 
 
 # -- workloads' labels -----------------------------------------------------------------------------

@@ -15,6 +15,7 @@ squash every real point into a thin band.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
@@ -188,6 +189,34 @@ def fit_view(spec: ChartSpec, chips: tuple[int, ...], workloads=(), measured=())
     # diagonals, not one decade around the peaks.
     y_range = (min(float(y.min()) / Y_LOW_MARGIN, y_hi / 10**Y_MIN_DECADES), y_hi)
     return ViewFit(((x_lo, x_hi), y_range), tuple(p.kernel for p in measured if p.outlier))
+
+
+#: px the automatic range keeps between the outermost point and the view's top and bottom
+#: edges: a selected kernel's ring (24 px across) was cut at a small chart's top (a tour)
+EDGE_ROOM_PX = 14.0
+
+
+def with_edge_room(fit: Range, height_px: float, room_px: float = EDGE_ROOM_PX) -> Range:
+    """``fit`` (fit_view's range, its margins Y_LOW_MARGIN and Y_HIGH_MARGIN beyond the
+    outermost points) widened in y where a view ``height_px`` tall would leave those margins
+    less than ``room_px`` pixels; unchanged in a view tall enough."""
+    (x_lo, x_hi), (y_lo, y_hi) = fit
+    if not (height_px > 4 * room_px and y_hi > y_lo > 0):
+        return fit
+    # decades added below (a) and above (b) so that each margin, with them, takes room_px of
+    # the wider range: m + e = k (span + a + b), k = room_px / height_px, for each end
+    span, k = math.log10(y_hi / y_lo), room_px / height_px
+    c_low = k * span - math.log10(Y_LOW_MARGIN)
+    c_high = k * span - math.log10(Y_HIGH_MARGIN)
+    if c_low <= 0 and c_high <= 0:
+        return fit
+    low = ((1 - k) * c_low + k * c_high) / (1 - 2 * k)
+    high = ((1 - k) * c_high + k * c_low) / (1 - 2 * k)
+    if low < 0:  # room to spare at that end: only the other grows
+        low, high = 0.0, c_high / (1 - k)
+    elif high < 0:
+        low, high = c_low / (1 - k), 0.0
+    return (x_lo, x_hi), (y_lo / 10.0**low, y_hi * 10.0**high)
 
 
 def contains(outer: Range, inner: Range) -> bool:

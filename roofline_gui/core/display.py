@@ -317,6 +317,9 @@ FAR_LABEL_SPOTS = tuple(((r * dx, r * dy), anchor) for r in (26.0, 44.0, 66.0)
 #: A stem keeps this far (pixels) from any name's box: one that passed a pixel from "GEMM…"
 #: read as that name's (the third tour); the box as measured and the text as drawn differ so
 STEM_CLEAR = np.array([-4.0, -3.0, 4.0, 3.0])
+# px a name keeps from a roof: a box just touching the line read as written on it (the fourth
+# tour's "4b · TPU v1 MLP…" on the bf16 roof)
+LINE_CLEAR = np.array([-2.0, -2.0, 2.0, 2.0])
 
 
 #: Spots for a workload's label around its (bigger) point: the kernel spots further out, then
@@ -515,7 +518,7 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
             fits &= ((bounds[0] <= candidates[:, 0]) & (candidates[:, 2] <= bounds[2])
                      & (bounds[1] <= candidates[:, 1]) & (candidates[:, 3] <= bounds[3]))
         ok = np.flatnonzero(fits)
-        return candidates, ok, ok[~crosses_each(candidates[ok], segments)]
+        return candidates, ok, ok[~crosses_each(candidates[ok] + LINE_CLEAR, segments)]
 
     placed = []
     stems = np.zeros((0, 4))  # the stems of names set off their markers, as segments

@@ -11,6 +11,7 @@ from roofline_gui.core.chart_scene import (
     changed_parts,
     kernels_outside,
     measured_points,
+    with_edge_room,
 )
 from roofline_gui.core.comparison import compare
 from roofline_gui.core.display import boxes_overlap, chart_spec
@@ -336,3 +337,47 @@ def test_what_a_box_would_hide_counts_its_markers_and_lines():
     on_marker, far = (x - 3, y - 3, x + 3, y + 3), (x - 3, y - 400, x + 3, y - 394)
     costs = hidden_under(scene, g, [on_marker, far])
     assert costs[0] >= MARKER_COST and costs[1] < MARKER_COST
+
+
+def test_a_small_view_gets_room_for_a_ring_at_its_edges_a_tall_one_keeps_the_fit():
+    """The automatic range's margins (4x below, 3x above the outermost points) are 30 px in a
+    400 px view but 9 px in a 100 px one, where a selected kernel's ring (24 px) was cut at
+    the top: there the range grows until each margin takes EDGE_ROOM_PX pixels."""
+    import math
+
+    from roofline_gui.core.chart_scene import EDGE_ROOM_PX, Y_HIGH_MARGIN, Y_LOW_MARGIN
+
+    fit = ((0.1, 1e3), (1e10, 1e16))
+    assert with_edge_room(fit, 400.0) == fit
+    for height in (100.0, 150.0):
+        (xs, (lo, hi)) = with_edge_room(fit, height)
+        assert xs == fit[0]
+        span = math.log10(hi / lo)
+        top_px = math.log10(hi / (1e16 / Y_HIGH_MARGIN)) / span * height
+        low_px = math.log10(1e10 * Y_LOW_MARGIN / lo) / span * height
+        assert min(top_px, low_px) >= EDGE_ROOM_PX - 1e-6
+        assert min(top_px, low_px) <= EDGE_ROOM_PX + 1e-6  # no more than it needs
+
+
+def test_kernel_names_keep_off_every_kernels_points_at_the_other_memory_levels():
+    """With Memory levels on, a kernel's points at its cache and HBM levels are markers too: a
+    long name had sat on a neighbour's hollow point (the fourth tour's "4a" above "4b")."""
+    from roofline_gui.core.chart_labels import place_labels
+    from roofline_gui.core.display import offset_label_box
+    from roofline_gui.io.files import resources_dir
+    from roofline_gui.io.session import load_session
+
+    doc = load_session(resources_dir() / "examples" / "the-article-claim-by-claim.roofline")
+    cmp = compare(doc.kernels, doc.chips)
+    spec = chart_spec(cmp, Units(), levels=True)
+    scene = ChartScene(spec, cmp, tuple(range(len(doc.chips))))
+    assert spec.levels is not None and len(spec.levels)
+    for size in ((900.0, 560.0), (560.0, 330.0), (400.0, 400.0), (460.0, 300.0)):
+        g = _geometry(scene, size)  # the last two had put "3 · GEMM…" and "4c" on one
+        placed = place_labels(scene, g, selected_chip=None, foreground="#202020")
+        assert placed.names
+        lx, ly = np.log10(spec.levels.x) * g.px[0], -np.log10(spec.levels.y) * g.px[1]
+        points = np.column_stack([lx - 5, ly - 5, lx + 5, ly + 5])
+        for label in placed.names:
+            box = offset_label_box(label, g.px, g.text_px, g.line)
+            assert not any(boxes_overlap(box, p) for p in points), (size, label.text)

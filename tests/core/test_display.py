@@ -218,6 +218,23 @@ def test_a_label_is_not_written_over_a_roof_where_another_spot_is_free_of_it():
     assert crossed == first
 
 
+def test_a_name_keeps_two_pixels_from_a_roof_not_just_off_it():
+    """A roof a pixel above the spot right of a marker does not cross the text's box, but a
+    name touching the line reads as written on it (the fourth tour's "4b" on the bf16 roof):
+    the name takes the next spot, at least LINE_CLEAR away."""
+    from roofline_gui.core.display import LABEL_SPOTS, LINE_CLEAR, offset_label_box, place_kernel_labels
+
+    xs, ys = np.array([1.0]), np.array([12.0])
+    mx = 1.0 * PX[0]
+    (first,) = place_kernel_labels(["GEMM"], xs, ys, PX, 7.0, 14.0, [])
+    box = offset_label_box(first, PX, 7.0, 14.0)
+    for gap, moved in ((1.0, True), (LINE_CLEAR[3] + 0.5, False)):
+        y = box[3] + gap  # a roof just under the text's box, the marker's own spot right of it
+        line = np.array([[mx - 500, y], [mx + 500, y]])
+        (label,) = place_kernel_labels(["GEMM"], xs, ys, PX, 7.0, 14.0, [], lines=[line])
+        assert (label.offset != LABEL_SPOTS[0][0]) is moved, gap
+
+
 def test_crossing_a_box():
     from roofline_gui.core.display import crosses_any
 

@@ -728,3 +728,26 @@ def test_eight_charts_side_by_side_keep_their_peaks_key_with_count_macs(window):
         assert not plot.key.axis.folded and plot.key.labels, plot.plot.titleLabel.text
         assert all("MAC/s" in label.text for label in plot.key.labels)
     window.model.undo_stack.setClean()
+
+
+def test_a_small_chart_keeps_room_for_the_selected_kernels_ring_at_its_edges(window):
+    """A chart a few hundred pixels tall: the automatic range's margins (3x above the highest
+    point) were a few pixels, and the selected kernel's ring (24 px) was cut at the top. After
+    the resize, every marker keeps EDGE_ROOM_PX from the view's top and bottom."""
+    from roofline_gui.core.chart_scene import EDGE_ROOM_PX
+
+    plot = _fresh(window, ["nvidia-k80-per-die-boost-off", "nvidia-b200"], ["gemm-4k-bf16", "add-fp32"])
+    window.model.select(window.model.document.kernels[0].id, None)
+    view = plot.plot.getViewBox()
+    for height in (520, 200):
+        window.canvas.setMaximumHeight(height)
+        window.canvas.setMinimumHeight(height)
+        for _ in range(3):
+            QApplication.processEvents()
+        box = view.sceneBoundingRect()
+        ys = plot.scene.spec.marker_y[:, list(plot.scene.chips)]
+        for x, row in zip(plot.scene.spec.marker_x, ys, strict=True):
+            for y in row[np.isfinite(row)]:
+                at = view.mapViewToScene(QPointF(np.log10(x), np.log10(y)))
+                assert box.top() + EDGE_ROOM_PX - 0.5 <= at.y() <= box.bottom() - EDGE_ROOM_PX + 0.5
+    assert plot.range_mode.auto

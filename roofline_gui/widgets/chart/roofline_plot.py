@@ -33,6 +33,7 @@ from roofline_gui.core.chart_scene import (
     kernels_out,
     measured_points,
     roofs_of,
+    with_edge_room,
     workloads_outside,
 )
 from roofline_gui.core.comparison import Comparison
@@ -156,6 +157,8 @@ class RooflinePlot(QObject):
         self.note = ViewNote(plot_item.getViewBox(), style, self.fit)
         view = plot_item.getViewBox()
         # the legend's corner first: the labels that follow keep off it
+        self._range_scene: ChartScene | None = None  # the scene whose fit the view shows
+        view.sigResized.connect(lambda _vb: self._refit_room())
         view.sigResized.connect(lambda _vb: self.scene is not None and self._place_legend(self.scene))
         view.sigResized.connect(lambda _vb: self._on_view_changed())
         view.sigResized.connect(lambda _vb: self._fit_titles())
@@ -303,8 +306,9 @@ class RooflinePlot(QObject):
 
     def _show(self, scene: ChartScene) -> None:
         """Set the range (automatic, the scene's fit) and the labels, then update every layer."""
+        self._range_scene = scene  # a resize on the way (the legend's) fits this one, not the last
         if self.range_mode.auto and scene.selection.lifted is None:
-            self._apply_range(self._fit_of(scene) or empty_range())
+            self._apply_range(self._fit_of(scene) or empty_range(), room=True)
         # the legend takes its new entries' size first, so the labels keep off the box it will
         # have (a kernel's name ran under a Japanese legend, wider than the English: the tour)
         changed = changed_parts(self.scene, scene)
@@ -426,9 +430,13 @@ class RooflinePlot(QObject):
         (x_lo, x_hi), (y_lo, y_hi) = self.plot.getViewBox().viewRange()
         return (10.0 ** x_lo, 10.0 ** x_hi), (10.0 ** y_lo, 10.0 ** y_hi)
 
-    def _apply_range(self, fit) -> None:
+    def _apply_range(self, fit, room: bool = False) -> None:
+        """Show ``fit``; ``room``: an automatic fit, given EDGE_ROOM_PX above and below its
+        points in this view's height (a ring was cut at a small chart's top)."""
         if fit is None:
             return
+        if room:
+            fit = with_edge_room(fit, self.plot.getViewBox().height())
         (x_lo, x_hi), (y_lo, y_hi) = fit
         self._applying_range = True
         try:
@@ -437,6 +445,13 @@ class RooflinePlot(QObject):
         finally:
             self._applying_range = False
         self.plot.autoBtn.hide()
+
+    def _refit_room(self) -> None:
+        """A resize of an automatic view: its fit again, with the edges' room at the new
+        height."""
+        scene = self._range_scene
+        if scene is not None and self.range_mode.auto and scene.selection.lifted is None:
+            self._apply_range(self._fit_of(scene), room=True)
 
     def show_range(self, view_range) -> None:
         """Show ``view_range`` (shown units) and keep it, as after the user's own zoom."""
@@ -448,7 +463,7 @@ class RooflinePlot(QObject):
         """Make the range automatic again and show the scene's fit (the note's click, "A")."""
         self.range_mode.auto = True
         if self.scene is not None:
-            self._apply_range(self._fit_of(self.scene))
+            self._apply_range(self._fit_of(self.scene), room=True)
             self._on_view_changed()
 
     def _on_legend_moved(self) -> None:
