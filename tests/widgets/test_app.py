@@ -829,16 +829,16 @@ def test_the_energy_mode_is_named_in_the_unit_the_chart_counts(window):
 
 def test_a_legend_that_would_hide_markers_or_lines_goes_below_the_chart(window):
     """The tours read markers and the host links through the legend in crowded charts: where
-    every corner of the view would hide a marker or cross three lines, the same rows go below
-    the chart (the view gives up their height), and back into the corner for a chart where it
-    hides nothing."""
+    every corner of the view would hide a marker or a solid line (four faint ones), the same rows
+    go below the chart (the view gives up their height), and back into the corner for a chart
+    where it hides nothing (a fourth tour saw the serving example's H200 diagonal under it)."""
     from roofline_gui.core import chart_labels
     from roofline_gui.widgets.app.file_actions import example_named
 
     window.resize(1280, 800)
     plot = window.canvas.overlay_plot
     layer = plot.legend
-    assert window.files.open_example(example_named("a100-vs-tpu-v3"))
+    assert window.files.open_example(example_named("williams-cpus"))
     QApplication.processEvents()
     assert not layer.outside and layer.legend.isVisible()
     window.model.undo_stack.setClean()
@@ -866,7 +866,7 @@ def test_a_legend_that_would_hide_markers_or_lines_goes_below_the_chart(window):
     QApplication.processEvents()
     assert layer.outside
     window.model.undo_stack.setClean()
-    assert window.files.open_example(example_named("a100-vs-tpu-v3"))
+    assert window.files.open_example(example_named("williams-cpus"))
     QApplication.processEvents()
     assert not layer.outside and layer.legend.isVisible() and below.height() == 0
     window.model.undo_stack.setClean()

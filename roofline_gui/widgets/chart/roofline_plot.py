@@ -324,14 +324,16 @@ class RooflinePlot(QObject):
     LEGEND_CORNERS = ((1, 1), (0, 1), (1, 0))
 
     #: What the legend may hide in the best corner before it goes below the chart: lines
-    #: crossed, by weight (a faint level's counts less); any marker sends it below
-    LEGEND_LINES_MAX = 3.0
+    #: crossed, by weight (a faint level's counts a quarter); any marker, and any solid line,
+    #: sends it below (at three, the fourth tour saw the serving example's H200 diagonal and
+    #: TPU v5e's roof under it)
+    LEGEND_LINES_MAX = 1.0
 
     def _place_legend(self, scene: ChartScene, fresh: bool = False) -> None:
         """The legend in the corner of the view where it hides fewest markers and lines (in the
         bottom right it had hidden TPU v1's DDR3 line and the host links: the tour), unless the
         user has dragged it somewhere; below the chart where every corner would hide a marker
-        or cross LEGEND_LINES_MAX lines (the third tour read markers through it). It comes
+        or cross a solid line (LEGEND_LINES_MAX; the third tour read markers through it). It comes
         back into the view only on a new scene (``fresh``), judged in the view as tall as it
         then is: a resize it causes itself never moves it back and forth."""
         legend = self.legend.legend
