@@ -359,6 +359,7 @@ def serving_rows(result: ServingResult, columns: Sequence[str]) -> list[dict[str
                 "memory_bound_time_share": csv_number(float(r.memory_bound_share[c])),
                 "communication_time_share": csv_number(float(r.communication_share[c])),
                 "dominant_kernel": r.dominant_name(c),
+                "unsupported_reason": r.unsupported_reason(c),
                 "fits": "" if not np.isfinite(r.capacity[c]) else
                         "yes" if result.fits[c, k] else "no",
                 "parameters": csv_number(r.built.parameters),

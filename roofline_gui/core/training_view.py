@@ -268,7 +268,7 @@ def explain_training(result: WorkloadResult, c: int, units: Units = Units(),  # 
     w, chip, f = result.workload, result.chips[c], result.training
     t = float(result.time[c])
     if not np.isfinite(t):
-        if f.chips > 1 and not np.isfinite(result.link_bandwidth[c]):
+        if result.unsupported(c)[0] == "link":
             return [_("{workload} on {chip}: the chip has no {link} level to join {n} chips; "
                       "choose another link or one chip.").format(
                 workload=w.name, chip=chip.name, link=w.link, n=f.chips)]

@@ -51,6 +51,9 @@ WORKLOAD_CSV_COLUMNS = (
     "chip", "workload", "phase", "batch", "sequence", "context", "chips_per_model", "time_s",
     "time_no_overlap_s", "throughput_per_s", "throughput_unit", "memory_bound_time_share",
     "communication_time_share", "dominant_kernel",
+    # why the times are empty where the chip cannot run the workload (no ceiling at its
+    # precision, no link to join its chips); empty where it runs
+    "unsupported_reason",
     # a training step's (core/training.py); empty for inference rows
     "data_parallel", "pipeline_parallel", "global_batch", "chips_total", "model_flops_per_token",
     "mfu_at_bound", "state_bytes_per_chip", "activation_bytes_per_chip", "fits", "train_days",
@@ -337,6 +340,31 @@ class WorkloadResult:
         heads = self.built.heads  # tensor parallelism splits a transformer's heads evenly
         return next((n for n in range(need, heads + 1) if heads % n == 0), need)
 
+    @property
+    def chips_joined(self) -> int:
+        """How many chips the link joins: a model's N, a training step's every chip."""
+        return self.training.chips if self.training is not None else self.workload.chips_per_model
+
+    def unsupported(self, c: int) -> tuple[str, tuple[str, ...]]:
+        """Why chip ``c`` cannot run the workload: ("", ()) where it can; ("link", ()) where
+        it has no level of the workload's link to join its chips; ("precision", the precisions
+        it has no ceiling for) otherwise."""
+        if np.isfinite(self.time[c]):
+            return "", ()
+        if self.chips_joined > 1 and not np.isfinite(self.link_bandwidth[c]):
+            return "link", ()
+        have = set(self.chips[c].precisions)
+        return "precision", tuple(sorted({e.kernel.precision for e in self.entries} - have)) or (
+            self.workload.activations,)
+
+    def unsupported_reason(self, c: int) -> str:
+        """unsupported() in the CSV's words (English in every language); "" where it runs."""
+        why, missing = self.unsupported(c)
+        chip = self.chips[c].name
+        if why == "link":
+            return f"{chip} has no {self.workload.link} level to join {self.chips_joined} chips"
+        return f"{chip} has no {' or '.join(missing)} ceiling" if why else ""
+
     def dominant(self, c: int) -> int:
         """The entry that takes the most time on chip ``c`` (-1 where the chip cannot run it)."""
         column = self.entry_time[:, c]
@@ -393,6 +421,7 @@ class WorkloadResult:
             "memory_bound_time_share": csv_number(self.memory_bound_share[c]),
             "communication_time_share": csv_number(self.communication_share[c]),
             "dominant_kernel": self.dominant_name(c),
+            "unsupported_reason": self.unsupported_reason(c),
             **dict.fromkeys(WORKLOAD_CSV_COLUMNS[WORKLOAD_CSV_COLUMNS.index("data_parallel"):
                                                  WORKLOAD_CSV_COLUMNS.index("speedup_if_2x_compute")],
                             ""),

@@ -235,15 +235,14 @@ def explain_workload(result: WorkloadResult, c: int, units: Units = Units(),  # 
     w, chip = result.workload, result.chips[c]
     t = float(result.time[c])
     if not np.isfinite(t):
-        if w.chips_per_model > 1 and not np.isfinite(result.link_bandwidth[c]):
+        why, missing = result.unsupported(c)
+        if why == "link":
             return [_("{workload} on {chip}: the chip has no {link} level to join {n} chips; "
                       "choose another link or N = 1.").format(
                 workload=w.name, chip=chip.name, link=w.link, n=w.chips_per_model)]
-        missing = sorted({e.kernel.precision for e in result.entries} - set(chip.precisions))
         return [_("{workload} on {chip}: unsupported: {chip} has no {missing} ceiling (its "
                   "precisions: {have}).").format(
-            workload=w.name, chip=chip.name, missing=listed(missing) or w.activations,
-            have=listed(chip.precisions))]
+            workload=w.name, chip=chip.name, missing=listed(missing), have=listed(chip.precisions))]
     unit = _(w.throughput_unit)
     lines = [(_("{workload} on {chip}: {time} per step, {rate} {unit} per {n} chips.")
               if w.chips_per_model > 1 else

@@ -131,7 +131,7 @@ def test_model_straight_from_its_config(tmp_path):
     assert tuple(rows[0]) == WORKLOAD_CSV_COLUMNS == (
         "chip", "workload", "phase", "batch", "sequence", "context", "chips_per_model", "time_s",
         "time_no_overlap_s", "throughput_per_s", "throughput_unit", "memory_bound_time_share",
-        "communication_time_share", "dominant_kernel",
+        "communication_time_share", "dominant_kernel", "unsupported_reason",
         # the issue's training columns, in its order, after them (empty on inference rows)
         "data_parallel", "pipeline_parallel", "global_batch", "chips_total",
         "model_flops_per_token", "mfu_at_bound", "state_bytes_per_chip",
@@ -148,7 +148,7 @@ def test_model_straight_from_its_config(tmp_path):
         "concurrency", "input_tokens", "output_tokens", "ttft_s", "tpot_s",
         "tokens_per_s_per_user", "tokens_per_s_per_chip", "meets_slo")
     # a training step's columns are empty but fits, which every row with a size fills
-    assert all(rows[0][k] == "" for k in WORKLOAD_CSV_COLUMNS[14:25] if k != "fits")
+    assert all(rows[0][k] == "" for k in WORKLOAD_CSV_COLUMNS[14:26] if k != "fits")
     assert [r["fits"] for r in rows] == ["yes", "yes", "no"]  # 16 GB TPU v5e: 18 GB do not fit
     assert all(rows[0][k] == "" for k in WORKLOAD_CSV_COLUMNS[-8:])
     # Llama-3-8B: 8.03 B parameters, 16.06 GB of bf16 weights, 2·32·8·2048·128·2 B of cache
@@ -481,3 +481,27 @@ def test_a_checkpoint_shipped_in_a_block_format_is_read_in_it_unless_told(tmp_pa
     assert result.returncode == 0 and "checkpoint ships" not in result.stderr
     wide = next(csv.DictReader(io.StringIO(out.read_text(encoding="utf-8"))))
     assert float(native["weight_bytes_per_chip"]) < 0.3 * float(wide["weight_bytes_per_chip"])
+
+
+def test_a_chip_that_cannot_run_a_workload_says_why_in_the_workloads_csv(tmp_path):
+    """The training example's TPU v3 has no fp32 ceiling: its row had "fits = yes" and empty
+    times with no word why (the fourth tour); the reason column names the missing ceiling, the
+    window's explanation names the same, and a chip that runs it leaves the column empty."""
+    from roofline_gui.core.workload_view import explain_workload
+    from roofline_gui.io.csv_export import export_workloads_csv
+    from roofline_gui.io.files import resources_dir
+
+    doc = load_session(resources_dir() / "examples" / "training-fp32-against-bf16.roofline")
+    out = tmp_path / "w.csv"
+    export_workloads_csv(doc, out)
+    rows = {(r["chip"], r["workload"]): r for r in csv.DictReader(io.StringIO(out.read_text()))}
+    tpu = rows["TPU v3", "ResNet-50 training, fp32"]
+    assert tpu["time_s"] == "" and tpu["unsupported_reason"] == "TPU v3 has no fp32 ceiling"
+    assert rows["TPU v3", "ResNet-50 training, bf16"]["unsupported_reason"] == ""
+    assert float(rows["TPU v3", "ResNet-50 training, bf16"]["time_s"]) > 0
+    from roofline_gui.core.workload_eval import evaluate_workloads
+
+    results = evaluate_workloads(doc.workloads, doc.chips, kernels=doc.kernels_by_id)
+    fp32 = next(r for r in results if r.workload.name == "ResNet-50 training, fp32")
+    c = [chip.name for chip in doc.chips].index("TPU v3")
+    assert "TPU v3 has no fp32 ceiling" in explain_workload(fp32, c)[0]
