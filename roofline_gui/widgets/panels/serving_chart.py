@@ -32,6 +32,10 @@ def measure_values(result, measure: str) -> np.ndarray:
     return getattr(result, _MEASURE[measure][2])
 
 
+#: The TPOT limit's line: dark grey, dashed (in crimson a tour took it for a red chip's line)
+TPOT_LINE = "#505050"
+
+
 class ServingChart:
     """The plot and its items, made once and given new data at each redraw (a frontier typed
     or dragged redraws in a few ms; clearing and rebuilding them took 60)."""
@@ -43,7 +47,7 @@ class ServingChart:
         self.plot.setLabel("left", _("tokens/s per chip"))
         item = self.plot.getPlotItem()
         self.tpot_line = pg.InfiniteLine(angle=90, movable=on_click is not None,
-                                         pen=pg.mkPen("#b00020", width=2,
+                                         pen=pg.mkPen(TPOT_LINE, width=2,
                                                       style=Qt.PenStyle.DashLine))
         self.tpot_line.setToolTip(_("The TPOT limit: drag it (left: a looser limit)"))
         self.lines: list[tuple[pg.PlotDataItem, pg.PlotDataItem]] = []  # per chip: fits, all

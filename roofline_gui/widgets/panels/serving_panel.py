@@ -346,7 +346,8 @@ class ServingPanel(QWidget):
         key = " ".join(f"<span style='color:{chip.color or '#808080'}'>━ "
                        f"{html.escape(chip.name)}</span>" for chip in result.chips)
         title = _("{workload} served as more users decode at once (the numbers); hollow: their "
-                  "caches do not fit; ringed: the best within the limits. {chips}").format(
+                  "caches do not fit; ringed: the best within the limits; dashed: the TPOT limit. "
+                  "{chips}").format(
             workload=f"<b>{html.escape(result.workload.name)}</b>", chips=key)
         if title != self.title.text():  # a new text lays the panel out again
             self.title.setText(tidy(title))
