@@ -222,6 +222,10 @@ class ServingChart:
         for n, lb in enumerate(placed):
             if n == len(self.labels):
                 label = pg.TextItem()
+                # no margin round the text: its anchor is then the text's own corner, as the
+                # placement's boxes assume (with pyqtgraph's margin a number's glyphs stood a
+                # few pixels off its box, over a point)
+                label.textItem.document().setDocumentMargin(0)
                 self.plot.getPlotItem().addItem(label, ignoreBounds=True)
                 self.labels.append(label)
             label = self.labels[n]
