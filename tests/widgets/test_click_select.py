@@ -231,3 +231,42 @@ def test_the_arrow_keys_in_the_table_select_as_a_click_does(window, qtbot):
     QApplication.processEvents()
     assert view.currentIndex().column() == column
     assert model.selected_kernel == cells.row_id(view.currentIndex().row())
+
+
+def test_the_energy_chart_rings_the_selected_kernel_and_a_click_through_the_ring_selects(window, qtbot):
+    """The Energy view marked nothing selected (the fourth tour): the selected kernel is ringed
+    on every chip, the ring follows the selection, and a click on its point on another chip,
+    through the ring, selects that chip."""
+    model = window.model
+    window.act_energy.trigger()
+    chart = window.canvas.energy_chart
+    qtbot.waitUntil(lambda: not chart.pending)
+    chart.refresh()
+    cmp = model.comparison
+    vb = chart.plot.getPlotItem().getViewBox()
+    view = chart.plot
+
+    def spot(kernel, chip):
+        x, y = chart.points[f"{kernel.id}@{chip.id}"]
+        return QPointF(view.mapFromScene(vb.mapViewToScene(QPointF(np.log10(x), np.log10(y)))))
+
+    on_all = [k for k in cmp.kernels
+              if all(f"{k.id}@{chip.id}" in chart.points for chip in cmp.chips)]
+    assert len(on_all) >= 2
+    for kernel in on_all[:2]:
+        model.select(kernel.id, cmp.chips[0].id)
+        ringed = {(round(x, 9), round(y, 9)) for x, y in zip(*chart.ring.getData(), strict=True)}
+        want = {(round(float(np.log10(x)), 9), round(float(np.log10(y)), 9))
+                for key, (x, y) in chart.points.items() if key.startswith(kernel.id + "@")}
+        assert ringed == want
+    kernel = on_all[1]
+    vb.updateAutoRange()  # pyqtgraph fits the range at the next paint; the clicks need it now
+    spots = {chip.id: spot(kernel, chip) for chip in cmp.chips}
+    for chip in cmp.chips[1:]:  # a point alone on its spot, under the ring
+        if all((spots[chip.id] - p).manhattanLength() >= 12 for c, p in spots.items() if c != chip.id):
+            _click(view.viewport(), spots[chip.id])
+            assert (model.selected_kernel, model.selected_chip) == (kernel.id, chip.id)
+            break
+    else:
+        pytest.fail("no point of the kernel alone on its spot")
+    window.act_overlay.trigger()

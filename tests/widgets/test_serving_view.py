@@ -91,6 +91,29 @@ def test_a_click_on_a_point_selects_its_chip_and_serves_its_users(panel):
     assert (w.batch, w.context) == (int(r.concurrency[2]), 1500)
 
 
+def test_a_mouse_click_on_a_ringed_best_point_selects_it(panel):
+    """The best point's ring lies over its point and took the click (nothing happened): the
+    mouse on a ringed point sets the workload to its users, as on any other point."""
+    from helpers import mouse
+    from PySide6.QtCore import QEvent, QPointF, Qt
+
+    panel.resize(1100, 420)
+    _settle(panel)
+    model, chart = panel.model, panel.chart
+    vb = chart.plot.getPlotItem().getViewBox()
+    vb.updateAutoRange()
+    view = chart.plot
+    ring = chart.rings.points()[0]
+    c, k = ring.data()
+    pos = QPointF(view.mapFromScene(vb.mapViewToScene(ring.pos())))
+    model.select(model.document.workloads[0].id, model.document.chips[1 - c].id)
+    mouse(view.viewport(), QEvent.Type.MouseButtonPress, pos)
+    mouse(view.viewport(), QEvent.Type.MouseButtonRelease, pos, Qt.MouseButton.NoButton)
+    QApplication.processEvents()
+    assert model.selected_chip == model.document.chips[c].id
+    assert model.document.workloads[0].batch == int(panel.result.concurrency[k])
+
+
 def test_measured_points_are_drawn_and_weighed_against_the_bound(panel, tmp_path):
     r = panel.result
     k = 3

@@ -141,3 +141,11 @@ def log_plot() -> pg.PlotWidget:
     # space at 1280 x 800: the tour)
     plot.getPlotItem().setContentsMargins(0, 8, 4, 0)
     return plot
+
+
+class Ring(pg.ScatterPlotItem):
+    """Rings drawn round selected points, which let clicks through to the points under them
+    (a ScatterPlotItem takes a click on its spots even when nothing is connected to it)."""
+
+    def mouseClickEvent(self, ev) -> None:  # noqa: N802 (pyqtgraph API)
+        ev.ignore()

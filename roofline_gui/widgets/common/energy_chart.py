@@ -18,7 +18,7 @@ from roofline_gui.core.energy import constants
 from roofline_gui.core.i18n import N_, _, listed, tidy
 from roofline_gui.core.units import PRECISIONS, format_si
 from roofline_gui.models.document_model import DocumentModel
-from roofline_gui.widgets.common.axes import log_plot
+from roofline_gui.widgets.common.axes import Ring, log_plot
 from roofline_gui.widgets.common.throttle import Throttle
 
 #: The y axis: energy efficiency, or performance held to the board power.
@@ -81,7 +81,18 @@ class EnergyChart(QWidget):
         model.sig_document_changed.connect(self._request)
         model.sig_view_changed.connect(self._request)  # Count MACs
         model.sig_derated_changed.connect(self._request)
+        model.sig_selection_changed.connect(self._ring_selected)
+        # the selected kernel (or workload) ringed on every chip, as on the roofline: the tour
+        # found nothing here to say which point "Why it sits there" was about
+        self.ring = Ring(size=22, pen=pg.mkPen("k", width=2), brush=None)
+        self.ring.setZValue(5)
         self.refresh()
+
+    def _ring_selected(self, *_args) -> None:
+        """The ring round the selected kernel's or workload's points (log10 x, y shown)."""
+        item = self.model.selected_kernel
+        at = [xy for key, xy in self.points.items() if item and key.rsplit("@", 1)[0] == item]
+        self.ring.setData([np.log10(x) for x, _y in at], [np.log10(y) for _x, y in at])
 
     @property
     def pending(self) -> bool:
@@ -209,6 +220,8 @@ class EnergyChart(QWidget):
             scatter.sigClicked.connect(
                 lambda _s, points, _ev: len(points) and self.model.select(*points[0].data()[0]))
             self.plot.addItem(scatter)
+        self.plot.addItem(self.ring, ignoreBounds=True)  # clear() took it off
+        self._ring_selected()
         # as the roofline reads it: B/F, its labels 1/intensity, where View → Intensity as B/F
         # (bytes per op) is on
         bf = units.bytes_per_op

@@ -17,7 +17,7 @@ from PySide6.QtGui import QFont, QFontMetricsF
 from roofline_gui.core.display import place_kernel_labels
 from roofline_gui.core.i18n import N_, _
 from roofline_gui.core.serving import chip_named
-from roofline_gui.widgets.common.axes import log_plot
+from roofline_gui.widgets.common.axes import Ring, log_plot
 
 #: What the y axis reads: (name, axis title, the result's [C, K] array's attribute, what a chip
 #: without it lacks).
@@ -56,9 +56,10 @@ class ServingChart:
             self.points.sigClicked.connect(on_click)
         self.stars = pg.ScatterPlotItem()
         self.stars.setToolTip(_("Measured points (Measured points…), against their chip's bound"))
-        # a best point's ring is over its point: it tells the same figures on hover
-        self.rings = pg.ScatterPlotItem(size=16, pen=pg.mkPen("k", width=2), brush=None,
-                                        hoverable=tip is not None, tip=tip)
+        # a best point's ring is over its point: it tells the same figures on hover, and lets
+        # a click through to the point (it took the click: a best point could not be chosen)
+        self.rings = Ring(size=16, pen=pg.mkPen("k", width=2), brush=None,
+                          hoverable=tip is not None, tip=tip)
         self.labels: list[pg.TextItem] = []
         self._marks: list = []  # the users' numbers: (x, y, text, colour), placed at each size
         item.getViewBox().sigResized.connect(lambda _vb: self._place_labels(self._marks))
@@ -183,6 +184,16 @@ class ServingChart:
         dx, dy = max(hi_x - lo_x, 0.3), max(hi_y - lo_y, 0.3)
         vb.setRange(xRange=(lo_x - 0.06 * dx, hi_x + 0.06 * dx),
                     yRange=(lo_y - 0.08 * dy, hi_y + 0.2 * dy), padding=0)
+
+    def nearest(self, points, ev=None):
+        """Of the points under a click (the curves' points lie close at the top), the one
+        nearest the pointer in pixels; the first without an event."""
+        if ev is None or len(points) == 1:
+            return points[0]
+        sx, sy = self.plot.getPlotItem().getViewBox().viewPixelSize()
+        at = ev.pos()
+        return min(points, key=lambda p: ((p.pos().x() - at.x()) / sx) ** 2
+                   + ((p.pos().y() - at.y()) / sy) ** 2)
 
     def _place_labels(self, marks) -> None:
         """The users' numbers beside their points, each where it touches no other number, no

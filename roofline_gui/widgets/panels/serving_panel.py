@@ -475,7 +475,7 @@ class ServingPanel(QWidget):
         mean context (shown on the roofline and in the table)."""
         if not len(points) or self.result is None:
             return
-        c, k = points[0].data()
+        c, k = self.chart.nearest(points, _ev).data()
         w, chip = self.result.workload, self.result.chips[c]
         users = int(self.result.concurrency[k])
         changed = with_field(with_field(w, "batch", users), "context",
