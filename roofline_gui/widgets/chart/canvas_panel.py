@@ -341,6 +341,9 @@ class CanvasPanel(QWidget):
             self._grid_titles = (self.grid.addLabel("", row=0, col=0, rowspan=self._title_rows,
                                                     angle=-90),
                                  self.grid.addLabel("", row=rows, col=1, colspan=columns))
+            # the layout puts it back at its row whenever it lays the grid out again (a key's
+            # new row, a chart's resize): then it is moved to the rows in sight again
+            self._grid_titles[0].geometryChanged.connect(self._title_in_sight)
             # and one key for what the charts share (the second tour found no legend here)
             self._grid_key = GridKey(self.options.foreground)
             self.grid.addItem(self._grid_key, row=rows + 1, col=1, colspan=columns)
@@ -421,8 +424,9 @@ class CanvasPanel(QWidget):
         if bar.maximum() <= 0:
             return
         shown = self._grid_area.viewport().height()
-        top = bar.value() + (shown - label.geometry().height()) / 2
-        label.setPos(label.pos().x(), max(0.0, top))
+        top = max(0.0, bar.value() + (shown - label.geometry().height()) / 2)
+        if abs(label.pos().y() - top) > 0.5:  # (its own move calls this again)
+            label.setPos(label.pos().x(), top)
 
     def _equal_axes(self) -> None:
         """Every chart of the grid the same size: the outer charts' axes carry titles and
