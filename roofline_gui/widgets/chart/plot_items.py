@@ -701,6 +701,9 @@ class GridKey(pg.GraphicsWidget):
             return
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         painter.setFont(self.font)
+        # inside its own box: painted at a new layout's size before the layout gave it that
+        # size, a row had stood beyond it and stayed there, a ghost under the last (fifth tour)
+        painter.setClipRect(self.rect())
         h, pad, sample = self._row_height(), ChipLegend.PAD, ChipLegend.SAMPLE_W
         for x, y, entry in self._laid:
             paint_sample(painter, entry, QPointF(x, y + h / 2), sample)

@@ -101,7 +101,9 @@ class LegendLayer(ChartLayer):
         """The legend below the chart (True) or in the view's corner."""
         if outside and self.below is None:
             self.below = GridKey(self.style.foreground)
-            self.plot.layout.addItem(self.below, 4, 1)
+            # across the whole chart, the axis and the peaks' key too: under the view alone,
+            # eight chips' rows took seven lines and left the view 230 px (the fifth tour)
+            self.plot.layout.addItem(self.below, 4, 0, 1, 3)
         self.outside = outside
         self.legend.setVisible(not outside)
         if self.below is not None:
