@@ -70,3 +70,32 @@ def test_a_short_axis_labels_every_other_decade_evenly_and_has_room_for_each(qtb
     assert short == ["10G", "1T", "100T"], short
     tall = drawn(700)
     assert tall == ["10G", "100G", "1T", "10T", "100T", "1P"], tall
+
+
+def test_an_x_title_takes_the_longest_form_that_fits_and_follows_resizes(qtbot):
+    """The training scaling chart cut "chips, d doubling (hollow: link-bound" at its edge (the
+    fifth tour): the title is the longest of its forms that fits the axis, at every width."""
+    from PySide6.QtGui import QFont, QFontMetricsF
+    from PySide6.QtWidgets import QApplication
+
+    from roofline_gui.widgets.common.axes import BottomTitle, log_plot
+
+    plot = log_plot()
+    qtbot.addWidget(plot)
+    title = BottomTitle(plot.getPlotItem())
+    forms = ("chips, d doubling (hollow: link-bound)", "chips (hollow: link-bound)", "chips")
+    width = QFontMetricsF(QFont()).horizontalAdvance
+    plot.show()
+    for size, want in ((700, forms[0]), (260, None), (120, forms[2])):
+        plot.resize(size, 200)
+        QApplication.processEvents()
+        title.set(forms)
+        room = plot.getPlotItem().getViewBox().width()
+        text = plot.getPlotItem().getAxis("bottom").labelText
+        assert text == want if want else text in forms
+        assert width(text) + 16 <= room or text == forms[-1]
+        longer = forms[:forms.index(text)]
+        assert all(width(f) + 16 > room for f in longer)  # nothing longer would have fitted
+    plot.resize(700, 200)  # a resize alone fits it again
+    QApplication.processEvents()
+    assert plot.getPlotItem().getAxis("bottom").labelText == forms[0]

@@ -34,7 +34,7 @@ from roofline_gui.models.mime import MIME_KERNELS, decode
 from roofline_gui.widgets.chart import roofline_plot
 from roofline_gui.widgets.chart.plot_items import GridKey
 from roofline_gui.widgets.chart.roofline_plot import RangeMode, RooflinePlot, ViewOptions
-from roofline_gui.widgets.common.axes import SIAxis
+from roofline_gui.widgets.common.axes import SIAxis, longest_fitting
 
 #: The most of a chart's width (side by side) the key of its peaks may take: at 0.3 two charts
 #: of the training example at 1280 × 800 had none; at 0.35 "fp16 62.5 TMAC/s" (128 px) folded
@@ -407,7 +407,7 @@ class CanvasPanel(QWidget):
                                        (self.grid.height() * self._title_rows / self._rows - 30,
                                         self.grid.width() - 60),
                                        strict=True):
-            text = titles[roofline_plot.longest_fitting(titles, unit, room)].format(unit=unit)
+            text = titles[longest_fitting(titles, unit, room)].format(unit=unit)
             if label.text != text:
                 label.setText(text, color=color)
                 if label is self._grid_titles[0]:  # fitted to its rows, it sizes none of them

@@ -51,6 +51,7 @@ from roofline_gui.widgets.chart.layers.overlays import OverlaysLayer
 from roofline_gui.widgets.chart.layers.roofs import DATASHEET_LEGEND, RoofsLayer
 from roofline_gui.widgets.chart.layers.workloads import WorkloadsLayer
 from roofline_gui.widgets.chart.plot_items import GridLines
+from roofline_gui.widgets.common.axes import longest_fitting
 
 LABEL_ALL_CHIPS = chart_labels.LABEL_ALL_CHIPS
 __all__ = ["DATASHEET_LEGEND", "LABEL_ALL_CHIPS", "RooflinePlot", "ViewOptions", "drawn_in_turns"]
@@ -70,15 +71,6 @@ def empty_range() -> tuple:
 #: what a new session's chart says, where it is empty (overlay's note, side by side's grid)
 NO_CHIP_YET = N_("No chip yet: the Hardware panel's Add… puts one on the chart; Help → "
                  "Examples opens finished sessions")
-
-
-def longest_fitting(forms: tuple[str, ...], unit: str, room: float) -> int:
-    """The index of the longest of an axis title's ``forms`` (longest first, {unit} to fill in)
-    that fits ``room`` pixels, else the last: a chart's side, or a grid's."""
-    metrics = QFontMetricsF(QFont())
-    return next((i for i, title in enumerate(forms)
-                 if metrics.horizontalAdvance(title.format(unit=unit)) + 16 <= room),
-                len(forms) - 1)
 
 
 #: The view's limits, log10 decades: intensity 10^-9 to 10^12 op/B, performance 1 op/s to

@@ -149,3 +149,31 @@ class Ring(pg.ScatterPlotItem):
 
     def mouseClickEvent(self, ev) -> None:  # noqa: N802 (pyqtgraph API)
         ev.ignore()
+
+
+def longest_fitting(forms: tuple[str, ...], unit: str, room: float) -> int:
+    """The index of the longest of an axis title's ``forms`` (longest first, {unit} to fill in)
+    that fits ``room`` pixels, else the last: a chart's side, or a grid's."""
+    metrics = QFontMetricsF(QFont())
+    return next((i for i, title in enumerate(forms)
+                 if metrics.horizontalAdvance(title.format(unit=unit)) + 16 <= room),
+                len(forms) - 1)
+
+
+class BottomTitle:
+    """A plot's x title in the longest of its forms (longest first) that fits the axis, again at
+    each resize (a small chart cut "(hollow: link-bound" at its edge: the fifth tour)."""
+
+    def __init__(self, plot: pg.PlotItem) -> None:
+        self.plot = plot
+        self.forms: tuple[str, ...] = ("",)
+        plot.getViewBox().sigResized.connect(self.fit)
+
+    def set(self, forms: tuple[str, ...]) -> None:
+        self.forms = forms
+        self.fit()
+
+    def fit(self, *_args) -> None:
+        text = self.forms[longest_fitting(self.forms, "", self.plot.getViewBox().width())]
+        if self.plot.getAxis("bottom").labelText != text:
+            self.plot.setLabel("bottom", text)

@@ -32,7 +32,7 @@ from roofline_gui.core.workload_eval import SWEEP_BATCHES, batch_sweep, weights_
 from roofline_gui.core.workload_view import SEGMENT_KINDS, breakdown
 from roofline_gui.models.comparison_model import short_names
 from roofline_gui.models.document_model import DocumentModel
-from roofline_gui.widgets.common.axes import log_plot
+from roofline_gui.widgets.common.axes import BottomTitle, log_plot
 from roofline_gui.widgets.common.throttle import Throttle
 
 BAR_HEIGHT = 0.6
@@ -85,6 +85,7 @@ class WorkloadCharts(QWidget):
         # Decade ticks read 1 k, 10 k, 1 m (pyqtgraph's own log axis labels the minor ticks too,
         # which run into each other over a few decades).
         self.sweep = log_plot()
+        self._sweep_title = BottomTitle(self.sweep.getPlotItem())
         self.sweep.showGrid(True, True, 0.25)
 
         # A training step's memory per chip (weights, gradients, optimizer states, activations)
@@ -512,7 +513,8 @@ class WorkloadCharts(QWidget):
                                       same_width=self.model.view.same_width, kernels=r.kernels)
         self._sweep = sweep
         unit = _(r.workload.throughput_unit)
-        self.sweep.setLabel("bottom", _("chips, d doubling (hollow: link-bound)"))
+        self._sweep_title.set((_("chips, d doubling (hollow: link-bound)"),
+                               _("chips (hollow: link-bound)"), _("chips")))
         self.sweep.setLabel("left", unit)
         xs = np.array([s.training.chips for s in sweep], dtype=float)
         for j, c in enumerate(chips):
