@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from roofline_gui.core.roofline import _level_times
-from roofline_gui.core.units import ROLE_INDEX
+from roofline_gui.core.chip import Chip
+from roofline_gui.core.roofline import ChipArrays, _level_times
+from roofline_gui.core.units import PRECISIONS, ROLE_INDEX
 
 
 def entry_times(result, c: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -54,3 +55,13 @@ def balance_ratio(result, c: int) -> float:
     compute, dram, _other = entry_times(result, c)
     counts = result.counts
     return float((counts * dram).sum() / (counts * np.nan_to_num(compute)).sum())
+
+
+def chip_peak(result, chip: Chip, precision: str) -> float | None:
+    """``chip``'s peak at ``precision`` as ``result``'s (a WorkloadResult's) evaluation takes
+    it: its own, else the same-width (or wider) precision standing in for it (the V100's fp16
+    for bf16: without it the design space "on V100" had no V100 dot, the fifth tour); None
+    where neither."""
+    arrays = ChipArrays.from_chips([chip], same_width=result.evaluation.chip_arrays.same_width)
+    peak = float(arrays.peak[0, PRECISIONS.index(precision)])
+    return peak if np.isfinite(peak) and peak > 0 else None

@@ -238,3 +238,37 @@ def test_without_a_workload_the_tab_says_what_to_do_and_draws_no_empty_map(windo
     qtbot.waitUntil(lambda: not panel.pending and panel.grid is not None, timeout=3000)
     assert panel.plot.isVisibleTo(panel) and panel.readout.isVisibleTo(panel)
     window.model.undo_stack.setClean()
+
+
+def test_a_chip_without_the_precision_has_its_stand_ins_dot_and_names_keep_off_the_balance_line(
+        window, qtbot):
+    """The training example's bf16 map "on V100 SXM2 16GB" had no V100 dot (it has no bf16; its
+    fp16 stands in, as the explanation says) and the dashed balance line ran through "A100 SXM4
+    40GB" (the fifth tour): every chip that runs the workload has its dot, at the peak the
+    evaluation takes, and no name is crossed by the line where another spot is free of it."""
+    from roofline_gui.core.display import crosses_each
+    from roofline_gui.widgets.app.file_actions import examples
+
+    window.resize(1264, 752)
+    window.files.open(str(next(p for p in examples() if p.stem == "training-fp32-against-bf16")))
+    model = window.model
+    bf16 = next(w for w in model.document.workloads if w.activations == "bf16")
+    v100 = next(c for c in model.document.chips if c.name.startswith("V100"))
+    model.select(bf16.id, v100.id)
+    window.docks["design"].raise_()
+    panel = window.design
+    qtbot.waitUntil(lambda: not panel.pending and panel.grid is not None, timeout=3000)
+    for _ in range(5):
+        QApplication.processEvents()
+    assert "V100 SXM2 16GB" in panel.title.text() and "bf16" not in v100.compute
+    assert set(panel.dots.data["data"]) == {c.id for c in model.document.chips}
+    assert panel.dot_position(v100.id).x() == pytest.approx(np.log10(v100.compute["fp16"]))
+    vb = panel.plot.getViewBox()
+    bx, by = panel.balance.getData()
+    ends = [vb.mapViewToScene(QPointF(float(x), float(y))) for x, y in ((bx[0], by[0]), (bx[-1], by[-1]))]
+    line = np.array([[ends[0].x(), ends[0].y(), ends[1].x(), ends[1].y()]])
+    for text in panel.names:
+        rect = text.mapRectToScene(text.boundingRect()).adjusted(5, 5, -5, -5)  # its glyphs
+        box = np.array([[rect.left(), rect.top(), rect.right(), rect.bottom()]])
+        assert not crosses_each(box, line)[0], text.toPlainText()
+    model.undo_stack.setClean()

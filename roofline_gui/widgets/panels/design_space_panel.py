@@ -14,7 +14,8 @@ from PySide6.QtCore import QPointF, Qt, Signal
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from roofline_gui.core.chip import WHAT_IF_SPAN, round_factor
-from roofline_gui.core.design_space import balance_ratio, design_space
+from roofline_gui.core.design_space import balance_ratio, chip_peak, design_space
+from roofline_gui.core.display import crosses_each
 from roofline_gui.core.i18n import N_, _, tidy
 from roofline_gui.core.units import compute_precision, format_si, rate_count
 from roofline_gui.models.document_model import DocumentModel
@@ -253,7 +254,7 @@ class DesignSpacePanel(QWidget):
         self.names = []
         xs, ys, brushes, ids = [], [], [], []
         for chip in (c for c in self.model.document.chips if c.visible):
-            peak = chip.compute.get(precision)
+            peak = chip_peak(r, chip, precision)
             if not peak:
                 continue
             x, y = float(np.log10(peak)), float(np.log10(chip.dram.bandwidth))
@@ -278,6 +279,11 @@ class DesignSpacePanel(QWidget):
         # the dots are in the way too (a name over another chip's dot hides it)
         dots = [(t.pos().x() / px[0] - 7, -t.pos().y() / px[1] - 7, t.pos().x() / px[0] + 7,
                  -t.pos().y() / px[1] + 7) for t in self.names]
+        # and off the dashed balance line where a spot allows (it ran through "A100 SXM4
+        # 40GB": the fifth tour)
+        bx, by = self.balance.getData()
+        line = (np.array([[bx[0] / px[0], -by[0] / px[1], bx[-1] / px[0], -by[-1] / px[1]]])
+                if bx is not None and len(bx) > 1 else np.zeros((0, 4)))
         names: list[tuple[float, float, float, float]] = []
         for n, text in enumerate(self.names):
             placed = names + dots[:n] + dots[n + 1:]  # not its own dot: it sits by it
@@ -291,7 +297,9 @@ class DesignSpacePanel(QWidget):
             # beside the dot first; a line further up or down where the dots are close
             candidates = [(ax, ay) for ay in (1, 0, 2, -1) for ax in (0, 1)]
             boxes = [(X - ax * w, Y - ay * h, X - ax * w + w, Y - ay * h + h) for ax, ay in candidates]
-            best = min(range(len(candidates)), key=lambda i: (overlap(boxes[i]) > 0, overlap(boxes[i]), i))
+            crossed = crosses_each(np.array(boxes) + LABEL_PAD, line)
+            best = min(range(len(candidates)),
+                       key=lambda i: (overlap(boxes[i]) > 0, bool(crossed[i]), overlap(boxes[i]), i))
             names.append(boxes[best])
             text.setAnchor(candidates[best])
 
@@ -338,13 +346,16 @@ class DesignSpacePanel(QWidget):
         return QPointF(float(x[ids.index(chip_id)]), float(y[ids.index(chip_id)])) if chip_id in ids else None
 
 
+LABEL_PAD = np.array([1.0, 3.0, -1.0, -3.0])  # a name's box is a text's line: its glyphs within
+
+
 def _map_centre(r, chip, precision: str, chips) -> tuple[float, float, float, float]:
     """Where the map is centred and how far it reaches (peak, bandwidth, and the decades either
     side on each axis): the middle of every shown chip's dot and the chip's own, at least SPAN
     either side and far enough for all of them with room around (a chip dragged to 9× its
     bandwidth re-centred the map on itself, and the TPU v5e fell off it: the second tour)."""
     _p, peak, bandwidth = _centre(r, chip)
-    dots = [(c.compute.get(precision), c.dram.bandwidth) for c in chips if c.visible]
+    dots = [(chip_peak(r, c, precision), c.dram.bandwidth) for c in chips if c.visible]
     dots = np.log10([d for d in dots if d[0] and d[1] > 0] + [(peak, bandwidth)])
     out = []
     for axis in (0, 1):
@@ -356,8 +367,9 @@ def _map_centre(r, chip, precision: str, chips) -> tuple[float, float, float, fl
 
 def _centre(r, chip) -> tuple[str, float, float]:
     """Where the map of workload result ``r`` on ``chip`` is centred: the workload's precision
-    (a custom workload's first kernel precision), the chip's peak at it (else its highest) and
-    its main-memory bandwidth."""
+    (a custom workload's first kernel precision), the chip's peak at it (its stand-in's, else
+    its highest) and its main-memory bandwidth."""
     precision = compute_precision(r.workload.activations) if r.workload.kind != "custom" else next(
         iter(sorted({e.kernel.precision for e in r.entries})))
-    return precision, chip.compute.get(precision) or max(chip.compute.values()), chip.dram.bandwidth
+    peak = chip_peak(r, chip, precision) or max(chip.compute.values())
+    return precision, peak, chip.dram.bandwidth
