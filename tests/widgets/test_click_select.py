@@ -259,6 +259,8 @@ def test_the_energy_chart_rings_the_selected_kernel_and_a_click_through_the_ring
         want = {(round(float(np.log10(x)), 9), round(float(np.log10(y)), 9))
                 for key, (x, y) in chart.points.items() if key.startswith(kernel.id + "@")}
         assert ringed == want
+        bold = [spot.pen().widthF() for spot in chart.ring.points()]
+        assert sorted(bold)[-1] == 3 and bold.count(3) == 1  # the selected chip's, alone
     kernel = on_all[1]
     vb.updateAutoRange()  # pyqtgraph fits the range at the next paint; the clicks need it now
     spots = {chip.id: spot(kernel, chip) for chip in cmp.chips}

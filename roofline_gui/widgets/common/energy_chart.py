@@ -84,15 +84,21 @@ class EnergyChart(QWidget):
         model.sig_selection_changed.connect(self._ring_selected)
         # the selected kernel (or workload) ringed on every chip, as on the roofline: the tour
         # found nothing here to say which point "Why it sits there" was about
-        self.ring = Ring(size=22, pen=pg.mkPen("k", width=2), brush=None)
+        self._bold, self._thin = pg.mkPen("k", width=3), pg.mkPen("k", width=1.5)
+        self.ring = Ring(size=22, pen=self._thin, brush=None)
         self.ring.setZValue(5)
         self.refresh()
 
     def _ring_selected(self, *_args) -> None:
         """The ring round the selected kernel's or workload's points (log10 x, y shown)."""
-        item = self.model.selected_kernel
-        at = [xy for key, xy in self.points.items() if item and key.rsplit("@", 1)[0] == item]
-        self.ring.setData([np.log10(x) for x, _y in at], [np.log10(y) for _x, y in at])
+        item, chip = self.model.selected_kernel, self.model.selected_chip
+        at = [(key.rsplit("@", 1)[1] == chip, xy) for key, xy in self.points.items()
+              if item and key.rsplit("@", 1)[0] == item]
+        # the selected chip's ring bold and larger, as on the roofline (rings of one weight on
+        # every chip did not say which was selected: the fifth tour)
+        self.ring.setData([np.log10(x) for _s, (x, _y) in at], [np.log10(y) for _s, (_x, y) in at],
+                          size=[26 if s else 20 for s, _xy in at],
+                          pen=[self._bold if s else self._thin for s, _xy in at])
 
     @property
     def pending(self) -> bool:
