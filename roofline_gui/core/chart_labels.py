@@ -556,17 +556,24 @@ def _place_diagonal(text: str, bw: float, top: float, low: bool, color: str, g: 
         bad |= overlaps_each(feet, np.asarray(boxes, dtype=float))
     usable = np.bincount(owner, weights=bad, minlength=len(labels)) == 0
     # a diagonal a few pixels from this one (TPU v1's DDR3 at 34 GB/s and the A100's PCIe
-    # Gen4 at 32) runs under its label at every spot: as its own line, not a crossing
-    per_box = MARKER_COST * _covered_each(feet, markers) + _crossed_each(
-        feet, lines, 1, math.log10(bw), max(SAME_LINE, NEAR_LINE_PX / g.px[1]))
+    # Gen4 at 32) runs under its label at every spot: as its own line, not a crossing; but of
+    # the spots clear of everything else, one on the side of its line away from that diagonal
+    # is taken first (above its line, the PCIe text sat on the red DDR3 line: the fifth tour)
+    own, near_px = math.log10(bw), max(SAME_LINE, NEAR_LINE_PX / g.px[1])
+    per_box = MARKER_COST * _covered_each(feet, markers) + _crossed_each(feet, lines, 1, own, near_px)
     costs = np.bincount(owner, weights=per_box, minlength=len(labels))
+    clear = np.flatnonzero(usable & (costs == 0)).tolist()
+    if clear:
+        offsets = lines[(lines[:, 4] == 1), 5] - own
+        offsets = offsets[(np.abs(offsets) >= SAME_LINE) & (np.abs(offsets) < near_px)]
+        # a near line above (more bandwidth): the text below its line, anchored at its top
+        side = ((0.0, 0.0) if (offsets > 0).any() and not (offsets < 0).any() else
+                (0.0, 1.0) if (offsets < 0).any() and not (offsets > 0).any() else None)
+        away = next((i for i in clear if labels[i].anchor == side), clear[0])
+        return labels[away], 0.0
     best, fewest = None, math.inf
     for label, ok, covered in zip(labels, usable, costs, strict=True):
-        if not ok:
-            continue
-        if covered == 0:
-            return label, 0.0
-        if covered < fewest:  # no spot clear of every marker: the one covering fewest
+        if ok and covered < fewest:  # no spot clear of every marker: the one covering fewest
             best, fewest = label, float(covered)
     return (None, math.inf) if clear_only or best is None else (best, fewest)
 

@@ -381,3 +381,23 @@ def test_kernel_names_keep_off_every_kernels_points_at_the_other_memory_levels()
         for label in placed.names:
             box = offset_label_box(label, g.px, g.text_px, g.line)
             assert not any(boxes_overlap(box, p) for p in points), (size, label.text)
+
+
+def test_a_diagonals_label_takes_the_side_of_its_line_away_from_a_near_one():
+    """The A100's PCIe Gen4 (32 GB/s) runs 5 px under TPU v1's DDR3 (34 GB/s): its label above
+    its own line sat on the red DDR3 line (the fifth tour). Where a spot on the other side is
+    as clear, the label takes it: below its line, the DDR3 line above it uncrossed."""
+    from roofline_gui.core import chart_labels
+    from roofline_gui.io.files import resources_dir
+    from roofline_gui.io.session import load_session
+
+    doc = load_session(resources_dir() / "examples" / "the-article-claim-by-claim.roofline")
+    cmp = compare(doc.kernels, doc.chips)
+    scene = ChartScene(chart_spec(cmp, Units(), levels=True), cmp, tuple(range(len(doc.chips))))
+    g = _geometry(scene, (1200.0, 700.0))
+    placed = chart_labels.place_labels(scene, g, selected_chip=None, foreground="#202020")
+    gen4 = next(lb for lb in placed.roofs if "32 GB/s" in lb.text)
+    # its top on its line: the text below it, the DDR3 line (more bandwidth) above it
+    assert gen4.anchor == (0.0, 0.0)
+    ddr3 = next(lb for lb in placed.roofs if "34 GB/s" in lb.text)
+    assert ddr3.anchor == (0.0, 1.0)  # and DDR3's above its own line: they face away
