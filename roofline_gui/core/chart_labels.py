@@ -454,7 +454,8 @@ def _line_segments(scene: ChartScene, g: LabelGeometry) -> np.ndarray:
     """Every line the shown chips' roofs draw, as segments in label pixels: each roof's flat
     part and its main-memory diagonal, each other level's diagonal. Rows (x0, y0, x1, y1, kind,
     log10 value): kind 0 a flat part (value: its peak), 1 a diagonal (value: its bandwidth), so
-    a label can tell its own line (which it sits on) from the others. A seventh column weighs
+    a label can tell its own line (which it sits on) from the others, 2 a kernel's dotted line
+    between its memory levels (_connectors). A seventh column weighs
     what crossing it costs: 1 a line drawn solid, FAINT_LINE a faint level's dashed diagonal
     (drawn light and hidden by a label's backdrop; as much as a solid line, every spot of a
     crowded chart was crossed and the label fell on the kernels' markers instead)."""
@@ -476,7 +477,32 @@ def _line_segments(scene: ChartScene, g: LabelGeometry) -> np.ndarray:
         if end > x_lo:
             rows.append((x_lo * sx, -(x_lo + lb) * sy, min(end, x_hi) * sx,
                          -(min(end, x_hi) + lb) * sy, 1, lb, 1.0 if d.used else FAINT_LINE))
-    return np.array(rows, dtype=float).reshape(-1, 7)
+    out = np.array(rows, dtype=float).reshape(-1, 7)
+    return np.concatenate([out, _connectors(scene, g)])
+
+
+def _connectors(scene: ChartScene, g: LabelGeometry) -> np.ndarray:
+    """The dotted lines joining each kernel's points at its memory levels (View → Memory
+    levels), as _line_segments' rows of kind 2 (a roof's label had sat on one: the fifth tour);
+    none in a chart of more than KERNEL_LABELS_MAX kernels, whose markers are no obstacle."""
+    levels = scene.spec.levels
+    if levels is None or not len(levels) or not 0 < len(scene.spec.marker_x) <= KERNEL_LABELS_MAX:
+        return np.zeros((0, 7))
+    on = among(levels.chip, scene.chips)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lx, ly = np.log10(levels.x[on]), np.log10(levels.y[on])
+    group = levels.kernel[on].astype(np.int64) * (int(levels.chip.max()) + 1) + levels.chip[on]
+    order = np.argsort(group, kind="stable")
+    group, lx, ly = group[order], lx[order], ly[order]
+    if not len(group):
+        return np.zeros((0, 7))
+    starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
+    lo, hi, y = np.minimum.reduceat(lx, starts), np.maximum.reduceat(lx, starts), ly[starts]
+    keep = (hi > lo) & np.isfinite(lo) & np.isfinite(hi) & np.isfinite(y)
+    lo, hi, y = lo[keep], hi[keep], y[keep]
+    (sx, sy) = g.px
+    return np.column_stack([lo * sx, -y * sy, hi * sx, -y * sy, np.full(len(y), 2.0), y,
+                            np.ones(len(y))])
 
 
 def _crossed(box, lines: np.ndarray, kind: int, value: float, near: float = SAME_LINE) -> float:
