@@ -51,20 +51,29 @@ def one_spot_at_a_time(text, bw, top, low, color, g, boxes, markers, lines, clea
     end = min(x_hi, math.log10(top / bw)) if top > 0 else x_hi
     span = (text_width(text, g.text_px) + 8) / math.hypot(*g.px)
     more = [bottom + i / 6 for i in range(int(max(0.0, end - span - bottom) * 6) + 1)]
-    best, fewest = None, math.inf
+    best, fewest, first_clear = None, math.inf, None
+    # the side of its line away from a near parallel diagonal, as _place_diagonal takes it
+    near = max(SAME_LINE, NEAR_LINE_PX / g.px[1])
+    offsets = [v - math.log10(bw) for v in lines[lines[:, 4] == 1, 5]
+               if SAME_LINE <= abs(v - math.log10(bw)) < near]
+    side = ((0.0, 0.0) if offsets and all(o > 0 for o in offsets) else
+            (0.0, 1.0) if offsets and all(o < 0 for o in offsets) else None)
     for anchor, spots in (((0.0, 1.0), steps), ((0.0, 1.0), more), ((0.0, 0.0), steps + more)):
         for lx in spots:
             label = ChartLabel(text, lx, lx + math.log10(bw), color, anchor=anchor,
                                along=(1.0, 1.0))
             footprint = label_footprint(label, g)
             if all(_inside(b, g) and _free(b, boxes) for b in footprint):
-                near = max(SAME_LINE, NEAR_LINE_PX / g.px[1])
                 covered = sum(MARKER_COST * _covered(b, markers)
                               + _crossed(b, lines, 1, math.log10(bw), near) for b in footprint)
                 if covered == 0:
-                    return label, 0.0
-                if covered < fewest:
+                    if side is None or label.anchor == side:
+                        return label, 0.0
+                    first_clear = first_clear or label
+                elif covered < fewest:
                     best, fewest = label, covered
+    if first_clear is not None:
+        return first_clear, 0.0
     return (None, math.inf) if clear_only or best is None else (best, fewest)
 
 
