@@ -178,3 +178,31 @@ def test_the_memory_bars_chip_names_never_print_over_each_other(window, llama_tr
     assert charts.memory.geometry().bottom() <= charts.height(), (charts.memory.geometry(),
                                                                  charts.height())
     assert "blue forward, orange backward" in charts.title.toolTip()
+
+
+def test_at_1280_by_800_the_training_fields_fit_the_panel_beside_the_chart(window, qtbot):
+    """The sixth tour: at 1280×800 the training form's second column was cut off on the right
+    (Micro-batch's arrows, the ZeRO and Optimizer boxes): the longest choices ("chip-to-chip
+    (NVLink, ICI)", "SGD, momentum") had set the form's width, wider than the panel."""
+    from roofline_gui.widgets.app.file_actions import examples
+
+    window.resize(1280, 800)
+    window.files.open_example(next(p for p in examples()
+                                   if p.stem == "training-fp32-against-bf16"))
+    window.docks["workloads"].raise_()
+    QApplication.processEvents()
+    panel = window.workloads
+    fields = panel.fields
+    viewport = panel.scroll.viewport()
+    assert fields.minimumSizeHint().width() <= viewport.width(), (
+        fields.minimumSizeHint().width(), viewport.width())
+    # every field whole within what the panel shows, the right column's included
+    for widget in (fields.combos["zero"], fields.combos["optimizer"], fields.link,
+                   fields.spins["data_parallel"], fields.spins["batch"]):
+        assert widget.isVisible()
+        right = widget.mapTo(viewport, widget.rect().topRight()).x()
+        assert right < viewport.width(), (widget, right, viewport.width())
+    # a narrowed box still holds its whole choice, in its list and as its text
+    link = fields.link
+    assert link.currentText() == link.itemText(link.currentIndex())
+    assert "NVLink" in link.currentText()

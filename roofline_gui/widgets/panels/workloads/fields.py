@@ -31,6 +31,9 @@ from roofline_gui.core.workload import (
 from roofline_gui.widgets.common.fields import QuantityEdit
 from roofline_gui.widgets.common.wheel import guard_wheel_in
 
+#: Characters a choice box keeps room for however narrow the form ("fp8_e4m3", "1: optimizer").
+COMBO_CHARS = 8
+
 _INT_FIELDS = (("batch", N_("Batch B"), N_("sequences (or images, samples) per step")),
                ("sequence", N_("Sequence S"), N_("prompt tokens per sequence, for prefill")),
                ("context", N_("Context L"), N_("tokens already in the KV cache, for decode")),
@@ -236,6 +239,13 @@ class WorkloadFields(QWidget):
         grid.addWidget(self.mtp, len(rows) + 1, 2, 1, 2)
         grid.setColumnStretch(1, 1)
         grid.setColumnStretch(3, 1)
+        # A choice's longest words ("chip-to-chip (NVLink, ICI)", "SGD, momentum") no longer set
+        # the form's width: at 1280×800 the second column's fields were cut off on the right (the
+        # sixth tour). Each box is as wide as its column gives it, the whole text in its list.
+        for combo in (self.phase, self.link, *self.combos.values()):
+            combo.setSizeAdjustPolicy(
+                QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            combo.setMinimumContentsLength(COMBO_CHARS)
         # As tall as its rows, wherever it sits (a dialog's spare height is not spread between them).
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
 

@@ -109,7 +109,8 @@ class WorkloadsPanel(QWidget):
         self.scroll.setWidget(top)
         self.scroll.setWidgetResizable(True)
         self.scroll.setFrameShape(QFrame.Shape.NoFrame)
-        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # Sideways only where the dock is narrower than the fields can shrink to: never cut off
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         self.scroll.setMinimumHeight(8 * row)
         layout = QVBoxLayout(self)
         layout.addWidget(self.scroll)  # as tall as the fields where there is room
