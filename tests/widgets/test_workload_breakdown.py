@@ -76,3 +76,26 @@ def test_an_undo_draws_the_breakdown_as_it_was(charts, qtbot):
     qtbot.waitUntil(lambda: not charts.pending)
     assert charts.bars.getViewBox().viewRange()[0] == pytest.approx(before_range)
     assert charts.label_texts() == before
+
+
+def test_the_sweep_keeps_its_x_title_through_a_resize(charts, qtbot):
+    """The sixth tour: the Llama breakdown's right-hand chart had no x title at 1280×800 (its
+    title was set once and blanked by the chart's resize), so its axis read as bare numbers."""
+    from PySide6.QtWidgets import QApplication
+
+    axis = charts.sweep.getAxis("bottom")
+    assert axis.labelText == "tokens/s (dashed: does not fit)"
+    for width in (700, 480, 950):
+        charts.resize(width, 250)
+        QApplication.processEvents()
+        assert axis.labelText.startswith("tokens/s"), (width, axis.labelText)
+        assert axis.label.isVisible()
+    # the weights' view, then back: each with its own title
+    charts.right.setCurrentIndex(1)
+    qtbot.waitUntil(lambda: not charts.pending)
+    charts.resize(700, 250)
+    QApplication.processEvents()
+    assert axis.labelText == "batch B"
+    charts.right.setCurrentIndex(0)
+    qtbot.waitUntil(lambda: not charts.pending)
+    assert axis.labelText.startswith("tokens/s")

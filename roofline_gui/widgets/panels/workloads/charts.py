@@ -565,7 +565,7 @@ class WorkloadCharts(QWidget):
         sweep = weights_sweep(r.workload, SWEEP_BATCHES)
         self._weights = sweep
         n = r.workload.chips_per_model  # on all the chips of the step, as the explanation says
-        self.sweep.setLabel("bottom", _("batch B"))
+        self._sweep_title.set((_("batch B"),))
         self.sweep.setLabel("left", _("B per token") + (f", {n} chips" if n > 1 else ""))
         # What each line is, in the title above (a legend would sit on the lines)
         self.sweep.plot(sweep.batches, n * sweep.dense_all,
@@ -603,8 +603,10 @@ class WorkloadCharts(QWidget):
                             derated=r.evaluation.derated, kernels=r.kernels)
         self._sweep = sweep
         # Each chip in its colour, as on the chart and in the bars (no legend over the curves).
-        self.sweep.setLabel("bottom", _("{unit} (dashed: does not fit)").format(
-            unit=_(r.workload.throughput_unit)))
+        # Through the chart's one title keeper: a plain setLabel was blanked at the next resize
+        # (the sixth tour's short Llama chart had no x title)
+        unit = _(r.workload.throughput_unit)
+        self._sweep_title.set((_("{unit} (dashed: does not fit)").format(unit=unit), unit))
         self.sweep.setLabel("left", _("s per step"))
         for j, c in enumerate(chips):
             thr = np.array([s.throughput[j] for s in sweep])
