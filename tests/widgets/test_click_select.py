@@ -70,6 +70,20 @@ def test_the_selected_chips_ring_is_the_bold_one(window):
         widths = {data[1]: pen.widthF() for data, pen in pens}
         chosen = [c.id for c in model.document.chips].index(chip.id)
         assert widths[chosen] == 3 and all(w == 1 for c, w in widths.items() if c != chosen)
+    # side by side each chart rings its own chip: the selected chip's chart alone bold (all were
+    # bold there, so the charts did not say which chip was selected: the sixth tour)
+    model.set_view(mode="side_by_side")
+    for chip in model.document.chips:
+        model.select(cmp.kernels[k].id, chip.id)
+        QApplication.processEvents()
+        chosen = [c.id for c in model.document.chips].index(chip.id)
+        for plot in window.canvas.plots:
+            ring = plot.overlays.ring
+            ((data, pen),) = zip(ring.data["data"], ring.data["pen"], strict=True)
+            assert data[1] in plot._chip_indices
+            assert pen.widthF() == (3 if data[1] == chosen else 1), (chip.name, data)
+            title = plot.plot.titleLabel  # and its chip's name in bold over the chart
+            assert bool(title.opts.get("bold")) == (data[1] == chosen), (chip.name, title.text)
 
 
 def test_a_click_on_a_workloads_point_selects_the_workload_and_that_chip(window, qtbot):

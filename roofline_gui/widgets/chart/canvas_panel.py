@@ -307,9 +307,7 @@ class CanvasPanel(QWidget):
         the chart under the pointer went away at each step, and the new one, fitted again to
         the moved roof, mapped the pointer to a new value: the roof ran off (1e-31 B/s)."""
         for plot, c in zip(self.grid_plots, indices, strict=True):
-            title = cmp.chips[c].name
-            if plot.plot.titleLabel.text != title:
-                _chip_title(plot.plot, title)
+            _chip_title(plot.plot, cmp.chips[c].name, cmp.chips[c].id == self.model.selected_chip)
             plot.selected = self.model.selected_kernel
             plot.selected_chip = self.model.selected_chip
             plot.draw(cmp, [c])
@@ -353,7 +351,7 @@ class CanvasPanel(QWidget):
         for n, c in enumerate(indices):
             item = self.grid.addPlot(row=n // columns, col=n % columns + 1,
                                      axisItems={"left": SIAxis("left"), "bottom": SIAxis("bottom")})
-            _chip_title(item, cmp.chips[c].name)
+            _chip_title(item, cmp.chips[c].name, cmp.chips[c].id == self.model.selected_chip)
             item.hideButtons()  # pyqtgraph's "A" floated in the gap between charts (the tour);
             # the view's note fits them all, as it does in the overlay
             plot = self._make_plot(item)
@@ -480,6 +478,10 @@ class CanvasPanel(QWidget):
 
     # -- interaction --------------------------------------------------------------------------------
     def _on_selection_changed(self, kernel_id, chip_id) -> None:
+        for plot in self.grid_plots if self.mode != "overlay" else ():
+            if plot.scene is not None and plot.scene.chips:
+                chip = plot.scene.comparison.chips[plot.scene.chips[0]]
+                _chip_title(plot.plot, chip.name, chip.id == chip_id)
         for plot in self.plots:
             plot.select_chip(chip_id)
             plot.select_kernel(kernel_id)
@@ -656,8 +658,13 @@ MIN_ROW_PX = 165  # a grid's row: a chart this tall names its kernels (MIN_LABEL
 CHIP_TITLE_PX = 22  # a chart's title in a grid (pyqtgraph's 30 px row took a sixth of a small chart)
 
 
-def _chip_title(item: pg.PlotItem, name: str) -> None:
-    """A grid chart's title, its chip's name, in a row of CHIP_TITLE_PX."""
-    item.setTitle(name, size="10pt")
+def _chip_title(item: pg.PlotItem, name: str, chosen: bool = False) -> None:
+    """A grid chart's title, its chip's name, in a row of CHIP_TITLE_PX; the selected chip's in
+    bold black, the others' in grey (side by side the charts did not say which chip was
+    selected: the sixth tour)."""
+    if (item.titleLabel.text, getattr(item, "chosen_title", None)) == (name, chosen):
+        return
+    item.chosen_title = chosen
+    item.setTitle(name, size="10pt", bold=chosen, color="#000000" if chosen else "#5a5a5a")
     item.titleLabel.setMaximumHeight(CHIP_TITLE_PX)
     item.layout.setRowFixedHeight(0, CHIP_TITLE_PX)

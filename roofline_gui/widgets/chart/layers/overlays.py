@@ -191,7 +191,10 @@ class OverlaysLayer(ChartLayer):
             self._ring_at = (xs, ys, chips, chosen)
             bold, thin = self.style.pen(self.style.foreground, 3), self.style.pen(self.style.foreground, 1)
             self.ring.setData(x=xs, y=ys, data=[(k, c) for c in chips],
-                              pen=[bold if c == chosen or len(chips) == 1 else thin for c in chips],
+                              # side by side each chart rings its own chip: only the
+                              # selected chip's is bold (every chart's was: the sixth tour)
+                              pen=[bold if c == chosen or (chosen is None and len(chips) == 1)
+                                   else thin for c in chips],
                               size=[22 if c == chosen else 18 for c in chips])
 
     def _pick_pair(self, data) -> tuple[str, str] | None:
