@@ -286,3 +286,34 @@ def test_the_energy_chart_rings_the_selected_kernel_and_a_click_through_the_ring
     else:
         pytest.fail("no point of the kernel alone on its spot")
     window.act_overlay.trigger()
+
+
+def test_the_energy_charts_selected_point_is_drawn_over_another_chips_at_its_spot(window, qtbot):
+    """The sixth tour: with eight chips the MI300X's pink dot lay over the B200's under the
+    B200's bold ring. The selected chip's point is drawn again on top, and a click on the stack
+    keeps the selection rather than jumping to the dot beneath."""
+    model = window.model
+    first = model.document.chips[0]
+    (twin_id,) = model.add_chips([first])  # the same figures: every point on first's spot
+    twin = model.document.chip(twin_id)
+    assert twin.color != first.color
+    window.act_energy.trigger()
+    chart = window.canvas.energy_chart
+    qtbot.waitUntil(lambda: not chart.pending)
+    chart.refresh()
+    kernel = next(k for k in model.comparison.kernels
+                  if f"{k.id}@{first.id}" in chart.points and f"{k.id}@{twin_id}" in chart.points)
+    assert chart.points[f"{kernel.id}@{first.id}"] == chart.points[f"{kernel.id}@{twin_id}"]
+    vb = chart.plot.getPlotItem().getViewBox()
+    vb.updateAutoRange()
+    x, y = chart.points[f"{kernel.id}@{first.id}"]
+    at = QPointF(chart.plot.mapFromScene(vb.mapViewToScene(QPointF(np.log10(x), np.log10(y)))))
+    for chip in (first, twin, first):
+        model.select(kernel.id, chip.id)
+        QApplication.processEvents()
+        (top,) = chart.lifted.points()
+        assert top.brush().color().name() == chip.color.lower(), chip.name
+        assert chart.lifted.zValue() > 0 and chart.ring.zValue() > chart.lifted.zValue()
+        _click(chart.plot.viewport(), at)  # on the stack: the one on top stays selected
+        assert (model.selected_kernel, model.selected_chip) == (kernel.id, chip.id)
+    window.act_overlay.trigger()

@@ -87,6 +87,11 @@ class EnergyChart(QWidget):
         self._bold, self._thin = pg.mkPen("k", width=3), pg.mkPen("k", width=1.5)
         self.ring = Ring(size=22, pen=self._thin, brush=None)
         self.ring.setZValue(5)
+        # the selected chip's point drawn again over the others: another chip's dot of the same
+        # kernel at the same spot hid it under the bold ring (the sixth tour: MI300X over B200)
+        self.lifted = Ring(pen=pg.mkPen("k"))
+        self.lifted.setZValue(4)
+        self.looks: dict[str, tuple] = {}  # point key -> (brush, symbol, size)
         self.refresh()
 
     def _ring_selected(self, *_args) -> None:
@@ -99,6 +104,22 @@ class EnergyChart(QWidget):
         self.ring.setData([np.log10(x) for _s, (x, _y) in at], [np.log10(y) for _s, (_x, y) in at],
                           size=[26 if s else 20 for s, _xy in at],
                           pen=[self._bold if s else self._thin for s, _xy in at])
+        key = f"{item}@{chip}"
+        if item and chip and key in self.points and key in self.looks:
+            (x, y), (brush, symbol, size) = self.points[key], self.looks[key]
+            self.lifted.setData([np.log10(x)], [np.log10(y)], brush=[brush], symbol=[symbol],
+                                size=[size])
+        else:
+            self.lifted.setData([], [])
+
+    def _clicked(self, points) -> None:
+        """A click on points selects one; of a stack at one spot, the selected one stays (it is
+        drawn on top), else the first."""
+        if not len(points):
+            return
+        chosen = (self.model.selected_kernel, self.model.selected_chip)
+        ids = [p.data()[0] for p in points]
+        self.model.select(*(chosen if chosen in ids else ids[0]))
 
     @property
     def pending(self) -> bool:
@@ -121,7 +142,7 @@ class EnergyChart(QWidget):
         if not self.isVisible() and self.points:  # hidden: nothing to draw on a drag step
             return
         self.plot.clear()
-        self.points, self.curves = {}, {}
+        self.points, self.curves, self.looks = {}, {}, {}
         cmp = self.model.comparison
         units = self.model.units
         energy = self.energy_mode
@@ -188,6 +209,7 @@ class EnergyChart(QWidget):
                 ys.append(np.log10(value))
                 brushes.append(pg.mkBrush(cmp.chips[c].color or "#808080"))
                 symbols.append("o")
+                self.looks[f"{kernel.id}@{cmp.chips[c].id}"] = (brushes[-1], "o", 9)
                 capped = _(" (power-capped)") if ke.capped[k, c] else ""
                 tips.append(f"{kernel.name} on {cmp.chips[c].name}: "
                             + (format_si(float(ke.ops_per_joule[k, c]) / units.ops_per_unit,
@@ -209,6 +231,7 @@ class EnergyChart(QWidget):
                 ys.append(np.log10(value))
                 brushes.append(pg.mkBrush(chip.color or "#808080"))
                 symbols.append("star")
+                self.looks[f"{w.workload.id}@{chip.id}"] = (brushes[-1], "star", 13)
                 unit = w.workload.throughput_unit.removesuffix("/s")
                 tips.append(_("{workload} on {chip}: {per_joule} {unit} per joule, {power}").format(
                     workload=w.workload.name, chip=chip.name,
@@ -223,10 +246,10 @@ class EnergyChart(QWidget):
                                          hoverable=True, data=list(zip(ids, tips, strict=True)),
                                          tip=lambda x, y, data: data[1])  # words, not log x, y
             # a click selects it, as on the roofline: Why it sits there follows
-            scatter.sigClicked.connect(
-                lambda _s, points, _ev: len(points) and self.model.select(*points[0].data()[0]))
+            scatter.sigClicked.connect(lambda _s, points, _ev: self._clicked(points))
             self.plot.addItem(scatter)
         self.plot.addItem(self.ring, ignoreBounds=True)  # clear() took it off
+        self.plot.addItem(self.lifted, ignoreBounds=True)
         self._ring_selected()
         # as the roofline reads it: B/F, its labels 1/intensity, where View → Intensity as B/F
         # (bytes per op) is on
