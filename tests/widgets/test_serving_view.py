@@ -114,6 +114,50 @@ def test_a_mouse_click_on_a_ringed_best_point_selects_it(panel):
     assert model.document.workloads[0].batch == int(panel.result.concurrency[k])
 
 
+def test_a_click_in_a_best_points_ring_chooses_it_and_the_chosen_point_is_boxed(panel):
+    """The sixth tour clicked a ringed best point (448 users on the B200) and got its neighbour,
+    449, whose caches do not fit: a click went to the point nearest the pointer, and at the top
+    of a curve they lie a pixel or two apart. A click anywhere in the ring chooses its point; the
+    point the roofline then shows is boxed, on the selected chip's curve."""
+    from helpers import mouse
+    from PySide6.QtCore import QEvent, QPointF, Qt
+
+    panel.resize(1100, 420)
+    _settle(panel)
+    model, chart = panel.model, panel.chart
+    vb = chart.plot.getPlotItem().getViewBox()
+    vb.updateAutoRange()
+    view = chart.plot
+    for ring in chart.rings.points():
+        c, k = ring.data()
+        centre = QPointF(view.mapFromScene(vb.mapViewToScene(ring.pos())))
+        for dx, dy in ((5, 0), (-5, 3), (0, -6)):  # off its centre, inside the 16 px ring
+            model.select(model.document.workloads[0].id, model.document.chips[1 - c].id)
+            pos = centre + QPointF(dx, dy)
+            mouse(view.viewport(), QEvent.Type.MouseButtonPress, pos)
+            mouse(view.viewport(), QEvent.Type.MouseButtonRelease, pos, Qt.MouseButton.NoButton)
+            _settle(panel)
+            w = model.document.workloads[0]
+            assert model.selected_chip == model.document.chips[c].id
+            assert w.batch == int(panel.result.concurrency[k]), (c, dx, dy, w.batch)
+            (box,) = chart.current.points()
+            assert (box.pos().x(), box.pos().y()) == pytest.approx(
+                (ring.pos().x(), ring.pos().y()))
+    # another chip selected: the box on its curve at the same users, or none where they are
+    # not on it
+    c = 1 - chart.rings.points()[-1].data()[0]
+    model.select(model.document.workloads[0].id, model.document.chips[c].id)
+    _settle(panel)
+    r, w = panel.result, model.document.workloads[0]
+    at = np.flatnonzero(r.concurrency == w.batch)
+    boxes = chart.current.points()
+    if len(at) and np.isfinite(r.tokens_per_chip[c, at[0]]):
+        assert len(boxes) == 1
+        assert boxes[0].pos().x() == pytest.approx(np.log10(r.tokens_per_user[c, at[0]]))
+    else:
+        assert len(boxes) == 0
+
+
 def test_measured_points_are_drawn_and_weighed_against_the_bound(panel, tmp_path):
     r = panel.result
     k = 3

@@ -56,10 +56,17 @@ class ServingChart:
             self.points.sigClicked.connect(on_click)
         self.stars = pg.ScatterPlotItem()
         self.stars.setToolTip(_("Measured points (Measured points…), against their chip's bound"))
-        # a best point's ring is over its point: it tells the same figures on hover, and lets
-        # a click through to the point (it took the click: a best point could not be chosen)
-        self.rings = Ring(size=16, pen=pg.mkPen("k", width=2), brush=None,
-                          hoverable=tip is not None, tip=tip)
+        # a best point's ring is over its point and stands for it: it tells the same figures on
+        # hover, and a click anywhere in it chooses that point (a click through it went to the
+        # nearest point under the pointer, often a neighbour at the crowded top of a curve: the
+        # sixth tour got 449 users, which do not fit, for the ringed 448)
+        self.rings = pg.ScatterPlotItem(size=16, pen=pg.mkPen("k", width=2), brush=None,
+                                        hoverable=tip is not None, tip=tip)
+        if on_click is not None:
+            self.rings.sigClicked.connect(on_click)
+        # the point the roofline and the table show now (the workload's batch at the mean
+        # context, as a click sets it), boxed on the selected chip's curve
+        self.current = Ring(size=15, symbol="s", pen=pg.mkPen("k", width=1.5), brush=None)
         self.labels: list[pg.TextItem] = []
         self._marks: list = []  # the users' numbers: (x, y, text, colour), placed at each size
         item.getViewBox().sigResized.connect(lambda _vb: self._place_labels(self._marks))
@@ -70,7 +77,7 @@ class ServingChart:
         self.legend.setZValue(1000)  # over the TPOT line dragged across it
         # in a short dock the legend would cover the curves: the view names the chips above
         self.legend.setVisible(legend)
-        for part in (self.points, self.stars, self.rings):
+        for part in (self.points, self.stars, self.current, self.rings):
             item.addItem(part)
             part.setZValue(5)  # over the TPOT line: a point under it tells its own figures
         item.addItem(self.tpot_line, ignoreBounds=True)
@@ -81,7 +88,7 @@ class ServingChart:
         for fit, every in self.lines:
             fit.setData([], [])
             every.setData([], [])
-        for part in (self.points, self.stars, self.rings):
+        for part in (self.points, self.stars, self.rings, self.current):
             part.setData([])
         for label in self.labels:
             label.setVisible(False)
@@ -265,6 +272,19 @@ class ServingChart:
             self.tpot_line.blockSignals(True)
             self.tpot_line.setValue(float(np.log10(1.0 / limit)))
             self.tpot_line.blockSignals(False)
+
+    def draw_current(self, result, c: int) -> None:
+        """The box round chip ``c``'s point at the workload's batch and the requests' mean
+        context (what a click on a point sets, and the roofline then shows); none elsewhere."""
+        w, values = result.workload, measure_values(result, self.measure)
+        at = np.flatnonzero(result.concurrency == w.batch) if (
+            w.context == result.spec.mean_context and 0 <= c < len(result.chips)) else ()
+        x = result.tokens_per_user[c, at[0]] if len(at) else np.nan
+        y = values[c, at[0]] if len(at) else np.nan
+        if np.isfinite(x) and np.isfinite(y) and x > 0 and y > 0:
+            self.current.setData(x=[float(np.log10(x))], y=[float(np.log10(y))])
+        else:
+            self.current.setData([])
 
     @contextmanager
     def titled(self, result):

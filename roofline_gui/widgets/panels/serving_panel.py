@@ -299,7 +299,8 @@ class ServingPanel(QWidget):
         self._show_fields(w)
         derated = self.model.view.derated
         key = (w, chips, derated, self.measured)
-        if key == self._drawn_key:  # the selected chip may have changed: its words
+        if key == self._drawn_key:  # the selected chip may have changed: its words, its box
+            self.chart.draw_current(self.result, self._chip_index(self.result.chips))
             self._words_later.start()
             return
         frontier = (replace(w, tpot_limit=0.0, ttft_limit=0.0), chips, derated)
@@ -331,6 +332,7 @@ class ServingPanel(QWidget):
         elif measured_moved:
             self.chart.draw_measured(result, self.measured)
         self.chart.draw_limits(result)
+        self.chart.draw_current(result, self._chip_index(result.chips))
         self._words_later.start()
 
     @property
@@ -346,8 +348,8 @@ class ServingPanel(QWidget):
         key = " ".join(f"<span style='color:{chip.color or '#808080'}'>━ "
                        f"{html.escape(chip.name)}</span>" for chip in result.chips)
         title = _("{workload} served as more users decode at once (the numbers); hollow: their "
-                  "caches do not fit; ringed: the best within the limits; dashed: the TPOT limit. "
-                  "{chips}").format(
+                  "caches do not fit; ringed: the best within the limits; boxed: the one the roofline "
+                  "shows; dashed: the TPOT limit. {chips}").format(
             workload=f"<b>{html.escape(result.workload.name)}</b>", chips=key)
         if title != self.title.text():  # a new text lays the panel out again
             self.title.setText(tidy(title))
