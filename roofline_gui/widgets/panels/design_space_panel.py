@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 from roofline_gui.core.chip import WHAT_IF_SPAN, round_factor
 from roofline_gui.core.design_space import balance_ratio, chip_peak, design_space
 from roofline_gui.core.display import crosses_each
-from roofline_gui.core.i18n import N_, _, tidy
+from roofline_gui.core.i18n import N_, _, listed, ngettext, tidy
 from roofline_gui.core.units import compute_precision, format_si, rate_count
 from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.widgets.common.axes import log_plot
@@ -169,13 +169,22 @@ class DesignSpacePanel(QWidget):
         self.balance.setData(lx, lx + np.log10(b_now * ratio / p_now))  # the chip's own
         unit = _(r.workload.throughput_unit)
         self._here = (float(r.throughput[c]), unit, chip.name)
+        # a chip with no peak at the workload's precision has no dot: said, not left to guess
+        # (the sixth tour's fp32 map had no TPU v3 and nothing said why)
+        missing = [c.name for c in self.model.document.chips
+                   if c.visible and not chip_peak(r, c, precision)]
         self.title.setText(tidy(_(
             "{workload} on {chip}, its other ceilings as they are: {unit} over peak compute and "
             "main-memory bandwidth (brighter is faster; the lines are throughput ×{factor} "
             "apart). Dashed: compute time = main-memory time. Drag a chip's dot to move both its "
             "ceilings (a what-if; with Shift, by round factors).").format(
             workload=f"<b>{html.escape(r.workload.name)}</b>", chip=html.escape(chip.name),
-            unit=unit, factor=self.iso_factor)))
+            unit=unit, factor=self.iso_factor) + (" " + ngettext(
+                "No dot for {chips}: it has no {precision} peak, nor one of the same width to "
+                "stand in for it.",
+                "No dot for {chips}: they have no {precision} peak, nor one of the same width to "
+                "stand in for it.", len(missing)).format(
+                chips=html.escape(listed(missing)), precision=precision) if missing else "")))
         if self._drag is None:  # during a dot's drag the view stays as the user left it
             self.plot.getViewBox().setRange(xRange=(lx[0], lx[-1]), yRange=(ly[0], ly[-1]),
                                             padding=0)
