@@ -517,7 +517,10 @@ class ComparisonTableModel(QAbstractTableModel):
                 stand_in=stand_in, precision=cmp.kernels[row].precision)
                 if stand_in and bound == "memory" else "")
             if cmp.kernels[row].resides and residency_note(cmp.kernels[row], cmp.chips[c]):
-                note += " · " + _("does not fit on chip")
+                # a chip with no on-chip level holds nothing there: not "does not fit" (the
+                # sixth tour read that of the V100 and the B200)
+                note += " · " + (_("does not fit on chip") if cmp.chips[c].levels("cache") else
+                                 _("no on-chip level"))
             if bound == "unsupported":
                 return name
             return (_("{limiter} (memory)") if bound == "memory" else

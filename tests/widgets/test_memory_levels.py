@@ -141,6 +141,31 @@ def test_a_kernel_whose_on_chip_operands_do_not_fit_is_hollow_and_its_cell_says_
     assert len(plot.overlays.misfit_strike.getData()[0]) == 0
 
 
+def test_a_chip_with_no_on_chip_level_is_said_to_have_none_not_that_it_does_not_fit(window):
+    """The sixth tour read "does not fit on chip" of the V100 and the B200, which have no on-chip
+    level in their presets: their cell, the marker's tip and the legend say what is so."""
+    from PySide6.QtCore import Qt
+
+    from roofline_gui.widgets.chart.layers.legend import MISFIT_LEGEND
+
+    model, presets = window.model, window.presets
+    model.reset(Document())
+    model.add_chips([presets.chips[i] for i in ("google-tpu-v1", "nvidia-b200")])
+    (kid,) = model.add_kernels([presets.kernels["cnn-int8-tpu"].with_params(batch=8)])
+    QApplication.processEvents()
+    plot = window.canvas.overlay_plot
+    assert plot.scene.spec.misfits.tolist() == [[0, 1]]  # fits TPU v1's buffer; B200 has none
+    table = window.table.table_model
+    texts = [str(table.index(0, col).data(Qt.ItemDataRole.DisplayRole))
+             for col in range(table.columnCount())]
+    assert any(t.endswith("· no on-chip level") for t in texts), texts
+    assert not any("does not fit on chip" in t for t in texts)
+    tip = plot.overlays._misfit_tip(0, 0, (0, 1))
+    assert tip.startswith(f"{model.document.kernel(kid).name} on B200: no on-chip level")
+    assert "has no on-chip level in this session" in tip
+    assert "cannot hold it" in MISFIT_LEGEND
+
+
 def test_the_wheel_scrolls_the_form_past_an_operand_choice_without_changing_it(window, qtbot):
     from PySide6.QtCore import QPoint, QPointF, Qt
     from PySide6.QtGui import QWheelEvent

@@ -21,7 +21,7 @@ UNUSED_LEGEND = N_("faint: memory levels no kernel uses")
 #: The marks besides the kernels' shapes, each named where the chart shows it (the second tour
 #: met hollow points, struck-through points and dotted connectors the legend never explained)
 LEVELS_LEGEND = N_("a kernel at each level (filled: its limit)")
-MISFIT_LEGEND = N_("struck through: does not fit on chip")
+MISFIT_LEGEND = N_("struck through: kept on chip, which cannot hold it")
 MEASURED_LEGEND = N_("measured (dotted: to its bound)")
 STEP_LEGEND = N_("large: a workload's step; small: its kernels")
 UNFIT_LEGEND = N_("hollow large: does not fit in the chip's memory")

@@ -162,9 +162,12 @@ class OverlaysLayer(ChartLayer):
 
         k, c = data
         cmp = self.scene.comparison
-        return _("{kernel} on {chip}: does not fit (struck through)\n{note}").format(
-            kernel=cmp.kernels[k].name, chip=cmp.chips[c].name,
-            note=residency_note(cmp.kernels[k], cmp.chips[c]))
+        chip = cmp.chips[c]
+        return (_("{kernel} on {chip}: does not fit (struck through)\n{note}")
+                if chip.levels("cache") else
+                _("{kernel} on {chip}: no on-chip level to keep it in (struck through)\n{note}")
+                ).format(kernel=cmp.kernels[k].name, chip=chip.name,
+                         note=residency_note(cmp.kernels[k], chip))
 
     # -- the selection ----------------------------------------------------------------------------
     def _selected_spots(self, scene: ChartScene, kernel_id: str | None) -> tuple[list, list, list]:
