@@ -79,3 +79,22 @@ def test_intensities_in_sentences_carry_no_exponent():
     assert Units().format_intensity(9750) == "9,750 op/B"
     assert Units().format_intensity(0.3333333) == "0.3333 op/B"
     assert Units(mac=True).format_intensity(40861) == "20,430 MAC/B"
+
+
+@pytest.mark.parametrize(("value", "text"), [
+    (4499999999999999.5, "4500000000000000"),  # 4.5 Pop/s after a product: the sixth tour's CSV
+    (449.99999999999994, "450"),
+    (0.1 + 0.2, "0.3"),
+    (312e12, "312000000000000"),
+    (1.936952888888889e-05, "1.93695288888889e-05"),
+    (2.5e16, "2.5e+16"),
+    (-3.0, "-3"),
+    (float("nan"), ""),
+    (None, ""),
+])
+def test_csv_numbers_are_plain_and_free_of_float_noise(value, text):
+    from roofline_gui.core.units import format_plain
+
+    assert format_plain(value) == text
+    if text:
+        assert float(text) == pytest.approx(value, rel=1e-14)
