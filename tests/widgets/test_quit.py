@@ -37,3 +37,36 @@ def test_quit_after_an_edit_with_discard_prints_nothing():
         assert result.returncode == 0 and "quit" in result.stdout
         output = result.stdout + result.stderr
         assert "Traceback" not in output and "already deleted" not in output, output
+
+
+LEFT_OPEN = textwrap.dedent("""
+    import os, tempfile
+    os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp()
+    os.environ["ROOFLINE_DATA_DIR"] = tempfile.mkdtemp()
+    from PySide6.QtCore import QSettings
+    from roofline_gui.models.settings import Settings
+    from roofline_gui.widgets.app.file_actions import examples
+    from roofline_gui.widgets.app.main_window import MainWindow
+    from roofline_gui.widgets.common.application import make_app
+    app = make_app()
+    ini = os.path.join(tempfile.mkdtemp(), "s.ini")
+    window = MainWindow(settings=Settings(QSettings(ini, QSettings.Format.IniFormat)))
+    window.show()
+    window.files.open_example(next(p for p in examples() if p.stem == "h100-vs-mi300x-llm"))
+    window.model.add_chips([window.presets.chips["nvidia-b200"]])
+    app.processEvents()
+    print("left open", flush=True)
+""")
+
+
+def test_a_script_that_leaves_the_window_open_exits_without_a_traceback():
+    """A script (the screenshots', a user's own) that ends with the window open and edited: at
+    Python's exit the undo stack went first and the window's title slot printed "Internal C++
+    object (QUndoStack) already deleted"."""
+    for _ in range(2):
+        result = subprocess.run([sys.executable, "-c", LEFT_OPEN], cwd=ROOT,
+                                capture_output=True, text=True, timeout=60)
+        assert result.returncode == 0 and "left open" in result.stdout
+        output = result.stdout + result.stderr
+        assert "Traceback" not in output and "already deleted" not in output, output

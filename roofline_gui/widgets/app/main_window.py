@@ -10,6 +10,7 @@ from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
+import shiboken6
 from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence, QPalette
 from PySide6.QtWidgets import (
@@ -860,6 +861,8 @@ class MainWindow(QMainWindow):
                                               for c in self.model.document.chips))
 
     def _update_title(self, *_args) -> None:
+        if not shiboken6.isValid(self.model.undo_stack) or not shiboken6.isValid(self):
+            return  # a script's window never closed: Python's exit deletes the stack first
         title = f"{self.files.display_name()}[*] — Roofline Explorer"
         if title != self.windowTitle():
             self.setWindowTitle(title)
