@@ -644,7 +644,8 @@ def _workload_obstacles(scene: ChartScene) -> tuple[np.ndarray, np.ndarray]:
 
 
 def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels) -> tuple[ChartLabel, ...]:
-    """Each kernel's name by its highest marker (display.place_kernel_labels), clear of the
+    """Each kernel's name by its highest marker (the selected kernel's by its marker on the
+    selected chip, placed first) (display.place_kernel_labels), clear of the
     other names, the roof labels, every marker and the workloads' marks, and of the roofs (a
     name over a roof hid the line: the tours); the whole name, else shortened to 28, then 20
     characters; left out where none fits (the marker's tooltip names it)."""
@@ -653,6 +654,17 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels) -> tupl
         return ()
     rates = spec.marker_y[:, list(scene.chips)]
     top = np.where(np.isfinite(rates), rates, -np.inf).max(axis=1)
+    # The selected kernel's name by its marker on the selected chip, and placed first: by its
+    # highest marker, on another chip, it sat far from the bold ring or found no room (the
+    # sixth tour, eight chips: the selected kernel had no name)
+    k_sel = cmp.kernel_index.get(scene.selection.item)
+    c_sel = cmp.chip_index.get(scene.selection.chip)
+    if (k_sel is not None and c_sel in scene.chips and np.isfinite(spec.marker_y[k_sel, c_sel])
+            and spec.marker_y[k_sel, c_sel] > 0):
+        top[k_sel] = spec.marker_y[k_sel, c_sel]
+    order = np.arange(len(cmp.kernels))
+    if k_sel is not None:
+        order = np.concatenate([[k_sel], np.delete(order, k_sel)])
     with np.errstate(divide="ignore", invalid="ignore"):
         xs = np.log10(spec.marker_x)
         ys = np.where(top > 0, np.log10(np.where(top > 0, top, 1.0)), np.nan)
@@ -663,11 +675,12 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels) -> tupl
     texts = [tuple(dict.fromkeys(forms)) for forms in zip(
         names, short_names(names), short_names(names, SHORTEST_NAME), strict=True)]
     roofs = _roof_polylines(scene, g)
-    return tuple(ChartLabel(lb.text, lb.x, lb.y, "", lb.anchor, None, lb.offset, lb.kernel,
-                            stem=lb.stem)
-                 for lb in place_kernel_labels(texts, xs, ys, g.px, g.text_px, g.line, taken,
-                                               others, g.bounds, lines=roofs,
-                                               far_spots=FAR_LABEL_SPOTS, over_lines=False))
+    placed = place_kernel_labels([texts[k] for k in order], xs[order], ys[order], g.px,
+                                 g.text_px, g.line, taken, others, g.bounds, lines=roofs,
+                                 far_spots=FAR_LABEL_SPOTS, over_lines=False)
+    return tuple(sorted((ChartLabel(lb.text, lb.x, lb.y, "", lb.anchor, None, lb.offset,
+                                    int(order[lb.kernel]), stem=lb.stem) for lb in placed),
+                        key=lambda lb: lb.item))
 
 
 def _roof_polylines(scene: ChartScene, g: LabelGeometry) -> list[np.ndarray]:

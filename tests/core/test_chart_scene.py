@@ -401,3 +401,32 @@ def test_a_diagonals_label_takes_the_side_of_its_line_away_from_a_near_one():
     assert gen4.anchor == (0.0, 0.0)
     ddr3 = next(lb for lb in placed.roofs if "34 GB/s" in lb.text)
     assert ddr3.anchor == (0.0, 1.0)  # and DDR3's above its own line: they face away
+
+
+def test_the_selected_kernels_name_sits_by_its_marker_on_the_selected_chip():
+    """The sixth tour, eight chips: the selected kernel's name sat by its highest marker on
+    another chip, far from the bold ring, or found no room and was left out. It is placed first,
+    by the selected chip's marker; the other names still by their highest markers."""
+    from roofline_gui.core.chart_labels import place_labels
+    from roofline_gui.core.chart_scene import Selection
+
+    chips = ["nvidia-h100-sxm5-80gb", "amd-instinct-mi300x", "nvidia-b200", "google-tpu-v5e",
+             "nvidia-a100-sxm4-80gb", "nvidia-h200-sxm-141gb", "amd-instinct-mi355x",
+             "google-tpu-v6e-trillium"]
+    kernels = [_kernel(k) for k in ("llm-decode-gemv-bf16", "mlp-bf16-b64", "attn-decode-bf16",
+                                    "attn-prefill-bf16", "gemm-4k-bf16")]
+    scene = _scene(chips, kernels)
+    spec = scene.spec
+    tpu = chips.index("google-tpu-v5e")
+    for k in range(len(kernels)):
+        assert spec.marker_y[k, tpu] < np.nanmax(spec.marker_y[k])  # never its highest here
+        chosen = replace(scene, selection=Selection(kernels[k].id, "google-tpu-v5e"))
+        g = _geometry(chosen, (1100.0, 640.0))
+        names = {lb.item: lb for lb in place_labels(chosen, g, selected_chip="google-tpu-v5e",
+                                                    foreground="#202020").names}
+        assert k in names, (kernels[k].name, [lb.text for lb in names.values()])
+        assert names[k].y == np.log10(spec.marker_y[k, tpu])
+        for n, lb in names.items():
+            if n != k:
+                assert lb.y == np.log10(np.nanmax(spec.marker_y[n]))
+        assert [lb.item for lb in names.values()] == sorted(names)

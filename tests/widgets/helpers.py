@@ -103,6 +103,10 @@ def chart_mismatches(plot) -> list[str]:
             continue
         top = np.nanmax(np.where(np.isfinite(spec.marker_y[k, list(scene.chips)]),
                                  spec.marker_y[k, list(scene.chips)], np.nan))
+        c_sel = cmp.chip_index.get(scene.selection.chip)  # the selected kernel's name: by its
+        if (cmp.kernel_index.get(scene.selection.item) == k and c_sel in scene.chips  # marker on
+                and np.isfinite(spec.marker_y[k, c_sel]) and spec.marker_y[k, c_sel] > 0):
+            top = spec.marker_y[k, c_sel]  # the selected chip
         if not np.allclose((label.x, label.y), (x_all[k], np.log10(top))):
             problems.append(f"name {label.text!r} at {(label.x, label.y)}, "
                             f"its marker at {(x_all[k], np.log10(top))}")
