@@ -10,6 +10,7 @@ _DEFAULTS: dict[str, object] = {
     "window/geometry": QByteArray(),
     "window/state": QByteArray(),
     "window/front": [],  # the docks in front of their tab groups when the window closed
+    "window/dock_sizes": [],  # "name:width:height" of each dock shown when the window closed
     "view/mode": "overlay",
     "view/mac_units": False,
     "view/derated": False,

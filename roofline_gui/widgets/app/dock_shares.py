@@ -92,12 +92,12 @@ class DockShares(QObject):
                                            (down, Vertical, height)):
             docks = [(d, s) for d, s in docks if d.isVisible() and not d.isFloating()]
             if docks:
-                sizes = [max(1, round(s * extent)) + (self._tab_bar(d) if orientation == Vertical
+                sizes = [max(1, round(s * extent)) + (self.tab_bar(d) if orientation == Vertical
                                                       else 0) for d, s in docks]
                 self.window.resizeDocks([d for d, _ in docks], sizes, orientation)
         QTimer.singleShot(0, self._note_sizes)
 
-    def _tab_bar(self, dock: QDockWidget) -> int:
+    def tab_bar(self, dock: QDockWidget) -> int:
         """The height of the tab bar under a tabified dock: resizeDocks sizes the dock area,
         tab bar included, where the share was read from the dock alone."""
         if not self.window.tabifiedDockWidgets(dock):

@@ -316,6 +316,10 @@ class MainWindow(QMainWindow):
         if not self._panels_started:
             if self._restored:  # the window manager may still take it to its saved (maximised)
                 self.dock_shares.hold_next_resize()  # size: the docks keep their restored sizes
+                # and their saved layout is put back once shown, and in that size if it comes
+                # soon; a resize later is the user's
+                QTimer.singleShot(0, self._restore_state_again)
+                QTimer.singleShot(1000, self._forget_state_again)
             self.canvas.overlay.viewport().installEventFilter(self)
             QTimer.singleShot(400, self._start_panels)  # in case no paint comes (minimised)
 
@@ -899,11 +903,18 @@ class MainWindow(QMainWindow):
         geometry, state = self.settings.get("window/geometry"), self.settings.get("window/state")
         if not geometry.isEmpty():
             self.restoreGeometry(geometry)
+        self._state_again = None  # (state, size, front) until the window reaches its saved size
         if not state.isEmpty() and self.restoreState(state, self.LAYOUT_VERSION):
             # the tabs in front when it closed, once the window is laid out (raised before,
             # a later tab's group came back a tab bar shorter: the same 26 px a start)
             front = [n for n in self.settings.get("window/front") if n in self.docks]
             QTimer.singleShot(0, lambda: self._bring_forward(front))
+            # Laid out again once the window is shown, and again in its final size: restored
+            # before the show, the docks were laid out before their panels (the Kernels tab in
+            # front came back 4 to 50 px taller, the bottom panels that much shorter: the
+            # seventh tour at 1280 x 800); and a window saved maximised is restored at its
+            # normal size, then maximised, the step's height going to one dock.
+            self._state_again = (state, self.size(), front)
         self._restored = not geometry.isEmpty()
         mode = self.settings.get("view/mode")
         # kept as they are: B/F never set follows the language at each start, and saving the
@@ -917,6 +928,51 @@ class MainWindow(QMainWindow):
                             same_width=bool(self.settings.get("view/same_width")),
                             bytes_per_op=self._bytes_per_op_setting())
         self._restoring_view = False
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt API)
+        super().resizeEvent(event)
+        again = getattr(self, "_state_again", None)
+        if again is not None and self.isVisible() and event.size() != again[1]:
+            QTimer.singleShot(0, self._restore_state_again)  # the restored size to the saved one
+
+    def _forget_state_again(self) -> None:
+        self._state_again = None
+
+    def _restore_state_again(self) -> None:
+        """The docks shown when the window closed, at the sizes they had (Qt's restoreState,
+        called again here once the panels are in, crashed in a panel's first build)."""
+        if self._state_again is None:
+            return
+        sizes = {}
+        for entry in self.settings.get("window/dock_sizes"):
+            name, _sep, rest = entry.partition(":")
+            try:
+                width, height = (int(v) for v in rest.split(":"))
+            except ValueError:
+                continue
+            if name in self.docks and width > 0 and height > 0:
+                sizes[name] = (width, height)
+        shown = [name for name in sizes if self.docks[name].isVisible()
+                 and not self.docks[name].isFloating()
+                 and not self.docks[name].visibleRegion().isEmpty()]
+        for area, across in ((Qt.DockWidgetArea.LeftDockWidgetArea, Qt.Orientation.Horizontal),
+                             (Qt.DockWidgetArea.BottomDockWidgetArea, Qt.Orientation.Vertical)):
+            docks = [self.docks[n] for n in shown if self.dockWidgetArea(self.docks[n]) == area]
+            if not docks:
+                continue
+            # the area's depth (the left's width, the bottom's height) from its first dock,
+            # then its docks' lengths along it (the bottom's table and explanation widths)
+            # (a height with the tab bar under a tabified dock: resizeDocks sizes the area)
+            def length(dock, orientation):
+                width, height = sizes[dock.objectName().removeprefix("dock-")]
+                return width if orientation == Qt.Orientation.Horizontal else (
+                    height + self.dock_shares.tab_bar(dock))
+
+            self.resizeDocks([docks[0]], [length(docks[0], across)], across)
+            if len(docks) > 1:
+                along = (Qt.Orientation.Vertical if across == Qt.Orientation.Horizontal
+                         else Qt.Orientation.Horizontal)
+                self.resizeDocks(docks, [length(d, along) for d in docks], along)
 
     def _bring_forward(self, names: list[str]) -> None:
         """Raise the docks ``names`` (the tabs in front when the window closed), each panel
@@ -956,6 +1012,9 @@ class MainWindow(QMainWindow):
         front = [name for name, dock in self.docks.items()
                  if dock.isVisible() and not dock.visibleRegion().isEmpty()]
         self.settings.set("window/front", front)
+        self.settings.set("window/dock_sizes", [
+            f"{name}:{self.docks[name].width()}:{self.docks[name].height()}" for name in front
+            if not self.docks[name].isFloating()])
         for view in VIEWS:
             if view.tab_with is None and view.beside is None:
                 self.docks[view.name].raise_()
