@@ -486,3 +486,35 @@ def test_the_users_numbers_keep_off_every_point_and_curve(panel):
         box = np.array([[rect.left() * sx, -rect.bottom() * sy, rect.right() * sx, -rect.top() * sy]])
         assert not overlaps_each(box, points).any(), label.textItem.toPlainText()
         assert not crosses_each(box, segments).any(), label.textItem.toPlainText()
+
+
+@pytest.mark.parametrize("size", [(800, 300), (1000, 330), (1280, 400)])
+def test_a_best_points_ring_carries_its_own_number(qtbot, size):
+    """The seventh tour, Serving example at 1280 x 800: the ring round the MI355X's best point
+    (448 users) had "445" beside it in the MI355X's colour, a neighbour's number a pixel away
+    that took the spot first. The ringed points' numbers are placed first: the number nearest
+    each ring is a ringed point's own (its chip's colour and users), never a neighbour's."""
+    from roofline_gui.io.files import resources_dir
+    from roofline_gui.io.session import load_session
+
+    model = DocumentModel()
+    model.reset(load_session(resources_dir() / "examples" / "serving-70b-and-r1-at-50-ms.roofline"))
+    model.select(model.document.workloads[0].id, model.document.chips[0].id)
+    panel = ServingPanel(model)
+    qtbot.addWidget(panel)
+    panel.resize(*size)
+    panel.show()
+    _settle(panel)
+    chart, r = panel.chart, panel.result
+    shown = [(lb.textItem.toPlainText(), lb.color.name(), lb.pos())
+             for lb in chart.labels if lb.isVisible()]
+    rings = chart.rings.points()
+    assert len(rings) >= 2
+    own = {(f"{int(r.concurrency[k]):,}", r.chips[c].color.lower())
+           for c, k in (ring.data() for ring in rings)}
+    assert own & {(t, colour) for t, colour, _p in shown}  # at least one is written
+    for ring in rings:
+        at = ring.pos()
+        text, colour, _pos = min(shown, key=lambda s: (s[2].x() - at.x()) ** 2
+                                 + (s[2].y() - at.y()) ** 2)
+        assert (text, colour) in own, (size, r.chips[ring.data()[0]].name, text, colour)

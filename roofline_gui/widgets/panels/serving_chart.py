@@ -68,7 +68,7 @@ class ServingChart:
         # context, as a click sets it), boxed on the selected chip's curve
         self.current = Ring(size=15, symbol="s", pen=pg.mkPen("k", width=1.5), brush=None)
         self.labels: list[pg.TextItem] = []
-        self._marks: list = []  # the users' numbers: (x, y, text, colour), placed at each size
+        self._marks: list = []  # the users' numbers: (x, y, text, colour, (chip, point)), placed at each size
         item.getViewBox().sigResized.connect(lambda _vb: self._place_labels(self._marks))
         # bottom left: the frontiers fall from the top left to the bottom right, never there
         self.legend = item.addLegend(offset=(8, -8), labelTextSize="8pt", labelTextColor="k",
@@ -134,7 +134,8 @@ class ServingChart:
             brushes += [brush if fits[k] else hollow for k in shown]
             pens += [pen] * len(shown)
             marks += [(float(np.log10(x[k])), float(np.log10(y[k])),
-                       f"{int(result.concurrency[k]):,}", color) for k in np.flatnonzero(fits)]
+                       f"{int(result.concurrency[k]):,}", color, (c, int(k)))
+                      for k in np.flatnonzero(fits)]
         for fit, every in self.lines[len(result.chips):]:
             fit.setData([], [])
             every.setData([], [])
@@ -216,6 +217,15 @@ class ServingChart:
             per_px = (max(float(np.ptp(xs)), 0.5) / 500, max(float(np.ptp(ys)), 0.5) / 200)
         sx, sy = 1.0 / per_px[0], 1.0 / per_px[1]  # pixels per decade
         placed = []
+        # the best points' numbers first: a neighbour's, a pixel away, had taken the spot, so
+        # the ring round 448 users read "445" (the seventh tour)
+        best = {tuple(d) for d in self.rings.data["data"]} if len(self.rings.data) else set()
+        marks = sorted(marks, key=lambda m: m[4] not in best)
+        # and no number for a point within a ring's reach of a ringed one: beside the ring it
+        # reads as the ring's (262 users beside the ring round 256)
+        rings = [(m[0] * sx, m[1] * sy) for m in marks if m[4] in best]
+        marks = [m for m in marks if m[4] in best or not any(
+            (m[0] * sx - x) ** 2 + (m[1] * sy - y) ** 2 < RING_REACH_PX ** 2 for x, y in rings)]
         if marks:
             xs = np.array([m[0] for m in marks])
             ys = np.array([m[1] for m in marks])
@@ -247,7 +257,7 @@ class ServingChart:
                 self.plot.getPlotItem().addItem(label, ignoreBounds=True)
                 self.labels.append(label)
             label = self.labels[n]
-            x, y, text, color = marks[lb.kernel]
+            x, y, text, color, _at = marks[lb.kernel]
             label.setText(text, color=color)
             label.setAnchor(lb.anchor)
             label.setPos(x + lb.offset[0] * per_px[0], y - lb.offset[1] * per_px[1])
@@ -265,7 +275,10 @@ class ServingChart:
                 xs.append(float(np.log10(result.tokens_per_user[c, best])))
                 ys.append(float(np.log10(values[c, best])))
                 data.append((c, best))
+        moved = [tuple(d) for d in self.rings.data["data"]] != data
         self.rings.setData(x=xs, y=ys, data=data)
+        if moved and self._marks:  # other best points: their numbers placed first
+            self._place_labels(self._marks)
         limit = result.workload.tpot_limit
         self.tpot_line.setVisible(limit > 0)
         if limit > 0:
@@ -309,6 +322,10 @@ class ServingChart:
         finally:
             item.setTitle(None)
             item.titleLabel.setText("")
+
+
+#: Pixels from a ringed point within which no other point's number is written.
+RING_REACH_PX = 14.0
 
 
 @functools.cache
