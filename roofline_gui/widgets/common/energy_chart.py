@@ -269,7 +269,8 @@ class EnergyChart(QWidget):
                           f"{html.escape(cmp.chips[c].name)}" for c in chips)
         said = (_("{chips}: each chip's energy roofline, {unit} per joule at the rate the "
                   "roofline allows, its knee at the energy-balance point (the upright bar, "
-                  "ε_dram/ε_op); ● kernels, ★ workloads (hover for tokens per joule).") if energy
+                  "ε_dram/ε_op); ● kernels, ★ workloads (hover for their tokens or images per "
+                  "joule).") if energy
                 else _("{chips}: each chip's roof held to its board power (solid) against its "
                        "roofline (dotted, where they differ): near the ridge, where compute and "
                        "memory run flat out together, the cap bites first, claimed only from "

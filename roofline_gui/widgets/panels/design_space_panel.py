@@ -262,7 +262,11 @@ class DesignSpacePanel(QWidget):
             self.plot.removeItem(name)
         self.names = []
         xs, ys, brushes, ids = [], [], [], []
-        for chip in (c for c in self.model.document.chips if c.visible):
+        # the selected chip's dot last, over any other at its spot (the TPU v3's lay under the
+        # V100's on the map "on TPU v3": the seventh tour)
+        chips = sorted((c for c in self.model.document.chips if c.visible),
+                       key=lambda c: c.id == self.model.selected_chip)
+        for chip in chips:
             peak = chip_peak(r, chip, precision)
             if not peak:
                 continue
@@ -276,6 +280,8 @@ class DesignSpacePanel(QWidget):
             self.plot.addItem(text)
             self.names.append(text)
         self.dots.setData(xs, ys, brush=brushes, data=ids)
+        # its name placed first, where it has the most room
+        self.names.reverse()
         self._place_names()
 
     def _place_names(self, *_args) -> None:
