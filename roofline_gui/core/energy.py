@@ -723,13 +723,14 @@ def workload_lines(result, c: int, carbon: float | None = None) -> list[str]:
             cost=f"{float(e.cost_per_million[c]):,.4g}", items=items_word, price=f"{price:g}"))
     if f is not None and f.train_items:
         mwh = float(e.per_item[c]) * f.train_items / 3.6e9
-        run = {"mwh": f"{mwh:,.4g}", "count": format_si(f.train_items, "").strip(),
-               "items": items_word}
-        line = (_("The run's energy: {mwh} MWh for {count} {items}; at your grid's {carbon} kg "
+        # in Wh with its prefix: a small run read "0.001508 MWh" (the seventh tour)
+        run = {"energy": format_si(mwh * 1e6, "Wh"),
+               "count": format_si(f.train_items, "").strip(), "items": items_word}
+        line = (_("The run's energy: {energy} for {count} {items}; at your grid's {carbon} kg "
                   "CO2 per kWh, {co2} t CO2.").format(carbon=f"{carbon:g}",
                                                       co2=f"{mwh * carbon:,.4g}", **run)
                 if carbon is not None else
-                _("The run's energy: {mwh} MWh for {count} {items} (Tools → Grid carbon "
+                _("The run's energy: {energy} for {count} {items} (Tools → Grid carbon "
                   "intensity… gives its CO2 at your grid's kg per kWh).").format(**run))
         if price and np.isfinite(result.chip_hours[c]):
             line += " " + _("Chip time at ${price} per chip-hour: ${cost}.").format(

@@ -8,6 +8,7 @@ from PySide6.QtWidgets import QApplication
 
 import roofline_gui.api as rf
 from roofline_gui.core.document import Document
+from roofline_gui.core.units import format_si
 
 
 def test_tokens_per_joule_at_batch_1_and_64_on_an_h100_and_an_mi300x(window, qtbot):
@@ -177,7 +178,8 @@ def test_a_training_runs_energy_and_its_co2_at_the_users_grid(window, qtbot, tmp
     mwh = float(r.energy.per_item[0]) * 2e12 / 3.6e9
     assert mwh * 1e3 < 184_320 * 0.4  # at most the published run's GPU-hours at 400 W
     text = window.explanation.toPlainText()
-    assert f"{mwh:,.4g} MWh" in text and f"{mwh * 0.4:,.4g} t CO2" in text
+    assert f"{format_si(mwh * 1e6, 'Wh')} for" in text and f"{mwh * 0.4:,.4g} t CO2" in text
+    assert format_si(mwh * 1e6, "Wh").endswith(" MWh")  # 2 T tokens: megawatt-hours
     save_session(model.document, tmp_path / "c.roofline")
     assert load_session(tmp_path / "c.roofline").carbon_intensity == 0.4
     model.undo_stack.undo()
