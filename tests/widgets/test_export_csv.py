@@ -3,6 +3,7 @@ had written a header alone and said "Exported")."""
 
 import csv
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 
@@ -70,3 +71,24 @@ def test_the_csv_reads_as_the_table_with_same_width_stand_ins(window, tmp_path, 
     assert table.limiter_name(0, 0) == "no bf16 on this chip"
     window.model.set_view(same_width=True)
     assert window.model.comparison.limiter_name(0, 0) == "fp16 peak (for bf16)"
+
+
+def test_the_next_export_dialog_starts_in_the_folder_the_last_export_went_to(window, tmp_path,
+                                                                             monkeypatch):
+    """The seventh tour: a CSV written to /tmp/tour7, then the PNG dialog offered the home
+    folder. Every export remembers its folder, as Open and Save do."""
+    from roofline_gui.widgets.app.file_actions import FileDialogs
+
+    elsewhere = tmp_path / "reports"
+    elsewhere.mkdir()
+    offered = []
+
+    def save_path(_parent, suggested, *_filter):
+        offered.append(suggested)
+        return str(elsewhere / "chart.csv") if len(offered) == 1 else ""
+
+    monkeypatch.setattr(FileDialogs, "save_path", staticmethod(save_path))
+    assert window.files.export_csv()
+    assert (elsewhere / "chart.csv").exists()
+    window.files.export_csv()  # asked again, and cancelled
+    assert len(offered) == 2 and Path(offered[1]).parent == elsewhere

@@ -256,6 +256,9 @@ class FileActions(QObject):
         except RooflineError as exc:
             Confirm.error(self.window, _("Could not export {what}").format(what=label), str(exc))
             return False
+        # the next dialog starts where this file went (a PNG's started in the home folder just
+        # after a CSV was written elsewhere: the seventh tour)
+        self.settings.set("last_dir", str(path.resolve().parent))
         self.sig_message.emit(_("Exported {path}: {what}").format(path=path, what=said)
                               if isinstance(said, str) else _("Exported {path}").format(path=path))
         return True
