@@ -443,9 +443,11 @@ def precision_lines(result: WorkloadResult, c: int, kernels=None) -> list[str]:
                  "it gets there: {gap}× rather than {ratio}×").format(
             narrow=narrow, share=share_text(shares[narrow]), gap=f"{gap:.3g}",
             ratio=f"{peak_ratio:.3g}")
+    # both at once here: the tour read the 2x as the bytes' alone
     tf32 = (" " + _("From tf32 (4-byte values on the tensor cores, {peak}) to {narrow} it is "
-                    "{times}×: the bytes halve and the peak grows {grows}×, and the article's 2× "
-                    "holds.").format(
+                    "{times}×: the bytes halve and the peak grows {grows}× as well, so here the "
+                    "article's 2× comes from both (a memory-bound step gets it from the bytes "
+                    "alone).").format(
         peak=format_si(chip.compute["tf32"], "op/s"), narrow=narrow,
         times=f"{times['tf32'] / times[narrow]:.3g}",
         grows=f"{chip.compute[narrow] / chip.compute['tf32']:.3g}")

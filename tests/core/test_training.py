@@ -302,7 +302,7 @@ def test_the_training_example_ties_precision_and_equal_times_to_the_article():
     assert "19.5 Top/s" in text and "312 Top/s (16×)" in text and "compute-bound" in text
     # and why the step gains 11×, not the peaks' 16× (the second tour asked)
     assert f"is held by its bytes before it gets there: {t32 / t16:.3g}× rather than 16×" in text
-    assert "the article's 2× holds" in text and "1.95×" in text
+    assert "the article's 2× comes from both" in text and "1.95×" in text
     text = "\n".join(explain_training(bf16, 1, kernels=doc.kernels_by_id))
     assert "TPU v3 and V100 SXM2 16GB take the same time within 1%" in text
     assert "the same main-memory bandwidth (900 GB/s)" in text and "1.02× apart" in text
