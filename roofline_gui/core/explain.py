@@ -242,10 +242,14 @@ def _level_lines(cmp: Comparison, k: int, c: int, units: Units) -> list[str]:
     points = level_points(cmp, k, c)
     lines = []
     if len(points) > 1:
+        # a level's line at the kernel's intensity there can pass the compute roof: said, or
+        # "HBM2 1,365 op/B → 2.123 Pop/s" read as above the 312 Top/s peak (the seventh tour)
+        ceiling = float(cmp.result.ceiling[k, c])
         parts = [(_("{level} {intensity} → {rate} (limits)") if p.limits else
-                  "{level} {intensity} → {rate}").format(
+                  _("{level} {intensity} → {rate} (above the {peak} compute roof: no limit)")
+                  if p.roof > ceiling else "{level} {intensity} → {rate}").format(
             level=p.name, intensity=units.format_intensity(p.intensity),
-            rate=units.format_rate(p.roof)) for p in points]
+            rate=units.format_rate(p.roof), peak=units.format_rate(ceiling)) for p in points]
         lines.append(_("Level by level (a point each with View → Memory levels): {levels}.").format(
             levels=clauses(parts)))
     roles = {p.role for p in points}

@@ -488,3 +488,20 @@ def test_names_sharing_their_first_words_show_where_they_differ():
     assert short_names(gemms, 20) == ["GEMM 4096³ (bf16)", "GEMM …bf16, inputs…"]
     batches = ["MLP layer 4096×4096, batch 1 (bf16)", "MLP layer 4096×4096, batch 26 (bf16)"]
     assert short_names(batches) == ["MLP layer… batch 1 (bf16)", "MLP layer… batch 26 (bf16)"]
+
+
+def test_a_levels_line_above_the_compute_roof_is_said_to_be_no_limit():
+    """The seventh tour read "HBM2 1,365 op/B → 2.123 Pop/s" for the GEMM fed over PCIe as a
+    rate above the A100's 312 Top/s bf16 peak: a level whose line passes the compute roof at the
+    kernel's intensity there is said to be no limit; the limiting level is said to limit."""
+    from roofline_gui.core.comparison import compare
+    from roofline_gui.core.explain import explain
+    from roofline_gui.io.files import resources_dir
+    from roofline_gui.io.session import load_session
+
+    doc = load_session(resources_dir() / "examples" / "a100-vs-tpu-v3.roofline")
+    cmp = compare(tuple(doc.kernels), tuple(doc.chips))
+    k = next(i for i, kernel in enumerate(doc.kernels) if "host link" in kernel.name)
+    (line,) = [t for t in explain(cmp, k, 0) if t.startswith("Level by level")]
+    assert "HBM2 1,365 op/B → 2.123 Pop/s (above the 312 Top/s compute roof: no limit)" in line
+    assert "PCIe Gen4 x16 2,048 op/B → 65.54 Top/s (limits)" in line
