@@ -46,12 +46,13 @@ kernels = [
           CLAIM_4 + K["mlp-int8-tpu"].source),
     named(K["lstm-int8-tpu"], "4c · TPU v1 LSTM step, activations on chip (int8)",
           CLAIM_4 + K["lstm-int8-tpu"].source),
-    named(K["mlp-bf16-b1"], "5 · MLP 4096×4096, batch 1 (bf16)",
+    named(K["mlp-bf16-b1"], "5, 6 · MLP 4096×4096, batch 1 (bf16)",
           "Claims 5 and 6. Batching: every 2-byte weight serves one multiply-add, about 1 op/B; "
           "drag it right on the chart and the batch grows (batch 64: 62 op/B, 62× the rate on "
           "HBM). The same HBM: V100 (fp16, no bf16) and TPU v3 (bf16, no fp16) both have 900 "
-          "GB/s; with View → Same-width precisions (or All kernels at → 16-bit) V100 runs it at "
-          "fp16 and both reach 900 Gop/s: 1.00×. The A100 (1.555 TB/s) reaches 1.73×."),
+          "GB/s; with View → Same-width precisions (on from the first start; or All kernels at "
+          "→ 16-bit) V100 runs it at fp16 and both reach 900 Gop/s: 1.00×. The A100 (1.555 "
+          "TB/s) reaches 1.73×."),
     named(K["mlp-bf16-b1"].with_precision("fp32"), "7 · MLP 4096×4096, batch 1 (fp32)",
           "Claim 7, lower precision: the same layer in fp32 moves 4-byte values, 0.5 op/B: on the "
           "A100 777 Gop/s, half of the bf16 layer's 1.555 Top/s (claim 5). bf16 halves the bytes "
@@ -88,11 +89,12 @@ JAPANESE = [
     ("4a · TPU v1 の CNN 層、活性化をチップ上に（int8）", CLAIM_4_JA),
     ("4b · TPU v1 の MLP 層、活性化をチップ上に（int8）", CLAIM_4_JA),
     ("4c · TPU v1 の LSTM の 1 ステップ、活性化をチップ上に（int8）", CLAIM_4_JA),
-    ("5 · MLP 4096×4096、バッチ 1（bf16）",
+    ("5, 6 · MLP 4096×4096、バッチ 1（bf16）",
      "主張 5 と 6。バッチ処理: 2 バイトの重みはそれぞれ積和 1 回にしか使われず、約 1 op/B（B/F 約 1）。"
      "チャート上で右へドラッグするとバッチが大きくなります（バッチ 64 で 62 op/B、B/F 0.016、HBM 上で "
      "62× の速度）。同じ HBM: V100（fp16 あり、bf16 なし）と TPU v3（bf16 あり、fp16 なし）は"
-     "どちらも 900 GB/s。表示 → 同じビット幅の精度で代替（または 全カーネルの精度 → 16 ビット）"
+     "どちらも 900 GB/s。表示 → 同じビット幅の精度で代替（初回起動からオン。"
+     "または 全カーネルの精度 → 16 ビット）"
      "で V100 は fp16 で実行し、どちらも 900 Gop/s に達します: 1.00×。A100（1.555 TB/s）は "
      "1.73×。"),
     ("7 · MLP 4096×4096、バッチ 1（fp32）",

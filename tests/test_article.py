@@ -20,7 +20,9 @@ PATH = resources_dir() / "examples" / "the-article-claim-by-claim.roofline"
 @pytest.fixture(scope="module")
 def article():
     doc = load_session(PATH)
-    kernels = {k.name.split(" · ")[0]: i for i, k in enumerate(doc.kernels)}
+    # by claim: "5, 6 · MLP…" answers claims 5 and 6
+    kernels = {claim: i for i, k in enumerate(doc.kernels)
+               for claim in k.name.split(" · ")[0].split(", ")}
     chips = {c.name: i for i, c in enumerate(doc.chips)}
     return doc, kernels, chips
 
@@ -139,8 +141,10 @@ def test_claim_7_bf16_halves_the_bytes_and_doubles_the_rate(article):
 
 def test_every_kernel_is_named_by_its_claim():
     doc = load_session(PATH)
-    assert [re.match(r"(\d\w?) · ", k.name).group(1) for k in doc.kernels] == [
-        "1", "2", "3", "4a", "4b", "4c", "5", "7"]
+    # every claim has its kernel: 6 (the same HBM) with 5's, as its note tells (the seventh
+    # tour looked for a row of claim 6 and found none)
+    assert [re.match(r"(\d\w?(?:, \d)?) · ", k.name).group(1) for k in doc.kernels] == [
+        "1", "2", "3", "4a", "4b", "4c", "5, 6", "7"]
 
 
 def test_the_japanese_version_tells_the_same_claims_with_the_same_numbers():

@@ -472,12 +472,12 @@ def test_names_sharing_their_first_words_show_where_they_differ():
     names = ["1 · out = a + b, all in HBM (int8)", "2 · out = a + b, a and b kept on chip (int8)",
              "4a · TPU v1 CNN layer, activations on chip (int8)",
              "4b · TPU v1 MLP layer, activations on chip (int8)",
-             "5 · MLP 4096×4096, batch 1 (bf16)", "7 · MLP 4096×4096, batch 1 (fp32)",
+             "5, 6 · MLP 4096×4096, batch 1 (bf16)", "7 · MLP 4096×4096, batch 1 (fp32)",
              "3 · GEMM 4096³, A and B over PCIe every call (bf16)"]
     # at 28 characters a word that differs shows: as short_name has them
     assert short_names(names) == [
         "1 · out = a + b, all… (int8)", "2 · out = a + b, a… (int8)", "4a · TPU v1 CNN… (int8)",
-        "4b · TPU v1 MLP… (int8)", "5 · MLP 4096×4096… (bf16)", "7 · MLP 4096×4096… (fp32)",
+        "4b · TPU v1 MLP… (int8)", "5, 6 · MLP… (bf16)", "7 · MLP 4096×4096… (fp32)",
         "3 · GEMM 4096³, A… (bf16)"]
     assert short_names(names, 20)[:4] == [
         "1 · …all in… (int8)", "2 · …a and b… (int8)", "4a · …CNN… (int8)", "4b · …MLP… (int8)"]
