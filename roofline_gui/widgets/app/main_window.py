@@ -141,6 +141,7 @@ class MainWindow(QMainWindow):
                                   foreground=palette.color(QPalette.ColorRole.Text).name())
         self.setCentralWidget(self.canvas)
         self._holding = 0  # nested _docks_held
+        self._docks_again: QSize | None = None  # the restored size, until the docks are back
         self._panels: dict[str, QWidget] = {}  # built on first use or just after the first paint
         self._panels_started = False  # the chain of _build_next_panel calls
         self._panels_announced = False
@@ -318,8 +319,8 @@ class MainWindow(QMainWindow):
                 self.dock_shares.hold_next_resize()  # size: the docks keep their restored sizes
                 # and their saved layout is put back once shown, and in that size if it comes
                 # soon; a resize later is the user's
-                QTimer.singleShot(0, self._restore_state_again)
-                QTimer.singleShot(1000, self._forget_state_again)
+                QTimer.singleShot(0, self._put_docks_back)
+                QTimer.singleShot(1000, self._forget_docks_again)
             self.canvas.overlay.viewport().installEventFilter(self)
             QTimer.singleShot(400, self._start_panels)  # in case no paint comes (minimised)
 
@@ -903,18 +904,18 @@ class MainWindow(QMainWindow):
         geometry, state = self.settings.get("window/geometry"), self.settings.get("window/state")
         if not geometry.isEmpty():
             self.restoreGeometry(geometry)
-        self._state_again = None  # (state, size, front) until the window reaches its saved size
         if not state.isEmpty() and self.restoreState(state, self.LAYOUT_VERSION):
             # the tabs in front when it closed, once the window is laid out (raised before,
             # a later tab's group came back a tab bar shorter: the same 26 px a start)
             front = [n for n in self.settings.get("window/front") if n in self.docks]
             QTimer.singleShot(0, lambda: self._bring_forward(front))
-            # Laid out again once the window is shown, and again in its final size: restored
-            # before the show, the docks were laid out before their panels (the Kernels tab in
-            # front came back 4 to 50 px taller, the bottom panels that much shorter: the
-            # seventh tour at 1280 x 800); and a window saved maximised is restored at its
-            # normal size, then maximised, the step's height going to one dock.
-            self._state_again = (state, self.size(), front)
+            # The docks put back at the sizes they were left at once the window is shown, and
+            # again in its final size: restored before the show, the docks were laid out
+            # before their panels (the Kernels tab in front came back 4 to 50 px taller, the
+            # bottom panels that much shorter: the seventh tour at 1280 x 800); and a window
+            # saved maximised is restored at its normal size, then maximised, the step's
+            # height going to one dock.
+            self._docks_again = self.size()
         self._restored = not geometry.isEmpty()
         mode = self.settings.get("view/mode")
         # kept as they are: B/F never set follows the language at each start, and saving the
@@ -931,17 +932,17 @@ class MainWindow(QMainWindow):
 
     def resizeEvent(self, event) -> None:  # noqa: N802 (Qt API)
         super().resizeEvent(event)
-        again = getattr(self, "_state_again", None)
-        if again is not None and self.isVisible() and event.size() != again[1]:
-            QTimer.singleShot(0, self._restore_state_again)  # the restored size to the saved one
+        if (self._docks_again is not None and self.isVisible()
+                and event.size() != self._docks_again):  # the restored size to the saved one
+            QTimer.singleShot(0, self._put_docks_back)
 
-    def _forget_state_again(self) -> None:
-        self._state_again = None
+    def _forget_docks_again(self) -> None:
+        self._docks_again = None  # a resize from now on is the user's
 
-    def _restore_state_again(self) -> None:
+    def _put_docks_back(self) -> None:
         """The docks shown when the window closed, at the sizes they had (Qt's restoreState,
         called again here once the panels are in, crashed in a panel's first build)."""
-        if self._state_again is None:
+        if self._docks_again is None:
             return
         sizes = {}
         for entry in self.settings.get("window/dock_sizes"):
