@@ -91,18 +91,23 @@ def test_a_click_on_a_point_selects_its_chip_and_serves_its_users(panel):
     assert (w.batch, w.context) == (int(r.concurrency[2]), 1500)
 
 
+def _laid_out(panel):
+    """The panel at a size with room, its range fitted now (the clicks need it): the model,
+    the chart, its view box and the view that takes the mouse."""
+    panel.resize(1100, 420)
+    _settle(panel)
+    vb = panel.chart.plot.getPlotItem().getViewBox()
+    vb.updateAutoRange()
+    return panel.model, panel.chart, vb, panel.chart.plot
+
+
 def test_a_mouse_click_on_a_ringed_best_point_selects_it(panel):
     """The best point's ring lies over its point and took the click (nothing happened): the
     mouse on a ringed point sets the workload to its users, as on any other point."""
     from helpers import mouse
     from PySide6.QtCore import QEvent, QPointF, Qt
 
-    panel.resize(1100, 420)
-    _settle(panel)
-    model, chart = panel.model, panel.chart
-    vb = chart.plot.getPlotItem().getViewBox()
-    vb.updateAutoRange()
-    view = chart.plot
+    model, chart, vb, view = _laid_out(panel)
     ring = chart.rings.points()[0]
     c, k = ring.data()
     pos = QPointF(view.mapFromScene(vb.mapViewToScene(ring.pos())))
@@ -122,12 +127,7 @@ def test_a_click_in_a_best_points_ring_chooses_it_and_the_chosen_point_is_boxed(
     from helpers import mouse
     from PySide6.QtCore import QEvent, QPointF, Qt
 
-    panel.resize(1100, 420)
-    _settle(panel)
-    model, chart = panel.model, panel.chart
-    vb = chart.plot.getPlotItem().getViewBox()
-    vb.updateAutoRange()
-    view = chart.plot
+    model, chart, vb, view = _laid_out(panel)
     for ring in chart.rings.points():
         c, k = ring.data()
         centre = QPointF(view.mapFromScene(vb.mapViewToScene(ring.pos())))
