@@ -518,3 +518,63 @@ def test_a_best_points_ring_carries_its_own_number(qtbot, size):
         text, colour, _pos = min(shown, key=lambda s: (s[2].x() - at.x()) ** 2
                                  + (s[2].y() - at.y()) ** 2)
         assert (text, colour) in own, (size, r.chips[ring.data()[0]].name, text, colour)
+
+
+def _serving_example(qtbot):
+    from roofline_gui.io.files import resources_dir
+    from roofline_gui.io.session import load_session
+
+    model = DocumentModel()
+    model.reset(load_session(resources_dir() / "examples" / "serving-70b-and-r1-at-50-ms.roofline"))
+    model.select(model.document.workloads[0].id, model.document.chips[0].id)
+    panel = ServingPanel(model)
+    qtbot.addWidget(panel)
+    return panel
+
+
+def test_every_best_point_chosen_is_boxed_the_searched_ones_too(qtbot):
+    """The eighth tour: the MI355X's best point (448 users, found by the search between the
+    doublings) got no box when chosen, the B200's 445 and the H200's 256 did: the frontier
+    served again after the click had not searched yet, and the search's redraw left the box
+    out."""
+    panel = _serving_example(qtbot)
+    model, chart = _laid_out(panel)[:2]
+    for ring in list(chart.rings.points()):
+        c, k = ring.data()
+        users, chip = int(panel.result.concurrency[k]), panel.result.chips[c]
+        panel._on_click(chart.rings, [ring])
+        _settle(panel)
+        r = panel.result
+        assert model.document.workloads[0].batch == users and model.selected_chip == chip.id
+        (box,) = chart.current.points()
+        at = int(np.flatnonzero(r.concurrency == users)[0])
+        assert box.pos().x() == pytest.approx(np.log10(r.tokens_per_user[c, at])), chip.name
+        ring = next(p for p in chart.rings.points() if p.data()[0] == c)  # drawn anew
+
+
+def test_a_click_on_two_chips_points_on_each_other_chooses_the_one_in_sight(qtbot):
+    """The eighth tour clicked the MI355X's green dot where its curve lies on the B200's and
+    got the B200 (drawn under it): of points as near the pointer, the one drawn last."""
+
+    panel = _serving_example(qtbot)
+    _model, chart, vb, _view = _laid_out(panel)
+    spots = chart.points.points()
+    sx, sy = vb.viewPixelSize()
+    pairs = [(a, b) for i, a in enumerate(spots) for b in spots[i + 1:]
+             if a.data()[0] != b.data()[0]
+             and abs(a.pos().x() - b.pos().x()) / sx < 0.5
+             and abs(a.pos().y() - b.pos().y()) / sy < 0.5]
+    assert pairs  # the B200's and the MI355X's curves share points at small batches
+
+    class Click:  # what sigClicked's event gives nearest(): the pointer in the points' frame
+        def __init__(self, at):
+            self._at = at
+
+        def pos(self):
+            return self._at
+
+    for a, b in pairs:
+        on_top = max((a, b), key=lambda p: p.index())
+        at = (a.pos() + b.pos()) / 2  # as near to both
+        assert chart.nearest([a, b], Click(at)) is on_top
+        assert chart.nearest([b, a], Click(at)) is on_top

@@ -200,8 +200,12 @@ class ServingChart:
             return points[0]
         sx, sy = self.plot.getPlotItem().getViewBox().viewPixelSize()
         at = ev.pos()
-        return min(points, key=lambda p: ((p.pos().x() - at.x()) / sx) ** 2
-                   + ((p.pos().y() - at.y()) / sy) ** 2)
+        # of points as near (within a pixel), the one drawn last, on top: where two chips'
+        # curves lie on each other a click on the dot in sight chose the one under it (the
+        # eighth tour)
+        return min(points, key=lambda p: (round((((p.pos().x() - at.x()) / sx) ** 2
+                                                 + ((p.pos().y() - at.y()) / sy) ** 2) ** 0.5),
+                                          -p.index()))
 
     def _place_labels(self, marks) -> None:
         """The users' numbers beside their points, each where it touches no other number, no

@@ -354,6 +354,9 @@ class ServingPanel(QWidget):
         if title != self.title.text():  # a new text lays the panel out again
             self.title.setText(tidy(title))
         self.chart.draw(result, self.measured, self.measure)
+        # the box too: a point the search between the doublings found (448 users) is only in
+        # this frontier (the eighth tour's MI355X point had none)
+        self.chart.draw_current(result, self._chip_index(result.chips))
 
     def import_measured(self, path: str | None = None) -> bool:
         """Measured points from a CSV, added to the session's (one undo step); a bad file is
