@@ -313,7 +313,8 @@ def test_the_energy_charts_selected_point_is_drawn_over_another_chips_at_its_spo
         QApplication.processEvents()
         (top,) = chart.lifted.points()
         assert top.brush().color().name() == chip.color.lower(), chip.name
-        assert chart.lifted.zValue() > 0 and chart.ring.zValue() > chart.lifted.zValue()
+        others = [it for it in chart.plot.getPlotItem().items if it is not chart.lifted]
+        assert all(chart.lifted.zValue() > it.zValue() for it in others)  # over every item
         _click(chart.plot.viewport(), at)  # on the stack: the one on top stays selected
         assert (model.selected_kernel, model.selected_chip) == (kernel.id, chip.id)
     window.act_overlay.trigger()

@@ -90,7 +90,8 @@ class EnergyChart(QWidget):
         # the selected chip's point drawn again over the others: another chip's dot of the same
         # kernel at the same spot hid it under the bold ring (the sixth tour: MI300X over B200)
         self.lifted = Ring(pen=pg.mkPen("k"))
-        self.lifted.setZValue(4)
+        self.lifted.setZValue(6)  # over the rings too (under them, another chip's star still
+        # covered its top: the eighth tour); the bold ring is wider than the point
         self.looks: dict[str, tuple] = {}  # point key -> (brush, symbol, size)
         self.refresh()
 
