@@ -62,31 +62,45 @@ def on_chip_capacity(chip: Chip) -> tuple[float | None, str]:
     return best.capacity, best.name
 
 
+#: What is wrong with the operands a kernel keeps on chip (residency_problem).
+NO_LEVEL, MISFIT = "no on-chip level", "does not fit"
+
+
+def residency_problem(kernel: Kernel, chip: Chip) -> str:
+    """NO_LEVEL where ``chip`` has no on-chip level for the operands ``kernel`` keeps on chip,
+    MISFIT where they do not fit in its largest, else "": the one test residency_note words
+    and the table's cell and the marker's tooltip name."""
+    if kernel.template is None or "cache" not in kernel.resides.values():
+        return ""
+    if not chip.levels("cache"):
+        return NO_LEVEL
+    capacity, _name = on_chip_capacity(chip)
+    return MISFIT if capacity is not None and kernel.traffic().resident > capacity else ""
+
+
 def residency_note(kernel: Kernel, chip: Chip) -> str:
     """What goes wrong with the operands ``kernel`` keeps on chip on ``chip``, or "": they do
     not fit in its largest on-chip level (the bound assumes they do), or the chip has no
     on-chip level here (their bytes are not counted on it)."""
-    if kernel.template is None or "cache" not in kernel.resides.values():
+    problem = residency_problem(kernel, chip)
+    if not problem:
         return ""
     traffic = kernel.traffic()
     names = [n for n, r in traffic.placed if r == "cache"]
     listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + _(" and ") + names[-1]
     size = format_si(traffic.resident, "B")
-    if not chip.levels("cache"):
+    if problem == NO_LEVEL:
         return _("{chip} has no on-chip level in this session, so the {size} of {operands} "
                  "kept on chip are counted nowhere on it: add its cache level (Hardware) or "
                  "keep them in main memory.").format(chip=chip.name, size=size, operands=listed)
-    capacity, name = on_chip_capacity(chip)
-    if capacity is not None and traffic.resident > capacity:
-        held = format_si(capacity, "B")
-        where = name if "(" in name else f"{name} ({held})"  # "L2 (40 MB)" names its size
-        return (_("{operands} ({size}) does not fit in {chip}'s {level}: the bound assumes it "
-                  "stays on chip; a smaller size, or main memory, is what would really happen.")
-                if len(names) == 1 else
-                _("{operands} ({size}) do not fit in {chip}'s {level}: the bound assumes they "
-                  "stay on chip; a smaller size, or main memory, is what would really happen.")
-                ).format(operands=listed, size=size, chip=chip.name, level=where)
-    return ""
+    capacity, name = on_chip_capacity(chip)  # MISFIT: they do not fit in its largest
+    where = name if "(" in name else f"{name} ({format_si(capacity, 'B')})"  # "L2 (40 MB)"
+    return (_("{operands} ({size}) does not fit in {chip}'s {level}: the bound assumes it "
+              "stays on chip; a smaller size, or main memory, is what would really happen.")
+            if len(names) == 1 else
+            _("{operands} ({size}) do not fit in {chip}'s {level}: the bound assumes they "
+              "stay on chip; a smaller size, or main memory, is what would really happen.")
+            ).format(operands=listed, size=size, chip=chip.name, level=where)
 
 
 def ratio_to_main_memory(chip: Chip) -> list[str]:

@@ -21,7 +21,12 @@ from PySide6.QtGui import QColor
 from roofline_gui.core.comparison import changed_rows
 from roofline_gui.core.energy import ITEM_WORDS
 from roofline_gui.core.i18n import N_, _, ngettext
-from roofline_gui.core.levels import intensity_text, residency_note, role_intensities
+from roofline_gui.core.levels import (
+    NO_LEVEL,
+    intensity_text,
+    residency_problem,
+    role_intensities,
+)
 from roofline_gui.core.roofline import LIMITER_UNSUPPORTED
 from roofline_gui.core.units import format_si, format_time
 from roofline_gui.io.presets import Presets
@@ -516,11 +521,12 @@ class ComparisonTableModel(QAbstractTableModel):
             note = (" · " + _("{stand_in} for {precision}").format(
                 stand_in=stand_in, precision=cmp.kernels[row].precision)
                 if stand_in and bound == "memory" else "")
-            if cmp.kernels[row].resides and residency_note(cmp.kernels[row], cmp.chips[c]):
-                # a chip with no on-chip level holds nothing there: not "does not fit" (the
-                # sixth tour read that of the V100 and the B200)
-                note += " · " + (_("does not fit on chip") if cmp.chips[c].levels("cache") else
-                                 _("no on-chip level"))
+            # a chip with no on-chip level holds nothing there: not "does not fit" (the sixth
+            # tour read that of the V100 and the B200)
+            problem = residency_problem(cmp.kernels[row], cmp.chips[c])
+            if problem:
+                note += " · " + (_("no on-chip level") if problem == NO_LEVEL else
+                                 _("does not fit on chip"))
             if bound == "unsupported":
                 return name
             return (_("{limiter} (memory)") if bound == "memory" else

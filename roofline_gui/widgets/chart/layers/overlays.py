@@ -158,16 +158,15 @@ class OverlaysLayer(ChartLayer):
         self.misfit_strike.setData(x=x, y=y, pen=[pens[c] for c in cs])
 
     def _misfit_tip(self, x, y, data) -> str:
-        from roofline_gui.core.levels import residency_note  # noqa: PLC0415
+        from roofline_gui.core.levels import NO_LEVEL, residency_note, residency_problem  # noqa: PLC0415
 
         k, c = data
         cmp = self.scene.comparison
-        chip = cmp.chips[c]
-        return (_("{kernel} on {chip}: does not fit (struck through)\n{note}")
-                if chip.levels("cache") else
-                _("{kernel} on {chip}: no on-chip level to keep it in (struck through)\n{note}")
-                ).format(kernel=cmp.kernels[k].name, chip=chip.name,
-                         note=residency_note(cmp.kernels[k], chip))
+        kernel, chip = cmp.kernels[k], cmp.chips[c]
+        return (_("{kernel} on {chip}: no on-chip level to keep it in (struck through)\n{note}")
+                if residency_problem(kernel, chip) == NO_LEVEL else
+                _("{kernel} on {chip}: does not fit (struck through)\n{note}")
+                ).format(kernel=kernel.name, chip=chip.name, note=residency_note(kernel, chip))
 
     # -- the selection ----------------------------------------------------------------------------
     def _selected_spots(self, scene: ChartScene, kernel_id: str | None) -> tuple[list, list, list]:
