@@ -442,7 +442,8 @@ def _marker_boxes(scene: ChartScene, g: LabelGeometry) -> np.ndarray:
     if k is not None and 0 < len(spec.marker_x) <= KERNEL_LABELS_MAX:  # its ring, 24 px across
         with np.errstate(divide="ignore", invalid="ignore"):
             ring_y = np.log10(spec.marker_y[k, list(scene.chips)])
-        xs = np.concatenate([xs, np.full(len(ring_y), np.log10(spec.marker_x[k]))])
+            ring_x = np.log10(spec.at_limit()[k, list(scene.chips)])
+        xs = np.concatenate([xs, ring_x])
         ys = np.concatenate([ys, ring_y])
         half = np.concatenate([half, np.full(len(ring_y), 12.0)])
     xs, ys = xs * g.px[0], -ys * g.px[1]
@@ -652,8 +653,10 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels) -> tupl
     spec, cmp = scene.spec, scene.comparison
     if not scene.chips or not 0 < len(cmp.kernels) <= KERNEL_LABELS_MAX:
         return ()
-    rates = spec.marker_y[:, list(scene.chips)]
-    top = np.where(np.isfinite(rates), rates, -np.inf).max(axis=1)
+    shown = list(scene.chips)
+    rates = spec.marker_y[:, shown]
+    on = np.where(np.isfinite(rates), rates, -np.inf).argmax(axis=1)  # its highest marker's chip
+    top_chip = np.asarray(shown)[on]
     # The selected kernel's name by its marker on the selected chip, and placed first: by its
     # highest marker, on another chip, it sat far from the bold ring or found no room (the
     # sixth tour, eight chips: the selected kernel had no name)
@@ -661,12 +664,16 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels) -> tupl
     c_sel = cmp.chip_index.get(scene.selection.chip)
     if (k_sel is not None and c_sel in scene.chips and np.isfinite(spec.marker_y[k_sel, c_sel])
             and spec.marker_y[k_sel, c_sel] > 0):
-        top[k_sel] = spec.marker_y[k_sel, c_sel]
+        top_chip[k_sel] = c_sel
     order = np.arange(len(cmp.kernels))
     if k_sel is not None:
         order = np.concatenate([[k_sel], np.delete(order, k_sel)])
+    rows = np.arange(len(cmp.kernels))
+    top = spec.marker_y[rows, top_chip]
     with np.errstate(divide="ignore", invalid="ignore"):
-        xs = np.log10(spec.marker_x)
+        # by the point that says its limit there (a GEMM fed over PCIe: its filled point on
+        # the PCIe line, not its hollow one at main memory's intensity)
+        xs = np.log10(spec.at_limit()[rows, top_chip])
         ys = np.where(top > 0, np.log10(np.where(top > 0, top, 1.0)), np.nan)
     (kx, ky), (wx, wy) = _kernel_points(scene), _workload_obstacles(scene)
     others = (np.concatenate([kx, wx]), np.concatenate([ky, wy]))

@@ -120,6 +120,14 @@ class ChartSpec:
     def roofs_of(self, chip: int) -> list[Roof]:
         return [r for r in self.roofs if r.chip == chip]
 
+    def at_limit(self) -> np.ndarray:
+        """[K, C] each kernel's shown intensity at the point that says its limit on each chip
+        (LevelMarks.at_limit): main memory's, its marker's, where no other level's is drawn."""
+        n = self.marker_y.shape[1] if self.marker_y.ndim == 2 else 0
+        if self.levels is None or not len(self.levels):
+            return np.repeat(np.asarray(self.marker_x, dtype=float)[:, None], n, axis=1)
+        return self.levels.at_limit(self.marker_x, n)
+
 
 @dataclass(frozen=True)
 class LevelMarks:
@@ -137,6 +145,16 @@ class LevelMarks:
 
     def __len__(self) -> int:
         return len(self.x)
+
+    def at_limit(self, marker_x: np.ndarray, n_chips: int) -> np.ndarray:
+        """[K, C] each kernel's shown intensity where its mark says its limit: its filled
+        point's level where it has one here, else main memory's (``marker_x``, its marker).
+        The selection's ring and the kernel's name go there (on the hollow main-memory point
+        of a GEMM fed over PCIe, they had marked the point that does not limit it: the tour)."""
+        out = np.repeat(np.asarray(marker_x, dtype=float)[:, None], n_chips, axis=1)
+        f = self.filled
+        out[self.kernel[f], self.chip[f]] = self.x[f]
+        return out
 
 
 def level_marks(comparison: Comparison, units: Units, chips: list[int],
@@ -678,4 +696,34 @@ def same_point(attainable: np.ndarray, k: int, c: int, chips) -> list[int]:
     if not np.isfinite(y[c]):
         return []
     return [o for o in chips if o != c and np.isfinite(y[o]) and abs(y[o] - y[c]) < SAME_POINT]
+
+
+def kernels_on_point(x: np.ndarray, y: np.ndarray, k: int) -> list[int]:
+    """The other kernels whose marker on a chip lies on kernel ``k``'s there (``x``, ``y``: log10
+    of each kernel's marker on that chip): one hides the other, so a tooltip names them (the
+    article's 2 and 5 at 1 op/B on the A100: the tour saw one)."""
+    if not (np.isfinite(x[k]) and np.isfinite(y[k])):
+        return []
+    with np.errstate(invalid="ignore"):
+        near = (np.abs(x - x[k]) < SAME_POINT) & (np.abs(y - y[k]) < SAME_POINT)
+    near[k] = False
+    return np.flatnonzero(near).tolist()
+
+
+def earlier_on_point(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """For each kernel's marker on a chip (``x``, ``y``: log10), how many kernels before it (drawn
+    under it) have theirs on the same point, to within SAME_POINT (points on either side of a
+    rounding edge aside): each is then drawn smaller, so the one beneath shows as a ring."""
+    out = np.zeros(len(x))
+    ok = np.flatnonzero(np.isfinite(x) & np.isfinite(y))
+    if len(ok) < 2:
+        return out
+    # one key per point, exact in float64: |log10| < 30 is under 10^4 steps of SAME_POINT
+    key = np.round(x[ok] / SAME_POINT) * 1e6 + np.round(y[ok] / SAME_POINT)
+    _values, group = np.unique(key, return_inverse=True)
+    order = np.argsort(group, kind="stable")  # each point's group, in the kernels' order
+    starts = np.flatnonzero(np.r_[True, np.diff(group[order]) != 0])
+    rank = np.arange(len(order)) - np.repeat(starts, np.diff(np.r_[starts, len(order)]))
+    out[ok[order]] = rank
+    return out
 

@@ -505,3 +505,16 @@ def test_a_levels_line_above_the_compute_roof_is_said_to_be_no_limit():
     (line,) = [t for t in explain(cmp, k, 0) if t.startswith("Level by level")]
     assert "HBM2 1,365 op/B → 2.123 Pop/s (above the 312 Top/s compute roof: no limit)" in line
     assert "PCIe Gen4 x16 2,048 op/B → 65.54 Top/s (limits)" in line
+
+
+def test_markers_on_one_point_count_those_drawn_beneath_them():
+    """earlier_on_point: for each marker, how many earlier ones lie on its point (to within
+    SAME_POINT); kernels_on_point names the others there. NaN (no marker) counts nowhere."""
+    from roofline_gui.core.display import SAME_POINT, earlier_on_point, kernels_on_point
+
+    x = np.array([0.0, 1.0, 0.0, 0.0 + SAME_POINT / 10, np.nan, 1.0, 2.0])
+    y = np.array([1.0, 2.0, 1.0, 1.0, 1.0, 2.0, 1.0])
+    assert earlier_on_point(x, y).tolist() == [0, 0, 1, 2, 0, 1, 0]
+    assert kernels_on_point(x, y, 2) == [0, 3]
+    assert kernels_on_point(x, y, 6) == [] and kernels_on_point(x, y, 4) == []
+    assert earlier_on_point(x[:1], y[:1]).tolist() == [0]

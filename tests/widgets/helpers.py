@@ -95,26 +95,28 @@ def chart_mismatches(plot) -> list[str]:
         if got != want:
             problems.append(f"per-level points drawn {got}, scene has {want}")
     all_names = [kernel.name for kernel in cmp.kernels]
+    limit_x = spec.at_limit()  # the names and the ring: at the point that says its limit
     for label in plot.names.labels:
         k = next((k for k, kernel in enumerate(cmp.kernels)
                   if label.text in _name_options(kernel.name, all_names)), None)
         if k is None:
             problems.append(f"name {label.text!r} matches no kernel")
             continue
-        top = np.nanmax(np.where(np.isfinite(spec.marker_y[k, list(scene.chips)]),
-                                 spec.marker_y[k, list(scene.chips)], np.nan))
+        rates = np.where(np.isfinite(spec.marker_y[k]), spec.marker_y[k], -np.inf)
+        c_top = max(scene.chips, key=lambda c: rates[c])
         c_sel = cmp.chip_index.get(scene.selection.chip)  # the selected kernel's name: by its
         if (cmp.kernel_index.get(scene.selection.item) == k and c_sel in scene.chips  # marker on
                 and np.isfinite(spec.marker_y[k, c_sel]) and spec.marker_y[k, c_sel] > 0):
-            top = spec.marker_y[k, c_sel]  # the selected chip
-        if not np.allclose((label.x, label.y), (x_all[k], np.log10(top))):
-            problems.append(f"name {label.text!r} at {(label.x, label.y)}, "
-                            f"its marker at {(x_all[k], np.log10(top))}")
-    for item, kid, what in ((plot.ring, scene.selection.item, "ring"),
-                            (plot.overlays.lifted, scene.selection.lifted, "dragged kernel")):
+            c_top = c_sel  # the selected chip
+        at = (np.log10(limit_x[k, c_top]), np.log10(spec.marker_y[k, c_top]))  # its limit's point
+        if not np.allclose((label.x, label.y), at):
+            problems.append(f"name {label.text!r} at {(label.x, label.y)}, its marker at {at}")
+    for item, kid, what, xs in ((plot.ring, scene.selection.item, "ring", limit_x),
+                                (plot.overlays.lifted, scene.selection.lifted, "dragged kernel",
+                                 np.repeat(spec.marker_x[:, None], len(cmp.chips), axis=1))):
         k = cmp.kernel_index.get(kid)
         want = [] if k is None else sorted(
-            (float(x_all[k]), float(np.log10(spec.marker_y[k, c]))) for c in scene.chips
+            (float(np.log10(xs[k, c])), float(np.log10(spec.marker_y[k, c]))) for c in scene.chips
             if np.isfinite(spec.marker_y[k, c]))
         got = sorted(zip(*(np.asarray(a, float).tolist() for a in item.getData()), strict=True))
         if len(got) != len(want) or not _close(got, want):

@@ -214,6 +214,44 @@ def test_a_marker_on_another_chips_is_drawn_smaller_and_both_can_be_clicked(wind
             assert (model.selected_kernel, model.selected_chip) == (kernel.id, chip.id)
 
 
+def test_two_kernels_on_one_point_of_a_chip_show_both_and_a_click_goes_through_them(window,
+                                                                                   qtbot):
+    """Two kernels at the same intensity and rate on one chip (the article's 2 and 5 on the
+    A100: one marker hid the other, the ninth tour): the one drawn on top is smaller, so the
+    one beneath shows as a ring; its tooltip names the other; a click selects the top one, a
+    click again the one beneath, and round again."""
+    from roofline_gui.core.document import Document
+
+    model = window.model
+    model.reset(Document())
+    model.add_chips([window.presets.chips["nvidia-a100-sxm4-40gb"]])
+    from dataclasses import replace
+
+    add = window.presets.kernels["add-int8"]
+    model.add_kernels([add, replace(add.with_params(n=2 * add.params["n"]), name="twice as long"),
+                       window.presets.kernels["gemm-4k-bf16"]])
+    model.set_view(mode="overlay", memory_levels=False)
+    qtbot.waitUntil(lambda: not window.canvas.drawing)
+    for _ in range(5):
+        QApplication.processEvents()
+    chip = model.document.chips[0]
+    first, second, gemm = model.document.kernels
+    scatter = window.canvas.overlay_plot.markers.scatters[chip.id]
+    size = {kid: (s if s >= 0 else scatter.opts["size"])
+            for kid, s in zip(scatter.data["data"], scatter.data["size"].tolist(), strict=True)}
+    assert size[first.id] == size[gemm.id] == 10.0 and size[second.id] < 10.0
+    tip = scatter.opts["tip"](0.0, 0.0, second.id)
+    assert "on the same point: " + first.name in tip
+    assert "on the same point" not in scatter.opts["tip"](0.0, 0.0, gemm.id)
+    spots = _spots(window)
+    widget, pos = spots[second.id, chip.id]
+    assert (pos - spots[first.id, chip.id][1]).manhattanLength() < 1  # one point
+    model.select(None, None)
+    for kernel in (second, first, second):
+        _click(widget, pos)
+        assert (model.selected_kernel, model.selected_chip) == (kernel.id, chip.id)
+
+
 def test_the_arrow_keys_in_the_table_select_as_a_click_does(window, qtbot):
     """The tour moved the table's current cell with the arrow keys to the TPU v3's column and
     the explanation still told of the A100: a move of the current cell selects its kernel and

@@ -93,6 +93,35 @@ def test_main_memory_only_has_points_only_where_another_level_holds_and_the_cnn_
     assert np.isclose(cmp.dram_intensity[k], 2 * 4 * 28 * 28)  # ops per weight byte: 6,272
 
 
+@pytest.mark.parametrize("levels", [False, True])
+def test_the_ring_and_the_name_of_a_gemm_fed_over_pcie_mark_its_filled_point(window, levels):
+    """The selected GEMM fed over PCIe: the bold ring is round its filled point on the PCIe
+    line (what limits it), not its hollow one at main memory's intensity, and its name is by
+    that point too (the tour found the ring on the hollow point), Memory levels on or off."""
+    _session(window)
+    window.model.set_view(mode="overlay", memory_levels=levels)
+    cmp = window.model.comparison
+    k = 1  # _session's second kernel: gemm-4k-bf16-host
+    c = next(i for i, chip in enumerate(cmp.chips) if chip.name.startswith("A100"))
+    assert cmp.chips[c].memory[int(cmp.result.limiter[k, c])].role == "host"
+    window.model.select(cmp.kernels[k].id, cmp.chips[c].id)
+    QApplication.processEvents()
+    plot = window.canvas.overlay_plot
+    assert chart_mismatches(plot) == []
+    marks = plot.scene.spec.levels
+    filled = (marks.kernel == k) & (marks.chip == c) & marks.filled
+    hollow = (marks.kernel == k) & (marks.chip == c) & ~marks.filled
+    assert filled.sum() == 1 and hollow.any()
+    x_limit = np.log10(marks.x[filled][0])
+    assert not np.isclose(x_limit, np.log10(plot.scene.spec.marker_x[k]))  # two spots apart
+    ring = plot.overlays.ring.points()
+    bold = [p for p in ring if p.pen().widthF() == 3]
+    assert len(bold) == 1 and np.isclose(bold[0].pos().x(), x_limit)
+    assert not any(np.isclose(p.pos().x(), np.log10(marks.x[hollow][0])) for p in bold)
+    name = next(lb for lb in plot.scene.labels.names if lb.item == k)
+    assert np.isclose(name.x, x_limit)
+
+
 def test_dragging_the_tpu_cnn_past_what_its_buffer_holds_says_so(window, qtbot):
     """The CNN layer's activations fit the 24 MiB Unified Buffer up to batch 62: a drag past
     that goes on (the bound assumes they fit) and the status bar says they no longer do."""

@@ -631,9 +631,10 @@ class RooflinePlot(QObject):
         """(id, chip id or None) of the spot nearest ``scene_pos`` among every layer's point
         items (markers, points per memory level, selection rings, hollow marks, measured
         stars, workloads' marks); of two at the same distance, one that names its chip (a
-        marker, not a selection ring round it), then the one drawn on top. Where several chips'
-        markers of one kernel lie on the point and one of them is selected, the next of them
-        (a click again on a stack of markers goes through it). None when no spot is under it."""
+        marker, not a selection ring round it), then the one drawn on top. Where several
+        markers lie on the point (several chips' of one kernel, or several kernels' on one chip)
+        and one of them is selected, the next of them (a click again on a stack of markers goes
+        through it). None when no spot is under it."""
         found: dict[tuple, tuple] = {}  # target -> its best key
         for layer in self.layers:
             for item, pick in layer.pickers:
@@ -651,8 +652,7 @@ class RooflinePlot(QObject):
             return None
         ranked = sorted(found, key=found.get)
         best = ranked[0]
-        stack = [t for t in ranked if t[0] == best[0] and t[1] is not None
-                 and found[t][0] - found[best][0] < STACK_PX]
+        stack = [t for t in ranked if t[1] is not None and found[t][0] - found[best][0] < STACK_PX]
         current = (self.selected, self.selected_chip)
         if len(stack) > 1 and current in stack:
             return stack[(stack.index(current) + 1) % len(stack)]

@@ -24,7 +24,13 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QGraphicsItem
 
 from roofline_gui.core.chart_scene import ChartScene
-from roofline_gui.core.display import SAME_POINT, marker_symbols, same_point
+from roofline_gui.core.display import (
+    SAME_POINT,
+    earlier_on_point,
+    kernels_on_point,
+    marker_symbols,
+    same_point,
+)
 from roofline_gui.core.i18n import _
 from roofline_gui.core.levels import ROLE_SHORT, intensity_text
 from roofline_gui.core.units import format_time
@@ -161,7 +167,7 @@ class KernelMarkersLayer(ChartLayer):
         x, y = self._target(c)
         selection = self.scene.selection
         if selection.lifted is None and selection.roof_chip is None and \
-                _key(self._stacked_sizes(c, y)) != drawn.stacked:
+                _key(self._stacked_sizes(c, x, y)) != drawn.stacked:
             return False  # a marker now over another chip's, or no longer (none while dragging)
         shown = np.isfinite(x) & np.isfinite(y)  # a marker where the scene has a place for it
         same = np.where(shown, (x == drawn.x) & (y == drawn.y), np.isnan(drawn.x))
@@ -247,7 +253,7 @@ class KernelMarkersLayer(ChartLayer):
         scatter = self._scatter(chip_id)
         scatter.kernel_ids = ids
         symbols = self._symbol_array()
-        sizes = self._stacked_sizes(c, y)
+        sizes = self._stacked_sizes(c, x, y)
         scatter.setZValue(self.Z + 1e-3 * self.scene.chips.index(c) if c in self.scene.chips
                           else self.Z)
         scatter.fill(x[ok], y[ok], ids[rows], brush=self.style.brush(color),
@@ -262,16 +268,17 @@ class KernelMarkersLayer(ChartLayer):
     #: a marker's size (px), and how much smaller for each chip's marker it lies on
     SIZE, STACK_STEP, SMALLEST = 10.0, 3.5, 3.0
 
-    def _stacked_sizes(self, c: int, y: np.ndarray) -> np.ndarray | None:
-        """Each kernel's marker size on chip ``c``: smaller by STACK_STEP for each chip drawn
-        beneath it (earlier in the chart's order) whose marker of that kernel lies on the same
-        point, so the one beneath shows as a ring around it (the tour: "the V100's markers hide
-        exactly under the TPU v3's"); None where no marker lies on another."""
+    def _stacked_sizes(self, c: int, x: np.ndarray, y: np.ndarray) -> np.ndarray | None:
+        """Each kernel's marker size on chip ``c``: smaller by STACK_STEP for each marker drawn
+        beneath it on the same point, so the one beneath shows as a ring around it: the same
+        kernel's on a chip earlier in the chart's order (the tour: "the V100's markers hide
+        exactly under the TPU v3's"), and an earlier kernel's on this chip (the article's 2 and
+        5 on the A100: the ninth tour saw one); None where no marker lies on another."""
         chips = self.scene.chips
-        if c not in chips or chips.index(c) == 0 or drawn_in_turns(len(y), len(chips)):
+        if c not in chips or drawn_in_turns(len(y), len(chips)):
             return None  # (a chart of tens of thousands of markers: one size, drawn fast)
         marker_y = self.scene.spec.marker_y
-        beneath = np.zeros(len(y))
+        beneath = earlier_on_point(x, y)
         for o in chips[:chips.index(c)]:
             with np.errstate(divide="ignore", invalid="ignore"):
                 beneath += np.abs(log10(marker_y[:, o]) - y) < SAME_POINT
@@ -328,6 +335,10 @@ class KernelMarkersLayer(ChartLayer):
             also = ("\n" + _("the same point on {chips} (the markers are stacked, the upper "
                              "ones smaller: click again to select the next)").format(
                 chips=", ".join(cmp.chips[o].name for o in hidden)) if hidden else "")
+            here = kernels_on_point(*self._target(c), k)
+            also += ("\n" + _("on the same point: {kernels} (the markers are stacked, the upper "
+                              "ones smaller: click again to select the next)").format(
+                kernels=", ".join(cmp.kernels[o].name for o in here)) if here else "")
             off = ""
             code = int(cmp.result.limiter[k, c])
             if 0 <= code < len(cmp.chips[c].memory) and (

@@ -169,14 +169,18 @@ class OverlaysLayer(ChartLayer):
                 ).format(kernel=kernel.name, chip=chip.name, note=residency_note(kernel, chip))
 
     # -- the selection ----------------------------------------------------------------------------
-    def _selected_spots(self, scene: ChartScene, kernel_id: str | None) -> tuple[list, list, list]:
+    def _selected_spots(self, scene: ChartScene, kernel_id: str | None,
+                        at_limit: bool = False) -> tuple[list, list, list]:
+        """A kernel's spot on each shown chip: its marker's, or (``at_limit``, the selection's
+        ring) its filled point's where another level limits it."""
         k = scene.comparison.kernel_index.get(kernel_id) if kernel_id is not None else None
         if k is None:
             return [], [], []
-        x = float(log10(scene.spec.marker_x[k]))
+        at = (scene.spec.at_limit()[k] if at_limit else
+              np.full(len(scene.comparison.chips), scene.spec.marker_x[k]))
         xs, ys, chips = [], [], []
         for c in scene.chips:
-            y = float(log10(scene.spec.marker_y[k, c]))
+            x, y = float(log10(at[c])), float(log10(scene.spec.marker_y[k, c]))
             if np.isfinite(x) and np.isfinite(y):
                 xs.append(x)
                 ys.append(y)
@@ -186,7 +190,7 @@ class OverlaysLayer(ChartLayer):
     def _draw_ring(self, scene: ChartScene) -> None:
         """Rings round the selected kernel on every chip, the selected chip's bold (with only
         rings of one weight the chart did not say which chip was selected: the tour)."""
-        xs, ys, chips = self._selected_spots(scene, scene.selection.item)
+        xs, ys, chips = self._selected_spots(scene, scene.selection.item, at_limit=True)
         k = scene.comparison.kernel_index.get(scene.selection.item)
         chosen = scene.comparison.chip_index.get(scene.selection.chip)
         if (xs, ys, chips, chosen) != self._ring_at:
