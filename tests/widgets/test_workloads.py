@@ -257,7 +257,12 @@ def test_the_link_field_says_what_joins_the_chips(window, with_llama):
     levels' kinds, and choosing one sets the workload's link role."""
     fields = window.workloads.fields
     combo = fields.link
-    assert [combo.itemText(i) for i in range(combo.count())] == ["chip-to-chip (NVLink, ICI)", "host (PCIe)"]
+    assert [combo.itemText(i) for i in range(combo.count())] == ["chip-to-chip", "host (PCIe)"]
+    # short in the box (it read "chip-to-chip (NVLi" at 1280×800), each choice's links named
+    # in its tooltip
+    tips = [combo.itemData(i, Qt.ItemDataRole.ToolTipRole) for i in range(combo.count())]
+    assert "NVLink" in tips[0] and "PCIe" in tips[1]
+    assert combo.width() >= combo.fontMetrics().horizontalAdvance("chip-to-chip")
     assert fields.label_of("link") == "Chips joined by"
     # the label, hovered, says what the field is (only the list had a tooltip, in jargon)
     tip = fields._labels[combo].toolTip()

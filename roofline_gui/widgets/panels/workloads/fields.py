@@ -175,9 +175,14 @@ class WorkloadFields(QWidget):
         self.link = QComboBox()
         # What each role is, in the words of the chips' levels: "link / host" alone told a new
         # user nothing (the tour)
-        for role, words in (("link", _("chip-to-chip (NVLink, ICI)")), ("host", _("host (PCIe)"))):
+        # user nothing (the tour); the box says it in a word or two (at 1280×800 it read
+        # "chip-to-chip (NVLi"), each choice's tooltip and the box's name the links
+        for role, words, tip in (
+                ("link", _("chip-to-chip"), _("NVLink, ICI, Infinity Fabric: the chips' own links")),
+                ("host", _("host (PCIe)"), _("Through the host, over each chip's PCIe link"))):
             if role in LINK_ROLES:
                 self.link.addItem(words, role)
+                self.link.setItemData(self.link.count() - 1, tip, Qt.ItemDataRole.ToolTipRole)
         self.link.setToolTip(_("What carries the traffic between the N chips that share the "
                                "model (tensor parallelism's all-reduce, a training step's "
                                "gradients), at that link's bandwidth on each chip: chip-to-chip "
@@ -239,7 +244,7 @@ class WorkloadFields(QWidget):
         grid.addWidget(self.mtp, len(rows) + 1, 2, 1, 2)
         grid.setColumnStretch(1, 1)
         grid.setColumnStretch(3, 1)
-        # A choice's longest words ("chip-to-chip (NVLink, ICI)", "SGD, momentum") no longer set
+        # A choice's longest words ("SGD, momentum", "chip-to-chip (NVLink, ICI)") no longer set
         # the form's width: at 1280×800 the second column's fields were cut off on the right (the
         # sixth tour). Each box is as wide as its column gives it, the whole text in its list.
         for combo in (self.phase, self.link, *self.combos.values()):
