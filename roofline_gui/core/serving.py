@@ -222,6 +222,26 @@ class ServingResult:
             ok &= (self.ttft <= self.spec.ttft_limit)[:, None]
         return ok
 
+    def shown(self) -> int | None:
+        """The concurrency index of the point the roofline shows: the workload's batch, where
+        its context is the requests' mean (what a click on a point sets); None where the
+        workload is no point of this frontier (another context, or a batch between them)."""
+        if self.workload.context != self.spec.mean_context:
+            return None
+        at = np.flatnonzero(self.concurrency == self.workload.batch)
+        return int(at[0]) if len(at) else None
+
+    def not_shown_line(self) -> str:
+        """Why no point is boxed, where none is: the workload as the roofline shows it and the
+        frontier's context ("" where one is boxed)."""
+        if self.shown() is not None:
+            return ""
+        return _("No point is boxed: the roofline shows the workload at B = {batch}, L = {context}, "
+                 "and these points decode at the requests' mean context, L = {mean}. A click on "
+                 "one sets the workload to it.").format(
+            batch=f"{self.workload.batch:,}", context=f"{self.workload.context:,}",
+            mean=f"{self.spec.mean_context:,}")
+
     def best(self, c: int) -> int | None:
         """The concurrency index with the most output tokens/s per chip that meets the limits on
         chip ``c`` (None: no point does)."""

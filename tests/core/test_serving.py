@@ -305,3 +305,18 @@ def test_serve_rows_carry_an_output_tokens_energy_and_cost():
     assert float(rows[1]["cost_per_million_items"]) == pytest.approx(
         1e6 / r.tokens_per_dollar[0, 1], rel=1e-4)
     assert rows[2]["joules_per_item"] == rows[2]["cost_per_million_items"] == ""
+
+
+def test_the_point_the_roofline_shows_is_the_workloads_batch_at_the_mean_context():
+    """ServingResult.shown: the frontier's point that is the workload itself (its batch, at the
+    requests' mean context, as a click on a point sets it); where the workload is no point of
+    the frontier, none, and a sentence says why no point is boxed."""
+    w = shipped_workloads()["llama-3-8b"].workload()
+    spec = ServingSpec(1000, 1000, (1, 8, 64))
+    on = serve(replace(w, batch=8, context=1500), [H100], spec)
+    assert on.shown() == 1 and on.not_shown_line() == ""
+    for batch, context in ((8, 2048), (9, 1500)):
+        off = serve(replace(w, batch=batch, context=context), [H100], spec)
+        assert off.shown() is None
+        line = off.not_shown_line()
+        assert f"B = {batch}, L = {context:,}" in line and "L = 1,500" in line

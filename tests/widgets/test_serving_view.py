@@ -578,3 +578,31 @@ def test_a_click_on_two_chips_points_on_each_other_chooses_the_one_in_sight(qtbo
         at = (a.pos() + b.pos()) / 2  # as near to both
         assert chart.nearest([a, b], Click(at)) is on_top
         assert chart.nearest([b, a], Click(at)) is on_top
+
+
+def test_the_serving_example_opens_with_the_roofline_s_point_boxed(window):
+    """Help → Examples → the serving example: the workload is its first chip's best point at the
+    requests' mean context, so the Serving tab boxes the point the roofline shows (it opened at
+    B = 1, L = 2,048, no point of the frontier: nothing boxed, no word why, the tour); a
+    workload off the frontier says why no point is boxed."""
+    from roofline_gui.widgets.app.file_actions import examples
+
+    path = next(p for p in examples() if p.name == "serving-70b-and-r1-at-50-ms.roofline")
+    assert window.files.open_example(path)
+    view = window.docks["serving"].widget()
+    _settle(view)
+    chart = view.chart
+    assert view.result.shown() is not None
+    (box,) = chart.current.points()
+    c = view._chip_index(view.result.chips)
+    k = view.result.shown()
+    assert np.isclose(box.pos().x(), np.log10(view.result.tokens_per_user[c, k]))
+    assert "No point is boxed" not in view.words.text()
+    w = window.model.document.workloads[0]
+    window.model.select(w.id, window.model.selected_chip)
+    window.workloads.fields.sig_changed.emit("context", 2048)  # the Context L field
+    _settle(view)
+    assert window.model.document.workloads[0].context == 2048
+    assert len(chart.current.points()) == 0
+    assert "No point is boxed: the roofline shows the workload at B = 256, L = 2,048" in (
+        view.words.text())

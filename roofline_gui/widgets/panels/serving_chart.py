@@ -293,11 +293,10 @@ class ServingChart:
     def draw_current(self, result, c: int) -> None:
         """The box round chip ``c``'s point at the workload's batch and the requests' mean
         context (what a click on a point sets, and the roofline then shows); none elsewhere."""
-        w, values = result.workload, measure_values(result, self.measure)
-        at = np.flatnonzero(result.concurrency == w.batch) if (
-            w.context == result.spec.mean_context and 0 <= c < len(result.chips)) else ()
-        x = result.tokens_per_user[c, at[0]] if len(at) else np.nan
-        y = values[c, at[0]] if len(at) else np.nan
+        values, k = measure_values(result, self.measure), result.shown()
+        at = k is not None and 0 <= c < len(result.chips)
+        x = result.tokens_per_user[c, k] if at else np.nan
+        y = values[c, k] if at else np.nan
         if np.isfinite(x) and np.isfinite(y) and x > 0 and y > 0:
             self.current.setData(x=[float(np.log10(x))], y=[float(np.log10(y))])
         else:

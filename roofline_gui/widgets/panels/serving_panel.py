@@ -417,6 +417,8 @@ class ServingPanel(QWidget):
             return
         if self.measure != "chip":
             lines.insert(0, self._measure_line(result))
+        if result.not_shown_line():  # the example opened with no box and no word why (the tour)
+            lines.insert(0, result.not_shown_line())
         if self.measured:
             lines += [_("Measured points:"), *measured_lines(result, self.measured)]
         self.words.setText("<br><br>".join(html.escape(tidy(line)) for line in lines))
