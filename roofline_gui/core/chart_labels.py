@@ -41,7 +41,7 @@ from roofline_gui.core.display import (
     short_names,
     text_width,
 )
-from roofline_gui.core.i18n import LIST_SEPARATOR, _
+from roofline_gui.core.i18n import LIST_SEPARATOR, _, ngettext
 from roofline_gui.core.units import format_si
 
 LABEL_INSET = (4.0, 2.0)  # pixels between the view's edges and any name
@@ -83,6 +83,9 @@ class KeyLabel:
     shown_y: float  # log10 of the text's middle (spread from its neighbours' where they are near)
     color: str
     chips: tuple[int, ...] = ()  # the chips whose roof it names (hidden while one is dragged)
+    #: where the text is wider than the key, the chips counted, not named ("bf16 123 Top/s:
+    #: 3 chips"): elided, a merged label read "TPU v3, TPU v…" after a Duplicate (the tour)
+    short: str = ""
 
 
 @dataclass(frozen=True)
@@ -267,22 +270,27 @@ def _diagonal_texts(scene: ChartScene, chips: list[int]) -> list[_RoofText]:
 
 
 def peak_key_texts(scene: ChartScene, chips: list[int], foreground: str
-                   ) -> list[tuple[str, float, float, str, tuple[int, ...]]]:
+                   ) -> list[tuple[str, float, float, str, tuple[int, ...], str]]:
     """The peaks' labels of ``chips`` the key may show, whatever the view: (text, peak, ridge,
-    colour, chips), roofs drawn on each other merged."""
+    colour, chips, short form), roofs drawn on each other merged."""
     cmp, units = scene.comparison, scene.spec.units
     rate_unit = f"{units.word}/s"
     texts = []
     for group in _groups(_peak_texts(scene, chips), lambda t: math.log10(t.value)):
-        text = _merged_text([(cmp.chips[t.chip].name, t.what) for t in group],
-                            format_si(group[0].value, rate_unit))
+        value = format_si(group[0].value, rate_unit)
+        text = _merged_text([(cmp.chips[t.chip].name, t.what) for t in group], value)
+        on = tuple(sorted({t.chip for t in group}))
+        whats = {t.what for t in group}
+        counted = ngettext("{n} chip", "{n} chips", len(on)).format(n=len(on))
+        short = ("" if len(on) < 2 else
+                 f"{whats.pop()} {value}: {counted}" if len(whats) == 1 else f"{value}: {counted}")
         texts.append((text, group[0].value, min(t.ridge for t in group),
-                      _color(scene, group, foreground), tuple(sorted({t.chip for t in group}))))
+                      _color(scene, group, foreground), on, short))
     return texts
 
 
 def place_peak_key(scene: ChartScene, g: LabelGeometry, selected_chip: str | None,
-                   texts: list[tuple[str, float, float, str, tuple[int, ...]]]
+                   texts: list[tuple[str, float, float, str, tuple[int, ...], str]]
                    ) -> tuple[KeyLabel, ...]:
     """The peaks' labels in the key at the chart's right: each beside where its roof meets the
     view's right edge (a roof whose flat part starts past that edge, or lies above or below the
@@ -298,8 +306,9 @@ def place_peak_key(scene: ChartScene, g: LabelGeometry, selected_chip: str | Non
     shown.sort(key=lambda t: -t[1])  # top to bottom
     wanted = [-math.log10(t[1]) * sy for t in shown]
     spots = spread(wanted, -y_hi * sy + g.line / 2, -y_lo * sy - g.line / 2, g.line)
-    return tuple(KeyLabel(text, math.log10(peak), -spot / sy, color, chips)
-                 for (text, peak, _ridge, color, chips), spot in zip(shown, spots, strict=True))
+    return tuple(KeyLabel(text, math.log10(peak), -spot / sy, color, chips, short)
+                 for (text, peak, _ridge, color, chips, short), spot in zip(shown, spots,
+                                                                            strict=True))
 
 
 def spread(wanted: list[float], lo: float, hi: float, step: float) -> list[float]:

@@ -752,3 +752,31 @@ def test_a_small_chart_keeps_room_for_the_selected_kernels_ring_at_its_edges(win
                 at = view.mapViewToScene(QPointF(np.log10(x), np.log10(y)))
                 assert box.top() + EDGE_ROOM_PX - 0.5 <= at.y() <= box.bottom() - EDGE_ROOM_PX + 0.5
     assert plot.range_mode.auto
+
+
+def test_a_merged_peak_label_too_wide_for_the_key_counts_its_chips(window):
+    """Three chips with one roof (a TPU v3 duplicated twice): the merged label "bf16 123 Top/s:
+    TPU v3, TPU v3 (copy), …" is wider than the key; it reads "bf16 123 Top/s: 3 chips" (cut
+    at the key's edge it read "TPU v3, TPU v…", the tour), and its tooltip names them all."""
+    from roofline_gui.core.document import Document
+
+    model = window.model
+    model.reset(Document())
+    tpu = window.presets.chips["google-tpu-v3"]
+    model.add_chips([window.presets.chips["nvidia-a100-sxm4-40gb"], tpu])
+    model.add_kernels([window.presets.kernels["gemm-4k-bf16"]])
+    model.select(None, model.document.chips[1].id)
+    window.hardware.duplicate()
+    window.hardware.duplicate()
+    window.set_mode("overlay")
+    QApplication.processEvents()
+    plot = window.canvas.overlay_plot
+    merged = next(label for label in plot.key.labels if len(label.chips) == 3)
+    assert merged.text.startswith("bf16 123 Top/s: TPU v3") and merged.short == "bf16 123 Top/s: 3 chips"
+    texts = plot.key.axis.drawn_texts()
+    assert "bf16 123 Top/s: 3 chips" in texts
+    assert all(not t.endswith("…") for t in texts), texts
+    tip = plot.key.axis.tips[plot.key.labels.index(merged)]
+    assert all(chip.name in tip for chip in model.document.chips[1:])
+    alone = next(label for label in plot.key.labels if label.chips == (0,) and "312" in label.text)
+    assert alone.short == "" and alone.text in texts

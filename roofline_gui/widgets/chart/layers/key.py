@@ -85,10 +85,26 @@ class PeakKeyAxis(pg.AxisItem):
             painter.setPen(QPen(color, 1.2))
             painter.drawLine(QPointF(0.0, roof_y), QPointF(TICK, roof_y))
             painter.drawLine(QPointF(TICK, roof_y), QPointF(ELBOW - 2, text_y))
-            text = metrics.elidedText(label.text, Qt.TextElideMode.ElideRight, width)
+            text = self.text_of(label, metrics, width)
             painter.setPen(QPen(color))
             painter.drawText(QRectF(ELBOW, text_y - h / 2, width + 2, h),
                              int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), text)
+
+    @staticmethod
+    def text_of(label: KeyLabel, metrics: QFontMetricsF, width: float) -> str:
+        """A label's text as drawn in ``width`` pixels: whole where it fits, else its chips
+        counted, not named ("bf16 123 Top/s: 3 chips"), elided only where that too is wider."""
+        text = label.text
+        if label.short and metrics.horizontalAdvance(text) > width:
+            text = label.short
+        return metrics.elidedText(text, Qt.TextElideMode.ElideRight, width)
+
+    def drawn_texts(self) -> list[str]:
+        """The texts as painted now, top to bottom (for checks)."""
+        if not self.labels or self.folded:
+            return []
+        metrics = QFontMetricsF(QFont())
+        return [self.text_of(label, metrics, self.width() - ELBOW - 2) for label in self.labels]
 
     def tip_at(self, y: float) -> str:
         """The tooltip of the label at ``y`` (the axis's pixels), '' where none is."""
