@@ -693,7 +693,8 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels) -> tupl
     roofs = _roof_polylines(scene, g)
     placed = place_kernel_labels([texts[k] for k in order], xs[order], ys[order], g.px,
                                  g.text_px, g.line, taken, others, g.bounds, lines=roofs,
-                                 far_spots=FAR_LABEL_SPOTS, over_lines=False)
+                                 far_spots=FAR_LABEL_SPOTS, over_lines=False,
+                                 soft_lines=_level_polylines(scene, g))
     return tuple(sorted((ChartLabel(lb.text, lb.x, lb.y, "", lb.anchor, None, lb.offset,
                                     int(order[lb.kernel]), stem=lb.stem) for lb in placed),
                         key=lambda lb: lb.item))
@@ -701,10 +702,21 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels) -> tupl
 
 def _roof_polylines(scene: ChartScene, g: LabelGeometry) -> list[np.ndarray]:
     """The shown chips' roofs as polylines in label pixels, which names keep off."""
+    return _polylines(g, [roof.points() for roof in scene.spec.roofs if roof.chip in scene.chips])
+
+
+def _level_polylines(scene: ChartScene, g: LabelGeometry) -> list[np.ndarray]:
+    """The diagonals of the other levels a kernel moves bytes at (drawn solid), which names keep
+    off where they can ("GEMM …bf16, inputs…" had sat on the PCIe lines it is fed over: the
+    tours); a faint level's is no obstacle."""
+    return _polylines(g, [d.points() for d in scene.spec.diagonals
+                          if d.chip in scene.chips and d.used and d.bandwidth > 0 and d.top > 0])
+
+
+def _polylines(g: LabelGeometry, points) -> list[np.ndarray]:
     with np.errstate(divide="ignore", invalid="ignore"):
         return [np.column_stack([np.log10(rx) * g.px[0], -np.log10(ry) * g.px[1]])
-                for rx, ry in (roof.points() for roof in scene.spec.roofs
-                               if roof.chip in scene.chips)]
+                for rx, ry in points]
 
 
 def _kernel_points(scene: ChartScene) -> tuple[np.ndarray, np.ndarray]:

@@ -487,7 +487,8 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
                         others: tuple[np.ndarray, np.ndarray] | None = None,
                         bounds: tuple[float, float, float, float] | None = None,
                         spots=LABEL_SPOTS, lines: list[np.ndarray] | None = None,
-                        far_spots=(), over_lines: bool = True) -> list[KernelLabel]:
+                        far_spots=(), over_lines: bool = True,
+                        soft_lines: list[np.ndarray] | None = None) -> list[KernelLabel]:
     """Labels for markers at (log10) ``xs``, ``ys``: each in the first of LABEL_SPOTS where its
     text (or, failing that, each shorter alternative in turn: ``texts[k]`` may be a tuple, the
     whole name first)
@@ -502,7 +503,9 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
     lines, ``far_spots`` (further out, a stem joining the text to its marker that crosses no
     label); only where none of those is clear either does the text go over a line, the first
     form in the first near spot it fits, unless ``over_lines`` is False: then it is left out
-    (the marker's tooltip names it)."""
+    (the marker's tooltip names it). ``soft_lines`` (other memory levels' diagonals) are kept
+    off as the roofs are where some spot allows; where none does, they are crossed rather than
+    the name left out."""
     sx, sy = px_per_decade
     # Boxes as arrays, so a candidate is tested against all of them in one numpy expression
     # (ten workloads' marks on eight chips are hundreds of obstacles, tested at each drag step).
@@ -512,16 +515,23 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
     keep = np.isfinite(mx) & np.isfinite(my)
     markers = np.column_stack([mx - 5, my - 5, mx + 5, my + 5])[keep]
 
-    pieces = [np.column_stack([p[:-1], p[1:]]) for p in lines or () if len(p) > 1]
-    segments = np.concatenate(pieces) if pieces else np.zeros((0, 4))
-    segments = segments[np.isfinite(segments).all(axis=1)]
+    def as_segments(polylines) -> np.ndarray:
+        pieces = [np.column_stack([p[:-1], p[1:]]) for p in polylines or () if len(p) > 1]
+        out = np.concatenate(pieces) if pieces else np.zeros((0, 4))
+        return out[np.isfinite(out).all(axis=1)]
+
+    segments = as_segments(lines)
+    # first clear of the soft lines too, then of the roofs alone
+    tiers = (np.concatenate([segments, soft]), segments) if len(soft := as_segments(
+        soft_lines)) else (segments,)
     # Every spot of a text is tested at once: its candidate boxes against every obstacle and
     # every roof segment, one numpy expression each.
     near = (np.array([d for d, _ in spots], dtype=float), np.array([a for _, a in spots], dtype=float))
     far = (np.array([d for d, _ in far_spots], dtype=float).reshape(-1, 2),
            np.array([a for _, a in far_spots], dtype=float).reshape(-1, 2))
 
-    def clear_spots(text: str, px: float, py: float, at, obstacles: np.ndarray):
+    def clear_spots(text: str, px: float, py: float, at, obstacles: np.ndarray,
+                    segments: np.ndarray):
         """The candidate boxes of ``text`` at the spots ``at``, and which of them fit (clear
         of labels and markers, inside the bounds) and which of those no roof crosses."""
         offsets, anchors = at
@@ -552,22 +562,25 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
         # where a shorter form, or a spot a little further out, was clear); only where none
         # has one, the first that fits at all, over a roof
         chosen = over_a_line = None
-        for text in options:
-            candidates, ok, free = clear_spots(text, px, py, near, others_boxes)
-            if len(free):
-                chosen = (text, candidates[free[0]], spots[free[0]], False)
-                break
-            if len(ok) and over_a_line is None:
-                over_a_line = (text, candidates[ok[0]], spots[ok[0]], False)
-        for text in options if chosen is None and len(far[0]) else ():
-            candidates, _ok, free = clear_spots(text, px, py, far, others_boxes)
-            for s in free:
-                (ox, oy), _anchor = far_spots[s]
-                stem = np.array([[px, py, px + ox, py + oy]])
-                if not (crosses_each(boxes + STEM_CLEAR, stem).any()
-                        or _crosses_a_segment(stem[0], stems)):
-                    chosen = (text, candidates[s], far_spots[s], True)
-                    stems = np.vstack([stems, stem])
+        for lines_here in tiers:
+            for text in options:
+                candidates, ok, free = clear_spots(text, px, py, near, others_boxes, lines_here)
+                if len(free):
+                    chosen = (text, candidates[free[0]], spots[free[0]], False)
+                    break
+                if len(ok) and over_a_line is None:
+                    over_a_line = (text, candidates[ok[0]], spots[ok[0]], False)
+            for text in options if chosen is None and len(far[0]) else ():
+                candidates, _ok, free = clear_spots(text, px, py, far, others_boxes, lines_here)
+                for s in free:
+                    (ox, oy), _anchor = far_spots[s]
+                    stem = np.array([[px, py, px + ox, py + oy]])
+                    if not (crosses_each(boxes + STEM_CLEAR, stem).any()
+                            or _crosses_a_segment(stem[0], stems)):
+                        chosen = (text, candidates[s], far_spots[s], True)
+                        stems = np.vstack([stems, stem])
+                        break
+                if chosen is not None:
                     break
             if chosen is not None:
                 break

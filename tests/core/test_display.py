@@ -518,3 +518,27 @@ def test_markers_on_one_point_count_those_drawn_beneath_them():
     assert kernels_on_point(x, y, 2) == [0, 3]
     assert kernels_on_point(x, y, 6) == [] and kernels_on_point(x, y, 4) == []
     assert earlier_on_point(x[:1], y[:1]).tolist() == [0]
+
+
+def test_a_name_keeps_off_another_levels_line_where_it_can_and_crosses_it_rather_than_vanish():
+    """place_kernel_labels' soft lines (the diagonals of levels kernels use): the name takes the
+    first spot clear of them as of the roofs; where every spot crosses one, it is still named
+    (over the line, on its backdrop), where a roof would have left it out."""
+    from roofline_gui.core.display import FAR_LABEL_SPOTS, place_kernel_labels
+
+    xs, ys = np.array([0.0]), np.array([0.0])
+    args = ((100.0, 100.0), 7.0, 14.0, [])
+    right = [np.array([[12.0, -60.0], [12.0, 60.0]])]  # through the spot right of the marker
+    (free,) = place_kernel_labels(["GEMM"], xs, ys, *args)
+    assert free.anchor == (0.0, 0.5)  # the first spot: right of its marker
+    (moved,) = place_kernel_labels(["GEMM"], xs, ys, *args, soft_lines=right)
+    assert moved.anchor != (0.0, 0.5)
+    # a line through every spot, near and far: as a roof it leaves the name out, as another
+    # level's line it is crossed
+    everywhere = [np.array([[x, -200.0], [x, 200.0]]) for x in range(-200, 201, 6)]
+    everywhere += [np.array([[-200.0, y], [200.0, y]]) for y in range(-200, 201, 6)]
+    assert place_kernel_labels(["GEMM"], xs, ys, *args, lines=everywhere,
+                               far_spots=FAR_LABEL_SPOTS, over_lines=False) == []
+    (crossed,) = place_kernel_labels(["GEMM"], xs, ys, *args, soft_lines=everywhere,
+                                     far_spots=FAR_LABEL_SPOTS, over_lines=False)
+    assert crossed.anchor == (0.0, 0.5) and not crossed.stem
