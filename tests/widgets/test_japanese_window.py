@@ -123,6 +123,19 @@ def test_view_language_keeps_the_choice_for_the_next_start(window_ja):
     assert window_ja.settings.get("language") == "en"
     said = window_ja.statusBar().currentMessage()
     assert "English" in said and "次回" in said and "next start" in said
+    # B/F never set follows the language: the switch says so, in both languages
+    assert "op/B, not B/F" in said and "B/F" in said[:said.index("The interface")]
+
+
+def test_switching_to_japanese_says_intensity_will_read_as_b_per_f_unless_it_was_chosen(window):
+    window.language_actions["ja"].trigger()
+    said = window.statusBar().currentMessage()
+    assert "Japanese" in said and "as B/F (bytes per op)" in said and "B/F" in said
+    window.language_actions["en"].trigger()  # back: nothing to say (this language)
+    window.model.set_view(bytes_per_op=False)
+    window.settings.set("view/bytes_per_op", False)  # the user's own choice: kept, unsaid
+    window.language_actions["ja"].trigger()
+    assert "bytes per op" not in window.statusBar().currentMessage()
 
 
 def test_without_a_font_for_japanese_the_window_stays_english_and_says_why(monkeypatch):

@@ -749,6 +749,18 @@ class MainWindow(QMainWindow):
                  "Explorer.").format(language=LANGUAGES[code])
         theirs = translated(code, "The interface will be in {language} from the next start of "
                                   "Roofline Explorer.").format(language=LANGUAGES[code])
+        if self.settings.get("view/bytes_per_op") == "":  # B/F never set: it follows the
+            # language, which the switch did not say (the tour found B/F on, unasked)
+            bf = (_("Intensity will then read as B/F (bytes per op), as Japanese HPC courses "
+                    "read it; View → Intensity as B/F turns it off.") if code == "ja" else
+                  _("Intensity will then read as op/B, not B/F; View → Intensity as B/F turns "
+                    "B/F back on."))
+            note += " " + bf
+            theirs += " " + translated(code, (
+                "Intensity will then read as B/F (bytes per op), as Japanese HPC courses read "
+                "it; View → Intensity as B/F turns it off.") if code == "ja" else (
+                "Intensity will then read as op/B, not B/F; View → Intensity as B/F turns B/F "
+                "back on."))
         self.statusBar().showMessage(note if theirs == note else f"{note} {theirs}", 15000)
 
     def set_same_width(self, on: bool) -> None:
