@@ -54,6 +54,8 @@ NEAR_LINE_PX = 4.0  # px: a parallel diagonal this near a label's own lies under
 MARKER_COST = 4.0  # a label over a kernel's marker is worse than one crossed by a line
 FAINT_LINE = 0.25  # what crossing a faint level's diagonal costs, a solid line's 1
 LEFT_OUT = 12.0  # what a label left out (no spot free of the others) costs, a crossed line's 1
+OFF_LINE = 0.5  # what a diagonal's label set off its line costs (its line is further to find)
+OFF_LINE_PX = 8.0  # px between a diagonal and its label set off it (a marker's half and a gap)
 _PARENTHESES = re.compile(r"\s*[(（][^()（）]*[)）]")  # "(24 MiB)", "(108 SMs)"
 WORKLOAD_POINT_HALF = 11.0  # px: half a workload's big point (17 px, 21 hovered) and a gap
 
@@ -574,10 +576,71 @@ def _place_diagonal(text: str, bw: float, top: float, low: bool, color: str, g: 
               for anchor, spots in (((0.0, 1.0), steps), ((0.0, 1.0), more),
                                     ((0.0, 0.0), steps + more))
               for lx in spots]
-    # Every spot weighed at once (one spot at a time, the article's chart spent 0.4 s a draw
-    # here): each spot's footprint is its anchor's shape moved to it.
     if not labels:
         return None, math.inf
+    own, near_px = math.log10(bw), max(SAME_LINE, NEAR_LINE_PX / g.px[1])
+    usable, costs = _weigh_spots(labels, g, boxes, markers, lines, own, near_px)
+    clear = np.flatnonzero(usable & (costs == 0)).tolist()
+    if clear:
+        offsets = lines[(lines[:, 4] == 1), 5] - own
+        offsets = offsets[(np.abs(offsets) >= SAME_LINE) & (np.abs(offsets) < near_px)]
+        # a near line above (more bandwidth): the text below its line, anchored at its top
+        side = ((0.0, 0.0) if (offsets > 0).any() and not (offsets < 0).any() else
+                (0.0, 1.0) if (offsets < 0).any() and not (offsets > 0).any() else None)
+        away = next((i for i in clear if labels[i].anchor == side), clear[0])
+        return labels[away], 0.0
+    best, fewest = None, math.inf
+    for label, ok, covered in zip(labels, usable, costs, strict=True):
+        if ok and covered < fewest:  # no spot clear of every marker: the one covering fewest
+            best, fewest = label, float(covered)
+    if not clear_only and fewest > OFF_LINE:
+        # none clear on its line: the text set a little off it, parallel, where that is clear
+        # of everything (a small chart side by side: a marker at every spot of the A100's HBM2
+        # diagonal, its label was left out: the tours)
+        shift = OFF_LINE_PX / math.cos(math.atan2(g.px[1], g.px[0])) / g.px[1]  # decades of y
+        off = [ChartLabel(text, lx, lx + own + side * shift, color, anchor=anchor, along=(1.0, 1.0))
+               for side, anchor in ((-1, (0.0, 0.0)), (1, (0.0, 1.0)))
+               for lx in dict.fromkeys(steps + more)]
+        # markers weighed against the text's own slanted box: its footprint's upright boxes
+        # reach back towards the line, over the markers on it, at every spot
+        usable, costs = _weigh_spots(off, g, boxes, np.zeros((0, 4)), lines, own, near_px)
+        clear = np.flatnonzero(usable & (costs == 0) & ~_text_over_markers(off, g, markers))
+        if len(clear):
+            return off[int(clear[0])], OFF_LINE
+    return (None, math.inf) if clear_only or best is None else (best, fewest)
+
+
+def _text_over_markers(labels: list[ChartLabel], g: LabelGeometry, markers: np.ndarray
+                       ) -> np.ndarray:
+    """For slanted labels of one text and anchor direction: whether each one's text, as drawn
+    (a box turned along its line), comes within a marker's half-width of a marker's middle."""
+    if not len(markers) or not labels:
+        return np.zeros(len(labels), dtype=bool)
+    first = labels[0]
+    angle = math.atan2(-first.along[1] * g.px[1], first.along[0] * g.px[0])
+    c, s = math.cos(angle), math.sin(angle)
+    w = text_width(first.text, g.text_px) + 4
+    out = np.zeros(len(labels), dtype=bool)
+    mx, my = (markers[:, 0] + markers[:, 2]) / 2, (markers[:, 1] + markers[:, 3]) / 2
+    half = (markers[:, 2] - markers[:, 0]) / 2
+    for i, label in enumerate(labels):
+        x0, y0 = label_text_origin(label, w, g.line)
+        dx, dy = mx - label.x * g.px[0], my + label.y * g.px[1]
+        u, v = dx * c + dy * s, -dx * s + dy * c  # the markers in the text's own frame
+        gap = np.hypot(np.maximum(np.maximum(x0 - u, u - x0 - w), 0.0),
+                       np.maximum(np.maximum(y0 - v, v - y0 - g.line), 0.0))
+        out[i] = bool((gap < half).any())
+    return out
+
+
+def _weigh_spots(labels: list[ChartLabel], g: LabelGeometry, boxes: list, markers: np.ndarray,
+                 lines: np.ndarray, own: float, near_px: float) -> tuple[np.ndarray, np.ndarray]:
+    """For slanted labels of one text at several spots: whether each is usable (inside the
+    view, over no other label) and what it covers (MARKER_COST a marker, each line crossed by
+    its weight; the lines of its own diagonal, ``own`` within ``near_px`` decades, not)."""
+    # Every spot weighed at once (one spot at a time, the article's chart spent 0.4 s a draw
+    # here): each spot's footprint is its anchor's shape moved to it.
+    text, color = labels[0].text, labels[0].color
     shapes = {anchor: np.asarray(_footprint_shape(ChartLabel(text, 0.0, 0.0, color, anchor=anchor,
                                                              along=(1.0, 1.0)), g))
               for anchor in {label.anchor for label in labels}}
@@ -595,23 +658,8 @@ def _place_diagonal(text: str, bw: float, top: float, low: bool, color: str, g: 
     # Gen4 at 32) runs under its label at every spot: as its own line, not a crossing; but of
     # the spots clear of everything else, one on the side of its line away from that diagonal
     # is taken first (above its line, the PCIe text sat on the red DDR3 line: the fifth tour)
-    own, near_px = math.log10(bw), max(SAME_LINE, NEAR_LINE_PX / g.px[1])
     per_box = MARKER_COST * _covered_each(feet, markers) + _crossed_each(feet, lines, 1, own, near_px)
-    costs = np.bincount(owner, weights=per_box, minlength=len(labels))
-    clear = np.flatnonzero(usable & (costs == 0)).tolist()
-    if clear:
-        offsets = lines[(lines[:, 4] == 1), 5] - own
-        offsets = offsets[(np.abs(offsets) >= SAME_LINE) & (np.abs(offsets) < near_px)]
-        # a near line above (more bandwidth): the text below its line, anchored at its top
-        side = ((0.0, 0.0) if (offsets > 0).any() and not (offsets < 0).any() else
-                (0.0, 1.0) if (offsets < 0).any() and not (offsets > 0).any() else None)
-        away = next((i for i in clear if labels[i].anchor == side), clear[0])
-        return labels[away], 0.0
-    best, fewest = None, math.inf
-    for label, ok, covered in zip(labels, usable, costs, strict=True):
-        if ok and covered < fewest:  # no spot clear of every marker: the one covering fewest
-            best, fewest = label, float(covered)
-    return (None, math.inf) if clear_only or best is None else (best, fewest)
+    return usable, np.bincount(owner, weights=per_box, minlength=len(labels))
 
 
 def hidden_under(scene: ChartScene, g: LabelGeometry, boxes) -> np.ndarray:

@@ -430,3 +430,39 @@ def test_the_selected_kernels_name_sits_by_its_marker_on_the_selected_chip():
             if n != k:
                 assert lb.y == np.log10(np.nanmax(spec.marker_y[n]))
         assert [lb.item for lb in names.values()] == sorted(names)
+
+
+def test_a_diagonal_with_a_marker_at_every_spot_has_its_label_set_off_the_line_parallel():
+    """Every spot along a diagonal covers a marker (a small chart side by side: the A100's and
+    the TPU v3's HBM2 lines had no label): the label is set a few pixels off its line, parallel
+    to it, clear of every marker, not left out; with room on the line it stays on it."""
+    import math
+
+    from roofline_gui.core.chart_labels import (
+        MARKER_COST,
+        OFF_LINE,
+        OFF_LINE_PX,
+        _place_diagonal,
+        _text_over_markers,
+    )
+
+    g = geometry_for((-1.0, 3.0, 9.0, 15.0), (300.0, 300.0), 7.0, 14.0)
+    bw = 1e12  # y = x + 12 in decades: a 45° line on screen
+    none = np.zeros((0, 7))
+    xs = np.arange(-1.0, 3.0, 0.5)  # a marker every 53 px along the line: the text is longer
+    px, py = xs * g.px[0], -(xs + 12) * g.px[1]
+    markers = np.column_stack([px - 6, py - 6, px + 6, py + 6])
+    on, cost = _place_diagonal("HBM2 900 GB/s", bw, 1e15, False, "#2ca02c", g, [],
+                               np.zeros((0, 4)), none)
+    assert cost == 0 and math.isclose(on.y, on.x + 12)  # on its line
+    off, cost = _place_diagonal("HBM2 900 GB/s", bw, 1e15, False, "#2ca02c", g, [], markers, none)
+    assert off is not None and cost == OFF_LINE < MARKER_COST
+    apart = abs(off.y - (off.x + 12)) * g.px[1] * math.cos(math.atan2(g.px[1], g.px[0]))
+    assert math.isclose(apart, OFF_LINE_PX)  # perpendicular to its line, in pixels
+    assert not _text_over_markers([off], g, markers)[0]  # its slanted text clear of them
+    # (its footprint's upright boxes reach back over them: the markers were weighed exactly)
+    assert _text_over_markers([replace(off, y=off.x + 12, anchor=(0.0, 1.0))], g, markers)[0]
+    assert off.along == (1.0, 1.0)  # parallel
+    # a faint level's label is named only where it is clear on its line: none here
+    assert _place_diagonal("L2 7 TB/s", bw, 1e15, False, "#2ca02c", g, [], markers, none,
+                           clear_only=True) == (None, math.inf)
