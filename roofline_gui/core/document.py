@@ -98,3 +98,23 @@ def serving_only_change(old: Document, new: Document) -> bool:
     if same:
         return old.serving_measured != new.serving_measured
     return serving_only(old.workloads, new.workloads)
+
+
+def copy_name(name: str, taken) -> str:
+    """The name of a copy of ``name`` (Duplicate): "A100 (copy)", then "A100 (copy 2)", … the
+    first not among ``taken`` (the names in use); a copy's copy counts on from its original's
+    name (two Duplicates had made two chips both "A100 SXM4 40GB (copy)", which the table's
+    columns and the legend could not tell apart: the ninth tour)."""
+    from roofline_gui.core.i18n import _  # noqa: PLC0415 (words only)
+
+    taken = set(taken)
+    copies = [_("{name} (copy)")] + [_("{name} (copy {n})").replace("{n}", str(n))
+                                     for n in range(2, 1000)]
+    base = name
+    for form in copies:  # "A100 (copy 2)" is a copy of "A100"
+        head, _sep, tail = form.partition("{name}")
+        if head == "" and tail and name.endswith(tail) and len(name) > len(tail):
+            base = name[:-len(tail)]
+            break
+    return next((form.format(name=base) for form in copies if form.format(name=base) not in taken),
+                f"{base} ({len(taken) + 1})")

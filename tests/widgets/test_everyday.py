@@ -494,3 +494,24 @@ def test_a_drags_word_goes_with_its_undo_and_another_document_clears_the_readout
     assert window.files.open(resources_dir() / "examples" / "williams-cpus.roofline")
     assert window.cursor_label.text() == ""
     assert bar.currentMessage().startswith("Opened")  # the open's own word comes after
+
+
+def test_each_duplicate_of_a_chip_has_a_name_of_its_own(window):
+    """Duplicate twice on one chip made two chips both "A100 SXM4 40GB (copy)": the table's
+    columns, the legend and the explanation could not tell them apart (the ninth tour). Each
+    copy is named apart, a copy's copy counting on from the original's name."""
+    from roofline_gui.core.document import copy_name
+
+    model = window.model
+    a100 = next(c for c in model.document.chips if c.name == "A100 SXM4 40GB")
+    for _ in range(2):
+        model.select(None, a100.id)
+        window.hardware.duplicate()
+    copy = model.document.chips[-1]
+    model.select(None, next(c.id for c in model.document.chips if c.name.endswith("(copy)")))
+    window.hardware.duplicate()
+    names = [c.name for c in model.document.chips]
+    assert len(names) == len(set(names)), names
+    assert {"A100 SXM4 40GB (copy)", "A100 SXM4 40GB (copy 2)", "A100 SXM4 40GB (copy 3)"} <= set(names)
+    assert copy.name in names
+    assert copy_name("x (copy 9)", ["x", "x (copy)"]) == "x (copy 2)"

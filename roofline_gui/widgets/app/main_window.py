@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from roofline_gui.core.document import Document
+from roofline_gui.core.document import Document, copy_name
 from roofline_gui.core.edits import Batch, Replace, transform
 from roofline_gui.core.errors import RooflineError
 from roofline_gui.core.i18n import LANGUAGES, _, language
@@ -650,7 +650,8 @@ class MainWindow(QMainWindow):
         if self._chips_have_focus():
             self.hardware.duplicate()
         elif (workload := self._selected_workload()) is not None:
-            copy = replace(workload, name=_("{name} (copy)").format(name=workload.name))
+            copy = replace(workload, name=copy_name(
+                workload.name, (w.name for w in self.model.document.workloads)))
             ids = self.model.add_workloads([copy], _("Duplicate {name}").format(name=workload.name))
             if ids:
                 self.model.select(ids[0], None)

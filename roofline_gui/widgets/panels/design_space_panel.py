@@ -125,7 +125,13 @@ class DesignSpacePanel(QWidget):
     def refresh(self) -> None:
         r, c = self._result_and_chip()
         if r is None or c is None:
-            self.title.setText(_("No workload to map: Workloads → New Workload… makes one, and a "
+            # no chip is said as such (with every chip deleted it said "No workload to map"
+            # beside two workloads: the ninth tour)
+            doc = self.model.document
+            no_chip = bool(doc.workloads) and not any(chip.visible for chip in doc.chips)
+            self.title.setText(_("No chip shown: the Hardware panel's Add… adds one; the "
+                                 "workload's map is drawn for it.") if no_chip else
+                               _("No workload to map: Workloads → New Workload… makes one, and a "
                                "chip that runs it is needed.") if r is None else
                                _("{workload} runs on none of the shown chips.").format(
                                    workload=html.escape(r.workload.name)))

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from roofline_gui.core.chip import Chip, MemoryLevel, ceiling_note
+from roofline_gui.core.document import copy_name
 from roofline_gui.core.edits import Move, Remove, Replace, SetField
 from roofline_gui.core.i18n import _
 from roofline_gui.core.units import MEMORY_ROLES, PRECISIONS, ROLE_LABELS, format_si
@@ -623,7 +624,8 @@ class HardwareEditor(QWidget):
     def duplicate(self) -> None:
         chip = self.current_chip()
         if chip:
-            new = self.model.add_chips([replace(chip, name=f"{chip.name} (copy)", color=None)],
+            name = copy_name(chip.name, (c.name for c in self.model.document.chips))
+            new = self.model.add_chips([replace(chip, name=name, color=None)],
                                        self.model.document.chips.index(chip) + 1,
                                        text=f"Duplicate {chip.name}")
             self.model.select(None, new[-1])

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from roofline_gui.core.document import copy_name
 from roofline_gui.core.edits import Batch, Remove, Replace
 from roofline_gui.core.i18n import _
 from roofline_gui.core.kernel import Kernel
@@ -495,8 +496,11 @@ class KernelLibrary(QWidget):
         if kernels:
             index = self.model.document.kernels.index(kernels[-1]) + 1
             names = ", ".join(k.name for k in kernels)
-            new = self.model.add_kernels([replace(k, name=_("{name} (copy)").format(
-                name=k.name)) for k in kernels], index,
+            taken, copies = [k.name for k in self.model.document.kernels], []
+            for k in kernels:
+                copies.append(replace(k, name=copy_name(k.name, taken)))
+                taken.append(copies[-1].name)
+            new = self.model.add_kernels(copies, index,
                                          text=_("Duplicate {names}").format(names=names))
             self.model.select(new[-1], None)
 

@@ -289,7 +289,9 @@ class ServingPanel(QWidget):
             self.chart.clear()
             self.result = None
             self._drawn_key = None
-            self.title.setText(_("No transformer workload: Workloads → New Workload… makes one; "
+            self.title.setText(_("No chip shown: the Hardware panel's Add… adds one; the "
+                                 "workload's serving bound is drawn for it.") if w is not None else
+                               _("No transformer workload: Workloads → New Workload… makes one; "
                                "its serving bound is drawn here."))
             self.words.setText("")
             # nothing to edit: the fields greyed, at a new workload's values (they read 0 after
