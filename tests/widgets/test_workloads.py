@@ -388,3 +388,20 @@ def test_no_roof_label_is_written_over_a_workloads_point(window, qtbot, size):
             for p in points:
                 assert not (box[0] < p[2] and p[0] < box[2] and box[1] < p[3] and p[1] < box[3]), (
                     label.text, box, p)
+
+
+def test_a_click_on_the_workload_row_already_current_selects_it_again(window, qtbot, with_llama):
+    """A kernel selected since (its marker, the table): a click on the workload's row, still
+    the list's current one, selects the workload again, and "Why it sits there" follows (it
+    stayed on the kernel: the ninth tour)."""
+    model, panel = window.model, window.workloads
+    wid = model.document.workloads[0].id
+    model.select(wid, None)
+    kernel = model.document.kernels[0]
+    model.select(kernel.id, None)
+    assert panel.list.currentItem().data(Qt.ItemDataRole.UserRole) == wid  # still current
+    rect = panel.list.visualItemRect(panel.list.currentItem())
+    qtbot.mouseClick(panel.list.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    assert model.selected_kernel == wid
+    qtbot.waitUntil(lambda: model.document.workloads[0].name.split(" ·")[0]
+                    in window.explanation.plain_text().split("\n")[0], timeout=3000)

@@ -58,6 +58,9 @@ class WorkloadsPanel(QWidget):
         self.list = QListWidget()
         self.list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.list.currentItemChanged.connect(self._on_current)
+        # a click on the row already current (a kernel selected since) selects its workload
+        # again: "Why it sits there" had stayed on the kernel (the ninth tour)
+        self.list.itemClicked.connect(self._on_clicked)
         self.list.itemChanged.connect(self._on_item_changed)
         self.add_button = QPushButton(_("New…"))
         self.add_button.setToolTip(_("A workload from an example model, a config.json on disk or "
@@ -221,6 +224,11 @@ class WorkloadsPanel(QWidget):
         self._show_selected()
         if item is not None:
             self.model.select(item.data(Qt.ItemDataRole.UserRole), None)
+
+    def _on_clicked(self, item) -> None:
+        wid = item.data(Qt.ItemDataRole.UserRole)
+        if wid != self.model.selected_kernel:
+            self.model.select(wid, None)
 
     def _on_item_changed(self, item) -> None:
         wid = item.data(Qt.ItemDataRole.UserRole)
