@@ -57,6 +57,7 @@ LEFT_OUT = 12.0  # what a label left out (no spot free of the others) costs, a c
 OFF_LINE = 0.5  # what a diagonal's label set off its line costs (its line is further to find)
 OFF_LINE_PX = 8.0  # px between a diagonal and its label set off it (a marker's half and a gap)
 _PARENTHESES = re.compile(r"\s*[(（][^()（）]*[)）]")  # "(24 MiB)", "(108 SMs)"
+RING_HALF_PX = 11.0  # px: half the selected chip's ring (22 px across), which other names keep off
 WORKLOAD_POINT_HALF = 11.0  # px: half a workload's big point (17 px, 21 hovered) and a gap
 
 
@@ -738,14 +739,30 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels) -> tupl
     names = [k.name for k in cmp.kernels]
     texts = [tuple(dict.fromkeys(forms)) for forms in zip(
         names, short_names(names), short_names(names, SHORTEST_NAME), strict=True)]
-    roofs = _roof_polylines(scene, g)
-    placed = place_kernel_labels([texts[k] for k in order], xs[order], ys[order], g.px,
-                                 g.text_px, g.line, taken, others, g.bounds, lines=roofs,
-                                 far_spots=FAR_LABEL_SPOTS, over_lines=False,
-                                 soft_lines=_level_polylines(scene, g))
-    return tuple(sorted((ChartLabel(lb.text, lb.x, lb.y, "", lb.anchor, None, lb.offset,
-                                    int(order[lb.kernel]), stem=lb.stem) for lb in placed),
-                        key=lambda lb: lb.item))
+    roofs, soft = _roof_polylines(scene, g), _level_polylines(scene, g)
+
+    def place(rows, taken):
+        return [(int(rows[lb.kernel]), lb) for lb in place_kernel_labels(
+            [texts[k] for k in rows], xs[rows], ys[rows], g.px, g.text_px, g.line, taken, others,
+            g.bounds, lines=roofs, far_spots=FAR_LABEL_SPOTS, over_lines=False,
+            soft_lines=soft)]
+
+    placed = []
+    if k_sel is not None:  # the selected kernel's name first, beside its own ring; the other
+        # names then keep off its rings on every chip, 22 px across (one struck through "CNN
+        # layer 3×3, 256…": the ninth tour)
+        placed = place(order[:1], taken)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            rx = np.log10(spec.at_limit()[k_sel, shown]) * g.px[0]
+            ry = -np.log10(spec.marker_y[k_sel, shown]) * g.px[1]
+        ok = np.isfinite(rx) & np.isfinite(ry)
+        half = RING_HALF_PX
+        taken = [*taken, *np.column_stack([rx - half, ry - half, rx + half, ry + half])[ok],
+                 *(offset_label_box(lb, g.px, g.text_px, g.line) for _k, lb in placed)]
+        order = order[1:]
+    placed += place(order, taken)
+    return tuple(sorted((ChartLabel(lb.text, lb.x, lb.y, "", lb.anchor, None, lb.offset, k,
+                                    stem=lb.stem) for k, lb in placed), key=lambda lb: lb.item))
 
 
 def _roof_polylines(scene: ChartScene, g: LabelGeometry) -> list[np.ndarray]:

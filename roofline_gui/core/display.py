@@ -575,7 +575,10 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
                 for s in free:
                     (ox, oy), _anchor = far_spots[s]
                     stem = np.array([[px, py, px + ox, py + oy]])
+                    # nor through another marker (one ran through the hollow host-transfer
+                    # points beside the GEMM's: the ninth tour)
                     if not (crosses_each(boxes + STEM_CLEAR, stem).any()
+                            or crosses_each(others_boxes, stem).any()
                             or _crosses_a_segment(stem[0], stems)):
                         chosen = (text, candidates[s], far_spots[s], True)
                         stems = np.vstack([stems, stem])

@@ -542,3 +542,24 @@ def test_a_name_keeps_off_another_levels_line_where_it_can_and_crosses_it_rather
     (crossed,) = place_kernel_labels(["GEMM"], xs, ys, *args, soft_lines=everywhere,
                                      far_spots=FAR_LABEL_SPOTS, over_lines=False)
     assert crossed.anchor == (0.0, 0.5) and not crossed.stem
+
+
+def test_a_names_stem_runs_through_no_other_marker():
+    """A name set off its marker (every near spot crossed by a roof) takes a far spot whose
+    stem passes no other marker: one ran through the hollow host-transfer points beside the
+    GEMM's (the ninth tour)."""
+    from roofline_gui.core.display import FAR_LABEL_SPOTS, crosses_each, place_kernel_labels
+
+    square = [np.array([[-12.0, -12.0], [12.0, -12.0], [12.0, 12.0], [-12.0, 12.0],
+                        [-12.0, -12.0]])]  # a roof round the marker: no near spot is clear
+    args = ((100.0, 100.0), 7.0, 14.0, [])
+    (free,) = place_kernel_labels(["GEMM"], np.array([0.0]), np.array([0.0]), *args,
+                                  lines=square, far_spots=FAR_LABEL_SPOTS, over_lines=False)
+    assert free.stem and free.offset == FAR_LABEL_SPOTS[0][0]  # the nearest far spot, right
+    other = (np.array([0.19]), np.array([0.0]))  # a marker 19 px right: on that stem
+    (moved,) = place_kernel_labels(["GEMM"], np.array([0.0]), np.array([0.0]), *args,
+                                   others=other, lines=square, far_spots=FAR_LABEL_SPOTS,
+                                   over_lines=False)
+    assert moved.stem and moved.offset != FAR_LABEL_SPOTS[0][0]
+    stem = np.array([[0.0, 0.0, *moved.offset]])
+    assert not crosses_each(np.array([[14.0, -5.0, 24.0, 5.0]]), stem).any()

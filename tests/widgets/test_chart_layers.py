@@ -780,3 +780,34 @@ def test_a_merged_peak_label_too_wide_for_the_key_counts_its_chips(window):
     assert all(chip.name in tip for chip in model.document.chips[1:])
     alone = next(label for label in plot.key.labels if label.chips == (0,) and "312" in label.text)
     assert alone.short == "" and alone.text in texts
+
+
+def test_no_other_kernels_name_lies_under_the_selections_rings(window):
+    """The selected kernel's rings (22 px across on its chip, 18 on the others) are obstacles
+    to the other kernels' names: one struck through "CNN layer 3×3, 256…" (the ninth tour).
+    Each kernel of the first example selected in turn, on each chip."""
+    from roofline_gui.core.chart_labels import RING_HALF_PX
+    from roofline_gui.core.display import boxes_overlap, offset_label_box
+
+    window.resize(1280, 800)
+    model = window.model
+    QApplication.processEvents()
+    plot = window.canvas.overlay_plot
+    checked = 0
+    for chip in model.document.chips:
+        for kernel in model.document.kernels:
+            model.select(kernel.id, chip.id)
+            QApplication.processEvents()
+            g = plot.label_geometry()
+            xs, ys = plot.overlays.ring.getData()
+            rings = [(x * g.px[0] - RING_HALF_PX, -y * g.px[1] - RING_HALF_PX,
+                      x * g.px[0] + RING_HALF_PX, -y * g.px[1] + RING_HALF_PX)
+                     for x, y in zip(xs, ys, strict=True)]
+            k = model.comparison.kernel_index[kernel.id]
+            for label in plot.scene.labels.names:
+                if label.item == k:
+                    continue
+                box = offset_label_box(label, g.px, g.text_px, g.line)
+                assert not any(boxes_overlap(box, r) for r in rings), (kernel.name, label.text)
+                checked += 1
+    assert checked > 20
