@@ -479,8 +479,14 @@ def same_time_lines(result: WorkloadResult, c: int, units: Units = Units()) -> l
         hbm = (_("the same main-memory bandwidth ({bandwidth})") if same_hbm else
                _("main memories at {bandwidth} and {other_bandwidth}")).format(
             bandwidth=format_si(bw[0], "B/s"), other_bandwidth=format_si(bw[1], "B/s"))
+        # the roofs each runs at: the V100's fp16 for bf16 (it read "their bf16 roofs" of a
+        # V100 that has none: the ninth tour)
+        runs = dict.fromkeys((_runs_at(result, c), _runs_at(result, d)))
         facts = {"hbm": hbm, "memory": share_text(memory), "compute": share_text(compute),
-                 "precision": p, "roof": units.format_rate(peaks[0]),
+                 "precision": _("{first} and {second}").format(first=_runs_at(result, c),
+                                                                second=_runs_at(result, d))
+                 if len(runs) > 1 else p,
+                 "roof": units.format_rate(peaks[0]),
                  "other_roof": units.format_rate(peaks[1]),
                  "ratio": f"{max(peaks) / min(peaks):.3g}"}
         if memory >= 0.5:

@@ -306,3 +306,6 @@ def test_the_training_example_ties_precision_and_equal_times_to_the_article():
     text = "\n".join(explain_training(bf16, 1, kernels=doc.kernels_by_id))
     assert "TPU v3 and V100 SXM2 16GB take the same time within 1%" in text
     assert "the same main-memory bandwidth (900 GB/s)" in text and "1.02× apart" in text
+    # the roof each runs at, by name: the V100 has no bf16, its fp16 stands in (it read "their
+    # bf16 roofs": the ninth tour)
+    assert "their bf16 and fp16 roofs (123 Top/s and 125 Top/s)" in text
