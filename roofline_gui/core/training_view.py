@@ -182,6 +182,13 @@ def memory_parts(result: WorkloadResult) -> list[tuple[str, float]]:
             ("optimizer states", f.optimizer_bytes), ("activations", f.activation_bytes)]
 
 
+def fits_in_memory(result: WorkloadResult) -> np.ndarray:
+    """[C] whether what one chip holds (memory_parts) fits in each chip's main memory; True
+    where the preset does not say its capacity."""
+    need = sum(size for _part, size in memory_parts(result))
+    return ~(need > result.capacity)  # NaN capacity: not known to be short
+
+
 def fit_changes(workload: Workload, capacity: float, kernels=None) -> list[str]:
     """The smallest changes, one setting at a time, after which each chip's states and
     activations fit in ``capacity`` bytes: a higher ZeRO stage (with d > 1), recomputation, a

@@ -207,3 +207,41 @@ def test_at_1280_by_800_the_training_fields_fit_the_panel_beside_the_chart(windo
     assert link.currentText() == link.itemText(link.currentIndex())
     assert link.currentText() == "chip-to-chip"  # short, its links in its choice's tooltip
     assert link.fontMetrics().horizontalAdvance(link.currentText()) < link.width()
+
+
+def test_the_scaling_chart_marks_a_step_that_does_not_fit(window, llama_training, qtbot):
+    """fp32 training (16 B a parameter and fp32 activations) does not fit an A100's 40 GB: the
+    scaling chart's points there are crosses on a dashed line, and its title says what they
+    mean (filled points had climbed on where every chip said "does not fit": the ninth tour)."""
+    from PySide6.QtCore import Qt
+
+    from roofline_gui.core import training_view
+
+    model, wid = window.model, llama_training
+    charts = window.breakdown
+    model.select(wid, None)
+    qtbot.waitUntil(lambda: not charts.pending)
+
+    def drawn():
+        items = charts.sweep.listDataItems()
+        crosses = [i for i in items if i.opts["symbol"] == "x"]
+        dashed = [i for i in items if i.opts["pen"] is not None and not isinstance(
+            i.opts["pen"], str) and pg.mkPen(i.opts["pen"]).style() == Qt.PenStyle.DashLine]
+        return crosses, dashed
+
+    import pyqtgraph as pg
+
+    fits = np.array([training_view.fits_in_memory(s) for s in charts._sweep])
+    crosses, dashed = drawn()
+    assert len(crosses) == int((~fits.all(axis=0)).sum())  # none where every step fits
+    window.workloads.fields.combos["activations"].setCurrentText("fp32")
+    qtbot.waitUntil(lambda: not charts.pending and model.document.workload(wid).activations == "fp32")
+    charts.refresh()
+    fits = np.array([training_view.fits_in_memory(s) for s in charts._sweep])
+    assert not fits.all()
+    crosses, dashed = drawn()
+    assert crosses and dashed
+    shown = sum(len(i.getData()[0]) for i in crosses)
+    assert shown == int(sum((~fits[:, j] & np.isfinite([s.throughput[j] for s in charts._sweep])
+                             ).sum() for j in range(fits.shape[1])))
+    assert "does not fit" in charts.sweep.getAxis("bottom").labelText

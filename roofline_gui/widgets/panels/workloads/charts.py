@@ -513,7 +513,14 @@ class WorkloadCharts(QWidget):
                                       same_width=self.model.view.same_width, kernels=r.kernels)
         self._sweep = sweep
         unit = _(r.workload.throughput_unit)
-        self._sweep_title.set((_("chips, d doubling (hollow: link-bound)"),
+        # a step that does not fit in a chip's memory: its points crosses and its line dashed
+        # (the line had climbed on, filled, where every chip said "does not fit": the ninth
+        # tour; the decode sweep dashes such points too)
+        fits = np.array([training_view.fits_in_memory(s) for s in sweep])  # [d, chips]
+        self._sweep_title.set((_("chips, d doubling (hollow: link-bound; ×, dashed: does not fit)"),
+                               _("chips (hollow: link-bound; ×: does not fit)"),
+                               _("chips (×: does not fit)"), _("chips")) if not fits.all() else
+                              (_("chips, d doubling (hollow: link-bound)"),
                                _("chips (hollow: link-bound)"), _("chips")))
         self.sweep.setLabel("left", unit)
         xs = np.array([s.training.chips for s in sweep], dtype=float)
@@ -524,11 +531,18 @@ class WorkloadCharts(QWidget):
                 continue
             color = r.chips[c].color or "#808080"
             comm = np.array([s.link_time[j] > s.kernel_time[j] for s in sweep])
-            self.sweep.plot(xs[ok], thr[ok], pen=pg.mkPen(color, width=2), name=r.chips[c].name)
-            for mask, brush in ((ok & ~comm, color), (ok & comm, "w")):
+            fit = ok & fits[:, j]
+            self.sweep.plot(xs[ok], thr[ok], pen=pg.mkPen(color, width=2, style=(
+                Qt.PenStyle.SolidLine if fit[ok].all() else Qt.PenStyle.DashLine)),
+                name=r.chips[c].name)
+            if fit.any() and not fit[ok].all():  # the part that fits, solid over the dashes
+                self.sweep.plot(xs[fit], thr[fit], pen=pg.mkPen(color, width=2))
+            for mask, brush, symbol in ((fit & ~comm, color, "o"), (fit & comm, "w", "o"),
+                                        (ok & ~fit, color, "x")):
                 if mask.any():
-                    self.sweep.plot(xs[mask], thr[mask], pen=None, symbol="o", symbolSize=6,
-                                    symbolBrush=brush, symbolPen=color)
+                    self.sweep.plot(xs[mask], thr[mask], pen=None, symbol=symbol,
+                                    symbolSize=6 if symbol == "o" else 8, symbolBrush=brush,
+                                    symbolPen=color)
             first = int(np.argmax(ok))
             ideal = thr[first] * xs / xs[first]
             self.sweep.plot(xs[ok], ideal[ok], pen=pg.mkPen(color, width=1,
