@@ -305,10 +305,16 @@ class DesignSpacePanel(QWidget):
         bx, by = self.balance.getData()
         line = (np.array([[bx[0] / px[0], -by[0] / px[1], bx[-1] / px[0], -by[-1] / px[1]]])
                 if bx is not None and len(bx) > 1 else np.zeros((0, 4)))
+        (x_lo, x_hi), (y_lo, y_hi) = self.plot.getViewBox().viewRange()
+        view = (x_lo / px[0], -y_hi / px[1], x_hi / px[0], -y_lo / px[1])  # pixels, y down
         names: list[tuple[float, float, float, float]] = []
         for n, text in enumerate(self.names):
             placed = names + dots[:n] + dots[n + 1:]  # not its own dot: it sits by it
-            w, h = metrics.horizontalAdvance(text.toPlainText()) + 8, metrics.height() + 4
+            # the text item's own box (its margins included: measured from the font, a line
+            # came out a pixel short and names a line apart touched)
+            box = text.boundingRect()
+            w, h = (box.width(), box.height()) if box.height() > 0 else (
+                metrics.horizontalAdvance(text.toPlainText()) + 8, metrics.height() + 4)
             pos = text.pos()
             X, Y = pos.x() / px[0], -pos.y() / px[1]  # screen pixels, y down
             def overlap(box, placed=placed):
@@ -319,9 +325,19 @@ class DesignSpacePanel(QWidget):
             candidates = [(ax, ay) for ay in (1, 0, 2, -1) for ax in (0, 1)]
             boxes = [(X - ax * w, Y - ay * h, X - ax * w + w, Y - ay * h + h) for ax, ay in candidates]
             crossed = crosses_each(np.array(boxes) + LABEL_PAD, line)
+            # inside the map (a line above the MI300X's dot, its name was cut at the map's top
+            # edge: the ninth tour)
+            out = [b[0] < view[0] or b[2] > view[2] or b[1] < view[1] or b[3] > view[3]
+                   for b in boxes]
             best = min(range(len(candidates)),
-                       key=lambda i: (overlap(boxes[i]) > 0, bool(crossed[i]), overlap(boxes[i]), i))
-            names.append(boxes[best])
+                       key=lambda i: (overlap(boxes[i]) > 0, out[i], bool(crossed[i]),
+                                      overlap(boxes[i]), i))
+            # none clear of the names placed before (the selected chip's goes first): left out,
+            # as the chart's names are (the dot's hover names it); over each other, four names
+            # on a short map read as none (the ninth tour)
+            text.setVisible(n == 0 or not (overlap(boxes[best]) > 0 or out[best]))
+            if text.isVisible():
+                names.append(boxes[best])
             text.setAnchor(candidates[best])
 
     def _on_dot_dragged(self, chip_id: str, dx: float, dy: float, finished: bool,
