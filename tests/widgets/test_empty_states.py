@@ -121,6 +121,13 @@ def test_a_new_session_says_on_the_chart_where_to_begin(window):
     note = window.canvas.overlay_plot.note
     assert note.text.startswith("No chip yet: the Hardware panel's Add…")
     assert "Help → Examples" in note.text
+    # wrapped within a narrow chart (at 1280 × 800 with the panels it ran off the right edge:
+    # the ninth tour)
+    window.resize(900, 650)
+    QApplication.processEvents()
+    vb = window.canvas.overlay_plot.plot.getViewBox()
+    shown = note.item.mapRectToScene(note.item.boundingRect())
+    assert vb.mapRectToScene(vb.boundingRect()).contains(shown), (shown, vb.width())
     window.model.add_chips([window.presets.chips["nvidia-a100-sxm4-40gb"]])
     QApplication.processEvents()
     assert "No chip yet" not in note.text

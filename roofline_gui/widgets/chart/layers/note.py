@@ -41,6 +41,17 @@ class ViewNote:
         self.item.hide()
         self._exporting = False
         self._shown = False
+        self.view_box = view_box
+        view_box.sigResized.connect(self._fit)
+
+    def _fit(self, *_args) -> None:
+        """Wrapped to the view's width where it is wider ("No chip yet: … Help → Examples
+        opens" ran off the chart's right edge: the ninth tour)."""
+        self.item.setTextWidth(-1)
+        natural = self.item.textItem.boundingRect().width()
+        room = self.view_box.width() - 12
+        if room > 60 and natural > room:
+            self.item.setTextWidth(room)
 
     @property
     def text(self) -> str:
@@ -50,6 +61,7 @@ class ViewNote:
     def show_text(self, text: str, clickable: bool) -> None:
         if self.item.toPlainText() != text:
             self.item.setText(text)
+            self._fit()
         self.item.clickable = clickable
         self.item.setCursor(Qt.CursorShape.PointingHandCursor if clickable else Qt.CursorShape.ArrowCursor)
         self.item.setToolTip(_("Click to show every kernel and workload (automatic range)")
