@@ -811,3 +811,20 @@ def test_no_other_kernels_name_lies_under_the_selections_rings(window):
                 assert not any(boxes_overlap(box, r) for r in rings), (kernel.name, label.text)
                 checked += 1
     assert checked > 20
+
+
+def test_three_charts_side_by_side_in_a_laptops_chart_area_take_two_columns(window):
+    """Maximised at 1280 × 800 the chart area is about 640 × 380 px: one column of three charts
+    left views 90 px tall, the third scrolled out of sight (the ninth tour). The columns are
+    the count whose views are largest in their smaller side; a column is never narrower than
+    NARROWEST_COLUMN_PX, and on a wide area the old counts hold."""
+    from roofline_gui.widgets.chart.canvas_panel import NARROWEST_COLUMN_PX
+
+    canvas = window.canvas
+    for size, charts, columns in (((640, 380), 3, 2), ((640, 380), 4, 2), ((640, 380), 2, 2),
+                                  ((640, 900), 3, 1), ((1280, 700), 2, 2), ((1280, 700), 8, 3),
+                                  ((1280, 700), 3, 2), ((500, 380), 3, 1)):
+        canvas.stack.resize(*size)
+        got = canvas.grid_columns(charts)
+        assert got == columns, (size, charts, got)
+        assert got == 1 or size[0] / got >= NARROWEST_COLUMN_PX

@@ -459,11 +459,23 @@ class CanvasPanel(QWidget):
             plot.key.axis.fold(folded, wanted)
 
     def grid_columns(self, charts: int) -> int:
-        """The columns of a grid of ``charts`` charts: up to three, as many as keep each chart
-        MIN_COLUMN_PX wide in the chart's width (three at 1280 × 800 left 180 px views whose
-        peaks' keys folded away and named no kernel: the second tour)."""
-        wanted = 1 if charts <= 1 else (2 if charts <= 4 else 3)
-        return max(1, min(wanted, int(self.stack.width() // MIN_COLUMN_PX)))
+        """The columns of a grid of ``charts`` charts: up to two (four charts) or three, each
+        at least NARROWEST_COLUMN_PX wide (three at 1280 × 800 left 180 px views whose peaks'
+        keys folded away and named no kernel: the second tour); of those, the count whose
+        charts' views are largest in their smaller side (one column of three charts at 1280 ×
+        800 left views 90 px tall, the third scrolled out of sight: the ninth tour); of two as
+        large, the fewer columns."""
+        if charts <= 1:
+            return 1
+        most = 2 if charts <= 4 else 3
+        width, height = self.stack.width(), self.stack.height()
+
+        def smaller_side(columns: int) -> float:
+            rows = -(-charts // columns)
+            return min(width / columns - CHART_FRAME_PX[0], height / rows - CHART_FRAME_PX[1])
+
+        fit = [c for c in range(1, most + 1) if width / c >= NARROWEST_COLUMN_PX] or [1]
+        return max(fit, key=lambda c: (round(smaller_side(c)), -c))
 
     def _grid_resized(self) -> None:
         """The grid's width changed: its columns may too (made again, on the next turn)."""
@@ -654,6 +666,8 @@ if __name__ == "__main__":
 
 
 MIN_COLUMN_PX = 340  # a grid's column: a chart this wide keeps its peaks' key and names
+NARROWEST_COLUMN_PX = 300  # a grid's column is never narrower (its view ~130 px beside its key)
+CHART_FRAME_PX = (170.0, 60.0)  # a grid chart's axes, key and title about its view, px
 MIN_ROW_PX = 165  # a grid's row: a chart this tall names its kernels (MIN_LABELLED_PX in its view)
 CHIP_TITLE_PX = 22  # a chart's title in a grid (pyqtgraph's 30 px row took a sixth of a small chart)
 
