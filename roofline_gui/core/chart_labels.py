@@ -454,7 +454,7 @@ def _marker_boxes(scene: ChartScene, g: LabelGeometry) -> np.ndarray:
     if k is not None and 0 < len(spec.marker_x) <= KERNEL_LABELS_MAX:  # its ring, 24 px across
         with np.errstate(divide="ignore", invalid="ignore"):
             ring_y = np.log10(spec.marker_y[k, list(scene.chips)])
-            ring_x = np.log10(spec.at_limit()[k, list(scene.chips)])
+            ring_x = np.log10(spec.at_limit[k, list(scene.chips)])
         xs = np.concatenate([xs, ring_x])
         ys = np.concatenate([ys, ring_y])
         half = np.concatenate([half, np.full(len(ring_y), 12.0)])
@@ -731,7 +731,7 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels) -> tupl
     with np.errstate(divide="ignore", invalid="ignore"):
         # by the point that says its limit there (a GEMM fed over PCIe: its filled point on
         # the PCIe line, not its hollow one at main memory's intensity)
-        xs = np.log10(spec.at_limit()[rows, top_chip])
+        xs = np.log10(spec.at_limit[rows, top_chip])
         ys = np.where(top > 0, np.log10(np.where(top > 0, top, 1.0)), np.nan)
     (kx, ky), (wx, wy) = _kernel_points(scene), _workload_obstacles(scene)
     others = (np.concatenate([kx, wx]), np.concatenate([ky, wy]))
@@ -753,7 +753,7 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels) -> tupl
         # layer 3×3, 256…": the ninth tour)
         placed = place(order[:1], taken)
         with np.errstate(divide="ignore", invalid="ignore"):
-            rx = np.log10(spec.at_limit()[k_sel, shown]) * g.px[0]
+            rx = np.log10(spec.at_limit[k_sel, shown]) * g.px[0]
             ry = -np.log10(spec.marker_y[k_sel, shown]) * g.px[1]
         ok = np.isfinite(rx) & np.isfinite(ry)
         half = RING_HALF_PX

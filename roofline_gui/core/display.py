@@ -120,9 +120,11 @@ class ChartSpec:
     def roofs_of(self, chip: int) -> list[Roof]:
         return [r for r in self.roofs if r.chip == chip]
 
+    @functools.cached_property
     def at_limit(self) -> np.ndarray:
         """[K, C] each kernel's shown intensity at the point that says its limit on each chip
-        (LevelMarks.at_limit): main memory's, its marker's, where no other level's is drawn."""
+        (LevelMarks.at_limit): main memory's, its marker's, where no other level's is drawn.
+        Worked out once per spec (the ring, the names and the labels' obstacles all read it)."""
         n = self.marker_y.shape[1] if self.marker_y.ndim == 2 else 0
         if self.levels is None or not len(self.levels):
             return np.repeat(np.asarray(self.marker_x, dtype=float)[:, None], n, axis=1)

@@ -95,7 +95,7 @@ def chart_mismatches(plot) -> list[str]:
         if got != want:
             problems.append(f"per-level points drawn {got}, scene has {want}")
     all_names = [kernel.name for kernel in cmp.kernels]
-    limit_x = spec.at_limit()  # the names and the ring: at the point that says its limit
+    limit_x = spec.at_limit  # the names and the ring: at the point that says its limit
     for label in plot.names.labels:
         k = next((k for k, kernel in enumerate(cmp.kernels)
                   if label.text in _name_options(kernel.name, all_names)), None)

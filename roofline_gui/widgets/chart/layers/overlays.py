@@ -176,7 +176,7 @@ class OverlaysLayer(ChartLayer):
         k = scene.comparison.kernel_index.get(kernel_id) if kernel_id is not None else None
         if k is None:
             return [], [], []
-        at = (scene.spec.at_limit()[k] if at_limit else
+        at = (scene.spec.at_limit[k] if at_limit else
               np.full(len(scene.comparison.chips), scene.spec.marker_x[k]))
         xs, ys, chips = [], [], []
         for c in scene.chips:
