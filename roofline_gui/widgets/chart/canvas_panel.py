@@ -462,17 +462,19 @@ class CanvasPanel(QWidget):
         """The columns of a grid of ``charts`` charts: up to two (four charts) or three, each
         at least NARROWEST_COLUMN_PX wide (three at 1280 × 800 left 180 px views whose peaks'
         keys folded away and named no kernel: the second tour); of those, the count whose
-        charts' views are largest in their smaller side (one column of three charts at 1280 ×
-        800 left views 90 px tall, the third scrolled out of sight: the ninth tour); of two as
-        large, the fewer columns."""
+        charts' views are largest in their smaller side, a view's width counted 1/VIEW_ASPECT
+        (one column of three charts at 1280 × 800 left views 90 px tall, the third scrolled out
+        of sight: the ninth tour; two columns of two charts there, views 150 px wide: the
+        tenth); of two as large, the fewer columns."""
         if charts <= 1:
             return 1
         most = 2 if charts <= 4 else 3
         width, height = self.stack.width(), self.stack.height()
 
-        def smaller_side(columns: int) -> float:
-            rows = -(-charts // columns)
-            return min(width / columns - CHART_FRAME_PX[0], height / rows - CHART_FRAME_PX[1])
+        def smaller_side(columns: int) -> float:  # a view's width counted 1/VIEW_ASPECT
+            rows = -(-charts // columns)  # (a roofline spans more decades across than up)
+            return min((width / columns - CHART_FRAME_PX[0]) / VIEW_ASPECT,
+                       height / rows - CHART_FRAME_PX[1])
 
         fit = [c for c in range(1, most + 1) if width / c >= NARROWEST_COLUMN_PX] or [1]
         return max(fit, key=lambda c: (round(smaller_side(c)), -c))
@@ -668,6 +670,7 @@ if __name__ == "__main__":
 MIN_COLUMN_PX = 340  # a grid's column: a chart this wide keeps its peaks' key and names
 NARROWEST_COLUMN_PX = 300  # a grid's column is never narrower (its view ~130 px beside its key)
 CHART_FRAME_PX = (170.0, 60.0)  # a grid chart's axes, key and title about its view, px
+VIEW_ASPECT = 1.2  # a roofline view is wider than tall (about six decades across, five up)
 MIN_ROW_PX = 165  # a grid's row: a chart this tall names its kernels (MIN_LABELLED_PX in its view)
 CHIP_TITLE_PX = 22  # a chart's title in a grid (pyqtgraph's 30 px row took a sixth of a small chart)
 
