@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from helpers import mouse
 from PySide6.QtCore import QEvent, QPointF, Qt
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QApplication
 
 
@@ -240,6 +241,11 @@ def test_two_kernels_on_one_point_of_a_chip_show_both_and_a_click_goes_through_t
     size = {kid: (s if s >= 0 else scatter.opts["size"])
             for kid, s in zip(scatter.data["data"], scatter.data["size"].tolist(), strict=True)}
     assert size[first.id] == size[gemm.id] == 10.0 and size[second.id] < 10.0
+    # in the same colour, the upper marker is edged in the background's: the ring beneath
+    # reads apart from it (the tenth tour saw one marker)
+    pens = {kid: scatter.data["pen"][i] for i, kid in enumerate(scatter.data["data"])}
+    background = QColor(window.canvas.overlay_plot.options.background)
+    assert pens[second.id].color() == background and pens[first.id].color() != background
     tip = scatter.opts["tip"](0.0, 0.0, second.id)
     assert "on the same point: " + first.name in tip
     assert "on the same point" not in scatter.opts["tip"](0.0, 0.0, gemm.id)

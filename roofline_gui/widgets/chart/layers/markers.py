@@ -256,8 +256,16 @@ class KernelMarkersLayer(ChartLayer):
         sizes = self._stacked_sizes(c, x, y)
         scatter.setZValue(self.Z + 1e-3 * self.scene.chips.index(c) if c in self.scene.chips
                           else self.Z)
+        pen = self.style.pen(color.darker(150), 1)
+        if sizes is not None:  # a kernel's marker over another kernel's of this chip, in the
+            # same colour: edged in the background's, so the ring beneath reads apart from it
+            # (as one marker with a dark edge, the tenth tour saw one kernel)
+            over = earlier_on_point(x, y)[ok] > 0
+            if over.any():
+                halo = self.style.pen(self.style.background, 1.5)
+                pen = [halo if o else pen for o in over.tolist()]
         scatter.fill(x[ok], y[ok], ids[rows], brush=self.style.brush(color),
-                     pen=self.style.pen(color.darker(150), 1), rows=rows, n_kernels=len(ids),
+                     pen=pen, rows=rows, n_kernels=len(ids),
                      symbols=None if symbols is None else symbols[rows],
                      sizes=None if sizes is None else sizes[ok])
         scatter.show()
