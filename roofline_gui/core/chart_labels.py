@@ -735,7 +735,8 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels) -> tupl
         ys = np.where(top > 0, np.log10(np.where(top > 0, top, 1.0)), np.nan)
     (kx, ky), (wx, wy) = _kernel_points(scene), _workload_obstacles(scene)
     others = (np.concatenate([kx, wx]), np.concatenate([ky, wy]))
-    taken = [*g.avoid, *(box for label in roof_labels for box in label_footprint(label, g))]
+    taken = [*g.avoid, *(box for label in roof_labels for box in label_footprint(label, g)),
+             *_big_points(scene, g)]
     names = [k.name for k in cmp.kernels]
     texts = [tuple(dict.fromkeys(forms)) for forms in zip(
         names, short_names(names), short_names(names, SHORTEST_NAME), strict=True)]
@@ -763,6 +764,19 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels) -> tupl
     placed += place(order, taken)
     return tuple(sorted((ChartLabel(lb.text, lb.x, lb.y, "", lb.anchor, None, lb.offset, k,
                                     stem=lb.stem) for k, lb in placed), key=lambda lb: lb.item))
+
+
+def _big_points(scene: ChartScene, g: LabelGeometry) -> np.ndarray:
+    """The workloads' big points as boxes (label pixels), WORKLOAD_POINT_HALF about each: as a
+    marker's 10 px box, a workload's label was written over another chip's 17 px point (the
+    tenth tour's "Llama-3-8B prefill")."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        xs = np.concatenate([np.full(len(m.point_y), np.log10(m.point_x)) for m in scene.workloads]
+                            or [np.zeros(0)]) * g.px[0]
+        ys = -np.concatenate([np.log10(m.point_y) for m in scene.workloads] or [np.zeros(0)]) * g.px[1]
+    ok = np.isfinite(xs) & np.isfinite(ys)
+    half = WORKLOAD_POINT_HALF
+    return np.column_stack([xs - half, ys - half, xs + half, ys + half])[ok]
 
 
 def _roof_polylines(scene: ChartScene, g: LabelGeometry) -> list[np.ndarray]:
@@ -823,7 +837,8 @@ def place_workload_labels(scene: ChartScene, g: LabelGeometry, taken_labels,
     def item_px(text: str) -> float:  # a text item's width: the text's and its margins
         return text_width(text, g.text_px) + 6
 
-    taken = [*g.avoid, *(box for lb in taken_labels for box in label_footprint(lb, g))]
+    taken = [*g.avoid, *(box for lb in taken_labels for box in label_footprint(lb, g)),
+             *_big_points(scene, g)]
     xs = np.array([np.log10(m.point_x) for m in marks])
     tops = [m.point_y[np.isfinite(m.point_y)] for m in marks]
     ys = np.array([np.log10(t.max()) if len(t) else np.nan for t in tops])
@@ -862,10 +877,20 @@ def place_workload_labels(scene: ChartScene, g: LabelGeometry, taken_labels,
         if lb is not None:
             out.append(ChartLabel(lb.text, lb.x, lb.y, "", lb.anchor, None, lb.offset, n))
         elif mark.workload_id == selected and np.isfinite(ys[n]):
-            out.append(_fallback(mark, n, float(xs[n]), float(ys[n]), g, item_px, scene, taken,
-                                 texts[n]))
+            # clear of the other workloads' labels where it can be; those it still covers give
+            # way below (two were printed over each other: the tenth tour)
+            others = [offset_label_box(lb, g.px, item_px, g.line) for k, lb in placed.items()
+                      if k != n]
+            out.append(_fallback(mark, n, float(xs[n]), float(ys[n]), g, item_px, scene,
+                                 [*taken, *others], texts[n]))
         else:
             out.append(None)
+    chosen = next((n for n, m in enumerate(marks) if m.workload_id == selected), None)
+    if chosen is not None and out[chosen] is not None and chosen in which and chosen not in placed:
+        box = np.asarray([offset_label_box(out[chosen], g.px, item_px, g.line)], dtype=float)
+        out = [lb if lb is None or n == chosen or not overlaps_each(
+            box, np.asarray([offset_label_box(lb, g.px, item_px, g.line)], dtype=float)).any()
+            else None for n, lb in enumerate(out)]
     return tuple(out)
 
 

@@ -405,3 +405,44 @@ def test_a_click_on_the_workload_row_already_current_selects_it_again(window, qt
     assert model.selected_kernel == wid
     qtbot.waitUntil(lambda: model.document.workloads[0].name.split(" ·")[0]
                     in window.explanation.plain_text().split("\n")[0], timeout=3000)
+
+
+@pytest.mark.parametrize("example", ["serving-70b-and-r1-at-50-ms", "llama-3-8b-on-three-chips"])
+def test_no_workloads_label_lies_over_another_or_over_a_big_point(window, qtbot, example):
+    """Each workload selected in turn (a training one added): its label, placed even where no
+    spot is free, never over another workload's label (two were printed over each other: the
+    tenth tour), and no label over another's big point, 17 px across (nor over one of another
+    chip: "Llama-3-8B prefill" lay over the B200's)."""
+    from dataclasses import replace
+
+    from roofline_gui.core.chart_labels import WORKLOAD_POINT_HALF, _workload_boxes
+    from roofline_gui.core.display import boxes_overlap
+    from roofline_gui.io.workloads import shipped_workloads
+    from roofline_gui.widgets.app.file_actions import examples
+
+    window.resize(1280, 800)
+    window.files.open(str(next(p for p in examples() if p.stem == example)))
+    model = window.model
+    model.add_chips([window.presets.chips["nvidia-b200"]])
+    model.add_workloads([replace(shipped_workloads()["llama-3-70b"].workload(), phase="train",
+                                 name="Llama-3-70B · train")])
+    plot = window.canvas.overlay_plot
+    for w in model.document.workloads:
+        model.select(w.id, None)
+        qtbot.wait(50)
+        plot.finish_pending()
+        g, scene = plot.label_geometry(), plot.scene
+        labels = [lb for lb in scene.labels.workloads if lb is not None]
+        boxes = _workload_boxes(labels, g)
+        assert any(lb.item == next(n for n, m in enumerate(scene.workloads)
+                                   if m.workload_id == w.id) for lb in labels), w.name
+        for i, a in enumerate(boxes):
+            assert not any(boxes_overlap(a, b) for b in boxes[i + 1:]), (w.name, labels[i].text)
+        for n, mark in enumerate(scene.workloads):
+            for y in mark.point_y[np.isfinite(mark.point_y)]:
+                px, py = np.log10(mark.point_x) * g.px[0], -np.log10(y) * g.px[1]
+                h = WORKLOAD_POINT_HALF - 2  # the point drawn, 17 px across
+                point = (px - h, py - h, px + h, py + h)
+                for lb, box in zip(labels, boxes, strict=True):
+                    if lb.item != n:
+                        assert not boxes_overlap(box, point), (w.name, lb.text, mark.name)
