@@ -7,6 +7,7 @@ drag-and-drop), never by reference or position.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -107,14 +108,13 @@ def copy_name(name: str, taken) -> str:
     columns and the legend could not tell apart: the ninth tour)."""
     from roofline_gui.core.i18n import _  # noqa: PLC0415 (words only)
 
-    taken = set(taken)
-    copies = [_("{name} (copy)")] + [_("{name} (copy {n})").replace("{n}", str(n))
-                                     for n in range(2, 1000)]
-    base = name
-    for form in copies:  # "A100 (copy 2)" is a copy of "A100"
-        head, _sep, tail = form.partition("{name}")
-        if head == "" and tail and name.endswith(tail) and len(name) > len(tail):
-            base = name[:-len(tail)]
+    one, many = _("{name} (copy)"), _("{name} (copy {n})")
+    for form in (one, many):  # "A100 (copy 2)" is a copy of "A100"
+        pattern = re.escape(form).replace(re.escape("{name}"), "(?P<base>.+)").replace(
+            re.escape("{n}"), r"\d+")
+        if found := re.fullmatch(pattern, name):
+            name = found["base"]
             break
-    return next((form.format(name=base) for form in copies if form.format(name=base) not in taken),
-                f"{base} ({len(taken) + 1})")
+    taken = set(taken)
+    forms = itertools.chain([one], (many.replace("{n}", str(n)) for n in itertools.count(2)))
+    return next(copy for form in forms if (copy := form.format(name=name)) not in taken)

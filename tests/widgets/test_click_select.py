@@ -25,6 +25,12 @@ def _spots(window):
     return out
 
 
+def _sizes(scatter) -> dict:
+    """{kernel id: its marker's size in px} of a chip's marker item (-1: the item's own)."""
+    return {kid: (s if s >= 0 else scatter.opts["size"])
+            for kid, s in zip(scatter.data["data"], scatter.data["size"].tolist(), strict=True)}
+
+
 def _click(widget, pos):
     mouse(widget, QEvent.Type.MouseButtonPress, pos)
     mouse(widget, QEvent.Type.MouseButtonRelease, pos, Qt.MouseButton.NoButton)
@@ -201,9 +207,7 @@ def test_a_marker_on_another_chips_is_drawn_smaller_and_both_can_be_clicked(wind
         QApplication.processEvents()
     below, above = model.document.chips
     markers = window.canvas.overlay_plot.markers.scatters
-    sizes = {chip.id: sorted({s if s >= 0 else markers[chip.id].opts["size"]  # -1: the item's
-                              for s in markers[chip.id].data["size"].tolist()})
-             for chip in (below, above)}
+    sizes = {chip.id: sorted(set(_sizes(markers[chip.id]).values())) for chip in (below, above)}
     assert sizes[below.id] == [10.0] and max(sizes[above.id]) < 10.0, sizes
     spots = _spots(window)
     for kernel in model.document.kernels:
@@ -238,8 +242,7 @@ def test_two_kernels_on_one_point_of_a_chip_show_both_and_a_click_goes_through_t
     chip = model.document.chips[0]
     first, second, gemm = model.document.kernels
     scatter = window.canvas.overlay_plot.markers.scatters[chip.id]
-    size = {kid: (s if s >= 0 else scatter.opts["size"])
-            for kid, s in zip(scatter.data["data"], scatter.data["size"].tolist(), strict=True)}
+    size = _sizes(scatter)
     assert size[first.id] == size[gemm.id] == 10.0 and size[second.id] < 10.0
     # in the same colour, the upper marker is edged in the background's: the ring beneath
     # reads apart from it (the tenth tour saw one marker)

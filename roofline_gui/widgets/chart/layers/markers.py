@@ -253,14 +253,18 @@ class KernelMarkersLayer(ChartLayer):
         scatter = self._scatter(chip_id)
         scatter.kernel_ids = ids
         symbols = self._symbol_array()
-        sizes = self._stacked_sizes(c, x, y)
+        # its sizes and its edges, worked out once (none in a chart drawn in turns: one size)
+        kernels_beneath = (None if drawn_in_turns(len(y), len(self.scene.chips))
+                           else earlier_on_point(x, y))
+        sizes = self._stacked_sizes(c, x, y, kernels_beneath)
         scatter.setZValue(self.Z + 1e-3 * self.scene.chips.index(c) if c in self.scene.chips
                           else self.Z)
         pen = self.style.pen(color.darker(150), 1)
-        if sizes is not None:  # a kernel's marker over another kernel's of this chip, in the
-            # same colour: edged in the background's, so the ring beneath reads apart from it
-            # (as one marker with a dark edge, the tenth tour saw one kernel)
-            over = earlier_on_point(x, y)[ok] > 0
+        if sizes is not None and kernels_beneath is not None:
+            # a kernel's marker over another kernel's of this chip, in the same colour: edged
+            # in the background's, so the ring beneath reads apart from it (as one marker with
+            # a dark edge, the tenth tour saw one kernel)
+            over = kernels_beneath[ok] > 0
             if over.any():
                 halo = self.style.pen(self.style.background, 1.5)
                 pen = [halo if o else pen for o in over.tolist()]
@@ -276,17 +280,20 @@ class KernelMarkersLayer(ChartLayer):
     #: a marker's size (px), and how much smaller for each chip's marker it lies on
     SIZE, STACK_STEP, SMALLEST = 10.0, 3.5, 3.0
 
-    def _stacked_sizes(self, c: int, x: np.ndarray, y: np.ndarray) -> np.ndarray | None:
+    def _stacked_sizes(self, c: int, x: np.ndarray, y: np.ndarray,
+                       kernels_beneath: np.ndarray | None = None) -> np.ndarray | None:
         """Each kernel's marker size on chip ``c``: smaller by STACK_STEP for each marker drawn
         beneath it on the same point, so the one beneath shows as a ring around it: the same
         kernel's on a chip earlier in the chart's order (the tour: "the V100's markers hide
         exactly under the TPU v3's"), and an earlier kernel's on this chip (the article's 2 and
-        5 on the A100: the ninth tour saw one); None where no marker lies on another."""
+        5 on the A100: the ninth tour saw one; ``kernels_beneath``: those counts, where
+        already worked out); None where no marker lies on another."""
         chips = self.scene.chips
         if c not in chips or drawn_in_turns(len(y), len(chips)):
             return None  # (a chart of tens of thousands of markers: one size, drawn fast)
         marker_y = self.scene.spec.marker_y
-        beneath = earlier_on_point(x, y)
+        beneath = (earlier_on_point(x, y) if kernels_beneath is None
+                   else kernels_beneath.astype(float))
         for o in chips[:chips.index(c)]:
             with np.errstate(divide="ignore", invalid="ignore"):
                 beneath += np.abs(log10(marker_y[:, o]) - y) < SAME_POINT
