@@ -324,8 +324,13 @@ def test_a_shared_diagonal_with_no_clear_spot_for_its_chips_names_keeps_its_figu
     texts = [lb.text for lb in place_roof_labels(scene, _geometry(scene, (900.0, 560.0)), None, "#202020")]
     assert whole in texts
     for size in ((400.0, 260.0), (260.0, 200.0)):
-        texts = [lb.text for lb in place_roof_labels(scene, _geometry(scene, size), None, "#202020")]
-        assert "HBM2 900 GB/s" in texts and whole not in texts, (size, texts)
+        placed = place_roof_labels(scene, _geometry(scene, size), None, "#202020")
+        texts = [lb.text for lb in placed]
+        # its chips' names, set off the line where no spot on it is clear (400 × 260), or the
+        # level and figure alone
+        assert "HBM2 900 GB/s" in texts or whole in texts, (size, texts)
+        on_line = [lb for lb in placed if lb.text == whole and np.isclose(lb.y - lb.x, np.log10(9e11))]
+        assert not on_line, size  # the whole text on its line covers a marker there
 
 
 def test_what_a_box_would_hide_counts_its_markers_and_lines():
@@ -466,3 +471,50 @@ def test_a_diagonal_with_a_marker_at_every_spot_has_its_label_set_off_the_line_p
     # a faint level's label is named only where it is clear on its line: none here
     assert _place_diagonal("L2 7 TB/s", bw, 1e15, False, "#2ca02c", g, [], markers, none,
                            clear_only=True) == (None, math.inf)
+
+
+def test_a_label_set_off_its_line_is_weighed_against_the_lines_its_text_crosses_as_drawn():
+    """Off its line, a diagonal's label is checked against the other lines by its slanted text,
+    not by its footprint's upright boxes (which reach over the next diagonal at every spot: the
+    A100's HBM2 label, between its L2 and NVLink diagonals side by side, was left out: the
+    tenth tour); a faint level's diagonal may run under it, a solid line may not."""
+    import math
+
+    from roofline_gui.core.chart_labels import (
+        FAINT_LINE,
+        OFF_LINE,
+        _crossed_each,
+        _place_diagonal,
+        _text_over_lines,
+        label_footprint,
+    )
+
+    g = geometry_for((-1.0, 3.0, 9.0, 15.0), (300.0, 300.0), 7.0, 14.0)
+    bw, own = 1e12, 12.0
+    xs = np.arange(-1.0, 3.0, 0.5)
+    px, py = xs * g.px[0], -(xs + 12) * g.px[1]
+    markers = np.column_stack([px - 6, py - 6, px + 6, py + 6])  # at every spot on its line
+
+    def parallel(apart_px: float, weight: float) -> list:
+        """A diagonal ``apart_px`` pixels above (negative: below) the label's own."""
+        d = apart_px / (g.px[1] * math.cos(math.atan2(g.px[1], g.px[0])))  # decades of y
+        return [-1 * g.px[0], -(11 + d) * g.px[1], 3 * g.px[0], -(15 + d) * g.px[1], 1,
+                own + d, weight]
+
+    # a faint diagonal through the text's band above, a solid one through the band below
+    lines = np.array([parallel(15, FAINT_LINE), parallel(-15, 1.0)])
+    off, cost = _place_diagonal("HBM2 1.555 TB/s", bw, 1e15, False, "#1f77b4", g, [], markers,
+                                lines)
+    assert off is not None and off.y > off.x + 12  # above: over the faint line only
+    assert cost == OFF_LINE + FAINT_LINE
+    assert _text_over_lines([off], g, lines[:1], own, 1e-3)[0] == FAINT_LINE
+    assert _text_over_lines([off], g, lines[1:], own, 1e-3)[0] == 0
+    # solid lines on both sides: no spot off the line either; the label is left out
+    solid = np.array([parallel(15, 1.0), parallel(-15, 1.0)])
+    _label, cost = _place_diagonal("HBM2 1.555 TB/s", bw, 1e15, False, "#1f77b4", g, [],
+                                   markers, solid)
+    assert cost >= 1
+    # a line just beyond the text as drawn: clear of it, though inside its upright boxes
+    beyond = np.array([parallel(27, 1.0)])
+    assert _text_over_lines([off], g, beyond, own, 1e-3)[0] == 0
+    assert _crossed_each(np.asarray(label_footprint(off, g)), beyond, 1, own).sum() > 0

@@ -440,7 +440,7 @@ def test_a_crowded_diagonals_label_takes_a_shorter_form_before_it_covers_a_marke
     markers. Where the whole text covers a marker, the level without its size ("Unified Buffer
     179.2 GB/s"), then the figure alone is placed; no diagonal's label covers a marker, and TPU
     v1's main memory is labelled, off the legend as it is finally laid out."""
-    from roofline_gui.core.chart_labels import _marker_boxes, label_footprint
+    from roofline_gui.core.chart_labels import _marker_boxes, _text_over_markers, label_footprint
     from roofline_gui.core.display import boxes_overlap
     from roofline_gui.widgets.app.file_actions import examples
 
@@ -454,9 +454,13 @@ def test_a_crowded_diagonals_label_takes_a_shorter_form_before_it_covers_a_marke
     assert {"DDR3-2133 34 GB/s", "34 GB/s"} & set(texts), texts  # whole, or its figure
     markers = _marker_boxes(scene, g)
     legend = g.avoid
+    lines = {round(np.log10(d.bandwidth), 6) for d in (*scene.spec.roofs, *scene.spec.diagonals)}
     for lb in scene.labels.roofs:
         feet = label_footprint(lb, g)
-        assert not any(boxes_overlap(f, m) for f in feet for m in markers), lb.text
+        assert not _text_over_markers([lb], g, markers)[0], lb.text  # its text as drawn
+        if round(lb.y - lb.x, 6) in lines:  # on its line, nor its footprint (set off the line,
+            # its upright boxes reach back over the markers on the line it keeps clear of)
+            assert not any(boxes_overlap(f, m) for f in feet for m in markers), lb.text
         assert not any(boxes_overlap(f, a) for f in feet for a in legend), lb.text
     # a host link's shorter form still says its figure is per direction
     assert any("GB/s each way" in t for t in texts), texts
