@@ -47,7 +47,7 @@ from dataclasses import dataclass, replace
 
 from roofline_gui.core.errors import Problem, ValidationError
 from roofline_gui.core.families import read_config
-from roofline_gui.core.i18n import N_, _
+from roofline_gui.core.i18n import N_, _, ngettext
 from roofline_gui.core.kernel import Kernel
 from roofline_gui.core.model_config import TransformerConfig
 from roofline_gui.core.units import BYTES_PER_VALUE
@@ -173,8 +173,10 @@ def build_training(w: Workload, build_kind: Callable[[Workload], Built]) -> Buil
     unit = "token" if transformer else ("image" if w.kind == "cnn" else "sample")
     items = w.sequences_per_step * s
     per = m / p
-    where = _("per chip: × m/p = {m}/{p} (m = G/(b·d) = {G}/({b}·{d}) micro-batches, p = {p} "
-              "stages)").format(m=m, p=p, G=w.sequences_per_step, b=b, d=d)
+    where = ngettext("per chip: × m/p = {m}/{p} (m = G/(b·d) = {G}/({b}·{d}) micro-batches, "
+                     "p = {p} stage)",
+                     "per chip: × m/p = {m}/{p} (m = G/(b·d) = {G}/({b}·{d}) micro-batches, "
+                     "p = {p} stages)", p).format(m=m, p=p, G=w.sequences_per_step, b=b, d=d)
     entries: list[Entry] = []
 
     def add(kernel, count, group, steps, weight_bytes=0.0):

@@ -130,6 +130,11 @@ def test_a_pipeline_idles_p_minus_1_over_m_of_the_step_and_holds_l_layers_of_act
     assert piped.bubble_time[0] == pytest.approx(3 / 8 * busy[0])
     assert piped.kernel_time[0] == pytest.approx(one.kernel_time[0] / 4, rel=1e-9)
     assert piped.training.activation_bytes == pytest.approx(one.training.activation_bytes)
+    # each entry's derivation counts the stages in words that agree with their number
+    steps = {s for e in one.entries for s in e.steps if "micro-batches" in s}
+    assert steps and all(s.endswith("p = 1 stage)") for s in steps), steps
+    steps = {s for e in piped.entries for s in e.steps if "micro-batches" in s}
+    assert steps and all(s.endswith("p = 4 stages)") for s in steps), steps
 
 
 def test_the_bound_is_never_slower_than_llama_2_7b_on_a100s_and_its_mfu_is_what_the_run_implies():

@@ -515,3 +515,24 @@ def test_each_duplicate_of_a_chip_has_a_name_of_its_own(window):
     assert {"A100 SXM4 40GB (copy)", "A100 SXM4 40GB (copy 2)", "A100 SXM4 40GB (copy 3)"} <= set(names)
     assert copy.name in names
     assert copy_name("x (copy 9)", ["x", "x (copy)"]) == "x (copy 2)"
+
+
+def test_the_pointers_readout_goes_off_the_charts_and_with_the_last_chip(window, qtbot):
+    """The tour: after deleting every chip the status bar still read the last place the pointer
+    had been over the chart; it goes when the pointer leaves the charts, and with the last chip."""
+    from roofline_gui.core.edits import Batch, Remove
+
+    plot = window.canvas.overlay_plot
+    vb = plot.plot.getViewBox()
+    scene = vb.scene()
+    scene.sigMouseMoved.emit(vb.mapViewToScene(QPointF(1.0, 13.0)))  # 10 op/B, 10 Top/s
+    qtbot.waitUntil(lambda: "op/B" in window.cursor_label.text(), timeout=2000)  # rate-limited
+    scene.sigMouseMoved.emit(vb.sceneBoundingRect().bottomRight() + QPointF(5, 5))
+    qtbot.waitUntil(lambda: window.cursor_label.text() == "", timeout=2000)  # off the charts
+    window.canvas.sig_cursor_moved.emit(10.0, 1e13)
+    assert "10 op/B" in window.cursor_label.text()
+    model = window.model
+    model.push(Batch(tuple(Remove("chips", c.id) for c in model.document.chips)), "delete")
+    assert window.cursor_label.text() == ""
+    model.undo_stack.undo()  # chips back: the readout waits for the pointer
+    assert window.cursor_label.text() == ""

@@ -4,6 +4,7 @@ No computation and no file I/O here: those live in the core, the models and File
 from __future__ import annotations
 
 import html
+import math
 import re
 from contextlib import contextmanager
 from dataclasses import replace
@@ -447,7 +448,8 @@ class MainWindow(QMainWindow):
             group.addAction(action)
         self.act_overlay.setChecked(True)
         self.act_mac = self._action(_("Count &MACs (1 MAC = 2 ops)"), self.set_mac_units,
-                                    tip=_("Show performance in MAC/s and intensity in MAC/B"))
+                                    tip=_("Show performance in MAC/s and intensity in MAC/B: every op counts "
+                                          "as half a MAC, so an add (one op) reads as 0.5 MAC"))
         self.act_mac.setCheckable(True)
         self.act_mac.setIconText(_("Count MACs"))  # the toolbar's shorter name
         self.act_derated = self._action(
@@ -820,7 +822,12 @@ class MainWindow(QMainWindow):
             self.model.push(Batch(edits), _("All kernels to {precision}").format(precision=precision))
 
     def _on_cursor_moved(self, intensity: float, performance: float) -> None:
-        """The pointer's place on the chart, in op/B and op/s (shown in the model's units)."""
+        """The pointer's place on the chart, in op/B and op/s (shown in the model's units);
+        NaN: the pointer is off the charts, and the readout goes."""
+        if math.isnan(intensity) or math.isnan(performance):
+            self._cursor = None
+            self.cursor_label.clear()
+            return
         self._cursor = (intensity, performance)
         units = self.model.units
         shown = units.intensity(intensity)
@@ -867,12 +874,14 @@ class MainWindow(QMainWindow):
             self._said_at = -1
             self.statusBar().clearMessage()
 
-    def _forget_on_open(self, _doc, touched) -> None:
-        """Another document: the last one's word and the pointer's readout go."""
+    def _forget_on_open(self, doc, touched) -> None:
+        """Another document: the last one's word and the pointer's readout go; the readout
+        goes too when the last chip does (it read on under an empty chart: the tour)."""
         if touched is None:
             self._said_at = -1
             self.statusBar().clearMessage()
-            self.cursor_label.clear()
+        if touched is None or not doc.chips:
+            self._on_cursor_moved(math.nan, math.nan)
 
     def _update_reset_what_if(self, *_args) -> None:
         self.act_reset_what_if.setEnabled(any(c.id == self.model.selected_chip and c.is_what_if

@@ -8,6 +8,7 @@ and dragging a workload's point changes its batch (Shift: its context or sequenc
 
 from __future__ import annotations
 
+import math
 from contextlib import contextmanager
 
 import numpy as np
@@ -112,7 +113,8 @@ class GridView(_KernelDropMixin, pg.GraphicsLayoutWidget):
 
 
 class CanvasPanel(QWidget):
-    sig_cursor_moved = Signal(float, float)  # intensity (op/B) and performance (op/s) under the pointer
+    # intensity (op/B) and performance (op/s) under the pointer; NaN, NaN: off every chart
+    sig_cursor_moved = Signal(float, float)
 
     def __init__(self, model: DocumentModel, presets: Presets, parent=None,
                  background: str = "w", foreground: str = "#202020") -> None:
@@ -625,6 +627,7 @@ class CanvasPanel(QWidget):
                 self.sig_cursor_moved.emit(float(10 ** point.x()) * per_unit,
                                            float(10 ** point.y()) * per_unit)
                 return
+        self.sig_cursor_moved.emit(math.nan, math.nan)  # off every chart: no readout
 
     def user_range(self):
         """The range the user zoomed or panned to (shown units), or None while it is automatic:
