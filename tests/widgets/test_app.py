@@ -500,6 +500,26 @@ def test_table_rows_are_headed_by_kernel_names_that_fit_up_to_a_cap(window, exam
     QApplication.processEvents()
     assert metrics.horizontalAdvance(long_name) > cap
     assert names.width() == cap
+    # Where the table has room beside the chips' columns, the name is whole (the tour saw
+    # workload names cut with half the table empty); narrowed again, it is cut at the cap.
+    over = next(long_name[:n] for n in range(len(long_name))
+                if metrics.horizontalAdvance(long_name[:n]) > cap + 20)  # a little past the cap
+    window.model.reset(replace(doc, chips=doc.chips[:1], baseline=None,
+                               kernels=(replace(doc.kernels[0], name=over), *doc.kernels[1:])))
+    QApplication.processEvents()
+    columns = sum(view.columnWidth(c) for c in range(window.table.table_model.columnCount())
+                  if not view.isColumnHidden(c))
+    whole = metrics.horizontalAdvance(over)
+    window.resize(window.width() + 2 * (columns + whole - view.width()) + 200, window.height())
+    QApplication.processEvents()
+    assert view.width() > columns + whole + 40
+    assert names.width() > whole  # with the header's margins
+    assert names.shown_text(over, names.width() - 10) == over
+    window.resize(window.width() - (view.width() - columns) - 100, window.height())
+    QApplication.processEvents()
+    assert names.width() == cap
+    window.model.reset(doc)
+    QApplication.processEvents()
     model = window.table.table_model
     assert model.headerData(0, Qt.Orientation.Vertical) == long_name
     assert long_name in model.headerData(0, Qt.Orientation.Vertical, Qt.ItemDataRole.ToolTipRole)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from PySide6.QtCore import QSize, Qt, QTimer
+from PySide6.QtCore import QEvent, QSize, Qt, QTimer
 from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -217,6 +217,8 @@ class ComparisonTable(QWidget):
         rows.setSectionsClickable(True)
         rows.sectionClicked.connect(self._on_row_header_clicked)
         self.view.setColumnHidden(0, True)
+        self._names_width = 80  # the longest name's width, as fit_columns measured it
+        self.view.installEventFilter(self)
         self.view.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.view.clicked.connect(self._on_clicked)
         # the arrow keys move the current cell: it selects as a click does (the tour moved to
@@ -296,12 +298,33 @@ class ComparisonTable(QWidget):
             # headerData); elsewhere a column is as wide as its values or its one-word label.
             width = max(width, header.sectionSizeHint(column))
             if column == 0:  # long names are elided (the tooltip has them whole)
-                width = min(width, self.KERNEL_COLUMN_EM * metrics.height())
-                names = view.verticalHeader()
-                names.fitted_width = max(width, metrics.horizontalAdvance(_("Kernel")) + margin)
-                names.updateGeometry()
-                view.updateGeometries()
+                self._names_width = max(width, metrics.horizontalAdvance(_("Kernel")) + margin)
             view.setColumnWidth(column, width)
+        self._fit_names()
+
+    def _fit_names(self) -> None:
+        """The names' header as wide as the longest name where the table has the room beside
+        the chips' columns, else KERNEL_COLUMN_EM font heights (the rest elided: the tooltip
+        has them whole). The tour saw workload names elided with the table half empty."""
+        view = self.view
+        whole = self._names_width
+        columns = sum(view.columnWidth(c) for c in range(self.table_model.columnCount())
+                      if not view.isColumnHidden(c))
+        room = (view.width() - 2 * view.frameWidth() - columns
+                - (view.verticalScrollBar().sizeHint().width()
+                   if view.verticalScrollBar().isVisible() else 0))
+        width = min(whole, max(self.KERNEL_COLUMN_EM * view.fontMetrics().height(), room))
+        names = view.verticalHeader()
+        if names.fitted_width != width:
+            names.fitted_width = width
+            names.setMaximumWidth(max(width, self.KERNEL_COLUMN_EM * view.fontMetrics().height()))
+            names.updateGeometry()
+            view.updateGeometries()
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt API)
+        if watched is self.view and event.type() == QEvent.Type.Resize:
+            self._fit_names()  # wider: the names that were cut may fit whole now
+        return super().eventFilter(watched, event)
 
     def _show_measured(self, doc=None, touched=None) -> None:
         """The Measured column only when some kernel carries a measurement. After an edit of a
