@@ -16,8 +16,11 @@ Rules the user sees:
 - No label is printed over another or over a marker: a label with no such spot is left out
   (the line's tooltip names it). A diagonal's label keeps clear of the other lines too where its
   diagonal has room; where the whole text has no clear spot, a shorter one is tried (the level
-  without its size, then the figure alone), and where none is clear of lines, the spot crossing
-  fewest is taken (the text is painted over them).
+  without its size; never the figure alone), then the text set a few pixels off its line, and
+  where none is clear of lines, the spot crossing fewest is taken (the text is painted over
+  them). A diagonal shared by several chips, or lying a few pixels from another, names its
+  chips in every form ("PCIe Gen4 x16 32 GB/s each way: A100"). Where the labels go does not
+  depend on which kernel is selected.
 """
 
 from __future__ import annotations
@@ -215,6 +218,30 @@ def _joined(parts: list[str]) -> str:
     return " / ".join(parts)
 
 
+def _initials(level: str) -> str:
+    """A level's name of two or more capitalised words by their initials ("Unified Buffer":
+    "UB", "Infinity Cache": "IC"); "" for any other ("PCIe Gen4 x16", "HBM2", "L2")."""
+    words = level.split()
+    if len(words) < 2 or not all(w[0].isupper() and w[1:].islower() for w in words):
+        return ""
+    return "".join(w[0] for w in words)
+
+
+def _chip_tags(names: list[str]) -> list[str]:
+    """Each chip's name as a line's shorter label names it: its words up to the first with a
+    digit in it, three at most ("A100", "TPU v3", "Instinct MI300X", "EPYC 9654"); the whole
+    name where that would read the same as another chip's (a copy, two A100s)."""
+    tags = []
+    for name in names:
+        words = name.split()
+        at = next((i for i, w in enumerate(words[:3]) if any(ch.isdigit() for ch in w)), 2)
+        tags.append(" ".join(words[:at + 1]) or name)
+    seen: dict[str, int] = {}
+    for tag in tags:
+        seen[tag] = seen.get(tag, 0) + 1
+    return [tag if seen[tag] == 1 else name for tag, name in zip(tags, names, strict=True)]
+
+
 def _merged_text(words: list[tuple[str, str]], value: str) -> str:
     """One label for lines drawn on each other: (chip, what) pairs and the shared value."""
     whats = {what for _chip, what in words}
@@ -372,29 +399,51 @@ def _place_diagonals(groups: list[list[_RoofText]], scene: ChartScene, g: LabelG
     """The diagonals' labels, in the order of ``groups``, and what they cover: markers
     (MARKER_COST each), lines, and a label left out (LEFT_OUT)."""
     cmp, placed, cost = scene.comparison, [], 0.0
+    tags = _chip_tags([cmp.chips[c].name for c in range(len(cmp.chips))])
+    near = max(SAME_LINE, NEAR_LINE_PX / g.px[1])
+    diagonals = lines[lines[:, 4] == 1, 5]
     for group in groups:
         # A host link's figure is per direction; the one often quoted counts both ways.
         each_way = " " + _("each way") if all(t.host for t in group) else ""
-        text = _merged_text([(cmp.chips[t.chip].name, t.what) for t in group],
-                            format_si(group[0].value, "B/s") + each_way)
-        label, covered = None, math.inf  # math.inf ≥ MARKER_COST: the whole text is tried
-        # where the whole text covers a marker (or has no spot), the level and its figure
-        # alone (the chips it names are the lines' colours and its tooltip's): a short text
-        # finds more room
-        whats = {t.what for t in group}
         figure = format_si(group[0].value, "B/s")
+        own = math.log10(group[0].value)
+        chips = list(dict.fromkeys(t.chip for t in group))
+        # A line lying on another chip's, or a few pixels from it, is not plainly its chip's:
+        # its label names the chips in every form (the A100's "32 GB/s each way" on TPU v1's
+        # DDR3 line at 34 GB/s, and a black "HBM2 900 GB/s" shared by two chips, read as
+        # another line's or no chip's: the eleventh tour)
+        apart = np.abs(diagonals - own)
+        named = len(chips) > 1 or bool(((apart >= SAME_LINE) & (apart < near)).any())
+        text = _merged_text([(cmp.chips[t.chip].name, t.what) for t in group], figure + each_way)
+        if named and len(chips) == 1:
+            text = f"{text}: {cmp.chips[chips[0]].name}"
+        label, covered = None, math.inf  # math.inf ≥ MARKER_COST: the whole text is tried
+        # where the whole text covers a marker (or has no spot), a shorter one: the chips by
+        # the start of their names, the level without its size or count ("Unified Buffer
+        # 179.2 GB/s"); never the figure alone, which says neither what nor whose ("179.2
+        # GB/s", "900 GB/s": the eleventh tour): a label with no spot is left out, its line's
+        # tooltip names it
+        whats = {t.what for t in group}
         what = whats.pop() if len(whats) == 1 else None
-        short = f"{what} {figure}{each_way}" if len(group) > 1 and what else None
-        # and where that too covers a marker, the level without its size or count ("Unified
-        # Buffer 179.2 GB/s"), then the figure alone ("34 GB/s" along TPU v1's DDR3 line, which
-        # the article's chart had written over the kernels' markers at its ridge: the tours);
-        # the line's tooltip names it whole
         brief = f"{_PARENTHESES.sub('', what).strip()} {figure}{each_way}" if what else None
-        figure += each_way  # a host link's figure is per direction, in every form
         forms = {text: 0.0}  # each form, and what its words left out cost the order
-        for words, lost in ((short, 0.25), (brief, 0.5), (figure, 1.0)):
-            if words is not None:
+        if named:
+            tagged = _joined([tags[c] for c in chips])
+            shorter = ([f"{what} {figure}{each_way}: {tagged}"] if what else
+                       [f"{figure}{each_way}: " + _joined([f"{tags[t.chip]} {t.what}"
+                                                           for t in group])])
+            if brief is not None:
+                shorter.append(f"{brief}: {tagged}")
+            shorter.append(f"{figure}{each_way}: {tagged}")  # whose, if not what
+            for words, lost in zip(shorter, (0.25, 0.5, 1.0), strict=False):
                 forms.setdefault(words, lost)
+        elif brief is not None:
+            forms.setdefault(brief, 0.5)
+            # a level of capitalised words by their initials, as its makers write it ("UB
+            # 179.2 GB/s", TPU v1's Unified Buffer)
+            initials = _initials(_PARENTHESES.sub("", what).strip())
+            if initials:
+                forms.setdefault(f"{initials} {figure}{each_way}", 0.75)
         cut = 0.0
         for words, lost in forms.items():
             if covered < MARKER_COST:
@@ -405,14 +454,14 @@ def _place_diagonals(groups: list[list[_RoofText]], scene: ChartScene, g: LabelG
                                               markers, lines, clear_only=faint)
             if spot is not None and cost_here < covered - (0 if words is text else 1):
                 label, covered, cut = spot, cost_here, lost
-        if covered >= MARKER_COST:  # even its figure alone would hide a marker (a small
+        if covered >= MARKER_COST:  # even its shortest form would hide a marker (a small
             label = None  # chart side by side: "7 TB/s" over five of the A100's): left out,
             # its line's tooltip names it
         if label is None:
             cost += 0.0 if faint else LEFT_OUT
             continue
         # a shorter form costs the order a little: of two orders covering as much, the one that
-        # names more (DDR3-2133 at TPU v1's line, not "34 GB/s" where PCIe had taken its spot)
+        # names more (TPU v1's DDR3-2133 line whole, not shortened where PCIe had taken its spot)
         cost += covered + cut
         placed.append(replace(label, chips=tuple(sorted({t.chip for t in group}))))
         boxes += label_footprint(label, g)
@@ -450,14 +499,9 @@ def _marker_boxes(scene: ChartScene, g: LabelGeometry) -> np.ndarray:
     if big_x:
         xs, ys = np.concatenate([xs, *big_x]), np.concatenate([ys, *big_y])
         half = np.concatenate([half, np.full(len(xs) - len(half), WORKLOAD_POINT_HALF)])
-    k = scene.comparison.kernel_index.get(scene.selection.item) if scene.selection.item else None
-    if k is not None and 0 < len(spec.marker_x) <= KERNEL_LABELS_MAX:  # its ring, 24 px across
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ring_y = np.log10(spec.marker_y[k, list(scene.chips)])
-            ring_x = np.log10(spec.at_limit[k, list(scene.chips)])
-        xs = np.concatenate([xs, ring_x])
-        ys = np.concatenate([ys, ring_y])
-        half = np.concatenate([half, np.full(len(ring_y), 12.0)])
+    # (not the selected kernel's ring: the roofs' labels then moved at every click, "L2 7 TB/s"
+    # and "179.2 GB/s" jumping while the user compared kernels: the eleventh tour; its marker
+    # keeps them a marker's half off its middle)
     xs, ys = xs * g.px[0], -ys * g.px[1]
     ok = np.isfinite(xs) & np.isfinite(ys)
     return np.column_stack([xs - half, ys - half, xs + half, ys + half])[ok]
@@ -747,8 +791,8 @@ def _workload_obstacles(scene: ChartScene) -> tuple[np.ndarray, np.ndarray]:
 
 
 def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels) -> tuple[ChartLabel, ...]:
-    """Each kernel's name by its highest marker (the selected kernel's by its marker on the
-    selected chip, placed first) (display.place_kernel_labels), clear of the
+    """Each kernel's name by its marker on the selected chip, else by its highest marker (the
+    selected kernel's placed first) (display.place_kernel_labels), clear of the
     other names, the roof labels, every marker and the workloads' marks, and of the roofs (a
     name over a roof hid the line: the tours); the whole name, else shortened to 28, then 20
     characters; left out where none fits (the marker's tooltip names it)."""
@@ -759,14 +803,16 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels) -> tupl
     rates = spec.marker_y[:, shown]
     on = np.where(np.isfinite(rates), rates, -np.inf).argmax(axis=1)  # its highest marker's chip
     top_chip = np.asarray(shown)[on]
-    # The selected kernel's name by its marker on the selected chip, and placed first: by its
-    # highest marker, on another chip, it sat far from the bold ring or found no room (the
-    # sixth tour, eight chips: the selected kernel had no name)
+    # Every name by its marker on the selected chip, where it has one, the selected kernel's
+    # placed first: by its highest marker, on another chip, the selected kernel's name sat far
+    # from the bold ring or found no room (the sixth tour, eight chips), and the article's "4a ·
+    # TPU v1 CNN layer" named the A100's marker while the user looked at TPU v1's (the
+    # eleventh tour)
     k_sel = cmp.kernel_index.get(scene.selection.item)
     c_sel = cmp.chip_index.get(scene.selection.chip)
-    if (k_sel is not None and c_sel in scene.chips and np.isfinite(spec.marker_y[k_sel, c_sel])
-            and spec.marker_y[k_sel, c_sel] > 0):
-        top_chip[k_sel] = c_sel
+    if c_sel in scene.chips:
+        on_selected = np.isfinite(spec.marker_y[:, c_sel]) & (spec.marker_y[:, c_sel] > 0)
+        top_chip[on_selected] = c_sel
     order = np.arange(len(cmp.kernels))
     if k_sel is not None:
         order = np.concatenate([[k_sel], np.delete(order, k_sel)])

@@ -314,8 +314,10 @@ def test_levels_no_kernel_uses_are_named_only_where_everything_else_left_room():
 
 def test_a_shared_diagonal_with_no_clear_spot_for_its_chips_names_keeps_its_figure():
     """A merged label names the chips whose lines lie on each other; where that long text would
-    cover a marker or find no spot (a small chart), the level and its figure alone ("HBM2 900
-    GB/s") are placed instead, not nothing (the article's chart at 1280 × 800 had lost it)."""
+    cover a marker or find no spot (a small chart), the level and its figure with the chips'
+    names shortened ("HBM2 900 GB/s: V100, TPU v3") are placed instead, not nothing (the
+    article's chart at 1280 × 800 had lost it), nor without the chips (a black "HBM2 900 GB/s"
+    named no chip: the eleventh tour)."""
     from roofline_gui.core.chart_labels import _merged_text
 
     scene = _scene(["nvidia-v100-sxm2-16gb", "google-tpu-v3", "nvidia-a100-sxm4-40gb"],
@@ -327,8 +329,8 @@ def test_a_shared_diagonal_with_no_clear_spot_for_its_chips_names_keeps_its_figu
         placed = place_roof_labels(scene, _geometry(scene, size), None, "#202020")
         texts = [lb.text for lb in placed]
         # its chips' names, set off the line where no spot on it is clear (400 × 260), or the
-        # level and figure alone
-        assert "HBM2 900 GB/s" in texts or whole in texts, (size, texts)
+        # level and figure with the chips' names shortened, never without them
+        assert "HBM2 900 GB/s: V100, TPU v3" in texts or whole in texts, (size, texts)
         on_line = [lb for lb in placed if lb.text == whole and np.isclose(lb.y - lb.x, np.log10(9e11))]
         assert not on_line, size  # the whole text on its line covers a marker there
 
@@ -405,13 +407,18 @@ def test_a_diagonals_label_takes_the_side_of_its_line_away_from_a_near_one():
     # its top on its line: the text below it, the DDR3 line (more bandwidth) above it
     assert gen4.anchor == (0.0, 0.0)
     ddr3 = next(lb for lb in placed.roofs if "34 GB/s" in lb.text)
-    assert ddr3.anchor == (0.0, 1.0)  # and DDR3's above its own line: they face away
+    # and the lines so near, each label names its chip (the eleventh tour read the A100's
+    # "32 GB/s each way" as a label of TPU v1's line)
+    assert gen4.text.endswith(": A100 SXM4 40GB") and ddr3.text.endswith(": TPU v1"), (
+        gen4.text, ddr3.text)
 
 
-def test_the_selected_kernels_name_sits_by_its_marker_on_the_selected_chip():
+def test_the_names_sit_by_their_markers_on_the_selected_chip():
     """The sixth tour, eight chips: the selected kernel's name sat by its highest marker on
-    another chip, far from the bold ring, or found no room and was left out. It is placed first,
-    by the selected chip's marker; the other names still by their highest markers."""
+    another chip, far from the bold ring, or found no room and was left out; the eleventh, the
+    article's "4a · TPU v1 CNN layer" named the A100's marker while TPU v1 was selected. The
+    selected kernel's name is placed first, and every name by its selected chip's marker; with
+    no chip selected, by its highest."""
     from roofline_gui.core.chart_labels import place_labels
     from roofline_gui.core.chart_scene import Selection
 
@@ -432,9 +439,11 @@ def test_the_selected_kernels_name_sits_by_its_marker_on_the_selected_chip():
         assert k in names, (kernels[k].name, [lb.text for lb in names.values()])
         assert names[k].y == np.log10(spec.marker_y[k, tpu])
         for n, lb in names.items():
-            if n != k:
-                assert lb.y == np.log10(np.nanmax(spec.marker_y[n]))
+            assert lb.y == np.log10(spec.marker_y[n, tpu])
         assert [lb.item for lb in names.values()] == sorted(names)
+    g = _geometry(scene, (1100.0, 640.0))
+    names = place_labels(scene, g, selected_chip=None, foreground="#202020").names
+    assert names and all(lb.y == np.log10(np.nanmax(spec.marker_y[lb.item])) for lb in names)
 
 
 def test_a_diagonal_with_a_marker_at_every_spot_has_its_label_set_off_the_line_parallel():
@@ -518,3 +527,71 @@ def test_a_label_set_off_its_line_is_weighed_against_the_lines_its_text_crosses_
     beyond = np.array([parallel(27, 1.0)])
     assert _text_over_lines([off], g, beyond, own, 1e-3)[0] == 0
     assert _crossed_each(np.asarray(label_footprint(off, g)), beyond, 1, own).sum() > 0
+
+
+def _example_scenes(levels=True):
+    from roofline_gui.io.files import resources_dir
+    from roofline_gui.io.session import load_session
+
+    for path in sorted((resources_dir() / "examples").glob("*.roofline")):
+        if path.name.endswith(".ja.roofline"):
+            continue
+        doc = load_session(path)
+        if not doc.chips:
+            continue
+        cmp = compare(doc.kernels, doc.chips)
+        yield path.stem, doc, ChartScene(chart_spec(cmp, Units(), levels=levels), cmp,
+                                         tuple(range(len(doc.chips))))
+
+
+def test_a_diagonals_label_says_what_the_line_is_never_its_figure_alone():
+    """The eleventh tour read "179.2 GB/s", "900 GB/s", "450 GB/s" on the charts and could not
+    tell what they were: every diagonal's label names its level (or its chips), in every example
+    and at every size, down to a small chart side by side."""
+    import re
+
+    from roofline_gui.core.chart_labels import place_labels
+
+    bare = re.compile(r"^[\d.,]+ ?[kMGTPE]?B/s( each way)?$")
+    seen = 0
+    for stem, _doc, scene in _example_scenes():
+        for size in ((1200.0, 700.0), (640.0, 320.0), (300.0, 200.0)):
+            placed = place_labels(scene, _geometry(scene, size), selected_chip=None,
+                                  foreground="#202020")
+            for lb in placed.roofs:
+                seen += 1
+                assert not bare.match(lb.text), (stem, size, lb.text)
+    assert seen > 40
+
+
+def test_a_levels_initials_and_a_chips_short_name():
+    from roofline_gui.core.chart_labels import _chip_tags, _initials
+
+    assert _initials("Unified Buffer") == "UB" and _initials("Infinity Cache") == "IC"
+    assert _initials("PCIe Gen4 x16") == _initials("HBM2") == _initials("NVLink 3.0") == ""
+    assert _chip_tags(["A100 SXM4 40GB", "TPU v3", "Instinct MI300X", "EPYC 9654 (Genoa)",
+                       "B200"]) == ["A100", "TPU v3", "Instinct MI300X", "EPYC 9654", "B200"]
+    # a copy's short name would read as the original's: both whole
+    assert _chip_tags(["A100 SXM4 40GB", "A100 SXM4 40GB (copy)", "TPU v3"]) == [
+        "A100 SXM4 40GB", "A100 SXM4 40GB (copy)", "TPU v3"]
+
+
+def test_the_roofs_labels_stay_where_they_are_whichever_kernel_is_selected():
+    """The eleventh tour: "L2 7 TB/s" and "179.2 GB/s" moved at every click on a marker while
+    the user compared kernels. The labels of the levels kernels use do not depend on the
+    selected kernel (the faint levels' are named only where clear of the kernels' names, which
+    follow the selection)."""
+    from roofline_gui.core.chart_scene import Selection
+
+    moved = 0
+    for stem, doc, scene in _example_scenes():
+        if not doc.kernels:
+            continue
+        g = _geometry(scene, (640.0, 320.0))
+        chip = doc.chips[0].id
+        first = place_roof_labels(scene, g, chip, "#202020")
+        for kernel in doc.kernels:
+            chosen = replace(scene, selection=Selection(kernel.id, chip))
+            assert place_roof_labels(chosen, g, chip, "#202020") == first, (stem, kernel.name)
+            moved += 1
+    assert moved > 10

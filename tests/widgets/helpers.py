@@ -57,6 +57,8 @@ def chart_mismatches(plot) -> list[str]:
     points, the roofs. Empty when the chart shows exactly its scene."""
     import numpy as np
 
+    from roofline_gui.widgets.chart.layers.levels import DRAM as DRAM_ROLE
+
     scene = plot.scene
     spec, cmp = scene.spec, scene.comparison
     problems = []
@@ -86,7 +88,8 @@ def chart_mismatches(plot) -> list[str]:
         if len(lx):
             problems.append(f"{len(lx)} per-level points drawn, the scene has none")
     else:
-        on = np.isin(levels.chip, scene.chips)
+        # (a filled point at main memory is the kernel's own marker: not drawn again)
+        on = np.isin(levels.chip, scene.chips) & ~(levels.filled & (levels.role == DRAM_ROLE))
         want = sorted(zip(levels.kernel[on].tolist(), levels.chip[on].tolist(),
                           levels.role[on].tolist(), np.log10(levels.x[on]).round(9).tolist(),
                           np.log10(levels.y[on]).round(9).tolist(), strict=True))
@@ -104,10 +107,10 @@ def chart_mismatches(plot) -> list[str]:
             continue
         rates = np.where(np.isfinite(spec.marker_y[k]), spec.marker_y[k], -np.inf)
         c_top = max(scene.chips, key=lambda c: rates[c])
-        c_sel = cmp.chip_index.get(scene.selection.chip)  # the selected kernel's name: by its
-        if (cmp.kernel_index.get(scene.selection.item) == k and c_sel in scene.chips  # marker on
+        c_sel = cmp.chip_index.get(scene.selection.chip)  # every name: by its marker on the
+        if (c_sel in scene.chips  # selected chip, where it has one
                 and np.isfinite(spec.marker_y[k, c_sel]) and spec.marker_y[k, c_sel] > 0):
-            c_top = c_sel  # the selected chip
+            c_top = c_sel
         at = (np.log10(limit_x[k, c_top]), np.log10(spec.marker_y[k, c_top]))  # its limit's point
         if not np.allclose((label.x, label.y), at):
             problems.append(f"name {label.text!r} at {(label.x, label.y)}, its marker at {at}")

@@ -438,8 +438,9 @@ def test_a_crowded_diagonals_label_takes_a_shorter_form_before_it_covers_a_marke
     """The article's chart at 1280 × 800: the tours read "DDR3-2133 34 GB/s" written over the
     kernels' markers at TPU v1's ridge and "PCIe Gen4 … each way" over the A100's host-link
     markers. Where the whole text covers a marker, the level without its size ("Unified Buffer
-    179.2 GB/s"), then the figure alone is placed; no diagonal's label covers a marker, and TPU
-    v1's main memory is labelled, off the legend as it is finally laid out."""
+    179.2 GB/s") is placed, or its initials ("UB 179.2 GB/s"), never the figure alone; no
+    diagonal's label covers a marker, and TPU v1's main memory is labelled (naming its chip, the
+    A100's PCIe line a few pixels under it), off the legend as it is finally laid out."""
     from roofline_gui.core.chart_labels import _marker_boxes, _text_over_markers, label_footprint
     from roofline_gui.core.display import boxes_overlap
     from roofline_gui.widgets.app.file_actions import examples
@@ -451,7 +452,8 @@ def test_a_crowded_diagonals_label_takes_a_shorter_form_before_it_covers_a_marke
     plot.finish_pending()
     g, scene = plot.label_geometry(), plot.scene
     texts = [lb.text for lb in scene.labels.roofs]
-    assert {"DDR3-2133 34 GB/s", "34 GB/s"} & set(texts), texts  # whole, or its figure
+    assert {"DDR3-2133 34 GB/s: TPU v1", "34 GB/s: TPU v1"} & set(texts), texts  # whole, or
+    # its figure and chip
     markers = _marker_boxes(scene, g)
     legend = g.avoid
     lines = {round(np.log10(d.bandwidth), 6) for d in (*scene.spec.roofs, *scene.spec.diagonals)}

@@ -1,7 +1,8 @@
 """View → Memory levels: the hierarchical roofline. Each kernel that moves bytes through more
 than one memory level gets a point at each level's intensity, all at its attainable rate and
 joined by a thin line; the limiting level's point is filled (it lies on that level's roof), the
-others hollow, drawn over the kernel's main-memory marker where that is not the limit. With
+others hollow, drawn over the kernel's main-memory marker where that is not the limit (where it
+is, the marker is that filled point). With
 Memory levels off, the same for the kernels another level holds (a GEMM fed over PCIe): its
 point there and at main memory. Drawn from the scene's ``spec.levels`` (core.display.LevelMarks)
 alone."""
@@ -22,6 +23,8 @@ from roofline_gui.core.units import MEMORY_ROLES, ROLE_LABELS
 from roofline_gui.models.comparison_model import limiter_words
 from roofline_gui.widgets.chart.layers.base import ChartLayer
 from roofline_gui.widgets.chart.plot_items import log10
+
+DRAM = MEMORY_ROLES.index("dram")
 
 
 class LevelPointsLayer(ChartLayer):
@@ -81,12 +84,18 @@ class LevelPointsLayer(ChartLayer):
             color = style.chip_color(scene, c)
             looks[c, True] = (style.brush(color), style.pen(style.foreground, 1))
             looks[c, False] = (background, style.pen(color, 2))
-        pairs = [looks[c, f] for c, f in zip(chips.tolist(), filled.tolist(), strict=True)]
+        # A filled point at main memory is the kernel's own marker, drawn by the markers layer
+        # with the others on its point stacked smaller over it: drawn again here, over them, it
+        # hid the article's MLP under its "2 · kept on chip" at 1 op/B (the eleventh tour).
+        show = np.flatnonzero(~(filled & (roles == DRAM)))
+        pairs = [looks[c, f] for c, f in zip(chips[show].tolist(), filled[show].tolist(),
+                                              strict=True)]
         symbols = {k: self.symbol_of(k) for k in distinct(kernels)}
-        points.setData(x=x, y=y, brush=[p[0] for p in pairs], pen=[p[1] for p in pairs],
-                       symbol=[symbols[k] for k in kernels.tolist()],
-                       data=list(zip(kernels.tolist(), chips.tolist(), roles.tolist(),
-                                     strict=True)))
+        points.setData(x=x[show], y=y[show], brush=[p[0] for p in pairs],
+                       pen=[p[1] for p in pairs],
+                       symbol=[symbols[k] for k in kernels[show].tolist()],
+                       data=list(zip(kernels[show].tolist(), chips[show].tolist(),
+                                     roles[show].tolist(), strict=True)))
         # One thin line per kernel and chip, from its lowest to its highest level's intensity.
         group = kernels.astype(np.int64) * (int(chips.max()) + 1) + chips
         order = np.argsort(group, kind="stable")

@@ -278,7 +278,7 @@ class KernelMarkersLayer(ChartLayer):
         self._hide_lifted(scatter, drawn, self._lifted_row())
 
     #: a marker's size (px), and how much smaller for each chip's marker it lies on
-    SIZE, STACK_STEP, SMALLEST = 10.0, 3.5, 3.0
+    SIZE, STACK_STEP, SMALLEST = 10.0, 5.0, 3.0
 
     def _stacked_sizes(self, c: int, x: np.ndarray, y: np.ndarray,
                        kernels_beneath: np.ndarray | None = None) -> np.ndarray | None:
