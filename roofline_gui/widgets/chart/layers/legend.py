@@ -21,6 +21,9 @@ UNUSED_LEGEND = N_("faint: memory levels no kernel uses")
 #: The marks besides the kernels' shapes, each named where the chart shows it (the second tour
 #: met hollow points, struck-through points and dotted connectors the legend never explained)
 LEVELS_LEGEND = N_("a kernel at each level (filled: its limit)")
+#: with Memory levels off, only the kernels another level holds have two points (the tour read
+#: "at each level" on a chart that drew no level's points)
+HELD_LEGEND = N_("a kernel another level holds: filled on its line, hollow at main memory")
 MISFIT_LEGEND = N_("struck through: kept on chip, which cannot hold it")
 MEASURED_LEGEND = N_("measured (dotted: to its bound)")
 STEP_LEGEND = N_("large: a workload's step; small: its kernels")
@@ -127,7 +130,8 @@ def _mark_entries(scene: ChartScene) -> list[tuple[str, str]]:
     out = []
     marks = scene.spec.levels
     if marks is not None and len(marks) and not marks.filled[np.isin(marks.chip, scene.chips)].all():
-        out.append((LEVELS_LEGEND, ChipLegend.LEVELS))
+        held_only = bool(scene.spec.levels_from) and bool(scene.spec.levels_from[-1])
+        out.append((HELD_LEGEND if held_only else LEVELS_LEGEND, ChipLegend.LEVELS))
     misfit = scene.spec.misfits
     if len(misfit) and np.isin(misfit[:, 1], scene.chips).any():
         out.append((MISFIT_LEGEND, ChipLegend.MISFIT))
