@@ -125,8 +125,8 @@ def test_the_charts_energy_mode_puts_the_energy_roofline_in_the_charts_place(win
     qtbot.waitUntil(lambda: not chart.pending)
     chart.refresh()
     # a click on a point selects it, as on the roofline
-    scatter = next(i for i in chart.plot.listDataItems() if hasattr(i, "points")
-                   and len(i.points()) == len(chart.points))
+    scatter = chart.marks  # the kernels', workloads' and energy-balance points
+    assert len(scatter.points()) > len(chart.points)
     point = next(p for p in scatter.points() if p.data()[0] == (cmp.kernels[1].id,
                                                                  cmp.chips[1].id))
     scatter.sigClicked.emit(scatter, [point], None)
@@ -184,3 +184,57 @@ def test_a_training_runs_energy_and_its_co2_at_the_users_grid(window, qtbot, tmp
     assert load_session(tmp_path / "c.roofline").carbon_intensity == 0.4
     model.undo_stack.undo()
     assert model.document.carbon_intensity is None
+
+
+def test_a_star_on_a_knee_says_its_own_words_not_the_energy_balance_bars(window, qtbot):
+    """The eleventh tour, training example: hovering the A100's bf16 workload star on its knee
+    showed TPU v3's energy-balance bar's tooltip: the bar had a tooltip of its own, which Qt
+    prefers to the points' hover words (pyqtgraph sets them on the view). The bars are spots of
+    the points' scatter now: one hover, the points' words first where they lie on a bar."""
+    from helpers import mouse
+    from PySide6.QtCore import QEvent, QPointF, Qt
+
+    from roofline_gui.widgets.app.file_actions import example_named
+
+    assert window.files.open_example(example_named("training-fp32-against-bf16"))
+    window.docks["energy"].raise_()
+    chart = window.energy
+    qtbot.waitUntil(lambda: not chart.pending)
+    chart.refresh()
+    vb = chart.plot.getPlotItem().vb
+    qtbot.wait(100)  # the view takes its range on its next turns
+    scene = vb.scene()
+    assert not [item for item in scene.items() if item is not vb and item.toolTip()]
+    view = chart.plot
+
+    def hover(x, y) -> str:
+        at = QPointF(view.mapFromScene(vb.mapViewToScene(QPointF(x, y))))
+        vb.setToolTip("")
+        for step in (QPointF(3, 0), QPointF(0, 0)):
+            qtbot.wait(40)  # pyqtgraph passes on a move per 1/60 s
+            mouse(view.viewport(), QEvent.Type.MouseMove, at + step, Qt.MouseButton.NoButton)
+        qtbot.waitUntil(lambda: vb.toolTip() != "", timeout=2000)
+        return vb.toolTip()
+
+    spots = chart.marks.getData()
+    tips = [d[1] for d in chart.marks.data["data"]]
+    bar = next(i for i, d in enumerate(chart.marks.data["data"]) if d[0] is None)
+    assert "energy-balance point" in hover(spots[0][bar], spots[1][bar])
+    # the workload star nearest a bar, hovered at its middle: its own words, before any bar's
+    data = chart.marks.data["data"]
+    bars = [i for i, d in enumerate(data) if d[0] is None]
+    stars = [i for i, d in enumerate(data) if d[0] is not None
+             and d[0][0] in {w.id for w in window.model.document.workloads}]
+
+    def px(i):
+        return vb.mapViewToScene(QPointF(spots[0][i], spots[1][i]))
+
+    star = min(stars, key=lambda i: min((px(i) - px(b)).manhattanLength() for b in bars))
+    words = hover(spots[0][star], spots[1][star])
+    assert tips[star] in words, words
+    assert "energy-balance" not in words or words.index(tips[star]) < words.index("energy-balance")
+    # a click on a bar selects nothing
+    before = (window.model.selected_kernel, window.model.selected_chip)
+    chart.marks.sigClicked.emit(chart.marks, [chart.marks.points()[bars[0]]], None)
+    assert (window.model.selected_kernel, window.model.selected_chip) == before
+    window.model.undo_stack.setClean()

@@ -75,6 +75,7 @@ class EnergyChart(QWidget):
         layout.addWidget(self.plot, 1)
         layout.addLayout(side)
         self.points: dict[str, tuple[float, float]] = {}  # "kernel@chip" -> (x, y) shown, for checks
+        self.marks = None  # the points' scatter (refresh)
         self.curves: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # chip name -> its roof shown
         self._later = Throttle(self, self.refresh, 60)
         # methods, not lambdas: Qt drops them with this widget if the model outlives it
@@ -119,8 +120,9 @@ class EnergyChart(QWidget):
         if not len(points):
             return
         chosen = (self.model.selected_kernel, self.model.selected_chip)
-        ids = [p.data()[0] for p in points]
-        self.model.select(*(chosen if chosen in ids else ids[0]))
+        ids = [p.data()[0] for p in points if p.data()[0] is not None]  # not a balance bar
+        if ids:
+            self.model.select(*(chosen if chosen in ids else ids[0]))
 
     @property
     def pending(self) -> bool:
@@ -144,6 +146,7 @@ class EnergyChart(QWidget):
             return
         self.plot.clear()
         self.points, self.curves, self.looks = {}, {}, {}
+        self.marks = None  # the points' scatter: kernels, workloads, energy-balance bars
         cmp = self.model.comparison
         units = self.model.units
         energy = self.energy_mode
@@ -159,6 +162,7 @@ class EnergyChart(QWidget):
         word = units.word
         for i, (text, _key) in enumerate(MODES):  # in MAC/J with Count MACs, as the axis (the
             self.mode.setItemText(i, _(text).format(unit=word))  # tour read op/J beside MAC/J)
+        bars: list[tuple] = []  # each chip's energy-balance point: (x, y, colour, words)
         for c in chips:
             chip = cmp.chips[c]
             color = chip.color or "#808080"
@@ -186,19 +190,28 @@ class EnergyChart(QWidget):
                 balance = k.byte_j.get("dram", 0.0) / k.op_j[p]
                 if balance > 0 and energy:
                     at = float(np.interp(np.log10(balance), np.log10(x), np.log10(opj)))
-                    dot = pg.ScatterPlotItem([np.log10(units.intensity(balance))],
-                                             [at - np.log10(units.ops_per_unit)], size=16,
-                                             symbol="|", brush=pg.mkBrush("w"),
-                                             pen=pg.mkPen(color, width=3))
                     # an upright bar across the curve: ▽ is a neural network's kernel on the
-                    # roofline (the tour read the two as one)
-                    dot.setToolTip(_("{chip} {precision} energy-balance point: ε_dram/ε_op = "
-                                     "{balance}; left of it main memory spends more energy "
-                                     "per op than compute").format(
-                        chip=chip.name, precision=p, balance=units.format_intensity(balance)))
-                    self.plot.addItem(dot)
-        # every kernel on every shown chip with energy data
+                    # roofline (the tour read the two as one); one of the points' spots, its
+                    # words their hover's: with a tooltip of its own it took the place of a
+                    # workload's star on its knee (the eleventh tour)
+                    bars.append((np.log10(units.intensity(balance)),
+                                 at - np.log10(units.ops_per_unit), color, _(
+                        "{chip} {precision} energy-balance point: ε_dram/ε_op = {balance}; left "
+                        "of it main memory spends more energy per op than compute").format(
+                        chip=chip.name, precision=p, balance=units.format_intensity(balance))))
+        # every kernel on every shown chip with energy data, over the balance bars (drawn
+        # first: the points' words come first in the tooltip where they lie on a bar)
         xs, ys, brushes, tips, symbols, ids = [], [], [], [], [], []
+        pens, sizes = [], []
+        for bx, by, color, tip in bars:
+            xs.append(bx)
+            ys.append(by)
+            brushes.append(pg.mkBrush("w"))
+            symbols.append("|")
+            pens.append(pg.mkPen(color, width=3))
+            sizes.append(16)
+            tips.append(tip)
+            ids.append(None)  # a click on it selects nothing
         for k, kernel in enumerate(cmp.kernels):
             for c in chips:
                 value = (ke.ops_per_joule[k, c] / units.ops_per_unit if energy
@@ -242,12 +255,16 @@ class EnergyChart(QWidget):
                 self.points[f"{w.workload.id}@{chip.id}"] = (x, float(value))
                 ids.append((w.workload.id, chip.id))
         if xs:
-            scatter = pg.ScatterPlotItem(xs, ys, size=[13 if s == "star" else 9 for s in symbols],
-                                         symbol=symbols, brush=brushes, pen=pg.mkPen("k"),
+            black = pg.mkPen("k")
+            sizes += [13 if s == "star" else 9 for s in symbols[len(sizes):]]
+            pens += [black] * (len(symbols) - len(pens))
+            scatter = pg.ScatterPlotItem(xs, ys, size=sizes,
+                                         symbol=symbols, brush=brushes, pen=pens,
                                          hoverable=True, data=list(zip(ids, tips, strict=True)),
                                          tip=lambda x, y, data: data[1])  # words, not log x, y
             # a click selects it, as on the roofline: Why it sits there follows
             scatter.sigClicked.connect(lambda _s, points, _ev: self._clicked(points))
+            self.marks = scatter
             self.plot.addItem(scatter)
         self.plot.addItem(self.ring, ignoreBounds=True)  # clear() took it off
         self.plot.addItem(self.lifted, ignoreBounds=True)
