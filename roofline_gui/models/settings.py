@@ -20,6 +20,7 @@ _DEFAULTS: dict[str, object] = {
     "view/bytes_per_op": "",  # intensity as B/F; "" (never set): on in Japanese, off in English
     "last_dir": "",
     "first_start_done": False,
+    "last_example": "",  # the example shown when the app closed, reopened at start ("": none)
     "language": "",  # "en", "ja"; empty: the system's locale (View → Language)
 }
 MAX_RECENT = 8

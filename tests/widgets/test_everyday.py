@@ -536,3 +536,41 @@ def test_the_pointers_readout_goes_off_the_charts_and_with_the_last_chip(window,
     assert window.cursor_label.text() == ""
     model.undo_stack.undo()  # chips back: the readout waits for the pointer
     assert window.cursor_label.text() == ""
+
+
+def test_the_next_start_reopens_the_example_or_the_file_shown_last(qtbot, settings, tmp_path):
+    """The eleventh tour quit from the Training example and every start opened the first
+    example again. The next start reopens the example shown when the app closed, until a
+    session file is opened or saved; then that file."""
+    from roofline_gui.core.document import Document
+    from roofline_gui.widgets.app.file_actions import example_named
+    from roofline_gui.widgets.app.main_window import MainWindow
+
+    def start() -> MainWindow:
+        w = MainWindow(settings=settings)
+        w.open_initial(None)
+        return w
+
+    def done(w) -> None:
+        w.model.undo_stack.setClean()
+        w.close()
+
+    first = start()  # the first start: the classic example
+    assert [c.name for c in first.model.document.chips] == ["A100 SXM4 40GB", "TPU v3"]
+    training = example_named("training-fp32-against-bf16")
+    assert first.files.open_example(training)
+    shown = first.model.document
+    done(first)
+    again = start()
+    assert again.model.document.title == shown.title and again.model.path is None
+    saved = tmp_path / "mine.roofline"
+    assert again.files._save_to(saved)
+    done(again)
+    third = start()
+    assert third.model.path is not None and third.model.path.name == "mine.roofline"
+    third.files.new()
+    assert third.model.document == Document()
+    done(third)
+    fourth = start()
+    assert fourth.model.path.name == "mine.roofline"  # after a new untitled session: the file
+    done(fourth)

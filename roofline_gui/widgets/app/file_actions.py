@@ -145,6 +145,7 @@ class FileActions(QObject):
     def new(self) -> None:
         if self.maybe_save():
             self.model.reset(Document(), None)
+            self.settings.set("last_example", "")
 
     def open(self, path: str | Path | None = None, *, as_template: bool = False) -> bool:
         """Open ``path`` (or ask). On an error the current session is left untouched. A
@@ -171,6 +172,7 @@ class FileActions(QObject):
             return False
         as_template = as_template or not is_session
         self.model.reset(doc, None if as_template else path, prepared)
+        self.settings.set("last_example", "")  # (open_example sets it again)
         if not as_template:
             self.settings.add_recent(str(path.resolve()))
             self.settings.set("last_dir", str(path.resolve().parent))
@@ -182,8 +184,14 @@ class FileActions(QObject):
         return True
 
     def open_example(self, path: Path) -> bool:
-        """Examples open as untitled copies, so saving never writes into the app's resources."""
-        return self.open(path, as_template=True)
+        """Examples open as untitled copies, so saving never writes into the app's resources;
+        the next start reopens the one shown last (it had opened the first example again: the
+        eleventh tour), until a session file is opened or saved."""
+        if not self.open(path, as_template=True):
+            return False
+        name = path.name.removesuffix(EXTENSION)
+        self.settings.set("last_example", name.removesuffix(".ja"))
+        return True
 
     def save(self) -> bool:
         if self.model.path is None:
@@ -232,6 +240,7 @@ class FileActions(QObject):
         if title is not None:
             self.model.push(SetField("title", title), _("Title {title}").format(title=title))
         self.model.mark_saved(path)
+        self.settings.set("last_example", "")  # a file of its own now
         self.settings.add_recent(str(path.resolve()))
         self.settings.set("last_dir", str(path.resolve().parent))
         self.sig_message.emit(_("Saved {path}").format(path=path))

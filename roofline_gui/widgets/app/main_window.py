@@ -1085,13 +1085,18 @@ class MainWindow(QMainWindow):
 
     def open_initial(self, path: str | None) -> None:
         """Recovery first; then a session from the command line, else the example on first
-        start, else the last file."""
+        start, else the example shown when the app last closed, else the last file."""
         if self.offer_recovery():
             return
         if path:
             self.files.open(path)
             return
         recent = [p for p in self.settings.recent_files() if Path(p).exists()]
+        stem = self.settings.get("last_example")
+        last = example_named(stem) if stem else None
+        if self.settings.get("first_start_done") and last:
+            self.files.open_example(last)
+            return
         if self.settings.get("first_start_done") and recent:
             self.files.open(recent[0])
             return
