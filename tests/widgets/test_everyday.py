@@ -574,3 +574,44 @@ def test_the_next_start_reopens_the_example_or_the_file_shown_last(qtbot, settin
     fourth = start()
     assert fourth.model.path.name == "mine.roofline"  # after a new untitled session: the file
     done(fourth)
+
+
+def test_chart_only_gives_the_chart_the_window_and_brings_the_panels_back(window, qtbot,
+                                                                          settings):
+    """The eleventh tour: four charts side by side at 1280 × 800 were 190 × 110 px beside the
+    panels. View → Chart only hides every panel, the chart takes the window; again brings the
+    panels back as they were, and a window closed in Chart only starts with its panels."""
+    from roofline_gui.widgets.app.main_window import MainWindow
+
+    window.resize(1280, 800)
+    window.set_mode("side_by_side")
+    qtbot.wait(50)
+    shown = {name for name, dock in window.docks.items() if dock.isVisible()}
+    assert shown
+    width, height = window.canvas.width(), window.canvas.height()
+    window.act_chart_only.trigger()
+    qtbot.wait(50)
+    assert window.act_chart_only.isChecked()
+    assert not any(dock.isVisible() for dock in window.docks.values())
+    assert window.canvas.width() > width + 200 and window.canvas.height() > height + 150
+    window.act_chart_only.trigger()
+    qtbot.wait(50)
+    assert not window.act_chart_only.isChecked()
+    assert {name for name, dock in window.docks.items() if dock.isVisible()} == shown
+    assert abs(window.canvas.width() - width) <= 2 and abs(window.canvas.height() - height) <= 2
+    for _ in range(3):  # on and off again: the panels do not creep
+        window.act_chart_only.trigger()
+        qtbot.wait(20)
+        window.act_chart_only.trigger()
+        qtbot.wait(20)
+    assert abs(window.canvas.width() - width) <= 2 and abs(window.canvas.height() - height) <= 2
+    # closed in Chart only: the next window has its panels
+    window.act_chart_only.trigger()
+    window.model.undo_stack.setClean()
+    window.close()
+    again = MainWindow(settings=settings)
+    again.show()
+    qtbot.waitExposed(again)
+    assert {name for name, dock in again.docks.items() if dock.isVisible()} == shown
+    again.model.undo_stack.setClean()
+    again.close()

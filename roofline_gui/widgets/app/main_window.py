@@ -438,7 +438,8 @@ class MainWindow(QMainWindow):
         self.act_overlay = self._action(_("&Overlay"), partial(self.set_mode, "overlay"), "Ctrl+1",
                                         _("All chips on one chart"))
         self.act_side = self._action(_("&Side by side"), partial(self.set_mode, "side_by_side"),
-                                     "Ctrl+2", _("One chart per chip, axes linked"))
+                                     "Ctrl+2", _("One chart per chip, axes linked (View → Chart "
+                                                 "only gives them the whole window)"))
         self.act_energy = self._action(_("&Energy (op/J)"), partial(self.set_mode, "energy"),
                                        "Ctrl+3", "")
         self._energy_texts(self.model.units.mac)
@@ -458,6 +459,14 @@ class MainWindow(QMainWindow):
                 "achievable fraction; the datasheet roofs stay on the chart in long dashes"))
         self.act_derated.setCheckable(True)
         self.act_derated.setIconText(_("Achievable roofs"))  # the toolbar's shorter name
+        # the chart alone in the window: at 1280 × 800 four charts side by side were 190 × 110
+        # px each beside the panels (the eleventh tour)
+        self.act_chart_only = self._action(
+            _("C&hart only (hide the panels)"), self.set_chart_only, "Ctrl+Shift+H",
+            tip=_("The chart takes the whole window; again (or Ctrl+Shift+H) brings the panels "
+                  "back as they were"))
+        self.act_chart_only.setCheckable(True)
+        self._panels_state = None  # the layout before Chart only, which brings it back
         self.act_kernel_labels = self._action(_("&Kernel names on the chart"), self.set_kernel_labels,
                                               "Ctrl+L", tip=_("Each kernel's name beside its marker"))
         self.act_kernel_labels.setCheckable(True)
@@ -563,6 +572,7 @@ class MainWindow(QMainWindow):
         view.addAction(self.act_bytes_per_op)
         view.addAction(self.act_kernel_labels)
         view.addSeparator()
+        view.addAction(self.act_chart_only)
         for dock in self.docks.values():
             view.addAction(dock.toggleViewAction())
         view.addSeparator()
@@ -691,6 +701,21 @@ class MainWindow(QMainWindow):
 
     def set_mac_units(self, mac: bool) -> None:
         self.model.set_view(mac=bool(mac))
+
+    def set_chart_only(self, on: bool) -> None:
+        """Hide every panel so the chart takes the window (on), or bring the panels back as
+        they were (off)."""
+        on = bool(on)
+        if on and self._panels_state is None:
+            self._panels_state = (self.saveState(self.LAYOUT_VERSION), self._dock_sizes())
+            for dock in self.docks.values():
+                dock.hide()
+        elif not on and self._panels_state is not None:
+            state, held = self._panels_state
+            self._panels_state = None
+            self.restoreState(state, self.LAYOUT_VERSION)
+            self._put_back(held)  # Qt's restored sizes drift a few pixels a time
+        self.act_chart_only.setChecked(self._panels_state is not None)
 
     def set_kernel_labels(self, shown: bool) -> None:
         self.model.set_view(kernel_labels=bool(shown))
@@ -1027,6 +1052,9 @@ class MainWindow(QMainWindow):
         if not self.files.maybe_save():
             event.ignore()
             return
+        if self._panels_state is not None:  # the panels come back at the next start as they were
+            self.set_chart_only(False)
+            QApplication.processEvents()  # laid out: which tab is in front is read next
         self.settings.set("window/geometry", self.saveGeometry())
         # Qt's saved layout of a tab group whose later tab is in front comes back a tab bar
         # shorter (26 px a start, until the panels reached their minimum: the tour); saved with
