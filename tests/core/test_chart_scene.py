@@ -595,3 +595,17 @@ def test_the_roofs_labels_stay_where_they_are_whichever_kernel_is_selected():
             assert place_roof_labels(chosen, g, chip, "#202020") == first, (stem, kernel.name)
             moved += 1
     assert moved > 10
+
+
+def test_names_crowded_out_by_a_long_one_are_placed_with_the_others_shortened():
+    """A whole long name can take the room two others needed (the A100 against TPU v3 chart at
+    1280 × 800, 16 px shorter, named "CNN layer 3×3, 256 ch, 28×28 (bf16, batch 4)" and lost the
+    GEMM's and the MLP's names). Where names are left out, the others are placed shortened too,
+    and that is kept where more fit: the article's chart at 640 × 320 names three, not two."""
+    from roofline_gui.core.chart_labels import place_kernel_names
+
+    scenes = {stem: scene for stem, _doc, scene in _example_scenes()}
+    scene = scenes["the-article-claim-by-claim"]
+    g = _geometry(scene, (640.0, 320.0))
+    names = place_kernel_names(scene, g, place_roof_labels(scene, g, None, "#202020"))
+    assert len(names) >= 3, [lb.text for lb in names]

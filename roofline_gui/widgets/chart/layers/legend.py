@@ -23,7 +23,7 @@ UNUSED_LEGEND = N_("faint: memory levels no kernel uses")
 LEVELS_LEGEND = N_("a kernel at each level (filled: its limit)")
 #: with Memory levels off, only the kernels another level holds have two points (the tour read
 #: "at each level" on a chart that drew no level's points)
-HELD_LEGEND = N_("a kernel another level holds: filled on its line, hollow at main memory")
+HELD_LEGEND = N_("a kernel at its limit (filled) and main memory")
 MISFIT_LEGEND = N_("struck through: kept on chip, which cannot hold it")
 MEASURED_LEGEND = N_("measured (dotted: to its bound)")
 STEP_LEGEND = N_("large: a workload's step; small: its kernels")
