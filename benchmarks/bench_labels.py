@@ -34,6 +34,7 @@ from roofline_gui.core.chart_labels import (  # noqa: E402
     _crossed,
     _free,
     _inside,
+    _text_over_lines,
     _text_over_markers,
     label_footprint,
     text_width,
@@ -79,15 +80,20 @@ def one_spot_at_a_time(text, bw, top, low, color, g, boxes, markers, lines, clea
         return first_clear, 0.0
     if not clear_only and fewest > OFF_LINE:  # set off its line, as _place_diagonal does
         shift = OFF_LINE_PX / math.cos(math.atan2(g.px[1], g.px[0])) / g.px[1]
+        off, least = None, math.inf
         for side, anchor in ((-1, (0.0, 0.0)), (1, (0.0, 1.0))):
             for lx in dict.fromkeys(steps + more):
                 label = ChartLabel(text, lx, lx + math.log10(bw) + side * shift, color,
                                    anchor=anchor, along=(1.0, 1.0))
                 footprint = label_footprint(label, g)
-                if (all(_inside(b, g) and _free(b, boxes) for b in footprint)
-                        and sum(_crossed(b, lines, 1, math.log10(bw), near) for b in footprint) == 0
+                if not all(_inside(b, g) and _free(b, boxes) for b in footprint):
+                    continue
+                crossed = _text_over_lines([label], g, lines, math.log10(bw), near)[0]
+                if (crossed < 1 and crossed < least
                         and not _text_over_markers([label], g, markers)[0]):
-                    return label, OFF_LINE
+                    off, least = label, crossed
+        if off is not None and OFF_LINE + least < fewest:
+            return off, OFF_LINE + float(least)
     return (None, math.inf) if clear_only or best is None else (best, fewest)
 
 
