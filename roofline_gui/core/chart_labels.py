@@ -791,8 +791,9 @@ def _workload_obstacles(scene: ChartScene) -> tuple[np.ndarray, np.ndarray]:
 
 
 def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels) -> tuple[ChartLabel, ...]:
-    """Each kernel's name by its marker on the selected chip, else by its highest marker (the
-    selected kernel's placed first) (display.place_kernel_labels), clear of the
+    """Each kernel's name by its marker on the selected chip, else (or where that has no room)
+    by its highest marker (the selected kernel's placed first) (display.place_kernel_labels),
+    clear of the
     other names, the roof labels, every marker and the workloads' marks, and of the roofs (a
     name over a roof hid the line: the tours); the whole name, else shortened to 28, then 20
     characters; left out where none fits (the marker's tooltip names it)."""
@@ -802,27 +803,34 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels) -> tupl
     shown = list(scene.chips)
     rates = spec.marker_y[:, shown]
     on = np.where(np.isfinite(rates), rates, -np.inf).argmax(axis=1)  # its highest marker's chip
-    top_chip = np.asarray(shown)[on]
+    highest = np.asarray(shown)[on]
     # Every name by its marker on the selected chip, where it has one, the selected kernel's
     # placed first: by its highest marker, on another chip, the selected kernel's name sat far
     # from the bold ring or found no room (the sixth tour, eight chips), and the article's "4a ·
     # TPU v1 CNN layer" named the A100's marker while the user looked at TPU v1's (the
-    # eleventh tour)
+    # eleventh tour); a name with no room there, by its highest marker (the selected chip's
+    # markers crowded on one line, six of the article's eight names had found none: the
+    # twelfth tour)
     k_sel = cmp.kernel_index.get(scene.selection.item)
     c_sel = cmp.chip_index.get(scene.selection.chip)
+    by_selected = highest.copy()
     if c_sel in scene.chips:
         on_selected = np.isfinite(spec.marker_y[:, c_sel]) & (spec.marker_y[:, c_sel] > 0)
-        top_chip[on_selected] = c_sel
+        by_selected[on_selected] = c_sel
     order = np.arange(len(cmp.kernels))
     if k_sel is not None:
         order = np.concatenate([[k_sel], np.delete(order, k_sel)])
     rows = np.arange(len(cmp.kernels))
-    top = spec.marker_y[rows, top_chip]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        # by the point that says its limit there (a GEMM fed over PCIe: its filled point on
-        # the PCIe line, not its hollow one at main memory's intensity)
-        xs = np.log10(spec.at_limit[rows, top_chip])
-        ys = np.where(top > 0, np.log10(np.where(top > 0, top, 1.0)), np.nan)
+
+    def points(chip_of):
+        top = spec.marker_y[rows, chip_of]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            # by the point that says its limit there (a GEMM fed over PCIe: its filled point on
+            # the PCIe line, not its hollow one at main memory's intensity)
+            return (np.log10(spec.at_limit[rows, chip_of]),
+                    np.where(top > 0, np.log10(np.where(top > 0, top, 1.0)), np.nan))
+
+    at_selected, at_highest = points(by_selected), points(highest)
     (kx, ky), (wx, wy) = _kernel_points(scene), _workload_obstacles(scene)
     others = (np.concatenate([kx, wx]), np.concatenate([ky, wy]))
     taken = [*g.avoid, *(box for label in roof_labels for box in label_footprint(label, g)),
@@ -832,24 +840,35 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels) -> tupl
         names, short_names(names), short_names(names, SHORTEST_NAME), strict=True)]
     roofs, soft = _roof_polylines(scene, g), _level_polylines(scene, g)
 
-    def place(rows, taken, forms=texts):
+    def place(rows, taken, forms=texts, at=at_selected, over_lines=False):
+        xs, ys = at
         return [(int(rows[lb.kernel]), lb) for lb in place_kernel_labels(
             [forms[k] for k in rows], xs[rows], ys[rows], g.px, g.text_px, g.line, taken, others,
-            g.bounds, lines=roofs, far_spots=FAR_LABEL_SPOTS, over_lines=False,
+            g.bounds, lines=roofs, far_spots=FAR_LABEL_SPOTS, over_lines=over_lines,
             soft_lines=soft)]
+
+    def boxes(placed):
+        return [offset_label_box(lb, g.px, g.text_px, g.line) for _k, lb in placed]
 
     placed = []
     if k_sel is not None:  # the selected kernel's name first, beside its own ring; the other
         # names then keep off its rings on every chip, 22 px across (one struck through "CNN
         # layer 3×3, 256…": the ninth tour)
-        placed = place(order[:1], taken)
+        # where every spot by its ring is crossed by a roof, over one (its backdrop hides the
+        # line there): the name the user clicked, left out, named nothing (the twelfth tour)
+        # and where none is, by its highest marker (TPU v1's CNN layer at its roof's end, by
+        # the key)
+        first = order[:1]
+        placed = (place(first, taken) or place(first, taken, over_lines=True)
+                  or place(first, taken, at=at_highest)
+                  or place(first, taken, at=at_highest, over_lines=True))
         with np.errstate(divide="ignore", invalid="ignore"):
             rx = np.log10(spec.at_limit[k_sel, shown]) * g.px[0]
             ry = -np.log10(spec.marker_y[k_sel, shown]) * g.px[1]
         ok = np.isfinite(rx) & np.isfinite(ry)
         half = RING_HALF_PX
         taken = [*taken, *np.column_stack([rx - half, ry - half, rx + half, ry + half])[ok],
-                 *(offset_label_box(lb, g.px, g.text_px, g.line) for _k, lb in placed)]
+                 *boxes(placed)]
         order = order[1:]
     rest = place(order, taken)
     if len(rest) < len(order):  # some left out: a long whole name had taken their room (at
@@ -860,6 +879,12 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels) -> tupl
         if len(again) > len(rest):
             rest = again
     placed += rest
+    named = {k for k, _lb in placed}
+    # the names left out, by their highest markers where those are elsewhere
+    moved = np.array([k for k in range(len(cmp.kernels))
+                      if k not in named and by_selected[k] != highest[k]], dtype=np.intp)
+    if len(moved):
+        placed += place(moved, [*taken, *boxes(placed)], at=at_highest)
     return tuple(sorted((ChartLabel(lb.text, lb.x, lb.y, "", lb.anchor, None, lb.offset, k,
                                     stem=lb.stem) for k, lb in placed), key=lambda lb: lb.item))
 

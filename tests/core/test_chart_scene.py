@@ -609,3 +609,24 @@ def test_names_crowded_out_by_a_long_one_are_placed_with_the_others_shortened():
     g = _geometry(scene, (640.0, 320.0))
     names = place_kernel_names(scene, g, place_roof_labels(scene, g, None, "#202020"))
     assert len(names) >= 3, [lb.text for lb in names]
+
+
+def test_the_selected_kernels_name_is_on_the_chart_where_any_spot_has_room():
+    """The twelfth tour selected the article's 4a on TPU v1 and the chart named 4b, not 4a:
+    no spot by its ring on TPU v1 was clear of the roofs. The selected kernel's name goes over
+    a roof there, else by its highest marker; in a chart with room (1200 × 700) every selected
+    kernel is named, and in a small one (640 × 320) those whose points are not in the crowd."""
+    from roofline_gui.core.chart_labels import place_labels
+    from roofline_gui.core.chart_scene import Selection
+
+    stem, doc, scene = next(s for s in _example_scenes() if s[0] == "the-article-claim-by-claim")
+    tpu = next(c for c in doc.chips if c.name == "TPU v1")
+    for size, kernels in (((1200.0, 700.0), doc.kernels),
+                          ((640.0, 320.0), [k for k in doc.kernels if k.name[:2] in ("3 ", "4a",
+                                                                                    "4b", "4c")])):
+        g = _geometry(scene, size)
+        for kernel in kernels:
+            chosen = replace(scene, selection=Selection(kernel.id, tpu.id))
+            named = {doc.kernels[lb.item].id for lb in place_labels(
+                chosen, g, selected_chip=tpu.id, foreground="#202020").names}
+            assert kernel.id in named, (size, kernel.name)

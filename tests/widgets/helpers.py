@@ -108,11 +108,12 @@ def chart_mismatches(plot) -> list[str]:
         rates = np.where(np.isfinite(spec.marker_y[k]), spec.marker_y[k], -np.inf)
         c_top = max(scene.chips, key=lambda c: rates[c])
         c_sel = cmp.chip_index.get(scene.selection.chip)  # every name: by its marker on the
-        if (c_sel in scene.chips  # selected chip, where it has one
+        chips = [c_top]  # selected chip, where it has one and room, else by its highest
+        if (c_sel in scene.chips
                 and np.isfinite(spec.marker_y[k, c_sel]) and spec.marker_y[k, c_sel] > 0):
-            c_top = c_sel
-        at = (np.log10(limit_x[k, c_top]), np.log10(spec.marker_y[k, c_top]))  # its limit's point
-        if not np.allclose((label.x, label.y), at):
+            chips.insert(0, c_sel)
+        at = [(np.log10(limit_x[k, c]), np.log10(spec.marker_y[k, c])) for c in chips]
+        if not any(np.allclose((label.x, label.y), a) for a in at):  # its limit's point
             problems.append(f"name {label.text!r} at {(label.x, label.y)}, its marker at {at}")
     for item, kid, what, xs in ((plot.ring, scene.selection.item, "ring", limit_x),
                                 (plot.overlays.lifted, scene.selection.lifted, "dragged kernel",
