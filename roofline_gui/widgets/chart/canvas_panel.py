@@ -13,7 +13,7 @@ from contextlib import contextmanager
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QApplication,
     QFrame,
@@ -149,6 +149,7 @@ class CanvasPanel(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.stack)
         self._proxies = []
+        self._pointer_out = False  # the pointer left the charts since it last moved over one
         self._watch(self.overlay)
         # A whole redraw of a big chart waits for the next turn of the event loop, so the side
         # panels take in a newly opened document (and paint) in one turn and the chart in the
@@ -166,6 +167,20 @@ class CanvasPanel(QWidget):
         view.sig_kernels_dropped.connect(self._on_kernels_dropped)
         self._proxies.append(pg.SignalProxy(view.scene().sigMouseMoved, rateLimit=60,
                                             slot=self._on_mouse_moved))
+        view.installEventFilter(self)  # the pointer leaving a chart's view
+        view.scene().sigMouseMoved.connect(self._pointer_over)  # at once, not rate-limited
+
+    def _pointer_over(self, _pos) -> None:
+        self._pointer_out = False
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt API)
+        """The pointer leaving a chart's view: the readout goes (a quick flick onto a panel
+        left the last place over the chart in the status bar: the twelfth tour), and a move
+        the rate limit held back, delivered after, is not read."""
+        if event.type() == QEvent.Type.Leave:
+            self._pointer_out = True
+            self.sig_cursor_moved.emit(math.nan, math.nan)
+        return super().eventFilter(watched, event)
 
     @property
     def grid_area(self) -> QScrollArea:
@@ -618,6 +633,8 @@ class CanvasPanel(QWidget):
             self.model.select(new_ids[-1], None)
 
     def _on_mouse_moved(self, args) -> None:
+        if self._pointer_out:  # held back by the rate limit until the pointer had left
+            return
         pos = args[0]
         for plot in self.plots:
             vb = plot.plot.getViewBox()
