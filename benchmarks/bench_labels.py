@@ -89,11 +89,13 @@ def one_spot_at_a_time(text, bw, top, low, color, g, boxes, markers, lines, clea
                 if not all(_inside(b, g) and _free(b, boxes) for b in footprint):
                     continue
                 crossed = _text_over_lines([label], g, lines, math.log10(bw), near)[0]
-                if (crossed < 1 and crossed < least
+                crowded = _text_over_lines([label], g, lines, math.log10(bw), near,
+                                           pad=OFF_LINE_PX)[0]
+                if (crossed < 1 and crossed * 100 + crowded < least
                         and not _text_over_markers([label], g, markers)[0]):
-                    off, least = label, crossed
-        if off is not None and OFF_LINE + least < fewest:
-            return off, OFF_LINE + float(least)
+                    off, least, off_crossed = label, crossed * 100 + crowded, crossed
+        if off is not None and OFF_LINE + off_crossed < fewest:
+            return off, OFF_LINE + float(off_crossed)
     return (None, math.inf) if clear_only or best is None else (best, fewest)
 
 

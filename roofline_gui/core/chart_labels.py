@@ -655,7 +655,12 @@ def _place_diagonal(text: str, bw: float, top: float, low: bool, color: str, g: 
         usable, _ = _weigh_spots(off, g, boxes, np.zeros((0, 4)), lines[:0], own, near_px)
         crossed = _text_over_lines(off, g, lines, own, near_px)
         ok = usable & ~_text_over_markers(off, g, markers) & (crossed < 1)
-        best_off = int(np.argmin(np.where(ok, crossed, np.inf))) if ok.any() else -1
+        # of those crossing least, one with no other line within OFF_LINE_PX of its text: set
+        # just above another line, it read as that line's label (TPU v3's "HBM2 900 GB/s" over
+        # its PCIe line, side by side: the twelfth tour)
+        crowded = _text_over_lines(off, g, lines, own, near_px, pad=OFF_LINE_PX)
+        rank = np.where(ok, crossed * 100 + crowded, np.inf)
+        best_off = int(np.argmin(rank)) if ok.any() else -1
         if best_off >= 0 and OFF_LINE + crossed[best_off] < fewest:
             return off[best_off], OFF_LINE + float(crossed[best_off])
     return (None, math.inf) if clear_only or best is None else (best, fewest)
@@ -685,11 +690,11 @@ def _text_over_markers(labels: list[ChartLabel], g: LabelGeometry, markers: np.n
 
 
 def _text_over_lines(labels: list[ChartLabel], g: LabelGeometry, lines: np.ndarray, own: float,
-                     near: float) -> np.ndarray:
+                     near: float, pad: float = 0.0) -> np.ndarray:
     """For slanted labels of one text and anchor direction: the lines (_line_segments' rows)
     running through each one's text as drawn, a box turned along its line (each segment
     clipped to the box, Liang–Barsky), each by its weight; the label's own diagonal (``own``
-    within ``near`` decades) left out."""
+    within ``near`` decades) left out. ``pad``: the box grown by that many pixels each way."""
     out = np.zeros(len(labels))
     if not labels:
         return out
@@ -703,6 +708,7 @@ def _text_over_lines(labels: list[ChartLabel], g: LabelGeometry, lines: np.ndarr
     w = text_width(first.text, g.text_px) + 4
     for i, label in enumerate(labels):
         x0, y0 = label_text_origin(label, w, g.line)
+        x0, y0 = x0 - pad, y0 - pad
         px, py = label.x * g.px[0], -label.y * g.px[1]
         # the segments' ends in the text's own frame
         ax, ay = lines[:, 0] - px, lines[:, 1] - py
@@ -711,7 +717,7 @@ def _text_over_lines(labels: list[ChartLabel], g: LabelGeometry, lines: np.ndarr
         du, dv = (bx * c + by * s) - au, (-bx * s + by * c) - av
         t0, t1 = np.zeros(len(lines)), np.ones(len(lines))
         inside = np.ones(len(lines), dtype=bool)
-        for d, lo, hi, a in ((du, x0, x0 + w, au), (dv, y0, y0 + g.line, av)):
+        for d, lo, hi, a in ((du, x0, x0 + w + 2 * pad, au), (dv, y0, y0 + g.line + 2 * pad, av)):
             flat = np.abs(d) < 1e-12
             inside &= ~flat | ((a > lo) & (a < hi))
             with np.errstate(divide="ignore", invalid="ignore"):

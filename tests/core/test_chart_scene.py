@@ -523,6 +523,13 @@ def test_a_label_set_off_its_line_is_weighed_against_the_lines_its_text_crosses_
     _label, cost = _place_diagonal("HBM2 1.555 TB/s", bw, 1e15, False, "#1f77b4", g, [],
                                    markers, solid)
     assert cost >= 1
+    # a line a few pixels past the text below: the text goes above, where it does not read as
+    # that line's label (TPU v3's HBM2 over its PCIe line side by side: the twelfth tour)
+    for below in (-24, -27):
+        near_one = np.array([parallel(below, 1.0)])
+        off2, _cost = _place_diagonal("HBM2 900 GB/s", bw, 1e15, False, "#2ca02c", g, [],
+                                      markers, near_one)
+        assert off2 is not None and off2.y > off2.x + 12, below
     # a line just beyond the text as drawn: clear of it, though inside its upright boxes
     beyond = np.array([parallel(27, 1.0)])
     assert _text_over_lines([off], g, beyond, own, 1e-3)[0] == 0
