@@ -227,6 +227,13 @@ def _initials(level: str) -> str:
     return "".join(w[0] for w in words)
 
 
+def _level_word(what: str) -> str:
+    """A level's name at its shortest: its initials where it has them, else its first word
+    ("PCIe" of "PCIe Gen3 x16", "NVLink" of "NVLink 3.0")."""
+    level = _PARENTHESES.sub("", what).strip()
+    return _initials(level) or (level.split() or [level])[0]
+
+
 def _chip_tags(names: list[str]) -> list[str]:
     """Each chip's name as a line's shorter label names it: its words up to the first with a
     digit in it, three at most ("A100", "TPU v3", "Instinct MI300X", "EPYC 9654"); the whole
@@ -434,16 +441,16 @@ def _place_diagonals(groups: list[list[_RoofText]], scene: ChartScene, g: LabelG
                                                            for t in group])])
             if brief is not None:
                 shorter.append(f"{brief}: {tagged}")
-            shorter.append(f"{figure}{each_way}: {tagged}")  # whose, if not what
-            for words, lost in zip(shorter, (0.25, 0.5, 1.0), strict=False):
+                # its first word ("PCIe 16 GB/s each way: TPU v3, V100": the figure and chips
+                # alone did not say what the line was: the twelfth tour)
+                shorter.append(f"{_level_word(what)} {figure}{each_way}: {tagged}")
+            for words, lost in zip(shorter, (0.25, 0.5, 0.75), strict=False):
                 forms.setdefault(words, lost)
         elif brief is not None:
             forms.setdefault(brief, 0.5)
             # a level of capitalised words by their initials, as its makers write it ("UB
-            # 179.2 GB/s", TPU v1's Unified Buffer)
-            initials = _initials(_PARENTHESES.sub("", what).strip())
-            if initials:
-                forms.setdefault(f"{initials} {figure}{each_way}", 0.75)
+            # 179.2 GB/s", TPU v1's Unified Buffer), else its first word ("PCIe 16 GB/s")
+            forms.setdefault(f"{_level_word(what)} {figure}{each_way}", 0.75)
         cut = 0.0
         for words, lost in forms.items():
             if covered < MARKER_COST:

@@ -568,6 +568,12 @@ def test_a_diagonals_label_says_what_the_line_is_never_its_figure_alone():
             for lb in placed.roofs:
                 seen += 1
                 assert not bare.match(lb.text), (stem, size, lb.text)
+                # a link's label starts with what it is ("PCIe 16 GB/s each way: TPU v3,
+                # V100"; "16 GB/s each way: TPU v3, V100" said whose but not what: the twelfth
+                # tour)
+                if "each way" in lb.text:
+                    assert lb.text.startswith(("PCIe", "NVLink", "ICI", "Infinity")), (
+                        stem, size, lb.text)
     assert seen > 40
 
 
