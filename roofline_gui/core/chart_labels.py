@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -243,9 +244,7 @@ def _chip_tags(names: list[str]) -> list[str]:
         words = name.split()
         at = next((i for i, w in enumerate(words[:3]) if any(ch.isdigit() for ch in w)), 2)
         tags.append(" ".join(words[:at + 1]) or name)
-    seen: dict[str, int] = {}
-    for tag in tags:
-        seen[tag] = seen.get(tag, 0) + 1
+    seen = Counter(tags)
     return [tag if seen[tag] == 1 else name for tag, name in zip(tags, names, strict=True)]
 
 
@@ -673,16 +672,20 @@ def _place_diagonal(text: str, bw: float, top: float, low: bool, color: str, g: 
     return (None, math.inf) if clear_only or best is None else (best, fewest)
 
 
+def _text_frame(label: ChartLabel, g: LabelGeometry) -> tuple[float, float, float]:
+    """A slanted label's text frame: the cosine and sine of its turn on screen, and its text
+    box's width (pixels)."""
+    angle = math.atan2(-label.along[1] * g.px[1], label.along[0] * g.px[0])
+    return math.cos(angle), math.sin(angle), text_width(label.text, g.text_px) + 4
+
+
 def _text_over_markers(labels: list[ChartLabel], g: LabelGeometry, markers: np.ndarray
                        ) -> np.ndarray:
     """For slanted labels of one text and anchor direction: whether each one's text, as drawn
     (a box turned along its line), comes within a marker's half-width of a marker's middle."""
     if not len(markers) or not labels:
         return np.zeros(len(labels), dtype=bool)
-    first = labels[0]
-    angle = math.atan2(-first.along[1] * g.px[1], first.along[0] * g.px[0])
-    c, s = math.cos(angle), math.sin(angle)
-    w = text_width(first.text, g.text_px) + 4
+    c, s, w = _text_frame(labels[0], g)
     out = np.zeros(len(labels), dtype=bool)
     mx, my = (markers[:, 0] + markers[:, 2]) / 2, (markers[:, 1] + markers[:, 3]) / 2
     half = (markers[:, 2] - markers[:, 0]) / 2
@@ -709,10 +712,7 @@ def _text_over_lines(labels: list[ChartLabel], g: LabelGeometry, lines: np.ndarr
     lines = lines[other]
     if not len(lines):
         return out
-    first = labels[0]
-    angle = math.atan2(-first.along[1] * g.px[1], first.along[0] * g.px[0])
-    c, s = math.cos(angle), math.sin(angle)
-    w = text_width(first.text, g.text_px) + 4
+    c, s, w = _text_frame(labels[0], g)
     for i, label in enumerate(labels):
         x0, y0 = label_text_origin(label, w, g.line)
         x0, y0 = x0 - pad, y0 - pad
