@@ -248,15 +248,24 @@ def _chip_tags(names: list[str]) -> list[str]:
     return [tag if seen[tag] == 1 else name for tag, name in zip(tags, names, strict=True)]
 
 
+def _levels_once(whats: list[str]) -> dict[str, str]:
+    """Each level once, however it is capitalised, as first spelt: {casefolded: spelling}."""
+    out: dict[str, str] = {}
+    for what in whats:
+        out.setdefault(what.casefold(), what)
+    return out
+
+
 def _merged_text(words: list[tuple[str, str]], value: str) -> str:
     """One label for lines drawn on each other: (chip, what) pairs and the shared value."""
-    whats = {what for _chip, what in words}
+    # one level spelt two ways is one ("B200 HBM3e, MI355X HBM3E": the thirteenth tour)
+    whats = _levels_once([what for _chip, what in words])
     if len(words) == 1:
         return f"{words[0][1]} {value}".strip()
     if len({chip for chip, _what in words}) == 1:  # one chip's roofs, say its bf16 and int8
         return f"{_joined([what for _chip, what in words])} {value}"
     if len(whats) == 1:
-        return f"{next(iter(whats))} {value}: {_joined([chip for chip, _ in words])}".strip()
+        return f"{next(iter(whats.values()))} {value}: {_joined([chip for chip, _ in words])}".strip()
     return f"{value}: {_joined([f'{chip} {what}' for chip, what in words])}"
 
 
@@ -429,8 +438,8 @@ def _place_diagonals(groups: list[list[_RoofText]], scene: ChartScene, g: LabelG
         # 179.2 GB/s"); never the figure alone, which says neither what nor whose ("179.2
         # GB/s", "900 GB/s": the eleventh tour): a label with no spot is left out, its line's
         # tooltip names it
-        whats = {t.what for t in group}
-        what = whats.pop() if len(whats) == 1 else None
+        whats = _levels_once([t.what for t in group])
+        what = next(iter(whats.values())) if len(whats) == 1 else None
         brief = f"{_PARENTHESES.sub('', what).strip()} {figure}{each_way}" if what else None
         forms = {text: 0.0}  # each form, and what its words left out cost the order
         if named:

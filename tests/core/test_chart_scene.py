@@ -643,3 +643,14 @@ def test_the_selected_kernels_name_is_on_the_chart_where_any_spot_has_room():
             named = {doc.kernels[lb.item].id for lb in place_labels(
                 chosen, g, selected_chip=tpu.id, foreground="#202020").names}
             assert kernel.id in named, (size, kernel.name)
+
+
+def test_one_level_spelt_two_ways_is_one_in_a_merged_label():
+    """The thirteenth tour read "8 TB/s: B200 HBM3e, MI355X HBM3E" (NVIDIA writes HBM3e, AMD
+    HBM3E): one level, named once."""
+    from roofline_gui.core.chart_labels import _merged_text
+
+    assert _merged_text([("B200", "HBM3e"), ("MI355X", "HBM3E")], "8 TB/s") == \
+        "HBM3e 8 TB/s: B200, MI355X"
+    assert _merged_text([("B200", "HBM3e"), ("TPU v3", "HBM2")], "8 TB/s") == \
+        "8 TB/s: B200 HBM3e, TPU v3 HBM2"

@@ -173,7 +173,12 @@ class BottomTitle:
         self.forms = forms
         self.fit()
 
+    #: pixels the title may want beyond its measure: pyqtgraph draws it a little right of the
+    #: view's middle, and at the measure's edge it lost its last ")" (the thirteenth tour)
+    SLACK = 24.0
+
     def fit(self, *_args) -> None:
-        text = self.forms[longest_fitting(self.forms, "", self.plot.getViewBox().width())]
+        room = self.plot.getViewBox().width() - self.SLACK
+        text = self.forms[longest_fitting(self.forms, "", room)]
         if self.plot.getAxis("bottom").labelText != text:
             self.plot.setLabel("bottom", text)
