@@ -122,6 +122,9 @@ def chart_mismatches(plot) -> list[str]:
         want = [] if k is None else sorted(
             (float(np.log10(xs[k, c])), float(np.log10(spec.marker_y[k, c]))) for c in scene.chips
             if np.isfinite(spec.marker_y[k, c]))
+        if k is None and what == "ring":  # a selected workload's big points are ringed
+            want = sorted((float(np.log10(m.point_x)), float(np.log10(y))) for m in scene.workloads
+                          if m.workload_id == kid for y in m.point_y if np.isfinite(y))
         got = sorted(zip(*(np.asarray(a, float).tolist() for a in item.getData()), strict=True))
         if len(got) != len(want) or not _close(got, want):
             problems.append(f"{what} at {got}, scene has {want}")

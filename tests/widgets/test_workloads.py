@@ -4,7 +4,7 @@ row and the explanation following, one undo back, and the session saved and open
 
 import numpy as np
 import pytest
-from helpers import drag_mouse, mouse
+from helpers import chart_mismatches, drag_mouse, mouse
 from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QDialog
@@ -446,3 +446,26 @@ def test_no_workloads_label_lies_over_another_or_over_a_big_point(window, qtbot,
                 for lb, box in zip(labels, boxes, strict=True):
                     if lb.item != n:
                         assert not boxes_overlap(box, point), (w.name, lb.text, mark.name)
+
+
+def test_a_selected_workloads_big_points_are_ringed_the_selected_chips_bold(window):
+    """The thirteenth tour clicked DeepSeek-R1's big point: the list, the breakdown and "Why it
+    sits there" followed, but the chart marked nothing (a kernel's markers are ringed)."""
+    from roofline_gui.widgets.app.file_actions import example_named
+
+    assert window.files.open_example(example_named("deepseek-r1-h200-fp8-vs-b200-nvfp4"))
+    model = window.model
+    workload, chip = model.document.workloads[0], model.document.chips[1]
+    model.select(workload.id, chip.id)
+    plot = window.canvas.overlay_plot
+    plot.finish_pending()
+    mark = next(m for m in plot.scene.workloads if m.workload_id == workload.id)
+    xs, ys = (np.asarray(a, float) for a in plot.ring.getData())
+    want = sorted(zip([np.log10(mark.point_x)] * len(mark.point_y), np.log10(mark.point_y),
+                      strict=True))
+    assert np.allclose(sorted(zip(xs, ys, strict=True)), want)
+    widths = [spot.pen().widthF() for spot in plot.ring.points()]
+    bold = [d[1] for d, w in zip(plot.ring.data["data"], widths, strict=True) if w == 3]
+    assert bold == [1]  # the selected chip's (index 1)
+    assert chart_mismatches(plot) == []
+    model.undo_stack.setClean()

@@ -192,6 +192,10 @@ class OverlaysLayer(ChartLayer):
         rings of one weight the chart did not say which chip was selected: the tour)."""
         xs, ys, chips = self._selected_spots(scene, scene.selection.item, at_limit=True)
         k = scene.comparison.kernel_index.get(scene.selection.item)
+        grow = 0  # a workload's big point (17 px) takes a wider ring than a kernel's marker
+        if k is None:  # a selected workload: its big points ringed as a kernel's markers are
+            # (all four of DeepSeek's looked the same after a click: the thirteenth tour)
+            xs, ys, chips, grow = *self._workload_spots(scene, scene.selection.item), 8
         chosen = scene.comparison.chip_index.get(scene.selection.chip)
         if (xs, ys, chips, chosen) != self._ring_at:
             self._ring_at = (xs, ys, chips, chosen)
@@ -201,7 +205,22 @@ class OverlaysLayer(ChartLayer):
                               # selected chip's is bold (every chart's was: the sixth tour)
                               pen=[bold if c == chosen or (chosen is None and len(chips) == 1)
                                    else thin for c in chips],
-                              size=[22 if c == chosen else 18 for c in chips])
+                              size=[(22 if c == chosen else 18) + grow for c in chips])
+
+    @staticmethod
+    def _workload_spots(scene: ChartScene, workload_id: str | None) -> tuple[list, list, list]:
+        """A workload's big point on each shown chip (log10 x, y, chip index)."""
+        mark = next((m for m in scene.workloads if m.workload_id == workload_id), None)
+        if mark is None:
+            return [], [], []
+        xs, ys, chips = [], [], []
+        for j, c in enumerate(scene.chips):
+            x, y = float(log10(mark.point_x)), float(log10(mark.point_y[j]))
+            if np.isfinite(x) and np.isfinite(y):
+                xs.append(x)
+                ys.append(y)
+                chips.append(c)
+        return xs, ys, chips
 
     def _pick_pair(self, data) -> tuple[str, str] | None:
         """A ring or a hollow mark at (kernel row, chip index) stands for that kernel there."""
