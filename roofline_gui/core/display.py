@@ -383,8 +383,31 @@ def _short_names(names: tuple[str, ...], limit: int) -> tuple[str, ...]:
     seen: dict[str, int] = {}
     for form in forms:
         seen[form] = seen.get(form, 0) + 1
-    return tuple(short_name(n, limit, words=False) if seen[f] > 1 and f != n else f
-                 for n, f in zip(names, forms, strict=True))
+    # Names that would read the same: their first word and last words ("MLP layer… batch 1
+    # (bf16)"); where that leaves one with no word of its own ("Attention… 4 (bf16)" and
+    # "Attention… (bf16)": the thirteenth tour) and they share their last parenthesis (the
+    # precision, which then tells nothing), their first words without it ("Attention
+    # decode…", "Attention prefill…").
+    out = list(forms)
+    for form in {f for f in forms if seen[f] > 1}:
+        group = [k for k, f in enumerate(forms) if f == form and f != names[k]]
+        chosen = [short_name(names[k], limit, words=False) for k in group]
+        ends = {parsed[k][2] for k in group}
+        if not _each_has_a_word(chosen) and len(ends) == 1 and ends != {""}:
+            bare = [short_name(names[k][:len(names[k]) - len(parsed[k][2])].rstrip(), limit)
+                    for k in group]
+            if _each_has_a_word(bare):
+                chosen = bare
+        for k, c in zip(group, chosen, strict=True):
+            out[k] = c
+    return tuple(out)
+
+
+def _each_has_a_word(forms: list[str]) -> bool:
+    """Whether each of ``forms`` shows a word none of the others does (what tells it apart)."""
+    words = [{w.strip("…,") for w in f.split()} - {""} for f in forms]
+    return all(mine - set().union(*(w for j, w in enumerate(words) if j != i))
+               for i, mine in enumerate(words))
 
 
 def split_numbering(name: str) -> tuple[str, str]:

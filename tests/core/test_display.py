@@ -563,3 +563,17 @@ def test_a_names_stem_runs_through_no_other_marker():
     assert moved.stem and moved.offset != FAR_LABEL_SPOTS[0][0]
     stem = np.array([[0.0, 0.0, *moved.offset]])
     assert not crosses_each(np.array([[14.0, -5.0, 24.0, 5.0]]), stem).any()
+
+
+def test_names_alike_but_for_a_middle_word_keep_that_word_where_the_precision_is_shared():
+    """The thirteenth tour read "Attention… 4 (bf16)" and "Attention… (bf16)" on the H100
+    against MI300X chart and could not tell decode from prefill: where the first and last words
+    leave one name with no word of its own and they share their precision, the shortened names
+    are their first words ("Attention decode…", "Attention prefill…"); names told apart by
+    their last words keep them and the precision ("MLP… batch 1 (bf16)")."""
+    from roofline_gui.core.display import short_names
+
+    names = ["Attention decode, 4k KV cache, GQA 4 (bf16)", "Attention prefill, S = 2048 (bf16)",
+             "LLM decode GEMV, batch 1 (bf16)", "LLM decode GEMV, batch 64 (bf16)"]
+    assert short_names(names, 20) == ["Attention decode…", "Attention prefill…",
+                                      "LLM… batch 1 (bf16)", "LLM… batch 64 (bf16)"]
