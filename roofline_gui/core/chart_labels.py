@@ -714,34 +714,34 @@ def _text_over_lines(labels: list[ChartLabel], g: LabelGeometry, lines: np.ndarr
     running through each one's text as drawn, a box turned along its line (each segment
     clipped to the box, Liang–Barsky), each by its weight; the label's own diagonal (``own``
     within ``near`` decades) left out. ``pad``: the box grown by that many pixels each way."""
-    out = np.zeros(len(labels))
     if not labels:
-        return out
+        return np.zeros(0)
     other = ~((lines[:, 4] == 1) & (np.abs(lines[:, 5] - own) < near))
     lines = lines[other]
     if not len(lines):
-        return out
+        return np.zeros(len(labels))
     c, s, w = _text_frame(labels[0], g)
-    for i, label in enumerate(labels):
-        x0, y0 = label_text_origin(label, w, g.line)
-        x0, y0 = x0 - pad, y0 - pad
-        px, py = label.x * g.px[0], -label.y * g.px[1]
-        # the segments' ends in the text's own frame
-        ax, ay = lines[:, 0] - px, lines[:, 1] - py
-        bx, by = lines[:, 2] - px, lines[:, 3] - py
-        au, av = ax * c + ay * s, -ax * s + ay * c
-        du, dv = (bx * c + by * s) - au, (-bx * s + by * c) - av
-        t0, t1 = np.zeros(len(lines)), np.ones(len(lines))
-        inside = np.ones(len(lines), dtype=bool)
-        for d, lo, hi, a in ((du, x0, x0 + w + 2 * pad, au), (dv, y0, y0 + g.line + 2 * pad, av)):
-            flat = np.abs(d) < 1e-12
-            inside &= ~flat | ((a > lo) & (a < hi))
-            with np.errstate(divide="ignore", invalid="ignore"):
-                ta, tb = (lo - a) / d, (hi - a) / d
-            t0 = np.where(flat, t0, np.maximum(t0, np.minimum(ta, tb)))
-            t1 = np.where(flat, t1, np.minimum(t1, np.maximum(ta, tb)))
-        out[i] = float((inside & (t0 < t1)) @ lines[:, 6])
-    return out
+    # every label against every segment at once ([N, 1] against [1, M]): one label at a time,
+    # the article's chart spent 40 ms a draw here
+    origin = np.array([label_text_origin(label, w, g.line) for label in labels]) - pad
+    x0, y0 = origin[:, 0:1], origin[:, 1:2]
+    px = np.array([[label.x * g.px[0]] for label in labels])
+    py = np.array([[-label.y * g.px[1]] for label in labels])
+    # the segments' ends in each text's own frame
+    ax, ay = lines[None, :, 0] - px, lines[None, :, 1] - py
+    bx, by = lines[None, :, 2] - px, lines[None, :, 3] - py
+    au, av = ax * c + ay * s, -ax * s + ay * c
+    du, dv = (bx * c + by * s) - au, (-bx * s + by * c) - av
+    t0, t1 = np.zeros(au.shape), np.ones(au.shape)
+    inside = np.ones(au.shape, dtype=bool)
+    for d, lo, hi, a in ((du, x0, x0 + w + 2 * pad, au), (dv, y0, y0 + g.line + 2 * pad, av)):
+        flat = np.abs(d) < 1e-12
+        inside &= ~flat | ((a > lo) & (a < hi))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ta, tb = (lo - a) / d, (hi - a) / d
+        t0 = np.where(flat, t0, np.maximum(t0, np.minimum(ta, tb)))
+        t1 = np.where(flat, t1, np.minimum(t1, np.maximum(ta, tb)))
+    return (inside & (t0 < t1)) @ lines[:, 6]
 
 
 def _weigh_spots(labels: list[ChartLabel], g: LabelGeometry, boxes: list, markers: np.ndarray,
