@@ -602,9 +602,12 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
                     stem = np.array([[px, py, px + ox, py + oy]])
                     # nor through another marker (one ran through the hollow host-transfer
                     # points beside the GEMM's: the ninth tour)
+                    # nor along a line (the CNN layer's stem ran on the bf16 roof: the
+                    # thirteenth tour)
                     if not (crosses_each(boxes + STEM_CLEAR, stem).any()
                             or crosses_each(others_boxes, stem).any()
-                            or _crosses_a_segment(stem[0], stems)):
+                            or _crosses_a_segment(stem[0], stems)
+                            or _runs_along(stem[0], lines_here)):
                         chosen = (text, candidates[s], far_spots[s], True)
                         stems = np.vstack([stems, stem])
                         break
@@ -618,6 +621,22 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
             boxes = np.vstack([boxes, box])
             placed.append(KernelLabel(k, text, float(x), float(y), offset, anchor, stem))
     return placed
+
+
+def _runs_along(segment: np.ndarray, segments: np.ndarray, near: float = 2.5) -> bool:
+    """Whether ``segment`` (x1, y1, x2, y2) runs along any of ``segments`` ([M, 4]): three or
+    more of nine points spread over its outer four fifths lie within ``near`` pixels of
+    them (one crossing a line at a slant has one or two)."""
+    if not len(segments):
+        return False
+    t = np.linspace(0.2, 1.0, 9)[:, None]
+    x, y = segment[0] + t * (segment[2] - segment[0]), segment[1] + t * (segment[3] - segment[1])
+    ax, ay, bx, by = (segments[:, i][None, :] for i in range(4))
+    dx, dy = bx - ax, by - ay
+    with np.errstate(divide="ignore", invalid="ignore"):
+        u = np.clip(np.nan_to_num(((x - ax) * dx + (y - ay) * dy) / (dx * dx + dy * dy)), 0, 1)
+    gap = np.hypot(ax + u * dx - x, ay + u * dy - y).min(axis=1)
+    return int((gap < near).sum()) >= 3
 
 
 def _crosses_a_segment(segment: np.ndarray, segments: np.ndarray) -> bool:

@@ -371,10 +371,11 @@ def test_a_name_crossed_at_every_spot_beside_its_marker_is_set_off_with_a_stem()
     from roofline_gui.core import display as d
 
     mx, my = 1.0 * PX[0], -12.0 * PX[1]  # a marker at 10 op/B, 1 Top/s, in pixels
-    # lines through every spot beside it, 40 px each way: level, upright, both slants
-    cross = [np.array([[mx - 40, my + dy], [mx + 40, my + dy]]) for dy in (-12, 0, 12)] + [
-        np.array([[mx - 40 * a, my - 40 * b], [mx + 40 * a, my + 40 * b]])
-        for a, b in ((0, 1), (1, 1), (1, -1))]
+    # lines through every spot beside it, 40 px each way: level ones, and a slant through the
+    # marker itself, which no stem may run along (the CNN layer's ran on the bf16 roof: the
+    # thirteenth tour)
+    cross = [np.array([[mx - 40, my + dy], [mx + 40, my + dy]]) for dy in (-12, -4, 4, 12)] + [
+        np.array([[mx - 40, my - 40], [mx + 40, my + 40]])]
     segments = np.array([[*line[0], *line[1]] for line in cross])
     name = "GEMM 4096³ (bf16)"
 
@@ -388,11 +389,17 @@ def test_a_name_crossed_at_every_spot_beside_its_marker_is_set_off_with_a_stem()
     far, box = place(far=d.FAR_LABEL_SPOTS)
     assert far.stem and far.text == name and (far.offset, far.anchor) in d.FAR_LABEL_SPOTS
     assert not d.crosses_any(box, segments)
-    # the nearest clear one: no far spot nearer to the marker is clear of the lines
-    for offset, anchor in d.FAR_LABEL_SPOTS:
-        if np.hypot(*offset) < np.hypot(*far.offset):
-            nearer = d.KernelLabel(0, name, 1.0, 12.0, offset, anchor)
-            assert d.crosses_any(d.offset_label_box(nearer, PX, 7.0, 14.0), segments), offset
+    stem = np.array([mx, my, mx + far.offset[0], my + far.offset[1]])
+    assert not d._runs_along(stem, segments)
+    # the nearest clear one: every far spot nearer to the marker is crossed by a line, or its
+    # stem would run along one
+    alongs = 0
+    for offset, anchor in d.FAR_LABEL_SPOTS[:d.FAR_LABEL_SPOTS.index((far.offset, far.anchor))]:
+        nearer = d.KernelLabel(0, name, 1.0, 12.0, offset, anchor)
+        along = d._runs_along(np.array([mx, my, mx + offset[0], my + offset[1]]), segments)
+        alongs += along
+        assert along or d.crosses_any(d.offset_label_box(nearer, PX, 7.0, 14.0), segments), offset
+    assert alongs  # the slant through the marker kept one nearer spot from being taken
     # a stem never crosses another label: with a label's box on the way, another spot
     other, _box = place(taken=[box], far=d.FAR_LABEL_SPOTS)
     stem = np.array([[mx, my, mx + other.offset[0], my + other.offset[1]]])
