@@ -43,6 +43,7 @@ from roofline_gui.core.display import (
     place_kernel_labels,
     short_name,
     short_names,
+    split_numbering,
     text_width,
 )
 from roofline_gui.core.i18n import LIST_SEPARATOR, _, ngettext
@@ -196,12 +197,13 @@ def _footprint_shape(label: ChartLabel, g: LabelGeometry) -> list[tuple[float, f
 
 
 # -- roofs and diagonals ---------------------------------------------------------------------------
-def _groups(items, key) -> list[list]:
-    """``items`` grouped where ``key`` (log10 of a value) is within SAME_LINE, in first-seen order."""
+def _groups(items, key, near: float = SAME_LINE) -> list[list]:
+    """``items`` grouped where ``key`` (log10 of a value) is within ``near`` of the group's
+    first, in first-seen order."""
     groups: list[list] = []
     for item in items:
         for group in groups:
-            if abs(key(group[0]) - key(item)) < SAME_LINE:
+            if abs(key(group[0]) - key(item)) < near:
                 group.append(item)
                 break
         else:
@@ -391,8 +393,13 @@ def place_roof_labels(scene: ChartScene, g: LabelGeometry, selected_chip: str | 
     boxes: list[tuple] = [*g.avoid, *taken]
     markers = _marker_boxes(scene, g)
     lines = _line_segments(scene, g)
-    diagonals = [t for t in _diagonal_texts(scene, chips) if t.unused == faint]
-    groups = _groups(diagonals, lambda t: math.log10(t.value))
+    # lines drawn within a few pixels of each other read as one: one label names each (the
+    # H100's "L2 5.5 TB/s: H100" on the MI300X's HBM3 line at 5.3 TB/s read as that line's:
+    # the thirteenth tour), a faint one with the solid one it lies on
+    groups = [group for group in _groups(_diagonal_texts(scene, chips),
+                                         lambda t: math.log10(t.value),
+                                         max(SAME_LINE, NEAR_LINE_PX / g.px[1]))
+              if all(t.unused for t in group) == faint]
     # Main memory's diagonals first (what the kernels' markers sit on), then the other levels';
     # in a crowded chart a level's label may then find no clear spot where the chips' order
     # had found one: both orders are tried there, and the one covering less is kept.
@@ -418,9 +425,6 @@ def _place_diagonals(groups: list[list[_RoofText]], scene: ChartScene, g: LabelG
     near = max(SAME_LINE, NEAR_LINE_PX / g.px[1])
     diagonals = lines[lines[:, 4] == 1, 5]
     for group in groups:
-        # A host link's figure is per direction; the one often quoted counts both ways.
-        each_way = " " + _("each way") if all(t.host for t in group) else ""
-        figure = format_si(group[0].value, "B/s")
         own = math.log10(group[0].value)
         chips = list(dict.fromkeys(t.chip for t in group))
         # A line lying on another chip's, or a few pixels from it, is not plainly its chip's:
@@ -429,36 +433,34 @@ def _place_diagonals(groups: list[list[_RoofText]], scene: ChartScene, g: LabelG
         # another line's or no chip's: the eleventh tour)
         apart = np.abs(diagonals - own)
         named = len(chips) > 1 or bool(((apart >= SAME_LINE) & (apart < near)).any())
-        text = _merged_text([(cmp.chips[t.chip].name, t.what) for t in group], figure + each_way)
-        if named and len(chips) == 1:
-            text = f"{text}: {cmp.chips[chips[0]].name}"
+        # lines a few pixels apart, grouped: each figure with its level and chips, "; " between
+        # ("HBM3 5.3 TB/s: Instinct MI300X; L2 5.5 TB/s: H100 SXM5 80GB")
+        subs = sorted(_groups(group, lambda t: math.log10(t.value)),  # main memory's first
+                      key=lambda sub: (all(t.low for t in sub), -sub[0].value))
+        parts = [_line_forms(sub, cmp, tags, named) for sub in subs]
+        if len(parts) == 1:
+            forms = parts[0]
+        else:  # one chip's lines (a CPU's DDR5 and PCIe 5.0): its name once, at the end
+            one = len(chips) == 1
+            joined = [_line_forms(sub, cmp, tags, False) for sub in subs] if one else parts
+            forms = {}
+            for i in range(max(len(p) for p in joined)):
+                chosen = [list(p.items())[min(i, len(p) - 1)] for p in joined]
+                whose = (f": {cmp.chips[chips[0]].name if i == 0 else tags[chips[0]]}"
+                         if one else "")
+                forms.setdefault("; ".join(w for w, _lost in chosen) + whose,
+                                 max(lost for _w, lost in chosen))
+            # where none of those fits, main memory's line alone, its chip named (the solid
+            # line the others lie on: TPU v1's DDR3 line, on which the A100's PCIe lies,
+            # had gone unnamed in the article's chart)
+            for sub, part in zip(subs, parts, strict=True):
+                if not any(t.low for t in sub):
+                    for words, lost in part.items():
+                        forms.setdefault(words, 1.0 + lost)
+        text = next(iter(forms))
         label, covered = None, math.inf  # math.inf ≥ MARKER_COST: the whole text is tried
-        # where the whole text covers a marker (or has no spot), a shorter one: the chips by
-        # the start of their names, the level without its size or count ("Unified Buffer
-        # 179.2 GB/s"); never the figure alone, which says neither what nor whose ("179.2
-        # GB/s", "900 GB/s": the eleventh tour): a label with no spot is left out, its line's
-        # tooltip names it
-        whats = _levels_once([t.what for t in group])
-        what = next(iter(whats.values())) if len(whats) == 1 else None
-        brief = f"{_PARENTHESES.sub('', what).strip()} {figure}{each_way}" if what else None
-        forms = {text: 0.0}  # each form, and what its words left out cost the order
-        if named:
-            tagged = _joined([tags[c] for c in chips])
-            shorter = ([f"{what} {figure}{each_way}: {tagged}"] if what else
-                       [f"{figure}{each_way}: " + _joined([f"{tags[t.chip]} {t.what}"
-                                                           for t in group])])
-            if brief is not None:
-                shorter.append(f"{brief}: {tagged}")
-                # its first word ("PCIe 16 GB/s each way: TPU v3, V100": the figure and chips
-                # alone did not say what the line was: the twelfth tour)
-                shorter.append(f"{_level_word(what)} {figure}{each_way}: {tagged}")
-            for words, lost in zip(shorter, (0.25, 0.5, 0.75), strict=False):
-                forms.setdefault(words, lost)
-        elif brief is not None:
-            forms.setdefault(brief, 0.5)
-            # a level of capitalised words by their initials, as its makers write it ("UB
-            # 179.2 GB/s", TPU v1's Unified Buffer), else its first word ("PCIe 16 GB/s")
-            forms.setdefault(f"{_level_word(what)} {figure}{each_way}", 0.75)
+        # where the whole text covers a marker (or has no spot), a shorter one; a label with
+        # no spot is left out, its line's tooltip names it
         cut = 0.0
         for words, lost in forms.items():
             if covered < MARKER_COST:
@@ -472,8 +474,10 @@ def _place_diagonals(groups: list[list[_RoofText]], scene: ChartScene, g: LabelG
         if covered >= MARKER_COST:  # even its shortest form would hide a marker (a small
             label = None  # chart side by side: "7 TB/s" over five of the A100's): left out,
             # its line's tooltip names it
-        if label is None:
-            cost += 0.0 if faint else LEFT_OUT
+        if label is None:  # main memory's line left out costs twice another level's (the
+            # article's chart named TPU v1's Unified Buffer and lost the HBM2 900 GB/s that
+            # two chips' kernels sit on)
+            cost += 0.0 if faint else LEFT_OUT * (1 if all(t.low for t in group) else 2)
             continue
         # a shorter form costs the order a little: of two orders covering as much, the one that
         # names more (TPU v1's DDR3-2133 line whole, not shortened where PCIe had taken its spot)
@@ -481,6 +485,44 @@ def _place_diagonals(groups: list[list[_RoofText]], scene: ChartScene, g: LabelG
         placed.append(replace(label, chips=tuple(sorted({t.chip for t in group}))))
         boxes += label_footprint(label, g)
     return tuple(placed), cost
+
+
+def _line_forms(group: list[_RoofText], cmp, tags: list[str], named: bool) -> dict[str, float]:
+    """A label's texts for diagonals drawn on each other (one figure), longest first, and
+    what each one's left-out words cost the order: the whole, then shorter ones (the chips
+    by the start of their names, the level without its size or count, "Unified Buffer 179.2
+    GB/s", its initials or first word); never the figure alone, which says neither what nor
+    whose ("179.2 GB/s", "900 GB/s": the eleventh tour). ``named``: every form names the
+    chips."""
+    # A host link's figure is per direction; the one often quoted counts both ways.
+    each_way = " " + _("each way") if all(t.host for t in group) else ""
+    figure = format_si(group[0].value, "B/s")
+    chips = list(dict.fromkeys(t.chip for t in group))
+    text = _merged_text([(cmp.chips[t.chip].name, t.what) for t in group], figure + each_way)
+    if named and len(chips) == 1:
+        text = f"{text}: {cmp.chips[chips[0]].name}"
+    whats = _levels_once([t.what for t in group])
+    what = next(iter(whats.values())) if len(whats) == 1 else None
+    brief = f"{_PARENTHESES.sub('', what).strip()} {figure}{each_way}" if what else None
+    forms = {text: 0.0}
+    if named:
+        tagged = _joined([tags[c] for c in chips])
+        shorter = ([f"{what} {figure}{each_way}: {tagged}"] if what else
+                   [f"{figure}{each_way}: " + _joined([f"{tags[t.chip]} {t.what}"
+                                                       for t in group])])
+        if brief is not None:
+            shorter.append(f"{brief}: {tagged}")
+            # its first word ("PCIe 16 GB/s each way: TPU v3, V100": the figure and chips
+            # alone did not say what the line was: the twelfth tour)
+            shorter.append(f"{_level_word(what)} {figure}{each_way}: {tagged}")
+        for words, lost in zip(shorter, (0.25, 0.5, 0.75), strict=False):
+            forms.setdefault(words, lost)
+    elif brief is not None:
+        forms.setdefault(brief, 0.5)
+        # a level of capitalised words by their initials, as its makers write it ("UB
+        # 179.2 GB/s", TPU v1's Unified Buffer), else its first word ("PCIe 16 GB/s")
+        forms.setdefault(f"{_level_word(what)} {figure}{each_way}", 0.75)
+    return forms
 
 
 def _color(scene: ChartScene, group: list[_RoofText], foreground: str) -> str:
@@ -860,7 +902,12 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels) -> tupl
     names = [k.name for k in cmp.kernels]
     texts = [tuple(dict.fromkeys(forms)) for forms in zip(
         names, short_names(names), short_names(names, SHORTEST_NAME), strict=True)]
-    roofs, soft = _roof_polylines(scene, g), _level_polylines(scene, g)
+    # the dotted lines joining a kernel's points at its levels kept off as the other levels'
+    # diagonals are, where some spot allows ("2" and "5, 6" written on them in the article's
+    # chart)
+    roofs = _roof_polylines(scene, g)
+    soft = [*_level_polylines(scene, g),
+            *(row[:4].reshape(2, 2) for row in _connectors(scene, g))]
 
     def place(rows, taken, forms=texts, at=at_selected, over_lines=False):
         xs, ys = at
@@ -872,7 +919,7 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels) -> tupl
     def boxes(placed):
         return [offset_label_box(lb, g.px, g.text_px, g.line) for _k, lb in placed]
 
-    placed = []
+    placed, unringed = [], taken
     if k_sel is not None:  # the selected kernel's name first, beside its own ring; the other
         # names then keep off its rings on every chip, 22 px across (one struck through "CNN
         # layer 3×3, 256…": the ninth tour)
@@ -907,6 +954,22 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels) -> tupl
                       if k not in named and by_selected[k] != highest[k]], dtype=np.intp)
     if len(moved):
         placed += place(moved, [*taken, *boxes(placed)], at=at_highest)
+    # the names still left out that are numbered, by their numbering alone ("4b", as the
+    # table's rows begin): the article's chart at 1280 × 800 had named two of its eight
+    # kernels, its bottom left all parallel diagonals (the thirteenth tour)
+    tags = [(split_numbering(name)[0].rstrip(" ·"),) for name in names]
+    named = {k for k, _lb in placed}
+    for at in (at_selected, at_highest):
+        if k_sel is not None and k_sel not in named and tags[k_sel][0]:
+            # the selected kernel's by its own ring, which the others' keep off
+            placed += place(np.array([k_sel]), [*unringed, *boxes(placed)], tags, at=at,
+                            over_lines=True)
+            named = {k for k, _lb in placed}
+        left = np.array([k for k in range(len(names)) if k not in named and tags[k][0]],
+                        dtype=np.intp)
+        if len(left):
+            placed += place(left, [*taken, *boxes(placed)], tags, at=at)
+            named = {k for k, _lb in placed}
     return tuple(sorted((ChartLabel(lb.text, lb.x, lb.y, "", lb.anchor, None, lb.offset, k,
                                     stem=lb.stem) for k, lb in placed), key=lambda lb: lb.item))
 

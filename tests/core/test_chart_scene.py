@@ -390,27 +390,36 @@ def test_kernel_names_keep_off_every_kernels_points_at_the_other_memory_levels()
             assert not any(boxes_overlap(box, p) for p in points), (size, label.text)
 
 
-def test_a_diagonals_label_takes_the_side_of_its_line_away_from_a_near_one():
-    """The A100's PCIe Gen4 (32 GB/s) runs 5 px under TPU v1's DDR3 (34 GB/s): its label above
-    its own line sat on the red DDR3 line (the fifth tour). Where a spot on the other side is
-    as clear, the label takes it: below its line, the DDR3 line above it uncrossed."""
+def test_lines_a_few_pixels_apart_share_one_label_naming_each():
+    """The A100's PCIe Gen4 (32 GB/s) runs 5 px under TPU v1's DDR3 (34 GB/s), and the H100's L2
+    (5.5 TB/s) on the MI300X's HBM3 (5.3 TB/s): a label of one, on the line drawn over it, read
+    as that line's (the fifth, eleventh and thirteenth tours). Lines so near share one label
+    naming each line's level, figure and chip, main memory's first; one chip's two lines (a
+    CPU's DDR5 and its PCIe 5.0) name the chip once."""
     from roofline_gui.core import chart_labels
     from roofline_gui.io.files import resources_dir
     from roofline_gui.io.session import load_session
 
-    doc = load_session(resources_dir() / "examples" / "the-article-claim-by-claim.roofline")
-    cmp = compare(doc.kernels, doc.chips)
-    scene = ChartScene(chart_spec(cmp, Units(), levels=True), cmp, tuple(range(len(doc.chips))))
-    g = _geometry(scene, (1200.0, 700.0))
-    placed = chart_labels.place_labels(scene, g, selected_chip=None, foreground="#202020")
-    gen4 = next(lb for lb in placed.roofs if "32 GB/s" in lb.text)
-    # its top on its line: the text below it, the DDR3 line (more bandwidth) above it
-    assert gen4.anchor == (0.0, 0.0)
-    ddr3 = next(lb for lb in placed.roofs if "34 GB/s" in lb.text)
-    # and the lines so near, each label names its chip (the eleventh tour read the A100's
-    # "32 GB/s each way" as a label of TPU v1's line)
-    assert gen4.text.endswith(": A100 SXM4 40GB") and ddr3.text.endswith(": TPU v1"), (
-        gen4.text, ddr3.text)
+    def roofs(stem, size=(1200.0, 700.0)):
+        doc = load_session(resources_dir() / "examples" / f"{stem}.roofline")
+        cmp = compare(doc.kernels, doc.chips)
+        scene = ChartScene(chart_spec(cmp, Units(), levels=True), cmp,
+                           tuple(range(len(doc.chips))))
+        g = _geometry(scene, size)
+        return [lb.text for lb in chart_labels.place_labels(scene, g, selected_chip=None,
+                                                            foreground="#202020").roofs]
+
+    article = roofs("the-article-claim-by-claim")
+    assert "DDR3-2133 34 GB/s: TPU v1; PCIe Gen4 x16 32 GB/s each way: A100 SXM4 40GB" in article
+    assert not any(t.startswith(("PCIe Gen4", "DDR3-2133 34 GB/s: TPU v1,")) for t in article)
+    mi300x = roofs("h100-vs-mi300x-llm")
+    assert "HBM3 5.3 TB/s: Instinct MI300X; L2 (50 MB) 5.5 TB/s: H100 SXM5 80GB" in mi300x
+    cpus = roofs("williams-cpus")
+    (xeon,) = [t for t in cpus if "307.2 GB/s" in t]
+    assert xeon.count("Xeon") == 1 and "320 GB/s each way" in xeon, xeon
+    # where the joined label has no room, main memory's alone, its chip named
+    small = roofs("the-article-claim-by-claim", (640.0, 320.0))
+    assert "DDR3-2133 34 GB/s: TPU v1" in small, small
 
 
 def test_the_names_sit_by_their_markers_on_the_selected_chip():
@@ -571,9 +580,10 @@ def test_a_diagonals_label_says_what_the_line_is_never_its_figure_alone():
                 # a link's label starts with what it is ("PCIe 16 GB/s each way: TPU v3,
                 # V100"; "16 GB/s each way: TPU v3, V100" said whose but not what: the twelfth
                 # tour)
-                if "each way" in lb.text:
-                    assert lb.text.startswith(("PCIe", "NVLink", "ICI", "Infinity")), (
-                        stem, size, lb.text)
+                for part in lb.text.split("; "):  # lines a few pixels apart: each one's
+                    if "each way" in part:
+                        assert part.startswith(("PCIe", "NVLink", "ICI", "Infinity")), (
+                            stem, size, lb.text)
     assert seen > 40
 
 
@@ -654,3 +664,30 @@ def test_one_level_spelt_two_ways_is_one_in_a_merged_label():
         "HBM3e 8 TB/s: B200, MI355X"
     assert _merged_text([("B200", "HBM3e"), ("TPU v3", "HBM2")], "8 TB/s") == \
         "8 TB/s: B200 HBM3e, TPU v3 HBM2"
+
+
+def test_names_with_no_room_keep_their_numbering():
+    """The article's chart at 1280 × 800 named two of its eight kernels (the thirteenth tour):
+    its bottom left is all parallel diagonals. A numbered name with no room for any of its
+    forms is named by its numbering alone ("4b", as the table's row begins), the selected
+    kernel's by its own ring."""
+    from roofline_gui.core.chart_labels import place_labels
+    from roofline_gui.core.chart_scene import Selection
+    from roofline_gui.core.display import split_numbering
+    from roofline_gui.io.files import resources_dir
+    from roofline_gui.io.session import load_session
+
+    doc = load_session(resources_dir() / "examples" / "the-article-claim-by-claim.roofline")
+    cmp = compare(doc.kernels, doc.chips)
+    scene = ChartScene(chart_spec(cmp, Units(), levels=True), cmp, tuple(range(len(doc.chips))))
+    first, a100 = doc.kernels[0], doc.chips[0]
+    scene = replace(scene, selection=Selection(first.id, a100.id))
+    names = place_labels(scene, _geometry(scene, (600.0, 380.0)), selected_chip=a100.id,
+                         foreground="#202020").names
+    tags = [split_numbering(k.name)[0].rstrip(" ·") for k in doc.kernels]
+    by = {lb.item: lb.text for lb in names}
+    assert 0 in by and len(by) >= 7, by  # the selected one among them (two of eight, before)
+    bare = [k for k, text in by.items() if text == tags[k]]
+    assert bare and all(tags[k] for k in by), by  # some by their numbering alone
+    for k, text in by.items():
+        assert text == tags[k] or text.startswith(tags[k] + " · "), (k, text)
