@@ -110,6 +110,7 @@ class ChartSpec:
     #: through more than one; without: the points of the kernels another level than main
     #: memory holds, at that level and at main memory (level_marks' held_only)
     levels: LevelMarks | None = field(default=None, compare=False)
+    held_only: bool = False  # ``levels`` are the held kernels' only (View → Memory levels off)
     #: (kernel, chip) pairs whose operands kept on chip do not fit there (core.levels.misfits):
     #: their markers are drawn hollow
     misfits: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), dtype=np.intp),
@@ -258,10 +259,10 @@ def chart_spec(comparison: Comparison, units: Units, chips: list[int] | None = N
     misfit = misfits(comparison, chips)
     if reuse is not None and _same_inputs(reuse.roofs_from, key):
         return replace(reuse, marker_x=markers[0], marker_y=markers[1], levels=per_level,
-                       misfits=misfit, levels_from=levels_from)
+                       held_only=not levels, misfits=misfit, levels_from=levels_from)
     return ChartSpec(units, *_roofs(comparison, units, chips, wanted, used_roles, hidden_levels,
                                     something), *markers, roofs_from=key, levels=per_level,
-                     misfits=misfit, levels_from=levels_from)
+                     held_only=not levels, misfits=misfit, levels_from=levels_from)
 
 
 def _same_inputs(a: tuple, b: tuple) -> bool:

@@ -130,8 +130,7 @@ def _mark_entries(scene: ChartScene) -> list[tuple[str, str]]:
     out = []
     marks = scene.spec.levels
     if marks is not None and len(marks) and not marks.filled[np.isin(marks.chip, scene.chips)].all():
-        held_only = bool(scene.spec.levels_from) and bool(scene.spec.levels_from[-1])
-        out.append((HELD_LEGEND if held_only else LEVELS_LEGEND, ChipLegend.LEVELS))
+        out.append((HELD_LEGEND if scene.spec.held_only else LEVELS_LEGEND, ChipLegend.LEVELS))
     misfit = scene.spec.misfits
     if len(misfit) and np.isin(misfit[:, 1], scene.chips).any():
         out.append((MISFIT_LEGEND, ChipLegend.MISFIT))
