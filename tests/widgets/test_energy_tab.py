@@ -238,3 +238,30 @@ def test_a_star_on_a_knee_says_its_own_words_not_the_energy_balance_bars(window,
     chart.marks.sigClicked.emit(chart.marks, [chart.marks.points()[bars[0]]], None)
     assert (window.model.selected_kernel, window.model.selected_chip) == before
     window.model.undo_stack.setClean()
+
+
+def test_the_energy_charts_words_give_each_roofs_value_at_the_right(window, qtbot):
+    """The thirteenth tour: the energy chart's roofs carried no numbers. Beside it, each chip's
+    curves' values at the chart's right, where compute alone sets them: the A100's int8 at its
+    board power over its peak (estimated energies claim no more), 400 W / 624 Top/s."""
+    from roofline_gui.widgets.app.file_actions import examples
+
+    window.files.open(str(next(p for p in examples() if p.stem == "a100-vs-tpu-v3")))
+    QApplication.processEvents()
+    window.act_energy.trigger()
+    chart = window.canvas.energy_chart
+    qtbot.waitUntil(lambda: not chart.pending)
+    chart.refresh()
+    words = chart.title.text()
+    assert "At the right, where compute alone sets it:" in words
+    _xs, ys = chart.curves["A100 SXM4 40GB"]
+    assert ys[-1] == pytest.approx(624e12 / 400.0)
+    assert f"A100 SXM4 40GB: int8 {format_si(624e12 / 400.0, 'op/J')}" in words
+    _xs, ys = chart.curves["TPU v3"]
+    assert f"TPU v3: bf16 {format_si(float(ys[-1]), 'op/J')}" in words
+    # under the board power: op/s
+    chart.mode.setCurrentIndex(1)
+    chart.refresh()
+    assert "At the right, held to the board power:" in chart.title.text()
+    assert "A100 SXM4 40GB: int8 624 Top/s" in chart.title.text()
+    window.act_overlay.trigger()

@@ -12,7 +12,15 @@ import html
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
 
 from roofline_gui.core.energy import constants
 from roofline_gui.core.i18n import N_, _, listed, tidy
@@ -65,10 +73,15 @@ class EnergyChart(QWidget):
         # about 110 px of a 270 px tab at 1280 x 800 (the tour); beside it, it has the height.
         side = QVBoxLayout()
         side.addLayout(top)
-        side.addWidget(self.title)
-        side.addStretch(1)
-        self.title.setMinimumWidth(220)
-        self.title.setMaximumWidth(340)
+        # the words scroll where they outgrow the tab (eight chips' values at the right)
+        words = QScrollArea()
+        words.setWidget(self.title)
+        words.setWidgetResizable(True)
+        words.setFrameShape(QFrame.Shape.NoFrame)
+        words.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        side.addWidget(words, 1)
+        words.setMinimumWidth(220)
+        words.setMaximumWidth(340)
         self.title.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -163,6 +176,7 @@ class EnergyChart(QWidget):
         for i, (text, _key) in enumerate(MODES):  # in MAC/J with Count MACs, as the axis (the
             self.mode.setItemText(i, _(text).format(unit=word))  # tour read op/J beside MAC/J)
         bars: list[tuple] = []  # each chip's energy-balance point: (x, y, colour, words)
+        flat: dict[int, list[str]] = {}  # each chip's curves' values at the right
         for c in chips:
             chip = cmp.chips[c]
             color = chip.color or "#808080"
@@ -186,6 +200,12 @@ class EnergyChart(QWidget):
                     self.plot.plot(xs, ys, pen=pen)
                 if n == 0:
                     self.curves[chip.name] = (xs, ys)
+                # its flat part's value at the chart's right, where compute alone sets it (the
+                # energy roofs carried no numbers: the thirteenth tour)
+                end = float(ys[-1])
+                flat.setdefault(c, []).append(
+                    f"{p} " + (format_si(end, f"{word}/J") if energy else
+                               units.format_rate(end * units.ops_per_unit)))
                 k = constants(chip)
                 balance = k.byte_j.get("dram", 0.0) / k.op_j[p]
                 if balance > 0 and energy:
@@ -302,4 +322,10 @@ class EnergyChart(QWidget):
                 chips=html.escape(", ".join(estimated)))
         if missing:
             said += " " + _("No energy data: {chips}.").format(chips=html.escape(", ".join(missing)))
+        if flat:
+            said += "<br>" + (_("At the right, where compute alone sets it:") if energy else
+                              _("At the right, held to the board power:")) + "".join(
+                f"<br><span style='color:{cmp.chips[c].color or '#808080'}'>■</span> "
+                f"{html.escape(cmp.chips[c].name)}: {html.escape(listed(values))}"
+                for c, values in flat.items())
         self.title.setText(tidy(said))
