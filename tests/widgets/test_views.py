@@ -400,6 +400,26 @@ def test_the_energy_tab_gives_its_chart_the_height_on_a_laptop_screen():
     assert sizes["chart"][0] >= 400, sizes
 
 
+def test_the_design_space_gives_its_map_the_height_on_a_laptop_screen():
+    """Maximised at 1280 x 800, the design space's words over and under its map left the map
+    about 115 px of the tab (the thirteenth tour): they stand beside it now."""
+    sizes = _on_a_laptop_screen("""
+        from roofline_gui.widgets.app.file_actions import example_named
+        def report():
+            print(json.dumps({"map": w.design.plot.size().toTuple(),
+                              "tab": w.docks["design"].size().toTuple()}))
+            w.model.undo_stack.setClean()
+            w.close()
+        QTimer.singleShot(300, w.showMaximized)
+        QTimer.singleShot(600, lambda: w.files.open(str(example_named(
+            "serving-70b-and-r1-at-50-ms"))))
+        QTimer.singleShot(1200, lambda: w.docks["design"].raise_())
+        QTimer.singleShot(1900, report)
+    """)
+    assert sizes["map"][1] >= 0.75 * sizes["tab"][1], sizes
+    assert sizes["map"][0] >= 400, sizes
+
+
 def test_an_opened_example_brings_forward_the_view_it_is_about(window, qtbot):
     """The tour opened the CPU example on the last example's empty workload breakdown, and the
     serving example after another example with workloads on the breakdown: a document of

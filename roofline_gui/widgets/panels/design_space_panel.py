@@ -11,7 +11,7 @@ import html
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt, Signal
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from roofline_gui.core.chip import WHAT_IF_SPAN, round_factor
 from roofline_gui.core.design_space import balance_ratio, chip_peak, design_space
@@ -78,15 +78,30 @@ class DesignSpacePanel(QWidget):
         self.dots.sig_dot_dragged.connect(self._on_dot_dragged)
         self.plot.addItem(self.dots)
         self.names: list[pg.TextItem] = []
-        layout = QVBoxLayout(self)
+        layout = QHBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         # What the map says under the pointer: the throughput there, against the chip's own.
         self.readout = QLabel(_(READOUT_HINT))
         self.readout.setTextFormat(Qt.TextFormat.PlainText)  # a chip's name is text, not markup
         self.readout.setWordWrap(True)
-        layout.addWidget(self.title)
+        # the words beside the map, not over and under it: there they left the map about 115
+        # px of a 270 px tab at 1280 x 800 (the thirteenth tour); they scroll where they
+        # outgrow it
+        words = QWidget()
+        column = QVBoxLayout(words)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(self.title)
+        column.addWidget(self.readout)
+        column.addStretch(1)
+        self._side = side = QScrollArea()
+        side.setWidget(words)
+        side.setWidgetResizable(True)
+        side.setFrameShape(QFrame.Shape.NoFrame)
+        side.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        side.setMinimumWidth(220)
+        side.setMaximumWidth(340)
         layout.addWidget(self.plot, 1)
-        layout.addWidget(self.readout)
+        layout.addWidget(side)
         self.plot.scene().sigMouseMoved.connect(self._on_mouse_moved)
         self.plot.getViewBox().sigResized.connect(self._place_names)
         self._here: tuple | None = None  # (chip's throughput, unit, chip name) for the readout
@@ -144,9 +159,11 @@ class DesignSpacePanel(QWidget):
             # third tour), nor a hint to point at it
             self.plot.setVisible(False)
             self.readout.setVisible(False)
+            self._side.setMaximumWidth(16777215)  # the words alone: the whole width
             return
         self.plot.setVisible(True)
         self.readout.setVisible(True)
+        self._side.setMaximumWidth(340)
         chip = r.chips[c]
         precision, p_now, b_now = _centre(r, chip)
         p0, b0, sx, sy = _map_centre(r, chip, precision, self.model.document.chips)
