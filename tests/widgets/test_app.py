@@ -915,3 +915,20 @@ def test_the_legend_tells_a_workloads_step_from_its_kernels_and_a_model_that_doe
     assert any(not all(m.fits) for m in plot.scene.workloads)
     assert UNFIT_LEGEND in [e[0] for e in plot.legend.legend.entries]
     window.model.undo_stack.setClean()
+
+
+def test_a_long_plain_tooltip_is_shown_wrapped(window, qtbot):
+    """The fourteenth tour: "All kernels at"'s tooltip, plain text, ran 1,280 px wide in one
+    line while the actions' (rich text) wrapped. Every widget's long plain tooltip is shown as
+    rich text, which Qt wraps; a short one as it is."""
+    from PySide6.QtCore import QEvent, QPoint
+    from PySide6.QtGui import QHelpEvent
+    from PySide6.QtWidgets import QApplication, QToolTip
+
+    combo = window.precision_combo
+    assert len(combo.toolTip()) > 60 and not combo.toolTip().startswith("<")
+    at = combo.mapToGlobal(QPoint(5, 5))
+    QApplication.sendEvent(combo, QHelpEvent(QEvent.Type.ToolTip, QPoint(5, 5), at))
+    qtbot.waitUntil(QToolTip.isVisible, timeout=2000)
+    assert QToolTip.text().startswith("<p>") and "Switch every kernel" in QToolTip.text()
+    QToolTip.hideText()

@@ -46,6 +46,7 @@ from roofline_gui.widgets.app.measure_actions import MeasureActions
 from roofline_gui.widgets.app.views import BOTTOM, BY_NAME, VIEWS, View, layout_version, object_name
 from roofline_gui.widgets.chart.canvas_panel import CanvasPanel
 from roofline_gui.widgets.common import background
+from roofline_gui.widgets.common.application import wrap_long_tips
 from roofline_gui.widgets.common.dialogs import RecoveryDialog, about_text
 from roofline_gui.widgets.common.wheel import guard_wheel
 
@@ -132,6 +133,7 @@ class MainWindow(QMainWindow):
     def __init__(self, settings: Settings | None = None, presets: Presets | None = None,
                  model: DocumentModel | None = None) -> None:
         super().__init__()
+        wrap_long_tips(QApplication.instance())  # every long plain tooltip wrapped
         self.settings = settings or Settings()
         self.presets = presets or default_presets()
         self.model = model or DocumentModel()

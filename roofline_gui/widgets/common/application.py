@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import gc
+import html
 import sys
 
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, Signal
-from PySide6.QtGui import QIcon, QPixmapCache
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QEvent, QObject, Signal
+from PySide6.QtGui import QIcon, QPixmapCache, Qt
+from PySide6.QtWidgets import QApplication, QToolTip, QWidget
 
 from roofline_gui import __version__
 from roofline_gui.io.files import resources_dir
@@ -26,8 +27,38 @@ class RooflineApplication(QApplication):
         return super().event(event)
 
 
+#: a plain tooltip longer than this is shown wrapped (Qt wraps only rich text)
+TIP_WRAP = 60
+
+
+class WrappedTips(QObject):
+    """Shows a widget's long plain tooltip as rich text, which Qt wraps: plain, "All kernels
+    at"'s ran 1,280 px wide in one line (the fourteenth tour), while the actions' (set as
+    rich text) wrapped. One filter for every widget, so no setToolTip needs to remember."""
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt API)
+        if event.type() == QEvent.Type.ToolTip and isinstance(watched, QWidget):
+            tip = watched.toolTip()
+            if len(tip) > TIP_WRAP and not Qt.mightBeRichText(tip):
+                QToolTip.showText(event.globalPos(), wrapped_tip(tip), watched)
+                return True
+        return False
+
+
+def wrapped_tip(tip: str) -> str:
+    """A plain tooltip as rich text Qt wraps, its line breaks kept."""
+    return "<p>" + html.escape(tip).replace("\n", "<br>") + "</p>"
+
+
+def wrap_long_tips(app: QApplication) -> None:
+    """Installs WrappedTips on ``app``, once."""
+    if app.findChild(WrappedTips) is None:
+        app.installEventFilter(WrappedTips(app))
+
+
 def make_app() -> QApplication:
     app = QApplication.instance() or RooflineApplication(sys.argv)
+    wrap_long_tips(app)
     app.setApplicationName("Roofline Explorer")
     app.setOrganizationName("RooflineExplorer")
     app.setApplicationVersion(__version__)
