@@ -38,12 +38,12 @@ from roofline_gui.core.display import (
     FAR_LABEL_SPOTS,
     WORKLOAD_LABEL_SPOTS,
     TextWidth,
+    kernel_tags,
     offset_label_box,
     overlaps_each,
     place_kernel_labels,
     short_name,
     short_names,
-    split_numbering,
     text_width,
 )
 from roofline_gui.core.i18n import LIST_SEPARATOR, _, ngettext
@@ -80,6 +80,10 @@ class ChartLabel:
     item: int = -1  # the kernel row (names) or workload index (workloads' labels) it names
     chips: tuple[int, ...] = ()  # the chips a roof's label names (hidden while one is dragged)
     stem: bool = False  # a name set off from its marker: a thin line joins them
+    #: the text in coloured pieces, which join to ``text``, where it names several chips' lines
+    #: ("HBM3 5.3 TB/s: Instinct MI300X" red, "; ", "L2 (50 MB) 5.5 TB/s: H100 SXM5 80GB"
+    #: blue: in the foreground alone it did not say which level was whose, the fourteenth tour)
+    pieces: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -435,6 +439,7 @@ def _place_diagonals(groups: list[list[_RoofText]], scene: ChartScene, g: LabelG
         named = len(chips) > 1 or bool(((apart >= SAME_LINE) & (apart < near)).any())
         # lines a few pixels apart, grouped: each figure with its level and chips, "; " between
         # ("HBM3 5.3 TB/s: Instinct MI300X; L2 5.5 TB/s: H100 SXM5 80GB")
+        pieces: dict[str, tuple] = {}  # a form's coloured pieces, where it names several
         subs = sorted(_groups(group, lambda t: math.log10(t.value)),  # main memory's first
                       key=lambda sub: (all(t.low for t in sub), -sub[0].value))
         parts = [_line_forms(sub, cmp, tags, named) for sub in subs]
@@ -444,19 +449,25 @@ def _place_diagonals(groups: list[list[_RoofText]], scene: ChartScene, g: LabelG
             one = len(chips) == 1
             joined = [_line_forms(sub, cmp, tags, False) for sub in subs] if one else parts
             forms = {}
+            inks = [_color(scene, sub, foreground) for sub in subs]
             for i in range(max(len(p) for p in joined)):
                 chosen = [list(p.items())[min(i, len(p) - 1)] for p in joined]
                 whose = (f": {cmp.chips[chips[0]].name if i == 0 else tags[chips[0]]}"
                          if one else "")
-                forms.setdefault("; ".join(w for w, _lost in chosen) + whose,
-                                 max(lost for _w, lost in chosen))
+                words = "; ".join(w for w, _lost in chosen) + whose
+                forms.setdefault(words, max(lost for _w, lost in chosen))
+                if not one:  # each line's words in its chip's colour
+                    pieces[words] = tuple(
+                        piece for j, ((w, _lost), ink) in enumerate(zip(chosen, inks, strict=True))
+                        for piece in ((("; ", foreground),) if j else ()) + ((w, ink),))
             # where none of those fits, main memory's line alone, its chip named (the solid
             # line the others lie on: TPU v1's DDR3 line, on which the A100's PCIe lies,
             # had gone unnamed in the article's chart)
-            for sub, part in zip(subs, parts, strict=True):
+            for sub, part, ink in zip(subs, parts, inks, strict=True):
                 if not any(t.low for t in sub):
                     for words, lost in part.items():
                         forms.setdefault(words, 1.0 + lost)
+                        pieces.setdefault(words, ((words, ink),))
         text = next(iter(forms))
         label, covered = None, math.inf  # math.inf ≥ MARKER_COST: the whole text is tried
         # where the whole text covers a marker (or has no spot), a shorter one; a label with
@@ -482,7 +493,10 @@ def _place_diagonals(groups: list[list[_RoofText]], scene: ChartScene, g: LabelG
         # a shorter form costs the order a little: of two orders covering as much, the one that
         # names more (TPU v1's DDR3-2133 line whole, not shortened where PCIe had taken its spot)
         cost += covered + cut
-        placed.append(replace(label, chips=tuple(sorted({t.chip for t in group}))))
+        inked = pieces.get(label.text, ())
+        placed.append(replace(label, chips=tuple(sorted({t.chip for t in group})),
+                              color=inked[0][1] if len(inked) == 1 else label.color,
+                              pieces=inked if len(inked) > 1 else ()))
         boxes += label_footprint(label, g)
     return tuple(placed), cost
 
@@ -923,13 +937,16 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels) -> tupl
     if k_sel is not None:  # the selected kernel's name first, beside its own ring; the other
         # names then keep off its rings on every chip, 22 px across (one struck through "CNN
         # layer 3×3, 256…": the ninth tour)
-        # where every spot by its ring is crossed by a roof, over one (its backdrop hides the
-        # line there): the name the user clicked, left out, named nothing (the twelfth tour)
-        # and where none is, by its highest marker (TPU v1's CNN layer at its roof's end, by
-        # the key)
+        # where every spot by its ring is crossed by a roof, by its highest marker (TPU v1's
+        # CNN layer at its roof's end, by the key); else its tag (kernel_tags) by its ring;
+        # only where none of those is clear, over a roof (its backdrop hides the line there:
+        # "3 · GEMM… (bf16)" hid the V100's fp16 roof and ridge, the fourteenth tour): the
+        # name the user clicked, left out, named nothing (the twelfth tour)
         first = order[:1]
-        placed = (place(first, taken) or place(first, taken, over_lines=True)
-                  or place(first, taken, at=at_highest)
+        tagged = [(tag,) for tag in kernel_tags(names)]
+        placed = (place(first, taken) or place(first, taken, at=at_highest)
+                  or place(first, taken, tagged)
+                  or place(first, taken, over_lines=True)
                   or place(first, taken, at=at_highest, over_lines=True))
         with np.errstate(divide="ignore", invalid="ignore"):
             rx = np.log10(spec.at_limit[k_sel, shown]) * g.px[0]
@@ -954,10 +971,11 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels) -> tupl
                       if k not in named and by_selected[k] != highest[k]], dtype=np.intp)
     if len(moved):
         placed += place(moved, [*taken, *boxes(placed)], at=at_highest)
-    # the names still left out that are numbered, by their numbering alone ("4b", as the
-    # table's rows begin): the article's chart at 1280 × 800 had named two of its eight
-    # kernels, its bottom left all parallel diagonals (the thirteenth tour)
-    tags = [(split_numbering(name)[0].rstrip(" ·"),) for name in names]
+    # the names still left out, by their numbering alone ("4b", "3"), as the table's rows
+    # begin (kernel_tags): the article's chart at 1280 × 800 had named two of its eight
+    # kernels, its bottom left all parallel diagonals (the thirteenth tour), and side by side
+    # the A100's nine kernels none (the fourteenth)
+    tags = [(tag,) for tag in kernel_tags(names)]
     named = {k for k, _lb in placed}
     for at in (at_selected, at_highest):
         if k_sel is not None and k_sel not in named and tags[k_sel][0]:

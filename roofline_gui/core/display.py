@@ -417,6 +417,26 @@ def split_numbering(name: str) -> tuple[str, str]:
     return (head + sep, rest) if sep and len(head) <= 4 else ("", name)
 
 
+def own_numbering(names) -> list[str] | None:
+    """Each name's own numbering without its " · " ("1", "4a", "5, 6": the article's kernels),
+    where every name has one and no two the same; else None."""
+    tags = []
+    for name in names:
+        head = split_numbering(name)[0]
+        if not head:
+            return None
+        tags.append(head.removesuffix(" · "))
+    return tags if len(set(tags)) == len(tags) else None
+
+
+def kernel_tags(names) -> list[str]:
+    """What names each kernel where its name has no room on the chart: its own numbering
+    where every name has one (own_numbering), else its place in the session, from 1, as the
+    table's rows head it ("3 · GEMM 4096³ (bf16)")."""
+    own = own_numbering(names)
+    return own if own is not None else [str(k + 1) for k in range(len(names))]
+
+
 def _numbering(name: str) -> tuple[str, list[str], str]:
     """A name's numbering ("4a · ", or ""), the words of its body and its last parenthesis."""
     lead, body = split_numbering(name)

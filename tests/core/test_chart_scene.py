@@ -400,26 +400,40 @@ def test_lines_a_few_pixels_apart_share_one_label_naming_each():
     from roofline_gui.io.files import resources_dir
     from roofline_gui.io.session import load_session
 
+    placed = {}
+
     def roofs(stem, size=(1200.0, 700.0)):
         doc = load_session(resources_dir() / "examples" / f"{stem}.roofline")
         cmp = compare(doc.kernels, doc.chips)
         scene = ChartScene(chart_spec(cmp, Units(), levels=True), cmp,
                            tuple(range(len(doc.chips))))
         g = _geometry(scene, size)
-        return [lb.text for lb in chart_labels.place_labels(scene, g, selected_chip=None,
-                                                            foreground="#202020").roofs]
+        placed[stem] = (doc, chart_labels.place_labels(scene, g, selected_chip=None,
+                                                       foreground="#202020").roofs)
+        return [lb.text for lb in placed[stem][1]]
 
     article = roofs("the-article-claim-by-claim")
     assert "DDR3-2133 34 GB/s: TPU v1; PCIe Gen4 x16 32 GB/s each way: A100 SXM4 40GB" in article
     assert not any(t.startswith(("PCIe Gen4", "DDR3-2133 34 GB/s: TPU v1,")) for t in article)
     mi300x = roofs("h100-vs-mi300x-llm")
     assert "HBM3 5.3 TB/s: Instinct MI300X; L2 (50 MB) 5.5 TB/s: H100 SXM5 80GB" in mi300x
+    # each line's words in its chip's colour (in the foreground alone, which was whose did not
+    # read: the fourteenth tour)
+    doc, labels = placed["h100-vs-mi300x-llm"]
+    (both,) = [lb for lb in labels if "; " in lb.text]
+    h100, mi = doc.chips
+    assert both.pieces == (("HBM3 5.3 TB/s: Instinct MI300X", mi.color), ("; ", "#202020"),
+                           ("L2 (50 MB) 5.5 TB/s: H100 SXM5 80GB", h100.color))
+    assert "".join(text for text, _ink in both.pieces) == both.text
     cpus = roofs("williams-cpus")
     (xeon,) = [t for t in cpus if "307.2 GB/s" in t]
     assert xeon.count("Xeon") == 1 and "320 GB/s each way" in xeon, xeon
     # where the joined label has no room, main memory's alone, its chip named
     small = roofs("the-article-claim-by-claim", (640.0, 320.0))
     assert "DDR3-2133 34 GB/s: TPU v1" in small, small
+    doc, labels = placed["the-article-claim-by-claim"]
+    (ddr3,) = [lb for lb in labels if lb.text == "DDR3-2133 34 GB/s: TPU v1"]
+    assert ddr3.color == next(c.color for c in doc.chips if c.name == "TPU v1")  # its chip's
 
 
 def test_the_names_sit_by_their_markers_on_the_selected_chip():
@@ -691,3 +705,47 @@ def test_names_with_no_room_keep_their_numbering():
     assert bare and all(tags[k] for k in by), by  # some by their numbering alone
     for k, text in by.items():
         assert text == tags[k] or text.startswith(tags[k] + " · "), (k, text)
+
+
+def test_in_a_small_chart_every_kernel_is_named_or_numbered_as_its_table_row():
+    """The fourteenth tour, A100 against TPU v3 side by side at 1280 × 800 (charts about 190 ×
+    275 px): the A100's nine kernels had no name at all. A kernel whose name has no room there
+    is named by its place in the session, as the table heads its row ("3 · MLP layer…")."""
+    from roofline_gui.core.chart_labels import place_labels
+    from roofline_gui.core.display import kernel_tags
+    from roofline_gui.io.files import resources_dir
+    from roofline_gui.io.session import load_session
+
+    doc = load_session(resources_dir() / "examples" / "a100-vs-tpu-v3.roofline")
+    cmp = compare(doc.kernels, doc.chips)
+    scene = ChartScene(chart_spec(cmp, Units(), [0], levels=True), cmp, (0,))
+    names = place_labels(scene, _geometry(scene, (190.0, 275.0)), selected_chip=None,
+                         foreground="#202020").names
+    tags = kernel_tags([k.name for k in doc.kernels])
+    assert tags == [str(k + 1) for k in range(len(doc.kernels))]
+    by = {lb.item: lb.text for lb in names}
+    assert len(by) >= len(doc.kernels) - 1, by
+    assert any(text == tags[k] for k, text in by.items()), by
+    assert all(text == tags[k] or text.startswith(doc.kernels[k].name.split()[0])
+               for k, text in by.items()), by
+
+
+def test_a_selected_name_with_no_clear_spot_takes_its_tag_before_a_roof():
+    """The fourteenth tour: the selected "3 · GEMM… (bf16)", with no clear spot by its ring or
+    its highest marker, was written over the V100's fp16 roof, hiding it and its ridge. Its tag
+    by its ring comes first where that is clear; over a roof only where nothing is."""
+    from roofline_gui.core.chart_labels import place_labels
+    from roofline_gui.core.chart_scene import Selection
+    from roofline_gui.io.files import resources_dir
+    from roofline_gui.io.session import load_session
+
+    doc = load_session(resources_dir() / "examples" / "the-article-claim-by-claim.roofline")
+    cmp = compare(doc.kernels, doc.chips)
+    scene = ChartScene(chart_spec(cmp, Units(), levels=True), cmp, tuple(range(len(doc.chips))))
+    gemm = doc.kernels[2]
+    assert gemm.name.startswith("3 · GEMM")
+    for chip in doc.chips:
+        chosen = replace(scene, selection=Selection(gemm.id, chip.id))
+        names = place_labels(chosen, _geometry(chosen, (570.0, 350.0)), selected_chip=chip.id,
+                             foreground="#202020").names
+        assert [lb.text for lb in names if lb.item == 2] == ["3"], chip.name

@@ -584,3 +584,16 @@ def test_names_alike_but_for_a_middle_word_keep_that_word_where_the_precision_is
              "LLM decode GEMV, batch 1 (bf16)", "LLM decode GEMV, batch 64 (bf16)"]
     assert short_names(names, 20) == ["Attention decode…", "Attention prefill…",
                                       "LLM… batch 1 (bf16)", "LLM… batch 64 (bf16)"]
+
+
+def test_kernel_tags_are_the_names_own_numbering_else_their_places():
+    from roofline_gui.core.display import kernel_tags, own_numbering
+
+    article = ["1 · out = a + b (int8)", "4a · TPU v1 CNN layer (int8)", "5, 6 · MLP (bf16)"]
+    assert own_numbering(article) == ["1", "4a", "5, 6"]
+    assert kernel_tags(article) == ["1", "4a", "5, 6"]
+    # one unnumbered, or two the same: their places, from 1
+    assert own_numbering([*article, "GEMM 4096³ (bf16)"]) is None
+    assert kernel_tags([*article, "GEMM 4096³ (bf16)"]) == ["1", "2", "3", "4"]
+    assert kernel_tags(["1 · a", "1 · b"]) == ["1", "2"]
+    assert kernel_tags([]) == []

@@ -146,12 +146,13 @@ def chart_mismatches(plot) -> list[str]:
 
 def _name_options(name: str, names: list[str]) -> set[str]:
     from roofline_gui.core.chart_labels import SHORTEST_NAME
-    from roofline_gui.core.display import short_name, short_names
+    from roofline_gui.core.display import kernel_tags, short_name, short_names
 
     at = names.index(name)
     return {name, *(short_name(name, limit, words) for limit in (28, SHORTEST_NAME)
                     for words in (True, False)),
-            *(short_names(names, limit)[at] for limit in (28, SHORTEST_NAME))}
+            *(short_names(names, limit)[at] for limit in (28, SHORTEST_NAME)),
+            kernel_tags(names)[at]}  # where no form of the name has room
 
 
 def _close(got, want) -> bool:

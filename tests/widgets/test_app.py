@@ -521,11 +521,12 @@ def test_table_rows_are_headed_by_kernel_names_that_fit_up_to_a_cap(window, exam
     window.model.reset(doc)
     QApplication.processEvents()
     model = window.table.table_model
-    assert model.headerData(0, Qt.Orientation.Vertical) == long_name
+    # headed by its place in the session (the chart names it so where its name has no room)
+    assert model.headerData(0, Qt.Orientation.Vertical) == f"1 · {long_name}"
     assert long_name in model.headerData(0, Qt.Orientation.Vertical, Qt.ItemDataRole.ToolTipRole)
     # A rename reaches the header at once.
     window.model.push(Replace("kernels", replace(doc.kernels[0], name="short")), "rename")
-    assert model.headerData(0, Qt.Orientation.Vertical) == "short"
+    assert model.headerData(0, Qt.Orientation.Vertical) == "1 · short"
 
 
 def test_a_big_document_shows_in_the_panels_then_roofs_then_a_chip_per_turn(window, example_doc,
@@ -932,3 +933,24 @@ def test_a_long_plain_tooltip_is_shown_wrapped(window, qtbot):
     qtbot.waitUntil(QToolTip.isVisible, timeout=2000)
     assert QToolTip.text().startswith("<p>") and "Switch every kernel" in QToolTip.text()
     QToolTip.hideText()
+
+
+def test_a_tables_rows_are_headed_by_the_tags_the_chart_names_kernels_by(window):
+    """The chart names a kernel with no room for its name by its tag (kernel_tags): the table's
+    rows carry the same, the names' own numbering where they all have one (the article's "4b ·
+    TPU v1 MLP…"), else the place in the session ("3 · MLP layer…")."""
+    from roofline_gui.core.display import kernel_tags
+    from roofline_gui.widgets.app.file_actions import example_named
+
+    model = window.table.table_model
+    for stem, numbered in (("the-article-claim-by-claim", True), ("a100-vs-tpu-v3", False)):
+        window.files.open(str(example_named(stem)))
+        QApplication.processEvents()
+        kernels = window.model.comparison.kernels
+        tags = kernel_tags([k.name for k in kernels])
+        for row in range(len(kernels)):
+            k = model.kernel_row(row)
+            head = model.headerData(row, Qt.Orientation.Vertical)
+            name = kernels[k].name
+            assert head == (name if numbered else f"{tags[k]} · {name}"), (stem, head)
+            assert head.startswith(f"{tags[k]} · ")

@@ -237,6 +237,7 @@ class _Label:
     along: tuple[float, float] | None = None  # a data direction the text follows on screen
     offset: tuple[float, float] = (0.0, 0.0)  # pixels from the point (y down)
     stem: bool = False  # a thin line from the point to the text (a name set off its marker)
+    pieces: tuple[tuple[str, QColor], ...] = ()  # the text in coloured pieces, where it has them
 
 
 class GridLines(QGraphicsPathItem):
@@ -303,9 +304,9 @@ class RoofLayer(pg.GraphicsObject):
 
     def add_label(self, text: str, x: float, y: float, color: QColor, anchor=(0, 1),
                   along: tuple[float, float] | None = None, offset=(0.0, 0.0),
-                  stem: bool = False) -> None:
+                  stem: bool = False, pieces: tuple = ()) -> None:
         self.labels.append(_Label(text, float(x), float(y), QColor(color), tuple(anchor), along,
-                                  tuple(offset), stem))
+                                  tuple(offset), stem, tuple(pieces)))
 
     def finish(self, reach: tuple[float, float] | None = None) -> None:
         """Call after adding: recompute the bounds and repaint. ``reach``: how far (in data
@@ -396,10 +397,13 @@ class RoofLayer(pg.GraphicsObject):
             box = QRectF(*label_text_origin(label, w, h), w, h)
             if self.backdrop is not None:  # the text's whole box: a line along its bottom edge
                 painter.fillRect(box, self.backdrop)  # cut the glyphs (the tour's "fp16 125")
-            painter.setPen(QPen(label.color))
-            painter.drawText(box,
-                             int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
-                             label.text)
+            left = box.left()
+            for piece, color in label.pieces or ((label.text, label.color),):
+                painter.setPen(QPen(color))
+                painter.drawText(QRectF(left, box.top(), box.right() - left, h),
+                                 int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
+                                 piece)
+                left += metrics.horizontalAdvance(piece)
             painter.restore()
         painter.restore()
 

@@ -30,7 +30,8 @@ class _TextLayer(ChartLayer):
             self.item.add_label(label.text, label.x, label.y,
                                 QColor(label.color or self.style.foreground),
                                 anchor=label.anchor, along=label.along, offset=label.offset,
-                                stem=label.stem)
+                                stem=label.stem,
+                                pieces=tuple((text, QColor(color)) for text, color in label.pieces))
         self.item.finish(reach=self._reach(texts, scene))
 
     @staticmethod
