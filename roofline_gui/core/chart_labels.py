@@ -463,7 +463,8 @@ def _place_diagonals(groups: list[list[_RoofText]], scene: ChartScene, g: LabelG
             # where none of those fits, main memory's line alone, its chip named (the solid
             # line the others lie on: TPU v1's DDR3 line, on which the A100's PCIe lies,
             # had gone unnamed in the article's chart)
-            for sub, part, ink in zip(subs, parts, inks, strict=True):
+            for sub, part, ink in zip(subs, joined, inks, strict=True):  # (one chip's: its
+                # lines alone say whose)
                 if not any(t.low for t in sub):
                     for words, lost in part.items():
                         forms.setdefault(words, 1.0 + lost)

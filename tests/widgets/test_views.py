@@ -420,6 +420,36 @@ def test_the_design_space_gives_its_map_the_height_on_a_laptop_screen():
     assert sizes["map"][0] >= 400, sizes
 
 
+def test_side_by_side_charts_stay_inside_their_area_whatever_the_chips_names():
+    """The fourteenth tour: the Williams CPUs side by side at 1280 × 800, the Xeon's chart ran
+    past the grid's right edge ("Xeon Platinum 8480+ (Sapphire Rap", its key cut to "fp64
+    3…"): each title's text had set its chart's smallest width. A long name is cut to its
+    chart, whole in its tooltip."""
+    sizes = _on_a_laptop_screen("""
+        from roofline_gui.widgets.app.file_actions import example_named
+        def report():
+            canvas = w.canvas
+            area = canvas.grid_area.viewport().width()
+            rights = [p.plot.mapRectToScene(p.plot.boundingRect()).right()
+                      for p in canvas.grid_plots]
+            titles = [(p.plot.titleLabel.text, p.plot.titleLabel.toolTip())
+                      for p in canvas.grid_plots]
+            print(json.dumps({"area": area, "grid": canvas.grid.width(), "rights": rights,
+                              "titles": titles}))
+            w.model.undo_stack.setClean()
+            w.close()
+        QTimer.singleShot(300, w.showMaximized)
+        QTimer.singleShot(600, lambda: w.files.open(str(example_named("williams-cpus"))))
+        QTimer.singleShot(1000, lambda: w.set_mode("side_by_side"))
+        QTimer.singleShot(1700, report)
+    """)
+    assert sizes["grid"] <= sizes["area"], sizes
+    assert max(sizes["rights"]) <= sizes["area"], sizes
+    (_epyc, epyc_tip), (xeon, xeon_tip) = sizes["titles"]
+    assert xeon_tip == "Xeon Platinum 8480+ (Sapphire Rapids)" and epyc_tip.startswith("EPYC")
+    assert xeon == xeon_tip or xeon.endswith("…"), sizes
+
+
 def test_an_opened_example_brings_forward_the_view_it_is_about(window, qtbot):
     """The tour opened the CPU example on the last example's empty workload breakdown, and the
     serving example after another example with workloads on the breakdown: a document of

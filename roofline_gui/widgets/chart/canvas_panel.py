@@ -14,6 +14,7 @@ from contextlib import contextmanager
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from PySide6.QtGui import QFont, QFontMetricsF
 from PySide6.QtWidgets import (
     QApplication,
     QFrame,
@@ -699,9 +700,33 @@ def _chip_title(item: pg.PlotItem, name: str, chosen: bool = False) -> None:
     """A grid chart's title, its chip's name, in a row of CHIP_TITLE_PX; the selected chip's in
     bold black, the others' in grey (side by side the charts did not say which chip was
     selected: the sixth tour)."""
-    if (item.titleLabel.text, getattr(item, "chosen_title", None)) == (name, chosen):
+    label = item.titleLabel
+    if (getattr(label, "whole", None), getattr(item, "chosen_title", None)) == (name, chosen):
         return
     item.chosen_title = chosen
     item.setTitle(name, size="10pt", bold=chosen, color="#000000" if chosen else "#5a5a5a")
-    item.titleLabel.setMaximumHeight(CHIP_TITLE_PX)
+    label.setMaximumHeight(CHIP_TITLE_PX)
     item.layout.setRowFixedHeight(0, CHIP_TITLE_PX)
+    # a long name never widens its chart: it is cut to the chart's width, whole in its tooltip
+    # (its text's width had set every chart's smallest width, and two Williams CPUs charts ran
+    # past the grid's right edge, "Xeon Platinum 8480+ (Sapphire Rap": the fourteenth tour)
+    label.whole = name
+    label.setToolTip(name)
+    if not getattr(label, "fits_names", False):
+        label.fits_names = True
+        label.geometryChanged.connect(lambda: _fit_title(label))
+    _fit_title(label)
+
+
+def _fit_title(label: pg.LabelItem) -> None:
+    """A grid chart's title cut (…) to its label's width; that width never set by it."""
+    font = QFont()
+    font.setPointSizeF(10.0)
+    font.setBold(bool(label.opts.get("bold")))
+    room = label.size().width() - 4
+    text = (QFontMetricsF(font).elidedText(label.whole, Qt.TextElideMode.ElideRight, room)
+            if room > 0 else label.whole)
+    if text != label.text:
+        label.setText(text)
+    label.setMinimumWidth(0)  # setText asked for the text's width again
+    label._sizeHint[Qt.SizeHint.MinimumSize] = (0, label._sizeHint[Qt.SizeHint.MinimumSize][1])
