@@ -954,3 +954,15 @@ def test_a_tables_rows_are_headed_by_the_tags_the_chart_names_kernels_by(window)
             name = kernels[k].name
             assert head == (name if numbered else f"{tags[k]} · {name}"), (stem, head)
             assert head.startswith(f"{tags[k]} · ")
+
+
+def test_opening_a_session_of_workloads_says_it_holds_them(window):
+    """The fifteenth tour: the Llama example opened with "3 chips, 0 kernels" in the status bar
+    beside its two workloads' charts. A session with workloads counts them too."""
+    from roofline_gui.widgets.app.file_actions import example_named
+
+    window.files.open(str(example_named("llama-3-8b-on-three-chips")))
+    said = window.statusBar().currentMessage()
+    assert "3 chips, 0 kernels, 2 workloads" in said, said
+    window.files.open(str(example_named("williams-cpus")))
+    assert "workload" not in window.statusBar().currentMessage()

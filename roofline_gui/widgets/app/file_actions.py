@@ -179,6 +179,11 @@ class FileActions(QObject):
         chips, kernels = len(doc.chips), len(doc.kernels)
         said = _("Opened {file}: {chips}, {kernels}").format(
             file=path.name, chips=_count(chips, "chip"), kernels=_count(kernels, "kernel"))
+        if doc.workloads:  # "3 chips, 0 kernels" beside two workloads' charts (the fifteenth
+            # tour)
+            said = _("Opened {file}: {chips}, {kernels}, {workloads}").format(
+                file=path.name, chips=_count(chips, "chip"), kernels=_count(kernels, "kernel"),
+                workloads=_count(len(doc.workloads), "workload"))
         self.sig_message.emit(said + ("" if is_session else
                                       _(" (a new untitled session: Save asks where)")))
         return True
