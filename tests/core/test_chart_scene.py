@@ -724,10 +724,14 @@ def test_in_a_small_chart_every_kernel_is_named_or_numbered_as_its_table_row():
     tags = kernel_tags([k.name for k in doc.kernels])
     assert tags == [str(k + 1) for k in range(len(doc.kernels))]
     by = {lb.item: lb.text for lb in names}
-    assert len(by) >= len(doc.kernels) - 1, by
     assert any(text == tags[k] for k, text in by.items()), by
-    assert all(text == tags[k] or text.startswith(doc.kernels[k].name.split()[0])
+    assert all(text.split("/")[0] == tags[k] or text.startswith(doc.kernels[k].name.split()[0])
                for k, text in by.items()), by
+    # every kernel named: a tag of one whose marker lies on another's joins that one's ("4/5":
+    # the MLP layer at batch 64 and the LSTM step, 62.06 and 61.59 op/B, stacked)
+    said = {tag for text in by.values() for tag in text.split("/")}
+    assert all(k in by or tags[k] in said for k in range(len(doc.kernels))), by
+    assert "4/5" in by.values(), by
 
 
 def test_a_selected_name_with_no_clear_spot_takes_its_tag_before_a_roof():

@@ -102,6 +102,9 @@ def chart_mismatches(plot) -> list[str]:
     for label in plot.names.labels:
         k = next((k for k, kernel in enumerate(cmp.kernels)
                   if label.text in _name_options(kernel.name, all_names)), None)
+        if k is None and "/" in label.text:  # stacked markers' tags joined ("4/5"): the first
+            k = next((k for k, kernel in enumerate(cmp.kernels)
+                      if label.text.split("/")[0] in _name_options(kernel.name, all_names)), None)
         if k is None:
             problems.append(f"name {label.text!r} matches no kernel")
             continue
