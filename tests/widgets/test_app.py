@@ -926,13 +926,20 @@ def test_a_long_plain_tooltip_is_shown_wrapped(window, qtbot):
     from PySide6.QtGui import QHelpEvent
     from PySide6.QtWidgets import QApplication, QToolTip
 
-    combo = window.precision_combo
-    assert len(combo.toolTip()) > 60 and not combo.toolTip().startswith("<")
-    at = combo.mapToGlobal(QPoint(5, 5))
-    QApplication.sendEvent(combo, QHelpEvent(QEvent.Type.ToolTip, QPoint(5, 5), at))
-    qtbot.waitUntil(QToolTip.isVisible, timeout=2000)
-    assert QToolTip.text().startswith("<p>") and "Switch every kernel" in QToolTip.text()
-    QToolTip.hideText()
+    from PySide6.QtWidgets import QComboBox
+
+    # the toolbar's, and a panel's built after the window (the Energy tab's y axis)
+    window.docks["energy"].raise_()
+    energy_combo = window.energy.findChild(QComboBox)
+    for combo, words in ((window.precision_combo, "Switch every kernel"),
+                         (energy_combo, "The y axis")):
+        assert len(combo.toolTip()) > 60 and not combo.toolTip().startswith("<")
+        at = combo.mapToGlobal(QPoint(5, 5))
+        QApplication.sendEvent(combo, QHelpEvent(QEvent.Type.ToolTip, QPoint(5, 5), at))
+        qtbot.waitUntil(QToolTip.isVisible, timeout=2000)
+        assert QToolTip.text().startswith("<p>") and words in QToolTip.text()
+        QToolTip.hideText()
+        qtbot.waitUntil(lambda: not QToolTip.isVisible(), timeout=2000)
 
 
 def test_a_tables_rows_are_headed_by_the_tags_the_chart_names_kernels_by(window):

@@ -133,7 +133,6 @@ class MainWindow(QMainWindow):
     def __init__(self, settings: Settings | None = None, presets: Presets | None = None,
                  model: DocumentModel | None = None) -> None:
         super().__init__()
-        wrap_long_tips(QApplication.instance())  # every long plain tooltip wrapped
         self.settings = settings or Settings()
         self.presets = presets or default_presets()
         self.model = model or DocumentModel()
@@ -196,6 +195,7 @@ class MainWindow(QMainWindow):
         self.resize(self.first_size())
         self.settings_restore()
         self._update_title()
+        wrap_long_tips(self)  # the long plain tooltips shown wrapped (the panels', as built)
 
     # -- panels -----------------------------------------------------------------------------------
     # The chart is what a user looks at first, so the window paints it before building the side
@@ -206,6 +206,7 @@ class MainWindow(QMainWindow):
         if panel is None:
             panel = self._make_panel(name)
             self._panels[name] = panel
+            wrap_long_tips(panel)  # its long tooltips shown wrapped
             with self._docks_held():
                 self.docks[name].setWidget(panel)
         return panel
