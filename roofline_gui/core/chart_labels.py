@@ -989,9 +989,9 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels) -> tupl
         if len(left):
             placed += place(left, [*taken, *boxes(placed)], tags, at=at)
             named = {k for k, _lb in placed}
-    # a kernel still left out whose marker lies on a tagged one's (stacked: the A100's MLP
+    # a kernel still left out whose marker lies on a named one's (stacked: the A100's MLP
     # layer at batch 64 and LSTM step, 62.06 and 61.59 op/B, where "4" alone was named: the
-    # fifteenth tour), its tag joined to that one ("4/5"), where the longer text is clear
+    # fifteenth tour), its tag joined to that one's ("4/5"), where the text is clear
     placed = _stacked_tags(placed, tags, (at_selected, at_highest), g,
                            [*taken, *(b for b in boxes(placed))])
     return tuple(sorted((ChartLabel(lb.text, lb.x, lb.y, "", lb.anchor, None, lb.offset, k,
@@ -1001,9 +1001,9 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels) -> tupl
 def _stacked_tags(placed: list, tags: list[tuple[str]], points, g: LabelGeometry,
                   taken: list) -> list:
     """``placed`` ((kernel, KernelLabel) pairs) with each kernel left out whose point (at the
-    first of ``points``, (xs, ys) in log10, where it has one) lies within 3 px of a kernel
-    named by its tag alone, its tag joined to that tag ("4/5"), where the longer text
-    overlaps no other box."""
+    first of ``points``, (xs, ys) in log10, where it has one) lies within 3 px of a named
+    kernel's, its tag joined to that kernel's tag in place of its name ("4/5"), where the
+    text overlaps no other box."""
     named = {k for k, _lb in placed}
     out = list(placed)
     for k in range(len(tags)):
@@ -1016,10 +1016,12 @@ def _stacked_tags(placed: list, tags: list[tuple[str]], points, g: LabelGeometry
         else:
             continue
         for i, (j, lb) in enumerate(out):
-            if lb.text.split("/")[0] != tags[j][0] or not (
-                    abs(lb.x - x) * g.px[0] < 3 and abs(lb.y - y) * g.px[1] < 3):
+            if not (abs(lb.x - x) * g.px[0] < 3 and abs(lb.y - y) * g.px[1] < 3):
                 continue
-            joined = replace(lb, text=f"{lb.text}/{tags[k][0]}")
+            # a name gives way to the two tags (the MLP layer's whole name had hidden the LSTM
+            # step under it in the overlay: the sixteenth tour)
+            mine = lb.text if lb.text.split("/")[0] == tags[j][0] else tags[j][0]
+            joined = replace(lb, text=f"{mine}/{tags[k][0]}")
             box = np.array([offset_label_box(joined, g.px, g.text_px, g.line)])
             others = [offset_label_box(o, g.px, g.text_px, g.line)
                       for n, (_j, o) in enumerate(out) if n != i]

@@ -732,6 +732,13 @@ def test_in_a_small_chart_every_kernel_is_named_or_numbered_as_its_table_row():
     said = {tag for text in by.values() for tag in text.split("/")}
     assert all(k in by or tags[k] in said for k in range(len(doc.kernels))), by
     assert "4/5" in by.values(), by
+    # the same in the overlay, where the MLP layer's whole name had hidden the LSTM step (the
+    # sixteenth tour): the two tags in place of the one name
+    both = ChartScene(chart_spec(cmp, Units(), levels=True), cmp, (0, 1))
+    texts = [lb.text for lb in place_labels(both, _geometry(both, (570.0, 330.0)),
+                                            selected_chip=None, foreground="#202020").names]
+    assert "4/5" in texts and not any(t.startswith(("MLP layer 4096×4096, batch 64", "LSTM"))
+                                      for t in texts), texts
 
 
 def test_a_selected_name_with_no_clear_spot_takes_its_tag_before_a_roof():
