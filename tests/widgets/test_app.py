@@ -924,9 +924,7 @@ def test_a_long_plain_tooltip_is_shown_wrapped(window, qtbot):
     rich text, which Qt wraps; a short one as it is."""
     from PySide6.QtCore import QEvent, QPoint
     from PySide6.QtGui import QHelpEvent
-    from PySide6.QtWidgets import QApplication, QToolTip
-
-    from PySide6.QtWidgets import QComboBox
+    from PySide6.QtWidgets import QApplication, QComboBox, QToolTip
 
     # the toolbar's, and a panel's built after the window (the Energy tab's y axis)
     window.docks["energy"].raise_()
