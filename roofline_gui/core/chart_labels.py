@@ -934,6 +934,8 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels) -> tupl
     def boxes(placed):
         return [offset_label_box(lb, g.px, g.text_px, g.line) for _k, lb in placed]
 
+    # what names a kernel where no form of its name has room: the tag heading its table row
+    tags = [(tag,) for tag in kernel_tags(names)]
     placed, unringed = [], taken
     if k_sel is not None:  # the selected kernel's name first, beside its own ring; the other
         # names then keep off its rings on every chip, 22 px across (one struck through "CNN
@@ -944,9 +946,8 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels) -> tupl
         # "3 · GEMM… (bf16)" hid the V100's fp16 roof and ridge, the fourteenth tour): the
         # name the user clicked, left out, named nothing (the twelfth tour)
         first = order[:1]
-        tagged = [(tag,) for tag in kernel_tags(names)]
         placed = (place(first, taken) or place(first, taken, at=at_highest)
-                  or place(first, taken, tagged)
+                  or place(first, taken, tags)
                   or place(first, taken, over_lines=True)
                   or place(first, taken, at=at_highest, over_lines=True))
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -972,28 +973,25 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels) -> tupl
                       if k not in named and by_selected[k] != highest[k]], dtype=np.intp)
     if len(moved):
         placed += place(moved, [*taken, *boxes(placed)], at=at_highest)
-    # the names still left out, by their numbering alone ("4b", "3"), as the table's rows
-    # begin (kernel_tags): the article's chart at 1280 × 800 had named two of its eight
-    # kernels, its bottom left all parallel diagonals (the thirteenth tour), and side by side
-    # the A100's nine kernels none (the fourteenth)
-    tags = [(tag,) for tag in kernel_tags(names)]
+    # the names still left out, by their tags alone ("4b", "3"), as the table's rows begin:
+    # the article's chart at 1280 × 800 had named two of its eight kernels, its bottom left
+    # all parallel diagonals (the thirteenth tour), and side by side the A100's nine kernels
+    # none (the fourteenth)
     named = {k for k, _lb in placed}
     for at in (at_selected, at_highest):
-        if k_sel is not None and k_sel not in named and tags[k_sel][0]:
+        if k_sel is not None and k_sel not in named:
             # the selected kernel's by its own ring, which the others' keep off
             placed += place(np.array([k_sel]), [*unringed, *boxes(placed)], tags, at=at,
                             over_lines=True)
             named = {k for k, _lb in placed}
-        left = np.array([k for k in range(len(names)) if k not in named and tags[k][0]],
-                        dtype=np.intp)
+        left = np.array([k for k in range(len(names)) if k not in named], dtype=np.intp)
         if len(left):
             placed += place(left, [*taken, *boxes(placed)], tags, at=at)
             named = {k for k, _lb in placed}
     # a kernel still left out whose marker lies on a named one's (stacked: the A100's MLP
     # layer at batch 64 and LSTM step, 62.06 and 61.59 op/B, where "4" alone was named: the
     # fifteenth tour), its tag joined to that one's ("4/5"), where the text is clear
-    placed = _stacked_tags(placed, tags, (at_selected, at_highest), g,
-                           [*taken, *(b for b in boxes(placed))])
+    placed = _stacked_tags(placed, tags, (at_selected, at_highest), g, [*taken, *boxes(placed)])
     return tuple(sorted((ChartLabel(lb.text, lb.x, lb.y, "", lb.anchor, None, lb.offset, k,
                                     stem=lb.stem) for k, lb in placed), key=lambda lb: lb.item))
 
@@ -1020,13 +1018,13 @@ def _stacked_tags(placed: list, tags: list[tuple[str]], points, g: LabelGeometry
                 continue
             # a name gives way to the two tags (the MLP layer's whole name had hidden the LSTM
             # step under it in the overlay: the sixteenth tour)
-            mine = lb.text if lb.text.split("/")[0] == tags[j][0] else tags[j][0]
-            joined = replace(lb, text=f"{mine}/{tags[k][0]}")
+            head = lb.text if lb.text.split("/")[0] == tags[j][0] else tags[j][0]
+            joined = replace(lb, text=f"{head}/{tags[k][0]}")
             box = np.array([offset_label_box(joined, g.px, g.text_px, g.line)])
             others = [offset_label_box(o, g.px, g.text_px, g.line)
                       for n, (_j, o) in enumerate(out) if n != i]
-            mine = offset_label_box(lb, g.px, g.text_px, g.line)
-            rest = np.array([b for b in [*taken, *others] if tuple(b) != tuple(mine)],
+            was = offset_label_box(lb, g.px, g.text_px, g.line)
+            rest = np.array([b for b in [*taken, *others] if tuple(b) != tuple(was)],
                             dtype=float).reshape(-1, 4)
             if not overlaps_each(box, rest)[0]:
                 out[i] = (j, joined)
