@@ -17,10 +17,11 @@ import platform
 import statistics
 import subprocess
 import sys
-import tempfile
 import textwrap
 import time
 from pathlib import Path
+
+from _scratch import scratch
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -55,7 +56,8 @@ class _Painted(QObject):
 # fresh settings folder per launch; the filters are installed when the window has been shown.
 APP_LAUNCH = textwrap.dedent("""
     import os, tempfile
-    os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp()  # no saved window state
+    # no saved window state; inside the benchmark's scratch folder, removed when it ends
+    os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(dir=os.environ["ROOFLINE_DATA_DIR"])
     from roofline_gui.__main__ import start_window
     def _on_shown(w):
         from PySide6.QtWidgets import QApplication
@@ -115,7 +117,7 @@ LAUNCHERS = {
 # fills the cache.
 CHILD_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 # Crash journals of earlier runs would open the recovery dialog and stall the launch.
-CHILD_ENV["ROOFLINE_DATA_DIR"] = tempfile.mkdtemp(prefix="roofline-bench-")
+CHILD_ENV["ROOFLINE_DATA_DIR"] = str(scratch())
 
 
 def launch_once(code: str) -> tuple[float, float, float, float]:

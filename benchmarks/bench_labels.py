@@ -14,12 +14,13 @@ import math
 import os
 import platform
 import sys
-import tempfile
 import time
 from pathlib import Path
 
+from _scratch import scratch
+
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-os.environ.setdefault("ROOFLINE_DATA_DIR", tempfile.mkdtemp())
+os.environ.setdefault("ROOFLINE_DATA_DIR", str(scratch()))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from roofline_gui.core import chart_labels  # noqa: E402
@@ -108,7 +109,7 @@ def main() -> None:
     from roofline_gui.widgets.app.main_window import MainWindow
 
     app = QApplication([])
-    ini = Path(tempfile.mkdtemp()) / "settings.ini"
+    ini = scratch() / "settings.ini"
     window = MainWindow(settings=Settings(QSettings(str(ini), QSettings.Format.IniFormat)))
     window.resize(1280, 800)
     window.show()

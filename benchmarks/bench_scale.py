@@ -9,10 +9,11 @@ import os
 import platform
 import statistics
 import sys
-import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
+
+from _scratch import scratch
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -88,7 +89,7 @@ def main() -> None:
 
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
     doc = big_session()
-    folder = Path(tempfile.mkdtemp())
+    folder = scratch()
     path = folder / "big.roofline"
     t_save, _ = timed(lambda d=doc: save_session(d, path), 3)
     print(f"session: {len(doc.kernels):,} kernels x {len(doc.chips)} chips, "

@@ -24,6 +24,8 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+from _scratch import scratch
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -99,9 +101,8 @@ def bench_serving_view(steps: int = 15, field: str = "tpot") -> float:
     from roofline_gui.widgets.common.application import make_app
 
     app = make_app()
-    import tempfile
 
-    ini = Path(tempfile.mkdtemp()) / "s.ini"
+    ini = scratch() / "s.ini"
     window = MainWindow(settings=Settings(QSettings(str(ini), QSettings.Format.IniFormat)))
     chips = tuple(replace(c, id=f"c{i + 1}") for i, c in
                   enumerate(list(default_presets().chips.values())[8:16]))
@@ -139,9 +140,8 @@ def bench_drag_step(panels: bool = True, names: list[str] | None = None) -> tupl
     from roofline_gui.widgets.common.application import make_app
 
     app = make_app()
-    import tempfile
 
-    ini = Path(tempfile.mkdtemp()) / "s.ini"
+    ini = scratch() / "s.ini"
     window = MainWindow(settings=Settings(QSettings(str(ini), QSettings.Format.IniFormat)))
     chips = tuple(replace(c, id=f"c{i + 1}") for i, c in
                   enumerate(list(default_presets().chips.values())[:8]))
@@ -219,9 +219,8 @@ def bench_roof_drag(steps: int = 20) -> float:
     from roofline_gui.widgets.common.application import make_app
 
     app = make_app()
-    import tempfile
 
-    ini = Path(tempfile.mkdtemp()) / "s.ini"
+    ini = scratch() / "s.ini"
     window = MainWindow(settings=Settings(QSettings(str(ini), QSettings.Format.IniFormat)))
     doc = big_document(1000, 8)
     names = ["llama-3-8b", "llama-2-7b", "mistral-7b", "qwen2-7b", "gpt2", "llama-3-70b",

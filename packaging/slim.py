@@ -171,8 +171,10 @@ def stripped_copy(source: str, folder: Path) -> str:
     return str(out)
 
 
-def slim(binaries: list, datas: list) -> tuple[list, list, list[str]]:
-    """The bundle's binaries and data without what the app never loads; and notes for the log."""
+def slim(binaries: list, datas: list, work: Path | None = None) -> tuple[list, list, list[str]]:
+    """The bundle's binaries and data without what the app never loads; and notes for the log.
+    The stripped copies are written under ``work`` (the build's work folder, cleaned with it),
+    else in a new temporary folder."""
     notes = []
     kept = [b for b in binaries if keep_binary(b)]
     unlinked = unlinked_system_libraries(kept)
@@ -180,7 +182,12 @@ def slim(binaries: list, datas: list) -> tuple[list, list, list[str]]:
     if unlinked:
         notes.append(f"left out {len(unlinked)} system libraries nothing kept links: "
                      + ", ".join(sorted(Path(d).name for d in unlinked)))
-    folder = Path(tempfile.mkdtemp(prefix="roofline-slim-"))
+    if work is not None:
+        folder = Path(work) / "slim"
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir(parents=True)
+    else:
+        folder = Path(tempfile.mkdtemp(prefix="roofline-slim-"))
     before = sum(Path(b[1]).stat().st_size for b in kept if Path(b[1]).is_file())
     for i, entry in enumerate(kept):
         if _python_own(entry[1]):

@@ -10,9 +10,13 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen:configfile="
                       + str(Path(__file__).resolve().parent / "data" / "offscreen-1920x1080.json"))
 if "ROOFLINE_DATA_DIR" not in os.environ:  # journals of the tests never reach the user's folder
+    import atexit
+    import shutil
     import tempfile
 
     os.environ["ROOFLINE_DATA_DIR"] = tempfile.mkdtemp(prefix="roofline-test-data-")
+    # The folder is the run's own (processes the tests start inherit it): gone when the run is.
+    atexit.register(shutil.rmtree, os.environ["ROOFLINE_DATA_DIR"], ignore_errors=True)
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(__file__).resolve().parent / "data"

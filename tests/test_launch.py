@@ -52,3 +52,15 @@ def test_start_window_completes_the_window_collects_again_and_reads_no_sources(t
     # "PySide6" in them (widgets/app/startup.py); only its own first few remain.
     assert len(seen["sources read"]) <= 5, seen["sources read"]
     assert not [n for n in seen["sources read"] if n.startswith(("roofline_gui", "pyqtgraph", "numpy"))]
+
+
+def test_self_test_passes_and_leaves_nothing_in_the_temporary_folder(tmp_path):
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "XDG_CONFIG_HOME": str(tmp_path),
+           "TMPDIR": str(scratch)}
+    run = subprocess.run([sys.executable, "-m", "roofline_gui", "--self-test"], cwd=ROOT, env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.startswith("self-test passed in ")
+    assert list(scratch.iterdir()) == []

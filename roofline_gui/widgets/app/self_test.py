@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -29,12 +30,14 @@ def run_self_test() -> int:
     try:
         _run(folder)
     except Exception as exc:  # noqa: BLE001 -- the self-test reports any failure as its result
-        print(f"self-test FAILED: {type(exc).__name__}: {exc}", file=sys.stderr)
+        # The files it wrote stay for a look at what went wrong.
+        print(f"self-test FAILED: {type(exc).__name__}: {exc} (its files: {folder})", file=sys.stderr)
         return 1
+    shutil.rmtree(folder, ignore_errors=True)
     if window_check:
         print(f"self-test FAILED: {window_check}", file=sys.stderr)
         return 1
-    print(f"self-test passed in {time.perf_counter() - start:.2f} s ({folder})")
+    print(f"self-test passed in {time.perf_counter() - start:.2f} s")
     return 0
 
 
