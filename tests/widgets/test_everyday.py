@@ -622,3 +622,16 @@ def test_chart_only_gives_the_chart_the_window_and_brings_the_panels_back(window
     assert {name for name, dock in again.docks.items() if dock.isVisible()} == shown
     again.model.undo_stack.setClean()
     again.close()
+
+
+def test_a_long_error_set_after_the_window_was_built_shows_wrapped(qtbot):
+    """Qt wraps only rich text: a field's error comes after wrap_long_tips swept the window."""
+    from roofline_gui.widgets.common.fields import QuantityEdit
+
+    field = QuantityEdit("bandwidth")
+    qtbot.addWidget(field)
+    long = "the bandwidth must be a positive number with a unit, such as 2 TB/s, 900 GB/s or 1.5e12"
+    field.show_error(long)
+    assert field.toolTip().startswith("<p>") and "such as 2 TB/s" in field.toolTip()
+    field.show_error("too small")
+    assert field.toolTip() == "too small"

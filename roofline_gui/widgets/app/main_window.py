@@ -3,7 +3,6 @@ No computation and no file I/O here: those live in the core, the models and File
 
 from __future__ import annotations
 
-import html
 import math
 import re
 from contextlib import contextmanager
@@ -46,7 +45,7 @@ from roofline_gui.widgets.app.measure_actions import MeasureActions
 from roofline_gui.widgets.app.views import BOTTOM, BY_NAME, VIEWS, View, layout_version, object_name
 from roofline_gui.widgets.chart.canvas_panel import CanvasPanel
 from roofline_gui.widgets.common import background
-from roofline_gui.widgets.common.application import wrap_long_tips
+from roofline_gui.widgets.common.application import TIP_WRAP, fitted_tip, wrap_long_tips
 from roofline_gui.widgets.common.dialogs import RecoveryDialog, about_text
 from roofline_gui.widgets.common.wheel import guard_wheel
 
@@ -1158,4 +1157,4 @@ def _set_texts(action: QAction, text: str, tip: str = "") -> None:
                        if "(&" in text else "")  # a Japanese "開く(&O)": the button "開く"
     action.setStatusTip(tip or text.replace("&", "").rstrip("…"))
     # a toolbar button's tooltip: the whole hint, wrapped (rich text)
-    action.setToolTip(f"<p>{html.escape(tip)}</p>" if len(tip) > 60 else "")
+    action.setToolTip(fitted_tip(tip) if len(tip) > TIP_WRAP else "")

@@ -52,6 +52,12 @@ def wrapped_tip(tip: str) -> str:
     return "<p>" + html.escape(tip).replace("\n", "<br>") + "</p>"
 
 
+def fitted_tip(tip: str) -> str:
+    """A tooltip to set on a widget that may get it after wrap_long_tips swept its window (a
+    field's error, a hint set later): wrapped when long and plain, else as it is."""
+    return wrapped_tip(tip) if len(tip) > TIP_WRAP and not Qt.mightBeRichText(tip) else tip
+
+
 def wrap_long_tips(root: QWidget) -> None:
     """WrappedTips on ``root`` and each widget in it whose tooltip is long and plain (call once
     it is built: a panel built later, when it is)."""

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
 from roofline_gui.core.errors import UnitError
 from roofline_gui.core.i18n import _
 from roofline_gui.core.units import format_si, parse_quantity
+from roofline_gui.widgets.common.application import fitted_tip
 from roofline_gui.widgets.common.wheel import guard_wheel
 
 _UNITS = {"bandwidth": "B/s", "compute": "op/s", "bytes": "B", "intensity": "op/B", "count": "",
@@ -182,7 +183,7 @@ class QuantityEdit(QLineEdit):
             self.error = message
             if self.styleSheet() != (_INVALID if message else ""):  # each change re-polishes
                 self.setStyleSheet(_INVALID if message else "")
-            self.setToolTip(message or (f"exactly {self._exact}" if self._exact else ""))
+            self.setToolTip(fitted_tip(message) or (f"exactly {self._exact}" if self._exact else ""))
             if changed:
                 self.sig_error_changed.emit(message)
 
