@@ -32,3 +32,16 @@ def test_uniform_fill_gives_every_spot_the_image_pyqtgraph_gives(qtbot):
     theirs.updateSpots()
     assert (ours.data["sourceRect"] == theirs.data["sourceRect"]).all()
     assert pg_private.max_spot_width(ours) == pg_private.max_spot_width(theirs)
+
+
+def test_a_label_let_shrink_asks_for_no_width_and_keeps_its_height(qtbot):
+    from PySide6.QtCore import QSizeF, Qt
+
+    for name in pg_private.USED_LABEL_ATTRIBUTES:
+        assert hasattr(pg.LabelItem("x"), name), f"pyqtgraph {pg.__version__}: LabelItem().{name}"
+    label = pg.LabelItem()
+    label.setText("A chip's long name that would widen its chart", size="10pt")
+    smallest = label.sizeHint(Qt.SizeHint.MinimumSize, QSizeF())
+    assert smallest.width() > 100
+    pg_private.let_label_shrink(label)
+    assert label.sizeHint(Qt.SizeHint.MinimumSize, QSizeF()) == QSizeF(0, smallest.height())

@@ -33,7 +33,7 @@ from roofline_gui.io.presets import Presets
 from roofline_gui.io.validate import MAX_BANDWIDTH, MAX_COMPUTE
 from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.models.mime import MIME_KERNELS, decode
-from roofline_gui.widgets.chart import roofline_plot
+from roofline_gui.widgets.chart import pg_private, roofline_plot
 from roofline_gui.widgets.chart.plot_items import GridKey
 from roofline_gui.widgets.chart.roofline_plot import RangeMode, RooflinePlot, ViewOptions
 from roofline_gui.widgets.common.axes import SIAxis, longest_fitting
@@ -728,5 +728,4 @@ def _fit_title(label: pg.LabelItem) -> None:
             if room > 0 else label.whole)
     if text != label.text:
         label.setText(text)
-    label.setMinimumWidth(0)  # setText asked for the text's width again
-    label._sizeHint[Qt.SizeHint.MinimumSize] = (0, label._sizeHint[Qt.SizeHint.MinimumSize][1])
+    pg_private.let_label_shrink(label)  # setText asked for the text's width again
