@@ -36,6 +36,7 @@ from roofline_gui.core.arrays import among
 from roofline_gui.core.chart_scene import ChartScene
 from roofline_gui.core.display import (
     FAR_LABEL_SPOTS,
+    STACKED_PX,
     WORKLOAD_LABEL_SPOTS,
     TextWidth,
     kernel_tags,
@@ -581,7 +582,8 @@ def _marker_boxes(scene: ChartScene, g: LabelGeometry) -> np.ndarray:
 
 def _line_segments(scene: ChartScene, g: LabelGeometry) -> np.ndarray:
     """Every line the shown chips' roofs draw, as segments in label pixels: each roof's flat
-    part and its main-memory diagonal, each other level's diagonal. Rows (x0, y0, x1, y1, kind,
+    part and its main-memory diagonal (and its datasheet roof's, where drawn), each other
+    level's diagonal. Rows (x0, y0, x1, y1, kind,
     log10 value): kind 0 a flat part (value: its peak), 1 a diagonal (value: its bandwidth), so
     a label can tell its own line (which it sits on) from the others, 2 a kernel's dotted line
     between its memory levels (_connectors). A seventh column weighs
@@ -590,7 +592,9 @@ def _line_segments(scene: ChartScene, g: LabelGeometry) -> np.ndarray:
     crowded chart was crossed and the label fell on the kernels' markers instead)."""
     (sx, sy), (x_lo, x_hi, _y_lo, _y_hi) = g.px, g.view
     shown, rows = set(scene.chips), []
-    for r in scene.spec.roofs:
+    # the datasheet roofs a what-if or achievable roof moved from too, drawn long-dashed (one
+    # ran through the end of "HBM3 5.3 TB/s: Instinct MI300X": the seventeenth tour)
+    for r in (*scene.spec.roofs, *scene.spec.datasheet_roofs):
         if r.chip not in shown or not (r.peak > 0 and r.ridge > 0 and r.bandwidth > 0):
             continue
         lp, lr, lb = math.log10(r.peak), math.log10(r.ridge), math.log10(r.bandwidth)
@@ -910,8 +914,11 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels) -> tupl
                     np.where(top > 0, np.log10(np.where(top > 0, top, 1.0)), np.nan))
 
     at_selected, at_highest = points(by_selected), points(highest)
-    (kx, ky), (wx, wy) = _kernel_points(scene), _workload_obstacles(scene)
-    others = (np.concatenate([kx, wx]), np.concatenate([ky, wy]))
+    (kx, ky, kernel_of), (wx, wy) = _kernel_points(scene), _workload_obstacles(scene)
+    # each marker's kernel: a name is not set where another's marker is as near as its own
+    # (a workload's points are no kernel's)
+    others = (np.concatenate([kx, wx]), np.concatenate([ky, wy]),
+              np.concatenate([kernel_of, np.full(len(wx), -1)]))
     taken = [*g.avoid, *(box for label in roof_labels for box in label_footprint(label, g)),
              *_big_points(scene, g)]
     names = [k.name for k in cmp.kernels]
@@ -929,7 +936,7 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels) -> tupl
         return [(int(rows[lb.kernel]), lb) for lb in place_kernel_labels(
             [forms[k] for k in rows], xs[rows], ys[rows], g.px, g.text_px, g.line, taken, others,
             g.bounds, lines=roofs, far_spots=FAR_LABEL_SPOTS, over_lines=over_lines,
-            soft_lines=soft)]
+            soft_lines=soft, owners=rows)]
 
     def boxes(placed):
         return [offset_label_box(lb, g.px, g.text_px, g.line) for _k, lb in placed]
@@ -999,8 +1006,8 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels) -> tupl
 def _stacked_tags(placed: list, tags: list[tuple[str]], points, g: LabelGeometry,
                   taken: list) -> list:
     """``placed`` ((kernel, KernelLabel) pairs) with each kernel left out whose point (at the
-    first of ``points``, (xs, ys) in log10, where it has one) lies within 3 px of a named
-    kernel's, its tag joined to that kernel's tag in place of its name ("4/5"), where the
+    first of ``points``, (xs, ys) in log10, where it has one) lies within STACKED_PX of a
+    named kernel's, its tag joined to that kernel's tag in place of its name ("4/5"), where the
     text overlaps no other box."""
     named = {k for k, _lb in placed}
     out = list(placed)
@@ -1014,7 +1021,7 @@ def _stacked_tags(placed: list, tags: list[tuple[str]], points, g: LabelGeometry
         else:
             continue
         for i, (j, lb) in enumerate(out):
-            if not (abs(lb.x - x) * g.px[0] < 3 and abs(lb.y - y) * g.px[1] < 3):
+            if not math.hypot((lb.x - x) * g.px[0], (lb.y - y) * g.px[1]) < STACKED_PX:
                 continue
             # a name gives way to the two tags (the MLP layer's whole name had hidden the LSTM
             # step under it in the overlay: the sixteenth tour)
@@ -1047,8 +1054,10 @@ def _big_points(scene: ChartScene, g: LabelGeometry) -> np.ndarray:
 
 
 def _roof_polylines(scene: ChartScene, g: LabelGeometry) -> list[np.ndarray]:
-    """The shown chips' roofs as polylines in label pixels, which names keep off."""
-    return _polylines(g, [roof.points() for roof in scene.spec.roofs if roof.chip in scene.chips])
+    """The shown chips' roofs (and the datasheet roofs drawn beside them) as polylines in label
+    pixels, which names keep off."""
+    return _polylines(g, [roof.points() for roof in (*scene.spec.roofs, *scene.spec.datasheet_roofs)
+                          if roof.chip in scene.chips])
 
 
 def _level_polylines(scene: ChartScene, g: LabelGeometry) -> list[np.ndarray]:
@@ -1065,21 +1074,23 @@ def _polylines(g: LabelGeometry, points) -> list[np.ndarray]:
                 for rx, ry in points]
 
 
-def _kernel_points(scene: ChartScene) -> tuple[np.ndarray, np.ndarray]:
+def _kernel_points(scene: ChartScene) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The kernels' markers on the shown chips (log10 x, y), and their points at the other
     memory levels where drawn, which names keep off (a name sat on a neighbour's point at
-    another level: the fourth tour's "4a" above "4b")."""
+    another level: the fourth tour's "4a" above "4b"); and each one's kernel (its index)."""
     spec = scene.spec
     if not (0 < len(spec.marker_x) <= KERNEL_LABELS_MAX) or not spec.marker_y.size:
-        return np.zeros(0), np.zeros(0)
+        return np.zeros(0), np.zeros(0), np.zeros(0, dtype=np.intp)
     rates = spec.marker_y[:, list(scene.chips)]
     xs, ys = np.repeat(spec.marker_x, rates.shape[1]), rates.ravel()
+    owners = np.repeat(np.arange(len(spec.marker_x)), rates.shape[1])
     levels = spec.levels
     if levels is not None and len(levels):
         on = among(levels.chip, scene.chips)
         xs, ys = np.concatenate([xs, levels.x[on]]), np.concatenate([ys, levels.y[on]])
+        owners = np.concatenate([owners, levels.kernel[on]])
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.log10(xs), np.log10(ys)
+        return np.log10(xs), np.log10(ys), owners
 
 
 # -- workloads' labels -----------------------------------------------------------------------------
@@ -1121,7 +1132,7 @@ def place_workload_labels(scene: ChartScene, g: LabelGeometry, taken_labels,
         oy = np.concatenate([np.log10(m.entry_y).ravel() for m in marks] + [np.log10(t) for t in tops])
     # the kernels' markers and the roofs too (a selected workload's label had covered two of
     # the article's markers and crossed ten lines: the tour)
-    kx, ky = _kernel_points(scene)
+    kx, ky, _kernel = _kernel_points(scene)
     ox, oy = np.concatenate([ox, kx]), np.concatenate([oy, ky])
     roofs = _roof_polylines(scene, g)
     which = list(range(len(marks))) if held is None else [moving]

@@ -534,7 +534,8 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
                         bounds: tuple[float, float, float, float] | None = None,
                         spots=LABEL_SPOTS, lines: list[np.ndarray] | None = None,
                         far_spots=(), over_lines: bool = True,
-                        soft_lines: list[np.ndarray] | None = None) -> list[KernelLabel]:
+                        soft_lines: list[np.ndarray] | None = None,
+                        owners: np.ndarray | None = None) -> list[KernelLabel]:
     """Labels for markers at (log10) ``xs``, ``ys``: each in the first of LABEL_SPOTS where its
     text (or, failing that, each shorter alternative in turn: ``texts[k]`` may be a tuple, the
     whole name first)
@@ -551,15 +552,24 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
     form in the first near spot it fits, unless ``over_lines`` is False: then it is left out
     (the marker's tooltip names it). ``soft_lines`` (other memory levels' diagonals) are kept
     off as the roofs are where some spot allows; where none does, they are crossed rather than
-    the name left out."""
+    the name left out.
+
+    ``owners``: which kernel each text names (an id per text), with ``others`` given as (xs, ys,
+    ids): a text is then set by its marker only where no other kernel's marker is about as
+    near it as its own (AMBIGUOUS_PX), which would leave the reader guessing which one it
+    names; else set off with a stem, or, where nothing else is clear, in the first spot that
+    fits (over a line before beside another's marker)."""
     sx, sy = px_per_decade
     # Boxes as arrays, so a candidate is tested against all of them in one numpy expression
     # (ten workloads' marks on eight chips are hundreds of obstacles, tested at each drag step).
     boxes = np.array(list(taken), dtype=float).reshape(-1, 4)
-    ox, oy = others if others is not None else (np.zeros(0), np.zeros(0))
+    ox, oy, *rest = others if others is not None else (np.zeros(0), np.zeros(0))
     mx, my = np.concatenate([xs, ox]) * sx, -np.concatenate([ys, oy]) * sy
     keep = np.isfinite(mx) & np.isfinite(my)
     markers = np.column_stack([mx - 5, my - 5, mx + 5, my + 5])[keep]
+    # each marker's kernel, where known (-2: unknown, never taken for a text's own)
+    marker_ids = (np.concatenate([np.asarray(owners), np.asarray(rest[0])])[keep]
+                  if owners is not None and rest else np.full(len(markers), -2))
 
     def as_segments(polylines) -> np.ndarray:
         pieces = [np.column_stack([p[:-1], p[1:]]) for p in polylines or () if len(p) > 1]
@@ -577,9 +587,11 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
            np.array([a for _, a in far_spots], dtype=float).reshape(-1, 2))
 
     def clear_spots(text: str, px: float, py: float, at, obstacles: np.ndarray,
-                    segments: np.ndarray):
-        """The candidate boxes of ``text`` at the spots ``at``, and which of them fit (clear
-        of labels and markers, inside the bounds) and which of those no roof crosses."""
+                    segments: np.ndarray, neighbours: np.ndarray | None = None):
+        """The candidate boxes of ``text`` at the spots ``at``, which of them fit (clear of
+        labels and markers, inside the bounds), which of those no roof crosses and no
+        ``neighbours``' marker is about as near as its own (ambiguous_each), and which of
+        those that fit are not ambiguous."""
         offsets, anchors = at
         w, h = text_width(text, text_px) + 4, line_px
         left = px + offsets[:, 0] - anchors[:, 0] * w
@@ -592,7 +604,10 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
             fits &= ((bounds[0] <= candidates[:, 0]) & (candidates[:, 2] <= bounds[2])
                      & (bounds[1] <= candidates[:, 1]) & (candidates[:, 3] <= bounds[3]))
         ok = np.flatnonzero(fits)
-        return candidates, ok, ok[~crosses_each(candidates[ok] + LINE_CLEAR, segments)]
+        plain = ok
+        if neighbours is not None and len(neighbours) and len(ok):
+            plain = ok[~ambiguous_each(candidates[ok], px, py, neighbours)]
+        return candidates, ok, plain[~crosses_each(candidates[plain] + LINE_CLEAR, segments)], plain
 
     placed = []
     stems = np.zeros((0, 4))  # the stems of names set off their markers, as segments
@@ -602,22 +617,34 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
             continue
         px, py = x * sx, -y * sy
         # The marker's own box is not an obstacle to its label.
-        others_boxes = markers[~((markers[:, 0] == px - 5) & (markers[:, 1] == py - 5))]
+        not_own = ~((markers[:, 0] == px - 5) & (markers[:, 1] == py - 5))
+        others_boxes = markers[not_own]
+        # the markers of other kernels, but those on its own (STACKED_PX: _stacked_tags
+        # names them together)
+        neighbours = None
+        if owners is not None:
+            centres = markers[:, :2] + 5
+            neighbours = centres[(marker_ids != owners[k]) & not_own
+                                 & (np.hypot(centres[:, 0] - px, centres[:, 1] - py) >= STACKED_PX)]
         # The first text (the whole name, then shorter) with a spot no roof crosses; then one
         # set off further, its stem crossing no label (the tours saw names written across roofs
         # where a shorter form, or a spot a little further out, was clear); only where none
         # has one, the first that fits at all, over a roof
-        chosen = over_a_line = None
+        chosen = over_a_line = beside_another = None
         for lines_here in tiers:
             for text in options:
-                candidates, ok, free = clear_spots(text, px, py, near, others_boxes, lines_here)
+                candidates, ok, free, plain = clear_spots(text, px, py, near, others_boxes,
+                                                          lines_here, neighbours)
                 if len(free):
                     chosen = (text, candidates[free[0]], spots[free[0]], False)
                     break
-                if len(ok) and over_a_line is None:
-                    over_a_line = (text, candidates[ok[0]], spots[ok[0]], False)
+                if len(plain) and over_a_line is None:
+                    over_a_line = (text, candidates[plain[0]], spots[plain[0]], False)
+                if len(ok) and beside_another is None:
+                    beside_another = (text, candidates[ok[0]], spots[ok[0]], False)
             for text in options if chosen is None and len(far[0]) else ():
-                candidates, _ok, free = clear_spots(text, px, py, far, others_boxes, lines_here)
+                candidates, _ok, free, _plain = clear_spots(text, px, py, far, others_boxes,
+                                                            lines_here)
                 for s in free:
                     (ox, oy), _anchor = far_spots[s]
                     stem = np.array([[px, py, px + ox, py + oy]])
@@ -636,12 +663,38 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
                     break
             if chosen is not None:
                 break
-        chosen = chosen or (over_a_line if over_lines else None)
+        chosen = chosen or ((over_a_line or beside_another) if over_lines else None)
         if chosen is not None:
             text, box, (offset, anchor), stem = chosen
             boxes = np.vstack([boxes, box])
             placed.append(KernelLabel(k, text, float(x), float(y), offset, anchor, stem))
     return placed
+
+
+#: px between two kernels' markers that read as one spot (their 10 px shapes mostly overlap):
+#: a name beside them names both (chart_labels._stacked_tags joins their tags, "4/5")
+STACKED_PX = 6.0
+#: px: a name is ambiguous where another kernel's marker is less than this further from its
+#: box than its own marker is (a tag "7" under kernel 2's circle, "1" beside the V100's marker,
+#: read as theirs: the fourteenth to sixteenth tours); its own is 8 px away at the near spots
+AMBIGUOUS_PX = 6.0
+
+
+def ambiguous_each(boxes: np.ndarray, px: float, py: float, neighbours: np.ndarray) -> np.ndarray:
+    """For each of ``boxes`` ([S, 4]) of a text naming the marker at (``px``, ``py``), whether
+    one of ``neighbours`` ([M, 2], other kernels' marker centres) is within AMBIGUOUS_PX of as
+    near the box as that marker (distances from a point to a box: 0 inside)."""
+    boxes = np.asarray(boxes, dtype=float).reshape(-1, 4)
+
+    def gap(x, y):
+        dx = np.maximum(np.maximum(boxes[:, 0:1] - x, x - boxes[:, 2:3]), 0.0)
+        dy = np.maximum(np.maximum(boxes[:, 1:2] - y, y - boxes[:, 3:4]), 0.0)
+        return np.hypot(dx, dy)
+
+    own = gap(np.array([px]), np.array([py]))[:, 0]
+    if not len(neighbours):
+        return np.zeros(len(boxes), dtype=bool)
+    return gap(neighbours[:, 0][None, :], neighbours[:, 1][None, :]).min(axis=1) < own + AMBIGUOUS_PX
 
 
 def _runs_along(segment: np.ndarray, segments: np.ndarray, near: float = 2.5) -> bool:

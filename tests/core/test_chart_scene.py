@@ -703,8 +703,10 @@ def test_names_with_no_room_keep_their_numbering():
     assert 0 in by and len(by) >= 7, by  # the selected one among them (two of eight, before)
     bare = [k for k, text in by.items() if text == tags[k]]
     assert bare and all(tags[k] for k in by), by  # some by their numbering alone
-    for k, text in by.items():
-        assert text == tags[k] or text.startswith(tags[k] + " · "), (k, text)
+    for k, text in by.items():  # or with a stacked neighbour's ("2/5, 6": _stacked_tags)
+        head, *stacked = text.split("/")
+        assert head == tags[k] or text.startswith(tags[k] + " · "), (k, text)
+        assert all(t in tags and t != tags[k] for t in stacked), (k, text)
 
 
 def test_in_a_small_chart_every_kernel_is_named_or_numbered_as_its_table_row():

@@ -513,7 +513,7 @@ def test_a_selected_workloads_label_covers_no_kernel_marker(window):
     g, scene = plot.label_geometry(), plot.scene
     (label,) = [lb for lb in scene.labels.workloads if lb is not None]
     box = offset_label_box(label, g.px, lambda t: g.text_px(t) + 6, g.line)
-    kx, ky = _kernel_points(scene)
+    kx, ky, _kernel = _kernel_points(scene)
     for x, y in zip(kx * g.px[0], -ky * g.px[1], strict=True):
         assert not boxes_overlap(box, (x - 5, y - 5, x + 5, y + 5)), label.text
     assert _crossed_each(np.array([box]), _line_segments(scene, g), -1, np.nan)[0] < 3
