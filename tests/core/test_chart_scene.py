@@ -762,3 +762,22 @@ def test_a_selected_name_with_no_clear_spot_takes_its_tag_before_a_roof():
         names = place_labels(chosen, _geometry(chosen, (570.0, 350.0)), selected_chip=chip.id,
                              foreground="#202020").names
         assert [lb.text for lb in names if lb.item == 2] == ["3"], chip.name
+
+
+def test_a_what_ifs_datasheet_roof_is_a_line_labels_keep_off():
+    """Drawn long-dashed beside the what-if's roof, it had run through the end of a neighbour's
+    "HBM3 5.3 TB/s: Instinct MI300X" (the seventeenth tour): names keep off it as off a roof."""
+    from roofline_gui.core.chart_labels import _line_segments, _roof_polylines
+
+    base = PRESETS.chips["nvidia-b200"]
+    j = next(i for i, level in enumerate(base.memory) if level.role == "dram")
+    what_if = replace(base, id="b200").with_level(j, replace(
+        base.dram, bandwidth=3 * base.dram.bandwidth, what_if_of=base.dram.bandwidth))
+    cmp = compare((_kernel("add-fp32"),), (what_if,))
+    scene = ChartScene(chart_spec(cmp, Units()), cmp, (0,))
+    (sheet,) = {r.bandwidth for r in scene.spec.datasheet_roofs}
+    assert sheet == base.dram.bandwidth
+    g = _geometry(scene)
+    rows = _line_segments(scene, g)
+    assert np.isclose(rows[rows[:, 4] == 1, 5], np.log10(sheet)).any()  # its diagonal
+    assert len(_roof_polylines(scene, g)) == len(scene.spec.roofs) + len(scene.spec.datasheet_roofs)

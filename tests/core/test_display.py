@@ -597,3 +597,35 @@ def test_kernel_tags_are_the_names_own_numbering_else_their_places():
     assert kernel_tags([*article, "GEMM 4096³ (bf16)"]) == ["1", "2", "3", "4"]
     assert kernel_tags(["1 · a", "1 · b"]) == ["1", "2"]
     assert kernel_tags([]) == []
+
+
+def test_a_name_is_not_set_where_another_kernels_marker_is_as_near_as_its_own():
+    """The tours read a tag "7" set under kernel 2's marker as kernel 2's: a spot where another
+    kernel's marker is about as near the text as its own is taken only where none other is."""
+    from roofline_gui.core.display import (
+        AMBIGUOUS_PX,
+        LABEL_SPOTS,
+        STACKED_PX,
+        ambiguous_each,
+        offset_label_box,
+        place_kernel_labels,
+    )
+
+    xs, ys = np.array([0.0]), np.array([0.0])
+    # kernel 1's marker 14 px right of and 14 px below kernel 0's: the right spot's text box
+    # (8 px off) is 8 px from each
+    other = (np.array([14.0 / PX[0]]), np.array([-14.0 / PX[1]]))
+    (plain,) = place_kernel_labels(["7"], xs, ys, PX, 7.0, 12.0, [], other)
+    assert plain.anchor == LABEL_SPOTS[0][1]  # without knowing whose: the first spot, right
+    (kept,) = place_kernel_labels(["7"], xs, ys, PX, 7.0, 12.0, [], (*other, np.array([1])),
+                                  owners=np.array([0]))
+    assert kept.anchor == LABEL_SPOTS[1][1]  # left of its marker, away from kernel 1's
+    box = np.array([offset_label_box(kept, PX, 7.0, 12.0)])
+    assert not ambiguous_each(box, 0.0, 0.0, np.array([[14.0, 14.0]]))[0]
+    assert ambiguous_each(np.array([offset_label_box(plain, PX, 7.0, 12.0)]), 0.0, 0.0,
+                          np.array([[14.0, 14.0]]))[0]
+    # the same kernel's marker on another chip there names no other: the first spot stays
+    (own,) = place_kernel_labels(["7"], xs, ys, PX, 7.0, 12.0, [], (*other, np.array([0])),
+                                 owners=np.array([0]))
+    assert own.anchor == LABEL_SPOTS[0][1]
+    assert AMBIGUOUS_PX > 0 and STACKED_PX < 10
