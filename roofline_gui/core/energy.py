@@ -490,11 +490,12 @@ def kernel_lines(comparison, k: int, c: int, units=None) -> list[str]:
     # over MAC/B, idle power over MAC/s), under a sentence per MAC (the tour read "÷ 61.59
     # op/B" there)
     twice = f"{per_unit} × " if per_unit > 1 else ""
-    terms = [f"{twice}ε_{precision} {_pj(eps_op)} pJ{_est(consts, f'op:{precision}')}"]
+    # each ε with its unit (pJ per op, per byte: the tour read "ε_HBM2 257 pJ" as a total)
+    terms = [f"{twice}ε_{precision} {_pj(eps_op)} pJ/op{_est(consts, f'op:{precision}')}"]
     for name, role, joules in consts.levels:
         j = ROLE_INDEX[role]
         if np.isfinite(intensity[j]) and intensity[j] > 0 and joules:
-            terms.append(f"ε_{name} {_pj(joules)} pJ ÷ {intensity[j] / per_unit:,.4g} {word}/B"
+            terms.append(f"ε_{name} {_pj(joules)} pJ/B ÷ {intensity[j] / per_unit:,.4g} {word}/B"
                          f"{_est(consts, f'byte:{name}')}")
     uncounted = [name for name, role, joules in consts.levels if not joules
                  and np.isfinite(intensity[ROLE_INDEX[role]]) and intensity[ROLE_INDEX[role]] > 0]
@@ -512,13 +513,16 @@ def kernel_lines(comparison, k: int, c: int, units=None) -> list[str]:
     board = format_si(consts.board_power, "W")  # as the average beside it ("1 kW of the 1000 W")
     average = format_si(float(e.capped_power[0, c]), "W")
     if units.mac:  # the table reads MAC/J: the sentence is per MAC too, its ops' formula below
-        first = _("Energy per MAC: {pj} pJ (two ops of {per_op} pJ each), {per_joule}, at an "
-                  "average {power} of the {board} board power (Choi et al. 2013).").format(
+        # the model's citation by its name, not after the board power (the tour read it as the
+        # A100's board power's source)
+        first = _("Energy per MAC (the energy roofline, Choi et al. 2013): {pj} pJ (two ops of "
+                  "{per_op} pJ each), {per_joule}, at an average {power} of the {board} board "
+                  "power.").format(
             pj=_pj(counted * per_unit), per_op=_pj(counted), per_joule=per_joule(1 / counted),
             power=average, board=board)
     else:
-        first = _("Energy per op: {pj} pJ, {per_joule}, at an average {power} of the {board} "
-                  "board power (Choi et al. 2013).").format(
+        first = _("Energy per op (the energy roofline, Choi et al. 2013): {pj} pJ, {per_joule}, "
+                  "at an average {power} of the {board} board power.").format(
             pj=_pj(counted), per_joule=per_joule(1 / counted), power=average, board=board)
     lines = [first]
     dram = comparison.chips[c].dram

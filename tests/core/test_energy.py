@@ -124,7 +124,8 @@ def test_energy_per_byte_is_per_memory_level():
     # at 50 Top/s: 1 + 0.7 + 1 + 50/50 = 3.7 pJ
     assert cmp.energy.per_op[0, 0] == pytest.approx(3.7e-12)
     text = "\n".join(kernel_lines(cmp, 0, 0))
-    assert "ε_L1 2 pJ ÷ 10 op/B + ε_L2 5 pJ ÷ 10 op/B + ε_HBM 100 pJ ÷ 100 op/B" in text
+    assert "ε_L1 2 pJ/B ÷ 10 op/B + ε_L2 5 pJ/B ÷ 10 op/B + ε_HBM 100 pJ/B ÷ 100 op/B" in text
+    assert "ε_bf16 1 pJ/op" in text
     partly = compare([k], [two_caches({"L1": 2.0, "dram": 100.0})])
     assert "Not counted (no figure given for its bytes): L2" in "\n".join(kernel_lines(partly, 0, 0))
     consts = constants(chip)
@@ -231,8 +232,9 @@ def test_energy_reads_the_same_in_every_view_in_mac_mode_too():
         # per MAC beside MAC/J (the tour read "772 pJ, 647.9 MMAC/J"): twice the op's joules
         per_op = float(cmp.energy.capped_per_op[0, 0]) * 1e12
         first = text.splitlines()[0]
-        assert first.startswith(f"Energy per MAC: {2 * per_op:.3g} pJ (two ops of {per_op:.3g} pJ")
-        assert "Energy per op:" not in text and "Energy per op:" in kernel_lines(cmp, 0, 0)[0]
+        assert first.startswith("Energy per MAC (the energy roofline, Choi et al. 2013): "
+                                f"{2 * per_op:.3g} pJ (two ops of {per_op:.3g} pJ")
+        assert "Energy per op (" not in text and "Energy per op (" in kernel_lines(cmp, 0, 0)[0]
         # and its formula per MAC too: two ops' energy, the bytes over MAC/B (the tour read
         # "÷ 61.59 op/B" under the sentence per MAC), summing to twice the op's
         formula = next(line for line in text.splitlines() if "Energy per MAC =" in line)

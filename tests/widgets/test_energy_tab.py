@@ -50,7 +50,7 @@ def test_tokens_per_joule_at_batch_1_and_64_on_an_h100_and_an_mi300x(window, qtb
     panel.refresh()
     v5e = model.document.chips[-1].id
     assert not any(key.endswith(f"@{v5e}") for key in panel.points)
-    assert "No energy data: TPU v5e" in panel.title.text()
+    assert "No published board power, so no curve: TPU v5e" in panel.title.text()
     # the y axis switched: op/s under the board power, never above the roofline
     panel.mode.setCurrentIndex(1)
     assert not panel.energy_mode

@@ -164,7 +164,7 @@ class EnergyChart(QWidget):
         units = self.model.units
         energy = self.energy_mode
         shown = [c for c, chip in enumerate(cmp.chips) if chip.visible]
-        missing = [cmp.chips[c].name for c in shown if constants(cmp.chips[c]) is None]
+        missing = [cmp.chips[c] for c in shown if constants(cmp.chips[c]) is None]
         chips = [c for c in shown if constants(cmp.chips[c]) is not None]
         ke = cmp.energy
         r = cmp.result
@@ -320,8 +320,16 @@ class EnergyChart(QWidget):
             said += " " + _("{chips}: estimated from the board power (upper bounds): the knee at "
                             "the ridge, no cap claimed (Help → User guide, Energy).").format(
                 chips=html.escape(", ".join(estimated)))
-        if missing:
-            said += " " + _("No energy data: {chips}.").format(chips=html.escape(", ".join(missing)))
+        # a preset without one: its maker publishes none (its notes say so), which "no energy
+        # data" did not tell (the seventeenth tour, TPU v5e)
+        unpublished = [chip.name for chip in missing if chip.preset]
+        if unpublished:
+            said += " " + _("No published board power, so no curve: {chips} (give one in the "
+                            "hardware editor's Energy and cost).").format(
+                chips=html.escape(", ".join(unpublished)))
+        if own := [chip.name for chip in missing if not chip.preset]:
+            said += " " + _("No energy data: {chips} (give a board power in the hardware "
+                            "editor's Energy and cost).").format(chips=html.escape(", ".join(own)))
         if flat:
             said += "<br>" + (_("At the right, where compute alone sets it:") if energy else
                               _("At the right, held to the board power:")) + "".join(
