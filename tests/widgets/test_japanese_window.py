@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QGroupBox,
     QLabel,
     QMenu,
+    QMessageBox,
     QTabBar,
 )
 
@@ -121,15 +122,21 @@ def test_buttons_and_labels_speak_japanese(window_ja, selected):
 def test_view_language_keeps_the_choice_for_the_next_start(window_ja):
     window_ja.language_actions["en"].trigger()
     assert window_ja.settings.get("language") == "en"
-    said = window_ja.statusBar().currentMessage()
+    said = window_ja.language_note.text()
     assert "English" in said and "次回" in said and "next start" in said
     # B/F never set follows the language: the switch says so, in both languages
     assert "op/B, not B/F" in said and "B/F" in said[:said.index("The interface")]
+    # the status bar has the first sentence alone: the two languages ran past its edge
+    assert window_ja.statusBar().currentMessage().count("。") + \
+        window_ja.statusBar().currentMessage().count(". ") <= 1
+    window_ja.language_actions["ja"].trigger()  # back: nothing to say, the box replaced
+    window_ja.language_actions["en"].trigger()
+    assert len([b for b in window_ja.findChildren(QMessageBox) if b.isVisible()]) == 1
 
 
 def test_switching_to_japanese_says_intensity_will_read_as_b_per_f_unless_it_was_chosen(window):
     window.language_actions["ja"].trigger()
-    said = window.statusBar().currentMessage()
+    said = window.language_note.text()
     assert "Japanese" in said and "as B/F (bytes per op)" in said and "B/F" in said
     window.language_actions["en"].trigger()  # back: nothing to say (this language)
     window.model.set_view(bytes_per_op=False)

@@ -135,6 +135,7 @@ class MainWindow(QMainWindow):
         self.settings = settings or Settings()
         self.presets = presets or default_presets()
         self.model = model or DocumentModel()
+        self.language_note: QMessageBox | None = None  # View → Language's word, while open
         self._restoring_view = False  # the view settings being put back at start (not saved)
         palette = QApplication.palette()
         self.canvas = CanvasPanel(self.model, self.presets,
@@ -791,7 +792,19 @@ class MainWindow(QMainWindow):
                 "it; View → Intensity as B/F turns it off.") if code == "ja" else (
                 "Intensity will then read as op/B, not B/F; View → Intensity as B/F turns B/F "
                 "back on."))
-        self.statusBar().showMessage(note if theirs == note else f"{note} {theirs}", 15000)
+        # said in a box, each language in a paragraph of its own: in the status bar the two ran
+        # past its right edge at 1280 px (the seventeenth tour)
+        self.statusBar().showMessage(re.split(r"(?<=[.。])\s+|(?<=。)", note)[0], 15000)
+        if self.language_note is not None:
+            self.language_note.close()
+        box = QMessageBox(QMessageBox.Icon.Information, _("Language"),
+                          note if theirs == note else f"{note}\n\n{theirs}",
+                          QMessageBox.StandardButton.Ok, self)
+        box.setWindowModality(Qt.WindowModality.NonModal)  # nothing waits on it
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.finished.connect(lambda _result: setattr(self, "language_note", None))
+        box.show()
+        self.language_note = box
 
     def set_same_width(self, on: bool) -> None:
         self.model.set_view(same_width=bool(on))
