@@ -107,3 +107,19 @@ def test_a_marker_a_host_link_holds_has_its_point_on_that_links_line(window, qtb
     assert tip.startswith("GEMM 4096³ bf16, inputs over the host link on A100"), tip
     assert "below the roofs: the host link (PCIe" in tip and "filled point" in tip
     assert "below the roofs" not in tooltip_at(window, qtbot, "GEMM 4096³ (bf16)")
+
+
+def test_a_roofs_tooltip_says_its_sources_briefly(window, qtbot):
+    """Where lines meet, their tooltips come together; each source whole (URLs, notes) covered
+    half the window (the seventeenth tour): cut, and whole in the hardware editor."""
+    from roofline_gui.widgets.chart.layers.roofs import SOURCE_CHARS, brief
+
+    roofs = window.canvas.overlay_plot.roofs.item
+    tips = [line.tip for line in roofs.lines if " roof: " in line.tip]
+    assert tips
+    for tip in tips:
+        said = tip.split("\n")[0]
+        assert len(said) < 80 + 2 * (SOURCE_CHARS + len("… (in full: the hardware editor)")), said
+    long = "datasheet: " + "word " * 60
+    assert len(brief(long)) <= SOURCE_CHARS + len("… (in full: the hardware editor)")
+    assert brief(long).endswith("… (in full: the hardware editor)") and brief("short") == "short"

@@ -25,6 +25,19 @@ LEVEL_STYLE = {
 }
 
 
+#: characters of a source said in a roof's tooltip: several lines meet where the pointer is, and
+#: their tooltips, each with its sources whole, covered half the window (the seventeenth tour)
+SOURCE_CHARS = 110
+
+
+def brief(source: str) -> str:
+    """A source cut at a word to about SOURCE_CHARS (…): whole in the hardware editor."""
+    if len(source) <= SOURCE_CHARS:
+        return source
+    cut = source[:SOURCE_CHARS].rsplit(" ", 1)[0].rstrip(",;:(")
+    return cut + "… (in full: the hardware editor)"
+
+
 def datasheet_pen(color: QColor) -> QPen:
     pen = pg.mkPen(color, width=1.2)
     pen.setDashPattern(DATASHEET_DASHES)
@@ -91,10 +104,10 @@ class RoofsLayer(ChartLayer):
         chip, color = cmp.chips[c], self.style.chip_color(scene, c)
         derated = cmp.result.derated
         rate_unit = f"{units.word}/s"
-        dram_said = f"{chip.dram.name} {chip.dram.provenance(derated).text}"
+        dram_said = f"{chip.dram.name} {brief(chip.dram.provenance(derated).text)}"
         for n, roof in enumerate(spec.roofs_of(c)):
             xs, ys = roof.points()
-            said = chip.compute_provenance(roof.precision, derated).text
+            said = brief(chip.compute_provenance(roof.precision, derated).text)
             dram = chip.memory.index(chip.dram)
             item.add_line(log10(xs), log10(ys), roof_pen(color, n == 0, c in spec.off_precision),
                                tip=f"{chip.name} {roof.precision} roof: "
@@ -136,4 +149,4 @@ class RoofsLayer(ChartLayer):
                 tip=f"{chip.name} {roof.precision} datasheet roof: "
                     f"{format_si(roof.peak, rate_unit)}, {chip.dram.name} "
                     f"{format_si(roof.bandwidth, 'B/s')} "
-                    f"({chip.compute_provenance(roof.precision).text})")
+                    f"({brief(chip.compute_provenance(roof.precision).text)})")
