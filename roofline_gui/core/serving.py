@@ -466,7 +466,14 @@ def _lead(result: ServingResult) -> str | None:
             (_("{precision} peak").format(precision=precision), ca.peak(precision),
              cb.peak(precision), "op/s"),
             (_("memory"), ca.dram.capacity, cb.dram.capacity, "B")):
-        if not (np.isfinite(x) and np.isfinite(y)):
+        if (x is None) != (y is None):  # a precision one chip has no peak at (NVFP4 on an
+            # H200, which runs it at a stand-in: the words had stopped with a TypeError and
+            # kept the workload shown before: the eighteenth tour)
+            facts.append(_("{what} {value} against {other}").format(
+                what=what, value=format_si(x, unit) if x is not None else _("none"),
+                other=format_si(y, unit) if y is not None else _("none")))
+            continue
+        if x is None or not (np.isfinite(x) and np.isfinite(y)):
             continue
         if x and y and abs(x / y - 1) > 0.005:
             facts.append(_("{what} {value} against {other}").format(

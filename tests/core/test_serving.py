@@ -320,3 +320,22 @@ def test_the_point_the_roofline_shows_is_the_workloads_batch_at_the_mean_context
         assert off.shown() is None
         line = off.not_shown_line()
         assert f"B = {batch}, L = {context:,}" in line and "L = 1,500" in line
+
+
+def test_the_words_compare_chips_when_one_has_no_peak_at_the_workloads_precision():
+    """DeepSeek-R1 in NVFP4 on an H200 (no fp4 peak: it runs at a stand-in) and a B200: the
+    words had stopped with a TypeError, and the Serving tab kept the workload shown before (the
+    eighteenth tour)."""
+    from roofline_gui.core.serving import serving_lines
+    from roofline_gui.io.files import resources_dir
+    from roofline_gui.io.session import load_session
+
+    doc = load_session(resources_dir() / "examples" / "deepseek-r1-h200-fp8-vs-b200-nvfp4.roofline")
+    nvfp4 = next(w for w in doc.workloads if "NVFP4" in w.name)
+    r = serve(nvfp4, doc.chips, spec_of(nvfp4))
+    assert {c.peak("fp4") is None for c in r.chips} == {True, False}
+    for c in range(len(r.chips)):
+        lines = serving_lines(r, c)
+        assert lines and all(isinstance(line, str) for line in lines)
+    lead = serving_lines(r, 0)[1]
+    assert "fp4 peak" in lead and "none" in lead, lead
