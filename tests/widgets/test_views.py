@@ -472,6 +472,13 @@ def test_an_opened_example_brings_forward_the_view_it_is_about(window, qtbot):
         window.model.undo_stack.setClean()
         assert window.files.open_example(example_named(stem))
         assert front(view), (stem, view)
+    # with workloads, their list in front; a session of kernels alone then shows its kernels,
+    # not an empty list (the article's example opened on an empty Workloads tab: the
+    # seventeenth tour)
+    assert front("workloads")
+    window.model.undo_stack.setClean()
+    assert window.files.open_example(example_named("the-article-claim-by-claim"))
+    assert front("kernels") and not front("workloads")
 
 
 def test_a_restart_on_a_session_without_workloads_shows_its_kernels_not_an_empty_list(

@@ -283,13 +283,20 @@ class MainWindow(QMainWindow):
             with self._docks_held():
                 self.docks["workloads"].raise_()
                 self.docks["serving" if serving else "breakdown"].raise_()
-        elif opened and not count and any(
-                self.docks[name].isVisible() and not self.docks[name].visibleRegion().isEmpty()
-                for name in ("breakdown", "serving")):
+        elif opened and not count:
+            def in_front(name: str) -> bool:
+                dock = self.docks[name]
+                return dock.isVisible() and not dock.visibleRegion().isEmpty()
+
             # a document of kernels alone: not an empty breakdown or serving view (the tour
-            # opened the CPU example on the last example's breakdown), the comparison instead
+            # opened the CPU example on the last example's breakdown), the comparison instead;
+            # nor an empty list of workloads, its kernels instead (the article's example opened
+            # on the Llama example's Workloads tab: the seventeenth tour)
             with self._docks_held():
-                self.docks["table"].raise_()
+                if any(in_front(name) for name in ("breakdown", "serving")):
+                    self.docks["table"].raise_()
+                if in_front("workloads"):
+                    self.docks["kernels"].raise_()
         self._workload_count = count
 
     def new_workload(self) -> None:
