@@ -103,3 +103,23 @@ def test_an_x_title_takes_the_longest_form_that_fits_and_follows_resizes(qtbot):
     plot.resize(700, 200)  # a resize alone fits it again
     QApplication.processEvents()
     assert plot.getPlotItem().getAxis("bottom").labelText == forms[0]
+
+
+def test_a_longer_title_is_centred_again_on_an_axis_of_the_same_size(qtbot):
+    """pyqtgraph centres an axis title only when the axis is resized: the training sweep's
+    longer title (a step that does not fit) started where the shorter one had and ran past
+    the chart's right edge (the eighteenth tour)."""
+    from roofline_gui.widgets.common.axes import log_plot
+
+    plot = log_plot()
+    qtbot.addWidget(plot)
+    plot.resize(500, 300)
+    plot.show()
+    qtbot.waitExposed(plot)
+    axis = plot.getPlotItem().getAxis("bottom")
+    plot.setLabel("bottom", "chips")
+    plot.setLabel("bottom", "chips, d doubling (hollow: link-bound; ×, dashed: does not fit)")
+    width = axis.label.boundingRect().width()
+    assert width > 200
+    assert abs(axis.label.pos().x() - (axis.size().width() - width) / 2) <= 1
+    assert axis.label.pos().x() + width <= axis.size().width()

@@ -41,6 +41,13 @@ class SIAxis(pg.AxisItem):
         # from an image instead of replaying its recorded picture (0.4 ms an axis).
         self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
 
+    def setLabel(self, *args, **kwargs) -> None:  # noqa: N802 (pyqtgraph API)
+        """pyqtgraph's, and the title centred again: pyqtgraph centres it only when the axis is
+        resized, so a longer title set on an axis of the same size started where the shorter
+        one had and ran past the chart's right edge ("…×, dashed: does": the eighteenth tour)."""
+        super().setLabel(*args, **kwargs)
+        self.resizeEvent()
+
     def generateDrawSpecs(self, p):  # noqa: N802 (pyqtgraph API)
         """pyqtgraph's ticks and grid lines, each in the opaque colour its translucent one
         makes on the white background of the side charts: Qt's raster engine blends translucent
