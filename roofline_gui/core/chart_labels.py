@@ -998,17 +998,31 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels) -> tupl
     # a kernel still left out whose marker lies on a named one's (stacked: the A100's MLP
     # layer at batch 64 and LSTM step, 62.06 and 61.59 op/B, where "4" alone was named: the
     # fifteenth tour), its tag joined to that one's ("4/5"), where the text is clear
-    placed = _stacked_tags(placed, tags, (at_selected, at_highest), g, [*taken, *boxes(placed)])
+    def elsewhere(k: int, text: str, point, clear_of: list):
+        """``text`` naming kernel ``k`` at ``point`` (log10 x, y) in any spot clear of
+        ``clear_of``, one clear of the lines first, else over one (its backdrop hides the line
+        there: two kernels named by one tag is better than one hidden), or None."""
+        xs, ys = (np.full(len(names), np.nan) for _ in range(2))
+        xs[k], ys[k] = point
+        forms = [(text,)] * len(names)
+        got = (place(np.array([k]), clear_of, forms, at=(xs, ys))
+               or place(np.array([k]), clear_of, forms, at=(xs, ys), over_lines=True))
+        return got[0][1] if got else None
+
+    placed = _stacked_tags(placed, tags, (at_selected, at_highest), g, [*taken, *boxes(placed)],
+                           elsewhere)
     return tuple(sorted((ChartLabel(lb.text, lb.x, lb.y, "", lb.anchor, None, lb.offset, k,
                                     stem=lb.stem) for k, lb in placed), key=lambda lb: lb.item))
 
 
 def _stacked_tags(placed: list, tags: list[tuple[str]], points, g: LabelGeometry,
-                  taken: list) -> list:
+                  taken: list, elsewhere=None) -> list:
     """``placed`` ((kernel, KernelLabel) pairs) with each kernel left out whose point (at the
     first of ``points``, (xs, ys) in log10, where it has one) lies within STACKED_PX of a
     named kernel's, its tag joined to that kernel's tag in place of its name ("4/5"), where the
-    text overlaps no other box."""
+    text overlaps no other box; else, where ``elsewhere(kernel, text, point, boxes)`` finds
+    the joined text another spot clear of them (a "4" alone had named the A100's MLP layer at
+    batch 64 over the LSTM step beneath it: the eighteenth tour)."""
     named = {k for k, _lb in placed}
     out = list(placed)
     for k in range(len(tags)):
@@ -1036,6 +1050,11 @@ def _stacked_tags(placed: list, tags: list[tuple[str]], points, g: LabelGeometry
             if not overlaps_each(box, rest)[0]:
                 out[i] = (j, joined)
                 named.add(k)
+            elif elsewhere is not None:
+                moved = elsewhere(j, joined.text, (lb.x, lb.y), list(rest))
+                if moved is not None:
+                    out[i] = (j, moved)
+                    named.add(k)
             break
     return out
 

@@ -781,3 +781,29 @@ def test_a_what_ifs_datasheet_roof_is_a_line_labels_keep_off():
     rows = _line_segments(scene, g)
     assert np.isclose(rows[rows[:, 4] == 1, 5], np.log10(sheet)).any()  # its diagonal
     assert len(_roof_polylines(scene, g)) == len(scene.spec.roofs) + len(scene.spec.datasheet_roofs)
+
+
+def test_two_stacked_kernels_share_one_tag_moved_where_the_joined_tag_fits():
+    """The A100's MLP layer at batch 64 and LSTM step (62.06 and 61.59 op/B) lie on one spot;
+    where "4/5" had no room at "4"'s spot, "4" alone named the pair and the LSTM step was hidden
+    (the eighteenth tour): the joined tag goes where it fits."""
+    from roofline_gui.core.chart_labels import _stacked_tags
+    from roofline_gui.core.display import KernelLabel, offset_label_box
+
+    g = geometry_for((-1.0, 4.0, 10.0, 16.0), (600.0, 400.0), 7.0, 14.0)
+    four = KernelLabel(3, "4", 1.79, 13.98, (0.0, -8.0), (0.5, 1.0))
+    x, y, w = offset_label_box(four, g.px, g.text_px, g.line)[:3]
+    wall = (w + 1, y - 5, w + 60, y + 20)  # right of "4": "4/5" there would overlap it
+    tags = [(str(n + 1),) for n in range(6)]
+    points = [(np.array([np.nan] * 4 + [1.7895, np.nan]), np.array([np.nan] * 4 + [13.981, np.nan]))]
+    alone = _stacked_tags([(3, four)], tags, points, g, [wall])
+    assert alone == [(3, four)]  # nowhere else to try: "4" stays
+    moved = KernelLabel(3, "4/5", 1.79, 13.98, (-8.0, 0.0), (1.0, 0.5))
+    asked = []
+
+    def elsewhere(k, text, point, clear_of):
+        asked.append((k, text, point))
+        return moved
+
+    assert _stacked_tags([(3, four)], tags, points, g, [wall], elsewhere) == [(3, moved)]
+    assert asked == [(3, "4/5", (1.79, 13.98))]
