@@ -437,7 +437,10 @@ def _place_diagonals(groups: list[list[_RoofText]], scene: ChartScene, g: LabelG
         # DDR3 line at 34 GB/s, and a black "HBM2 900 GB/s" shared by two chips, read as
         # another line's or no chip's: the eleventh tour)
         apart = np.abs(diagonals - own)
-        named = len(chips) > 1 or bool(((apart >= SAME_LINE) & (apart < near)).any())
+        # a chart of one chip (each of side by side's) names none: its title says whose
+        # ("…: Xeon Platinum 8480+" on the Xeon's own chart: the eighteenth tour)
+        solo = len(scene.chips) == 1
+        named = not solo and (len(chips) > 1 or bool(((apart >= SAME_LINE) & (apart < near)).any()))
         # lines a few pixels apart, grouped: each figure with its level and chips, "; " between
         # ("HBM3 5.3 TB/s: Instinct MI300X; L2 5.5 TB/s: H100 SXM5 80GB")
         pieces: dict[str, tuple] = {}  # a form's coloured pieces, where it names several
@@ -454,7 +457,7 @@ def _place_diagonals(groups: list[list[_RoofText]], scene: ChartScene, g: LabelG
             for i in range(max(len(p) for p in joined)):
                 chosen = [list(p.items())[min(i, len(p) - 1)] for p in joined]
                 whose = (f": {cmp.chips[chips[0]].name if i == 0 else tags[chips[0]]}"
-                         if one else "")
+                         if one and not solo else "")
                 words = "; ".join(w for w, _lost in chosen) + whose
                 forms.setdefault(words, max(lost for _w, lost in chosen))
                 if not one:  # each line's words in its chip's colour

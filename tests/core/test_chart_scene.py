@@ -807,3 +807,16 @@ def test_two_stacked_kernels_share_one_tag_moved_where_the_joined_tag_fits():
 
     assert _stacked_tags([(3, four)], tags, points, g, [wall], elsewhere) == [(3, moved)]
     assert asked == [(3, "4/5", (1.79, 13.98))]
+
+
+def test_a_chart_of_one_chip_names_no_chip_on_its_lines():
+    """Each of side by side's charts is one chip's, its title its name: the Xeon's grouped
+    "DDR5-4800 1DPC 307.2 GB/s; PCIe 5.0 320 GB/s each way" had ended ": Xeon Platinum 8480+"
+    there (the eighteenth tour). In a chart of two chips, the same lines name it."""
+    xeon = "intel-xeon-platinum-8480-sapphire-rapids"
+    alone = _scene([xeon], [_kernel("triad-fp64")])
+    texts = [lb.text for lb in place_roof_labels(alone, _geometry(alone), None, "#202020")]
+    assert any("307.2 GB/s" in t for t in texts) and not any("Xeon" in t for t in texts), texts
+    two = _scene([xeon, "nvidia-a100-sxm4-40gb"], [_kernel("triad-fp64")])
+    texts = [lb.text for lb in place_roof_labels(two, _geometry(two), None, "#202020")]
+    assert any("307.2 GB/s" in t and "Xeon" in t for t in texts), texts
