@@ -50,6 +50,17 @@ def test_the_view_draws_each_chips_frontier_and_says_the_best_point(panel):
     assert np.isclose(10 ** panel.tpot_line.value(), 20.0)  # 1 / 50 ms
 
 
+def test_a_zero_says_what_it_means(panel):
+    """"Prefill chips x = 0" read as no chips (the eighteenth tour): 0 is a shared pool, no
+    drafting, no limit, each said in words."""
+    edits = panel.edits
+    assert edits["prefill_chips"].value() == 0 and edits["prefill_chips"].text() == "shared (0)"
+    assert edits["decode_chips"].text() == "shared (0)"
+    assert edits["draft_tokens"].value() == 0 and edits["draft_tokens"].text() == "off (0)"
+    edits["draft_tokens"].setValue(2)
+    assert edits["draft_tokens"].text() == "2"
+
+
 def test_fields_edit_the_workload_and_undo_puts_it_back(panel):
     model = panel.model
     panel.edits["input_tokens"].setValue(2000)

@@ -99,6 +99,10 @@ class ServingPanel(QWidget):
                 edit.setSingleStep(0.05 if name == "acceptance" else 5.0)
             if name in ("tpot_limit", "ttft_limit"):
                 edit.setSpecialValueText(_("none"))  # 0: no limit, said as such
+            elif name in _POOLS:  # 0: no pool of its own (a tour read "x = 0" as no chips)
+                edit.setSpecialValueText(_("shared (0)"))
+            elif name == "draft_tokens":
+                edit.setSpecialValueText(_("off (0)"))
             edit.setKeyboardTracking(False)
             edit.setToolTip(_(tip))
             guard_wheel(edit)  # a wheel over the fields' column scrolls it
