@@ -325,6 +325,15 @@ LABEL_SPOTS = (((8.0, 0.0), (0.0, 0.5)), ((-8.0, 0.0), (1.0, 0.5)),
                ((-6.0, -6.0), (1.0, 1.0)), ((-6.0, 6.0), (1.0, 0.0)))
 
 
+#: px between two kernels' markers that read as one spot (their 10 px shapes mostly overlap):
+#: a name beside them names both (chart_labels._stacked_tags joins their tags, "4/5")
+STACKED_PX = 6.0
+#: px: a name is ambiguous where another kernel's marker is less than this further from its
+#: box than its own marker is (a tag "7" under kernel 2's circle, "1" beside the V100's marker,
+#: read as theirs: the fourteenth to sixteenth tours); its own is 8 px away at the near spots
+AMBIGUOUS_PX = 6.0
+
+
 #: Spots further from a marker, tried where none of LABEL_SPOTS is clear of the roofs (crowded
 #: charts): at these a thin stem joins the name to its marker. Nearest first; eight directions,
 #: the text's near edge (or corner) facing the marker.
@@ -530,7 +539,7 @@ def offset_label_box(label: KernelLabel, px_per_decade: tuple[float, float], tex
 def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: np.ndarray,
                         px_per_decade: tuple[float, float], text_px: TextWidth, line_px: float,
                         taken: list[tuple[float, float, float, float]],
-                        others: tuple[np.ndarray, np.ndarray] | None = None,
+                        others: tuple[np.ndarray, ...] | None = None,
                         bounds: tuple[float, float, float, float] | None = None,
                         spots=LABEL_SPOTS, lines: list[np.ndarray] | None = None,
                         far_spots=(), over_lines: bool = True,
@@ -671,15 +680,6 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
     return placed
 
 
-#: px between two kernels' markers that read as one spot (their 10 px shapes mostly overlap):
-#: a name beside them names both (chart_labels._stacked_tags joins their tags, "4/5")
-STACKED_PX = 6.0
-#: px: a name is ambiguous where another kernel's marker is less than this further from its
-#: box than its own marker is (a tag "7" under kernel 2's circle, "1" beside the V100's marker,
-#: read as theirs: the fourteenth to sixteenth tours); its own is 8 px away at the near spots
-AMBIGUOUS_PX = 6.0
-
-
 def ambiguous_each(boxes: np.ndarray, px: float, py: float, neighbours: np.ndarray) -> np.ndarray:
     """For each of ``boxes`` ([S, 4]) of a text naming the marker at (``px``, ``py``), whether
     one of ``neighbours`` ([M, 2], other kernels' marker centres) is within AMBIGUOUS_PX of as
@@ -691,9 +691,9 @@ def ambiguous_each(boxes: np.ndarray, px: float, py: float, neighbours: np.ndarr
         dy = np.maximum(np.maximum(boxes[:, 1:2] - y, y - boxes[:, 3:4]), 0.0)
         return np.hypot(dx, dy)
 
-    own = gap(np.array([px]), np.array([py]))[:, 0]
     if not len(neighbours):
         return np.zeros(len(boxes), dtype=bool)
+    own = gap(np.array([px]), np.array([py]))[:, 0]
     return gap(neighbours[:, 0][None, :], neighbours[:, 1][None, :]).min(axis=1) < own + AMBIGUOUS_PX
 
 
