@@ -1038,7 +1038,7 @@ def _stacked_tags(placed: list, tags: list[tuple[str]], points, g: LabelGeometry
         else:
             continue
         for i, (j, lb) in enumerate(out):
-            if not math.hypot((lb.x - x) * g.px[0], (lb.y - y) * g.px[1]) < STACKED_PX:
+            if math.hypot((lb.x - x) * g.px[0], (lb.y - y) * g.px[1]) >= STACKED_PX:
                 continue
             # a name gives way to the two tags (the MLP layer's whole name had hidden the LSTM
             # step under it in the overlay: the sixteenth tour)
