@@ -24,6 +24,7 @@ from roofline_gui.core.energy import ITEM_WORDS
 from roofline_gui.core.i18n import N_, _, ngettext
 from roofline_gui.core.levels import (
     NO_LEVEL,
+    ROLE_SHORT,
     intensity_text,
     residency_problem,
     role_intensities,
@@ -536,8 +537,14 @@ class ComparisonTableModel(QAbstractTableModel):
                                  _("does not fit on chip"))
             if bound == "unsupported":
                 return name
-            return (_("{limiter} (memory)") if bound == "memory" else
-                    _("{limiter} (compute)")).format(limiter=name) + note
+            if bound != "memory":
+                return _("{limiter} (compute)").format(limiter=name) + note
+            # a link said as the explanation says it ("PCIe Gen4 x16 (host link)": the table's
+            # "(memory)" there had read as another answer: the nineteenth tour)
+            role = cmp.chips[c].memory[int(r.limiter[row, c])].role
+            return (_("{limiter} ({role})").format(limiter=name, role=_(ROLE_SHORT[role]))
+                    if role in ("host", "link") else
+                    _("{limiter} (memory)").format(limiter=name)) + note
         b = self._baseline_index if self._baseline_index is not None else c
         return float(r.attainable[row, c] / r.attainable[row, b])
 

@@ -92,3 +92,21 @@ def test_the_next_export_dialog_starts_in_the_folder_the_last_export_went_to(win
     assert (elsewhere / "chart.csv").exists()
     window.files.export_csv()  # asked again, and cancelled
     assert len(offered) == 2 and Path(offered[1]).parent == elsewhere
+
+
+def test_the_table_says_a_host_link_limit_as_the_explanation_does(window):
+    """The table read "PCIe Gen4 x16 (memory)" where the explanation says "(host link)" (the
+    nineteenth tour); main memory stays "(memory)"."""
+    from PySide6.QtCore import Qt
+
+    presets = default_presets()
+    kernels = (presets.kernels["gemm-4k-bf16-host"], presets.kernels["gemm-4k-bf16"],
+               presets.kernels["mlp-bf16-b1"])
+    window.model.reset(Document(chips=(presets.chips["nvidia-a100-sxm4-40gb"],), kernels=kernels))
+    model = window.table.view.model()
+    cells = [[model.data(model.index(row, col), Qt.ItemDataRole.DisplayRole)
+              for col in range(model.columnCount())] for row in range(model.rowCount())]
+    words = [next((c for c in row if isinstance(c, str) and c.endswith(("(host link)", "(memory)",
+                                                                         "(compute)"))), None)
+             for row in cells]
+    assert words == ["PCIe Gen4 x16 (host link)", "bf16 peak (compute)", "HBM2 (memory)"], words
