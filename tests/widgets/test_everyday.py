@@ -635,3 +635,18 @@ def test_a_long_error_set_after_the_window_was_built_shows_wrapped(qtbot):
     assert field.toolTip().startswith("<p>") and "such as 2 TB/s" in field.toolTip()
     field.show_error("too small")
     assert field.toolTip() == "too small"
+
+
+def test_a_value_out_of_range_is_said_as_people_write_numbers(qtbot):
+    """"must be between 1 and 1e+06" (the nineteenth tour)."""
+    from roofline_gui.core.errors import UnitError
+    from roofline_gui.widgets.common.fields import QuantityEdit
+
+    field = QuantityEdit("count", integer=True, minimum=1, maximum=1e6)
+    qtbot.addWidget(field)
+    with pytest.raises(UnitError, match="must be between 1 and 1,000,000"):
+        field.parse("2e6")
+    unbounded = QuantityEdit("count", minimum=1)
+    qtbot.addWidget(unbounded)
+    with pytest.raises(UnitError, match="must be at least 1$"):
+        unbounded.parse("0.5")

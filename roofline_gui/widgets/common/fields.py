@@ -3,6 +3,8 @@ refused in place with the reason (red frame, message under the field) and never 
 
 from __future__ import annotations
 
+import math
+
 from PySide6.QtCore import QEvent, QPoint, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractScrollArea,
@@ -25,6 +27,11 @@ _INVALID = "QLineEdit { border: 2px solid #d62728; }"
 # Focus that goes to a popup (the field's context menu) or to another window comes back: the
 # field is not being left.
 _STAYING = (Qt.FocusReason.PopupFocusReason, Qt.FocusReason.ActiveWindowFocusReason)
+
+
+def _plain(x: float) -> str:
+    """A bound as people write it: "1,000,000", "0.5"."""
+    return f"{x:,.0f}" if math.isfinite(x) and x == int(x) and abs(x) < 1e15 else f"{x:,.6g}"
 
 
 class QuantityEdit(QLineEdit):
@@ -109,8 +116,10 @@ class QuantityEdit(QLineEdit):
         if self.integer and value != int(value):
             raise UnitError(_("must be a whole number, not {value}").format(value=f"{value:g}"))
         if not self.minimum <= value <= self.maximum:
-            raise UnitError(_("must be between {low} and {high}").format(
-                low=f"{self.minimum:g}", high=f"{self.maximum:g}"))
+            # as people write numbers ("1,000,000", not "1e+06": the nineteenth tour)
+            raise UnitError((_("must be between {low} and {high}") if math.isfinite(self.maximum)
+                             else _("must be at least {low}")).format(
+                low=_plain(self.minimum), high=_plain(self.maximum)))
         return value
 
     def _on_text_edited(self, text: str) -> None:
