@@ -650,3 +650,26 @@ def test_a_value_out_of_range_is_said_as_people_write_numbers(qtbot):
     qtbot.addWidget(unbounded)
     with pytest.raises(UnitError, match="must be at least 1$"):
         unbounded.parse("0.5")
+
+
+def test_an_emptied_name_is_put_back_and_said(window, qtbot):
+    """Enter on an emptied kernel name left the field blank and said nothing (the nineteenth
+    tour); a chip's the same. The name is put back, the status bar says why, nothing is undone."""
+    said = []
+    window.model.sig_refused.connect(said.append)
+    kernel = window.model.document.kernels[0]
+    select_kernel(window, qtbot, kernel.id)
+    name = window.kernels.form.name_edit
+    depth = window.model.undo_stack.count()
+    focus(qtbot, name)
+    name.selectAll()
+    qtbot.keyClick(name, Qt.Key.Key_Delete)
+    qtbot.keyClick(name, Qt.Key.Key_Return)
+    assert name.text() == kernel.name and window.model.document.kernels[0].name == kernel.name
+    assert said and "needs a name" in said[-1] and kernel.name in said[-1]
+    chip = window.model.document.chips[0]
+    window.model.select(None, chip.id)
+    window.hardware.form.name_edit.setText("  ")
+    window.hardware.form.name_edit.editingFinished.emit()
+    assert window.hardware.form.name_edit.text() == chip.name and "needs a name" in said[-1]
+    assert window.model.undo_stack.count() == depth

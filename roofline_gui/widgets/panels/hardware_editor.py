@@ -427,7 +427,11 @@ class ChipForm(QWidget):
 
     def _on_name_edited(self) -> None:
         chip, name = self._chip(), self.name_edit.text().strip()
-        if chip and name and name != chip.name:
+        if chip and not name:  # put back and said, as a kernel's
+            self.name_edit.setText(chip.name)
+            self.model.sig_refused.emit(_("A chip needs a name: “{name}” kept").format(
+                name=chip.name))
+        elif chip and name != chip.name:
             self._push(replace(chip, name=name), _("Rename {old} to {new}").format(
                 old=chip.name, new=name), "name")
 

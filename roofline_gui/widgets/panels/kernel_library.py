@@ -230,7 +230,11 @@ class KernelForm(QWidget):
 
     def _on_name(self) -> None:
         kernel, name = self._kernel(), self.name_edit.text().strip()
-        if kernel and name and name != kernel.name:
+        if kernel and not name:  # put back and said (the field stayed blank: the 19th tour)
+            self.name_edit.setText(kernel.name)
+            self.model.sig_refused.emit(_("A kernel needs a name: “{name}” kept").format(
+                name=kernel.name))
+        elif kernel and name != kernel.name:
             self.model.push(Replace("kernels", replace(kernel, name=name)), _("Rename {kernel}").format(
                 kernel=kernel.name))
 
