@@ -167,6 +167,12 @@ def json_problem(exc: json.JSONDecodeError) -> Problem:
                               "remove the comma") if closing == "object" else
                             _("not valid JSON: a trailing comma before the end of an array; "
                               "remove the comma")))
+    if not text[pos:].strip():  # the text ends where more was expected: a file cut short
+        # ("Expecting ',' delimiter" did not say so: the nineteenth tour), or empty
+        return Problem(_("line {line}, column {column}").format(line=exc.lineno, column=exc.colno),
+                       _("not valid JSON: the file is empty") if not text.strip() else
+                       _("not valid JSON: the file ends before its last object or array is "
+                         "closed (cut short?)"))
     return Problem(_("line {line}, column {column}").format(line=exc.lineno, column=exc.colno),
                    _("not valid JSON: {why}").format(why=exc.msg))
 

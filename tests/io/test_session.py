@@ -94,8 +94,10 @@ def test_a_file_with_several_mistakes_reports_every_one_with_its_path():
 @pytest.mark.parametrize(
     ("raw", "fragment"),
     [
-        (b"", "not valid JSON"),
-        (b'{"format": "roofline-session", "version": 1, "chips": [', "not valid JSON"),
+        (b"", "not valid JSON: the file is empty"),
+        (b'{"format": "roofline-session", "version": 1, "chips": [', r"not valid JSON: .*cut short"),
+        (b'{"format": 1', r"not valid JSON: .*cut short"),
+        (b'{"format": 1 "version": 1}', "not valid JSON: Expecting ','"),
         (b"[1, 2]", "must be an object"),
         (b'{"format": "something-else"}', "not a Roofline Explorer session"),
         (b'{"format": "roofline-session", "version": "1"}', "version"),
