@@ -177,3 +177,23 @@ def test_a_big_charts_drawing_waits_for_a_file_job_and_finishes_after_it(window,
     while window.canvas.drawing:
         QApplication.processEvents()
     assert all(s.isVisible() and len(s.data) for s in plot.markers.scatters.values())
+
+
+def test_an_error_box_is_wide_enough_for_a_path_and_its_reason(qtbot, monkeypatch):
+    """A box 270 px wide had cut its title to "Could not o… ken.roofline" and wrapped the path
+    (the nineteenth tour)."""
+    from PySide6.QtWidgets import QMessageBox
+
+    from roofline_gui.widgets.common.dialogs import Confirm
+
+    shown = []
+    monkeypatch.setattr(QMessageBox, "exec", lambda box: shown.append(box) or 0)
+    Confirm.error(None, "Could not open broken.roofline", "/tmp/x/broken.roofline: 1 problem")
+    (box,) = shown
+    box.show()
+    qtbot.addWidget(box)
+    from PySide6.QtWidgets import QLabel
+
+    label = box.findChild(QLabel, "qt_msgbox_informativelabel")
+    qtbot.waitUntil(lambda: label.width() > 0)
+    assert label.width() >= 30 * label.fontInfo().pixelSize()  # 30 em, a short message too

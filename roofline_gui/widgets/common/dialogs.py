@@ -168,6 +168,9 @@ class Confirm:
         box = QMessageBox(QMessageBox.Icon.Critical, title, title, parent=parent)
         box.setInformativeText(message)  # plain text: names from files are never interpreted
         box.setTextFormat(Qt.TextFormat.PlainText)
+        # wide enough for a path and a reason, and for its title (a box 270 px wide cut "Could
+        # not o… ken.roofline": the nineteenth tour)
+        box.setStyleSheet("QLabel#qt_msgbox_informativelabel { min-width: 30em; }")
         box.exec()
 
 
