@@ -579,6 +579,7 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
     # each marker's kernel, where known (-2: unknown, never taken for a text's own)
     marker_ids = (np.concatenate([np.asarray(owners), np.asarray(rest[0])])[keep]
                   if owners is not None and rest else np.full(len(markers), -2))
+    centres = markers[:, :2] + 5  # (worked out once, not for each text)
 
     def as_segments(polylines) -> np.ndarray:
         pieces = [np.column_stack([p[:-1], p[1:]]) for p in polylines or () if len(p) > 1]
@@ -632,7 +633,6 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
         # names them together)
         neighbours = None
         if owners is not None:
-            centres = markers[:, :2] + 5
             neighbours = centres[(marker_ids != owners[k]) & not_own
                                  & (np.hypot(centres[:, 0] - px, centres[:, 1] - py) >= STACKED_PX)]
         # The first text (the whole name, then shorter) with a spot no roof crosses; then one

@@ -106,6 +106,7 @@ class DesignSpacePanel(QWidget):
         self.plot.getViewBox().sigResized.connect(self._place_names)
         self._here: tuple | None = None  # (chip's throughput, unit, chip name) for the readout
         self.grid: np.ndarray | None = None  # throughput over (compute, bandwidth), for checks
+        self._exact = None  # (result, chip index, peak, bandwidth) the pointer's value is from
         self.axes: tuple[np.ndarray, np.ndarray] | None = None  # log10 peak, log10 bandwidth
         self._drag_serial = 0
         #: while a dot is dragged: (chip id, the chip as the drag began, the map's centre then)
