@@ -36,6 +36,7 @@ from roofline_gui.core.arrays import among
 from roofline_gui.core.chart_scene import ChartScene
 from roofline_gui.core.display import (
     FAR_LABEL_SPOTS,
+    LABEL_GAP,
     STACKED_PX,
     WORKLOAD_LABEL_SPOTS,
     TextWidth,
@@ -64,6 +65,7 @@ OFF_LINE = 0.5  # what a diagonal's label set off its line costs (its line is fu
 OFF_LINE_PX = 8.0  # px between a diagonal and its label set off it (a marker's half and a gap)
 _PARENTHESES = re.compile(r"\s*[(（][^()（）]*[)）]")  # "(24 MiB)", "(108 SMs)"
 RING_HALF_PX = 11.0  # px: half the selected chip's ring (22 px across), which other names keep off
+NO_GAP = np.zeros(4)  # a workload's label is boxed, its margins in its box: it needs no LABEL_GAP
 WORKLOAD_POINT_HALF = 11.0  # px: half a workload's big point (17 px, 21 hovered) and a gap
 
 
@@ -1018,6 +1020,17 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels) -> tupl
                                     stem=lb.stem) for k, lb in placed), key=lambda lb: lb.item))
 
 
+def joined_tags(tags: list[str]) -> str:
+    """One text naming stacked kernels by their tags: "4/5", spaced where a tag has a space of
+    its own ("2 / 5, 6": "2/5, 6" read as one number, the nineteenth tour)."""
+    return (" / " if any(" " in t for t in tags) else "/").join(tags)
+
+
+def stacked_tags(text: str) -> list[str]:
+    """The tags a joined_tags text names (the text alone where it is one name)."""
+    return [t.strip() for t in text.split("/")]
+
+
 def _stacked_tags(placed: list, tags: list[tuple[str]], points, g: LabelGeometry,
                   taken: list, elsewhere=None) -> list:
     """``placed`` ((kernel, KernelLabel) pairs) with each kernel left out whose point (at the
@@ -1042,15 +1055,15 @@ def _stacked_tags(placed: list, tags: list[tuple[str]], points, g: LabelGeometry
                 continue
             # a name gives way to the two tags (the MLP layer's whole name had hidden the LSTM
             # step under it in the overlay: the sixteenth tour)
-            head = lb.text if lb.text.split("/")[0] == tags[j][0] else tags[j][0]
-            joined = replace(lb, text=f"{head}/{tags[k][0]}")
+            said = stacked_tags(lb.text) if stacked_tags(lb.text)[0] == tags[j][0] else [tags[j][0]]
+            joined = replace(lb, text=joined_tags([*said, tags[k][0]]))
             box = np.array([offset_label_box(joined, g.px, g.text_px, g.line)])
             others = [offset_label_box(o, g.px, g.text_px, g.line)
                       for n, (_j, o) in enumerate(out) if n != i]
             was = offset_label_box(lb, g.px, g.text_px, g.line)
             rest = np.array([b for b in [*taken, *others] if tuple(b) != tuple(was)],
                             dtype=float).reshape(-1, 4)
-            if not overlaps_each(box, rest)[0]:
+            if not overlaps_each(box, rest + LABEL_GAP)[0]:
                 out[i] = (j, joined)
                 named.add(k)
             elif elsewhere is not None:
@@ -1160,13 +1173,14 @@ def place_workload_labels(scene: ChartScene, g: LabelGeometry, taken_labels,
     which = list(range(len(marks))) if held is None else [moving]
     placed = {which[lb.kernel]: replace(lb, kernel=which[lb.kernel]) for lb in place_kernel_labels(
         [texts[n] for n in which], xs[which], ys[which], g.px, item_px, g.line, taken, (ox, oy),
-        g.bounds, WORKLOAD_LABEL_SPOTS, lines=roofs, over_lines=False)}
+        g.bounds, WORKLOAD_LABEL_SPOTS, lines=roofs, over_lines=False, gap=NO_GAP)}
     missing = [n for n in which if n not in placed]
     if missing:
         boxes = taken + [offset_label_box(lb, g.px, item_px, g.line) for lb in placed.values()]
         for lb in place_kernel_labels([texts[n] for n in missing], xs[missing], lows[missing],
                                       g.px, item_px, g.line, boxes, (ox, oy), g.bounds,
-                                      WORKLOAD_LABEL_SPOTS, lines=roofs, over_lines=False):
+                                      WORKLOAD_LABEL_SPOTS, lines=roofs, over_lines=False,
+                                      gap=NO_GAP):
             placed[missing[lb.kernel]] = replace(lb, kernel=missing[lb.kernel])
     out: list[ChartLabel | None] = []
     for n, mark in enumerate(marks):
@@ -1284,9 +1298,10 @@ def place_labels(scene: ChartScene, g: LabelGeometry, *, selected_chip: str | No
     kernel_names = _clear_of_workloads(kernel_names, workload_boxes, g)
     roof_labels = _clear_of_workloads(roof_labels, workload_boxes, g)
     if fresh and roofs:  # the faint levels' names last, where everything else left room
+        # (kept LABEL_GAP off the names: one touching "3" read as part of it)
         taken = (*(b for lb in roof_labels for b in label_footprint(lb, g)),
-                 *(offset_label_box(lb, g.px, g.text_px, g.line) for lb in kernel_names),
-                 *workload_boxes)
+                 *(np.add(offset_label_box(lb, g.px, g.text_px, g.line), LABEL_GAP)
+                   for lb in kernel_names), *workload_boxes)
         roof_labels += place_roof_labels(scene, g, selected_chip, foreground, faint=True,
                                          taken=taken)
     return PlacedLabels(roof_labels, kernel_names, workloads, g.px, *key)

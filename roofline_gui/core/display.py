@@ -17,6 +17,7 @@ Every view (chart, table, explanation, status bar, exports) takes its numbers fr
 from __future__ import annotations
 
 import functools
+import math
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -344,12 +345,18 @@ FAR_LABEL_SPOTS = tuple(((r * dx, r * dy), anchor) for r in (26.0, 44.0, 66.0)
                         for (dx, dy), anchor in _DIRECTIONS)
 
 
+#: px from a marker's centre to just outside it (its shape is 10 px across): a stem crossing a
+#: line within this starts on the marker's own roof, which is no crossing
+MARKER_HALF_PX = 6.0
 #: A stem keeps this far (pixels) from any name's box: one that passed a pixel from "GEMM…"
 #: read as that name's (the third tour); the box as measured and the text as drawn differ so
 STEM_CLEAR = np.array([-4.0, -3.0, 4.0, 3.0])
 # px a name keeps from a roof: a box just touching the line read as written on it (the fourth
 # tour's "4b · TPU v1 MLP…" on the bf16 roof)
 LINE_CLEAR = np.array([-2.0, -2.0, 2.0, 2.0])
+#: px a name keeps from any other text's box (names, tags, roof labels): the tag "8" set just
+#: under the name "MLP layer…, batch 8 (bf16)" read as part of it (the nineteenth tour)
+LABEL_GAP = np.array([-3.0, -3.0, 3.0, 3.0])
 
 
 #: Spots for a workload's label around its (bigger) point: the kernel spots further out, then
@@ -544,7 +551,8 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
                         spots=LABEL_SPOTS, lines: list[np.ndarray] | None = None,
                         far_spots=(), over_lines: bool = True,
                         soft_lines: list[np.ndarray] | None = None,
-                        owners: np.ndarray | None = None) -> list[KernelLabel]:
+                        owners: np.ndarray | None = None,
+                        gap: np.ndarray = LABEL_GAP) -> list[KernelLabel]:
     """Labels for markers at (log10) ``xs``, ``ys``: each in the first of LABEL_SPOTS where its
     text (or, failing that, each shorter alternative in turn: ``texts[k]`` may be a tuple, the
     whole name first)
@@ -567,7 +575,11 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
     ids): a text is then set by its marker only where no other kernel's marker is about as
     near it as its own (AMBIGUOUS_PX), which would leave the reader guessing which one it
     names; else set off with a stem, or, where nothing else is clear, in the first spot that
-    fits (over a line before beside another's marker)."""
+    fits (over a line before beside another's marker).
+
+    ``gap``: added to each box of ``taken`` and of the labels placed before (LABEL_GAP: a name
+    keeps 3 px from any other text; a workload's label, boxed and with its margins in its box,
+    none)."""
     sx, sy = px_per_decade
     # Boxes as arrays, so a candidate is tested against all of them in one numpy expression
     # (ten workloads' marks on eight chips are hundreds of obstacles, tested at each drag step).
@@ -592,7 +604,8 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
         soft_lines)) else (segments,)
     # Every spot of a text is tested at once: its candidate boxes against every obstacle and
     # every roof segment, one numpy expression each.
-    near = (np.array([d for d, _ in spots], dtype=float), np.array([a for _, a in spots], dtype=float))
+    near = (np.array([d for d, _ in spots], dtype=float).reshape(-1, 2),
+            np.array([a for _, a in spots], dtype=float).reshape(-1, 2))
     far = (np.array([d for d, _ in far_spots], dtype=float).reshape(-1, 2),
            np.array([a for _, a in far_spots], dtype=float).reshape(-1, 2))
 
@@ -607,7 +620,7 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
         left = px + offsets[:, 0] - anchors[:, 0] * w
         top = py + offsets[:, 1] - anchors[:, 1] * h
         candidates = np.column_stack([left, top, left + w, top + h])
-        fits = ~overlaps_each(candidates, boxes) & ~overlaps_each(candidates, obstacles)
+        fits = ~overlaps_each(candidates, boxes + gap) & ~overlaps_each(candidates, obstacles)
         if len(stems):  # nor over a stem already drawn (a tour saw one run behind a name),
             fits &= ~crosses_each(candidates + STEM_CLEAR, stems)  # nor grazing its letters
         if bounds is not None:
@@ -651,7 +664,10 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
                     over_a_line = (text, candidates[plain[0]], spots[plain[0]], False)
                 if len(ok) and beside_another is None:
                     beside_another = (text, candidates[ok[0]], spots[ok[0]], False)
-            for text in options if chosen is None and len(far[0]) else ():
+            # a stem crossing no roof first (one crossing the line between a name and its
+            # marker read as joining it to the roof: the nineteenth tour), else any
+            for cross_ok, text in ((c, t) for c in (False, True) for t in options
+                                   if chosen is None and len(far[0])):
                 candidates, _ok, free, _plain = clear_spots(text, px, py, far, others_boxes,
                                                             lines_here)
                 for s in free:
@@ -664,7 +680,8 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
                     if not (crosses_each(boxes + STEM_CLEAR, stem).any()
                             or crosses_each(others_boxes, stem).any()
                             or _crosses_a_segment(stem[0], stems)
-                            or _runs_along(stem[0], lines_here)):
+                            or _runs_along(stem[0], lines_here)
+                            or not cross_ok and _stem_crosses(stem[0], segments)):
                         chosen = (text, candidates[s], far_spots[s], True)
                         stems = np.vstack([stems, stem])
                         break
@@ -711,6 +728,18 @@ def _runs_along(segment: np.ndarray, segments: np.ndarray, near: float = 2.5) ->
         u = np.clip(np.nan_to_num(((x - ax) * dx + (y - ay) * dy) / (dx * dx + dy * dy)), 0, 1)
     gap = np.hypot(ax + u * dx - x, ay + u * dy - y).min(axis=1)
     return int((gap < near).sum()) >= 3
+
+
+def _stem_crosses(stem: np.ndarray, segments: np.ndarray) -> bool:
+    """Whether ``stem`` (x1, y1, x2, y2, from a marker's centre) crosses any of ``segments``
+    outside the marker (its first MARKER_HALF_PX: the marker's own roof starts it)."""
+    length = math.hypot(stem[2] - stem[0], stem[3] - stem[1])
+    if length <= MARKER_HALF_PX:
+        return False
+    f = MARKER_HALF_PX / length
+    outer = np.array([stem[0] + f * (stem[2] - stem[0]), stem[1] + f * (stem[3] - stem[1]),
+                      stem[2], stem[3]])
+    return _crosses_a_segment(outer, segments)
 
 
 def _crosses_a_segment(segment: np.ndarray, segments: np.ndarray) -> bool:

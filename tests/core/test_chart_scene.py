@@ -5,7 +5,13 @@ from dataclasses import replace
 
 import numpy as np
 
-from roofline_gui.core.chart_labels import geometry_for, label_footprint, place_roof_labels
+from roofline_gui.core.chart_labels import (
+    geometry_for,
+    joined_tags,
+    label_footprint,
+    place_roof_labels,
+    stacked_tags,
+)
 from roofline_gui.core.chart_scene import (
     ChartScene,
     changed_parts,
@@ -704,7 +710,7 @@ def test_names_with_no_room_keep_their_numbering():
     bare = [k for k, text in by.items() if text == tags[k]]
     assert bare and all(tags[k] for k in by), by  # some by their numbering alone
     for k, text in by.items():  # or with a stacked neighbour's ("2/5, 6": _stacked_tags)
-        head, *stacked = text.split("/")
+        head, *stacked = stacked_tags(text)
         assert head == tags[k] or text.startswith(tags[k] + " · "), (k, text)
         assert all(t in tags and t != tags[k] for t in stacked), (k, text)
 
@@ -727,11 +733,11 @@ def test_in_a_small_chart_every_kernel_is_named_or_numbered_as_its_table_row():
     assert tags == [str(k + 1) for k in range(len(doc.kernels))]
     by = {lb.item: lb.text for lb in names}
     assert any(text == tags[k] for k, text in by.items()), by
-    assert all(text.split("/")[0] == tags[k] or text.startswith(doc.kernels[k].name.split()[0])
+    assert all(stacked_tags(text)[0] == tags[k] or text.startswith(doc.kernels[k].name.split()[0])
                for k, text in by.items()), by
     # every kernel named: a tag of one whose marker lies on another's joins that one's ("4/5":
     # the MLP layer at batch 64 and the LSTM step, 62.06 and 61.59 op/B, stacked)
-    said = {tag for text in by.values() for tag in text.split("/")}
+    said = {tag for text in by.values() for tag in stacked_tags(text)}
     assert all(k in by or tags[k] in said for k in range(len(doc.kernels))), by
     assert "4/5" in by.values(), by
     # the same in the overlay, where the MLP layer's whole name had hidden the LSTM step (the
@@ -820,3 +826,47 @@ def test_a_chart_of_one_chip_names_no_chip_on_its_lines():
     two = _scene([xeon, "nvidia-a100-sxm4-40gb"], [_kernel("triad-fp64")])
     texts = [lb.text for lb in place_roof_labels(two, _geometry(two), None, "#202020")]
     assert any("307.2 GB/s" in t and "Xeon" in t for t in texts), texts
+
+
+def test_names_keep_a_gap_from_every_other_text_whatever_is_selected():
+    """The nineteenth tour: the tag "8" set just under the name "MLP layer…, batch 8 (bf16)"
+    read as part of it. Every name and tag keeps LABEL_GAP (3 px) from every other one and
+    from the roofs' labels, in a small chart and a large one, whichever kernel and chip are
+    selected (the placement follows the selection)."""
+    from roofline_gui.core.chart_labels import place_labels
+    from roofline_gui.core.chart_scene import Selection
+    from roofline_gui.core.display import offset_label_box
+    from roofline_gui.io.files import resources_dir
+    from roofline_gui.io.session import load_session
+
+    def gap(a, b):
+        dx, dy = max(a[0] - b[2], b[0] - a[2], 0.0), max(a[1] - b[3], b[1] - a[3], 0.0)
+        return float(np.hypot(dx, dy))
+
+    doc = load_session(resources_dir() / "examples" / "a100-vs-tpu-v3.roofline")
+    cmp = compare(doc.kernels, doc.chips)
+    scene = ChartScene(chart_spec(cmp, Units(), levels=True), cmp, (0, 1))
+    checked = 0
+    for size in ((570.0, 330.0), (900.0, 560.0)):
+        for kernel in (None, *doc.kernels):
+            for chip in (doc.chips if kernel else (None,)):
+                chosen = replace(scene, selection=Selection(kernel and kernel.id,
+                                                            chip and chip.id))
+                g = _geometry(chosen, size)
+                placed = place_labels(chosen, g, selected_chip=chip and chip.id,
+                                      foreground="#202020")
+                names = [offset_label_box(lb, g.px, g.text_px, g.line) for lb in placed.names]
+                roofs = [b for lb in placed.roofs for b in label_footprint(lb, g)]
+                for i, box in enumerate(names):
+                    near = [gap(box, other) for other in (*names[i + 1:], *roofs)]
+                    assert min(near, default=9.0) >= 3.0 - 1e-6, (size, kernel, chip, i)
+                checked += len(names)
+    assert checked > 200
+
+
+def test_stacked_tags_are_spaced_where_a_tag_has_a_space():
+    """"2/5, 6" (the tag "2" and the tag "5, 6" of one kernel of two claims) read as one
+    number to the nineteenth tour."""
+    assert joined_tags(["4", "5"]) == "4/5"
+    assert joined_tags(["2", "5, 6"]) == "2 / 5, 6"
+    assert stacked_tags("2 / 5, 6") == ["2", "5, 6"] and stacked_tags("4/5") == ["4", "5"]

@@ -557,8 +557,10 @@ def test_a_names_stem_runs_through_no_other_marker():
     GEMM's (the ninth tour)."""
     from roofline_gui.core.display import FAR_LABEL_SPOTS, crosses_each, place_kernel_labels
 
-    square = [np.array([[-12.0, -12.0], [12.0, -12.0], [12.0, 12.0], [-12.0, 12.0],
-                        [-12.0, -12.0]])]  # a roof round the marker: no near spot is clear
+    # a roof round the marker: no near spot is clear (its corners off the far spots' diagonals,
+    # which would pass through them exactly)
+    square = [np.array([[-12.0, -14.0], [12.0, -14.0], [12.0, 14.0], [-12.0, 14.0],
+                        [-12.0, -14.0]])]
     args = ((100.0, 100.0), 7.0, 14.0, [])
     (free,) = place_kernel_labels(["GEMM"], np.array([0.0]), np.array([0.0]), *args,
                                   lines=square, far_spots=FAR_LABEL_SPOTS, over_lines=False)
@@ -629,3 +631,26 @@ def test_a_name_is_not_set_where_another_kernels_marker_is_as_near_as_its_own():
                                  owners=np.array([0]))
     assert own.anchor == LABEL_SPOTS[0][1]
     assert AMBIGUOUS_PX > 0 and STACKED_PX < 10
+
+
+def test_a_names_stem_crosses_no_roof_where_another_spot_allows():
+    """The nineteenth tour: stems ran across roofs between a name and its marker, reading as
+    joining the name to the roof. Of the far spots clear of every text, one whose stem crosses
+    no roof comes first (the first, right, is taken where no line is in its way)."""
+    from roofline_gui.core import display as d
+
+    xs, ys = np.array([1.0]), np.array([12.0])
+    px, py = xs[0] * PX[0], -ys[0] * PX[1]
+    args = (["GEMM 4096³"], xs, ys, PX, 7.0, 14.0, [])
+    free = d.place_kernel_labels(*args, spots=(), far_spots=d.FAR_LABEL_SPOTS)
+    assert free[0].stem and free[0].offset == (26.0, 0.0)
+    roof = np.array([[px + 15, py - 300], [px + 15, py + 300]])  # between it and the first
+    placed = d.place_kernel_labels(*args, spots=(), lines=[roof], far_spots=d.FAR_LABEL_SPOTS)
+    (lb,) = placed
+    stem = np.array([px, py, px + lb.offset[0], py + lb.offset[1]])
+    assert lb.stem and not d._stem_crosses(stem, roof.reshape(1, 4)), lb.offset
+    # where every far spot's stem crosses one, a crossing stem is still better than no name
+    walls = [np.array([[px + dx, py - 300], [px + dx, py + 300]]) for dx in (-15, 15)]
+    walls += [np.array([[px - 300, py + dy], [px + 300, py + dy]]) for dy in (-15, 15)]
+    (boxed,) = d.place_kernel_labels(*args, spots=(), lines=walls, far_spots=d.FAR_LABEL_SPOTS)
+    assert boxed.stem

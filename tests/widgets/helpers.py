@@ -5,6 +5,8 @@ from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent, QMouseEve
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
+from roofline_gui.core.chart_labels import stacked_tags
+
 
 def drag_event(cls, pos: QPointF, mime):
     """A drag event at ``pos``: the QPointF constructor where the binding has it (PySide6 6.12
@@ -104,7 +106,7 @@ def chart_mismatches(plot) -> list[str]:
                   if label.text in _name_options(kernel.name, all_names)), None)
         if k is None and "/" in label.text:  # stacked markers' tags joined ("4/5"): the first
             k = next((k for k, kernel in enumerate(cmp.kernels)
-                      if label.text.split("/")[0] in _name_options(kernel.name, all_names)), None)
+                      if stacked_tags(label.text)[0] in _name_options(kernel.name, all_names)), None)
         if k is None:
             problems.append(f"name {label.text!r} matches no kernel")
             continue
