@@ -91,7 +91,8 @@ def build_parser() -> argparse.ArgumentParser:
     model.add_argument("--model", metavar="CONFIG.json",
                        help=_("a Hugging Face-style config.json on disk (nothing is downloaded); "
                             "with --phase train also a CNN's layer list or an MLP's widths "
-                            "(as resources/workloads/resnet-50.layers.json)"))
+                            "(as resources/workloads/resnet-50.layers.json); with "
+                            "--export-workloads written as CSV, else opened in the window"))
     model.add_argument("--phase", choices=("prefill", "decode", "train", "serve"),
                        help=_("prefill S prompt tokens (needs --sequence), or decode one token per "
                             "sequence against a KV cache of L (needs --context), or train: one "
@@ -243,9 +244,10 @@ def run_model(args: argparse.Namespace) -> int:
         if getattr(args, key) is None:
             setattr(args, key, default)
     problems: list[Problem] = []
-    if not args.export_workloads:
-        problems.append(Problem("--export-workloads", _("--model needs an output: "
-                                                        "--export-workloads OUT.csv")))
+    if not args.export_workloads and args.phase == "serve":
+        problems.append(Problem("--export-workloads", _(
+            "--phase serve needs an output: --export-workloads OUT.csv (in the window: the "
+            "model as a decode workload, then the Serving tab)")))
     library = default_presets().chips
     ids = [c.strip() for c in (args.chips or "").split(",") if c.strip()]
     if not ids:
@@ -278,8 +280,23 @@ def run_model(args: argparse.Namespace) -> int:
     if args.context is not None:
         params["context"] = args.context
     workload, chips = _model_on_chips(args, params, problems, ids, library)
-    _export_workloads(Document(chips=chips, workloads=(workload,)), args.export_workloads)
-    return 0
+    return _deliver(args, Document(chips=chips, workloads=(workload,)))
+
+
+def _deliver(args: argparse.Namespace, doc) -> int:
+    """The --model's session: written with --export-workloads, else opened in the window as an
+    untitled session (the README's training command had only written a CSV, and a new user
+    looked for the window: the nineteenth tour)."""
+    if args.export_workloads:
+        _export_workloads(doc, args.export_workloads)
+        return 0
+    from roofline_gui.platform_check import startup_problem
+
+    problem = startup_problem()
+    if problem:
+        print(f"roofline-explorer: {problem}", file=sys.stderr)
+        return EXIT_NO_WINDOW
+    return start_window(language=args.lang, document=(doc, Path(args.model).name))
 
 
 def _model_params(args: argparse.Namespace) -> dict:
@@ -521,8 +538,7 @@ def run_training(args: argparse.Namespace, problems: list, library, ids: list[st
     chips = tuple(replace(library[c], id=f"c{i + 1}", preset=c) for i, c in enumerate(ids))
     if args.what_if:
         chips = with_what_ifs(chips, args.what_if)
-    _export_workloads(Document(chips=chips, workloads=(workload,)), args.export_workloads)
-    return 0
+    return _deliver(args, Document(chips=chips, workloads=(workload,)))
 
 
 def _export_workloads(doc, path: str, *, derated: bool = False) -> None:
@@ -760,17 +776,19 @@ def main(argv: list[str] | None = None) -> int:
     return start_window(args.session, language=args.lang)
 
 
-def start_window(session: str | None = None, on_shown=None, language: str | None = None) -> int:
+def start_window(session: str | None = None, on_shown=None, language: str | None = None,
+                 document=None) -> int:
     """The desktop app (``launch.run_app``), prepared as ``widgets.app.startup`` says: the
     garbage collector off until the window is complete, and PySide6's source scan of every
     later import skipped. ``on_shown`` (a callable given the window once shown) is for
-    benchmarks/bench_gui.py, which times this same start."""
+    benchmarks/bench_gui.py, which times this same start. ``document``: (a Document, the
+    file it came from), opened as an untitled session (``--model`` without an export)."""
     from roofline_gui.widgets.app.startup import prepare_start
 
     prepare_start()
     from roofline_gui.widgets.app.launch import run_app
 
-    return run_app(session, on_shown=on_shown, language=language)
+    return run_app(session, on_shown=on_shown, language=language, document=document)
 
 
 if __name__ == "__main__":

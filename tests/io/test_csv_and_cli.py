@@ -505,3 +505,35 @@ def test_a_chip_that_cannot_run_a_workload_says_why_in_the_workloads_csv(tmp_pat
     fp32 = next(r for r in results if r.workload.name == "ResNet-50 training, fp32")
     c = [chip.name for chip in doc.chips].index("TPU v3")
     assert "TPU v3 has no fp32 ceiling" in explain_workload(fp32, c)[0]
+
+
+def test_a_model_without_an_export_opens_in_the_window(monkeypatch, capsys):
+    """The README's training command had only written a CSV, and the nineteenth tour looked for
+    the window: without --export-workloads, --model opens its workload on its chips in the
+    window, as an untitled session; serving, whose limits the window sets on its Serving tab,
+    still needs an output, and says so."""
+    import roofline_gui.__main__ as cli
+    from roofline_gui import platform_check
+
+    opened = {}
+    monkeypatch.setattr(platform_check, "startup_problem", lambda: None)
+    monkeypatch.setattr(cli, "start_window", lambda **kw: opened.update(kw) or 0)
+    args = ["--model", str(ROOT / "resources/workloads/llama-2-7b.config.json"), "--phase",
+            "train", "--batch", "1", "--sequence", "4096", "--global-batch", "1024",
+            "--data-parallel", "1024", "--zero", "1", "--recompute", "selective", "--tokens",
+            "2e12", "--chips", "nvidia-a100-sxm4-80gb,google-tpu-v3"]
+    assert cli.main(args) == 0
+    doc, source = opened["document"]
+    assert source == "llama-2-7b.config.json"
+    assert [c.preset for c in doc.chips] == ["nvidia-a100-sxm4-80gb", "google-tpu-v3"]
+    (workload,) = doc.workloads
+    assert (workload.phase, workload.sequence, workload.global_batch, workload.zero) == (
+        "train", 4096, 1024, 1)
+    opened.clear()
+    decode = ["--model", str(LLAMA3), "--phase", "decode", "--batch", "8", "--context", "2048",
+              "--chips", "nvidia-h100-sxm5-80gb"]
+    assert cli.main(decode) == 0 and opened["document"][0].workloads[0].batch == 8
+    opened.clear()
+    serve = ["--model", str(LLAMA3), "--phase", "serve", "--chips", "nvidia-h100-sxm5-80gb"]
+    assert cli.main(serve) == 2 and not opened
+    assert "--export-workloads: --phase serve needs an output" in capsys.readouterr().err

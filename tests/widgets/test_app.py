@@ -971,3 +971,20 @@ def test_opening_a_session_of_workloads_says_it_holds_them(window):
     assert "3 chips, 0 kernels, 2 workloads" in said, said
     window.files.open(str(example_named("williams-cpus")))
     assert "workload" not in window.statusBar().currentMessage()
+
+
+def test_a_model_from_the_command_line_opens_as_an_untitled_session(window):
+    """``roofline-explorer --model CONFIG ...`` without an export (the nineteenth tour had
+    looked for the window): the window opens its workload on its chips, untitled, and says
+    where it came from; Save then asks where (nothing is written over the config)."""
+    from roofline_gui.core.document import Document
+    from roofline_gui.core.workload import Workload
+
+    chip = window.presets.chips["nvidia-h100-sxm5-80gb"]
+    workload = Workload("w1", "Llama-3-8B decode", "transformer", {}, batch=8)
+    doc = Document(chips=(chip,), workloads=(workload,))
+    window.open_initial(None, (doc, "llama-3-8b.config.json"))
+    assert window.model.document == doc and window.model.path is None
+    said = window.statusBar().currentMessage()
+    assert said.startswith("Opened llama-3-8b.config.json: 1 chip, 0 kernels, 1 workload"), said
+    assert "Save asks where" in said

@@ -117,6 +117,17 @@ class FileDialogs:
         return value if ok else None
 
 
+def _opened(name: str, doc: Document) -> str:
+    """What the status bar says of a session just opened from the file ``name``."""
+    chips, kernels = len(doc.chips), len(doc.kernels)
+    if doc.workloads:  # "3 chips, 0 kernels" beside two workloads' charts (the fifteenth tour)
+        return _("Opened {file}: {chips}, {kernels}, {workloads}").format(
+            file=name, chips=_count(chips, "chip"), kernels=_count(kernels, "kernel"),
+            workloads=_count(len(doc.workloads), "workload"))
+    return _("Opened {file}: {chips}, {kernels}").format(
+        file=name, chips=_count(chips, "chip"), kernels=_count(kernels, "kernel"))
+
+
 class FileActions(QObject):
     sig_message = Signal(str)  # for the status bar
 
@@ -176,17 +187,16 @@ class FileActions(QObject):
         if not as_template:
             self.settings.add_recent(str(path.resolve()))
             self.settings.set("last_dir", str(path.resolve().parent))
-        chips, kernels = len(doc.chips), len(doc.kernels)
-        said = _("Opened {file}: {chips}, {kernels}").format(
-            file=path.name, chips=_count(chips, "chip"), kernels=_count(kernels, "kernel"))
-        if doc.workloads:  # "3 chips, 0 kernels" beside two workloads' charts (the fifteenth
-            # tour)
-            said = _("Opened {file}: {chips}, {kernels}, {workloads}").format(
-                file=path.name, chips=_count(chips, "chip"), kernels=_count(kernels, "kernel"),
-                workloads=_count(len(doc.workloads), "workload"))
-        self.sig_message.emit(said + ("" if is_session else
-                                      _(" (a new untitled session: Save asks where)")))
+        self.sig_message.emit(_opened(path.name, doc) + (
+            "" if is_session else _(" (a new untitled session: Save asks where)")))
         return True
+
+    def adopt(self, doc: Document, source: str) -> None:
+        """``doc``, made from the file named ``source`` (a model's config on the command line),
+        as a new untitled session: Save asks where."""
+        self.model.reset(doc, None)
+        self.settings.set("last_example", "")
+        self.sig_message.emit(_opened(source, doc) + _(" (a new untitled session: Save asks where)"))
 
     def open_example(self, path: Path) -> bool:
         """Examples open as untitled copies, so saving never writes into the app's resources;

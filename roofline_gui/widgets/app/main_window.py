@@ -1133,10 +1133,14 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(_("Recovered {what}").format(what=journal.describe()), 10000)
         return True
 
-    def open_initial(self, path: str | None) -> None:
-        """Recovery first; then a session from the command line, else the example on first
-        start, else the example shown when the app last closed, else the last file."""
+    def open_initial(self, path: str | None, document=None) -> None:
+        """Recovery first; then a session from the command line (``document``: one made there,
+        with the file it came from, ``--model``), else the example on first start, else the
+        example shown when the app last closed, else the last file."""
         if self.offer_recovery():
+            return
+        if document is not None:
+            self.files.adopt(*document)
             return
         if path:
             self.files.open(path)
