@@ -988,3 +988,49 @@ def test_a_model_from_the_command_line_opens_as_an_untitled_session(window):
     said = window.statusBar().currentMessage()
     assert said.startswith("Opened llama-3-8b.config.json: 1 chip, 0 kernels, 1 workload"), said
     assert "Save asks where" in said
+
+
+def test_a_datasheet_figure_typed_over_is_a_what_if_as_a_dragged_one_is(window):
+    """The nineteenth tour: a peak typed on a preset chip kept "NVIDIA A100 datasheet" as the
+    source of the new number, where dragging the same roof made a what-if. Typed over, a
+    datasheet figure is a what-if too: the datasheet's figure kept (its reset, its ghost roof,
+    its energies), the chip named so; typed back, the chip is its datasheet again. A value
+    the user gave (no datasheet source) is edited plainly."""
+    from dataclasses import replace
+
+    from roofline_gui.core.energy import constants
+
+    model, form = window.model, window.hardware.form
+    chip = model.document.chips[0]
+    assert chip.name == "A100 SXM4 40GB" and "datasheet" in chip.compute_sources["bf16"]
+    form.compute_fields["bf16"].setText("400 TFLOPS")
+    form.compute_fields["bf16"].editingFinished.emit()
+    moved = model.document.chips[0]
+    assert moved.compute["bf16"] == 400e12 and moved.compute_what_if_of == {"bf16": 312e12}
+    assert moved.name == "A100 SXM4 40GB (what-if)"
+    assert moved.compute_sources["bf16"] == chip.compute_sources["bf16"]  # the datasheet's
+    dram = next(i for i, lv in enumerate(chip.memory) if lv.role == "dram")
+    form.level_fields[dram]["bandwidth"].setText("3.11 TB/s")
+    form.level_fields[dram]["bandwidth"].editingFinished.emit()
+    both = model.document.chips[0]
+    assert both.memory[dram].bandwidth == 3.11e12 and both.memory[dram].what_if_of == 1.555e12
+    # the energy per byte the datasheet's bandwidth gives, not half of it
+    assert constants(both).byte_j["dram"] == pytest.approx(constants(chip).byte_j["dram"])
+    form.compute_fields["bf16"].setText("312T")
+    form.compute_fields["bf16"].editingFinished.emit()
+    form.level_fields[dram]["bandwidth"].setText("1.555 TB/s")
+    form.level_fields[dram]["bandwidth"].editingFinished.emit()
+    back = model.document.chips[0]
+    assert back.name == chip.name and not back.is_what_if
+    model.undo_stack.undo()
+    assert model.document.chips[0].memory[dram].what_if_of == 1.555e12
+    # a chip of the user's own figures: typing edits it
+    own = replace(chip, id="mine", name="My chip", compute_sources={}, compute_what_if_of={},
+                  memory=tuple(replace(lv, source="") for lv in chip.memory))
+    model.add_chips([own])
+    model.select(None, model.document.chips[-1].id)
+    form = window.hardware.form
+    form.compute_fields["bf16"].setText("400T")
+    form.compute_fields["bf16"].editingFinished.emit()
+    mine = model.document.chips[-1]
+    assert mine.compute["bf16"] == 400e12 and not mine.is_what_if and mine.name == "My chip"

@@ -61,7 +61,7 @@ def _set_note(label: QLabel, note: tuple[str, str]) -> None:
     shown = short[:80] + ("…" if len(short) > 80 else "")
     if short.startswith("what-if"):  # a moved ceiling: one click puts its datasheet value back
         label.setTextFormat(Qt.TextFormat.RichText)
-        label.setText(f"<a href='reset'>reset</a> · {html.escape(shown)}")
+        label.setText(f"<a href='reset'>{html.escape(_('reset'))}</a> · {html.escape(shown)}")
     else:
         label.setTextFormat(Qt.TextFormat.PlainText)
         label.setText(shown)
@@ -460,14 +460,24 @@ class ChipForm(QWidget):
             else:
                 self._on_remove_precision(precision)
             return
+        text = _("Set {chip} {precision} peak to {peak}").format(
+            chip=chip.name, precision=precision, peak=format_si(value, "op/s"))
+        if precision in chip.compute and (precision in chip.compute_what_if_of or _datasheet(
+                chip.compute_sources.get(precision, ""), chip.compute_measured.get(precision),
+                chip.compute[precision])):
+            # a datasheet figure typed over is a what-if, as one dragged is: the datasheet's
+            # figure and source kept beside it, its reset one click (typed, the source had
+            # gone on naming the datasheet for the new number: the nineteenth tour)
+            self.model.push(Replace("chips", chip.with_ceiling(("peak", precision), value)
+                                    .named_as_what_if()), text,
+                            merge_key=("chip-field", chip.id, f"compute.{precision}"))
+            return
         new = chip.with_compute(precision, value)
         measured = chip.compute_measured.get(precision)
         if measured is not None and measured.value == chip.compute.get(precision):
             # a measured-only ceiling given a value by hand: that value is now its datasheet
             new = replace(new, compute_sources={**new.compute_sources, precision: "entered by hand"})
-        self._push(new, _("Set {chip} {precision} peak to {peak}").format(
-                       chip=chip.name, precision=precision, peak=format_si(value, "op/s")),
-                   f"compute.{precision}")
+        self._push(new, text, f"compute.{precision}")
 
     def _on_compute_fraction(self, precision: str, value: float | None) -> None:
         chip = self._chip()
@@ -488,6 +498,18 @@ class ChipForm(QWidget):
             return
         level = chip.memory[index]
         if changes.get("name") == "" or all(getattr(level, k) == v for k, v in changes.items()):
+            return
+        if set(changes) == {"bandwidth"} and (level.what_if_of is not None or _datasheet(
+                level.source, level.measured, level.bandwidth)):
+            # a datasheet bandwidth typed over: a what-if, as a dragged roof is (its energy per
+            # byte, estimated from the datasheet's, stays)
+            self.model.push(Replace("chips", chip.with_ceiling(("level", index),
+                                                               changes["bandwidth"])
+                                    .named_as_what_if()),
+                            _("Set {chip} {level} {what}").format(
+                                chip=chip.name, level=level.name,
+                                what=f"bandwidth {format_si(changes['bandwidth'], 'B/s')}"),
+                            merge_key=("chip-field", chip.id, f"level{index}.bandwidth"))
             return
         by_hand = ("bandwidth" in changes and level.measured is not None
                    and level.measured.value == level.bandwidth)  # the measurement stays beside it
@@ -525,6 +547,13 @@ def _compute_row(chip: Chip, precision: str) -> tuple:
     return (chip.compute.get(precision), chip.compute_achievable.get(precision),
             chip.compute_sources.get(precision), chip.compute_measured.get(precision),
             chip.compute_what_if_of.get(precision))
+
+
+def _datasheet(source: str, measured, value: float) -> bool:
+    """Whether a ceiling's value is a datasheet's figure: a source given that is not the user's
+    own ("entered by hand", "added by hand") and no measurement the value is."""
+    return (bool(source.strip()) and not source.endswith("by hand")
+            and not (measured is not None and measured.value == value))
 
 
 class HardwareEditor(QWidget):
