@@ -1132,8 +1132,9 @@ def _kernel_points(scene: ChartScene) -> tuple[np.ndarray, np.ndarray, np.ndarra
 def place_workload_labels(scene: ChartScene, g: LabelGeometry, taken_labels,
                           selected: str | None, held: tuple[ChartLabel | None, ...] | None = None,
                           moving: int | None = None) -> tuple[ChartLabel | None, ...]:
-    """Each workload's label by its highest point, clear of the roof labels, the kernels' names
-    and each other; by its lowest point where the highest has no room; else left out, unless
+    """Each workload's label by its point on the selected chip (else its highest), clear of the
+    roof labels, the kernels' names and each other; by its highest, then its lowest point where
+    that has no room; else left out, unless
     it is the selected workload's (then on the side with more room, the name alone where the
     whole label does not fit). With ``held`` (the labels as placed before) and ``moving`` (the
     index of the workload being dragged) only that one is placed again, clear of the others
@@ -1154,8 +1155,16 @@ def place_workload_labels(scene: ChartScene, g: LabelGeometry, taken_labels,
              *_big_points(scene, g)]
     xs = np.array([np.log10(m.point_x) for m in marks])
     tops = [m.point_y[np.isfinite(m.point_y)] for m in marks]
-    ys = np.array([np.log10(t.max()) if len(t) else np.nan for t in tops])
+    highs = np.array([np.log10(t.max()) if len(t) else np.nan for t in tops])
     lows = np.array([np.log10(t.min()) if len(t) else np.nan for t in tops])
+    # by the selected chip's point first, where it has one, as the kernels' names are (by its
+    # highest, the label had named another chip's point: the nineteenth tour)
+    ys = highs.copy()
+    c_sel = scene.comparison.chip_index.get(scene.selection.chip)
+    if c_sel in scene.chips:
+        at = np.array([m.point_y[list(scene.chips).index(c_sel)] for m in marks], dtype=float)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ys = np.where(np.isfinite(at) & (at > 0), np.log10(np.where(at > 0, at, 1.0)), highs)
     # the label, the name, the name shortened (told apart from the others': two DeepSeek-R1
     # workloads' names had both been cut to "DeepSeek-R1" at a small chart's edge, the tour)
     shorts = short_names([m.name for m in marks], SHORTEST_NAME)
@@ -1174,10 +1183,12 @@ def place_workload_labels(scene: ChartScene, g: LabelGeometry, taken_labels,
     placed = {which[lb.kernel]: replace(lb, kernel=which[lb.kernel]) for lb in place_kernel_labels(
         [texts[n] for n in which], xs[which], ys[which], g.px, item_px, g.line, taken, (ox, oy),
         g.bounds, WORKLOAD_LABEL_SPOTS, lines=roofs, over_lines=False, gap=NO_GAP)}
-    missing = [n for n in which if n not in placed]
-    if missing:
+    for at in (highs, lows):  # where that has no room, by its highest point, then its lowest
+        missing = [n for n in which if n not in placed and at[n] != ys[n]]
+        if not missing:
+            continue
         boxes = taken + [offset_label_box(lb, g.px, item_px, g.line) for lb in placed.values()]
-        for lb in place_kernel_labels([texts[n] for n in missing], xs[missing], lows[missing],
+        for lb in place_kernel_labels([texts[n] for n in missing], xs[missing], at[missing],
                                       g.px, item_px, g.line, boxes, (ox, oy), g.bounds,
                                       WORKLOAD_LABEL_SPOTS, lines=roofs, over_lines=False,
                                       gap=NO_GAP):
@@ -1190,12 +1201,14 @@ def place_workload_labels(scene: ChartScene, g: LabelGeometry, taken_labels,
         lb = placed.get(n)
         if lb is not None:
             out.append(ChartLabel(lb.text, lb.x, lb.y, "", lb.anchor, None, lb.offset, n))
-        elif mark.workload_id == selected and np.isfinite(ys[n]):
+        elif mark.workload_id == selected and np.isfinite(highs[n]):
             # clear of the other workloads' labels where it can be; those it still covers give
-            # way below (two were printed over each other: the tenth tour)
+            # way below (two were printed over each other: the tenth tour); by its highest
+            # point, above the others' (by the selected chip's, in a crowded chart, it had
+            # covered another workload's big point)
             others = [offset_label_box(lb, g.px, item_px, g.line) for k, lb in placed.items()
                       if k != n]
-            out.append(_fallback(mark, n, float(xs[n]), float(ys[n]), g, item_px, scene,
+            out.append(_fallback(mark, n, float(xs[n]), float(highs[n]), g, item_px, scene,
                                  [*taken, *others], texts[n]))
         else:
             out.append(None)

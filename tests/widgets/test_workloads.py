@@ -469,3 +469,29 @@ def test_a_selected_workloads_big_points_are_ringed_the_selected_chips_bold(wind
     assert bold == [1]  # the selected chip's (index 1)
     assert chart_mismatches(plot) == []
     model.undo_stack.setClean()
+
+
+def test_a_workloads_label_is_by_the_selected_chips_point(window, qtbot):
+    """As a kernel's name is by its marker on the selected chip, a workload's label is by its
+    big point on the selected chip where that has room (by its highest point on any chip it had
+    named another chip's point: the nineteenth tour)."""
+    from roofline_gui.widgets.app.file_actions import example_named
+
+    window.resize(1600, 1000)
+    window.files.open(str(example_named("llama-3-8b-on-three-chips")))
+    model, plot = window.model, window.canvas.overlay_plot
+    workload = model.document.workloads[1]  # prefill: its points on the flat roofs
+    assert workload.phase == "prefill"
+    at = set()
+    for chip in model.document.chips:
+        model.select(workload.id, chip.id)
+        qtbot.wait(20)
+        plot.finish_pending()
+        scene = plot.scene
+        n = next(i for i, m in enumerate(scene.workloads) if m.workload_id == workload.id)
+        c = list(scene.chips).index(scene.comparison.chip_index[chip.id])
+        label = scene.labels.workloads[n]
+        assert label is not None, chip.name
+        assert label.y == pytest.approx(np.log10(scene.workloads[n].point_y[c])), chip.name
+        at.add(round(label.y, 6))
+    assert len(at) == len(model.document.chips)  # three chips, three points, three places
