@@ -938,10 +938,13 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels) -> tupl
 
     def place(rows, taken, forms=texts, at=at_selected, over_lines=False):
         xs, ys = at
+        # the stems of the names placed so far, by the calls before (the selected kernel's ran
+        # behind the next name placed: the twentieth tour); ``placed`` as bound now
+        drawn = [_stem_segment(lb, g) for _k, lb in placed if lb.stem]
         return [(int(rows[lb.kernel]), lb) for lb in place_kernel_labels(
             [forms[k] for k in rows], xs[rows], ys[rows], g.px, g.text_px, g.line, taken, others,
             g.bounds, lines=roofs, far_spots=FAR_LABEL_SPOTS, over_lines=over_lines,
-            soft_lines=soft, owners=rows)]
+            soft_lines=soft, owners=rows, stems_drawn=np.array(drawn).reshape(-1, 4))]
 
     def boxes(placed):
         return [offset_label_box(lb, g.px, g.text_px, g.line) for _k, lb in placed]
@@ -1029,6 +1032,12 @@ def joined_tags(tags: list[str]) -> str:
 def stacked_tags(text: str) -> list[str]:
     """The tags a joined_tags text names (the text alone where it is one name)."""
     return [t.strip() for t in text.split("/")]
+
+
+def _stem_segment(label, g: LabelGeometry) -> tuple[float, float, float, float]:
+    """A name's stem (set off its marker), from the marker to the text, in label pixels."""
+    px, py = label.x * g.px[0], -label.y * g.px[1]
+    return (px, py, px + label.offset[0], py + label.offset[1])
 
 
 def _stacked_tags(placed: list, tags: list[tuple[str]], points, g: LabelGeometry,

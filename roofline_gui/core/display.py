@@ -552,7 +552,8 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
                         far_spots=(), over_lines: bool = True,
                         soft_lines: list[np.ndarray] | None = None,
                         owners: np.ndarray | None = None,
-                        gap: np.ndarray = LABEL_GAP) -> list[KernelLabel]:
+                        gap: np.ndarray = LABEL_GAP,
+                        stems_drawn: np.ndarray | None = None) -> list[KernelLabel]:
     """Labels for markers at (log10) ``xs``, ``ys``: each in the first of LABEL_SPOTS where its
     text (or, failing that, each shorter alternative in turn: ``texts[k]`` may be a tuple, the
     whole name first)
@@ -579,7 +580,8 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
 
     ``gap``: added to each box of ``taken`` and of the labels placed before (LABEL_GAP: a name
     keeps 3 px from any other text; a workload's label, boxed and with its margins in its box,
-    none)."""
+    none). ``stems_drawn``: stems ([N, 4] segments, same pixels) of names placed before, by
+    another call, which no text is set on and no stem crosses, as this call's own."""
     sx, sy = px_per_decade
     # Boxes as arrays, so a candidate is tested against all of them in one numpy expression
     # (ten workloads' marks on eight chips are hundreds of obstacles, tested at each drag step).
@@ -633,7 +635,8 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
         return candidates, ok, plain[~crosses_each(candidates[plain] + LINE_CLEAR, segments)], plain
 
     placed = []
-    stems = np.zeros((0, 4))  # the stems of names set off their markers, as segments
+    # the stems of names set off their markers, as segments
+    stems = np.zeros((0, 4)) if stems_drawn is None else np.asarray(stems_drawn, dtype=float)
     for k, (options, x, y) in enumerate(zip(texts, xs, ys, strict=True)):
         options = (options,) if isinstance(options, str) else options
         if not (options and np.isfinite(x) and np.isfinite(y)):

@@ -831,11 +831,11 @@ def test_a_chart_of_one_chip_names_no_chip_on_its_lines():
 def test_names_keep_a_gap_from_every_other_text_whatever_is_selected():
     """The nineteenth tour: the tag "8" set just under the name "MLP layer…, batch 8 (bf16)"
     read as part of it. Every name and tag keeps LABEL_GAP (3 px) from every other one and
-    from the roofs' labels, in a small chart and a large one, whichever kernel and chip are
-    selected (the placement follows the selection)."""
-    from roofline_gui.core.chart_labels import place_labels
+    from the roofs' labels, and sits on no other name's stem, in a small chart and a large
+    one, whichever kernel and chip are selected (the placement follows the selection)."""
+    from roofline_gui.core.chart_labels import _stem_segment, place_labels
     from roofline_gui.core.chart_scene import Selection
-    from roofline_gui.core.display import offset_label_box
+    from roofline_gui.core.display import STEM_CLEAR, crosses_each, offset_label_box
     from roofline_gui.io.files import resources_dir
     from roofline_gui.io.session import load_session
 
@@ -860,6 +860,13 @@ def test_names_keep_a_gap_from_every_other_text_whatever_is_selected():
                 for i, box in enumerate(names):
                     near = [gap(box, other) for other in (*names[i + 1:], *roofs)]
                     assert min(near, default=9.0) >= 3.0 - 1e-6, (size, kernel, chip, i)
+                # nor on another's stem, whichever pass placed it (the selected kernel's, placed
+                # first, ran behind the next name: the twentieth tour)
+                for i, lb in enumerate(placed.names):
+                    stems = np.array([_stem_segment(other, g) for other in placed.names
+                                      if other.stem and other is not lb]).reshape(-1, 4)
+                    assert not crosses_each(np.array([names[i]]) + STEM_CLEAR, stems).any(), (
+                        size, kernel, chip, lb.text)
                 checked += len(names)
     assert checked > 200
 
