@@ -295,7 +295,10 @@ def _what_would_move_it(cmp: Comparison, k: int, c: int, code: int, attainable: 
             moves.append(_("Packing the data as {packed} ({bytes} B per value, math still "
                            "{precision}) would halve the bytes and raise it to {rate} "
                            "({times}×).").format(
-                packed=packed, bytes=f"{BYTES_PER_VALUE[packed]:g}", precision=kernel.precision,
+                packed=packed, bytes=f"{BYTES_PER_VALUE[packed]:g}",
+                # the precision the chip computes it in ("fp16" on a V100, which has no bf16:
+                # "math still bf16" there, the twentieth tour)
+                precision=cmp.stand_in(k, c) or kernel.precision,
                 rate=units.format_rate(best), times=f"{best / attainable:.2g}"))
         if kernel.template is not None:
             template = TEMPLATES[kernel.template]

@@ -654,3 +654,16 @@ def test_a_names_stem_crosses_no_roof_where_another_spot_allows():
     walls += [np.array([[px - 300, py + dy], [px + 300, py + dy]]) for dy in (-15, 15)]
     (boxed,) = d.place_kernel_labels(*args, spots=(), lines=walls, far_spots=d.FAR_LABEL_SPOTS)
     assert boxed.stem
+
+
+def test_packing_advice_names_the_precision_the_chip_computes_in():
+    """The twentieth tour: on the V100, which has no bf16 and runs the article's bf16 MLP layer
+    in fp16, "What would move it" said "math still bf16"."""
+    doc = load_session(resources_dir() / "examples" / "the-article-claim-by-claim.roofline")
+    cmp = compare(doc.kernels, doc.chips, same_width=True)  # as View → Same-width precisions
+    k = next(i for i, kk in enumerate(cmp.kernels) if kk.name.startswith("5, 6 · MLP"))
+    v100 = next(i for i, ch in enumerate(cmp.chips) if ch.name.startswith("V100"))
+    a100 = next(i for i, ch in enumerate(cmp.chips) if ch.name.startswith("A100"))
+    assert cmp.stand_in(k, v100) == "fp16"
+    assert "(1 B per value, math still fp16)" in "\n".join(explain(cmp, k, v100, Units()))
+    assert "(1 B per value, math still bf16)" in "\n".join(explain(cmp, k, a100, Units()))
