@@ -63,6 +63,29 @@ class EditCommand(QUndoCommand):
         return True
 
 
+def _still_there(old: Document, new: Document, kernel_id: str | None,
+                 chip_id: str | None) -> tuple[str | None, str | None]:
+    """The selection in ``new``: as it was where its kernel (or workload) and chip are still
+    there, else the one now at the place the gone one had in ``old`` (the last, where the list
+    got shorter), else the first kernel, then workload."""
+    def nearest(items_old, items_new, item_id):
+        ids = [i.id for i in items_new]
+        if item_id in ids or not ids:
+            return item_id if item_id in ids else None
+        at = next((n for n, i in enumerate(items_old) if i.id == item_id), None)
+        return ids[min(at, len(ids) - 1)] if at is not None else None
+
+    chip = nearest(old.chips, new.chips, chip_id)
+    if kernel_id is not None and any(w.id == kernel_id for w in old.workloads):
+        kernel = nearest(old.workloads, new.workloads, kernel_id)
+    else:
+        kernel = nearest(old.kernels, new.kernels, kernel_id)
+    if kernel is None and kernel_id is not None:
+        kernel = (new.kernels[0].id if new.kernels else
+                  new.workloads[0].id if new.workloads else None)
+    return kernel, chip
+
+
 class DocumentModel(QObject):
     #: (document, frozenset of touched chip/kernel ids, or None when everything may have changed)
     sig_document_changed = Signal(object, object)
@@ -226,6 +249,13 @@ class DocumentModel(QObject):
         else:
             self._workloads = None
         self.sig_document_changed.emit(self._doc, frozenset(touched_ids(edit)))
+        kept = _still_there(old, self._doc, self.selected_kernel, self.selected_chip)
+        if kept != (self.selected_kernel, self.selected_chip):
+            # a chip or kernel the selection named is gone (Undo of an Add…): the one now in
+            # its place, so every view names the same one (the hardware editor had said
+            # "Select a chip" while the explanation described another: the twentieth tour)
+            self.selected_kernel, self.selected_chip = kept
+            self.sig_selection_changed.emit(*kept)
         return inverse
 
     def reset(self, document: Document, path: Path | None = None,

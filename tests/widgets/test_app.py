@@ -1034,3 +1034,24 @@ def test_a_datasheet_figure_typed_over_is_a_what_if_as_a_dragged_one_is(window):
     form.compute_fields["bf16"].editingFinished.emit()
     mine = model.document.chips[-1]
     assert mine.compute["bf16"] == 400e12 and not mine.is_what_if and mine.name == "My chip"
+
+
+def test_undoing_an_added_chip_selects_one_still_there_in_every_view(window, qtbot, monkeypatch):
+    """The twentieth tour: after Undo of Add…, the hardware editor said "Select a chip to edit
+    its ceilings." while the explanation described the A100: the selection still named the
+    chip the undo removed. It moves to the chip now in its place, and every view follows."""
+    monkeypatch.setattr(ChipPresetDialog, "ask",
+                        classmethod(lambda cls, p, parent=None, in_session=(): ["nvidia-h100-sxm5-80gb"]))
+    model = window.model
+    window.hardware.add_from_presets()
+    added = model.document.chips[-1]
+    assert added.name == "H100 SXM5 80GB" and model.selected_chip == added.id
+    model.undo_stack.undo()
+    ids = [c.id for c in model.document.chips]
+    assert added.id not in ids and model.selected_chip == ids[-1]
+    assert window.hardware.form.chip_id == model.selected_chip
+    chip = model.document.chip(model.selected_chip)
+    qtbot.waitUntil(lambda: chip.name in window.explanation.plain_text().split("\n")[0],
+                    timeout=3000)
+    model.undo_stack.redo()  # the chip back: the selection stays where it is
+    assert model.selected_chip == ids[-1]
