@@ -675,8 +675,8 @@ def test_row_names_that_differ_in_the_middle_stay_apart_when_elided(window):
     assert header.shown_text(plain[0], narrow, plain) == metrics.elidedText(
         plain[0], Qt.TextElideMode.ElideMiddle, narrow)
     # "MLP laye…4 (bf16)" had cut batch 64 to its last digit: the word whole
-    assert header.shown_text(plain[1], narrow, plain).endswith(" 64 (bf16)") or \
-        header.shown_text(plain[1], narrow, plain).startswith("…64")
+    batch64 = header.shown_text(plain[1], narrow, plain)
+    assert batch64.endswith(" 64 (bf16)") or "…64" in batch64, batch64
     # Told apart by the middle elision, but not by the word that differs: "Llama-3… L = 2048"
     # and "Llama-3… S = 2048" hid decode and prefill (the second tour).
     steps = ("▣ Llama-3-8B decode, batch 1, L = 2048 (bf16)",
@@ -684,6 +684,12 @@ def test_row_names_that_differ_in_the_middle_stay_apart_when_elided(window):
     narrow = metrics.horizontalAdvance("▣ Llama-3-8B prefill, b")
     shown = [header.shown_text(n, narrow, steps) for n in steps]
     assert "decode" in shown[0] and "prefill" in shown[1], shown
+    # the part that tells it apart after its first word: "9 · …bf16, inputs over the host
+    # link" had lost "GEMM" (the twentieth tour)
+    gemms = ("7 · GEMM 4096³ (bf16)", "9 · GEMM 4096³ bf16, inputs over the host link")
+    narrow = metrics.horizontalAdvance("9 · GEMM 4096³ bf16, inputs over")
+    shown = [header.shown_text(n, narrow, gemms) for n in gemms]
+    assert shown[0] == gemms[0] and shown[1].startswith("9 · GEMM …bf16,"), shown
 
 
 def test_a_long_hint_fits_the_status_bar_and_the_button_has_it_whole(window):

@@ -104,10 +104,17 @@ class NameHeader(QHeaderView):
             if not alike and (kept or start == len(lead)):
                 out[name] = mine
                 continue
-            room = width - metrics.horizontalAdvance(lead)
-            out[name] = (lead + metrics.elidedText("…" + name[start:], Qt.TextElideMode.ElideMiddle,
-                                                   room) if room > width / 2 else
-                         middle("…" + name[start:]))
+            # its first word kept before the "…" where there is room: what kind of kernel it is
+            # ("9 · …bf16, inputs over the host link" had lost "GEMM": the twentieth tour)
+            word = body.split(" ", 1)[0]
+            heads = ([lead + word + " "] if start > len(lead) + len(word) else []) + [lead]
+            out[name] = middle("…" + name[start:])
+            for head in heads:
+                room = width - metrics.horizontalAdvance(head)
+                if room > width / 2:
+                    out[name] = head + metrics.elidedText("…" + name[start:],
+                                                          Qt.TextElideMode.ElideMiddle, room)
+                    break
         return out
 
     def _shown_names(self) -> tuple[str, ...]:
