@@ -877,3 +877,25 @@ def test_stacked_tags_are_spaced_where_a_tag_has_a_space():
     assert joined_tags(["4", "5"]) == "4/5"
     assert joined_tags(["2", "5, 6"]) == "2 / 5, 6"
     assert stacked_tags("2 / 5, 6") == ["2", "5, 6"] and stacked_tags("4/5") == ["4", "5"]
+
+
+def test_a_tag_set_by_a_kernels_highest_marker_names_the_kernel_stacked_there_too():
+    """The twentieth tour, TPU v3 selected: "4" stood by the A100's markers of the MLP layer at
+    batch 64 and the LSTM step (stacked), and the LSTM step, whose point on TPU v3 is
+    elsewhere, was named nowhere. A kernel left out whose marker on any chip lies on a named
+    one's is named with it ("4/5")."""
+    from roofline_gui.core.chart_labels import place_labels
+    from roofline_gui.core.chart_scene import Selection
+    from roofline_gui.io.files import resources_dir
+    from roofline_gui.io.session import load_session
+
+    doc = load_session(resources_dir() / "examples" / "a100-vs-tpu-v3.roofline")
+    cmp = compare(doc.kernels, doc.chips)
+    scene = ChartScene(chart_spec(cmp, Units(), levels=True), cmp, (0, 1))
+    cnn, tpu = doc.kernels[5], doc.chips[1]
+    assert cnn.name.startswith("CNN") and tpu.name == "TPU v3"
+    chosen = replace(scene, selection=Selection(cnn.id, tpu.id))
+    names = place_labels(chosen, _geometry(chosen, (760.0, 330.0)), selected_chip=tpu.id,
+                         foreground="#202020").names
+    said = {tag for lb in names for tag in stacked_tags(lb.text)}
+    assert 4 in {lb.item for lb in names} or "5" in said, [lb.text for lb in names]
