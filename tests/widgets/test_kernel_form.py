@@ -158,3 +158,34 @@ def test_on_a_short_dock_the_preset_library_folds_and_the_form_has_room(window, 
     assert library.tree.isVisible()
     library.presets_toggle.click()
     assert not library.tree.isVisible()
+
+
+def test_the_wheel_over_the_formulas_scrolls_the_form_until_they_are_clicked(window, qtbot):
+    """The twentieth tour: at 1280 × 800 the kernel form's formula box caught the wheel, which
+    scrolled the formulas for fourteen notches before the form moved. Unfocused, it passes the
+    wheel on (to the form's scroll area); clicked into, it scrolls its own text."""
+    from PySide6.QtCore import QPoint, QPointF, Qt
+    from PySide6.QtGui import QWheelEvent
+    from PySide6.QtWidgets import QApplication
+
+    form = window.kernels.form
+    box = form.formula
+    box.setPlainText("\n".join(f"line {i}" for i in range(200)))
+    viewport = box.viewport()
+
+    def wheel() -> QWheelEvent:
+        centre = QPointF(viewport.rect().center())
+        event = QWheelEvent(centre, QPointF(viewport.mapToGlobal(centre.toPoint())), QPoint(0, 0),
+                            QPoint(0, -120), Qt.MouseButton.NoButton,
+                            Qt.KeyboardModifier.NoModifier, Qt.ScrollPhase.NoScrollPhase, False)
+        QApplication.sendEvent(viewport, event)
+        return event
+
+    window.kernels.setFocus()
+    before = box.verticalScrollBar().value()
+    event = wheel()
+    assert not event.isAccepted() and box.verticalScrollBar().value() == before
+    box.setFocus()
+    qtbot.waitUntil(box.hasFocus, timeout=1000)
+    wheel()
+    assert box.verticalScrollBar().value() > before

@@ -40,7 +40,7 @@ from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.models.item_models import ID_ROLE, KernelListModel, PresetKernelModel
 from roofline_gui.widgets.common.fields import FieldWithMessage, QuantityEdit
 from roofline_gui.widgets.common.text_keys import keep_text_keys
-from roofline_gui.widgets.common.wheel import guard_wheel
+from roofline_gui.widgets.common.wheel import guard_wheel, guard_wheel_box
 from roofline_gui.widgets.panels.operand_places import OperandPlaces
 
 
@@ -167,6 +167,7 @@ class KernelForm(QWidget):
         # them: the tour); a long line scrolls sideways.
         self.formula.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         self.formula.setMinimumHeight(90)
+        guard_wheel_box(self.formula)
         layout.addWidget(self.formula, 1)
         model.sig_document_changed.connect(self._on_document_changed)
         self.show_kernel(None)
