@@ -377,3 +377,34 @@ def test_a_chips_swatch_keeps_its_colour_when_its_row_is_selected(window):
     for mode in (QIcon.Mode.Normal, QIcon.Mode.Selected):
         image = icon.pixmap(16, 16, mode).toImage()
         assert QColor(image.pixel(8, 8)).name() == colour
+
+
+def test_a_fields_message_is_scrolled_into_sight(editor, qtbot):
+    """The twentieth tour: "'abc' is not a number…" under a peak at the bottom of the scrolled
+    form was cut off until the user scrolled. The form scrolls to show it whole."""
+    from PySide6.QtCore import QPoint, QRect
+    from PySide6.QtWidgets import QLabel, QScrollArea
+
+    editor.resize(700, 420)
+    QApplication.processEvents()
+    fields = editor.form.compute_fields
+    area = next(w for w in _ancestors(next(iter(fields.values()))) if isinstance(w, QScrollArea))
+    view = area.viewport()
+    # the lowest peak still (partly) in sight, its message's room below the viewport's bottom
+    field = max((f for f in fields.values()
+                 if f.mapTo(view, QPoint(0, f.height())).y() <= view.height()),
+                key=lambda f: f.mapTo(view, QPoint(0, 0)).y())
+    field.setFocus()
+    field.setText("abc")
+    field.editingFinished.emit()
+    assert field.error
+    message = next(lb for lb in area.widget().findChildren(QLabel)
+                   if lb.isVisible() and lb.text() == field.error)
+    shown = QRect(message.mapTo(view, QPoint(0, 0)), message.size())
+    assert view.rect().contains(shown), (shown, view.rect())
+
+
+def _ancestors(widget):
+    while widget is not None:
+        yield widget
+        widget = widget.parentWidget()

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QLabel,
     QLineEdit,
+    QScrollArea,
     QVBoxLayout,
     QWidget,
 )
@@ -262,6 +263,12 @@ class FieldWithMessage(QWidget):
         if message and self.isVisible():
             self._place()
             self.message.show()
+            # in sight: under a field at the scrolled form's bottom it was cut off until the
+            # user scrolled (the twentieth tour's "'abc' is not a number…")
+            viewport = self.message.parentWidget().parentWidget()
+            area = viewport.parentWidget() if viewport is not None else None
+            if isinstance(area, QScrollArea):
+                area.ensureWidgetVisible(self.message, 0, 2)
         else:
             self.message.hide()
 
