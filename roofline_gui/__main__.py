@@ -290,7 +290,14 @@ def _deliver(args: argparse.Namespace, doc) -> int:
     if args.export_workloads:
         _export_workloads(doc, args.export_workloads)
         return 0
+    from dataclasses import replace
+
+    from roofline_gui.core.edits import with_colours
     from roofline_gui.platform_check import startup_problem
+
+    # the presets' chips have no colour of their own: each its palette colour, as Add… gives
+    # them (every line was drawn grey: the twenty-first tour)
+    doc = replace(doc, chips=with_colours(doc.chips))
 
     problem = startup_problem()
     if problem:

@@ -178,6 +178,17 @@ def next_color(doc: Document, taken: int = 0) -> str:
     return free[taken % len(free)] if free else PALETTE[(len(used) + taken) % len(PALETTE)]
 
 
+def with_colours(chips) -> tuple:
+    """``chips`` each in a colour of its own: its own where no chip before it has it, else the
+    next free one of the palette (as insert_new gives them to chips added to a session)."""
+    out: list = []
+    for chip in chips:
+        if not chip.color or any(c.color == chip.color for c in out):
+            chip = replace(chip, color=next_color(Document(chips=tuple(out))))
+        out.append(chip)
+    return tuple(out)
+
+
 def insert_new(doc: Document, collection: str, items: list[Item],
                index: int | None = None) -> tuple[Batch, list[str]]:
     """The edit that inserts copies of ``items`` (chips or kernels) with fresh ids at ``index``

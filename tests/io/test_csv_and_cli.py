@@ -526,6 +526,8 @@ def test_a_model_without_an_export_opens_in_the_window(monkeypatch, capsys):
     doc, source = opened["document"]
     assert source == "llama-2-7b.config.json"
     assert [c.preset for c in doc.chips] == ["nvidia-a100-sxm4-80gb", "google-tpu-v3"]
+    # each in a colour of its own (every line had been drawn grey: the twenty-first tour)
+    assert all(c.color for c in doc.chips) and len({c.color for c in doc.chips}) == 2
     (workload,) = doc.workloads
     assert (workload.phase, workload.sequence, workload.global_batch, workload.zero) == (
         "train", 4096, 1024, 1)
