@@ -219,6 +219,42 @@ def test_a_marker_on_another_chips_is_drawn_smaller_and_both_can_be_clicked(wind
             assert (model.selected_kernel, model.selected_chip) == (kernel.id, chip.id)
 
 
+def test_a_click_near_a_stacks_edge_goes_through_the_smaller_marker_too(window, qtbot):
+    """The twenty-first tour clicked again and again a few pixels off the centre of the V100's
+    marker of "5, 6", which the TPU v3's smaller one lies on: the clicks went between the
+    V100's two kernels there, never to the TPU v3, which the tooltip named. A click reaches
+    every marker on the centre of the one it hit."""
+    from roofline_gui.core.document import Document
+
+    model = window.model
+    model.reset(Document())
+    a100 = window.presets.chips["nvidia-a100-sxm4-40gb"]
+    model.add_chips([a100, a100])
+    model.add_kernels([window.presets.kernels["add-int8"]])
+    model.set_view(mode="overlay", memory_levels=False)
+    qtbot.waitUntil(lambda: not window.canvas.drawing)
+    for _ in range(5):
+        QApplication.processEvents()
+    below, above = model.document.chips
+    kernel = model.document.kernels[0]
+    markers = window.canvas.overlay_plot.markers.scatters
+    small = min(_sizes(markers[above.id]).values())
+    assert small < 10.0
+    widget, pos = _spots(window)[kernel.id, below.id]
+    edge = pos + QPointF(4.5, 0.0)  # inside the big one (10 px across), off the small one
+    plot = window.canvas.overlay_plot
+    at = plot.plot.scene().views()[0].mapToScene(edge.toPoint())
+    hit = markers[above.id].pointsAt(markers[above.id].mapFromScene(at))
+    assert not len(hit)  # the case: the click is off the smaller marker
+    assert set(plot.stack_at(at)) == {(kernel.id, below.id), (kernel.id, above.id)}
+    chosen = set()
+    for _ in range(3):
+        _click(widget, edge)
+        assert model.selected_kernel == kernel.id
+        chosen.add(model.selected_chip)
+    assert chosen == {below.id, above.id}
+
+
 def test_two_kernels_on_one_point_of_a_chip_show_both_and_a_click_goes_through_them(window,
                                                                                    qtbot):
     """Two kernels at the same intensity and rate on one chip (the article's 2 and 5 on the
