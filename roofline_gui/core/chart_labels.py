@@ -951,6 +951,14 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels) -> tupl
 
     # what names a kernel where no form of its name has room: the tag heading its table row
     tags = [(tag,) for tag in kernel_tags(names)]
+
+    def stacked_on(k: int, placed: list) -> bool:
+        """Whether one of kernel ``k``'s points (the selected chip's, its highest) lies within
+        STACKED_PX of a point a name of ``placed`` stands by."""
+        mine = [(xs[k], ys[k]) for xs, ys in (at_selected, at_highest)
+                if np.isfinite(xs[k]) and np.isfinite(ys[k])]
+        return any(math.hypot((lb.x - x) * g.px[0], (lb.y - y) * g.px[1]) < STACKED_PX
+                   for _j, lb in placed for x, y in mine)
     placed, unringed = [], taken
     if k_sel is not None:  # the selected kernel's name first, beside its own ring; the other
         # names then keep off its rings on every chip, 22 px across (one struck through "CNN
@@ -999,7 +1007,11 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels) -> tupl
             placed += place(np.array([k_sel]), [*unringed, *boxes(placed)], tags, at=at,
                             over_lines=True)
             named = {k for k, _lb in placed}
-        left = np.array([k for k in range(len(names)) if k not in named], dtype=np.intp)
+        # (but those whose marker lies on a named one's: joined to its tag below, "4/5"; each
+        # alone, "4" by TPU v3's stacked markers of 4 and 5 and "5" by the A100's, read as
+        # one tag for each marker: the twenty-first tour)
+        left = np.array([k for k in range(len(names))
+                         if k not in named and not stacked_on(k, placed)], dtype=np.intp)
         if len(left):
             placed += place(left, [*taken, *boxes(placed)], tags, at=at)
             named = {k for k, _lb in placed}
@@ -1018,7 +1030,7 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels) -> tupl
         return got[0][1] if got else None
 
     placed = _stacked_tags(placed, tags, (at_selected, at_highest), g, [*taken, *boxes(placed)],
-                           elsewhere)
+                           elsewhere, (k_sel, [*unringed, *boxes(placed)]))
     return tuple(sorted((ChartLabel(lb.text, lb.x, lb.y, "", lb.anchor, None, lb.offset, k,
                                     stem=lb.stem) for k, lb in placed), key=lambda lb: lb.item))
 
@@ -1041,13 +1053,16 @@ def _stem_segment(label, g: LabelGeometry) -> tuple[float, float, float, float]:
 
 
 def _stacked_tags(placed: list, tags: list[tuple[str]], points, g: LabelGeometry,
-                  taken: list, elsewhere=None) -> list:
+                  taken: list, elsewhere=None, selected: tuple = (None, ())) -> list:
     """``placed`` ((kernel, KernelLabel) pairs) with each kernel left out whose point (at the
     first of ``points``, (xs, ys) in log10, where it has one) lies within STACKED_PX of a
     named kernel's, its tag joined to that kernel's tag in place of its name ("4/5"), where the
     text overlaps no other box; else, where ``elsewhere(kernel, text, point, boxes)`` finds
     the joined text another spot clear of them (a "4" alone had named the A100's MLP layer at
-    batch 64 over the LSTM step beneath it: the eighteenth tour)."""
+    batch 64 over the LSTM step beneath it: the eighteenth tour). ``selected``: the selected
+    kernel and what its joined tag keeps clear of in place of ``taken`` (not its own rings,
+    which its tag by them had overlapped from the start: "4" by its ring, 5 under it, named
+    nowhere, the twenty-first tour)."""
     named = {k for k, _lb in placed}
     out = list(placed)
     for k in range(len(tags)):
@@ -1071,7 +1086,8 @@ def _stacked_tags(placed: list, tags: list[tuple[str]], points, g: LabelGeometry
             others = [offset_label_box(o, g.px, g.text_px, g.line)
                       for n, (_j, o) in enumerate(out) if n != i]
             was = offset_label_box(lb, g.px, g.text_px, g.line)
-            rest = np.array([b for b in [*taken, *others] if tuple(b) != tuple(was)],
+            clear_of = selected[1] if j == selected[0] else taken
+            rest = np.array([b for b in [*clear_of, *others] if tuple(b) != tuple(was)],
                             dtype=float).reshape(-1, 4)
             if not overlaps_each(box, rest + LABEL_GAP)[0]:
                 out[i] = (j, joined)

@@ -899,3 +899,34 @@ def test_a_tag_set_by_a_kernels_highest_marker_names_the_kernel_stacked_there_to
                          foreground="#202020").names
     said = {tag for lb in names for tag in stacked_tags(lb.text)}
     assert 4 in {lb.item for lb in names} or "5" in said, [lb.text for lb in names]
+
+
+def test_a_tag_by_stacked_markers_names_every_kernel_there_whatever_is_selected():
+    """The twenty-first tour: "4" by TPU v3's stacked markers of 4 and 5 and "5" by the A100's
+    read as one tag for each marker, and with 4 selected, 5 was named nowhere (its joined tag
+    had been refused for overlapping 4's own rings). A tag by markers stacked on one spot
+    names every kernel there ("4/5"), whichever kernel and chip are selected."""
+    from roofline_gui.core.chart_labels import place_labels
+    from roofline_gui.core.chart_scene import Selection
+    from roofline_gui.core.display import kernel_tags
+    from roofline_gui.io.files import resources_dir
+    from roofline_gui.io.session import load_session
+
+    doc = load_session(resources_dir() / "examples" / "a100-vs-tpu-v3.roofline")
+    cmp = compare(doc.kernels, doc.chips)
+    scene = ChartScene(chart_spec(cmp, Units(), levels=True), cmp, (0, 1))
+    tags = kernel_tags([k.name for k in doc.kernels])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mx, my = np.log10(scene.spec.at_limit), np.log10(scene.spec.marker_y)
+    for kernel in doc.kernels:
+        for chip in doc.chips:
+            chosen = replace(scene, selection=Selection(kernel.id, chip.id))
+            g = _geometry(chosen, (570.0, 330.0))
+            for lb in place_labels(chosen, g, selected_chip=chip.id,
+                                   foreground="#202020").names:
+                said = stacked_tags(lb.text)
+                if not set(said) <= set(tags):
+                    continue  # a name, not tags
+                d = np.hypot((mx - lb.x) * g.px[0], (my - lb.y) * g.px[1])
+                there = {tags[j] for j in np.nonzero((d < 6).any(axis=1))[0]}
+                assert there <= set(said), (kernel.name, chip.name, lb.text, there)
