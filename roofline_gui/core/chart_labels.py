@@ -38,6 +38,7 @@ from roofline_gui.core.display import (
     FAR_LABEL_SPOTS,
     LABEL_GAP,
     STACKED_PX,
+    STEM_CLEAR,
     WORKLOAD_LABEL_SPOTS,
     TextWidth,
     kernel_tags,
@@ -1052,6 +1053,17 @@ def _stem_segment(label, g: LabelGeometry) -> tuple[float, float, float, float]:
     return (px, py, px + label.offset[0], py + label.offset[1])
 
 
+def _stem_boxes(label, g: LabelGeometry, step: float = 3.0) -> list[tuple]:
+    """A name's stem as small boxes along it (STEM_CLEAR's margin about each point), for
+    placements that keep clear of boxes: a text over one hid the line joining the name to its
+    marker."""
+    x0, y0, x1, y1 = _stem_segment(label, g)
+    n = max(2, int(math.hypot(x1 - x0, y1 - y0) // step) + 1)
+    (mx0, my0, mx1, my1) = STEM_CLEAR
+    return [(x + mx0, y + my0, x + mx1, y + my1)
+            for x, y in zip(np.linspace(x0, x1, n), np.linspace(y0, y1, n), strict=True)]
+
+
 def _stacked_tags(placed: list, tags: list[tuple[str]], points, g: LabelGeometry,
                   taken: list, elsewhere=None, selected: tuple = (None, ())) -> list:
     """``placed`` ((kernel, KernelLabel) pairs) with each kernel left out whose point (at the
@@ -1337,10 +1349,13 @@ def place_labels(scene: ChartScene, g: LabelGeometry, *, selected_chip: str | No
     kernel_names = _clear_of_workloads(kernel_names, workload_boxes, g)
     roof_labels = _clear_of_workloads(roof_labels, workload_boxes, g)
     if fresh and roofs:  # the faint levels' names last, where everything else left room
-        # (kept LABEL_GAP off the names: one touching "3" read as part of it)
+        # (kept LABEL_GAP off the names: one touching "3" read as part of it; and off their
+        # stems: "NVLink 3.0 300 GB/s" was written over the stem of "out = a + b (bf16)", the
+        # twenty-first tour)
         taken = (*(b for lb in roof_labels for b in label_footprint(lb, g)),
                  *(np.add(offset_label_box(lb, g.px, g.text_px, g.line), LABEL_GAP)
-                   for lb in kernel_names), *workload_boxes)
+                   for lb in kernel_names), *workload_boxes,
+                 *(box for lb in kernel_names if lb.stem for box in _stem_boxes(lb, g)))
         roof_labels += place_roof_labels(scene, g, selected_chip, foreground, faint=True,
                                          taken=taken)
     return PlacedLabels(roof_labels, kernel_names, workloads, g.px, *key)

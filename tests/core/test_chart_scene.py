@@ -867,6 +867,12 @@ def test_names_keep_a_gap_from_every_other_text_whatever_is_selected():
                                       if other.stem and other is not lb]).reshape(-1, 4)
                     assert not crosses_each(np.array([names[i]]) + STEM_CLEAR, stems).any(), (
                         size, kernel, chip, lb.text)
+                # and no roof's label on a stem (a faint level's, placed last, had been written
+                # over one: the twenty-first tour)
+                stems = np.array([_stem_segment(lb, g) for lb in placed.names
+                                  if lb.stem]).reshape(-1, 4)
+                assert not crosses_each(np.array(roofs).reshape(-1, 4), stems).any(), (
+                    size, kernel, chip)
                 checked += len(names)
     assert checked > 200
 
@@ -930,3 +936,4 @@ def test_a_tag_by_stacked_markers_names_every_kernel_there_whatever_is_selected(
                 d = np.hypot((mx - lb.x) * g.px[0], (my - lb.y) * g.px[1])
                 there = {tags[j] for j in np.nonzero((d < 6).any(axis=1))[0]}
                 assert there <= set(said), (kernel.name, chip.name, lb.text, there)
+

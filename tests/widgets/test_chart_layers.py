@@ -836,3 +836,36 @@ def test_three_charts_side_by_side_in_a_laptops_chart_area_take_two_columns(wind
         got = canvas.grid_columns(charts)
         assert got == columns, (size, charts, got)
         assert got == 1 or size[0] / got >= NARROWEST_COLUMN_PX
+
+
+def test_no_roofs_label_is_written_over_a_names_stem_side_by_side(qtbot, settings):
+    """The twenty-first tour: a faint level's label, placed after the names, was written over
+    the stem joining "5, 6 · MLP… (bf16)" to its marker in the article's charts side by side
+    at 1280 × 800. No roof's label lies on a stem, in any chart."""
+    from roofline_gui.core.chart_labels import _stem_segment, label_footprint
+    from roofline_gui.core.display import crosses_each
+    from roofline_gui.widgets.app.file_actions import example_named
+    from roofline_gui.widgets.app.main_window import MainWindow
+
+    window = MainWindow(settings=settings)  # laid out at 1280 × 800 from the start
+    qtbot.addWidget(window)
+    window.resize(1280, 800)
+    window.show()
+    window.files.open(str(example_named("the-article-claim-by-claim")))
+    window.set_mode("side_by_side")
+    stems = 0
+    for size in ((1280, 800), (1366, 768), (1440, 900), (1600, 1000), (1920, 1080)):
+        window.resize(*size)
+        for _ in range(8):
+            QApplication.processEvents()
+        for plot in window.canvas.plots:
+            plot.finish_pending()
+            g, labels = plot.label_geometry(), plot.scene.labels
+            roofs = np.array([b for lb in labels.roofs
+                              for b in label_footprint(lb, g)]).reshape(-1, 4)
+            segments = np.array([_stem_segment(lb, g) for lb in labels.names
+                                 if lb.stem]).reshape(-1, 4)
+            stems += len(segments)
+            assert not crosses_each(roofs, segments).any(), (size, plot.scene.chips)
+    assert stems
+    window.model.undo_stack.setClean()
