@@ -408,3 +408,22 @@ def _ancestors(widget):
     while widget is not None:
         yield widget
         widget = widget.parentWidget()
+
+
+def test_an_achievable_fraction_says_what_it_is_when_hovered(editor):
+    """The twenty-first tour hovered the H100's "0.78" in the achievable column and read
+    nothing: the field's tooltip had been cleared by the first value it showed. A field keeps
+    what it is beside its exact value and its errors."""
+    model = editor.model
+    model.add_chips([load_presets().chips["nvidia-h100-sxm5-80gb"]])
+    model.select(None, model.document.chips[-1].id)
+    frac = editor.form.fraction_fields["bf16"]
+    assert frac.text() == "0.78"
+    assert "fraction of the peak reached in practice" in frac.toolTip()
+    frac.setText("2")
+    frac.editingFinished.emit()
+    assert frac.error and frac.error in frac.toolTip()
+    frac.set_value(0.78)  # the document's value again: the hint again
+    assert "fraction of the peak reached in practice" in frac.toolTip()
+    bandwidth = editor.form.level_fields[0]["bandwidth"]
+    assert "Bandwidth, e.g." in bandwidth.toolTip()

@@ -62,6 +62,10 @@ class QuantityEdit(QLineEdit):
         self._value: float | None = None
         self._shown = self._exact = ""  # the text set_value showed; the value in full
         self.error = ""
+        #: what the field is, its tooltip where no error or exact value is said (a tooltip set
+        #: with setToolTip was cleared by the first value shown: the twenty-first tour hovered
+        #: an achievable fraction of 0.78 and read nothing)
+        self.hint = ""
         self.setPlaceholderText(_("not supported") if allow_empty else "")
         # The red border of an error is a style sheet, which sizes the field by its own box
         # model: the height is fixed so the form does not move when an error comes or goes.
@@ -74,6 +78,16 @@ class QuantityEdit(QLineEdit):
 
     def value(self) -> float | None:
         return self._value
+
+    def setToolTip(self, text: str) -> None:  # noqa: N802 (Qt API)
+        """What the field is: kept, and shown where no error is (with the exact value)."""
+        self.hint = text
+        self._show_tip()
+
+    def _show_tip(self) -> None:
+        exact = _("exactly {value}").format(value=self._exact) if self._exact else ""
+        super().setToolTip(fitted_tip(self.error) or fitted_tip(
+            "\n".join(filter(None, (exact, self.hint)))))
 
     def set_value(self, value: float | None) -> None:
         """Show ``value`` (from the document) as every view formats it (4 significant digits:
@@ -193,7 +207,7 @@ class QuantityEdit(QLineEdit):
             self.error = message
             if self.styleSheet() != (_INVALID if message else ""):  # each change re-polishes
                 self.setStyleSheet(_INVALID if message else "")
-            self.setToolTip(fitted_tip(message) or (f"exactly {self._exact}" if self._exact else ""))
+            self._show_tip()
             if changed:
                 self.sig_error_changed.emit(message)
 

@@ -170,7 +170,9 @@ class ChipForm(QWidget):
         frac = QuantityEdit("count", allow_empty=True, fraction=True, bound=True)
         frac.setPlaceholderText(_("as datasheet"))
         frac.setMaximumWidth(70)
-        frac.setToolTip(_("Fraction of the peak reached in practice (for derated roofs)"))
+        frac.setToolTip(_("The fraction of the peak reached in practice, for View → "
+                          "Achievable roofs (empty: the datasheet's peak); where a preset's "
+                          "comes from, the sources and the chip's notes say"))
         frac.sig_value_committed.connect(lambda v, p=precision: self._on_compute_fraction(p, v))
         frac.sig_input_refused.connect(
             lambda t, why, p=precision: self._say_kept(f"{p} achievable fraction", t, why))
