@@ -495,3 +495,21 @@ def test_a_workloads_label_is_by_the_selected_chips_point(window, qtbot):
         assert label.y == pytest.approx(np.log10(scene.workloads[n].point_y[c])), chip.name
         at.add(round(label.y, 6))
     assert len(at) == len(model.document.chips)  # three chips, three points, three places
+
+
+def test_a_workloads_label_is_written_on_a_backdrop(window, qtbot):
+    """The twenty-first tour: faint levels' dashed lines ran through "ResNet-50 training,
+    fp32", whose label had no background, where the kernels' names and the roofs' labels
+    have one. A workload's label is on a backdrop of the chart's background."""
+    from PySide6.QtGui import QColor
+
+    from roofline_gui.widgets.app.file_actions import example_named
+
+    window.files.open(str(example_named("llama-3-8b-on-three-chips")))
+    plot = window.canvas.overlay_plot
+    plot.finish_pending()
+    items = plot.workloads.label_items()
+    assert items
+    for item in items.values():
+        fill = item.fill.color()
+        assert fill.alpha() > 200 and fill.rgb() == QColor(plot.options.background).rgb()

@@ -127,7 +127,13 @@ class WorkloadsLayer(ChartLayer):
             point = self.add(WorkloadScatter(size=17, hoverable=True, hoverSize=21, tip=self._tip), 14,
                              pick=self._pick_point)
             point.sig_workload_dragged.connect(self.on_dragged)
-            label = self.add(pg.TextItem(color=self.style.foreground, anchor=(0, 1)), 12)
+            # on a backdrop of the chart's background, as the names and roofs' labels are (the
+            # faint levels' dashed lines ran through "ResNet-50 training, fp32": the
+            # twenty-first tour)
+            backdrop = QColor(self.style.background)
+            backdrop.setAlpha(225)
+            label = self.add(pg.TextItem(color=self.style.foreground, anchor=(0, 1),
+                                         fill=backdrop), 12)
             # A drag step repaints the bounding rect of what moved, often most of the chart:
             # the other workloads' marks are blitted from their images, not painted again.
             for item in (entries, point):
