@@ -669,10 +669,11 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
                     beside_another = (text, candidates[ok[0]], spots[ok[0]], False)
             # a stem crossing no roof first (one crossing the line between a name and its
             # marker read as joining it to the roof: the nineteenth tour), else any
-            for cross_ok, text in ((c, t) for c in (False, True) for t in options
-                                   if chosen is None and len(far[0])):
-                candidates, _ok, free, _plain = clear_spots(text, px, py, far, others_boxes,
-                                                            lines_here)
+            # (each text's far spots tested once, for both)
+            tried = ([(text, *clear_spots(text, px, py, far, others_boxes, lines_here)[::2])
+                      for text in options] if chosen is None and len(far[0]) else [])
+            for cross_ok, (text, candidates, free) in ((c, t) for c in (False, True)
+                                                       for t in tried):
                 for s in free:
                     (ox, oy), _anchor = far_spots[s]
                     stem = np.array([[px, py, px + ox, py + oy]])
