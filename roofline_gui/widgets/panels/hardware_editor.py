@@ -40,6 +40,12 @@ from roofline_gui.widgets.common.dialogs import ChipPresetDialog, ColorDialog
 from roofline_gui.widgets.common.fields import ChoiceBox, FieldWithMessage, QuantityEdit
 from roofline_gui.widgets.common.text_keys import keep_text_keys
 
+# the sources the editor writes for a figure of the user's own, told from a datasheet's by
+# _datasheet (saved in sessions as they are: not translated)
+ENTERED_BY_HAND = "entered by hand"
+ADDED_BY_HAND = "added by hand"
+BY_HAND = (ENTERED_BY_HAND, ADDED_BY_HAND)
+
 
 def label_of_energy(name: str) -> str:
     return {"board_power": _("board power"), "idle_power": _("idle power"),
@@ -320,8 +326,8 @@ class ChipForm(QWidget):
             return
         e = chip.energy or Energy()
         sources = {k: v for k, v in e.sources.items() if not k.startswith(("op:", "byte:"))}
-        sources.update({f"op:{p}": "entered by hand" for p in op})
-        sources.update({f"byte:{r}": "entered by hand" for r in byte})
+        sources.update({f"op:{p}": ENTERED_BY_HAND for p in op})
+        sources.update({f"byte:{r}": ENTERED_BY_HAND for r in byte})
         new = replace(e, op_pj=op, byte_pj=byte, sources=sources)
         # taken, the text is no longer the user's own: the fill that follows the edit writes it
         # as the chip has it ("L2" as "L2 (50 MB)"), so an undo with the cursor still in the
@@ -379,7 +385,7 @@ class ChipForm(QWidget):
         if value is None:
             sources.pop(name, None)
         else:
-            sources[name] = "entered by hand"
+            sources[name] = ENTERED_BY_HAND
         new = replace(e, **{name: value}, sources=sources)
         problems = new.problems()
         if problems:  # the chip's own value back, and why (set_value would clear the error)
@@ -473,15 +479,14 @@ class ChipForm(QWidget):
             # a datasheet figure typed over is a what-if, as one dragged is: the datasheet's
             # figure and source kept beside it, its reset one click (typed, the source had
             # gone on naming the datasheet for the new number: the nineteenth tour)
-            self.model.push(Replace("chips", chip.with_ceiling(("peak", precision), value)
-                                    .named_as_what_if()), text,
-                            merge_key=("chip-field", chip.id, f"compute.{precision}"))
+            self._push(chip.with_ceiling(("peak", precision), value).named_as_what_if(), text,
+                       f"compute.{precision}")
             return
         new = chip.with_compute(precision, value)
         measured = chip.compute_measured.get(precision)
         if measured is not None and measured.value == chip.compute.get(precision):
             # a measured-only ceiling given a value by hand: that value is now its datasheet
-            new = replace(new, compute_sources={**new.compute_sources, precision: "entered by hand"})
+            new = replace(new, compute_sources={**new.compute_sources, precision: ENTERED_BY_HAND})
         self._push(new, text, f"compute.{precision}")
 
     def _on_compute_fraction(self, precision: str, value: float | None) -> None:
@@ -508,18 +513,16 @@ class ChipForm(QWidget):
                 level.source, level.measured, level.bandwidth)):
             # a datasheet bandwidth typed over: a what-if, as a dragged roof is (its energy per
             # byte, estimated from the datasheet's, stays)
-            self.model.push(Replace("chips", chip.with_ceiling(("level", index),
-                                                               changes["bandwidth"])
-                                    .named_as_what_if()),
-                            _("Set {chip} {level} {what}").format(
-                                chip=chip.name, level=level.name,
-                                what=f"bandwidth {format_si(changes['bandwidth'], 'B/s')}"),
-                            merge_key=("chip-field", chip.id, f"level{index}.bandwidth"))
+            self._push(chip.with_ceiling(("level", index), changes["bandwidth"]).named_as_what_if(),
+                       _("Set {chip} {level} {what}").format(
+                           chip=chip.name, level=level.name,
+                           what=f"bandwidth {format_si(changes['bandwidth'], 'B/s')}"),
+                       f"level{index}.bandwidth")
             return
         by_hand = ("bandwidth" in changes and level.measured is not None
                    and level.measured.value == level.bandwidth)  # the measurement stays beside it
         new = chip.with_level(index, replace(level, **changes,
-                                             **({"source": "entered by hand"} if by_hand else {})))
+                                             **({"source": ENTERED_BY_HAND} if by_hand else {})))
         if new.rule_broken():  # the only main-memory level keeps its role
             self.level_fields[index]["role"].setCurrentIndex(MEMORY_ROLES.index(level.role))
             self.model.sig_refused.emit(new.rule_broken())
@@ -533,7 +536,7 @@ class ChipForm(QWidget):
         chip = self._chip()
         if chip is None:
             return
-        level = MemoryLevel("cache", "L2", chip.dram.bandwidth * 4, source="added by hand")
+        level = MemoryLevel("cache", "L2", chip.dram.bandwidth * 4, source=ADDED_BY_HAND)
         self.model.push(Replace("chips", replace(chip, memory=(level, *chip.memory))),
                         _("Add a memory level to {chip}").format(chip=chip.name))
 
@@ -556,7 +559,7 @@ def _compute_row(chip: Chip, precision: str) -> tuple:
 
 def _datasheet(source: str, measured, value: float) -> bool:
     """Whether a ceiling's value is a datasheet's figure: a source given that is not the user's
-    own ("entered by hand", "added by hand") and no measurement the value is."""
+    own (ENTERED_BY_HAND, "added by hand") and no measurement the value is."""
     return (bool(source.strip()) and not source.endswith("by hand")
             and not (measured is not None and measured.value == value))
 
