@@ -72,6 +72,8 @@ def test_claim_3_the_host_link_limits_the_gemm(article):
     cmp = compare(doc.kernels, doc.chips)
     a100 = c["A100 SXM4 40GB"]
     assert cmp.limiter_name(k["3"], a100) == "PCIe Gen4 x16"
+    assert cmp.limiting_level(k["3"], a100).role == "host"  # the level itself, for its role
+    assert cmp.limiting_level(k["2"], a100).name == "HBM2"
     assert _rate(cmp, k["3"], a100) == pytest.approx(2048 * 32e9)
     assert "65.5 Top/s" in doc.kernels[k["3"]].source and "32 GB/s each way" in doc.kernels[k["3"]].source
 
@@ -81,6 +83,7 @@ def test_claim_4_the_tpu_v1s_cnn_at_its_compute_roof_its_mlp_and_lstm_memory_bou
     cmp = compare(doc.kernels, doc.chips)
     tpu = c["TPU v1"]
     assert cmp.limiter_name(k["4a"], tpu) == "int8 peak" and _rate(cmp, k["4a"], tpu) == 92e12
+    assert cmp.limiting_level(k["4a"], tpu) is None  # a compute peak is no memory level
     assert cmp.dram_intensity[k["4a"]] == pytest.approx(6272)  # ops per weight byte
     assert _rate(cmp, k["4b"], tpu) == pytest.approx(400 * 34e9)  # 13.6 Top/s
     assert _rate(cmp, k["4c"], tpu) == pytest.approx(128 * 34e9)  # 4.35 Top/s

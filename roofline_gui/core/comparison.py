@@ -84,6 +84,12 @@ class Comparison:
                     else f"{self.kernels[k].precision} peak")
         return self.chips[c].memory[code].name
 
+    def limiting_level(self, k: int, c: int):
+        """The memory level whose bandwidth limits kernel k on chip c, or None where a compute
+        peak does (or the chip cannot run it)."""
+        code = int(self.result.limiter[k, c])
+        return self.chips[c].memory[code] if code >= 0 else None
+
     def stand_in(self, k: int, c: int) -> str | None:
         """The precision chip ``c`` runs kernel ``k`` at in place of its own (the same width,
         View → Same-width precisions), or None."""

@@ -541,7 +541,7 @@ class ComparisonTableModel(QAbstractTableModel):
                 return _("{limiter} (compute)").format(limiter=name) + note
             # a link said as the explanation says it ("PCIe Gen4 x16 (host link)": the table's
             # "(memory)" there had read as another answer: the nineteenth tour)
-            role = cmp.chips[c].memory[int(r.limiter[row, c])].role
+            role = cmp.limiting_level(row, c).role
             return (_("{limiter} ({role})").format(limiter=name, role=_(ROLE_SHORT[role]))
                     if role in ("host", "link") else
                     _("{limiter} (memory)").format(limiter=name)) + note
@@ -601,7 +601,7 @@ def limiter_words(cmp, k: int, c: int) -> str:
         stand_in = cmp.stand_in(k, c)
         return (_("{stand_in} peak (for {precision})") if stand_in else
                 _("{precision} peak")).format(stand_in=stand_in, precision=precision)
-    return cmp.chips[c].memory[code].name
+    return cmp.limiting_level(k, c).name
 
 
 @functools.lru_cache(maxsize=8)  # asked for every header of every repaint

@@ -355,10 +355,8 @@ class KernelMarkersLayer(ChartLayer):
                               "ones smaller: click again to select the next)").format(
                 kernels=", ".join(cmp.kernels[o].name for o in here)) if here else "")
             off = ""
-            code = int(cmp.result.limiter[k, c])
-            if 0 <= code < len(cmp.chips[c].memory) and (
-                    cmp.chips[c].memory[code].role != "dram"):
-                level = cmp.chips[c].memory[code]
+            level = cmp.limiting_level(k, c)
+            if level is not None and level.role != "dram":
                 off = "\n" + _("at its main-memory intensity, below the roofs: the {role} "
                                 "({level}) holds it, at the filled point on that level's line "
                                 "(joined to this one)").format(role=_(ROLE_SHORT[level.role]),
