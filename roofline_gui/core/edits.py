@@ -155,6 +155,16 @@ def touched_ids(edit: Edit) -> set[str]:
     return set()
 
 
+def removed_ids(edit: Edit) -> set[str]:
+    """Ids of the items an edit removes (a Batch may insert one again: ``transform`` does)."""
+    match edit:
+        case Remove(_, item_id):
+            return {item_id}
+        case Batch(edits):
+            return set().union(*(removed_ids(e) for e in edits)) if edits else set()
+    return set()
+
+
 def transform(old: Document, new: Document) -> Batch:
     """One edit that turns ``old`` into ``new`` (as a recovered journal does to the file it
     came from), so the whole change is a single undo step."""

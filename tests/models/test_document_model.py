@@ -201,3 +201,20 @@ def test_a_session_of_workloads_alone_opens_with_its_first_workload_selected():
     model = DocumentModel()
     model.reset(Document(workloads=ws))
     assert model.selected_kernel == "w0"
+
+
+def test_a_batch_that_removes_the_selected_kernel_and_inserts_another_moves_the_selection(model):
+    """The same number of kernels before and after (a recovered journal's ``transform``): the
+    selected kernel is gone all the same, and the selection goes to the one in its place."""
+    from roofline_gui.core.edits import transform  # noqa: PLC0415
+
+    old = model.document
+    gone = old.kernels[1]
+    model.select(gone.id, old.chips[0].id)
+    stranger = replace(gone, id="k-stranger", name="Another kernel")
+    new = replace(old, kernels=(old.kernels[0], stranger, *old.kernels[2:]))
+    assert len(new.kernels) == len(old.kernels)
+    model.push(transform(old, new), "Recover")
+    assert (model.selected_kernel, model.selected_chip) == ("k-stranger", old.chips[0].id)
+    model.undo_stack.undo()  # the stranger removed, the old one back in its place
+    assert model.selected_kernel == gone.id
