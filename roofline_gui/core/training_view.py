@@ -69,6 +69,12 @@ class TrainingReport:
     steps: tuple[str, ...]
 
 
+def chip_hours_text(hours: float) -> str:
+    """Chip-hours as the run's line and "How it is counted" both write them: whole from 10, three
+    digits below (7.93 in one had read "8" in the other)."""
+    return f"{hours:,.0f}" if hours >= 10 else f"{hours:.3g}"
+
+
 def _opt(x: float) -> float | None:
     return float(x) if np.isfinite(x) else None
 
@@ -121,7 +127,7 @@ def report(result: WorkloadResult, c: int) -> TrainingReport:
         steps = (*steps, _("{count} {items} = {steps} steps: {days} days, {hours} chip-hours").format(
             count=format_si(f.train_items, "").strip(), items=items,
             steps=f"{f.train_items / f.items_per_step:,.0f}", days=f"{days:.3g}",
-            hours=f"{float(result.chip_hours[c]):,.0f}"))
+            hours=chip_hours_text(float(result.chip_hours[c]))))
     cap = float(result.capacity[c])
     return TrainingReport(
         result.chips[c].name, lower, upper, groups["forward"], groups["backward"],
@@ -314,7 +320,7 @@ def explain_training(result: WorkloadResult, c: int, units: Units = Units(),  # 
         span = (ngettext("{n} day", "{n} days", 1 if days == "1" else 2).format(n=days)
                 if r.train_days >= 1 else
                 ngettext("{n} hour", "{n} hours", 1 if hours == "1" else 2).format(n=hours))
-        hours = f"{r.chip_hours:,.0f}" if r.chip_hours >= 10 else f"{r.chip_hours:.3g}"
+        hours = chip_hours_text(r.chip_hours)
         lines.append(_("The run: {count} {items} take {span} on {chips}, {hours} chip-hours (at "
                        "the bound: a real run takes longer).").format(
             count=format_si(f.train_items, "").strip(), items=_(ITEM_PLURALS[unit]), span=span,
@@ -479,7 +485,16 @@ def same_time_lines(result: WorkloadResult, c: int, units: Units = Units()) -> l
         if d == c or not np.isfinite(t2) or abs(t2 / t - 1) > 0.05:
             continue
         memory = min(float(result.memory_bound_share[c]), float(result.memory_bound_share[d]))
-        compute = max(float(result.compute_share[c]), float(result.compute_share[d]))
+        # each chip's share as its own "Where the time goes" says it (one "up to 59.3%" read
+        # beside the V100's own 57.6%: the twenty-first tour)
+        shares = {"memory_shares": _("{share} on {chip}, {other_share} on {other}").format(
+                      share=share_text(float(result.memory_bound_share[c])), chip=chip.name,
+                      other_share=share_text(float(result.memory_bound_share[d])),
+                      other=other.name),
+                  "compute_shares": _("{share} on {chip}, {other_share} on {other}").format(
+                      share=share_text(max(0.0, float(result.compute_share[c]))), chip=chip.name,
+                      other_share=share_text(max(0.0, float(result.compute_share[d]))),
+                      other=other.name)}
         bw = (chip.dram.bandwidth, other.dram.bandwidth)
         peaks = (float(result.peak[c]), float(result.peak[d]))
         same_hbm = abs(bw[0] / bw[1] - 1) <= 0.05
@@ -489,7 +504,7 @@ def same_time_lines(result: WorkloadResult, c: int, units: Units = Units()) -> l
         # the roofs each runs at: the V100's fp16 for bf16 (it read "their bf16 roofs" of a
         # V100 that has none: the ninth tour)
         runs = dict.fromkeys((_runs_at(result, c), _runs_at(result, d)))
-        facts = {"hbm": hbm, "memory": share_text(memory), "compute": share_text(compute),
+        facts = {"hbm": hbm, **shares,
                  "precision": _("{first} and {second}").format(first=_runs_at(result, c),
                                                                 second=_runs_at(result, d))
                  if len(runs) > 1 else p,
@@ -497,20 +512,21 @@ def same_time_lines(result: WorkloadResult, c: int, units: Units = Units()) -> l
                  "other_roof": units.format_rate(peaks[1]),
                  "ratio": f"{max(peaks) / min(peaks):.3g}"}
         if memory >= 0.5:
-            reason = (_("the step is memory-bound ({memory} of the time at least) and they have "
-                        "{hbm}: the article's case, the same HBM, about the same speed")
+            reason = (_("the step is memory-bound (the time in memory-bound kernels: "
+                        "{memory_shares}) and they have {hbm}: the article's case, the same HBM, "
+                        "about the same speed")
                       if same_hbm else
-                      _("the step is memory-bound ({memory} of the time at least) and they have "
-                        "{hbm}")).format(**facts)
+                      _("the step is memory-bound (the time in memory-bound kernels: "
+                        "{memory_shares}) and they have {hbm}")).format(**facts)
         else:
-            reason = (_("they have {hbm}, but the step is up to {compute} compute-bound, so the "
-                        "time is as equal as it is because their {precision} roofs ({roof} and "
-                        "{other_roof}) are {ratio}× apart: the article's same HBM is half the "
-                        "reason here") if same_hbm else
-                      _("they have {hbm}, but the step is up to {compute} compute-bound, so the "
-                        "time is as equal as it is because their {precision} roofs ({roof} and "
-                        "{other_roof}) are {ratio}× apart, not for the article's reason (the same "
-                        "HBM)")).format(**facts)
+            reason = (_("they have {hbm}, but the step is compute-bound for much of its time "
+                        "({compute_shares}), so the time is as equal as it is because their "
+                        "{precision} roofs ({roof} and {other_roof}) are {ratio}× apart: the "
+                        "article's same HBM is half the reason here") if same_hbm else
+                      _("they have {hbm}, but the step is compute-bound for much of its time "
+                        "({compute_shares}), so the time is as equal as it is because their "
+                        "{precision} roofs ({roof} and {other_roof}) are {ratio}× apart, not for "
+                        "the article's reason (the same HBM)")).format(**facts)
         out.append(_("{chip} and {other} take the same time within {gap} ({time} and "
                      "{other_time}): {reason}.").format(
             chip=chip.name, other=other.name, gap=f"{abs(t2 / t - 1):.0%}",

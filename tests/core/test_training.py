@@ -314,3 +314,16 @@ def test_the_training_example_ties_precision_and_equal_times_to_the_article():
     # the roof each runs at, by name: the V100 has no bf16, its fp16 stands in (it read "their
     # bf16 roofs": the ninth tour)
     assert "their bf16 and fp16 roofs (123 Top/s and 125 Top/s)" in text
+    # each chip's compute share as its own "Where the time goes" gives it (an "up to 59.3%"
+    # had stood beside the V100's 57.6%: the twenty-first tour)
+    for c, d in ((1, 2), (2, 1)):
+        mine = "\n".join(explain_training(bf16, c, kernels=doc.kernels_by_id))
+        own = f"{float(bf16.compute_share[c]):.1%}"
+        assert f"{own} of the time in compute-bound kernels" in mine
+        assert (f"({own} on {doc.chips[c].name}, {float(bf16.compute_share[d]):.1%} on "
+                f"{doc.chips[d].name})") in mine
+        assert "up to" not in mine
+    # the run's chip-hours read the same in its line and in How it is counted (7.93 and 8)
+    v100 = "\n".join(explain_training(bf16, 2, kernels=doc.kernels_by_id))
+    hours = f"{float(bf16.chip_hours[2]):.3g}"
+    assert hours == "7.93" and v100.count(f"{hours} chip-hours") == 2
