@@ -762,8 +762,9 @@ def test_a_small_chart_keeps_room_for_the_selected_kernels_ring_at_its_edges(win
 
 def test_a_merged_peak_label_too_wide_for_the_key_counts_its_chips(window):
     """Three chips with one roof (a TPU v3 duplicated twice): the merged label "bf16 123 Top/s:
-    TPU v3, TPU v3 (copy), …" is wider than the key; it reads "bf16 123 Top/s: 3 chips" (cut
-    at the key's edge it read "TPU v3, TPU v…", the tour), and its tooltip names them all."""
+    TPU v3, TPU v3 (copy), …" is wider than the key; it reads "bf16 123 Top/s: 3 chips
+    each" (cut at the key's edge it read "TPU v3, TPU v…", the tour; "…: 3 chips" read as a
+    three-chip system's peak, the twentieth), and its tooltip names them all."""
     from roofline_gui.core.document import Document
 
     model = window.model
@@ -778,9 +779,10 @@ def test_a_merged_peak_label_too_wide_for_the_key_counts_its_chips(window):
     QApplication.processEvents()
     plot = window.canvas.overlay_plot
     merged = next(label for label in plot.key.labels if len(label.chips) == 3)
-    assert merged.text.startswith("bf16 123 Top/s: TPU v3") and merged.short == "bf16 123 Top/s: 3 chips"
+    assert merged.text.startswith("bf16 123 Top/s: TPU v3")
+    assert merged.short == "bf16 123 Top/s: 3 chips each"
     texts = plot.key.axis.drawn_texts()
-    assert "bf16 123 Top/s: 3 chips" in texts
+    assert "bf16 123 Top/s: 3 chips each" in texts
     assert all(not t.endswith("…") for t in texts), texts
     tip = plot.key.axis.tips[plot.key.labels.index(merged)]
     assert all(chip.name in tip for chip in model.document.chips[1:])

@@ -93,7 +93,7 @@ class PeakKeyAxis(pg.AxisItem):
     @staticmethod
     def text_of(label: KeyLabel, metrics: QFontMetricsF, width: float) -> str:
         """A label's text as drawn in ``width`` pixels: whole where it fits, else its chips
-        counted, not named ("bf16 123 Top/s: 3 chips"), elided only where that too is wider."""
+        counted, not named ("bf16 123 Top/s: 3 chips each"), elided only where that too is wider."""
         text = label.text
         if label.short and metrics.horizontalAdvance(text) > width:
             text = label.short
