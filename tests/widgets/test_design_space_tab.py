@@ -5,6 +5,7 @@ what-ifs, one undo step."""
 import numpy as np
 import pytest
 from PySide6.QtCore import QPointF, Qt
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QApplication
 
 from roofline_gui.core.units import format_si, rate_count
@@ -283,6 +284,11 @@ def test_a_chip_without_the_precision_has_its_stand_ins_dot_and_names_keep_off_t
         rect = text.mapRectToScene(text.boundingRect()).adjusted(5, 5, -5, -5)  # its glyphs
         box = np.array([[rect.left(), rect.top(), rect.right(), rect.bottom()]])
         assert not crosses_each(box, line)[0], text.toPlainText()
+        # framed in its dot's colour on a backdrop: a name a line from its dot read as the
+        # nearer dot's, and the throughput lines ran through it (the twenty-first tour)
+        chip = next(c for c in model.document.chips if c.name == text.toPlainText())
+        assert text.border.color().name() == QColor(chip.color).name()
+        assert text.fill.color().alpha() >= 128
     assert "No dot for" not in panel.title.text()  # every chip has one here
     # the selected chip's dot drawn last, over another at its spot: TPU v3 (123 Top/s, 900
     # GB/s) lay under V100's (125, 900) on the map "on TPU v3" (the seventh tour)

@@ -300,7 +300,12 @@ class DesignSpacePanel(QWidget):
             ys.append(y)
             brushes.append(pg.mkBrush(chip.color or "#808080"))
             ids.append(chip.id)
-            text = pg.TextItem(chip.name, color="w", anchor=(0, 1))
+            # framed in its dot's colour on a dark backdrop: placed a line from its dot where
+            # the spot beside it is taken, a bare name read as the nearer dot's, and the
+            # throughput lines ran through it (the twenty-first tour)
+            text = pg.TextItem(chip.name, color="w", anchor=(0, 1),
+                               border=pg.mkPen(chip.color or "#808080", width=1.5),
+                               fill=pg.mkBrush(0, 0, 0, 150))
             text.setPos(x, y)
             self.plot.addItem(text)
             self.names.append(text)
