@@ -401,3 +401,29 @@ def test_the_energy_charts_selected_point_is_drawn_over_another_chips_at_its_spo
         _click(chart.plot.viewport(), at)  # on the stack: the one on top stays selected
         assert (model.selected_kernel, model.selected_chip) == (kernel.id, chip.id)
     window.act_overlay.trigger()
+
+
+def test_clicks_again_on_a_stack_of_three_go_round_all_three(window, qtbot):
+    """The article's V100 point at 1 op/B holds kernel 2 on the V100 and "5, 6" on the V100 and
+    on the TPU v3 (the tooltip names all three). Clicks went between the V100's two and never
+    to the TPU v3: the stack's order, by distance, changed with the selection (the selected
+    marker is drawn on top). Clicks on one spot go round every marker there, in turn."""
+    from roofline_gui.widgets.app.file_actions import examples
+
+    model = window.model
+    window.files.open(str(next(p for p in examples() if p.stem == "the-article-claim-by-claim")))
+    qtbot.waitUntil(lambda: model.document.kernels and not window.canvas.drawing, timeout=5000)
+    model.set_view(mode="overlay", memory_levels=False)
+    qtbot.waitUntil(lambda: not window.canvas.drawing)
+    for _ in range(5):
+        QApplication.processEvents()
+    chips = {c.name: c.id for c in model.document.chips}
+    kernels = {k.name.split(" · ")[0]: k.id for k in model.comparison.kernels}
+    widget, pos = _spots(window)[kernels["2"], chips["V100 SXM2 16GB"]]
+    stack = {(kernels["2"], chips["V100 SXM2 16GB"]), (kernels["5, 6"], chips["V100 SXM2 16GB"]),
+             (kernels["5, 6"], chips["TPU v3"])}
+    chosen = []
+    for _ in range(6):
+        _click(widget, pos)
+        chosen.append((model.selected_kernel, model.selected_chip))
+    assert set(chosen[:3]) == stack and chosen[3:] == chosen[:3]  # each once, then round again

@@ -639,11 +639,22 @@ class RooflinePlot(QObject):
         if not ranked:
             return None
         best = ranked[0]
-        stack = [t for t in ranked if t[1] is not None]
+        stack = self._in_turn([t for t in ranked if t[1] is not None])
         current = (self.selected, self.selected_chip)
         if len(stack) > 1 and current in stack:
             return stack[(stack.index(current) + 1) % len(stack)]
         return best
+
+    def _in_turn(self, stack: list[tuple[str, str | None]]) -> list[tuple[str, str | None]]:
+        """A stack's targets in the session's order (kernels, then chips): the order clicks go
+        round them in. By distance, it changed with the selection (the selected marker is
+        drawn on top), and clicks went between two of three, never to the third (the
+        twenty-second tour)."""
+        cmp = self._comparison
+        kernels = {k.id: i for i, k in enumerate(cmp.kernels)} if cmp is not None else {}
+        chips = {c.id: i for i, c in enumerate(cmp.chips)} if cmp is not None else {}
+        return sorted(stack, key=lambda t: (kernels.get(t[0], len(kernels)), str(t[0]),
+                                            chips.get(t[1], len(chips))))
 
     def stack_at(self, scene_pos) -> list[tuple[str, str | None]]:
         """The targets (id, chip id or None) of the spots under ``scene_pos``, nearest first:
@@ -676,8 +687,9 @@ class RooflinePlot(QObject):
         gather(centre[min(found, key=found.get)])
         ranked = sorted(found, key=found.get)
         best = ranked[0]
+        # on the same spot as the nearest, centre to centre: whatever the click's distance
         return [best] + [t for t in ranked[1:] if t[1] is not None
-                         and found[t][0] - found[best][0] < STACK_PX]
+                         and (centre[t] - centre[best]).manhattanLength() < STACK_PX]
 
     def set_exporting(self, exporting: bool) -> None:
         """Around an export: what is only for the screen (selection, drag, note) is hidden."""
