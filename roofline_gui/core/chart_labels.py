@@ -253,7 +253,9 @@ def _chip_tags(names: list[str]) -> list[str]:
     for name in names:
         words = name.split()
         at = next((i for i, w in enumerate(words[:3]) if any(ch.isdigit() for ch in w)), 2)
-        tags.append(" ".join(words[:at + 1]) or name)
+        # without the comma that ends it there ("TPU v3, 2nd board" read "TPU v3," beside
+        # "TPU v3": cut, and the same chip twice: the twenty-second tour)
+        tags.append(" ".join(words[:at + 1]).rstrip(",;:") or name)
     seen = Counter(tags)
     return [tag if seen[tag] == 1 else name for tag, name in zip(tags, names, strict=True)]
 

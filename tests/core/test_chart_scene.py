@@ -617,6 +617,10 @@ def test_a_levels_initials_and_a_chips_short_name():
     # a copy's short name would read as the original's: both whole
     assert _chip_tags(["A100 SXM4 40GB", "A100 SXM4 40GB (copy)", "TPU v3"]) == [
         "A100 SXM4 40GB", "A100 SXM4 40GB (copy)", "TPU v3"]
+    # a name with a comma after its number: not cut at the comma ("HBM2 900 GB/s: TPU v3; TPU
+    # v3," read as cut, and as the same chip twice: the twenty-second tour)
+    assert _chip_tags(["TPU v3", "TPU v3, 2nd board"]) == ["TPU v3", "TPU v3, 2nd board"]
+    assert _chip_tags(["A100 SXM4 40GB", "DGX node, 8×V100"]) == ["A100", "DGX node, 8×V100"]
 
 
 def test_the_roofs_labels_stay_where_they_are_whichever_kernel_is_selected():
