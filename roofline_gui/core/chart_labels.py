@@ -256,8 +256,23 @@ def _chip_tags(names: list[str]) -> list[str]:
         # without the comma that ends it there ("TPU v3, 2nd board" read "TPU v3," beside
         # "TPU v3": cut, and the same chip twice: the twenty-second tour)
         tags.append(" ".join(words[:at + 1]).rstrip(",;:") or name)
+    # a copy's tag with what sets it apart from the names it shares its tag with ("H100" and
+    # "H100 (copy)": both whole, "HBM3 3.35 TB/s: H100 SXM5 80GB, H100 SXM5 80GB (copy)" had
+    # no spot in the Llama chart and the line went unnamed: the twenty-second tour)
     seen = Counter(tags)
-    return [tag if seen[tag] == 1 else name for tag, name in zip(tags, names, strict=True)]
+    out = list(tags)
+    for tag in (t for t, n in seen.items() if n > 1):
+        same = [i for i, t in enumerate(tags) if t == tag]
+        split = [names[i].split() for i in same]
+        common = next((k for k in range(min(map(len, split)))
+                       if len({tuple(w[:k + 1]) for w in split}) > 1), min(map(len, split)))
+        for i, w in zip(same, split, strict=True):
+            start = max(common, len(tag.split()))
+            rest = " ".join(w[start:])
+            out[i] = (tag + (", " if w[start - 1].endswith(",") else " ") + rest if rest
+                      else tag)
+    seen = Counter(out)
+    return [tag if seen[tag] == 1 else name for tag, name in zip(out, names, strict=True)]
 
 
 def _levels_once(whats: list[str]) -> dict[str, str]:
@@ -712,6 +727,14 @@ def _place_diagonal(text: str, bw: float, top: float, low: bool, color: str, g: 
         return None, math.inf
     own, near_px = math.log10(bw), max(SAME_LINE, NEAR_LINE_PX / g.px[1])
     usable, costs = _weigh_spots(labels, g, boxes, markers, lines, own, near_px)
+    if not (usable & (costs == 0)).any():
+        # none clear by its staircase of boxes, which reaches past the text's edges: the lines
+        # weighed through its text as drawn (a box turned along its line), each once. The
+        # A100's HBM2 label, between the H100's HBM3 line 20 px above and the 900 GB/s line
+        # 12 px below, was "crossed" by both at every spot, once per box, and left out (the
+        # twenty-second tour)
+        usable, costs = _weigh_spots(labels, g, boxes, markers, lines[:0], own, near_px)
+        costs = costs + _text_over_lines(labels, g, lines, own, near_px)
     clear = np.flatnonzero(usable & (costs == 0)).tolist()
     if clear:
         offsets = lines[(lines[:, 4] == 1), 5] - own

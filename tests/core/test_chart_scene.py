@@ -614,9 +614,11 @@ def test_a_levels_initials_and_a_chips_short_name():
     assert _initials("PCIe Gen4 x16") == _initials("HBM2") == _initials("NVLink 3.0") == ""
     assert _chip_tags(["A100 SXM4 40GB", "TPU v3", "Instinct MI300X", "EPYC 9654 (Genoa)",
                        "B200"]) == ["A100", "TPU v3", "Instinct MI300X", "EPYC 9654", "B200"]
-    # a copy's short name would read as the original's: both whole
+    # a copy's short name would read as the original's: what sets it apart is kept
     assert _chip_tags(["A100 SXM4 40GB", "A100 SXM4 40GB (copy)", "TPU v3"]) == [
-        "A100 SXM4 40GB", "A100 SXM4 40GB (copy)", "TPU v3"]
+        "A100", "A100 (copy)", "TPU v3"]
+    assert _chip_tags(["A100 SXM4 40GB", "A100 SXM4 80GB"]) == ["A100 40GB", "A100 80GB"]
+    assert _chip_tags(["A100 SXM4 40GB", "A100 SXM4 40GB"]) == ["A100 SXM4 40GB"] * 2
     # a name with a comma after its number: not cut at the comma ("HBM2 900 GB/s: TPU v3; TPU
     # v3," read as cut, and as the same chip twice: the twenty-second tour)
     assert _chip_tags(["TPU v3", "TPU v3, 2nd board"]) == ["TPU v3", "TPU v3, 2nd board"]

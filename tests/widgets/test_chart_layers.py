@@ -871,3 +871,26 @@ def test_no_roofs_label_is_written_over_a_names_stem_side_by_side(qtbot, setting
             assert not crosses_each(roofs, segments).any(), (size, plot.scene.chips)
     assert stems
     window.model.undo_stack.setClean()
+
+
+def test_main_memorys_label_between_two_near_lines_is_placed_where_its_text_crosses_neither(window):
+    """The training example with an H100 added, at 1280 × 800: the A100's HBM2 line lies 20 px
+    under the H100's HBM3 line and 12 px over the 900 GB/s line. Weighed by its staircase of
+    upright boxes (wider than the text) every spot "crossed" one of them, once per box, and the
+    line the A100's kernels sit on went unnamed (the twenty-second tour). Weighed by its text as
+    drawn, it has a spot crossing neither."""
+    from roofline_gui.core.chart_labels import _line_segments, _text_over_lines
+    from roofline_gui.widgets.app.file_actions import examples
+
+    window.resize(1280, 800)
+    window.files.open(str(next(p for p in examples() if p.stem == "training-fp32-against-bf16")))
+    window.model.add_chips([window.presets.chips["nvidia-h100-sxm5-80gb"]])
+    QApplication.processEvents()
+    plot = window.canvas.overlay_plot
+    plot.finish_pending()
+    g, scene = plot.label_geometry(), plot.scene
+    hbm2 = [lb for lb in scene.labels.roofs if lb.text.startswith("HBM2 1.555 TB/s")]
+    assert hbm2, [lb.text for lb in scene.labels.roofs]
+    assert "HBM3 3.35 TB/s" in [lb.text for lb in scene.labels.roofs]
+    own = np.log10(1.555e12)
+    assert _text_over_lines(hbm2, g, _line_segments(scene, g), own, 1e-3)[0] == 0
