@@ -1061,3 +1061,23 @@ def test_undoing_an_added_chip_selects_one_still_there_in_every_view(window, qtb
                     timeout=3000)
     model.undo_stack.redo()  # the chip back: the selection stays where it is
     assert model.selected_chip == ids[-1]
+
+
+def test_a_shipped_example_opened_with_file_open_is_an_untitled_copy(window, monkeypatch):
+    """File → Open on a file of the app's examples folder opens it as Help → Examples does, an
+    untitled copy: Save in the unsaved-changes prompt had written over the shipped example (the
+    twenty-second tour)."""
+    from roofline_gui.core.edits import SetField
+    from roofline_gui.widgets.app import file_actions
+    from roofline_gui.widgets.app.file_actions import example_named
+
+    path = example_named("a100-vs-tpu-v3")
+    before = path.read_bytes()
+    assert window.files.open(str(path))
+    assert window.model.path is None
+    window.model.push(SetField("title", "changed"), "Rename")
+    asked = []
+    monkeypatch.setattr(file_actions.FileDialogs, "save_path",
+                        staticmethod(lambda _parent, suggested, *_a: asked.append(suggested) or ""))
+    assert not window.files.save()  # Save asks where (cancelled here), never the example
+    assert asked and path.read_bytes() == before

@@ -181,7 +181,11 @@ class FileActions(QObject):
             if not path.exists():
                 self.settings.remove_recent(str(path))
             return False
-        as_template = as_template or not is_session
+        # a file of the app's own (an example opened by File → Open): an untitled copy, as
+        # Help → Examples opens it (Save in the unsaved-changes prompt wrote over the shipped
+        # example: the twenty-second tour)
+        shipped = path.resolve().parent == (resources_dir() / "examples").resolve()
+        as_template = as_template or not is_session or shipped
         self.model.reset(doc, None if as_template else path, prepared)
         self.settings.set("last_example", "")  # (open_example sets it again)
         if not as_template:
