@@ -44,6 +44,7 @@ from roofline_gui.core.display import (
     kernel_tags,
     offset_label_box,
     overlaps_each,
+    own_numbering,
     place_kernel_labels,
     short_name,
     short_names,
@@ -1073,6 +1074,19 @@ def joined_tags(tags: list[str]) -> str:
 def stacked_tags(text: str) -> list[str]:
     """The tags a joined_tags text names (the text alone where it is one name)."""
     return [t.strip() for t in text.split("/")]
+
+
+def tag_key(texts, names: list[str]) -> list[str]:
+    """The kernels a chart names by their tags alone (``texts``: its names' texts, "4/5" among
+    them), each as its tag and whole name ("4 · MLP layer 4096×4096, batch 64 (bf16)"; a name
+    that has its own numbering, as it is), in the tags' order: an exported picture has no table
+    beside it to say what "4/5" is (the twenty-second tour)."""
+    tags = kernel_tags(names)
+    at = {tag: k for k, tag in enumerate(tags)}
+    shown = {at[t] for text in texts for t in stacked_tags(text)
+             if all(part in at for part in stacked_tags(text))}
+    own = own_numbering(names) is not None
+    return [names[k] if own else f"{tags[k]} · {names[k]}" for k in sorted(shown)]
 
 
 def _stem_segment(label, g: LabelGeometry) -> tuple[float, float, float, float]:

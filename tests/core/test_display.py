@@ -601,6 +601,22 @@ def test_kernel_tags_are_the_names_own_numbering_else_their_places():
     assert kernel_tags([]) == []
 
 
+def test_the_tag_key_lists_the_kernels_a_chart_names_by_their_tags_alone():
+    """An exported picture has no table beside it: "4/5" on it said nothing (the twenty-second
+    tour). The key under it lists the kernels named by tags alone, tag and whole name."""
+    from roofline_gui.core.chart_labels import tag_key
+
+    names = ["out = a + b (int8)", "GEMM 4096³ (bf16)", "MLP layer, batch 64 (bf16)",
+             "LSTM step (bf16)"]
+    texts = ["out = a + b (int8)", "GEMM 4096³ (bf16)", "3/4"]
+    assert tag_key(texts, names) == ["3 · MLP layer, batch 64 (bf16)", "4 · LSTM step (bf16)"]
+    assert tag_key(["2", "out = a + b (int8)"], names) == ["2 · GEMM 4096³ (bf16)"]
+    assert tag_key(names, names) == []  # every kernel named: no key
+    # names with their own numbering (the article's) are listed as they are
+    article = ["1 · out = a + b (int8)", "4a · TPU v1 CNN layer (int8)", "5, 6 · MLP (bf16)"]
+    assert tag_key(["4a / 5, 6"], article) == article[1:]
+
+
 def test_a_name_is_not_set_where_another_kernels_marker_is_as_near_as_its_own():
     """The tours read a tag "7" set under kernel 2's marker as kernel 2's: a spot where another
     kernel's marker is about as near the text as its own is taken only where none other is."""

@@ -894,3 +894,31 @@ def test_main_memorys_label_between_two_near_lines_is_placed_where_its_text_cros
     assert "HBM3 3.35 TB/s" in [lb.text for lb in scene.labels.roofs]
     own = np.log10(1.555e12)
     assert _text_over_lines(hbm2, g, _line_segments(scene, g), own, 1e-3)[0] == 0
+
+
+def test_an_exported_png_keys_the_kernels_it_names_by_number(window):
+    """The A100 example exported 1000 px wide names the MLP layer at batch 64 and the LSTM step,
+    stacked, "4/5" alone: under the chart, a key says what 4 and 5 are (the twenty-second tour:
+    a report has no table beside the picture)."""
+    from PySide6.QtGui import QImage
+
+    from roofline_gui.widgets.app.file_actions import examples
+    from roofline_gui.widgets.chart import export
+
+    window.files.open(str(next(p for p in examples() if p.stem == "a100-vs-tpu-v3")))
+    keys = []
+    real = export.with_tag_key
+    export.with_tag_key = lambda png, key: keys.append(key) or real(png, key)
+    try:
+        image = QImage.fromData(export.render_canvas_png(window.model, window.presets,
+                                                         width=1000), "PNG")
+    finally:
+        export.with_tag_key = real
+    names = [k.name for k in window.model.comparison.kernels]
+    assert keys == [[f"4 · {names[3]}", f"5 · {names[4]}"]]
+    # the chart (1000 × 667) and under it the key's three lines, written in dark ink
+    chart = round(1000 * 2 / 3)
+    assert image.width() == 1000 and image.height() > chart + 3 * 14
+    dark = sum(1 for y in range(chart, image.height()) for x in range(0, 400, 2)
+               if QImage.pixelColor(image, x, y).lightness() < 100)
+    assert dark > 50

@@ -97,6 +97,8 @@ def render_canvas_png(model, presets, *, width: int, height: int | None = None,
     The chart is laid out at the target size and exported at scale 1, so labels and the legend
     keep their places (scaling a laid-out chart clips text that was measured for another size).
     ``view_range``: the range the user zoomed to (CanvasPanel.user_range), else the fit.
+    Where the chart names kernels by their numbers alone ("4/5"), a key of those kernels is
+    added under it (with_tag_key), the image that much taller.
     """
     from dataclasses import replace  # noqa: PLC0415
 
@@ -120,10 +122,70 @@ def render_canvas_png(model, presets, *, width: int, height: int | None = None,
         panel.show_range(view_range)
     try:
         with panel.exporting() as item:
-            return render_png(item, width)
+            png = render_png(item, width)
+            key = _tag_key(panel)
+        return with_tag_key(png, key) if key else png
     finally:
         panel.close()
         panel.deleteLater()
+
+
+def _tag_key(panel) -> list[str]:
+    """The kernels the panel's charts name by their tags alone, tag and name (tag_key)."""
+    from roofline_gui.core.chart_labels import tag_key  # noqa: PLC0415
+
+    texts, names = [], []
+    for plot in panel.plots:
+        scene = plot.scene
+        if scene is None or scene.labels is None:
+            continue
+        names = [k.name for k in scene.comparison.kernels]
+        texts += [label.text for label in scene.labels.names]
+    return tag_key(texts, names) if names else []
+
+
+def with_tag_key(png: bytes, key: list[str], foreground: str = "#202020") -> bytes:
+    """``png`` with a key under it, in columns across its width, of the kernels its chart names
+    by their tags alone ("4/5"): in a report the table that numbers them is not beside it."""
+    from PySide6.QtCore import Qt  # noqa: PLC0415
+    from PySide6.QtGui import QColor, QFont, QFontMetrics  # noqa: PLC0415
+
+    from roofline_gui.core.i18n import _  # noqa: PLC0415
+
+    chart = QImage.fromData(png, "PNG")
+    font = QFont()
+    metrics = QFontMetrics(font)
+    line, pad = metrics.height() + 2, 12
+    width = chart.width()
+    title = _("Kernels named by their numbers on the chart:")
+    column = min(max(metrics.horizontalAdvance(text) for text in key) + 24, width - 2 * pad)
+    columns = max(1, (width - 2 * pad) // column)
+    rows = -(-len(key) // columns)
+    image = QImage(width, chart.height() + pad + line * (rows + 1) + pad,
+                   QImage.Format.Format_ARGB32)
+    image.fill(QColor("#ffffff"))
+    painter = QPainter(image)
+    try:
+        painter.drawImage(0, 0, chart)
+        painter.setFont(font)
+        painter.setPen(QColor(foreground))
+        top = chart.height() + pad
+        painter.drawText(QRectF(pad, top, width - 2 * pad, line),
+                         int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), title)
+        for n, text in enumerate(key):
+            x, y = pad + (n // rows) * column, top + line * (1 + n % rows)
+            shown = metrics.elidedText(text, Qt.TextElideMode.ElideRight, column - 12)
+            painter.drawText(QRectF(x, y, column - 12, line),
+                             int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), shown)
+    finally:
+        painter.end()
+    data = QByteArray()
+    buffer = QBuffer(data)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    if not image.save(buffer, "PNG"):
+        raise RooflineError("could not encode the PNG image")
+    buffer.close()
+    return bytes(data)
 
 
 def export_png_headless(doc: Document, path: Path, width: int, *, derated: bool = False) -> None:
