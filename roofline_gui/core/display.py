@@ -483,8 +483,17 @@ def _told_apart(name: str, parsed: tuple[str, list[str], str], bodies: list[list
     shown = form[len(lead):].partition("…")[0].split()
     if len(shown) > shared and shown[:shared + 1] == words[:shared + 1]:
         return form  # a word that differs is shown ("4a · TPU v1 CNN… (int8)"): as it is
-    lead = lead or words[0] + " "  # unnumbered, its first word names it ("GEMM …bf16, inputs…")
     rest = " ".join(words[shared:]) + (" " if end[:1] == "(" else "") + end
+    if not lead:  # unnumbered, its first word names it ("GEMM …bf16, inputs…")
+        return words[0] + " …" + short_name(rest, limit - len(words[0]) - 2)
+    # numbered, its first word too where the word that differs still shows whole ("1 · out
+    # …all in HBM (int8)": "1 · …all in… (int8)" had said nothing of what kernel 1 is, the
+    # twenty-second tour), as the table's row names keep it
+    first = f"{lead}{words[0]} …"
+    told = short_name(rest, limit - len(first))
+    shown = told.partition("…")[0].split()  # of the words that tell it apart: two, or all
+    if shown[:2] == words[shared:shared + 2] or shown == words[shared:]:
+        return first + told
     return lead + "…" + short_name(rest, limit - len(lead) - 1)
 
 
