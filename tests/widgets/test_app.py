@@ -346,6 +346,27 @@ def test_roof_layer_tooltips_name_the_nearest_ridge_or_line(window):
     assert layer.tip_at(QPointF(x, y)) == f"{host.tip}\n\nthe datasheet's PCIe, before the what-if"
 
 
+def test_a_chips_main_memory_slope_has_one_tooltip_for_all_its_roofs(window):
+    """The A100's roofs (int8, bf16 here) share their HBM2 slope: hovered there, the tooltip
+    was three near-identical paragraphs (the twenty-second tour); it is one, naming the
+    bandwidth and every precision's peak. On a flat part, that roof alone."""
+    plot = window.canvas.overlay_plot
+    layer = plot.roofs.item
+    a100 = window.model.document.chips[0]
+    roofs = [line for line in layer.lines if line.tip.startswith(f"{a100.name} ")
+             and " roof: " in line.tip and line.slope_tip]
+    assert len(roofs) >= 2
+    low = min(roofs, key=lambda line: line.slope_until)  # the slope they all share, left of
+    x = low.slope_until - 0.5  # the lowest ridge
+    y = float(np.interp(x, low.x, low.y))
+    tip = layer.tip_at(QPointF(x, y))
+    assert tip.count(f"{a100.name} main-memory roof") == 1 and "\n\n" not in tip
+    assert "1.555 TB/s" in tip and all(p in tip for p in ("int8 624 Top/s", "bf16 312 Top/s"))
+    bf16 = next(line for line in roofs if " bf16 roof" in line.tip)
+    flat = QPointF(bf16.slope_until + 0.5, float(bf16.y[-1]))
+    assert layer.tip_at(flat).startswith(f"{a100.name} bf16 roof: 312 Top/s")
+
+
 def test_selected_kernel_shows_its_sweep_path_on_every_chip_also_while_dragged(window):
     model, plot = window.model, window.canvas.overlay_plot
     kernel = next(k for k in model.document.kernels if k.template == "mlp")

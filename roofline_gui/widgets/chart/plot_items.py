@@ -202,6 +202,13 @@ class _Line:
     #: what dragging it moves: (chip id, precision, ridge log10 x) for a roof (its flat part the
     #: peak, its slope main memory), (chip id, level index) for a diagonal; None: not draggable
     key: tuple | None = None
+    #: the tip left of ``slope_until`` (log10 x): a roof's slope, its main memory's, is the same
+    #: line for every precision's roof of the chip, and says so once
+    slope_tip: str = ""
+    slope_until: float = -math.inf
+
+    def tip_at_x(self, x: float) -> str:
+        return self.slope_tip if self.slope_tip and x < self.slope_until else self.tip
 
     def plain_pen(self) -> QPen:
         """The pen for a stroke that is not antialiased: thin lines (under 2 px) at 1 px, which
@@ -295,9 +302,10 @@ class RoofLayer(pg.GraphicsObject):
         self.lines, self.dots, self.labels = [], [], []
 
     def add_line(self, x, y, pen: QPen, tip: str = "", smooth: bool = False,
-                 key: tuple | None = None) -> None:
+                 key: tuple | None = None, slope_tip: str = "",
+                 slope_until: float = -math.inf) -> None:
         self.lines.append(_Line(np.asarray(x, float), np.asarray(y, float), pen, tip, smooth,
-                                key=key))
+                                key=key, slope_tip=slope_tip, slope_until=slope_until))
 
     def add_dot(self, x: float, y: float, color: QColor, tip: str = "") -> None:
         self.dots.append(_Dot(float(x), float(y), QColor(color), tip))
@@ -465,7 +473,9 @@ class RoofLayer(pg.GraphicsObject):
         if not near:
             return ""
         closest = near[0][0]
-        tips = [line.tip for d, line in near if d <= closest + self.SAME_PX]
+        # on a chip's slope its roofs of every precision are one line: one paragraph (the
+        # twenty-second tour read three, int8's, fp64's and bf16's, near the same)
+        tips = [line.tip_at_x(pos.x()) for d, line in near if d <= closest + self.SAME_PX]
         return "\n\n".join(dict.fromkeys(tips))
 
     def _nearest(self, pos: QPointF, wanted) -> _Line | None:

@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QPen
 
 from roofline_gui.core.chart_scene import ChartScene
-from roofline_gui.core.i18n import N_
+from roofline_gui.core.i18n import N_, _
 from roofline_gui.core.units import format_si
 from roofline_gui.widgets.chart.layers.base import ChartLayer
 from roofline_gui.widgets.chart.plot_items import RoofLayer, log10
@@ -105,7 +105,14 @@ class RoofsLayer(ChartLayer):
         derated = cmp.result.derated
         rate_unit = f"{units.word}/s"
         dram_said = f"{chip.dram.name} {brief(chip.dram.provenance(derated).text)}"
-        for n, roof in enumerate(spec.roofs_of(c)):
+        roofs = spec.roofs_of(c)
+        peaks = ", ".join(f"{r.precision} {format_si(r.peak, rate_unit)}" for r in roofs)
+        slope = _("{chip} main-memory roof: {level} {bandwidth}, {source}; left of each ridge "
+                  "it is the roof for every precision ({peaks})\n(drag it to move the "
+                  "bandwidth: a what-if)").format(
+            chip=chip.name, level=chip.dram.name, bandwidth=format_si(roofs[0].bandwidth, "B/s"),
+            source=brief(chip.dram.provenance(derated).text), peaks=peaks) if roofs else ""
+        for n, roof in enumerate(roofs):
             xs, ys = roof.points()
             said = brief(chip.compute_provenance(roof.precision, derated).text)
             dram = chip.memory.index(chip.dram)
@@ -115,7 +122,8 @@ class RoofsLayer(ChartLayer):
                                    "\n(drag its flat part to move the peak, its slope the "
                                    "bandwidth: a what-if)",
                                smooth=n == 0,
-                               key=(chip.id, roof.precision, float(np.log10(roof.ridge)), dram))
+                               key=(chip.id, roof.precision, float(np.log10(roof.ridge)), dram),
+                               slope_tip=slope, slope_until=float(np.log10(roof.ridge)))
             # The ridge's derivation, so the number can be checked: peak ÷ bandwidth.
             item.add_dot(np.log10(roof.ridge), np.log10(roof.peak), color,
                               tip=f"{chip.name} {roof.precision} ridge point: "
