@@ -106,11 +106,15 @@ def build_parser() -> argparse.ArgumentParser:
     model.add_argument("--context", type=int, metavar="L", help=_("KV-cache tokens, for decode"))
     formats = ("fp64, fp32, tf32, bf16, fp16, fp8, fp6, fp4, int8, int4, mxfp8, mxfp6, mxfp4, "
                "nvfp4")
-    for flag, what in (("weights", _("precision or format of the weights (default bf16): {formats}")),
-                       ("activations", _("precision or format of the activations and math "
-                                         "(default bf16): {formats}")),
-                       ("kv-cache", _("precision or format of the KV cache (default bf16): "
-                                      "{formats}"))):
+    # (a training step's precision is --activations: the help says so where a reader of
+    # --weights looks for it, the twenty-second tour)
+    for flag, what in (("weights", _("precision or format of the weights, for decode and "
+                                     "prefill (default bf16; a training step's precision is "
+                                     "--activations): {formats}")),
+                       ("activations", _("precision or format of the activations and math, and "
+                                         "of a training step (default bf16): {formats}")),
+                       ("kv-cache", _("precision or format of the KV cache, for decode "
+                                      "(default bf16): {formats}"))):
         model.add_argument(f"--{flag}", metavar="P", help=what.format(formats=formats))
     model.add_argument("--chips-per-model", type=int, metavar="N",
                        help=_("chips sharing the model by tensor parallelism (default 1)"))
