@@ -251,6 +251,10 @@ def build_training(w: Workload, build_kind: Callable[[Workload], Built]) -> Buil
         acts = per_layer * cfg.layers * in_flight / p
         formula = {"none": "s·b·h·(34 + 5·a·s/h)/t", "selective": "34·s·b·h/t",
                    "full": "2·s·b·h"}[w.recompute]
+        if BYTES_PER_VALUE[prec] != 2:  # the table's bytes are of 16-bit values: fp32's
+            # are twice (the ×2 had not been written: 34·s·b·h/t read 570 MB, the text said
+            # 1.141 GB, the twenty-second tour)
+            formula += f" × {BYTES_PER_VALUE[prec]:g} B/2 B"
         act_text = (_("activations {formula} per layer (Korthikanti et al. 2022, Table 2, "
                       "{recompute}) = {per_layer} × {layers} layers × {in_flight}/{p} (1F1B: the "
                       "first stage holds min(m, p) micro-batches of L/p layers) = {bytes}")

@@ -120,6 +120,17 @@ def test_activation_bytes_are_korthikantis_table_2(recompute, t, per_layer):
     assert facts.activation_bytes == pytest.approx(per_layer(s, b, 1024, 16, t) * 24)
 
 
+def test_activation_bytes_of_fp32_values_say_their_factor_over_the_tables_16_bit_ones():
+    """Korthikanti's Table 2 counts 2-byte values: in fp32 the bytes are twice, and the formula
+    says so (34·s·b·h/t gave 570 MB where the text said 1.141 GB: the twenty-second tour)."""
+    s, b = 2048, 4
+    half = build(gpt(batch=b, sequence=s, recompute="selective", activations="bf16")).training
+    full = build(gpt(batch=b, sequence=s, recompute="selective", activations="fp32")).training
+    assert full.activation_bytes == pytest.approx(2 * half.activation_bytes)
+    assert "34·s·b·h/t × 4 B/2 B" in full.activation_text
+    assert "34·s·b·h/t per layer" in half.activation_text and "B/2 B" not in half.activation_text
+
+
 def test_a_pipeline_idles_p_minus_1_over_m_of_the_step_and_holds_l_layers_of_activations():
     one = evaluate_workloads([gpt(sequence=1024, batch=1, global_batch=8)],
                              [chip("nvidia-a100-sxm4-80gb")])[0]
