@@ -268,7 +268,7 @@ def _chip_tags(names: list[str]) -> list[str]:
         common = next((k for k in range(min(map(len, split)))
                        if len({tuple(w[:k + 1]) for w in split}) > 1), min(map(len, split)))
         for i, w in zip(same, split, strict=True):
-            start = max(common, len(tag.split()))
+            start = max(common, len(tag.split()), 1)
             rest = " ".join(w[start:])
             out[i] = (tag + (", " if w[start - 1].endswith(",") else " ") + rest if rest
                       else tag)
