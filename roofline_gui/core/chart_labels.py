@@ -265,8 +265,9 @@ def _chip_tags(names: list[str]) -> list[str]:
     for tag in (t for t, n in seen.items() if n > 1):
         same = [i for i, t in enumerate(tags) if t == tag]
         split = [names[i].split() for i in same]
-        common = next((k for k in range(min(map(len, split)))
-                       if len({tuple(w[:k + 1]) for w in split}) > 1), min(map(len, split)))
+        bare = [[word.rstrip(",;:") for word in w] for w in split]  # "80GB," is "80GB"
+        common = next((k for k in range(min(map(len, bare)))
+                       if len({tuple(w[:k + 1]) for w in bare}) > 1), min(map(len, bare)))
         for i, w in zip(same, split, strict=True):
             start = max(common, len(tag.split()), 1)
             rest = " ".join(w[start:])

@@ -619,6 +619,7 @@ def test_a_levels_initials_and_a_chips_short_name():
         "A100", "A100 (copy)", "TPU v3"]
     assert _chip_tags(["A100 SXM4 40GB", "A100 SXM4 80GB"]) == ["A100 40GB", "A100 80GB"]
     assert _chip_tags(["A100 SXM4 40GB", "A100 SXM4 40GB"]) == ["A100 SXM4 40GB"] * 2
+    assert _chip_tags(["H100 SXM5 80GB", "H100 SXM5 80GB, HBM3 ×2"]) == ["H100", "H100, HBM3 ×2"]
     # a name with a comma after its number: not cut at the comma ("HBM2 900 GB/s: TPU v3; TPU
     # v3," read as cut, and as the same chip twice: the twenty-second tour)
     assert _chip_tags(["TPU v3", "TPU v3, 2nd board"]) == ["TPU v3", "TPU v3, 2nd board"]
