@@ -922,3 +922,26 @@ def test_an_exported_png_keys_the_kernels_it_names_by_number(window):
     dark = sum(1 for y in range(chart, image.height()) for x in range(0, 400, 2)
                if QImage.pixelColor(image, x, y).lightness() < 100)
     assert dark > 50
+
+
+def test_the_selected_chips_main_memory_is_labelled_before_the_other_lines(window):
+    """The article's chart with the A100 duplicated and the copy's HBM2 typed to 3.1 TB/s: the
+    copy, selected, had its own main-memory roof left without a label while the other chips'
+    lines took the spots (the twenty-third tour). The selected chip's main memory is placed
+    first."""
+    from roofline_gui.widgets.app.file_actions import examples
+
+    window.resize(1280, 800)
+    model = window.model
+    window.files.open(str(next(p for p in examples() if p.stem == "the-article-claim-by-claim")))
+    model.select(None, model.document.chips[0].id)
+    window.hardware.duplicate()
+    copy = next(c for c in model.document.chips if c.name.endswith("(copy)"))
+    model.push_what_if(copy.with_ceiling(("level", copy.memory.index(copy.dram)), 3.1e12),
+                       "HBM2 3.1 TB/s")
+    model.select(None, copy.id)
+    QApplication.processEvents()
+    plot = window.canvas.overlay_plot
+    plot.finish_pending()
+    texts = [lb.text for lb in plot.scene.labels.roofs]
+    assert any("3.1 TB/s" in t for t in texts), texts
