@@ -505,13 +505,16 @@ def run_training(args: argparse.Namespace, problems: list, library, ids: list[st
     # A training step has one precision, the activations' (the matmuls, the weights' working copy,
     # the gradients; master weights and optimizer states are fp32): a --weights or --kv-cache
     # of another precision was silently dropped.
+    # (tf32 is fp32 values on the tensor cores: fp32 weights with tf32 math are that step,
+    # which "give --activations fp32" had refused: the twenty-third tour)
+    stored = {"tf32": "fp32"}.get(args.activations, args.activations)
     for key in ("weights", "kv_cache"):
         flag, value = f"--{key.replace('_', '-')}", getattr(args, key)
-        if key in args.given and value != args.activations:
-            problems.append(Problem(flag, "a training step's precision is --activations (its "
-                                          "matmuls, the weights' working copy and the gradients; "
-                                          "master weights and optimizer states are fp32): give "
-                                          f"--activations {value} to train in {value}"))
+        if key in args.given and value not in (args.activations, stored):
+            problems.append(Problem(flag, _(
+                "a training step's precision is --activations (its matmuls, the weights' "
+                "working copy and the gradients; master weights and optimizer states are "
+                "fp32): give --activations {value} to train in {value}").format(value=value)))
     params = {**_model_params(args), "phase": "train", "batch": args.batch,
               "global_batch": args.global_batch or 0,
               "data_parallel": 1 if args.data_parallel is None else args.data_parallel,

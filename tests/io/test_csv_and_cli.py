@@ -304,6 +304,13 @@ def test_a_training_precision_is_given_by_activations_not_silently_by_weights(tm
         fp32_time = float(next(csv.DictReader(a))["time_s"])
         bf16_time = float(next(csv.DictReader(b))["time_s"])
     assert fp32_time > 8 * bf16_time  # the A100's fp32 runs on its CUDA cores
+    # fp32 weights with tf32 math are a tf32 step (tf32 is fp32 values on the tensor cores):
+    # taken, not refused with "give --activations fp32" (the twenty-third tour)
+    tf32 = run_app(*common, "--weights", "fp32", "--activations", "tf32", "--export-workloads",
+                   tmp_path / "t.csv")
+    assert tf32.returncode == 0, tf32.stderr
+    with open(tmp_path / "t.csv") as t:
+        assert bf16_time < float(next(csv.DictReader(t))["time_s"]) < fp32_time
 
 
 def test_a_cnn_trains_from_its_layer_list_on_the_command_line(tmp_path):
