@@ -445,7 +445,7 @@ def place_roof_labels(scene: ChartScene, g: LabelGeometry, selected_chip: str | 
     best, fewest = (), math.inf
     for order in ([by_id[i] for i in ids] for ids in orders):
         along, cost = _place_diagonals(order, scene, g, foreground, list(boxes), markers, lines,
-                                       faint)
+                                       faint, frozenset(selected))
         if cost < fewest:
             best, fewest = along, cost
         if cost == 0:
@@ -455,9 +455,11 @@ def place_roof_labels(scene: ChartScene, g: LabelGeometry, selected_chip: str | 
 
 def _place_diagonals(groups: list[list[_RoofText]], scene: ChartScene, g: LabelGeometry,
                      foreground: str, boxes: list, markers: np.ndarray, lines: np.ndarray,
-                     faint: bool) -> tuple[tuple[ChartLabel, ...], float]:
+                     faint: bool, selected: frozenset[int] = frozenset()
+                     ) -> tuple[tuple[ChartLabel, ...], float]:
     """The diagonals' labels, in the order of ``groups``, and what they cover: markers
-    (MARKER_COST each), lines, and a label left out (LEFT_OUT)."""
+    (MARKER_COST each), lines, and a label left out (LEFT_OUT; main memory's twice, the
+    ``selected`` chip's main memory four times)."""
     cmp, placed, cost = scene.comparison, [], 0.0
     tags = _chip_tags([cmp.chips[c].name for c in range(len(cmp.chips))])
     near = max(SAME_LINE, NEAR_LINE_PX / g.px[1])
@@ -526,7 +528,9 @@ def _place_diagonals(groups: list[list[_RoofText]], scene: ChartScene, g: LabelG
         if label is None:  # main memory's line left out costs twice another level's (the
             # article's chart named TPU v1's Unified Buffer and lost the HBM2 900 GB/s that
             # two chips' kernels sit on)
-            cost += 0.0 if faint else LEFT_OUT * (1 if all(t.low for t in group) else 2)
+            main = not all(t.low for t in group)
+            cost += 0.0 if faint else LEFT_OUT * (
+                1 if not main else 4 if selected & {t.chip for t in group} else 2)
             continue
         # a shorter form costs the order a little: of two orders covering as much, the one that
         # names more (TPU v1's DDR3-2133 line whole, not shortened where PCIe had taken its spot)
@@ -545,7 +549,8 @@ def _line_forms(group: list[_RoofText], cmp, tags: list[str], named: bool) -> di
     by the start of their names, the level without its size or count, "Unified Buffer 179.2
     GB/s", its initials or first word); never the figure alone, which says neither what nor
     whose ("179.2 GB/s", "900 GB/s": the eleventh tour). ``named``: every form names the
-    chips."""
+    chips, but for the last of a line several chips share (its level and figure: with their
+    names it may have no spot at all)."""
     # A host link's figure is per direction; the one often quoted counts both ways.
     each_way = " " + _("each way") if all(t.host for t in group) else ""
     figure = format_si(group[0].value, "B/s")
@@ -569,6 +574,12 @@ def _line_forms(group: list[_RoofText], cmp, tags: list[str], named: bool) -> di
             shorter.append(f"{_level_word(what)} {figure}{each_way}: {tagged}")
         for words, lost in zip(shorter, (0.25, 0.5, 0.75), strict=False):
             forms.setdefault(words, lost)
+        if brief is not None and len(chips) > 1:
+            # last, its level and figure without the chips (its tooltip names them): with an
+            # A100 duplicated, "L2 7 TB/s: A100, A100 (copy)" had no spot and the line went
+            # unnamed (the twenty-third tour); one chip's line, named by its colour, keeps them
+            forms.setdefault(brief, 1.0)
+            forms.setdefault(f"{_level_word(what)} {figure}{each_way}", 1.25)
     elif brief is not None:
         forms.setdefault(brief, 0.5)
         # a level of capitalised words by their initials, as its makers write it ("UB

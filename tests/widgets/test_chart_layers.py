@@ -945,3 +945,22 @@ def test_the_selected_chips_main_memory_is_labelled_before_the_other_lines(windo
     plot.finish_pending()
     texts = [lb.text for lb in plot.scene.labels.roofs]
     assert any("3.1 TB/s" in t for t in texts), texts
+
+
+def test_a_line_two_chips_share_keeps_its_level_and_figure_where_their_names_do_not_fit(window):
+    """The article's chart with the A100 duplicated: "L2 7 TB/s: A100, A100 (copy)" had no spot
+    and the A100s' L2 line went unnamed (the twenty-third tour). Its last form is its level and
+    figure alone (the line's tooltip names the chips)."""
+    from roofline_gui.widgets.app.file_actions import examples
+
+    window.resize(1280, 800)
+    model = window.model
+    window.files.open(str(next(p for p in examples() if p.stem == "the-article-claim-by-claim")))
+    model.select(None, model.document.chips[0].id)
+    window.hardware.duplicate()
+    QApplication.processEvents()
+    plot = window.canvas.overlay_plot
+    plot.finish_pending()
+    texts = [lb.text for lb in plot.scene.labels.roofs]
+    assert any(t.startswith("L2 ") and "7 TB/s" in t for t in texts), texts
+    assert any(t.startswith("HBM2 1.555 TB/s") for t in texts), texts
