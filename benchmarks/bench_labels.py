@@ -63,20 +63,35 @@ def one_spot_at_a_time(text, bw, top, low, color, g, boxes, markers, lines, clea
                if SAME_LINE <= abs(v - math.log10(bw)) < near]
     side = ((0.0, 0.0) if offsets and all(o > 0 for o in offsets) else
             (0.0, 1.0) if offsets and all(o < 0 for o in offsets) else None)
-    for anchor, spots in (((0.0, 1.0), steps), ((0.0, 1.0), more), ((0.0, 0.0), steps + more)):
-        for lx in spots:
-            label = ChartLabel(text, lx, lx + math.log10(bw), color, anchor=anchor,
-                               along=(1.0, 1.0))
-            footprint = label_footprint(label, g)
-            if all(_inside(b, g) and _free(b, boxes) for b in footprint):
-                covered = sum(MARKER_COST * _covered(b, markers)
-                              + _crossed(b, lines, 1, math.log10(bw), near) for b in footprint)
-                if covered == 0:
-                    if side is None or label.anchor == side:
-                        return label, 0.0
-                    first_clear = first_clear or label
-                elif covered < fewest:
-                    best, fewest = label, covered
+    def weighed(exact: bool) -> list:
+        """(label, what it covers) of each usable spot: lines by the staircase's boxes, or
+        (``exact``, where none is clear so) through the text as drawn, as _place_diagonal."""
+        out = []
+        for anchor, spots in (((0.0, 1.0), steps), ((0.0, 1.0), more),
+                              ((0.0, 0.0), steps + more)):
+            for lx in spots:
+                label = ChartLabel(text, lx, lx + math.log10(bw), color, anchor=anchor,
+                                   along=(1.0, 1.0))
+                footprint = label_footprint(label, g)
+                if all(_inside(b, g) and _free(b, boxes) for b in footprint):
+                    covered = sum(MARKER_COST * _covered(b, markers) + (
+                        0 if exact else _crossed(b, lines, 1, math.log10(bw), near))
+                        for b in footprint)
+                    if exact:
+                        covered += _text_over_lines([label], g, lines, math.log10(bw), near)[0]
+                    out.append((label, covered))
+        return out
+
+    spots = weighed(False)
+    if not any(covered == 0 for _label, covered in spots):
+        spots = weighed(True)
+    for label, covered in spots:
+        if covered == 0:
+            if side is None or label.anchor == side:
+                return label, 0.0
+            first_clear = first_clear or label
+        elif covered < fewest:
+            best, fewest = label, covered
     if first_clear is not None:
         return first_clear, 0.0
     if not clear_only and fewest > OFF_LINE:  # set off its line, as _place_diagonal does
