@@ -427,3 +427,23 @@ def test_an_achievable_fraction_says_what_it_is_when_hovered(editor):
     assert "fraction of the peak reached in practice" in frac.toolTip()
     bandwidth = editor.form.level_fields[0]["bandwidth"]
     assert "Bandwidth, e.g." in bandwidth.toolTip()
+
+
+def test_two_renames_are_two_undo_steps(editor, qtbot):
+    """Renamed twice, each with Enter: Ctrl+Z had gone past the first name back to the one
+    before, while Redo offered the second rename (the twenty-fourth tour). Each rename is its
+    own step, as a kernel's and a workload's are."""
+    first = a100(editor).name
+    for name in ("TPU v3, 2nd board", "Board B"):
+        field = editor.form.name_edit
+        field.setFocus()
+        field.selectAll()
+        qtbot.keyClicks(field, name)
+        qtbot.keyClick(field, Qt.Key.Key_Return)
+    stack = editor.model.undo_stack
+    assert editor.model.document.chips[0].name == "Board B"
+    stack.undo()
+    assert editor.model.document.chips[0].name == "TPU v3, 2nd board"
+    assert stack.redoText() == "Rename TPU v3, 2nd board to Board B"
+    stack.undo()
+    assert editor.model.document.chips[0].name == first

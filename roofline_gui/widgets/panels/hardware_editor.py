@@ -443,8 +443,11 @@ class ChipForm(QWidget):
             self.model.sig_refused.emit(_("A chip needs a name: “{name}” kept").format(
                 name=chip.name))
         elif chip and name != chip.name:
-            self._push(replace(chip, name=name), _("Rename {old} to {new}").format(
-                old=chip.name, new=name), "name")
+            # each rename confirmed is a step of its own, as a kernel's and a workload's are
+            # (merged with the next, Ctrl+Z went past the first name back to the one before,
+            # while Redo offered the second: the twenty-fourth tour)
+            self.model.push(Replace("chips", replace(chip, name=name)),
+                            _("Rename {old} to {new}").format(old=chip.name, new=name))
 
     def _say_kept(self, what: str, typed: str, why: str) -> None:
         """A field was left with text it did not take and shows the chip's value again: the
