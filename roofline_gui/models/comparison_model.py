@@ -617,11 +617,15 @@ def short_names(names: tuple[str, ...]) -> tuple[str, ...]:
     out = []
     for i, w in enumerate(words):
         for k in range(min(2, len(w)), len(w) + 1):
-            if not any(start(o, k) == start(w, k) for j, o in enumerate(words) if j != i):
+            cut = start(w, k)
+            if cut.count("(") > cut.count(")") or cut.count("（") > cut.count("）"):
+                continue  # not inside a parenthesis ("M2 (10-core" of "M2 (10-core GPU)":
+                # the twenty-fourth tour)
+            if not any(start(o, k) == cut for j, o in enumerate(words) if j != i):
                 # past a comma (a what-if's "…, HBM2 ×2"): whole, or it reads as the chip it
                 # came from, its factor cut off (the second tour)
                 comma = any(word.endswith(",") for word in w[:k - 1])
-                out.append(names[i] if comma else start(w, k))
+                out.append(names[i] if comma else cut)
                 break
         else:
             out.append(names[i])

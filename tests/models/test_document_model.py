@@ -149,6 +149,10 @@ def test_every_chip_column_of_the_table_names_its_chip(qtbot, example_doc):
     # "H100 SXM5 80GB," (the tour took them for the H100's own)
     assert short_names(("H100 SXM5 80GB", "H100 SXM5 80GB, HBM3 ×2")) == (
         "H100 SXM5 80GB", "H100 SXM5 80GB, HBM3 ×2")
+    # never cut inside a parenthesis ("M2 (10-core 24 GB: does not fit": the twenty-fourth
+    # tour)
+    assert short_names(("M2 (10-core GPU)", "TPU v5e", "EPYC 9654 (Genoa)")) == (
+        "M2 (10-core GPU)", "TPU v5e", "EPYC 9654")
     model = DocumentModel()
     model.reset(example_doc)
     table = ComparisonTableModel(model)
