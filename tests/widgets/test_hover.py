@@ -123,3 +123,23 @@ def test_a_roofs_tooltip_says_its_sources_briefly(window, qtbot):
     long = "datasheet: " + "word " * 60
     assert len(brief(long)) <= SOURCE_CHARS + len("… (in full: the hardware editor)")
     assert brief(long).endswith("… (in full: the hardware editor)") and brief("short") == "short"
+
+
+def test_stacked_markers_tooltip_says_click_again_once(window, qtbot):
+    """The article's V100 point at 1 op/B holds three markers: their tooltip said "(the markers
+    are stacked…: click again to select the next)" after each of them (the twenty-fourth tour).
+    It says it once, at the end; each marker's lines still name the others on the point."""
+    from roofline_gui.widgets.app.file_actions import examples
+    from roofline_gui.widgets.chart.plot_items import joined_tips
+
+    model = window.model
+    window.files.open(str(next(p for p in examples() if p.stem == "the-article-claim-by-claim")))
+    model.set_view(mode="overlay", memory_levels=False)
+    qtbot.waitUntil(lambda: not window.canvas.drawing)
+    v100 = [c.name for c in model.document.chips].index("V100 SXM2 16GB")
+    tip = tooltip_at(window, qtbot, "2 · out = a + b", chip=v100)
+    assert tip.count("click again to select the next") == 1, tip
+    assert tip.rstrip().endswith("click again to select the next)")
+    assert "on the same point: 5, 6 · MLP" in tip
+    assert joined_tips(["a\n(hint)", "b\n(hint)"]) == "a\n\nb\n(hint)"
+    assert joined_tips(["a\n(one)", "b\n(two)"]) == "a\n(one)\n\nb\n(two)"

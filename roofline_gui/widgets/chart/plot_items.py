@@ -49,6 +49,16 @@ def _moved(item: pg.ScatterPlotItem) -> None:
     item.update()
 
 
+
+def joined_tips(tips: list[str]) -> str:
+    """Several spots' tooltips in one, a last line they all end with (a hint in brackets, as
+    stacked markers' "(… click again to select the next)") said once, at the end."""
+    tips = [t for t in tips if t]
+    last = {t.rpartition("\n")[2] for t in tips}
+    if len(tips) > 1 and len(last) == 1 and (hint := last.pop()).startswith("("):
+        return "\n\n".join(t.rpartition("\n")[0] for t in tips) + "\n" + hint
+    return "\n\n".join(tips)
+
 class CachedScatter(pg.ScatterPlotItem):
     """A scatter item whose bounding rect is kept while its inputs stay the same."""
 
@@ -76,7 +86,8 @@ class CachedScatter(pg.ScatterPlotItem):
         super().hoverEvent(ev)
         tip = self.opts.get("tip")
         points = [] if ev.exit or tip is None else list(self.pointsAt(ev.pos()))[::-1][:3]
-        self.setToolTip("\n\n".join(tip(x=p.pos().x(), y=p.pos().y(), data=p.data()) for p in points))
+        self.setToolTip(joined_tips([tip(x=p.pos().x(), y=p.pos().y(), data=p.data())
+                                     for p in points]))
         view = self.getViewBox()
         if view is not None and view.toolTip():
             view.setToolTip("")

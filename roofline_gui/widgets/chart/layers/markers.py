@@ -31,7 +31,7 @@ from roofline_gui.core.display import (
     marker_symbols,
     same_point,
 )
-from roofline_gui.core.i18n import _
+from roofline_gui.core.i18n import N_, _
 from roofline_gui.core.levels import ROLE_SHORT, intensity_text
 from roofline_gui.core.units import format_time
 from roofline_gui.models.comparison_model import limiter_words
@@ -64,6 +64,11 @@ class _Drawn:
     style: tuple  # colour and shapes
     hidden: int | None = None  # the row of the kernel being dragged, whose spot is hidden
     stacked: bytes | None = None  # the sizes of markers drawn over another chip's (None: none)
+
+
+#: the end of a stacked marker's tooltip (once in a tooltip of several: see plot_items)
+STACKED_HINT = N_("(the markers are stacked, the upper ones smaller: click again to select the "
+                  "next)")
 
 
 class KernelMarkersLayer(ChartLayer):
@@ -347,13 +352,14 @@ class KernelMarkersLayer(ChartLayer):
                 return ""
             units = scene.spec.units
             hidden = same_point(cmp.result.attainable, k, c, scene.chips)
-            also = ("\n" + _("the same point on {chips} (the markers are stacked, the upper "
-                             "ones smaller: click again to select the next)").format(
+            also = ("\n" + _("the same point on {chips}").format(
                 chips=", ".join(cmp.chips[o].name for o in hidden)) if hidden else "")
             here = kernels_on_point(*self._target(c), k)
-            also += ("\n" + _("on the same point: {kernels} (the markers are stacked, the upper "
-                              "ones smaller: click again to select the next)").format(
+            also += ("\n" + _("on the same point: {kernels}").format(
                 kernels=", ".join(cmp.kernels[o].name for o in here)) if here else "")
+            # said once, at the end (each stacked marker's tip had said it: the twenty-fourth
+            # tour read it three times over in one tooltip)
+            stacked = ("\n" + _(STACKED_HINT)) if hidden or here else ""
             off = ""
             level = cmp.limiting_level(k, c)
             if level is not None and level.role != "dram":
@@ -370,7 +376,8 @@ class KernelMarkersLayer(ChartLayer):
                 _("attainable {rate}").format(
                     rate=units.format_rate(float(cmp.result.attainable[k, c]))),
                 bound.format(limiter=limiter_words(cmp, k, c)),
-                _("time {time}").format(time=format_time(cmp.result.cell("time", k, c)))))
+                _("time {time}").format(time=format_time(cmp.result.cell("time", k, c))))) \
+                + stacked
         return tip
 
     def close(self) -> None:
