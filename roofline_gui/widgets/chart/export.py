@@ -19,11 +19,8 @@ from roofline_gui.core.errors import RooflineError
 from roofline_gui.io.files import write_atomic
 
 
-def render_png(item, width: int) -> bytes:
-    """PNG bytes of a plot item (or layout) at ``width`` pixels, aspect kept."""
-    exporter = pg.exporters.ImageExporter(item)
-    exporter.parameters()["width"] = int(width)
-    image: QImage = exporter.export(toBytes=True)
+def png_bytes(image: QImage) -> bytes:
+    """``image`` encoded as PNG."""
     data = QByteArray()
     buffer = QBuffer(data)
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
@@ -31,6 +28,14 @@ def render_png(item, width: int) -> bytes:
         raise RooflineError("could not encode the PNG image")
     buffer.close()
     return bytes(data)
+
+
+def render_png(item, width: int) -> bytes:
+    """PNG bytes of a plot item (or layout) at ``width`` pixels, aspect kept."""
+    exporter = pg.exporters.ImageExporter(item)
+    exporter.parameters()["width"] = int(width)
+    image: QImage = exporter.export(toBytes=True)
+    return png_bytes(image)
 
 
 def _render_scene(item, painter: QPainter, target: QRectF) -> None:
@@ -179,13 +184,7 @@ def with_tag_key(png: bytes, key: list[str], foreground: str = "#202020") -> byt
                              int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), shown)
     finally:
         painter.end()
-    data = QByteArray()
-    buffer = QBuffer(data)
-    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    if not image.save(buffer, "PNG"):
-        raise RooflineError("could not encode the PNG image")
-    buffer.close()
-    return bytes(data)
+    return png_bytes(image)
 
 
 def export_png_headless(doc: Document, path: Path, width: int, *, derated: bool = False) -> None:
