@@ -56,6 +56,11 @@ class ComparisonTableModel(QAbstractTableModel):
         super().__init__(parent)
         self._model = model
         self._presets = presets
+        #: the document the rows and columns were laid out for: between another document's
+        #: arrival and this model's turn at the signal, a slot before it (the window's, clearing
+        #: the status bar) could lay the table out, and the header asked for an old column's
+        #: chip in the new document (IndexError, and shiboken crashed reporting it)
+        self._doc = model.document
         self._shape = self._signature()
         base = model.document.baseline_chip
         self._baseline_index = model.document.chips.index(base) if base else None
@@ -94,7 +99,13 @@ class ComparisonTableModel(QAbstractTableModel):
         document change, not on each of the hundreds of data() calls of a repaint."""
         return self._shape[2]
 
+    def _laid_out(self) -> bool:
+        """Whether the rows and columns are the document's (not between its change and this
+        model's turn at the signal, when every cell and header reads None)."""
+        return self._model.document is self._doc
+
     def _on_document_changed(self, doc, touched) -> None:
+        self._doc = doc
         base = doc.baseline_chip
         self._baseline_index = doc.chips.index(base) if base else None
         old_kernels = self._shape[0]
@@ -246,7 +257,7 @@ class ComparisonTableModel(QAbstractTableModel):
     # -- data ---------------------------------------------------------------------------------
     def headerData(self, section: int, orientation, role: int = Qt.ItemDataRole.DisplayRole):
         role = int(role)
-        if role not in _HEADER_ROLES:
+        if role not in _HEADER_ROLES or not self._laid_out():
             return None
         if orientation == Qt.Orientation.Vertical:
             return self._row_header(section, role)
@@ -316,7 +327,7 @@ class ComparisonTableModel(QAbstractTableModel):
         role = int(role)
         if role not in _ROLES_USED:
             return None
-        if not index.isValid():
+        if not index.isValid() or not self._laid_out():
             return None
         column = index.column()
         cmp = self._model.comparison

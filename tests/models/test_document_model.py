@@ -222,3 +222,37 @@ def test_a_batch_that_removes_the_selected_kernel_and_inserts_another_moves_the_
     assert (model.selected_kernel, model.selected_chip) == ("k-stranger", old.chips[0].id)
     model.undo_stack.undo()  # the stranger removed, the old one back in its place
     assert model.selected_kernel == gone.id
+
+
+def test_the_table_reads_nothing_stale_while_another_document_arrives(qtbot, example_doc):
+    """The window's slot for a new document ran before the table's and laid the table out
+    (clearing the status bar resized it): the header asked for the old columns' chips in the
+    new document, an IndexError shiboken crashed reporting (opening an example after a resize).
+    Until the table's own turn every cell and header reads None; then the new document's."""
+    from PySide6.QtCore import Qt
+
+    model = DocumentModel()
+    model.reset(example_doc)
+    read, errors = [], []
+
+    def read_everything(_doc, _touched):  # connected before the table: called first
+        try:
+            read.append([table.headerData(c, Qt.Orientation.Horizontal, Qt.ItemDataRole.DisplayRole)
+                         for c in range(table.columnCount())]
+                        + [table.headerData(r, Qt.Orientation.Vertical, Qt.ItemDataRole.DisplayRole)
+                           for r in range(table.rowCount())]
+                        + [table.data(table.index(r, c)) for r in range(table.rowCount())
+                           for c in range(table.columnCount())])
+        except Exception as error:  # noqa: BLE001 (a slot's exception is only printed)
+            errors.append(error)
+
+    model.sig_document_changed.connect(read_everything)
+    table = ComparisonTableModel(model)
+    assert table.columnCount() > 5 + 5  # two chips' columns
+    fewer = replace(example_doc, chips=example_doc.chips[1:], kernels=example_doc.kernels[:2])
+    model.reset(fewer)
+    assert not errors and read and all(value is None for value in read[-1])
+    # and once it has had its turn, the new document's
+    header = table.headerData(table.columnCount() - 1, Qt.Orientation.Horizontal)
+    assert table.rowCount() == 2 and fewer.chips[0].name.split()[0] in header
+    assert table.data(table.index(0, 0)) == fewer.kernels[0].name
