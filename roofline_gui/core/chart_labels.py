@@ -343,6 +343,20 @@ def _diagonal_texts(scene: ChartScene, chips: list[int]) -> list[_RoofText]:
     return texts
 
 
+def main_memory_text(scene: ChartScene, c: int) -> str:
+    """Chip ``c``'s main memory at its shortest, as its line's label may name it ("HBM2 1.555
+    TB/s", "DDR5-4800 307.2 GB/s", "HBM2 measured 1.3 TB/s"): the legend's row of the chip says
+    it, so every chip's solid line is named where a crowded chart has no spot for its label
+    (the twenty-fourth tour); "" for a chip the chart draws no roof of."""
+    roofs = scene.spec.roofs_of(c)
+    if not roofs:
+        return ""
+    dram = scene.comparison.chips[c].dram
+    kind = dram.provenance(scene.comparison.result.derated).kind
+    what = _level_word(dram.name) + ("" if kind == "datasheet" else f" {kind}")
+    return f"{what} {format_si(roofs[0].bandwidth, 'B/s')}"
+
+
 def peak_key_texts(scene: ChartScene, chips: list[int], foreground: str
                    ) -> list[tuple[str, float, float, str, tuple[int, ...], str]]:
     """The peaks' labels of ``chips`` the key may show, whatever the view: (text, peak, ridge,

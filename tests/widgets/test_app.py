@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QApplication
 
 from roofline_gui.core.comparison import compare
 from roofline_gui.core.edits import Replace
+from roofline_gui.core.units import format_si
 from roofline_gui.io.session import load_session
 from roofline_gui.widgets.chart.pg_private import atlas_entries, max_spot_width
 from roofline_gui.widgets.common.dialogs import ChipPresetDialog
@@ -481,7 +482,13 @@ def test_legend_names_each_shown_chip_in_its_colour_and_follows_edits(window, tm
                 if not shape and text != UNUSED_LEGEND]
 
     chips = window.model.document.chips
-    assert entries() == [(c.name, c.color) for c in chips]
+    # each chip by its name and its main memory (its solid line's slope, whose label a crowded
+    # chart may have no spot for)
+    assert entries() == [("A100 SXM4 40GB: HBM2 1.555 TB/s", chips[0].color),
+                         ("TPU v3: HBM2 900 GB/s", chips[1].color)]
+    named = [(f"{c.name}: {c.dram.name} {format_si(c.dram.bandwidth, 'B/s')}", c.color)
+             for c in chips]
+    assert entries() == named
     # the levels no kernel uses, drawn faint and named only where there is room, are explained
     spec = window.canvas.overlay_plot.scene.spec
     faint = [text for text, *_rest in window.canvas.overlay_plot.legend.legend.entries
@@ -490,9 +497,9 @@ def test_legend_names_each_shown_chip_in_its_colour_and_follows_edits(window, tm
     legend = window.canvas.overlay_plot.legend.legend
     assert legend.width() > 60 and legend.height() > 2 * 14  # sized to its two entries
     window.model.push(Replace("chips", replace(chips[0], name="Renamed", color="#123456")), "rename")
-    assert entries()[0] == ("Renamed", "#123456")
+    assert entries()[0] == ("Renamed: HBM2 1.555 TB/s", "#123456")
     window.model.undo_stack.undo()
-    assert entries() == [(c.name, c.color) for c in chips]
+    assert entries() == named
     # The legend is painted: its box holds each chip's colour (the sample line) and text.
     image = window.canvas.overlay.grab().toImage()
     top_left = legend.mapToScene(legend.boundingRect().topLeft())
@@ -610,7 +617,8 @@ def test_with_many_chips_only_the_selected_chips_roofs_are_labelled(window, exam
     from roofline_gui.widgets.chart.layers.legend import UNUSED_LEGEND
 
     assert [e[0] for e in plot.legend.legend.entries
-            if len(e) == 2 and e[0] != UNUSED_LEGEND] == [c.name for c in chips]
+            if len(e) == 2 and e[0] != UNUSED_LEGEND] == [
+        f"{c.name}: {c.dram.name} {format_si(c.dram.bandwidth, 'B/s')}" for c in chips]
 
 
 def test_marker_bounds_are_kept_only_while_data_and_view_are_unchanged(window):
@@ -915,6 +923,9 @@ def test_a_legend_that_would_hide_markers_or_lines_goes_below_the_chart(window):
     assert cost.min() >= plot.LEGEND_LINES_MAX
     # a resize it causes itself keeps it there; a chart that it hides nothing in takes it back
     window.resize(1280, 760)
+    QApplication.processEvents()
+    assert layer.outside
+    window.resize(1280, 800)
     QApplication.processEvents()
     assert layer.outside
     window.model.undo_stack.setClean()

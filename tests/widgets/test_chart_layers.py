@@ -188,13 +188,14 @@ def test_a_session_with_no_kernels_shows_its_roofs_plainly(window):
 
     legend = [e[0] for e in plot.legend.legend.entries]
     # the chips, and what the faint lines are (no kernel: no level moves bytes)
-    assert legend == ["TPU v3", "A100 SXM4 40GB", UNUSED_LEGEND]
+    assert legend == ["TPU v3: HBM2 900 GB/s", "A100 SXM4 40GB: HBM2 1.555 TB/s", UNUSED_LEGEND]
     assert all(line.pen.style().name == "SolidLine" for line in plot.roofs.item.lines
                if " roof:" in line.tip)
     # With a kernel of a precision the TPU lacks, its roofs are dashed and the legend says why.
     window.model.add_kernels([window.presets.kernels["gemm-4k-fp64"]])
     QApplication.processEvents()
-    assert "TPU v3 (none of the kernels' precisions)" in [e[0] for e in plot.legend.legend.entries]
+    names = [e[0] for e in plot.legend.legend.entries]
+    assert "TPU v3: HBM2 900 GB/s (none of the kernels' precisions)" in names
 
 
 def test_exports_leave_out_the_selection_and_the_note(window):
@@ -588,8 +589,11 @@ def test_a_chip_whose_line_lies_under_anothers_says_so_in_the_legend(window):
     QApplication.processEvents()
     names = [entry[0] for entry in window.canvas.overlay_plot.legend.entries(
         window.canvas.overlay_plot.scene)]
-    assert "TPU v3 (under V100 SXM2 16GB's line)" in names
-    assert "V100 SXM2 16GB" in names and "A100 SXM4 40GB" in names  # on top, or alone
+    assert "TPU v3: HBM2 900 GB/s (under V100 SXM2 16GB's line)" in names
+    # on top, or alone; TPU v1's DDR3-2133 by its first word
+    assert names[:4] == ["A100 SXM4 40GB: HBM2 1.555 TB/s", "TPU v1: DDR3-2133 34 GB/s",
+                         "TPU v3: HBM2 900 GB/s (under V100 SXM2 16GB's line)",
+                         "V100 SXM2 16GB: HBM2 900 GB/s"]
 
 
 def test_the_legend_takes_the_corner_hiding_least_until_the_user_drags_it(window, monkeypatch):

@@ -9,7 +9,7 @@ from collections.abc import Callable
 import numpy as np
 from PySide6.QtGui import QColor
 
-from roofline_gui.core.chart_labels import SAME_LINE
+from roofline_gui.core.chart_labels import SAME_LINE, main_memory_text
 from roofline_gui.core.chart_scene import ChartScene
 from roofline_gui.core.display import shape_legend
 from roofline_gui.core.i18n import N_, _
@@ -60,8 +60,12 @@ class LegendLayer(ChartLayer):
         for n, c in enumerate(scene.chips if chips else ()):
             if spec.roofs_of(c):
                 dashed = c in spec.off_precision
-                name = (_("{chip} (none of the kernels' precisions)").format(chip=cmp.chips[c].name)
-                        if dashed else cmp.chips[c].name)
+                # the chip's solid line, named: its slope's label may find no spot in a
+                # crowded chart (its peaks are in the key at the right)
+                name = _("{chip}: {memory}").format(chip=cmp.chips[c].name,
+                                                    memory=main_memory_text(scene, c))
+                if dashed:
+                    name = _("{chip} (none of the kernels' precisions)").format(chip=name)
                 under = _drawn_over(scene, c, scene.chips[n + 1:])
                 if under is not None:  # the tour saw TPU v3 in the legend and nowhere else
                     name = _("{chip} (under {other}'s line)").format(
