@@ -292,7 +292,11 @@ def _merged_text(words: list[tuple[str, str]], value: str) -> str:
     if len(words) == 1:
         return f"{words[0][1]} {value}".strip()
     if len({chip for chip, _what in words}) == 1:  # one chip's roofs, say its bf16 and int8
-        return f"{_joined([what for _chip, what in words])} {value}"
+        levels = list(dict.fromkeys(what for _chip, what in words))
+        if len(levels) < len(words):  # chips of one name (a preset added twice): named once
+            # ("bf16, bf16 989.4 Top/s" had read as one chip's two roofs)
+            return f"{_joined(levels)} {value}: {words[0][0]}"
+        return f"{_joined(levels)} {value}"
     if len(whats) == 1:
         return f"{next(iter(whats.values()))} {value}: {_joined([chip for chip, _ in words])}".strip()
     return f"{value}: {_joined([f'{chip} {what}' for chip, what in words])}"

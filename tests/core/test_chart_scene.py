@@ -277,6 +277,20 @@ def test_a_shared_roof_label_keeps_chip_names_with_commas_whole():
         "HBM2 900 GB/s: DGX node, 8×V100; TPU v3")
 
 
+def test_roofs_of_chips_of_one_name_are_named_once_not_listed_as_one_chips_roofs():
+    """An H100 preset added twice: its roofs merged read "bf16, bf16 989.4 Top/s" in the key
+    and "HBM3, HBM3 3.35 TB/s" on the chart, as if one chip had two such roofs."""
+    from roofline_gui.core.chart_labels import _merged_text
+
+    h100 = "H100 SXM5 80GB"
+    assert _merged_text([(h100, "bf16"), (h100, "bf16")], "989.4 Top/s") == (
+        "bf16 989.4 Top/s: H100 SXM5 80GB")
+    assert _merged_text([(h100, "HBM3"), (h100, "HBM3")], "3.35 TB/s") == (
+        "HBM3 3.35 TB/s: H100 SXM5 80GB")
+    # one chip's two roofs at one height still read as its own
+    assert _merged_text([(h100, "bf16"), (h100, "fp16")], "989.4 Top/s") == "bf16, fp16 989.4 Top/s"
+
+
 def test_markers_drawn_on_each_other_are_named_together():
     """Two chips with the same memory: a memory-bound kernel's markers lie on each other, so
     the one on top names the one under it; a chip with faster memory is apart."""
