@@ -265,3 +265,34 @@ def test_the_energy_charts_words_give_each_roofs_value_at_the_right(window, qtbo
     assert "At the right, held to the board power:" in chart.title.text()
     assert "A100 SXM4 40GB: int8 624 Top/s" in chart.title.text()
     window.act_overlay.trigger()
+
+
+def test_a_chip_whose_energy_curve_lies_under_others_says_so(window, qtbot):
+    """The twenty-fifth tour: the Llama example with an A100 80GB and an H200 added showed two
+    of four curves, and nothing said the H100's lay under the A100's slope (196 and 209 pJ/B
+    from their board powers) and the H200's flat part (the same 700 W and bf16 peak)."""
+    from roofline_gui.widgets.app.file_actions import example_named
+    from roofline_gui.widgets.common.energy_chart import hidden_under
+
+    assert window.files.open_example(example_named("llama-3-8b-on-three-chips"))
+    window.model.add_chips([window.presets.chips["nvidia-a100-sxm4-80gb"],
+                            window.presets.chips["nvidia-h200-sxm-141gb"]])
+    QApplication.processEvents()
+    from roofline_gui.widgets.panels.energy_panel import EnergyPanel
+
+    window.docks["energy"].raise_()
+    QApplication.processEvents()
+    chart = window.findChild(EnergyPanel)
+    qtbot.waitUntil(lambda: not chart.pending)
+    chart.refresh()
+    words = chart.title.text()
+    assert "H100 SXM5 80GB: bf16 1.413 Top/J (hidden under H200 SXM 141GB, A100 SXM4 80GB)" in words
+    # the MI300X's flat part is in sight (its slope under the H200's): not said hidden
+    mi300x = words.split("Instinct MI300X: ")[-1].split("<br>")[0]
+    assert mi300x.startswith("bf16 1.743 Top/J") and "hidden" not in mi300x
+    # the rule itself: covered at every point, by the curves drawn later, topmost first
+    grid = np.linspace(0.0, 1.0, 5)
+    assert hidden_under([(0, grid), (1, grid + 0.01), (2, grid + 1.0)]) == {0: [1]}
+    assert hidden_under([(0, grid), (1, np.where(grid < 0.5, grid, 9.0)),
+                         (2, np.where(grid >= 0.5, grid, 9.0))]) == {0: [2, 1]}
+    assert hidden_under([(0, grid), (1, np.where(grid < 0.5, grid, 9.0))]) == {}

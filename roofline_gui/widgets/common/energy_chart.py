@@ -52,6 +52,31 @@ def energy_curves(chip, precision: str, peak: float, bandwidth: float):
     return GRID, 1.0 / (dynamic + k.idle_power / capped), rate, capped
 
 
+HIDDEN_DECADES = 0.03  # a curve this near later ones' is drawn under them there
+HIDDEN_SHARE = 0.95  # a curve under later ones at this share of its points is hidden (its
+#                      knee may show a few pixels: not enough to be told from the others)
+
+
+def hidden_under(curves: list[tuple[int, np.ndarray]]) -> dict[int, list[int]]:
+    """Of curves over one grid (chip, log10 values, in the order drawn, later on top), those
+    later ones cover at HIDDEN_SHARE of their points or more, each with the chips covering it,
+    topmost first (the H100's curve lay under the A100's slope and the H200's flat part, and
+    the chart said nothing of it: the twenty-fifth tour)."""
+    out: dict[int, list[int]] = {}
+    for i, (c, ys) in enumerate(curves):
+        shown = np.isfinite(ys)
+        left = shown.copy()  # its points no later curve covers yet
+        covering = []
+        for d, other in reversed(curves[i + 1:]):
+            near = shown & (np.abs(ys - other) <= HIDDEN_DECADES)
+            if (near & left).any():
+                covering.append(d)
+                left &= ~near
+        if shown.any() and left.sum() <= (1.0 - HIDDEN_SHARE) * shown.sum():
+            out[c] = covering
+    return out
+
+
 class EnergyChart(QWidget):
     def __init__(self, model: DocumentModel, parent=None) -> None:
         super().__init__(parent)
@@ -177,6 +202,7 @@ class EnergyChart(QWidget):
             self.mode.setItemText(i, _(text).format(unit=word))  # tour read op/J beside MAC/J)
         bars: list[tuple] = []  # each chip's energy-balance point: (x, y, colour, words)
         flat: dict[int, list[str]] = {}  # each chip's curves' values at the right
+        drawn: list[tuple[int, np.ndarray]] = []  # each chip's first curve, as drawn
         for c in chips:
             chip = cmp.chips[c]
             color = chip.color or "#808080"
@@ -200,6 +226,8 @@ class EnergyChart(QWidget):
                     self.plot.plot(xs, ys, pen=pen)
                 if n == 0:
                     self.curves[chip.name] = (xs, ys)
+                    with np.errstate(divide="ignore", invalid="ignore"):
+                        drawn.append((c, np.log10(np.asarray(ys, dtype=float))))
                 # its flat part's value at the chart's right, where compute alone sets it (the
                 # energy roofs carried no numbers: the thirteenth tour)
                 end = float(ys[-1])
@@ -331,9 +359,17 @@ class EnergyChart(QWidget):
             said += " " + _("No energy data: {chips} (give a board power in the hardware "
                             "editor's Energy and cost).").format(chips=html.escape(", ".join(own)))
         if flat:
+            under = hidden_under(drawn)
+
+            def entry(c: int, values: list[str]) -> str:
+                text = f"{cmp.chips[c].name}: {listed(values)}"
+                if c in under:  # a chip with no line of its own in sight says so
+                    text = _("{chip} (hidden under {others})").format(
+                        chip=text, others=listed(cmp.chips[d].name for d in under[c]))
+                return html.escape(text)
+
             said += "<br>" + (_("At the right, where compute alone sets it:") if energy else
                               _("At the right, held to the board power:")) + "".join(
                 f"<br><span style='color:{cmp.chips[c].color or '#808080'}'>■</span> "
-                f"{html.escape(cmp.chips[c].name)}: {html.escape(listed(values))}"
-                for c, values in flat.items())
+                f"{entry(c, values)}" for c, values in flat.items())
         self.title.setText(tidy(said))
