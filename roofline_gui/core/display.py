@@ -903,3 +903,28 @@ def earlier_on_point(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     out[ok[order]] = rank
     return out
 
+
+HIDDEN_DECADES = 0.03  # a curve this near later ones' is drawn under them there
+HIDDEN_SHARE = 0.95  # a curve under later ones at this share of its points is hidden (its
+#                      knee may show a few pixels: not enough to be told from the others)
+
+
+def hidden_under(curves: list[tuple[int, np.ndarray]]) -> dict[int, list[int]]:
+    """Of curves over one grid (chip, log10 values, in the order drawn, later on top), those
+    later ones cover at HIDDEN_SHARE of their points or more, each with the chips covering it,
+    topmost first (the H100's curve lay under the A100's slope and the H200's flat part, and
+    the chart said nothing of it: the twenty-fifth tour; the training example's scaling
+    chart drew TPU v3's line under the V100's)."""
+    out: dict[int, list[int]] = {}
+    for i, (c, ys) in enumerate(curves):
+        shown = np.isfinite(ys)
+        left = shown.copy()  # its points no later curve covers yet
+        covering = []
+        for d, other in reversed(curves[i + 1:]):
+            near = shown & (np.abs(ys - other) <= HIDDEN_DECADES)
+            if (near & left).any():
+                covering.append(d)
+                left &= ~near
+        if shown.any() and left.sum() <= (1.0 - HIDDEN_SHARE) * shown.sum():
+            out[c] = covering
+    return out

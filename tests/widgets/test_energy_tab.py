@@ -271,8 +271,8 @@ def test_a_chip_whose_energy_curve_lies_under_others_says_so(window, qtbot):
     """The twenty-fifth tour: the Llama example with an A100 80GB and an H200 added showed two
     of four curves, and nothing said the H100's lay under the A100's slope (196 and 209 pJ/B
     from their board powers) and the H200's flat part (the same 700 W and bf16 peak)."""
+    from roofline_gui.core.display import hidden_under
     from roofline_gui.widgets.app.file_actions import example_named
-    from roofline_gui.widgets.common.energy_chart import hidden_under
 
     assert window.files.open_example(example_named("llama-3-8b-on-three-chips"))
     window.model.add_chips([window.presets.chips["nvidia-a100-sxm4-80gb"],

@@ -245,3 +245,24 @@ def test_the_scaling_chart_marks_a_step_that_does_not_fit(window, llama_training
     assert shown == int(sum((~fits[:, j] & np.isfinite([s.throughput[j] for s in charts._sweep])
                              ).sum() for j in range(fits.shape[1])))
     assert "does not fit" in charts.sweep.getAxis("bottom").labelText
+
+
+def test_a_chip_whose_scaling_line_lies_under_anothers_says_so(window, qtbot):
+    """The twenty-fifth tour: the training example's scaling chart drew two lines for three
+    chips, TPU v3's (16 ms a step) under the V100's (15.85 ms), and nothing said so: a note in
+    the chip's colour at the chart's top left names whose line it lies under."""
+    import pyqtgraph as pg
+
+    from roofline_gui.widgets.app.file_actions import example_named
+
+    assert window.files.open_example(example_named("training-fp32-against-bf16"))
+    bf16 = next(w for w in window.model.document.workloads if "bf16" in w.name)
+    window.model.select(bf16.id, None)
+    charts = window.breakdown
+    qtbot.waitUntil(lambda: not charts.pending)
+    charts.refresh()
+    assert charts.hidden_note == "TPU v3 (hidden under V100 SXM2 16GB)"
+    notes = [i for i in charts.sweep.getPlotItem().items if isinstance(i, pg.TextItem)]
+    assert len(notes) == 1 and "TPU v3 (hidden under V100 SXM2 16GB)" in notes[0].toHtml()
+    # the A100's line is apart from both: named nowhere as hidden
+    assert "A100" not in charts.hidden_note

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from roofline_gui.core.display import hidden_under
 from roofline_gui.core.energy import constants
 from roofline_gui.core.i18n import N_, _, listed, tidy
 from roofline_gui.core.units import PRECISIONS, format_si
@@ -50,31 +51,6 @@ def energy_curves(chip, precision: str, peak: float, bandwidth: float):
         return GRID, 1.0 / per_op, rate, rate
     capped = np.minimum(rate, (k.board_power - k.idle_power) / dynamic)
     return GRID, 1.0 / (dynamic + k.idle_power / capped), rate, capped
-
-
-HIDDEN_DECADES = 0.03  # a curve this near later ones' is drawn under them there
-HIDDEN_SHARE = 0.95  # a curve under later ones at this share of its points is hidden (its
-#                      knee may show a few pixels: not enough to be told from the others)
-
-
-def hidden_under(curves: list[tuple[int, np.ndarray]]) -> dict[int, list[int]]:
-    """Of curves over one grid (chip, log10 values, in the order drawn, later on top), those
-    later ones cover at HIDDEN_SHARE of their points or more, each with the chips covering it,
-    topmost first (the H100's curve lay under the A100's slope and the H200's flat part, and
-    the chart said nothing of it: the twenty-fifth tour)."""
-    out: dict[int, list[int]] = {}
-    for i, (c, ys) in enumerate(curves):
-        shown = np.isfinite(ys)
-        left = shown.copy()  # its points no later curve covers yet
-        covering = []
-        for d, other in reversed(curves[i + 1:]):
-            near = shown & (np.abs(ys - other) <= HIDDEN_DECADES)
-            if (near & left).any():
-                covering.append(d)
-                left &= ~near
-        if shown.any() and left.sum() <= (1.0 - HIDDEN_SHARE) * shown.sum():
-            out[c] = covering
-    return out
 
 
 class EnergyChart(QWidget):

@@ -21,8 +21,9 @@ from PySide6.QtWidgets import (
 )
 
 from roofline_gui.core import training_view
+from roofline_gui.core.display import hidden_under
 from roofline_gui.core.energy import ENERGY_PART_COLORS, ENERGY_PART_WORDS, energy_parts
-from roofline_gui.core.i18n import _, tidy
+from roofline_gui.core.i18n import _, listed, tidy
 from roofline_gui.core.units import format_si, format_time
 from roofline_gui.core.workload import (
     Workload,
@@ -119,6 +120,9 @@ class WorkloadCharts(QWidget):
         self.sweep.setMinimumHeight(7 * line)
         self.title.setMinimumHeight(4 * line)  # a wrapped label asks for one line otherwise
         self.segments: list = []  # what the bars show, for checks
+        self.hidden_note = ""  # the scaling chart's lines under others', as it says them
+        self._hidden_item: pg.TextItem | None = None
+        self.sweep.getViewBox().sigResized.connect(self._fit_hidden_note)
         self._bar_items: dict = {}  # kind -> its BarGraphItem, updated in place
         self._segment_labels: list = []
         self._chips_shown = None
@@ -524,11 +528,14 @@ class WorkloadCharts(QWidget):
                                _("chips (hollow: link-bound)"), _("chips")))
         self.sweep.setLabel("left", unit)
         xs = np.array([s.training.chips for s in sweep], dtype=float)
+        drawn: list[tuple[int, np.ndarray]] = []  # each chip's line, log10, as drawn
         for j, c in enumerate(chips):
             thr = np.array([s.throughput[j] for s in sweep])
             ok = np.isfinite(thr)
             if not ok.any():
                 continue
+            with np.errstate(divide="ignore", invalid="ignore"):
+                drawn.append((c, np.log10(np.where(ok & (thr > 0), thr, np.nan))))
             color = r.chips[c].color or "#808080"
             comm = np.array([s.link_time[j] > s.kernel_time[j] for s in sweep])
             fit = ok & fits[:, j]
@@ -552,6 +559,30 @@ class WorkloadCharts(QWidget):
         self.sweep.getViewBox().autoRange(padding=0.08)
         self.sweep.getViewBox().disableAutoRange()
         self.sweep.addItem(self._marker, ignoreBounds=True)
+        # a chip whose line lies under another's says so, in its colour, at the top left
+        # (where throughput rising with the chips leaves room): TPU v3's under the V100's in
+        # the training example showed two lines for three chips (the twenty-fifth tour)
+        under = hidden_under(drawn)
+        hidden = [(c, _("{chip} (hidden under {others})").format(
+            chip=r.chips[c].name, others=listed(r.chips[d].name for d in under[c])))
+            for c, _ys in drawn if c in under]
+        self.hidden_note = "; ".join(words for _c, words in hidden)
+        if hidden:
+            note = pg.TextItem(html="<br>".join(
+                f"<span style='color:{r.chips[c].color or '#808080'}'>■</span> "
+                + html.escape(words) for c, words in hidden), anchor=(0, 0))
+            (x_lo, _x_hi), (_y_lo, y_hi) = self.sweep.getViewBox().viewRange()
+            note.setPos(x_lo, y_hi)
+            self.sweep.addItem(note, ignoreBounds=True)
+            self._hidden_item = note
+            self._fit_hidden_note()
+
+    def _fit_hidden_note(self, *_args) -> None:
+        """The scaling chart's note wrapped to the chart's width (one line was cut at a small
+        chart's right edge)."""
+        note = self._hidden_item
+        if note is not None and note.scene() is not None:
+            note.setTextWidth(max(60.0, self.sweep.getViewBox().width() - 12))
 
     def _redraw_right(self) -> None:
         self._shown_key = None
@@ -605,6 +636,8 @@ class WorkloadCharts(QWidget):
 
     def _draw_sweep(self, r, chips) -> None:
         self.sweep.clear()
+        self.hidden_note = ""  # the scaling chart's lines under others', as it says them
+        self._hidden_item = None
         self.sweep.setToolTip("")
         self.right.setVisible(r.training is None and r.workload.kind == "transformer")
         if r.training is not None:
