@@ -260,3 +260,36 @@ def test_no_kernel_name_runs_under_the_legend(window_ja, qtbot):
             if label.along is None:
                 assert not any(boxes_overlap(label_box(label, g), box) for box in g.avoid), (
                     stem, label.text)
+
+
+def test_every_long_tooltip_is_shown_wrapped_even_when_set_later(window_ja):
+    """The twenty-fifth tour: the "Chips joined by" tooltip ran in one line as wide as the
+    screen in Japanese. The window's sweep at build time missed tooltips set later (a workload's
+    precision, the breakdown's bars) and widgets made later (a chip's source labels): every
+    widget's long plain tooltip is shown wrapped (as rich text, which Qt wraps)."""
+    from PySide6.QtCore import QEvent, QPoint
+    from PySide6.QtGui import QHelpEvent, Qt
+    from PySide6.QtWidgets import QToolTip, QWidget
+
+    from roofline_gui.widgets.app.file_actions import example_named
+    from roofline_gui.widgets.common.application import TIP_WRAP
+
+    checked, unwrapped = 0, []
+    for example in ("training-fp32-against-bf16", "llama-3-8b-on-three-chips"):
+        window_ja.model.undo_stack.setClean()
+        assert window_ja.files.open_example(example_named(example))
+        for name in ("hardware", "workloads", "breakdown", "energy", "serving", "table"):
+            window_ja.docks[name].raise_()
+            QApplication.processEvents()
+            for widget in window_ja.findChildren(QWidget):
+                tip = widget.toolTip()
+                if len(tip) <= TIP_WRAP or Qt.mightBeRichText(tip) or not widget.isVisible():
+                    continue
+                QToolTip.hideText()
+                QApplication.sendEvent(widget, QHelpEvent(QEvent.Type.ToolTip, QPoint(2, 2),
+                                                          widget.mapToGlobal(QPoint(2, 2))))
+                checked += 1
+                if QToolTip.text() == tip:  # shown as set: plain, in one line
+                    unwrapped.append((type(widget).__name__, tip[:40]))
+    QToolTip.hideText()
+    assert checked > 20 and not unwrapped, unwrapped

@@ -70,6 +70,24 @@ def wrap_long_tips(root: QWidget) -> None:
             widget.installEventFilter(shared)
 
 
+def set_tip(target, tip: str) -> None:
+    """Give ``target`` its tooltip, shown wrapped when long and plain, whenever it is set: a
+    widget keeps the plain text (what it says, for checks and copies) with WrappedTips on it;
+    anything else (a graphics item, a list item, an action) gets the wrapped rich text. The
+    window's one sweep (wrap_long_tips) missed tooltips set later and widgets made later: a
+    hardware row's source, the training precision's, the breakdown's (one line as wide as the
+    screen in Japanese: the twenty-fifth tour)."""
+    if isinstance(target, QWidget):
+        target.setToolTip(tip)
+        if len(tip) > TIP_WRAP and not Qt.mightBeRichText(tip):
+            app = QApplication.instance()
+            shared = app.findChild(WrappedTips) or WrappedTips(app)
+            target.removeEventFilter(shared)  # once, however often it is set
+            target.installEventFilter(shared)
+    else:
+        target.setToolTip(fitted_tip(tip))
+
+
 def make_app() -> QApplication:
     app = QApplication.instance() or RooflineApplication(sys.argv)
     app.setApplicationName("Roofline Explorer")

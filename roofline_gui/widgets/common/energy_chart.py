@@ -27,6 +27,7 @@ from roofline_gui.core.energy import constants
 from roofline_gui.core.i18n import N_, _, listed, tidy
 from roofline_gui.core.units import PRECISIONS, format_si
 from roofline_gui.models.document_model import DocumentModel
+from roofline_gui.widgets.common.application import set_tip
 from roofline_gui.widgets.common.axes import Ring, log_plot
 from roofline_gui.widgets.common.throttle import Throttle
 
@@ -62,7 +63,7 @@ class EnergyChart(QWidget):
         self.mode = QComboBox()
         for text, key in MODES:
             self.mode.addItem(_(text).format(unit=model.units.word), key)
-        self.mode.setToolTip(_("The y axis: op per joule (the energy roofline), or op/s with each "
+        set_tip(self.mode, _("The y axis: op per joule (the energy roofline), or op/s with each "
                              "chip held to its board power (the power-capped roof)"))
         self.mode.currentIndexChanged.connect(lambda _i: self.refresh())
         self.plot = log_plot()

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 from roofline_gui.core.chip import Chip
 from roofline_gui.core.i18n import _
 from roofline_gui.core.units import format_si
+from roofline_gui.widgets.common.application import set_tip
 
 
 def measured_summary(chip: Chip) -> str:
@@ -74,7 +75,7 @@ class MeasuredDialog(QDialog):
               "this computer's datasheet").format(chip=selected.name) if selected is not None
             else _("Add the measured values to the selected chip (select a chip first)"))
         self.onto_selected.setEnabled(selected is not None)
-        self.onto_selected.setToolTip(
+        set_tip(self.onto_selected,
             _("For a chip that describes this machine (a datasheet you typed in, or the preset of "
             "its processor with as many cores as were measured): each measured level goes to the "
             "level of the same name (DRAM to main memory), each peak to its precision; View → "

@@ -29,6 +29,7 @@ from roofline_gui.io.presets import Presets
 from roofline_gui.models.comparison_model import ComparisonTableModel
 from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.models.item_models import ID_ROLE
+from roofline_gui.widgets.common.application import set_tip
 from roofline_gui.widgets.common.text_keys import keep_text_keys
 from roofline_gui.widgets.common.throttle import Throttle
 
@@ -233,7 +234,7 @@ class ComparisonTable(QWidget):
         self.view.selectionModel().currentChanged.connect(
             lambda current, _previous: current.isValid() and self._on_clicked(current))
         self.baseline = QComboBox()
-        self.baseline.setToolTip(_("Speedups are attainable performance ÷ the baseline chip's"))
+        set_tip(self.baseline, _("Speedups are attainable performance ÷ the baseline chip's"))
         self.baseline.activated.connect(self._on_baseline_chosen)
         # wide enough for a chip's name (it showed "A100 SX": the tour)
         self.baseline.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)

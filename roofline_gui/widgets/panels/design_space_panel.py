@@ -19,6 +19,7 @@ from roofline_gui.core.display import crosses_each
 from roofline_gui.core.i18n import N_, _, listed, ngettext, tidy
 from roofline_gui.core.units import compute_precision, format_si, rate_count
 from roofline_gui.models.document_model import DocumentModel
+from roofline_gui.widgets.common.application import set_tip
 from roofline_gui.widgets.common.axes import log_plot
 from roofline_gui.widgets.common.drag import drag_target
 from roofline_gui.widgets.common.throttle import Throttle
@@ -268,7 +269,7 @@ class DesignSpacePanel(QWidget):
         self.readout.setText(text)
         # and beside the pointer: on a small screen the line under the map is easy to miss
         # (the tour found no values on hovering the map)
-        self.plot.setToolTip(text)
+        set_tip(self.plot, text)
 
     def _chip_under(self, pos) -> tuple[str, float, float] | None:
         """(name, log10 peak, log10 bandwidth) of the chip whose dot is within 10 px of the

@@ -36,6 +36,7 @@ from roofline_gui.core.units import MEMORY_ROLES, PRECISIONS, ROLE_LABELS, forma
 from roofline_gui.io.presets import Presets
 from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.models.item_models import ID_ROLE, ChipListModel
+from roofline_gui.widgets.common.application import set_tip
 from roofline_gui.widgets.common.dialogs import ChipPresetDialog, ColorDialog
 from roofline_gui.widgets.common.fields import ChoiceBox, FieldWithMessage, QuantityEdit
 from roofline_gui.widgets.common.text_keys import keep_text_keys
@@ -74,7 +75,7 @@ def _set_note(label: QLabel, note: tuple[str, str]) -> None:
     else:
         label.setTextFormat(Qt.TextFormat.PlainText)
         label.setText(shown)
-    label.setToolTip(full)
+    set_tip(label, full)
     # The text's colour through the palette: a style sheet would colour the tooltip too
     palette = label.palette()
     palette.setColor(QPalette.ColorRole.WindowText,
@@ -143,7 +144,7 @@ class ChipForm(QWidget):
         notes.setReadOnly(True)
         keep_text_keys(notes)
         notes.setMaximumHeight(110)
-        notes.setToolTip(_("Where the numbers come from (read-only)"))
+        set_tip(notes, _("Where the numbers come from (read-only)"))
         self.notes = notes
         layout.addWidget(QLabel(_("Notes and sources")))
         layout.addWidget(notes)
@@ -179,7 +180,7 @@ class ChipForm(QWidget):
         frac = QuantityEdit("count", allow_empty=True, fraction=True, bound=True)
         frac.setPlaceholderText(_("as datasheet"))
         frac.setMaximumWidth(70)
-        frac.setToolTip(_("The fraction of the peak reached in practice, for View → "
+        set_tip(frac, _("The fraction of the peak reached in practice, for View → "
                           "Achievable roofs (empty: the datasheet's peak); where a preset's "
                           "comes from, the sources and the chip's notes say"))
         frac.sig_value_committed.connect(lambda v, p=precision: self._on_compute_fraction(p, v))
@@ -204,7 +205,7 @@ class ChipForm(QWidget):
         for i, level in enumerate(chip.memory):
             self.level_fields.append(self._level_rows(grid, 2 * i, i, level))
         add = QPushButton(_("Add level"))
-        add.setToolTip(_("Add a memory level (cache, host link or chip-to-chip link)"))
+        set_tip(add, _("Add a memory level (cache, host link or chip-to-chip link)"))
         add.clicked.connect(self._on_add_level)
         grid.addWidget(add, 2 * len(chip.memory), 0, 1, 2)
         grid.setColumnStretch(1, 3)
@@ -220,18 +221,18 @@ class ChipForm(QWidget):
         role.setCurrentIndex(MEMORY_ROLES.index(level.role))
         role.currentIndexChanged.connect(lambda _i, n=index, w=role: self._on_level(n, role=w.currentData()))
         name = QLineEdit(level.name)
-        name.setToolTip(_("Name shown on the chart and as the limiter"))
+        set_tip(name, _("Name shown on the chart and as the limiter"))
         name.editingFinished.connect(lambda n=index, w=name: self._on_level(n, name=w.text().strip()))
         bandwidth = QuantityEdit("bandwidth", bound=True)
         bandwidth.setMinimumWidth(120)
-        bandwidth.setToolTip(_("Bandwidth, e.g. 1.5 TB/s or 900G"))
+        set_tip(bandwidth, _("Bandwidth, e.g. 1.5 TB/s or 900G"))
         bandwidth.sig_value_committed.connect(lambda v, n=index: self._on_level(n, bandwidth=v))
         bandwidth.sig_input_refused.connect(
             lambda t, why: self._say_kept(f"{level.name} bandwidth", t, why))
         frac = QuantityEdit("count", allow_empty=True, fraction=True, bound=True)
         frac.setPlaceholderText(_("as datasheet"))
         frac.setMaximumWidth(70)
-        frac.setToolTip(_("Fraction of the bandwidth reached in practice (for derated roofs)"))
+        set_tip(frac, _("Fraction of the bandwidth reached in practice (for derated roofs)"))
         frac.sig_value_committed.connect(lambda v, n=index: self._on_level(n, achievable=v))
         frac.sig_input_refused.connect(
             lambda t, why: self._say_kept(f"{level.name} achievable fraction", t, why))
@@ -278,7 +279,7 @@ class ChipForm(QWidget):
             edit = QuantityEdit(kind, allow_empty=True, bound=True, confirm_empty=empty,
                                 minimum=0.0)
             edit.setPlaceholderText(_("not given") if empty else _("no energy data"))
-            edit.setToolTip(tip)
+            set_tip(edit, tip)
             edit.sig_value_committed.connect(lambda v, n=name: self._on_energy(n, v))
             edit.sig_input_refused.connect(
                 lambda typed, why, t=label: self._say_kept(t, typed, why))
@@ -288,7 +289,7 @@ class ChipForm(QWidget):
         self.energy_given = QLineEdit()
         self._given_shown = ""  # the text the chip's energies last put in the field
         self.energy_given.setPlaceholderText(_("none given: estimated from the board power"))
-        self.energy_given.setToolTip(
+        set_tip(self.energy_given,
             _("Energies you have a source for, in pJ: per op by precision, per byte by memory "
             "level (its name) or by role for every level of it not named, e.g. \"bf16=0.5, "
             "HBM3=60, L2=5\" (empty: every one estimated from the board power). They replace "
@@ -636,7 +637,7 @@ class HardwareEditor(QWidget):
         self.buttons = {}
         for text, tip, slot in specs:
             button = QPushButton(text) if len(text) > 1 else QToolButton(text=text)
-            button.setToolTip(tip)
+            set_tip(button, tip)
             button.clicked.connect(slot)
             row.addWidget(button)
             self.buttons[text] = button

@@ -38,6 +38,7 @@ from roofline_gui.core.units import PRECISIONS, ROLE_LABELS, format_si
 from roofline_gui.io.presets import Presets
 from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.models.item_models import ID_ROLE, KernelListModel, PresetKernelModel
+from roofline_gui.widgets.common.application import set_tip
 from roofline_gui.widgets.common.fields import FieldWithMessage, QuantityEdit
 from roofline_gui.widgets.common.text_keys import keep_text_keys
 from roofline_gui.widgets.common.wheel import guard_wheel, guard_wheel_box
@@ -147,10 +148,10 @@ class KernelForm(QWidget):
         self.name_edit = QLineEdit()
         self.name_edit.editingFinished.connect(self._on_name)
         self.precision = _precision_combo("fp32")
-        self.precision.setToolTip(_("Compute precision: picks the roof; bytes follow the storage"))
+        set_tip(self.precision, _("Compute precision: picks the roof; bytes follow the storage"))
         self.precision.activated.connect(self._on_precision)
         self.storage = _precision_combo(None, allow_same=True)
-        self.storage.setToolTip(_("Storage precision (e.g. int8 weights with bf16 math)"))
+        set_tip(self.storage, _("Storage precision (e.g. int8 weights with bf16 math)"))
         self.storage.activated.connect(self._on_precision)
         form.addRow(_("Name"), self.name_edit)
         form.addRow(_("Precision"), self.precision)
@@ -366,7 +367,7 @@ class KernelLibrary(QWidget):
         self.tree.setHeaderHidden(True)  # the title above names it ("Preset kernels" twice: the tour)
         self.tree.expandAll()
         self.tree.doubleClicked.connect(self._on_preset_double_clicked)
-        self.tree.setToolTip(_("Drag kernels onto the canvas or the table, or double-click to add"))
+        set_tip(self.tree, _("Drag kernels onto the canvas or the table, or double-click to add"))
         self.session_model = KernelListModel(model, presets, self)
         self.list = QListView()
         self.list.setModel(self.session_model)
@@ -436,7 +437,7 @@ class KernelLibrary(QWidget):
         self.tree.setVisible(shown)
         self.presets_toggle.setArrowType(Qt.ArrowType.DownArrow if shown
                                          else Qt.ArrowType.RightArrow)
-        self.presets_toggle.setToolTip(_("Hide the preset kernels") if shown else
+        set_tip(self.presets_toggle, _("Hide the preset kernels") if shown else
                                        _("Show the preset kernels (drag one onto the chart or "
                                          "the table, or double-click it, to add it)"))
         if self.presets_toggle.isChecked() != shown:
@@ -454,7 +455,7 @@ class KernelLibrary(QWidget):
                  (_("Delete"), _("Delete the selected kernel"), self.delete))
         for text, tip, slot in specs:
             button = QPushButton(text)
-            button.setToolTip(tip)
+            set_tip(button, tip)
             button.clicked.connect(slot)
             row.addWidget(button)
         row.addStretch()

@@ -14,6 +14,7 @@ from roofline_gui.core.kernel import Kernel
 from roofline_gui.core.levels import residency_note
 from roofline_gui.core.templates import RESIDENCE_LABELS, RESIDENCES, TEMPLATES
 from roofline_gui.core.units import format_si
+from roofline_gui.widgets.common.application import set_tip
 from roofline_gui.widgets.common.fields import ChoiceBox
 from roofline_gui.widgets.common.wheel import guard_wheel
 
@@ -26,7 +27,7 @@ class OperandPlaces(QGroupBox):
 
     def __init__(self, on_changed: Callable[[dict[str, str]], None], parent=None) -> None:
         super().__init__(_("Where each operand lives"), parent)
-        self.setToolTip(_("Main memory: read or written from DRAM/HBM every call. On chip: kept in "
+        set_tip(self, _("Main memory: read or written from DRAM/HBM every call. On chip: kept in "
                         "the chip's on-chip level (cache, SRAM, the TPU's unified buffer) across "
                         "calls, so its bytes move there instead. Host link: brought over PCIe "
                         "every call."))
@@ -66,7 +67,7 @@ class OperandPlaces(QGroupBox):
             combo.blockSignals(True)
             combo.setCurrentIndex(combo.findData(kernel.resides.get(op.name, "dram")))
             combo.blockSignals(False)
-            combo.setToolTip(_("{operand} ({role}): {size} per call").format(
+            set_tip(combo, _("{operand} ({role}): {size} per call").format(
                 operand=_(op.label), role=_(op.role), size=format_si(float(sizes[op.name]), "B")))
         notes = [n for n in (residency_note(kernel, c) for c in chips if c.visible) if n]
         self.warning.setText("\n".join(notes))

@@ -17,6 +17,7 @@ from PySide6.QtGui import QFont, QFontMetricsF
 from roofline_gui.core.display import place_kernel_labels
 from roofline_gui.core.i18n import N_, _
 from roofline_gui.core.serving import chip_named
+from roofline_gui.widgets.common.application import set_tip
 from roofline_gui.widgets.common.axes import Ring, log_plot
 
 #: What the y axis reads: (name, axis title, the result's [C, K] array's attribute, what a chip
@@ -49,13 +50,13 @@ class ServingChart:
         self.tpot_line = pg.InfiniteLine(angle=90, movable=on_click is not None,
                                          pen=pg.mkPen(TPOT_LINE, width=2,
                                                       style=Qt.PenStyle.DashLine))
-        self.tpot_line.setToolTip(_("The TPOT limit: drag it (left: a looser limit)"))
+        set_tip(self.tpot_line, _("The TPOT limit: drag it (left: a looser limit)"))
         self.lines: list[tuple[pg.PlotDataItem, pg.PlotDataItem]] = []  # per chip: fits, all
         self.points = pg.ScatterPlotItem(size=7, hoverable=tip is not None, tip=tip)
         if on_click is not None:
             self.points.sigClicked.connect(on_click)
         self.stars = pg.ScatterPlotItem()
-        self.stars.setToolTip(_("Measured points (Measured points…), against their chip's bound"))
+        set_tip(self.stars, _("Measured points (Measured points…), against their chip's bound"))
         # a best point's ring is over its point and stands for it: it tells the same figures on
         # hover, and a click anywhere in it chooses that point (a click through it went to the
         # nearest point under the pointer, often a neighbour at the crowded top of a curve: the

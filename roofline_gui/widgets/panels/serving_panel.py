@@ -33,6 +33,7 @@ from roofline_gui.core.units import rate_count
 from roofline_gui.core.workload import MAX_DIM, Workload, pool_problems, with_field
 from roofline_gui.io.imports import import_serving_csv
 from roofline_gui.models.document_model import DocumentModel
+from roofline_gui.widgets.common.application import set_tip
 from roofline_gui.widgets.common.throttle import Throttle
 from roofline_gui.widgets.common.wheel import guard_wheel
 from roofline_gui.widgets.panels.serving_chart import MEASURES, ServingChart, measure_values
@@ -104,7 +105,7 @@ class ServingPanel(QWidget):
             elif name == "draft_tokens":
                 edit.setSpecialValueText(_("off (0)"))
             edit.setKeyboardTracking(False)
-            edit.setToolTip(_(tip))
+            set_tip(edit, _(tip))
             guard_wheel(edit)  # a wheel over the fields' column scrolls it
             edit.valueChanged.connect(lambda v, n=name: self._on_field(n, v))
             caption = QLabel(_(label))
@@ -117,12 +118,12 @@ class ServingPanel(QWidget):
         self.plot.setMinimumHeight(8 * self.fontMetrics().lineSpacing())
         self.tpot_line.sigPositionChangeFinished.connect(self._on_line_dragged)
         self.measure_button = QPushButton(_("Measured points"))
-        self.measure_button.setToolTip(
+        set_tip(self.measure_button,
             _("Measured or published serving points, kept with the session: drawn as stars "
             "against their chip's bound, any above it named with what to check"))
         menu = QMenu(self.measure_button)
         self.act_import = menu.addAction(_("Import CSV…"), self.import_measured)
-        self.act_import.setToolTip(_("Columns chip, tokens_per_s_per_user, tokens_per_s_per_chip "
+        set_tip(self.act_import, _("Columns chip, tokens_per_s_per_user, tokens_per_s_per_chip "
                                    "and an optional source; one row a point"))
         self.act_remove = menu.addAction(_("Remove all"), self.remove_measured)
         menu.aboutToShow.connect(lambda: self.act_remove.setEnabled(bool(self.measured)))
@@ -131,7 +132,7 @@ class ServingPanel(QWidget):
         grid.addWidget(self.measure_button, rows, 0, 1, 2)
         #: the view's exports (PNG, SVG, PDF, CSV): the window's File menu actions, set by it
         self.export_button = QPushButton(_("Export"))
-        self.export_button.setToolTip(_("This chart as an image or a document, or its points as a "
+        set_tip(self.export_button, _("This chart as an image or a document, or its points as a "
                                       "CSV table (one row per chip and concurrency)"))
         self.export_button.setEnabled(False)
         grid.addWidget(self.export_button, rows + 1, 0, 1, 2)
@@ -139,7 +140,7 @@ class ServingPanel(QWidget):
         self.measure_box = QComboBox()
         for name, title, _attr, _needs in MEASURES:
             self.measure_box.addItem(f"y: {_(title)}", name)
-        self.measure_box.setToolTip(
+        set_tip(self.measure_box,
             _("Output tokens per chip-second; per joule, by the chips' energy data (as the "
             "workload views count a step's energy); per dollar, at each chip's price per "
             "chip-hour (the hardware editor's energy fields)"))

@@ -33,6 +33,7 @@ from roofline_gui.core.workload_eval import SWEEP_BATCHES, batch_sweep, weights_
 from roofline_gui.core.workload_view import SEGMENT_KINDS, breakdown
 from roofline_gui.models.comparison_model import short_names
 from roofline_gui.models.document_model import DocumentModel
+from roofline_gui.widgets.common.application import set_tip
 from roofline_gui.widgets.common.axes import BottomTitle, log_plot
 from roofline_gui.widgets.common.throttle import Throttle
 
@@ -64,7 +65,7 @@ class WorkloadCharts(QWidget):
         self.measure = QComboBox()  # the bars: a step's time by part, or its energy by where
         self.measure.addItem(_("Time per step"), "time")
         self.measure.addItem(_("Energy per step (where it goes)"), "energy")
-        self.measure.setToolTip(_("The bars: each chip's step time by kernel (or by part, in "
+        set_tip(self.measure, _("The bars: each chip's step time by kernel (or by part, in "
                                 "training), or its energy per chip by where it goes: compute, "
                                 "each memory level, the link, idle (Help → User guide, Energy)"))
         self.measure.currentIndexChanged.connect(lambda _i: self.refresh())
@@ -73,7 +74,7 @@ class WorkloadCharts(QWidget):
         self.right = QComboBox()
         self.right.addItem(_("Right: throughput against latency"), "latency")
         self.right.addItem(_("Right: weights read per token"), "weights")
-        self.right.setToolTip(_("The right-hand chart as the batch grows: tokens/s against the "
+        set_tip(self.right, _("The right-hand chart as the batch grows: tokens/s against the "
                               "time per step, or the weight bytes each token costs (a mixture of "
                               "experts reads more experts as the batch grows; a dense model the "
                               "same weights whatever the batch)"))
@@ -276,7 +277,7 @@ class WorkloadCharts(QWidget):
         shown = title if shown is None else tidy(shown + notes)
         if self.title.text() != shown:
             self.title.setText(shown)
-            self.title.setToolTip(title if shown != title else "")
+            set_tip(self.title, title if shown != title else "")
         rows = {c: n for n, c in enumerate(chips)}
         names = tuple(r.chips[c].name for c in chips)
         if names != self._chips_shown:
@@ -303,7 +304,7 @@ class WorkloadCharts(QWidget):
         self._row_chips = [r.chips[c].id for c in chips]
         self._row_tips = [self._bar_tip(r, c, energy) for c in chips]
         self._mark_chosen()
-        self.bars.setToolTip("\n".join(self._row_tips))
+        set_tip(self.bars, "\n".join(self._row_tips))
         key = (self._sweep_key(r.workload), r.chips, r.evaluation.derated)
         if key != self._shown_key:
             same_else = (self._shown_key is not None and self._marker is not None
@@ -339,7 +340,7 @@ class WorkloadCharts(QWidget):
         text = (tips[row] + _("\n(click: select this chip)") if row is not None and row < len(tips)
                 else "\n".join(tips))
         if self.bars.toolTip() != text:
-            self.bars.setToolTip(text)
+            set_tip(self.bars, text)
 
     def _mark_chosen(self) -> None:
         """A faint band behind the selected chip's bar."""
@@ -382,7 +383,7 @@ class WorkloadCharts(QWidget):
         shown = [(float(r.time[c]), rows[c]) for c in chips if r.training is not None
                  and np.isfinite(r.time[c]) and r.time[c] < r.time_no_overlap[c] * 0.999]
         self._step_marks.setData([t for t, _y in shown], [y for _t, y in shown])
-        self._step_marks.setToolTip(_("the step at its lower bound: communication hidden behind "
+        set_tip(self._step_marks, _("the step at its lower bound: communication hidden behind "
                                     "compute") if shown else "")
 
     @staticmethod
@@ -415,7 +416,7 @@ class WorkloadCharts(QWidget):
             bar = pg.BarGraphItem(x0=[start], y=[0], width=[size], height=bar_px,
                                   brush=training_view.MEMORY_COLORS[name],
                                   pen=pg.mkPen("w", width=1), name=name)
-            bar.setToolTip(_("{part}: {size} per chip").format(part=_(name),
+            set_tip(bar, _("{part}: {size} per chip").format(part=_(name),
                                                                size=format_si(size, "B")))
             self.memory.addItem(bar)
             start += size
@@ -467,7 +468,7 @@ class WorkloadCharts(QWidget):
         # tall enough for its rows of names, the bar and the axis with its title
         axis = self.memory.getAxis("bottom")
         self.memory.setMinimumHeight(int(needed + below + axis.height() + 6))
-        self.memory.setToolTip(_("Memory per chip: {parts} = {total}; the marks are each chip's "
+        set_tip(self.memory, _("Memory per chip: {parts} = {total}; the marks are each chip's "
                                  "capacity").format(
             parts=", ".join(f"{_(name)} {format_si(size, 'B')}" for name, size in parts),
             total=format_si(start, "B")))
@@ -620,7 +621,7 @@ class WorkloadCharts(QWidget):
                             pen=pg.mkPen("#9d9d9d", width=1, style=Qt.PenStyle.DotLine))
         self.sweep.plot(sweep.batches, n * sweep.per_token, pen=pg.mkPen("#222222", width=2),
                         symbol="o", symbolSize=5, symbolBrush="#222222")
-        self.sweep.setToolTip("\n".join(
+        set_tip(self.sweep, "\n".join(
             _("batch {batch}: {bytes} per token").format(batch=int(b), bytes=format_si(float(n * v), "B"))
             for b, v in zip(sweep.batches, sweep.per_token, strict=True)))
         self._fit_with_marker()
@@ -638,7 +639,7 @@ class WorkloadCharts(QWidget):
         self.sweep.clear()
         self.hidden_note = ""  # the scaling chart's lines under others', as it says them
         self._hidden_item = None
-        self.sweep.setToolTip("")
+        set_tip(self.sweep, "")
         self.right.setVisible(r.training is None and r.workload.kind == "transformer")
         if r.training is not None:
             self._draw_scaling(r, chips)
@@ -680,17 +681,17 @@ class WorkloadCharts(QWidget):
         if r.training is not None:  # the step as it is: its chips and its tokens per second
             ys = [float(np.log10(r.throughput[c])) for c in chips if np.isfinite(r.throughput[c])]
             self._marker.setData([float(np.log10(r.training.chips))] * len(ys), ys)
-            self._marker.setToolTip(_("d = {d}: {chips} chips").format(
+            set_tip(self._marker, _("d = {d}: {chips} chips").format(
                 d=r.workload.data_parallel, chips=f"{r.training.chips:,}"))
             return
         if self._weights_shown(r):  # the batch on the weights-per-token curve
             read = (sum(e.weight_bytes * e.count for e in r.entries) / r.workload.tokens()
                     * r.workload.chips_per_model)
             self._marker.setData([float(np.log10(r.workload.batch))], [float(np.log10(read))])
-            self._marker.setToolTip(_("batch {batch}: {bytes} of weights per token").format(
+            set_tip(self._marker, _("batch {batch}: {bytes} of weights per token").format(
                 batch=r.workload.batch, bytes=format_si(read, "B")))
             return
         xs = [float(np.log10(r.throughput[c])) for c in chips if np.isfinite(r.throughput[c])]
         ys = [float(np.log10(r.time[c])) for c in chips if np.isfinite(r.time[c])]
         self._marker.setData(xs, ys)
-        self._marker.setToolTip(_("batch {batch}").format(batch=r.workload.batch))
+        set_tip(self._marker, _("batch {batch}").format(batch=r.workload.batch))

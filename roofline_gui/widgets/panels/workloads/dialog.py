@@ -31,6 +31,7 @@ from roofline_gui.core.workload import (
 )
 from roofline_gui.io.workloads import shipped_folder, shipped_workloads, workload_from_config
 from roofline_gui.models.document_model import DocumentModel
+from roofline_gui.widgets.common.application import set_tip
 from roofline_gui.widgets.panels.workloads.fields import WorkloadFields
 from roofline_gui.widgets.panels.workloads.formulas import entries_html
 
@@ -62,7 +63,7 @@ class WorkloadDialog(QDialog):
         self.source.addItem(self.CUSTOM, "custom")
         self.source.currentIndexChanged.connect(self._on_source)
         self.open_button = QPushButton(_("Open config.json…"))
-        self.open_button.setToolTip(_("A Hugging Face-style config.json on disk (nothing is "
+        set_tip(self.open_button, _("A Hugging Face-style config.json on disk (nothing is "
                                     "downloaded)"))
         self.open_button.clicked.connect(self.open_config)
         top = QHBoxLayout()
@@ -131,7 +132,7 @@ class WorkloadDialog(QDialog):
             name.setFlags(name.flags() & ~Qt.ItemFlag.ItemIsEditable)
             self.kernel_counts.setItem(row, 0, name)
             self.kernel_counts.setItem(row, 1, QTableWidgetItem("0"))
-            name.setToolTip(kernel.name)
+            set_tip(name, kernel.name)
         self.kernel_counts.resizeColumnToContents(0)  # whole names: "batch 1" from "batch 64"
         self.kernel_counts.blockSignals(False)
 

@@ -28,6 +28,7 @@ from roofline_gui.core.workload import (
     TRAIN_KINDS,
     Workload,
 )
+from roofline_gui.widgets.common.application import set_tip
 from roofline_gui.widgets.common.fields import QuantityEdit
 from roofline_gui.widgets.common.wheel import guard_wheel_in
 
@@ -105,7 +106,7 @@ class WorkloadFields(QWidget):
         grid.setVerticalSpacing(3)
         self._labels: dict[QWidget, QLabel] = {}
         self.phase = QComboBox()
-        self.phase.setToolTip(_("prefill: the prompt's S tokens at once; decode: one new token per "
+        set_tip(self.phase, _("prefill: the prompt's S tokens at once; decode: one new token per "
                               "sequence against a KV cache of L; train: one optimizer step "
                               "(forward, backward, optimizer) over the global batch"))
         self.phase.activated.connect(
@@ -115,7 +116,7 @@ class WorkloadFields(QWidget):
         for name, _label, tip in _INT_FIELDS:
             spin = DoublingSpinBox() if name == "chips_per_model" else QSpinBox()
             spin.setRange(1, MAX_DIM)
-            spin.setToolTip(_(tip))
+            set_tip(spin, _(tip))
             spin.setKeyboardTracking(False)  # one edit per value typed, not per digit
             spin.valueChanged.connect(lambda v, n=name: self.sig_changed.emit(n, int(v)))
             self.spins[name] = spin
@@ -132,7 +133,7 @@ class WorkloadFields(QWidget):
         spin = DoublingSpinBox()
         spin.setRange(1, MAX_DIM)
         spin.setKeyboardTracking(False)
-        spin.setToolTip(_("expert parallelism: of the N chips, how many the routed experts are "
+        set_tip(spin, _("expert parallelism: of the N chips, how many the routed experts are "
                         "spread over (E/e whole experts each, split N/e ways); their tokens go "
                         "all-to-all. A divisor of N and of the experts"))
         spin.valueChanged.connect(lambda v: self.sig_changed.emit("expert_parallel", int(v)))
@@ -142,7 +143,7 @@ class WorkloadFields(QWidget):
         self.imbalance.setDecimals(2)
         self.imbalance.setSingleStep(0.1)
         self.imbalance.setKeyboardTracking(False)
-        self.imbalance.setToolTip(_("routing is never perfectly even: the busiest expert-parallel "
+        set_tip(self.imbalance, _("routing is never perfectly even: the busiest expert-parallel "
                                   "chip is sent this many times the mean (its ops, its experts' "
                                   "weights and its all-to-all); 1: perfectly even"))
         self.imbalance.valueChanged.connect(
@@ -153,7 +154,7 @@ class WorkloadFields(QWidget):
                           else MAX_DIM)
             if name == "global_batch":
                 spin.setSpecialValueText(_("auto (b·d)"))
-            spin.setToolTip(_(tip))
+            set_tip(spin, _(tip))
             spin.setKeyboardTracking(False)
             spin.valueChanged.connect(lambda v, n=name: self.sig_changed.emit(n, int(v)))
             self.spins[name] = spin
@@ -161,11 +162,11 @@ class WorkloadFields(QWidget):
             combo = QComboBox()
             for text, value in items:
                 combo.addItem(_(text), value)
-            combo.setToolTip(_(tip))
+            set_tip(combo, _(tip))
             combo.activated.connect(lambda i, n=name, c=combo: self.sig_changed.emit(n, c.itemData(i)))
             self.combos[name] = combo
         self.tokens = QuantityEdit("count", minimum=0.0, bound=True)
-        self.tokens.setToolTip(_("Training tokens (images) of the whole run, for its days and "
+        set_tip(self.tokens, _("Training tokens (images) of the whole run, for its days and "
                                "chip-hours: 2T, 300e9, 1.4e12; 0: no run"))
         self.tokens.sig_value_committed.connect(
             lambda v: self.sig_changed.emit("train_tokens", float(v or 0.0)))
@@ -183,7 +184,7 @@ class WorkloadFields(QWidget):
             if role in LINK_ROLES:
                 self.link.addItem(words, role)
                 self.link.setItemData(self.link.count() - 1, tip, Qt.ItemDataRole.ToolTipRole)
-        self.link.setToolTip(_("What carries the traffic between the N chips that share the "
+        set_tip(self.link, _("What carries the traffic between the N chips that share the "
                                "model (tensor parallelism's all-reduce, a training step's "
                                "gradients), at that link's bandwidth on each chip: chip-to-chip "
                                "(NVLink, ICI, Infinity Fabric) or through the host (PCIe)"))
@@ -216,11 +217,11 @@ class WorkloadFields(QWidget):
                 self._labels[widget] = label
                 grid.addWidget(label, shared.get(r, r), 2 * k)
                 grid.addWidget(widget, shared.get(r, r), 2 * k + 1)
-        self._labels[self.link].setToolTip(self.link.toolTip())  # the label's words explained
-        self.combos["activations"].setToolTip(_("Precision of activations and of the math: the "
+        set_tip(self._labels[self.link], self.link.toolTip())  # the label's words explained
+        set_tip(self.combos["activations"], _("Precision of activations and of the math: the "
                                               "compute roof used"))
         self.on_chip = QCheckBox(_("Activations on chip"))
-        self.on_chip.setToolTip(_("Activations stay in the chip's on-chip level between layers, as "
+        set_tip(self.on_chip, _("Activations stay in the chip's on-chip level between layers, as "
                                 "in the TPU v1's 24 MiB Unified Buffer: only the weights cross "
                                 "main memory (its roofline counts ops per weight byte), the "
                                 "activations move at the on-chip level"))
@@ -228,7 +229,7 @@ class WorkloadFields(QWidget):
         grid.addWidget(self.on_chip, len(rows), 0, 1, 4)
         guard_wheel_in(self)  # a wheel over the fields scrolls them
         self.attention_dp = QCheckBox(_("Attention data parallel"))
-        self.attention_dp.setToolTip(
+        set_tip(self.attention_dp,
             _("Each of the N chips runs the attention of B/N sequences with every head, its "
             "weights whole on each chip, instead of every sequence with H/N heads: a latent "
             "attention's one cache (DeepSeek's MLA) is then split by sequence, not copied to "
@@ -237,7 +238,7 @@ class WorkloadFields(QWidget):
             lambda on: self.sig_changed.emit("attention_data_parallel", on))
         grid.addWidget(self.attention_dp, len(rows) + 1, 0, 1, 2)
         self.mtp = QCheckBox(_("MTP module"))
-        self.mtp.setToolTip(_("DeepSeek: hold its multi-token prediction module beside the model "
+        set_tip(self.mtp, _("DeepSeek: hold its multi-token prediction module beside the model "
                             "(about 14 B parameters more), as speculative decoding's draft uses "
                             "it; off, as the published parameter count has it"))
         self.mtp.toggled.connect(lambda on: self.sig_changed.emit("mtp", on))
@@ -341,10 +342,10 @@ class WorkloadFields(QWidget):
         self._labels[self.combos["activations"]].setText(_("Precision") if train else _("Math"))
         self._labels[self.tokens].setText({"cnn": _("Images D"), "mlp": _("Samples D")}.get(
             w.kind, _("Tokens D")))
-        self.spins["chips_per_model"].setToolTip(
+        set_tip(self.spins["chips_per_model"],
             _("tensor parallelism: chips sharing every matrix (a divisor of the heads)") if train
             else _("chips sharing the model (tensor parallelism)"))
-        self.combos["activations"].setToolTip(
+        set_tip(self.combos["activations"],
             _("the training precision: matmuls, activations, gradients and the weights' working "
             "copy; below fp32 the optimizer keeps fp32 master weights") if train else
             _("Precision of activations and of the math: the compute roof used"))

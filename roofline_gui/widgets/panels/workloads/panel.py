@@ -33,6 +33,7 @@ from roofline_gui.core.workload import (
     with_field,
 )
 from roofline_gui.models.document_model import DocumentModel
+from roofline_gui.widgets.common.application import set_tip
 from roofline_gui.widgets.common.text_keys import keep_text_keys
 from roofline_gui.widgets.common.throttle import Throttle
 from roofline_gui.widgets.panels.workloads.dialog import WorkloadDialog
@@ -63,7 +64,7 @@ class WorkloadsPanel(QWidget):
         self.list.itemClicked.connect(self._on_clicked)
         self.list.itemChanged.connect(self._on_item_changed)
         self.add_button = QPushButton(_("New…"))
-        self.add_button.setToolTip(_("A workload from an example model, a config.json on disk or "
+        set_tip(self.add_button, _("A workload from an example model, a config.json on disk or "
                                    "the session's kernels"))
         self.add_button.clicked.connect(self.new_workload)
         self.remove_button = QPushButton(_("Remove"))
@@ -73,7 +74,7 @@ class WorkloadsPanel(QWidget):
         buttons.addWidget(self.remove_button)
         buttons.addStretch(1)
         self.name = QLineEdit()
-        self.name.setToolTip(_("The workload's name, on the chart, in the table and the CSV"))
+        set_tip(self.name, _("The workload's name, on the chart, in the table and the CSV"))
         self.name.editingFinished.connect(self._on_name)
         self.fields = WorkloadFields()
         self.fields.sig_changed.connect(self._on_field)
@@ -163,7 +164,7 @@ class WorkloadsPanel(QWidget):
                 item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
                 item.setCheckState(Qt.CheckState.Checked if w.visible else Qt.CheckState.Unchecked)
                 problem = self.model.workload_problems.get(w.id)
-                item.setToolTip(problem or w.source)
+                set_tip(item, problem or w.source)
                 if problem:
                     item.setForeground(QColor("#b00020"))
                 self.list.addItem(item)
@@ -206,7 +207,7 @@ class WorkloadsPanel(QWidget):
             _("On the chart, drag its big point: the batch; Shift+drag: the context or prompt "
               "length.") if w.kind == "transformer" else
             _("On the chart, drag its big point: the batch."))
-        self.hint.setToolTip(_("The point moves the way the intensity goes: in decode a longer "
+        set_tip(self.hint, _("The point moves the way the intensity goes: in decode a longer "
                              "KV cache moves it left at large batches, right at batch 1."))
         scroll = self.formulas.verticalScrollBar().value()
         self.formulas.setHtml(entries_html(w, self.model.document.kernels_by_id))
