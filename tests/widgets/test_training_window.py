@@ -266,3 +266,25 @@ def test_a_chip_whose_scaling_line_lies_under_anothers_says_so(window, qtbot):
     assert len(notes) == 1 and "TPU v3 (hidden under V100 SXM2 16GB)" in notes[0].toHtml()
     # the A100's line is apart from both: named nowhere as hidden
     assert "A100" not in charts.hidden_note
+
+
+def test_the_bottom_panels_hold_still_as_the_workload_changes(window, qtbot):
+    """The twenty-fifth tour: selecting the training example's bf16 workload moved the bottom
+    panels up by 15 px, and back for fp32: the memory bar's least height followed the rows its
+    chips' names took. For up to three chips it keeps a row for each."""
+    from roofline_gui.widgets.app.file_actions import example_named
+
+    window.resize(1280, 800)
+    assert window.files.open_example(example_named("training-fp32-against-bf16"))
+    window.docks["breakdown"].raise_()
+    charts = window.breakdown
+    heights, tops = set(), set()
+    for _ in range(2):
+        for workload in window.model.document.workloads:
+            window.model.select(workload.id, None)
+            qtbot.waitUntil(lambda: not charts.pending)
+            for _ in range(5):
+                QApplication.processEvents()
+            heights.add(charts.memory.minimumHeight())
+            tops.add(window.docks["breakdown"].geometry().top())
+    assert len(heights) == 1 and len(tops) == 1, (heights, tops)

@@ -38,6 +38,7 @@ from roofline_gui.widgets.common.axes import BottomTitle, log_plot
 from roofline_gui.widgets.common.throttle import Throttle
 
 BAR_HEIGHT = 0.6
+MEMORY_ROWS = 3  # the memory bar keeps room for this many rows of chips' names (see _draw_memory)
 
 
 def energy_segments(result, chips) -> list:
@@ -465,9 +466,14 @@ class WorkloadCharts(QWidget):
         needed = max(bar_px, line) / 2 + 3 + line * max(len(rows), 1)
         below = max(bar_px, line) / 2 + 1  # the bar, and the total beside it
         self.memory.setYRange(-max(needed, vb.height() - below), below, padding=0)
-        # tall enough for its rows of names, the bar and the axis with its title
+        # tall enough for its rows of names, the bar and the axis with its title; for up to
+        # MEMORY_ROWS chips shown, room for a row each whatever rows the names took: the rows
+        # follow the workload's total (the axis's end), and the panel's least height with them
+        # moved the bottom panels by 15 px when another precision was selected (the
+        # twenty-fifth tour)
+        room = max(bar_px, line) / 2 + 3 + line * max(len(rows), min(len(chips), MEMORY_ROWS), 1)
         axis = self.memory.getAxis("bottom")
-        self.memory.setMinimumHeight(int(needed + below + axis.height() + 6))
+        self.memory.setMinimumHeight(int(room + below + axis.height() + 6))
         set_tip(self.memory, _("Memory per chip: {parts} = {total}; the marks are each chip's "
                                  "capacity").format(
             parts=", ".join(f"{_(name)} {format_si(size, 'B')}" for name, size in parts),
