@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from roofline_gui.core.document import Document
+from roofline_gui.core.document import Document, copy_name
 from roofline_gui.core.errors import EditRefused, ValidationError
 
 if TYPE_CHECKING:  # off the start-up path
@@ -203,11 +203,16 @@ def insert_new(doc: Document, collection: str, items: list[Item],
                index: int | None = None) -> tuple[Batch, list[str]]:
     """The edit that inserts copies of ``items`` (chips or kernels) with fresh ids at ``index``
     (default: the end); a chip keeps its colour unless another chip has it, else takes the next
-    free one. Returns the edit and the new ids. The app's Add and the Python API both use it."""
+    free one, and its name unless another chip has it, else is named as a copy ("H100 SXM5
+    80GB (copy)": a preset added twice had made two chips of one name, which the legend, the
+    table's columns and the explanation could not tell apart, "runs it at the same speed" as
+    itself: the twenty-sixth tour). Returns the edit and the new ids. The app's Add and the
+    Python API both use it."""
     prefix = {"chips": "c", "kernels": "k", "workloads": "w"}[collection]
     index = len(doc.items(collection)) if index is None else index
     base = int(doc.new_id(prefix)[len(prefix):])
     colors = {c.color for c in doc.chips}
+    names = {c.name for c in doc.chips}
     edits, ids, fresh_colors = [], [], 0
     for offset, item in enumerate(items):
         new_id = f"{prefix}{base + offset}"
@@ -217,6 +222,9 @@ def insert_new(doc: Document, collection: str, items: list[Item],
                 changes["color"] = next_color(doc, fresh_colors)
                 fresh_colors += 1
             colors.add(changes.get("color", item.color))
+            if item.name in names:
+                changes["name"] = copy_name(item.name, names)
+            names.add(changes.get("name", item.name))
         edits.append(Insert(collection, index + offset, replace(item, **changes)))
         ids.append(new_id)
     return Batch(tuple(edits)), ids

@@ -78,3 +78,22 @@ def test_removing_the_baseline_chip_clears_the_baseline_and_undo_restores_it():
     after, inverse = apply(Remove("chips", "c1"), d)
     assert after.baseline is None
     assert apply(inverse, after)[0] == d
+
+
+def test_a_chip_added_again_is_named_as_a_copy():
+    """The twenty-sixth tour added the H100 preset twice: two chips of one name, which the
+    legend, the table's columns and the explanation ("runs it at the same speed" as itself)
+    could not tell apart. A chip inserted under a name in use is named as a copy; a kernel's
+    name is left alone (a session may well run one kernel twice)."""
+    from roofline_gui.core.edits import insert_new
+
+    d = doc()
+    edit, ids = insert_new(d, "chips", [d.chips[0], d.chips[0], d.chips[1]])
+    added, _undo = apply(edit, d)
+    assert [c.name for c in added.chips] == [
+        "chip 1", "chip 2", "chip 3", "chip 1 (copy)", "chip 1 (copy 2)", "chip 2 (copy)"]
+    assert len(set(ids)) == 3
+    fresh = Chip("cx", "H100", {"bf16": 1e15}, (MemoryLevel("dram", "HBM3", 3.35e12),))
+    assert apply(insert_new(d, "chips", [fresh])[0], d)[0].chips[-1].name == "H100"
+    edit, _ids = insert_new(d, "kernels", [d.kernels[0]])
+    assert apply(edit, d)[0].kernels[-1].name == "a"

@@ -672,7 +672,7 @@ class HardwareEditor(QWidget):
             name = copy_name(chip.name, (c.name for c in self.model.document.chips))
             new = self.model.add_chips([replace(chip, name=name, color=None)],
                                        self.model.document.chips.index(chip) + 1,
-                                       text=f"Duplicate {chip.name}")
+                                       text=_("Duplicate {chip}").format(chip=chip.name))
             self.model.select(None, new[-1])
 
     def delete(self) -> None:
