@@ -719,12 +719,15 @@ def _chip_title(item: pg.PlotItem, name: str, chosen: bool = False) -> None:
 
 
 def _fit_title(label: pg.LabelItem) -> None:
-    """A grid chart's title cut (…) to its label's width; that width never set by it."""
+    """A grid chart's title cut (…, in its middle) to its label's width; that width never set
+    by it."""
     font = QFont()
     font.setPointSizeF(10.0)
     font.setBold(bool(label.opts.get("bold")))
     room = label.size().width() - 4
-    text = (QFontMetricsF(font).elidedText(label.whole, Qt.TextElideMode.ElideRight, room)
+    # cut in the middle: the end of a name tells a copy from its original ("A100 SXM4 40GB
+    # (copy)" cut at its end read as the A100 beside it: the twenty-sixth tour)
+    text = (QFontMetricsF(font).elidedText(label.whole, Qt.TextElideMode.ElideMiddle, room)
             if room > 0 else label.whole)
     if text != label.text:
         label.setText(text)
