@@ -61,13 +61,8 @@ def fitted_tip(tip: str) -> str:
 def wrap_long_tips(root: QWidget) -> None:
     """WrappedTips on ``root`` and each widget in it whose tooltip is long and plain (call once
     it is built: a panel built later, when it is)."""
-    app = QApplication.instance()
-    shared = app.findChild(WrappedTips) or WrappedTips(app)
     for widget in (root, *root.findChildren(QWidget)):
-        tip = widget.toolTip()
-        if len(tip) > TIP_WRAP and not Qt.mightBeRichText(tip):
-            widget.removeEventFilter(shared)  # once, however often it is swept
-            widget.installEventFilter(shared)
+        _wrap_if_long(widget)
 
 
 def set_tip(target, tip: str) -> None:
@@ -79,13 +74,19 @@ def set_tip(target, tip: str) -> None:
     screen in Japanese: the twenty-fifth tour)."""
     if isinstance(target, QWidget):
         target.setToolTip(tip)
-        if len(tip) > TIP_WRAP and not Qt.mightBeRichText(tip):
-            app = QApplication.instance()
-            shared = app.findChild(WrappedTips) or WrappedTips(app)
-            target.removeEventFilter(shared)  # once, however often it is set
-            target.installEventFilter(shared)
+        _wrap_if_long(target)
     else:
         target.setToolTip(fitted_tip(tip))
+
+
+def _wrap_if_long(widget: QWidget) -> None:
+    """The app's one WrappedTips on ``widget`` if its tooltip is long and plain."""
+    tip = widget.toolTip()
+    if len(tip) > TIP_WRAP and not Qt.mightBeRichText(tip):
+        app = QApplication.instance()
+        shared = app.findChild(WrappedTips) or WrappedTips(app)
+        widget.removeEventFilter(shared)  # once, however often it is set or swept
+        widget.installEventFilter(shared)
 
 
 def make_app() -> QApplication:
