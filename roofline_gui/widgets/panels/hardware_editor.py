@@ -29,7 +29,6 @@ from PySide6.QtWidgets import (
 )
 
 from roofline_gui.core.chip import Chip, MemoryLevel, ceiling_note
-from roofline_gui.core.document import copy_name
 from roofline_gui.core.edits import Move, Remove, Replace, SetField
 from roofline_gui.core.i18n import _
 from roofline_gui.core.units import MEMORY_ROLES, PRECISIONS, ROLE_LABELS, format_si
@@ -669,8 +668,8 @@ class HardwareEditor(QWidget):
     def duplicate(self) -> None:
         chip = self.current_chip()
         if chip:
-            name = copy_name(chip.name, (c.name for c in self.model.document.chips))
-            new = self.model.add_chips([replace(chip, name=name, color=None)],
+            # named as a copy by add_chips, as any chip added under a name in use
+            new = self.model.add_chips([replace(chip, color=None)],
                                        self.model.document.chips.index(chip) + 1,
                                        text=_("Duplicate {chip}").format(chip=chip.name))
             self.model.select(None, new[-1])
