@@ -89,6 +89,8 @@ class ChartLabel:
     #: ("HBM3 5.3 TB/s: Instinct MI300X" red, "; ", "L2 (50 MB) 5.5 TB/s: H100 SXM5 80GB"
     #: blue: in the foreground alone it did not say which level was whose, the fourteenth tour)
     pieces: tuple[tuple[str, str], ...] = ()
+    #: the lines a diagonal's label names, each as (chip, level): unnamed_lines lists the rest
+    lines: tuple[tuple[int, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -361,6 +363,25 @@ def main_memory_text(scene: ChartScene, c: int) -> str:
     return f"{what} {format_si(roofs[0].bandwidth, 'B/s')}"
 
 
+def unnamed_lines(scene: ChartScene, roof_labels) -> list[str]:
+    """The lines of levels besides main memory (caches, host and chip-to-chip links) that no
+    label along them names, each as its tooltip would ("H100 SXM5 80GB: L2 (50 MB) 5.5 TB/s",
+    "…: PCIe 64 GB/s each way (faint: no kernel moves bytes there)"): an exported picture has no
+    tooltips, and a crowded or small chart leaves some unnamed (the tours' "faint dashed roofs
+    without a label"). Main memory's are named in the legend (main_memory_text)."""
+    named = {line for label in roof_labels for line in label.lines}
+    out = []
+    for t in _diagonal_texts(scene, list(scene.chips)):
+        if not t.low or (t.chip, t.what) in named:
+            continue
+        each_way = " " + _("each way") if t.host else ""
+        faint = " " + _("(faint: no kernel moves bytes there)") if t.unused else ""
+        out.append(_("{chip}: {memory}").format(
+            chip=scene.comparison.chips[t.chip].name,
+            memory=f"{t.what} {format_si(t.value, 'B/s')}{each_way}{faint}"))
+    return out
+
+
 def peak_key_texts(scene: ChartScene, chips: list[int], foreground: str
                    ) -> list[tuple[str, float, float, str, tuple[int, ...], str]]:
     """The peaks' labels of ``chips`` the key may show, whatever the view: (text, peak, ridge,
@@ -555,6 +576,7 @@ def _place_diagonals(groups: list[list[_RoofText]], scene: ChartScene, g: LabelG
         cost += covered + cut
         inked = pieces.get(label.text, ())
         placed.append(replace(label, chips=tuple(sorted({t.chip for t in group})),
+                              lines=tuple(sorted({(t.chip, t.what) for t in group})),
                               color=inked[0][1] if len(inked) == 1 else label.color,
                               pieces=inked if len(inked) > 1 else ()))
         boxes += label_footprint(label, g)
@@ -1119,12 +1141,37 @@ def tag_key(texts, names: list[str]) -> list[str]:
     them), each as its tag and whole name ("4 · MLP layer 4096×4096, batch 64 (bf16)"; a name
     that has its own numbering, as it is), in the tags' order: an exported picture has no table
     beside it to say what "4/5" is (the twenty-second tour)."""
-    tags = kernel_tags(names)
-    at = {tag: k for k, tag in enumerate(tags)}
+    at = {tag: k for k, tag in enumerate(kernel_tags(names))}
     shown = {at[t] for text in texts for t in stacked_tags(text)
              if all(part in at for part in stacked_tags(text))}
+    return tagged(names, sorted(shown))
+
+
+def unnamed_kernels(scene: ChartScene, names: tuple[ChartLabel, ...]) -> list[int]:
+    """The kernels with a marker on the chart that none of its ``names`` names, by name or tag
+    ("4/5" names 4 and 5): a crowded or short chart leaves some out (their tooltips name them),
+    and an exported picture has no tooltips. None where the chart names no kernel at all for
+    their number (more than KERNEL_LABELS_MAX)."""
+    cmp = scene.comparison
+    if not scene.chips or not 0 < len(cmp.kernels) <= KERNEL_LABELS_MAX:
+        return []
+    at = {tag: k for k, tag in enumerate(kernel_tags([k.name for k in cmp.kernels]))}
+    named = {label.item for label in names}
+    for label in names:
+        parts = stacked_tags(label.text)
+        if all(part in at for part in parts):
+            named.update(at[part] for part in parts)
+    rates = scene.spec.marker_y[:, list(scene.chips)]
+    shown = (np.isfinite(rates) & (rates > 0)).any(axis=1)
+    return [int(k) for k in np.flatnonzero(shown) if k not in named]
+
+
+def tagged(names: list[str], kernels) -> list[str]:
+    """Each of ``kernels`` by its tag and whole name ("4 · MLP layer 4096×4096, batch 64
+    (bf16)"), or as it is where the names have their own numbering."""
+    tags = kernel_tags(names)
     own = own_numbering(names) is not None
-    return [names[k] if own else f"{tags[k]} · {names[k]}" for k in sorted(shown)]
+    return [names[k] if own else f"{tags[k]} · {names[k]}" for k in kernels]
 
 
 def _stem_segment(label, g: LabelGeometry) -> tuple[float, float, float, float]:

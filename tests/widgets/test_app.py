@@ -474,12 +474,12 @@ def test_side_panels_come_together_after_the_charts_first_paint(qtbot, settings,
 
 def test_legend_names_each_shown_chip_in_its_colour_and_follows_edits(window, tmp_path):
     from roofline_gui.core.edits import Replace
-    from roofline_gui.widgets.chart.layers.legend import UNUSED_LEGEND
+    from roofline_gui.widgets.chart.layers.legend import LINE_LEGEND, UNUSED_LEGEND
 
     def entries():
         entries = window.canvas.overlay_plot.legend.legend.entries
         return [(text, pen.color().name()) for text, pen, *shape in entries
-                if not shape and text != UNUSED_LEGEND]
+                if not shape and text not in (UNUSED_LEGEND, *LINE_LEGEND.values())]
 
     chips = window.model.document.chips
     # each chip by its name and its main memory (its solid line's slope, whose label a crowded
@@ -614,10 +614,10 @@ def test_with_many_chips_only_the_selected_chips_roofs_are_labelled(window, exam
     window.model.select(None, "c3")
     assert {QColor(label.color).name() for label in plot.roof_labels.labels} == {colours[3]}
     assert len(plot.roofs.item.lines) == lines_before  # every chip's roofs are still drawn
-    from roofline_gui.widgets.chart.layers.legend import UNUSED_LEGEND
+    from roofline_gui.widgets.chart.layers.legend import LINE_LEGEND, UNUSED_LEGEND
 
     assert [e[0] for e in plot.legend.legend.entries
-            if len(e) == 2 and e[0] != UNUSED_LEGEND] == [
+            if len(e) == 2 and e[0] not in (UNUSED_LEGEND, *LINE_LEGEND.values())] == [
         f"{c.name}: {c.dram.name} {format_si(c.dram.bandwidth, 'B/s')}" for c in chips]
 
 

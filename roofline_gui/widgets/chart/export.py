@@ -102,8 +102,8 @@ def render_canvas_png(model, presets, *, width: int, height: int | None = None,
     The chart is laid out at the target size and exported at scale 1, so labels and the legend
     keep their places (scaling a laid-out chart clips text that was measured for another size).
     ``view_range``: the range the user zoomed to (CanvasPanel.user_range), else the fit.
-    Where the chart names kernels by their numbers alone ("4/5"), a key of those kernels is
-    added under it (with_tag_key), the image that much taller.
+    Where the chart names kernels by their numbers alone ("4/5"), or draws lines no label
+    names, a key of those is added under it (with_keys), the image that much taller.
     """
     from dataclasses import replace  # noqa: PLC0415
 
@@ -128,60 +128,78 @@ def render_canvas_png(model, presets, *, width: int, height: int | None = None,
     try:
         with panel.exporting() as item:
             png = render_png(item, width)
-            key = _tag_key(panel)
-        return with_tag_key(png, key) if key else png
+            keys = _keys(panel)
+        return with_keys(png, keys) if keys else png
     finally:
         panel.close()
         panel.deleteLater()
 
 
-def _tag_key(panel) -> list[str]:
-    """The kernels the panel's charts name by their tags alone, tag and name (tag_key)."""
-    from roofline_gui.core.chart_labels import tag_key  # noqa: PLC0415
+def _keys(panel) -> list[tuple[str, list[str]]]:
+    """What the panel's charts draw without saying it on the picture, as (title, rows): the
+    kernels they name by their tags alone, tag and name (tag_key), and the lines of levels
+    besides main memory no label names (unnamed_lines): a report has neither the table that
+    numbers the kernels nor the lines' tooltips beside it."""
+    from roofline_gui.core.chart_labels import (  # noqa: PLC0415
+        tag_key,
+        tagged,
+        unnamed_kernels,
+        unnamed_lines,
+    )
+    from roofline_gui.core.i18n import _  # noqa: PLC0415
 
-    texts, names = [], []
+    texts, names, lines, unnamed = [], [], [], set()
     for plot in panel.plots:
         scene = plot.scene
         if scene is None or scene.labels is None:
             continue
         names = [k.name for k in scene.comparison.kernels]
         texts += [label.text for label in scene.labels.names]
-    return tag_key(texts, names) if names else []
+        lines += unnamed_lines(scene, scene.labels.roofs)
+        unnamed.update(unnamed_kernels(scene, scene.labels.names))
+    tags = tag_key(texts, names) if names else []
+    lines = list(dict.fromkeys(lines))  # (one chip's, side by side, in one chart only)
+    return [section for section in (
+        (_("Kernels named by their numbers on the chart:"), tags),
+        (_("Kernels the chart shows without a name (a marker only):"),
+         tagged(names, sorted(unnamed))),
+        (_("Lines not named on the chart:"), lines)) if section[1]]
 
 
-def with_tag_key(png: bytes, key: list[str], foreground: str = "#202020") -> bytes:
-    """``png`` with a key under it, in columns across its width, of the kernels its chart names
-    by their tags alone ("4/5"): in a report the table that numbers them is not beside it."""
+def with_keys(png: bytes, keys: list[tuple[str, list[str]]], foreground: str = "#202020") -> bytes:
+    """``png`` with keys under it, each a title and its rows in columns across the width: the
+    kernels its chart names by their tags alone ("4/5"), the lines no label names (_keys)."""
     from PySide6.QtCore import Qt  # noqa: PLC0415
     from PySide6.QtGui import QColor, QFont, QFontMetrics  # noqa: PLC0415
-
-    from roofline_gui.core.i18n import _  # noqa: PLC0415
 
     chart = QImage.fromData(png, "PNG")
     font = QFont()
     metrics = QFontMetrics(font)
     line, pad = metrics.height() + 2, 12
     width = chart.width()
-    title = _("Kernels named by their numbers on the chart:")
-    column = min(max(metrics.horizontalAdvance(text) for text in key) + 24, width - 2 * pad)
-    columns = max(1, (width - 2 * pad) // column)
-    rows = -(-len(key) // columns)
-    image = QImage(width, chart.height() + pad + line * (rows + 1) + pad,
-                   QImage.Format.Format_ARGB32)
+    laid = []  # (title, rows, column width, rows per column)
+    for title, key in keys:
+        column = min(max(metrics.horizontalAdvance(text) for text in key) + 24, width - 2 * pad)
+        columns = max(1, (width - 2 * pad) // column)
+        laid.append((title, key, column, -(-len(key) // columns)))
+    height = chart.height() + sum(pad + line * (rows + 1) for *_k, rows in laid) + pad
+    image = QImage(width, height, QImage.Format.Format_ARGB32)
     image.fill(QColor("#ffffff"))
     painter = QPainter(image)
+    left = int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
     try:
         painter.drawImage(0, 0, chart)
         painter.setFont(font)
         painter.setPen(QColor(foreground))
-        top = chart.height() + pad
-        painter.drawText(QRectF(pad, top, width - 2 * pad, line),
-                         int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), title)
-        for n, text in enumerate(key):
-            x, y = pad + (n // rows) * column, top + line * (1 + n % rows)
-            shown = metrics.elidedText(text, Qt.TextElideMode.ElideRight, column - 12)
-            painter.drawText(QRectF(x, y, column - 12, line),
-                             int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), shown)
+        top = chart.height()
+        for title, key, column, rows in laid:
+            top += pad
+            painter.drawText(QRectF(pad, top, width - 2 * pad, line), left, title)
+            for n, text in enumerate(key):
+                x, y = pad + (n // rows) * column, top + line * (1 + n % rows)
+                shown = metrics.elidedText(text, Qt.TextElideMode.ElideRight, column - 12)
+                painter.drawText(QRectF(x, y, column - 12, line), left, shown)
+            top += line * (rows + 1)
     finally:
         painter.end()
     return png_bytes(image)

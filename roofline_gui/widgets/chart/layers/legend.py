@@ -7,6 +7,7 @@ import math
 from collections.abc import Callable
 
 import numpy as np
+import pyqtgraph as pg
 from PySide6.QtGui import QColor
 
 from roofline_gui.core.chart_labels import SAME_LINE, main_memory_text
@@ -14,10 +15,20 @@ from roofline_gui.core.chart_scene import ChartScene
 from roofline_gui.core.display import shape_legend
 from roofline_gui.core.i18n import N_, _
 from roofline_gui.widgets.chart.layers.base import ChartLayer
-from roofline_gui.widgets.chart.layers.roofs import DATASHEET_LEGEND, datasheet_pen, roof_pen
+from roofline_gui.widgets.chart.layers.roofs import (
+    DATASHEET_LEGEND,
+    LEVEL_STYLE,
+    datasheet_pen,
+    roof_pen,
+)
 from roofline_gui.widgets.chart.plot_items import ChipLegend, GridKey
 
 UNUSED_LEGEND = N_("faint: memory levels no kernel uses")
+#: Each kind of line a kernel moves bytes at besides main memory, by its dashes, where the chart
+#: draws one: a crowded or small chart leaves some without a label (their tooltips name them),
+#: and the tours met dashed lines nothing on the chart explained
+LINE_LEGEND = {"cache": N_("on-chip memory"), "host": N_("host link, each way"),
+               "link": N_("chip-to-chip link")}
 #: The marks besides the kernels' shapes, each named where the chart shows it (the second tour
 #: met hollow points, struck-through points and dotted connectors the legend never explained)
 LEVELS_LEGEND = N_("a kernel at each level (filled: its limit)")
@@ -71,6 +82,9 @@ class LegendLayer(ChartLayer):
                     name = _("{chip} (under {other}'s line)").format(
                         chip=name, other=cmp.chips[under].name)
                 out.append((name, roof_pen(self.style.chip_color(scene, c), True, dashed)))
+        used = {d.role for d in spec.diagonals if d.chip in scene.chips and d.used}
+        ink = QColor(self.style.foreground)
+        out += [(_(text), _line_pen(ink, role)) for role, text in LINE_LEGEND.items() if role in used]
         if any(r.chip in scene.chips for r in spec.datasheet_roofs):
             out.append((_(DATASHEET_LEGEND), datasheet_pen(QColor(self.style.foreground))))
         if any(d.chip in scene.chips and not d.used for d in spec.diagonals):
@@ -121,6 +135,11 @@ class LegendLayer(ChartLayer):
         scene = self.legend.scene()  # PySide leaks an item left in a cleared scene
         if scene is not None:
             scene.removeItem(self.legend)
+
+
+def _line_pen(color: QColor, role: str):
+    """The legend's sample of a level's line: its dashes in ``color``, as the roofs draw it."""
+    return pg.mkPen(color, width=1.2, style=LEVEL_STYLE[role])
 
 
 def _keys(entries: list[tuple]) -> list[tuple]:

@@ -11,6 +11,7 @@ from PySide6.QtGui import QColor, QPen
 
 from roofline_gui.core.chart_scene import ChartScene
 from roofline_gui.core.i18n import N_, _
+from roofline_gui.core.levels import ROLE_SHORT
 from roofline_gui.core.units import format_si
 from roofline_gui.widgets.chart.layers.base import ChartLayer
 from roofline_gui.widgets.chart.plot_items import RoofLayer, log10
@@ -117,21 +118,26 @@ class RoofsLayer(ChartLayer):
             said = brief(chip.compute_provenance(roof.precision, derated).text)
             dram = chip.memory.index(chip.dram)
             item.add_line(log10(xs), log10(ys), roof_pen(color, n == 0, c in spec.off_precision),
-                               tip=f"{chip.name} {roof.precision} roof: "
-                                   f"{format_si(roof.peak, rate_unit)}, {said}; {dram_said}"
-                                   "\n(drag its flat part to move the peak, its slope the "
-                                   "bandwidth: a what-if)",
+                               tip=_("{chip} {precision} roof: {peak}, {source}; {memory}\n"
+                                     "(drag its flat part to move the peak, its slope the "
+                                     "bandwidth: a what-if)").format(
+                                   chip=chip.name, precision=roof.precision,
+                                   peak=format_si(roof.peak, rate_unit), source=said,
+                                   memory=dram_said),
                                smooth=n == 0,
                                key=(chip.id, roof.precision, float(np.log10(roof.ridge)), dram),
                                slope_tip=slope, slope_until=float(np.log10(roof.ridge)))
             # The ridge's derivation, so the number can be checked: peak ÷ bandwidth.
             item.add_dot(np.log10(roof.ridge), np.log10(roof.peak), color,
-                              tip=f"{chip.name} {roof.precision} ridge point: "
-                                  f"{roof.ridge:,.4g} {units.word}/B = "
-                                  f"{format_si(roof.peak, rate_unit)} ÷ "
-                                  f"{format_si(roof.bandwidth, 'B/s')} ({chip.dram.name}). "
-                                  f"Left of it the {chip.dram.name} diagonal is the roof, "
-                                  f"right of it the {roof.precision} peak.")
+                              tip=_("{chip} {precision} ridge point: {ridge} {word}/B = "
+                                    "{peak} ÷ {bandwidth} ({memory}). Left of it the {memory} "
+                                    "diagonal is the roof, right of it the {precision} "
+                                    "peak.").format(
+                                  chip=chip.name, precision=roof.precision,
+                                  ridge=f"{roof.ridge:,.4g}", word=units.word,
+                                  peak=format_si(roof.peak, rate_unit),
+                                  bandwidth=format_si(roof.bandwidth, "B/s"),
+                                  memory=chip.dram.name))
         self._draw_datasheet_roofs(scene, c, color, rate_unit, item)
         for diagonal in (d for d in spec.diagonals if d.chip == c):
             xs, ys = diagonal.points()
@@ -139,8 +145,11 @@ class RoofsLayer(ChartLayer):
             faint.setAlpha(255 if diagonal.used else 60)
             item.add_line(
                 log10(xs), log10(ys), pg.mkPen(faint, width=1.2, style=LEVEL_STYLE[diagonal.role]),
-                tip=f"{chip.name} {diagonal.name}: {format_si(diagonal.bandwidth, 'B/s')} "
-                    f"({diagonal.role})" + ("" if diagonal.used else "; no kernel moves bytes at this level"),
+                tip=_("{chip} {level}: {bandwidth} ({role})").format(
+                    chip=chip.name, level=diagonal.name,
+                    bandwidth=format_si(diagonal.bandwidth, "B/s"),
+                    role=_(ROLE_SHORT.get(diagonal.role, diagonal.role)))
+                + ("" if diagonal.used else _("; no kernel moves bytes at this level")),
                 key=(chip.id, diagonal.level))
 
     def _draw_datasheet_roofs(self, scene: ChartScene, c: int, color: QColor, rate_unit: str,
@@ -154,7 +163,9 @@ class RoofsLayer(ChartLayer):
             xs, ys = roof.points()
             item.add_line(
                 log10(xs), log10(ys), datasheet_pen(faint),
-                tip=f"{chip.name} {roof.precision} datasheet roof: "
-                    f"{format_si(roof.peak, rate_unit)}, {chip.dram.name} "
-                    f"{format_si(roof.bandwidth, 'B/s')} "
-                    f"({brief(chip.compute_provenance(roof.precision).text)})")
+                tip=_("{chip} {precision} datasheet roof: {peak}, {memory} {bandwidth} "
+                      "({source})").format(
+                    chip=chip.name, precision=roof.precision,
+                    peak=format_si(roof.peak, rate_unit), memory=chip.dram.name,
+                    bandwidth=format_si(roof.bandwidth, "B/s"),
+                    source=brief(chip.compute_provenance(roof.precision).text)))
