@@ -338,10 +338,9 @@ def _diagonal_texts(scene: ChartScene, chips: list[int]) -> list[_RoofText]:
         roofs = scene.spec.roofs_of(c)
         if not roofs:
             continue
-        top, chip = roofs[0].peak, cmp.chips[c]
-        kind = chip.dram.provenance(derated).kind
-        texts.append(_RoofText(c, chip.dram.name + ("" if kind == "datasheet" else f" {kind}"),
-                               roofs[0].bandwidth, top=top))
+        top = roofs[0].peak
+        texts.append(_RoofText(c, _main_memory_what(cmp.chips[c], derated), roofs[0].bandwidth,
+                               top=top))
         for d in scene.spec.diagonals:
             if d.chip == c:
                 texts.append(_RoofText(c, d.name, d.bandwidth, top=top, low=True,
@@ -357,10 +356,16 @@ def main_memory_text(scene: ChartScene, c: int) -> str:
     roofs = scene.spec.roofs_of(c)
     if not roofs:
         return ""
-    dram = scene.comparison.chips[c].dram
-    kind = dram.provenance(scene.comparison.result.derated).kind
-    what = _level_word(dram.name) + ("" if kind == "datasheet" else f" {kind}")
+    what = _main_memory_what(scene.comparison.chips[c], scene.comparison.result.derated,
+                             _level_word)
     return f"{what} {format_si(roofs[0].bandwidth, 'B/s')}"
+
+
+def _main_memory_what(chip, derated: bool, name=lambda level: level) -> str:
+    """A chip's main memory as its line's label names it: its ``name`` ("HBM2"), and the kind
+    of figure where not the datasheet's ("HBM2 measured", "HBM2 derated")."""
+    kind = chip.dram.provenance(derated).kind
+    return name(chip.dram.name) + ("" if kind == "datasheet" else f" {kind}")
 
 
 def unnamed_lines(scene: ChartScene, roof_labels) -> list[str]:
