@@ -535,6 +535,11 @@ def _place_diagonals(groups: list[list[_RoofText]], scene: ChartScene, g: LabelG
             inks = [_color(scene, sub, foreground) for sub in subs]
             for i in range(max(len(p) for p in joined)):
                 chosen = [list(p.items())[min(i, len(p) - 1)] for p in joined]
+                if not one and len({lost >= 1.0 for _w, lost in chosen}) > 1:
+                    # a line's words without its chips beside another's with them read as
+                    # those chips' both: "HBM3 5.3 TB/s; L2 (50 MB) 5.5 TB/s: H100, H100
+                    # (copy)" named the H100s for the MI300Xs' HBM3 (the twenty-eighth tour)
+                    continue
                 whose = (f": {cmp.chips[chips[0]].name if i == 0 else tags[chips[0]]}"
                          if one and not solo else "")
                 words = "; ".join(w for w, _lost in chosen) + whose

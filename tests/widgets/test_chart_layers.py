@@ -1012,6 +1012,36 @@ def test_an_exported_png_keys_the_kernels_and_lines_its_chart_leaves_unnamed(win
     assert "H100 SXM5 80GB: NVLink 4.0 450 GB/s (faint: no kernel moves bytes there)" in lines
 
 
+@pytest.mark.parametrize("mode", ["side_by_side", "overlay"])
+def test_an_exported_png_draws_each_chart_laid_out(window, mode):
+    """The article's four chips exported side by side 1600 px wide: the last chart was drawn
+    half laid out, its peaks' key over its own y axis and its view past the picture's right
+    edge (the twenty-eighth tour): the grid settles over a few turns. Each chart as rendered
+    has its key right of its view, inside the picture, its names placed at its scale."""
+    from roofline_gui.widgets.app.file_actions import examples
+    from roofline_gui.widgets.chart import export
+
+    window.files.open(str(next(p for p in examples() if p.stem == "the-article-claim-by-claim")))
+    seen, real = [], export._keys
+
+    def spy(panel):
+        for plot in panel.plots:
+            view = plot.plot.getViewBox().sceneBoundingRect()
+            key = plot.key.axis.sceneBoundingRect()
+            seen.append((round(view.right()), round(key.left()), round(key.right()),
+                         plot.scene.labels.px == plot.label_geometry().px))
+        return real(panel)
+
+    export._keys = spy
+    try:
+        export.render_canvas_png(window.model, window.presets, width=1600, mode=mode)
+    finally:
+        export._keys = real
+    assert len(seen) == (4 if mode == "side_by_side" else 1)
+    for right, key_left, key_right, placed in seen:
+        assert key_left >= right - 8 and key_right <= 1600 and placed, seen
+
+
 def test_the_selected_chips_main_memory_is_labelled_before_the_other_lines(window):
     """The article's chart with the A100 duplicated and the copy's HBM2 typed to 3.1 TB/s: the
     copy, selected, had its own main-memory roof left without a label while the other chips'

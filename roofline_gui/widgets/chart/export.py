@@ -12,7 +12,7 @@ import pyqtgraph.exporters  # noqa: F401  (registers pg.exporters)
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMarginsF, QRectF, QSize
 from PySide6.QtGui import QImage, QPageSize, QPainter, QPdfWriter
 from PySide6.QtSvg import QSvgGenerator
-from PySide6.QtWidgets import QGraphicsItem
+from PySide6.QtWidgets import QApplication, QGraphicsItem
 
 from roofline_gui.core.document import Document
 from roofline_gui.core.errors import RooflineError
@@ -125,6 +125,7 @@ def render_canvas_png(model, presets, *, width: int, height: int | None = None,
     panel.redraw()
     if view_range is not None:
         panel.show_range(view_range)
+    _settle(panel)
     try:
         with panel.exporting() as item:
             png = render_png(item, width)
@@ -133,6 +134,27 @@ def render_canvas_png(model, presets, *, width: int, height: int | None = None,
     finally:
         panel.close()
         panel.deleteLater()
+
+
+def _settle(panel, turns: int = 10) -> None:
+    """The panel laid out as it will stay, its labels placed for that: a grid of charts lays
+    itself out over a few turns of the event loop (titles, the keys' widths, the columns'
+    share), and an export rendered at once drew side by side's last chart half laid out, its
+    peaks' key over its y axis and its view past the picture's edge (the twenty-eighth tour)."""
+    def geometry():
+        return [(p.plot.sceneBoundingRect().getRect(), p.key.axis.sceneBoundingRect().getRect(),
+                 None if p.scene is None or p.scene.labels is None else p.scene.labels.px)
+                for p in panel.plots]
+
+    last = None
+    for _turn in range(turns):
+        QApplication.processEvents()
+        for plot in panel.plots:
+            plot.finish_pending()
+        now = geometry()
+        if now == last:
+            return
+        last = now
 
 
 def _keys(panel) -> list[tuple[str, list[str]]]:

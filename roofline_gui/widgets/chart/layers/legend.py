@@ -23,11 +23,13 @@ from roofline_gui.widgets.chart.layers.roofs import (
 )
 from roofline_gui.widgets.chart.plot_items import ChipLegend, GridKey
 
-UNUSED_LEGEND = N_("faint: memory levels no kernel uses")
+#: (links too: a faint dash-dot line, TPU v3's ICI, read as nothing the legend said: the
+#: twenty-eighth tour)
+UNUSED_LEGEND = N_("faint: levels and links no kernel uses")
 #: Each kind of line a kernel moves bytes at besides main memory, by its dashes, where the chart
 #: draws one: a crowded or small chart leaves some without a label (their tooltips name them),
 #: and the tours met dashed lines nothing on the chart explained
-LINE_LEGEND = {"cache": N_("on-chip memory"), "host": N_("host link, each way"),
+LINE_LEGEND = {"cache": N_("on-chip memory"), "host": N_("host link"),
                "link": N_("chip-to-chip link")}
 #: The marks besides the kernels' shapes, each named where the chart shows it (the second tour
 #: met hollow points, struck-through points and dotted connectors the legend never explained)
