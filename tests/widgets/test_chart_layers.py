@@ -1042,6 +1042,33 @@ def test_an_exported_png_draws_each_chart_laid_out(window, mode):
         assert key_left >= right - 8 and key_right <= 1600 and placed, seen
 
 
+def test_a_label_naming_chips_names_the_chips_of_every_line_it_names(window):
+    """The H100 against MI300X example with both chips added again, at 1280 × 800: a label of
+    lines a few pixels apart read "HBM3 5.3 TB/s; L2 (50 MB) 5.5 TB/s: H100, H100 (copy)", the
+    MI300Xs' HBM3 without its chips beside the H100s' L2 with theirs: it named the H100s for
+    both (the twenty-eighth tour). A label that names chips names those of each of its lines."""
+    from roofline_gui.core.chart_labels import _chip_tags
+    from roofline_gui.widgets.app.file_actions import examples
+
+    window.resize(1280, 800)
+    window.files.open(str(next(p for p in examples() if p.stem == "h100-vs-mi300x-llm")))
+    window.model.add_chips([window.presets.chips[i]
+                            for i in ("nvidia-h100-sxm5-80gb", "amd-instinct-mi300x")])
+    window.set_mode("overlay")
+    QApplication.processEvents()
+    plot = window.canvas.overlay_plot
+    plot.finish_pending()
+    cmp = plot.scene.comparison
+    names = [chip.name for chip in cmp.chips]
+    tags = _chip_tags(names)
+    several = [lb for lb in plot.scene.labels.roofs if len({c for c, _w in lb.lines}) > 1]
+    assert several, [lb.text for lb in plot.scene.labels.roofs]
+    for label in several:
+        said = [c for c in range(len(names)) if names[c] in label.text or tags[c] in label.text]
+        if said:
+            assert {c for c, _w in label.lines} <= set(said), (label.text, label.lines)
+
+
 def test_the_selected_chips_main_memory_is_labelled_before_the_other_lines(window):
     """The article's chart with the A100 duplicated and the copy's HBM2 typed to 3.1 TB/s: the
     copy, selected, had its own main-memory roof left without a label while the other chips'
