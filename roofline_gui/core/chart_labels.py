@@ -395,7 +395,7 @@ def peak_key_texts(scene: ChartScene, chips: list[int], foreground: str
     rate_unit = f"{units.word}/s"
     texts = []
     for group in _groups(_peak_texts(scene, chips), lambda t: math.log10(t.value)):
-        value = format_si(group[0].value, rate_unit)
+        value = figure_of([t.value for t in group], rate_unit)
         text = _merged_text([(cmp.chips[t.chip].name, t.what) for t in group], value)
         on = tuple(sorted({t.chip for t in group}))
         whats = {t.what for t in group}
@@ -593,6 +593,18 @@ def _place_diagonals(groups: list[list[_RoofText]], scene: ChartScene, g: LabelG
     return tuple(placed), cost
 
 
+def figure_of(values: list[float], unit: str) -> str:
+    """One figure for values drawn as one line (within SAME_LINE): the value, or where they
+    read differently, their range ("448–450 GB/s": "450 GB/s" had named the MI300X's Infinity
+    Fabric at 448 too, the twenty-ninth tour)."""
+    lo, hi = format_si(min(values), unit), format_si(max(values), unit)
+    if lo == hi:
+        return lo
+    lo_number, _sep, lo_unit = lo.rpartition(" ")
+    hi_number, _sep, hi_unit = hi.rpartition(" ")
+    return f"{lo_number}–{hi}" if lo_unit == hi_unit else f"{lo}–{hi}"
+
+
 def _line_forms(group: list[_RoofText], cmp, tags: list[str], named: bool) -> dict[str, float]:
     """A label's texts for diagonals drawn on each other (one figure), longest first, and
     what each one's left-out words cost the order: the whole, then shorter ones (the chips
@@ -603,7 +615,7 @@ def _line_forms(group: list[_RoofText], cmp, tags: list[str], named: bool) -> di
     names it may have no spot at all)."""
     # A host link's figure is per direction; the one often quoted counts both ways.
     each_way = " " + _("each way") if all(t.host for t in group) else ""
-    figure = format_si(group[0].value, "B/s")
+    figure = figure_of([t.value for t in group], "B/s")
     chips = list(dict.fromkeys(t.chip for t in group))
     text = _merged_text([(cmp.chips[t.chip].name, t.what) for t in group], figure + each_way)
     if named and len(chips) == 1:

@@ -1069,6 +1069,42 @@ def test_a_label_naming_chips_names_the_chips_of_every_line_it_names(window):
             assert {c for c, _w in label.lines} <= set(said), (label.text, label.lines)
 
 
+def test_an_exported_grids_key_lists_each_kernel_once(window):
+    """The article with an H100 and an MI300X added, exported side by side: "7 · MLP 4096×4096,
+    batch 1 (fp32)" was listed both among the kernels named by their numbers and among those
+    shown without a name (named in one chart, left out in another: the twenty-ninth tour). A
+    kernel keyed by its number is not listed again."""
+    from roofline_gui.widgets.app.file_actions import examples
+    from roofline_gui.widgets.chart import export
+
+    window.files.open(str(next(p for p in examples() if p.stem == "the-article-claim-by-claim")))
+    window.model.add_chips([window.presets.chips[i]
+                            for i in ("nvidia-h100-sxm5-80gb", "amd-instinct-mi300x")])
+    keys, real = [], export.with_keys
+    export.with_keys = lambda png, key: keys.append(key) or real(png, key)
+    try:
+        for width in (1000, 1600):
+            export.render_canvas_png(window.model, window.presets, width=width,
+                                     mode="side_by_side")
+    finally:
+        export.with_keys = real
+    assert keys
+    for key in keys:
+        rows = [row for _title, listed in key for row in listed]
+        assert len(rows) == len(set(rows)), key
+
+
+def test_lines_drawn_as_one_say_the_range_of_their_figures():
+    """The H100's NVLink 4.0 (450 GB/s) and the MI300X's Infinity Fabric (448 GB/s) lie within
+    a few pixels and share a label: "450 GB/s" named the MI300X's link at 450 (the twenty-ninth
+    tour). One figure where they read the same, else their range."""
+    from roofline_gui.core.chart_labels import figure_of
+
+    assert figure_of([450e9, 448e9], "B/s") == "448–450 GB/s"
+    assert figure_of([3.35e12, 3.35e12], "B/s") == "3.35 TB/s"
+    assert figure_of([999e9, 1.001e12], "B/s") == "999 GB/s–1.001 TB/s"
+
+
 def test_the_selected_chips_main_memory_is_labelled_before_the_other_lines(window):
     """The article's chart with the A100 duplicated and the copy's HBM2 typed to 3.1 TB/s: the
     copy, selected, had its own main-memory roof left without a label while the other chips'

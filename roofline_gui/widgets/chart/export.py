@@ -180,6 +180,11 @@ def _keys(panel) -> list[tuple[str, list[str]]]:
         lines += unnamed_lines(scene, scene.labels.roofs)
         unnamed.update(unnamed_kernels(scene, scene.labels.names))
     tags = tag_key(texts, names) if names else []
+    # a kernel named by its number in one chart of a grid and left out in another is keyed
+    # once, by its number (listed under both, the key read as contradicting itself: the
+    # twenty-ninth tour)
+    keyed = set(tags)
+    unnamed = {k for k in unnamed if tagged(names, [k])[0] not in keyed}
     lines = list(dict.fromkeys(lines))  # (one chip's, side by side, in one chart only)
     return [section for section in (
         (_("Kernels named by their numbers on the chart:"), tags),

@@ -36,7 +36,7 @@ def brief(source: str) -> str:
     if len(source) <= SOURCE_CHARS:
         return source
     cut = source[:SOURCE_CHARS].rsplit(" ", 1)[0].rstrip(",;:(")
-    return cut + "… (in full: the hardware editor)"
+    return cut + _("… (in full: the hardware editor)")
 
 
 def datasheet_pen(color: QColor) -> QPen:
