@@ -1163,10 +1163,14 @@ def tag_key(texts, names: list[str]) -> list[str]:
     them), each as its tag and whole name ("4 · MLP layer 4096×4096, batch 64 (bf16)"; a name
     that has its own numbering, as it is), in the tags' order: an exported picture has no table
     beside it to say what "4/5" is (the twenty-second tour)."""
+    return tagged(names, sorted(_by_tags(texts, names)))
+
+
+def _by_tags(texts, names: list[str]) -> set[int]:
+    """The kernels ``texts`` name by their tags alone ("4/5": 4 and 5; a name: none)."""
     at = {tag: k for k, tag in enumerate(kernel_tags(names))}
-    shown = {at[t] for text in texts for t in stacked_tags(text)
-             if all(part in at for part in stacked_tags(text))}
-    return tagged(names, sorted(shown))
+    return {at[t] for text in texts for t in stacked_tags(text)
+            if all(part in at for part in stacked_tags(text))}
 
 
 def unnamed_kernels(scene: ChartScene, names: tuple[ChartLabel, ...]) -> list[int]:
@@ -1177,12 +1181,8 @@ def unnamed_kernels(scene: ChartScene, names: tuple[ChartLabel, ...]) -> list[in
     cmp = scene.comparison
     if not scene.chips or not 0 < len(cmp.kernels) <= KERNEL_LABELS_MAX:
         return []
-    at = {tag: k for k, tag in enumerate(kernel_tags([k.name for k in cmp.kernels]))}
-    named = {label.item for label in names}
-    for label in names:
-        parts = stacked_tags(label.text)
-        if all(part in at for part in parts):
-            named.update(at[part] for part in parts)
+    named = {label.item for label in names} | _by_tags(
+        [label.text for label in names], [k.name for k in cmp.kernels])
     rates = scene.spec.marker_y[:, list(scene.chips)]
     shown = (np.isfinite(rates) & (rates > 0)).any(axis=1)
     return [int(k) for k in np.flatnonzero(shown) if k not in named]
