@@ -127,6 +127,7 @@ class WorkloadCharts(QWidget):
         self.sweep.getViewBox().sigResized.connect(self._fit_hidden_note)
         self._bar_items: dict = {}  # kind -> its BarGraphItem, updated in place
         self._segment_labels: list = []
+        self._labelled_width: float | None = -1.0  # the bars' width their names were placed for
         self._chips_shown = None
         self._x_top = 0.0
         self._shown_key = None
@@ -164,8 +165,10 @@ class WorkloadCharts(QWidget):
 
     @property
     def pending(self) -> bool:
-        """Whether a change is still to be shown."""
-        return self._later.pending or self._sweep_later.isActive()
+        """Whether a change is still to be shown: a refresh or a sweep waiting, or names placed for
+        bars of another width than they now have (a resize whose refresh is yet to come)."""
+        return (self._later.pending or self._sweep_later.isActive()
+                or self._labelled_width not in (None, self.bars.getViewBox().width()))
 
     def label_texts(self) -> list[str]:
         """The names written inside the bars, for checks."""
@@ -201,6 +204,7 @@ class WorkloadCharts(QWidget):
             self.bars.getAxis("left").setTicks([[]])  # no chip names of another document
             self._bar_items = {}
             self._segment_labels = []
+            self._labelled_width = None  # no bars to name
             self.sweep.clear()
             self.memory.clear()
             self.memory.hide()
@@ -500,7 +504,8 @@ class WorkloadCharts(QWidget):
         for item in self._segment_labels:
             self.bars.removeItem(item)
         self._segment_labels = []
-        px_per_s = max(self.bars.getViewBox().width(), 100.0) / (self._x_top or 1.0)
+        self._labelled_width = self.bars.getViewBox().width()
+        px_per_s = max(self._labelled_width, 100.0) / (self._x_top or 1.0)
         metrics = QFontMetricsF(QFont())
         char = metrics.averageCharWidth()
         # in a short dock (1280 x 800) the names overran the bars' height
