@@ -133,6 +133,26 @@ def test_claims_5_and_6_batching_raises_intensity_and_the_same_hbm_gives_the_sam
     assert "same speed" not in "\n".join(explain(same, k["5"], c["A100 SXM4 40GB"]))
 
 
+def test_the_same_hbm_sentence_names_the_bandwidth_the_roof_is_drawn_at():
+    """Derated, the sentence had named the H100's datasheet 3.35 TB/s beside roofs drawn at 92 %
+    of it (3.082 TB/s); it names the bandwidth the roofs are drawn at."""
+    from dataclasses import replace
+
+    from roofline_gui.core.explain import explain
+    from roofline_gui.core.units import format_si
+    from roofline_gui.io.presets import load_presets
+
+    presets = load_presets()
+    h100 = presets.chips["nvidia-h100-sxm5-80gb"]
+    twin = replace(h100, id="twin", name="H100 twice the peak",
+                   compute={p: 2 * v for p, v in h100.compute.items()})
+    derated = compare([presets.kernels["add-fp32"]], [h100, twin], derated=True)
+    dram = derated.chip_arrays.dram_bandwidth(True)[0]
+    assert format_si(dram, "B/s") == "3.082 TB/s"
+    said = "\n".join(explain(derated, 0, 0))
+    assert "main memories of 3.082 TB/s, the article's case" in said, said
+
+
 def test_claim_7_bf16_halves_the_bytes_and_doubles_the_rate(article):
     doc, k, c = article
     cmp = compare(doc.kernels, doc.chips)
