@@ -85,20 +85,24 @@ def provenance(value: float, source: str, achievable: float | None, measured: Me
     measurement (``measured.value == value``) has no datasheet figure."""
     only_measured = measured is not None and measured.value == value
     datasheet = None if only_measured else value
-    said = (f"datasheet: {source}" if source else "datasheet (no source given)")
+    said = (_("datasheet: {source}").format(source=source) if source
+            else _("datasheet (no source given)"))
     if what_if_of is not None and not (measured is not None and applied):
-        text = (f"what-if: {value / what_if_of:.3g}× the datasheet's "
-                f"{format_si(what_if_of, unit)} ({said})")
+        text = _("what-if: {ratio}× the datasheet's {value} ({said})").format(
+            ratio=f"{value / what_if_of:.3g}", value=format_si(what_if_of, unit), said=said)
         if applied and achievable is not None and achievable != 1.0:
             return Provenance("what-if", value * achievable, what_if_of,
-                              f"derated: {achievable:.0%} of the {text}")
+                              _("derated: {share} of the {text}").format(
+                                  share=f"{achievable:.0%}", text=text))
         return Provenance("what-if", value, what_if_of, text)
     if measured is not None and (applied or only_measured):
-        text = f"measured {measured.date} on {measured.host}: {measured.method}"
+        text = _("measured {date} on {host}: {method}").format(
+            date=measured.date, host=measured.host or _("this computer"), method=measured.method)
         return Provenance("measured", measured.value, datasheet, text)
     if applied and achievable is not None and achievable != 1.0:
         return Provenance("derated", value * achievable, value,
-                          f"derated: {achievable:.0%} of the datasheet value ({said})")
+                          _("derated: {share} of the datasheet value ({said})").format(
+                              share=f"{achievable:.0%}", said=said))
     return Provenance("datasheet", value, value, said)
 
 

@@ -293,3 +293,43 @@ def test_every_long_tooltip_is_shown_wrapped_even_when_set_later(window_ja):
                     unwrapped.append((type(widget).__name__, tip[:40]))
     QToolTip.hideText()
     assert checked > 20 and not unwrapped, unwrapped
+
+
+def test_the_charts_line_tooltips_speak_japanese_sources_and_all(window_ja):
+    """The roofs', ridges' and levels' tooltips were translated, but the provenance in them
+    ("datasheet: …", "derated: 92% of the datasheet value (…)") stayed English. Every line's
+    tooltip on the article's chart, derated and not, has no English words but names and the
+    datasheets' own words."""
+    from roofline_gui.widgets.app.file_actions import example_named
+
+    assert window_ja.files.open_example(example_named("the-article-claim-by-claim"))
+    names = _names(window_ja)
+    sources = sorted((t for t in names if len(t) > 40), key=len, reverse=True)
+
+    def shown(source: str, tip: str) -> int:  # how much of its start the tooltip shows
+        n = len(source)
+        while n >= 12 and source[:n] not in tip:
+            n -= 1
+        return n
+
+    def without_sources(tip: str) -> str:  # the datasheets' words, however the tooltip cuts them
+        while True:  # the longest shown first: sources may begin alike
+            n, source = max((shown(source, tip), source) for source in sources)
+            if n < 12:
+                return tip
+            tip = tip.replace(source[:n], " ")
+
+    english, seen = [], 0
+    for derated in (False, True):
+        window_ja.model.set_derated(derated)
+        QApplication.processEvents()
+        layer = window_ja.canvas.overlay_plot.roofs.item
+        for tip in [t for line in layer.lines for t in (line.tip, line.slope_tip)] + [
+                dot.tip for dot in layer.dots]:
+            if not tip:
+                continue
+            seen += 1
+            english += [(w, tip) for w in _english_words(
+                without_sources(tip).replace("what-if", ""), names)
+                        if not re.fullmatch(r"[kMGTP]op", w)]  # op/s with its prefix
+    assert seen > 10 and not english, english[:5]
