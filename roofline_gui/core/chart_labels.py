@@ -1158,12 +1158,13 @@ def stacked_tags(text: str) -> list[str]:
     return [t.strip() for t in text.split("/")]
 
 
-def tag_key(texts, names: list[str]) -> list[str]:
+def tag_key(texts, names: list[str], cut=()) -> list[str]:
     """The kernels a chart names by their tags alone (``texts``: its names' texts, "4/5" among
-    them), each as its tag and whole name ("4 · MLP layer 4096×4096, batch 64 (bf16)"; a name
-    that has its own numbering, as it is), in the tags' order: an exported picture has no table
-    beside it to say what "4/5" is (the twenty-second tour)."""
-    return tagged(names, sorted(_by_tags(texts, names)))
+    them) and those in ``cut`` (named in part: "4b · …MLP… (int8)"), each as its tag and whole
+    name ("4 · MLP layer 4096×4096, batch 64 (bf16)"; a name that has its own numbering, as it
+    is), in the tags' order: an exported picture has no table beside it to say what "4/5" is
+    (the twenty-second tour)."""
+    return tagged(names, sorted(_by_tags(texts, names) | set(cut)))
 
 
 def _by_tags(texts, names: list[str]) -> set[int]:

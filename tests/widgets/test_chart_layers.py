@@ -932,8 +932,9 @@ def test_an_exported_png_keys_the_kernels_it_names_by_number(window):
     finally:
         export.with_keys = real
     names = [k.name for k in window.model.comparison.kernels]
-    assert keys[0][0] == ("Kernels named by their numbers on the chart:",
-                          [f"4 · {names[3]}", f"5 · {names[4]}"])
+    title, numbered = keys[0][0]
+    assert title == "Kernels named by their numbers on the chart:"
+    assert {f"4 · {names[3]}", f"5 · {names[4]}"} <= set(numbered)  # with the names cut to fit
     # the chart (1000 × 667) and under it the key's three lines, written in dark ink
     chart = round(1000 * 2 / 3)
     assert image.width() == 1000 and image.height() > chart + 3 * 14
@@ -1014,6 +1015,45 @@ def test_an_exported_png_keys_the_kernels_and_lines_its_chart_leaves_unnamed(win
             assert listed[0].endswith("(faint: no kernel moves bytes there)") != d.used
             assert ("each way" in listed[0]) == (d.role == "host")
     assert "H100 SXM5 80GB: NVLink 4.0 450 GB/s (faint: no kernel moves bytes there)" in lines
+
+
+def test_an_exported_png_names_every_peak_and_every_cut_kernel_name_whole(window):
+    """The article's chips with three more, overlaid and exported 1280 px wide: with seven chips
+    the key shows the selected chip's peaks only, and names too long for their spot are cut
+    ("4b · …MLP… (int8)"); a report has no tooltips to say the rest. The key under the picture
+    names every other chip's peaks and each cut name whole: every peak is then written whole
+    once, in the chart's key or under it."""
+    from roofline_gui.core.chart_labels import peak_key_texts, tagged
+    from roofline_gui.widgets.app.file_actions import examples
+    from roofline_gui.widgets.chart import export
+
+    window.files.open(str(next(p for p in examples() if p.stem == "the-article-claim-by-claim")))
+    window.model.add_chips([window.presets.chips[i] for i in (
+        "nvidia-h100-sxm5-80gb", "amd-instinct-mi300x", "nvidia-b200")])
+    seen, real = [], export._keys
+    export._keys = lambda panel: seen.append(
+        [(p.scene, p.key.axis.drawn_texts()) for p in panel.plots]) or seen.append(
+        real(panel)) or seen[-1]
+    try:
+        export.render_canvas_png(window.model, window.presets, width=1280)
+    finally:
+        export._keys = real
+    [(scene, drawn)], keys = seen
+    sections = dict(keys)
+    cmp = scene.comparison
+    listed = sections.get("Peaks not named in full on the chart:", [])
+    every = [(text, on) for text, _p, _r, _c, on, _s in peak_key_texts(
+        scene, list(scene.chips), "#000000")]
+    assert len(every) > len(drawn) > 0  # the selected chip's on the chart, the rest under it
+    for text, on in every:
+        under = [t for t in listed if t == (text if len(on) > 1 else
+                                            f"{cmp.chips[on[0]].name}: {text}")]
+        assert len(under) + drawn.count(text) == 1, (text, drawn, listed)
+    names = [k.name for k in cmp.kernels]
+    cut = [lb for lb in scene.labels.names if "…" in lb.text]
+    assert cut  # this chart cuts some names to fit
+    numbered = sections["Kernels named by their numbers on the chart:"]
+    assert all(tagged(names, [lb.item])[0] in numbered for lb in cut), (numbered, cut)
 
 
 @pytest.mark.parametrize("mode", ["side_by_side", "overlay"])

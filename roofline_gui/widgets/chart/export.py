@@ -159,10 +159,11 @@ def _settle(panel, turns: int = 10) -> None:
 
 def _keys(panel) -> list[tuple[str, list[str]]]:
     """What the panel's charts draw without saying it on the picture, as (title, rows): the
-    kernels they name by their tags alone, tag and name (tag_key), and the lines of levels
-    besides main memory no label names (unnamed_lines): a report has neither the table that
-    numbers the kernels nor the lines' tooltips beside it."""
+    kernels they name by their tags alone, tag and name (tag_key), the peaks their keys do not
+    write whole, and the lines of levels besides main memory no label names (unnamed_lines): a
+    report has neither the table that numbers the kernels nor the lines' tooltips beside it."""
     from roofline_gui.core.chart_labels import (  # noqa: PLC0415
+        peak_key_texts,
         tag_key,
         tagged,
         unnamed_kernels,
@@ -170,26 +171,39 @@ def _keys(panel) -> list[tuple[str, list[str]]]:
     )
     from roofline_gui.core.i18n import _  # noqa: PLC0415
 
-    texts, names, lines, unnamed = [], [], [], set()
+    texts, names, lines, peaks, unnamed, cut = [], [], [], [], set(), set()
     for plot in panel.plots:
         scene = plot.scene
         if scene is None or scene.labels is None:
             continue
         names = [k.name for k in scene.comparison.kernels]
         texts += [label.text for label in scene.labels.names]
+        # a name cut to fit ("4b · …MLP… (int8)") is keyed whole, as a tag alone is
+        cut.update(label.item for label in scene.labels.names
+                   if "…" in label.text and label.item >= 0)
         lines += unnamed_lines(scene, scene.labels.roofs)
+        # the peaks the key shortens ("bf16 989.4 Top/s: 2 chips each"), folds away (small
+        # charts side by side) or leaves out (with many chips, the selected chip's only)
+        whole = set(plot.key.axis.drawn_texts())
+        chips = scene.comparison.chips
+        peaks += [text if len(on) > 1 else _("{chip}: {peak}").format(
+                      chip=chips[on[0]].name, peak=text)
+                  for text, _peak, _ridge, _colour, on, _short in peak_key_texts(
+                      scene, list(scene.chips), "#000000") if text not in whole]
         unnamed.update(unnamed_kernels(scene, scene.labels.names))
-    tags = tag_key(texts, names) if names else []
+    tags = tag_key(texts, names, cut) if names else []
     # a kernel named by its number in one chart of a grid and left out in another is keyed
     # once, by its number (listed under both, the key read as contradicting itself: the
     # twenty-ninth tour)
     keyed = set(tags)
     unnamed = {k for k in unnamed if tagged(names, [k])[0] not in keyed}
     lines = list(dict.fromkeys(lines))  # (one chip's, side by side, in one chart only)
+    peaks = list(dict.fromkeys(peaks))
     return [section for section in (
         (_("Kernels named by their numbers on the chart:"), tags),
         (_("Kernels the chart shows without a name (a marker only):"),
          tagged(names, sorted(unnamed))),
+        (_("Peaks not named in full on the chart:"), peaks),
         (_("Lines not named on the chart:"), lines)) if section[1]]
 
 
