@@ -189,9 +189,12 @@ def test_the_chips_names_keep_clear_of_each_other_and_of_the_dots(window, qtbot)
     from PySide6.QtWidgets import QApplication
 
     panel, model, _chip = _llama_map(window, qtbot)
-    model.add_chips([window.presets.chips["nvidia-b200"]])  # four, as the ninth tour had them
-    model.select(model.document.workloads[0].id, model.document.chips[-1].id)
+    # four, as the ninth tour had them, and the H20 close by the H100's dot (its name a line
+    # off it then)
+    model.add_chips([window.presets.chips[i] for i in ("nvidia-b200", "nvidia-h20-96gb")])
+    model.select(model.document.workloads[0].id, model.document.chips[-2].id)
     qtbot.waitUntil(lambda: not panel.pending, timeout=3000)
+    offs = 0
     for size in ((1500, 940), (1264, 752), (1280, 800)):
         window.resize(*size)
         for _ in range(5):
@@ -212,6 +215,22 @@ def test_the_chips_names_keep_clear_of_each_other_and_of_the_dots(window, qtbot)
             # dot was cut at the map's top edge (the ninth tour's "Instinct MI300X")
             if inside.height() > 4 * rect.height():
                 assert inside.contains(rect), (text.toPlainText(), size, inside, rect)
+        # a name placed a line off its dot has a leader from the dot to it (a bare name a line
+        # away read as a nearer dot's); one beside its dot has none
+        xs, ys = panel.leaders.getData()
+        ends = [(vb.mapViewToScene(QPointF(xs[i], ys[i])), vb.mapViewToScene(
+            QPointF(xs[i + 1], ys[i + 1]))) for i in range(0, len(xs if xs is not None else []), 2)]
+        off = 0
+        for text in (t for t in panel.names if t.isVisible()):
+            own = vb.mapViewToScene(text.pos())
+            rect = text.mapRectToScene(text.boundingRect()).adjusted(-1, -1, 1, 1)
+            apart = min(abs(own.y() - rect.top()), abs(own.y() - rect.bottom())) > 3
+            led = [e for a, e in ends if (a - own).manhattanLength() < 1 and rect.contains(e)]
+            assert len(led) == (1 if apart else 0), (text.toPlainText(), size, rect, own, ends)
+            off += apart
+        assert len(ends) == off
+        offs += off
+    assert offs  # a name a line off its dot, led to it, at some size
 
 
 def test_every_chips_dot_stays_on_the_map_after_one_chips_memory_grows(window, qtbot):

@@ -79,6 +79,10 @@ class DesignSpacePanel(QWidget):
         self.dots.sig_dot_dragged.connect(self._on_dot_dragged)
         self.plot.addItem(self.dots)
         self.names: list[pg.TextItem] = []
+        # from a dot to its name where the name sits a line away from it (the dots close by)
+        self.leaders = pg.PlotCurveItem(pen=pg.mkPen("w", width=1), connect="pairs")
+        self.leaders.setZValue(5)
+        self.plot.addItem(self.leaders)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         # What the map says under the pointer: the throughput there, against the chip's own.
@@ -333,6 +337,7 @@ class DesignSpacePanel(QWidget):
         (x_lo, x_hi), (y_lo, y_hi) = self.plot.getViewBox().viewRange()
         view = (x_lo / px[0], -y_hi / px[1], x_hi / px[0], -y_lo / px[1])  # pixels, y down
         names: list[tuple[float, float, float, float]] = []
+        leaders: list[tuple[float, float]] = []  # pairs of points, in pixels (y down)
         for n, text in enumerate(self.names):
             placed = names + dots[:n] + dots[n + 1:]  # not its own dot: it sits by it
             # the text item's own box (its margins included: measured from the font, a line
@@ -363,7 +368,15 @@ class DesignSpacePanel(QWidget):
             text.setVisible(n == 0 or not (overlap(boxes[best]) > 0 or out[best]))
             if text.isVisible():
                 names.append(boxes[best])
+                x0, y0, x1, y1 = boxes[best]
+                if candidates[best][1] in (2, -1):  # a line off its dot: a leader to it
+                    leaders += [(X, Y), (min(max(X, x0 + 4), x1 - 4), y1 if y1 <= Y else y0)]
             text.setAnchor(candidates[best])
+        if leaders:
+            xy = np.array(leaders)
+            self.leaders.setData(xy[:, 0] * px[0], -xy[:, 1] * px[1])
+        else:
+            self.leaders.setData([], [])
 
     def _on_dot_dragged(self, chip_id: str, dx: float, dy: float, finished: bool,
                         shift: bool = False) -> None:
