@@ -523,6 +523,9 @@ def _place_diagonals(groups: list[list[_RoofText]], scene: ChartScene, g: LabelG
         # lines a few pixels apart, grouped: each figure with its level and chips, "; " between
         # ("HBM3 5.3 TB/s: Instinct MI300X; L2 5.5 TB/s: H100 SXM5 80GB")
         pieces: dict[str, tuple] = {}  # a form's coloured pieces, where it names several
+        # the lines a form names, where it names some of the group's only (main memory's
+        # alone: the others are left to the key and their tooltips, not counted as named)
+        names_lines: dict[str, set] = {}
         subs = sorted(_groups(group, lambda t: math.log10(t.value)),  # main memory's first
                       key=lambda sub: (all(t.low for t in sub), -sub[0].value))
         parts = [_line_forms(sub, cmp, tags, named) for sub in subs]
@@ -555,6 +558,8 @@ def _place_diagonals(groups: list[list[_RoofText]], scene: ChartScene, g: LabelG
                 # lines alone say whose)
                 if not any(t.low for t in sub):
                     for words, lost in part.items():
+                        if words not in forms:
+                            names_lines[words] = {(t.chip, t.what) for t in sub}
                         forms.setdefault(words, 1.0 + lost)
                         pieces.setdefault(words, ((words, ink),))
         text = next(iter(forms))
@@ -585,8 +590,9 @@ def _place_diagonals(groups: list[list[_RoofText]], scene: ChartScene, g: LabelG
         # names more (TPU v1's DDR3-2133 line whole, not shortened where PCIe had taken its spot)
         cost += covered + cut
         inked = pieces.get(label.text, ())
-        placed.append(replace(label, chips=tuple(sorted({t.chip for t in group})),
-                              lines=tuple(sorted({(t.chip, t.what) for t in group})),
+        lines_named = names_lines.get(label.text, {(t.chip, t.what) for t in group})
+        placed.append(replace(label, chips=tuple(sorted({c for c, _w in lines_named})),
+                              lines=tuple(sorted(lines_named)),
                               color=inked[0][1] if len(inked) == 1 else label.color,
                               pieces=inked if len(inked) > 1 else ()))
         boxes += label_footprint(label, g)

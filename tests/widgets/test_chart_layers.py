@@ -1113,6 +1113,47 @@ def test_a_label_naming_chips_names_the_chips_of_every_line_it_names(window):
             assert {c for c, _w in label.lines} <= set(said), (label.text, label.lines)
 
 
+def test_a_roof_label_counts_as_naming_only_the_lines_whose_figures_it_says(window):
+    """Llama-3-8B with an H200, a B200 and a Gaudi 3 added, at 1280 × 800: the H100's L2 at 5.5
+    TB/s, the MI300X's HBM3 at 5.3 and the H200's HBM3e at 4.8 lie a few pixels apart; with no
+    room for all three, the label said "HBM3e 4.8 TB/s: H200" but was counted as naming the
+    other two, so neither the PNG's key nor anything else said what the faint L2 line was (the
+    thirtieth tour). A label is counted as naming a line only where it says its figure."""
+    import re
+
+    from roofline_gui.core.units import format_si
+    from roofline_gui.widgets.app.file_actions import examples
+
+    window.resize(1280, 800)
+    window.files.open(str(next(p for p in examples() if p.stem == "llama-3-8b-on-three-chips")))
+    window.model.add_chips([window.presets.chips[i] for i in (
+        "nvidia-h200-sxm-141gb", "nvidia-b200", "intel-gaudi-3")])
+    window.set_mode("overlay")
+    QApplication.processEvents()
+    plot = window.canvas.overlay_plot
+    plot.finish_pending()
+    scene = plot.scene
+    bandwidth = {(d.chip, d.name): d.bandwidth for d in scene.spec.diagonals}
+    for c, chip in enumerate(scene.comparison.chips):
+        bandwidth[(c, chip.dram.name)] = chip.dram.bandwidth
+    prefix = {"": 1, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15}
+
+    def figures(text):  # each figure or range the text says, in B/s
+        for lo, hi, p in re.findall(r"([\d.,]+)(?:–([\d.,]+))? ?([kMGTP]?)B/s", text):
+            yield (float(lo.replace(",", "")) * prefix[p],
+                   float((hi or lo).replace(",", "")) * prefix[p])
+
+    def says(text, value):
+        return (any(lo * 0.999 <= value <= hi * 1.001 for lo, hi in figures(text))
+                or format_si(value, "B/s") in text)
+
+    crowded = [lb for lb in scene.labels.roofs if lb.lines]
+    assert len(crowded) >= 4, [lb.text for lb in scene.labels.roofs]
+    for label in crowded:
+        for line in label.lines:
+            assert says(label.text, bandwidth[line]), (label.text, line, bandwidth[line])
+
+
 def test_an_exported_grids_key_lists_each_kernel_once(window):
     """The article with an H100 and an MI300X added, exported side by side: "7 · MLP 4096×4096,
     batch 1 (fp32)" was listed both among the kernels named by their numbers and among those
