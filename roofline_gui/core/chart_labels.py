@@ -573,7 +573,8 @@ def _place_diagonals(groups: list[list[_RoofText]], scene: ChartScene, g: LabelG
             spot, cost_here = _place_diagonal(words, group[0].value, max(t.top for t in group),
                                               all(t.low for t in group),
                                               _color(scene, group, foreground), g, boxes,
-                                              markers, lines, clear_only=faint)
+                                              markers, lines, clear_only=faint,
+                                              several=not solo)
             if spot is not None and cost_here < covered - (0 if words is text else 1):
                 label, covered, cut = spot, cost_here, lost
         if covered >= MARKER_COST:  # even its shortest form would hide a marker (a small
@@ -788,12 +789,15 @@ def _free(box, boxes: list, markers: np.ndarray | None = None) -> bool:
 
 def _place_diagonal(text: str, bw: float, top: float, low: bool, color: str, g: LabelGeometry,
                     boxes: list, markers: np.ndarray, lines: np.ndarray,
-                    clear_only: bool = False) -> tuple[ChartLabel | None, float]:
+                    clear_only: bool = False, several: bool = False
+                    ) -> tuple[ChartLabel | None, float]:
     """Along a bandwidth diagonal inside the view: main memory's a decade or so below its
     ridge, sliding down its diagonal a third of a decade at a time while it would cover
     another label or a marker, then up towards the ridge; other levels' near the chart's bottom,
     sliding up. Where every spot covers a marker, the one covering fewest (``clear_only``: a
-    faint level's, none). None where nothing is free of labels (the line's tooltip names it)."""
+    faint level's, none). None where nothing is free of labels (the line's tooltip names it).
+    ``several``: a chart of several chips, where a text set off its line must have no other
+    solid line beside it (it would read as that line's)."""
     x_lo, x_hi, y_lo, _y_hi = g.view
     bottom = max(x_lo + math.log10(1.5), y_lo + math.log10(2.5) - math.log10(bw))
     start = bottom if low else max(min(math.log10(top / bw / 20), x_hi - math.log10(8)), bottom)
@@ -854,6 +858,12 @@ def _place_diagonal(text: str, bw: float, top: float, low: bool, color: str, g: 
         usable, _ = _weigh_spots(off, g, boxes, np.zeros((0, 4)), lines[:0], own, near_px)
         crossed = _text_over_lines(off, g, lines, own, near_px)
         ok = usable & ~_text_over_markers(off, g, markers) & (crossed < 1)
+        if several:  # where the lines are several chips', none drawn solid beside its text:
+            # off its line by OFF_LINE_PX the H200's "HBM3e 4.8 TB/s" lay along the B200's
+            # 8 TB/s line and read as its label (the thirtieth tour); left out, the legend
+            # (main memory) or the key and the tooltips (other levels) name its line
+            solid = lines[(lines[:, 4] == 1) & (lines[:, 6] >= 1)]  # diagonals drawn solid
+            ok &= _text_over_lines(off, g, solid, own, near_px, pad=OFF_LINE_PX / 2) == 0
         # of those crossing least, one with no other line within OFF_LINE_PX of its text: set
         # just above another line, it read as that line's label (TPU v3's "HBM2 900 GB/s" over
         # its PCIe line, side by side: the twelfth tour)

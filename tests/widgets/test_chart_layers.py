@@ -1154,6 +1154,42 @@ def test_a_roof_label_counts_as_naming_only_the_lines_whose_figures_it_says(wind
             assert says(label.text, bandwidth[line]), (label.text, line, bandwidth[line])
 
 
+def test_a_label_set_off_its_line_has_no_other_chips_line_along_it(window):
+    """The same six chips at 1280 × 800: the H200's "HBM3e 4.8 TB/s" label, set off its line
+    where markers sat on it, lay along the B200's 8 TB/s line and hid it under its backdrop
+    over a decade, reading as the B200's (the thirtieth tour). A label set off its line has
+    no other solid diagonal within half that offset of its text; where none such is free it is
+    left out (the legend names main memory's lines)."""
+    from roofline_gui.core.chart_labels import OFF_LINE_PX, _line_segments, _text_over_lines
+    from roofline_gui.widgets.app.file_actions import examples
+
+    window.resize(1280, 800)
+    window.files.open(str(next(p for p in examples() if p.stem == "llama-3-8b-on-three-chips")))
+    window.model.add_chips([window.presets.chips[i] for i in (
+        "nvidia-h200-sxm-141gb", "nvidia-b200", "intel-gaudi-3")])
+    window.set_mode("overlay")
+    QApplication.processEvents()
+    plot = window.canvas.overlay_plot
+    plot.finish_pending()
+    scene, g = plot.scene, plot.label_geometry()
+    bandwidth = {(d.chip, d.name): d.bandwidth for d in scene.spec.diagonals}
+    for c, chip in enumerate(scene.comparison.chips):
+        bandwidth[(c, chip.dram.name)] = chip.dram.bandwidth
+    segments = _line_segments(scene, g)
+    solid = segments[(segments[:, 4] == 1) & (segments[:, 6] >= 1)]
+    off = 0
+    for label in scene.labels.roofs:
+        own = [np.log10(bandwidth[line]) for line in label.lines]
+        apart = min(abs(label.y - label.x - v) for v in own) * g.px[1]
+        if not own or apart < 4:
+            continue  # on its line
+        off += 1
+        others = solid[np.min(np.abs(solid[:, 5:6] - np.array(own)[None, :]), axis=1) > 1e-6]
+        near = _text_over_lines([label], g, others, np.inf, 0.0, pad=OFF_LINE_PX / 2)[0]
+        assert near == 0, (label.text, apart)
+    assert off  # some label here is set off its line
+
+
 def test_an_exported_grids_key_lists_each_kernel_once(window):
     """The article with an H100 and an MI300X added, exported side by side: "7 · MLP 4096×4096,
     batch 1 (fp32)" was listed both among the kernels named by their numbers and among those
