@@ -246,6 +246,14 @@ class WorkloadCharts(QWidget):
         if cannot:
             notes += " " + _("No bar: {chips} cannot run it (Why it sits there).").format(
                 chips=html.escape(", ".join(cannot)))
+        # energy: a chip with neither a board power nor energies given has no estimate (its
+        # blank row had been explained by the memory note beside it: the thirtieth tour)
+        no_energy = [r.chips[c].name for c in chips
+                     if energy and np.isfinite(r.time[c]) and not energy_parts(r, c)]
+        if no_energy:
+            notes += " " + _("No energy bar for {chips}: no board power published or given "
+                             "to estimate it from (the hardware editor's Energy fields take "
+                             "one).").format(chips=html.escape(", ".join(no_energy)))
         name = f"<b>{html.escape(label_of(r.workload))}</b>"
         # Shown: what the charts are; the colours' key in the tooltip (six lines of it above the
         # charts at 1280 × 800 left the memory bar's axis cut off: the second tour).
