@@ -7,6 +7,7 @@ chart and the table show it.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 from roofline_gui.core.comparison import Comparison
 from roofline_gui.core.diagnose import diagnosis_lines
@@ -133,8 +134,8 @@ def _where_it_sits(cmp: Comparison, k, c, code, attainable, units: Units) -> lis
             kind=_(level.provenance(True).kind), bandwidth=format_si(level.bandwidth, "B/s")))
         lines.append(_("{bytes}/{op} ({intensity}) at {bandwidth}{derated} gives {rate}, {share} "
                        "of {roof}.").format(
-            bytes=format_si(bytes_per_unit, "B"), op=op,
-            intensity=units.format_intensity(level_intensity),
+            bytes=format_si(bytes_per_unit, "B"), op=op,  # (B/op first: op/B alone after it)
+            intensity=replace(units, bytes_per_op=False).format_intensity(level_intensity),
             bandwidth=format_si(bandwidth, "B/s"), derated=derated_bw,
             rate=units.format_rate(attainable), share=_pct(attainable / ceiling * 100), roof=roof))
         ridge = ceiling / bandwidth

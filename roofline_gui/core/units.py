@@ -308,7 +308,11 @@ class Units:
         return format_si(self.rate(ops_per_s), f"{self.word}/s", digits)
 
     def format_intensity(self, ops_per_byte: float) -> str:
-        """"9,750 op/B", "20,430 op/B" (never an exponent in a sentence: "2.043e+04" was)."""
+        """"9,750 op/B", "20,430 op/B" (never an exponent in a sentence: "2.043e+04" was); read
+        as B/F too, "7.475 op/B (0.1338 B/op)", where the chart's axis is (the thirtieth tour:
+        the Japanese chart in B/F, the workload's explanation in op/B alone)."""
         x = float(self.intensity(ops_per_byte))
         text = f"{x:,.0f}" if math.isfinite(x) and abs(x) >= 1e4 else f"{x:,.4g}"
+        if self.bytes_per_op and math.isfinite(x) and x > 0:
+            return f"{text} {self.word}/B ({1 / x:,.4g} B/{self.word})"
         return f"{text} {self.word}/B"

@@ -26,6 +26,31 @@ def test_the_explanation_gives_the_required_and_the_machines_b_per_f():
     assert "memory-bound" in text and f"HBM2 {machine:,.3g}" in text
 
 
+def test_every_sentence_giving_an_intensity_gives_it_in_b_per_f_too():
+    """The Japanese chart read B/F while the Llama workload's explanation said "7.475 op/B"
+    alone (the thirtieth tour): with B/F on, an intensity in a sentence reads both ways, the
+    kernel's "3 B/op (0.3333 op/B)" not twice."""
+    from roofline_gui.core.workload_view import explain_workload
+    from roofline_gui.io.files import resources_dir
+    from roofline_gui.io.session import load_session
+    from roofline_gui.models.document_model import DocumentModel
+
+    assert Units(bytes_per_op=True).format_intensity(8.0) == "8 op/B (0.125 B/op)"
+    assert Units().format_intensity(8.0) == "8 op/B"
+    model = DocumentModel()
+    model.reset(load_session(resources_dir() / "examples" / "llama-3-8b-on-three-chips.roofline"))
+    result = model.workload_results[0]
+    plain = "\n".join(explain_workload(result, 0, Units()))
+    both = "\n".join(explain_workload(result, 0, Units(bytes_per_op=True)))
+    x = result.intensity
+    assert f"{x:,.4g} op/B" in plain and "B/op" not in plain
+    assert f"{x:,.4g} op/B ({1 / x:,.4g} B/op)" in both
+    p = default_presets()
+    cmp = compare((p.kernels["add-int8"],), (p.chips["nvidia-a100-sxm4-40gb"],))
+    text = "\n".join(explain(cmp, 0, 0, Units(bytes_per_op=True)))
+    assert "3 B/op (0.3333 op/B) at 1.555 TB/s" in text, text
+
+
 @pytest.fixture
 def with_bf(window):
     window.model.set_view(bytes_per_op=True)
