@@ -159,6 +159,22 @@ def test_a_vertical_drag_with_a_sideways_slip_moves_main_memory_alone(window, qt
     assert moved.compute["bf16"] > chip.compute["bf16"] and moved.dram.bandwidth > chip.dram.bandwidth
 
 
+def test_a_dots_drag_past_an_on_chip_level_says_so(window, qtbot):
+    """The thirtieth tour dragged Gaudi 3's HBM to 13 TB/s, past its 12.8 TB/s SRAM, and the
+    design space said only the factors: the status says main memory now outruns the on-chip
+    level, as a roof drag on the chart does (Chip.order_note)."""
+    panel, model, chip = _llama_map(window, qtbot)
+    h100 = next(ch for ch in model.document.chips if ch.name == "H100 SXM5 80GB")
+    said = []
+    model.sig_status.connect(said.append)
+    panel._on_dot_dragged(h100.id, 0.0, np.log10(1.2), False)  # 4.02 TB/s: under the L2's 5.5
+    assert said and "slower than main memory" not in said[-1]
+    panel._on_dot_dragged(h100.id, 0.0, np.log10(2.0), True)  # 6.7 TB/s: past it
+    assert "compute ×1, main memory ×2" in said[-1]
+    assert "the on-chip L2 (50 MB) (5.5 TB/s) is slower than main memory (HBM3 6.7 TB/s)" in \
+        said[-1], said[-1]
+
+
 def test_a_dots_drag_with_shift_moves_by_round_factors(window, qtbot):
     """On a small map a few pixels are a large factor (the tour: 30 px → 4.3×): with Shift
     each ceiling moves by a round factor of its datasheet value, and the status bar says the
