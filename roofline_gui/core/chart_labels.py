@@ -41,6 +41,7 @@ from roofline_gui.core.display import (
     STEM_CLEAR,
     WORKLOAD_LABEL_SPOTS,
     TextWidth,
+    crosses_each,
     kernel_tags,
     offset_label_box,
     overlaps_each,
@@ -48,6 +49,7 @@ from roofline_gui.core.display import (
     place_kernel_labels,
     short_name,
     short_names,
+    stem_crosses,
     text_width,
 )
 from roofline_gui.core.i18n import LIST_SEPARATOR, _, ngettext
@@ -566,20 +568,33 @@ def _place_diagonals(groups: list[list[_RoofText]], scene: ChartScene, g: LabelG
         label, covered = None, math.inf  # math.inf ≥ MARKER_COST: the whole text is tried
         # where the whole text covers a marker (or has no spot), a shorter one; a label with
         # no spot is left out, its line's tooltip names it
+        # and where it crosses a solid line, a shorter one that crosses none ("PCIe Gen4 x16 32
+        # GB/s each way" ran across the A100's fp32 roof side by side where "PCIe 32 GB/s each
+        # way" had room below it: the thirty-first tour)
         cut = 0.0
         for words, lost in forms.items():
-            if covered < MARKER_COST:
+            if covered < 1.0:
                 break
+            if covered < MARKER_COST and lost >= 1.0:
+                continue  # (for a crossed line, no form that drops the chips' names)
             spot, cost_here = _place_diagonal(words, group[0].value, max(t.top for t in group),
                                               all(t.low for t in group),
                                               _color(scene, group, foreground), g, boxes,
                                               markers, lines, clear_only=faint,
                                               several=not solo)
-            if spot is not None and cost_here < covered - (0 if words is text else 1):
+            better = 0 if words is text else 1 if covered >= MARKER_COST else 0.5
+            if spot is not None and cost_here < covered - better:
                 label, covered, cut = spot, cost_here, lost
         if covered >= MARKER_COST:  # even its shortest form would hide a marker (a small
             label = None  # chart side by side: "7 TB/s" over five of the A100's): left out,
             # its line's tooltip names it
+        elif label is not None and all(t.low for t in group) and _text_over_lines(
+                [label], g, lines[lines[:, 6] >= 1], math.log10(group[0].value), near)[0] >= 1:
+            # another level's label that crosses a solid line in every form and spot (the A100's
+            # "L2 (40 MB) 7 TB/s" across its fp32 roof, side by side at 1240 × 940): left out,
+            # its tooltip and an export's key name it (main memory's is kept: its line is the
+            # one the kernels sit on)
+            label = None
         if label is None:  # main memory's line left out costs twice another level's (the
             # article's chart named TPU v1's Unified Buffer and lost the HBM2 900 GB/s that
             # two chips' kernels sit on)
@@ -1384,9 +1399,13 @@ def place_workload_labels(scene: ChartScene, g: LabelGeometry, taken_labels,
     ox, oy = np.concatenate([ox, kx]), np.concatenate([oy, ky])
     roofs = _roof_polylines(scene, g)
     which = list(range(len(marks))) if held is None else [moving]
+    # beside its point, else set off further with a stem, never over a roof (side by side the
+    # selected workload's label, with no spot beside its point, had fallen back across the
+    # A100's HBM2 diagonal, hiding it under its box: the thirty-first tour)
     placed = {which[lb.kernel]: replace(lb, kernel=which[lb.kernel]) for lb in place_kernel_labels(
         [texts[n] for n in which], xs[which], ys[which], g.px, item_px, g.line, taken, (ox, oy),
-        g.bounds, WORKLOAD_LABEL_SPOTS, lines=roofs, over_lines=False, gap=NO_GAP)}
+        g.bounds, WORKLOAD_LABEL_SPOTS, lines=roofs, over_lines=False, gap=NO_GAP,
+        far_spots=FAR_LABEL_SPOTS)}
     for at in (highs, lows):  # where that has no room, by its highest point, then its lowest
         missing = [n for n in which if n not in placed and at[n] != ys[n]]
         if not missing:
@@ -1395,7 +1414,7 @@ def place_workload_labels(scene: ChartScene, g: LabelGeometry, taken_labels,
         for lb in place_kernel_labels([texts[n] for n in missing], xs[missing], at[missing],
                                       g.px, item_px, g.line, boxes, (ox, oy), g.bounds,
                                       WORKLOAD_LABEL_SPOTS, lines=roofs, over_lines=False,
-                                      gap=NO_GAP):
+                                      gap=NO_GAP, far_spots=FAR_LABEL_SPOTS):
             placed[missing[lb.kernel]] = replace(lb, kernel=missing[lb.kernel])
     out: list[ChartLabel | None] = []
     for n, mark in enumerate(marks):
@@ -1404,7 +1423,8 @@ def place_workload_labels(scene: ChartScene, g: LabelGeometry, taken_labels,
             continue
         lb = placed.get(n)
         if lb is not None:
-            out.append(ChartLabel(lb.text, lb.x, lb.y, "", lb.anchor, None, lb.offset, n))
+            out.append(ChartLabel(lb.text, lb.x, lb.y, "", lb.anchor, None, lb.offset, n,
+                                  stem=lb.stem))
         elif mark.workload_id == selected and np.isfinite(highs[n]):
             # clear of the other workloads' labels where it can be; those it still covers give
             # way below (two were printed over each other: the tenth tour); by its highest
@@ -1434,16 +1454,31 @@ def _fallback(mark, n: int, x: float, y: float, g: LabelGeometry, item_px,
     spots = [((11.0, -11.0), (0.0, 1.0)), ((-11.0, -11.0), (1.0, 1.0)),
              ((11.0, 11.0), (0.0, 0.0)), ((-11.0, 11.0), (1.0, 0.0))]
     texts = texts or (mark.label, mark.name)
+    # and set off further, a stem joining it to its point (side by side, each corner of the
+    # A100's fp32 point crossed its HBM2 diagonal or covered markers, and the label hid a
+    # stretch of the line under its box: the thirty-first tour)
     labels = [ChartLabel(text, x, y, "", anchor, None, offset, n)
-              for text in texts for offset, anchor in spots]
+              for text in texts for offset, anchor in spots] + [
+        ChartLabel(text, x, y, "", anchor, None, offset, n, stem=True)
+        for text in texts for offset, anchor in FAR_LABEL_SPOTS]
     boxes = np.array([offset_label_box(lb, g.px, item_px, g.line) for lb in labels])
     markers = _marker_boxes(scene, g) if scene is not None else np.zeros((0, 4))
     lines = _line_segments(scene, g) if scene is not None else np.zeros((0, 7))
+    px, py = x * g.px[0], -y * g.px[1]
+    stems = [np.array([px, py, px + lb.offset[0], py + lb.offset[1]]) for lb in labels]
+    solid = lines[lines[:, 6] >= 1, :4]
+    others = markers[~((markers[:, 0] <= px) & (px <= markers[:, 2])
+                       & (markers[:, 1] <= py) & (py <= markers[:, 3]))]
     cost = (MARKER_COST * _covered_each(boxes, markers)
             + _crossed_each(boxes, lines, -1, math.nan)
             + (overlaps_each(boxes, np.asarray(taken, dtype=float)) * LEFT_OUT if len(taken)
                else 0.0)
-            + np.array([0.5 * texts.index(lb.text) for lb in labels]))
+            + np.array([0.5 * texts.index(lb.text) for lb in labels])
+            # a stem costs a little (the name further from its point), more across a line or
+            # through another marker (not its own point's, which it starts from)
+            + np.array([(0.25 + stem_crosses(stem, solid)
+                         + MARKER_COST / 2 * int(crosses_each(others, stem[None, :]).sum()))
+                        if lb.stem else 0.0 for lb, stem in zip(labels, stems, strict=True)]))
     inside = np.array([_inside(box, g) for box in boxes])
     if not inside.any():  # a view too small for either: the side with more room, as before
         left, _top, right, _bottom = g.bounds

@@ -694,7 +694,7 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
                             or crosses_each(others_boxes, stem).any()
                             or _crosses_a_segment(stem[0], stems)
                             or _runs_along(stem[0], lines_here)
-                            or not cross_ok and _stem_crosses(stem[0], segments)):
+                            or not cross_ok and stem_crosses(stem[0], segments)):
                         chosen = (text, candidates[s], far_spots[s], True)
                         stems = np.vstack([stems, stem])
                         break
@@ -743,7 +743,7 @@ def _runs_along(segment: np.ndarray, segments: np.ndarray, near: float = 2.5) ->
     return int((gap < near).sum()) >= 3
 
 
-def _stem_crosses(stem: np.ndarray, segments: np.ndarray) -> bool:
+def stem_crosses(stem: np.ndarray, segments: np.ndarray) -> bool:
     """Whether ``stem`` (x1, y1, x2, y2, from a marker's centre) crosses any of ``segments``
     outside the marker (its first MARKER_HALF_PX: the marker's own roof starts it)."""
     length = math.hypot(stem[2] - stem[0], stem[3] - stem[1])

@@ -667,7 +667,7 @@ def test_a_names_stem_crosses_no_roof_where_another_spot_allows():
     placed = d.place_kernel_labels(*args, spots=(), lines=[roof], far_spots=d.FAR_LABEL_SPOTS)
     (lb,) = placed
     stem = np.array([px, py, px + lb.offset[0], py + lb.offset[1]])
-    assert lb.stem and not d._stem_crosses(stem, roof.reshape(1, 4)), lb.offset
+    assert lb.stem and not d.stem_crosses(stem, roof.reshape(1, 4)), lb.offset
     # where every far spot's stem crosses one, a crossing stem is still better than no name
     walls = [np.array([[px + dx, py - 300], [px + dx, py + 300]]) for dx in (-15, 15)]
     walls += [np.array([[px - 300, py + dy], [px + 300, py + dy]]) for dy in (-15, 15)]

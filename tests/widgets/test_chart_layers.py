@@ -1190,6 +1190,74 @@ def test_a_label_set_off_its_line_has_no_other_chips_line_along_it(window):
     assert off  # some label here is set off its line
 
 
+@pytest.mark.parametrize("size", [(1320, 1060), (1440, 940), (1560, 800)])
+def test_a_roof_label_shortens_rather_than_cross_a_roof(window, size):
+    """The article side by side: the A100's "PCIe Gen4 x16 32 GB/s each way" ran across its
+    fp32 roof where "PCIe 32 GB/s each way" had room below it (the thirty-first tour): a label
+    crossing a solid line tries its shorter forms too."""
+    import math
+
+    from roofline_gui.core.chart_labels import _line_segments, _text_over_lines
+    from roofline_gui.widgets.app.file_actions import examples
+
+    window.files.open(str(next(p for p in examples() if p.stem == "the-article-claim-by-claim")))
+    window.set_memory_levels(True)
+    window.set_mode("side_by_side")
+    window.resize(*size)
+    for _ in range(4):
+        QApplication.processEvents()
+    crossed = []
+    for plot in window.canvas.plots:
+        plot.finish_pending()
+        scene, g = plot.scene, plot.label_geometry()
+        segments = _line_segments(scene, g)
+        solid = segments[segments[:, 6] >= 1]
+        for label in scene.labels.roofs:
+            if "PCIe" not in label.text:
+                continue
+            chip, what = label.lines[0]
+            bw = next(d.bandwidth for d in scene.spec.diagonals if (d.chip, d.name) == (chip, what))
+            if _text_over_lines([label], g, solid, math.log10(bw), 0.05)[0] >= 1:
+                crossed.append(label.text)
+    assert not crossed, crossed
+
+
+def test_a_selected_workloads_label_with_no_room_by_its_point_is_set_off_with_a_stem(window):
+    """Training fp32 against bf16 side by side, at the first window's size: no spot beside the
+    A100's fp32 point was clear, and the selected workload's label fell back across its HBM2
+    diagonal, hiding a stretch of it (the thirty-first tour). It is set off further, clear of
+    the solid lines, a stem joining it to its point."""
+    from roofline_gui.core.chart_labels import _line_segments, offset_label_box
+    from roofline_gui.core.display import crosses_each, text_width
+    from roofline_gui.widgets.app.file_actions import examples
+
+    window.files.open(str(next(p for p in examples() if p.stem == "training-fp32-against-bf16")))
+    window.set_mode("side_by_side")
+    window.resize(1500, 940)
+    model = window.model
+    model.select(model.document.workloads[0].id, None)
+    for _ in range(4):
+        QApplication.processEvents()
+    plot = next(p for p in window.canvas.plots
+                if p.scene.comparison.chips[p.scene.chips[0]].name == "A100 SXM4 40GB")
+    plot.finish_pending()
+    scene, g = plot.scene, plot.label_geometry()
+    label = scene.labels.workloads[0]
+    assert label is not None and label.text.endswith("fp32"), scene.labels.workloads
+    segments = _line_segments(scene, g)
+    solid = segments[segments[:, 6] >= 1, :4]
+    box = offset_label_box(label, g.px, lambda t: text_width(t, g.text_px) + 6, g.line)
+    assert not crosses_each(np.array([box]), solid).any(), (label, box)
+    xs, ys = plot.workloads.stems.getData()
+    assert label.stem  # (no spot beside it is clear at this size)
+    if label.stem:  # joined to its point: a segment from beside the point to the text
+        assert xs is not None and len(xs) >= 2
+        start = np.hypot((xs[0::2] - label.x) * g.px[0], (ys[0::2] - label.y) * g.px[1])
+        assert (start < 12).any()
+    else:
+        assert xs is None or not len(xs)
+
+
 def test_an_exported_grids_key_lists_each_kernel_once(window):
     """The article with an H100 and an MI300X added, exported side by side: "7 · MLP 4096×4096,
     batch 1 (fp32)" was listed both among the kernels named by their numbers and among those

@@ -9,6 +9,7 @@ re-rendered all twenty of those images, each as large as the chart, at every ste
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -51,6 +52,10 @@ class WorkloadsLayer(ChartLayer):
         self.lifted_entries = self.add(pg.ScatterPlotItem(size=8), 9)
         self.lifted_points = self.add(pg.ScatterPlotItem(size=17), 14)
         self._lifted_key: tuple | None = None  # what the lifted items' styles were set from
+        # from a point to its label where the label is set off further (a thin line, as a
+        # kernel's name set off has)
+        self.stems = self.add(pg.PlotCurveItem(pen=self.style.pen(self.style.foreground, 1),
+                                               connect="pairs"), 11)
 
     def draw(self, scene: ChartScene) -> None:
         self.scene = scene
@@ -190,6 +195,7 @@ class WorkloadsLayer(ChartLayer):
         """Each workload's label where the core placed it (core.chart_labels); hidden where it
         has no room and is not the selected workload's."""
         placed = scene.labels.workloads if scene.labels is not None else ()
+        stems: list[tuple[float, float]] = []
         for n, mark in enumerate(scene.workloads):
             label = self._items[mark.workload_id][2]
             lb = placed[n] if n < len(placed) else None
@@ -203,6 +209,13 @@ class WorkloadsLayer(ChartLayer):
             px = scene.labels.px
             label.setPos(lb.x + lb.offset[0] / px[0], lb.y - lb.offset[1] / px[1])
             label.show()
+            if lb.stem:  # from just outside its big point (17 px across) to the text's edge
+                dx, dy = lb.offset
+                f = 9.0 / (math.hypot(dx, dy) or 1.0)
+                stems += [(lb.x + f * dx / px[0], lb.y - f * dy / px[1]),
+                          (lb.x + dx / px[0], lb.y - dy / px[1])]
+        xy = np.array(stems, dtype=float).reshape(-1, 2)
+        self.stems.setData(xy[:, 0], xy[:, 1])
 
     def spots(self) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
         """((log10 x, log10 y) of the workloads' kernels, the same of their points) as drawn,
