@@ -399,9 +399,11 @@ class DesignSpacePanel(QWidget):
             ("level", start.memory.index(start.dram)), start.dram.bandwidth * fy)
         # and where main memory passes an on-chip level, so (Gaudi 3's HBM dragged to 13 TB/s,
         # past its 12.8 TB/s SRAM, went unremarked here: the thirtieth tour)
+        # (first: a long status line is cut at the window's edge, the 32nd tour)
         note = moved.order_note()
-        self.model.say(_("compute ×{compute}, main memory ×{memory} (Shift: round factors)").format(
-            compute=f"{fx:.3g}", memory=f"{fy:.3g}") + (" " + note if note else ""))
+        self.model.say((note + " " if note else "") + _(
+            "Compute ×{compute}, main memory ×{memory} (Shift: round factors).").format(
+            compute=f"{fx:.3g}", memory=f"{fy:.3g}"))
         _p, peak, _b = _centre(r, moved)
         self.model.push_what_if(moved, f"{format_si(peak, 'op/s')}, "
                                        f"{format_si(moved.dram.bandwidth, 'B/s')}",

@@ -284,8 +284,9 @@ class OverlaysLayer(ChartLayer):
         _values, ka = sweep(cmp.kernels[k], points=80)
         result = evaluate(ka, cmp.chip_arrays.take(list(scene.chips)), derated=cmp.result.derated)
         x = log10(units.intensity(ka.intensity()[:, ROLE_INDEX["dram"]]))
-        tip = _("The path {kernel} takes as its main parameter changes").format(
-            kernel=cmp.kernels[k].name)
+        # ("The path … takes as its main parameter changes" read as broken: the 32nd tour)
+        tip = _("Where {kernel} would sit as its main parameter changes (the path a drag of its "
+                "marker follows)").format(kernel=cmp.kernels[k].name)
         for j, c in enumerate(scene.chips):
             self.paths.add_line(x, log10(units.rate(result.attainable[:, j])), self._band(scene, c), tip=tip)
 
