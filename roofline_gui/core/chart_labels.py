@@ -1477,7 +1477,10 @@ def _fallback(mark, n: int, x: float, y: float, g: LabelGeometry, item_px,
             # a stem costs a little (the name further from its point), more across a line or
             # through another marker (not its own point's, which it starts from)
             + np.array([(0.25 + stem_crosses(stem, solid)
-                         + MARKER_COST / 2 * int(crosses_each(others, stem[None, :]).sum()))
+                         + MARKER_COST / 2 * int(crosses_each(others, stem[None, :]).sum())
+                         # nor through another text (one ended on "HBM3e 8 TB/s": the 32nd tour)
+                         + LEFT_OUT * bool(len(taken) and crosses_each(
+                             np.asarray(taken, dtype=float) + STEM_CLEAR, stem[None, :]).any()))
                         if lb.stem else 0.0 for lb, stem in zip(labels, stems, strict=True)]))
     inside = np.array([_inside(box, g) for box in boxes])
     if not inside.any():  # a view too small for either: the side with more room, as before

@@ -1261,6 +1261,44 @@ def test_a_selected_workloads_label_with_no_room_by_its_point_is_set_off_with_a_
         assert xs is None or not len(xs)
 
 
+def test_a_workload_labels_stem_runs_through_no_other_text(window):
+    """The thirty-second tour saw the stem of "Llama-3-8B decode" end on the "TB/s" of a roof's
+    label: a set-off workload label's stem keeps off the other texts as its box does. Here a
+    text is put across the stem the A100's fp32 label would take; the label goes elsewhere."""
+    from roofline_gui.core.chart_labels import _fallback
+    from roofline_gui.core.display import STEM_CLEAR, crosses_each, text_width
+    from roofline_gui.widgets.app.file_actions import examples
+
+    window.files.open(str(next(p for p in examples() if p.stem == "training-fp32-against-bf16")))
+    window.set_mode("side_by_side")
+    window.resize(1500, 940)
+    window.model.select(window.model.document.workloads[0].id, None)
+    for _ in range(4):
+        QApplication.processEvents()
+    plot = next(p for p in window.canvas.plots
+                if p.scene.comparison.chips[p.scene.chips[0]].name == "A100 SXM4 40GB")
+    plot.finish_pending()
+    scene, g = plot.scene, plot.label_geometry()
+    mark = scene.workloads[0]
+    x, y = np.log10(mark.point_x), np.log10(np.nanmax(mark.point_y))
+
+    def item_px(text):
+        return text_width(text, g.text_px) + 6
+
+    def stem(lb):
+        px, py = lb.x * g.px[0], -lb.y * g.px[1]
+        return np.array([[px, py, px + lb.offset[0], py + lb.offset[1]]])
+
+    first = _fallback(mark, 0, x, y, g, item_px, scene, [], (mark.label, mark.name))
+    assert first is not None and first.stem, first
+    mid = stem(first)[0].reshape(2, 2).mean(axis=0)
+    text = (mid[0] - 20, mid[1] - 6, mid[0] + 20, mid[1] + 6)  # a text across that stem
+    again = _fallback(mark, 0, x, y, g, item_px, scene, [text], (mark.label, mark.name))
+    assert again is not None
+    if again.stem:
+        assert not crosses_each(np.array([text]) + STEM_CLEAR, stem(again)).any(), again
+
+
 def test_an_exported_grids_key_lists_each_kernel_once(window):
     """The article with an H100 and an MI300X added, exported side by side: "7 · MLP 4096×4096,
     batch 1 (fp32)" was listed both among the kernels named by their numbers and among those
