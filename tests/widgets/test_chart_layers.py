@@ -1225,6 +1225,23 @@ def test_a_roof_label_shortens_rather_than_cross_a_roof(window, size):
     assert not crossed, crossed
 
 
+def _training_a100_side_by_side(window):
+    """Training fp32 against bf16 side by side at the first window's size, its fp32 workload
+    selected: the A100's chart, its scene and label geometry."""
+    from roofline_gui.widgets.app.file_actions import examples
+
+    window.files.open(str(next(p for p in examples() if p.stem == "training-fp32-against-bf16")))
+    window.set_mode("side_by_side")
+    window.resize(1500, 940)
+    window.model.select(window.model.document.workloads[0].id, None)
+    for _ in range(4):
+        QApplication.processEvents()
+    plot = next(p for p in window.canvas.plots
+                if p.scene.comparison.chips[p.scene.chips[0]].name == "A100 SXM4 40GB")
+    plot.finish_pending()
+    return plot, plot.scene, plot.label_geometry()
+
+
 def test_a_selected_workloads_label_with_no_room_by_its_point_is_set_off_with_a_stem(window):
     """Training fp32 against bf16 side by side, at the first window's size: no spot beside the
     A100's fp32 point was clear, and the selected workload's label fell back across its HBM2
@@ -1232,19 +1249,8 @@ def test_a_selected_workloads_label_with_no_room_by_its_point_is_set_off_with_a_
     the solid lines, a stem joining it to its point."""
     from roofline_gui.core.chart_labels import _line_segments, offset_label_box
     from roofline_gui.core.display import crosses_each, text_width
-    from roofline_gui.widgets.app.file_actions import examples
 
-    window.files.open(str(next(p for p in examples() if p.stem == "training-fp32-against-bf16")))
-    window.set_mode("side_by_side")
-    window.resize(1500, 940)
-    model = window.model
-    model.select(model.document.workloads[0].id, None)
-    for _ in range(4):
-        QApplication.processEvents()
-    plot = next(p for p in window.canvas.plots
-                if p.scene.comparison.chips[p.scene.chips[0]].name == "A100 SXM4 40GB")
-    plot.finish_pending()
-    scene, g = plot.scene, plot.label_geometry()
+    plot, scene, g = _training_a100_side_by_side(window)
     label = scene.labels.workloads[0]
     assert label is not None and label.text.endswith("fp32"), scene.labels.workloads
     segments = _line_segments(scene, g)
@@ -1267,18 +1273,8 @@ def test_a_workload_labels_stem_runs_through_no_other_text(window):
     text is put across the stem the A100's fp32 label would take; the label goes elsewhere."""
     from roofline_gui.core.chart_labels import _fallback
     from roofline_gui.core.display import STEM_CLEAR, crosses_each, text_width
-    from roofline_gui.widgets.app.file_actions import examples
 
-    window.files.open(str(next(p for p in examples() if p.stem == "training-fp32-against-bf16")))
-    window.set_mode("side_by_side")
-    window.resize(1500, 940)
-    window.model.select(window.model.document.workloads[0].id, None)
-    for _ in range(4):
-        QApplication.processEvents()
-    plot = next(p for p in window.canvas.plots
-                if p.scene.comparison.chips[p.scene.chips[0]].name == "A100 SXM4 40GB")
-    plot.finish_pending()
-    scene, g = plot.scene, plot.label_geometry()
+    plot, scene, g = _training_a100_side_by_side(window)
     mark = scene.workloads[0]
     x, y = np.log10(mark.point_x), np.log10(np.nanmax(mark.point_y))
 
