@@ -1469,6 +1469,7 @@ def _fallback(mark, n: int, x: float, y: float, g: LabelGeometry, item_px,
     solid = lines[lines[:, 6] >= 1, :4]
     others = markers[~((markers[:, 0] <= px) & (px <= markers[:, 2])
                        & (markers[:, 1] <= py) & (py <= markers[:, 3]))]
+    texts_in_way = np.asarray(taken, dtype=float).reshape(-1, 4) + STEM_CLEAR
     cost = (MARKER_COST * _covered_each(boxes, markers)
             + _crossed_each(boxes, lines, -1, math.nan)
             + (overlaps_each(boxes, np.asarray(taken, dtype=float)) * LEFT_OUT if len(taken)
@@ -1479,8 +1480,7 @@ def _fallback(mark, n: int, x: float, y: float, g: LabelGeometry, item_px,
             + np.array([(0.25 + stem_crosses(stem, solid)
                          + MARKER_COST / 2 * int(crosses_each(others, stem[None, :]).sum())
                          # nor through another text (one ended on "HBM3e 8 TB/s": the 32nd tour)
-                         + LEFT_OUT * bool(len(taken) and crosses_each(
-                             np.asarray(taken, dtype=float) + STEM_CLEAR, stem[None, :]).any()))
+                         + LEFT_OUT * bool(crosses_each(texts_in_way, stem[None, :]).any()))
                         if lb.stem else 0.0 for lb, stem in zip(labels, stems, strict=True)]))
     inside = np.array([_inside(box, g) for box in boxes])
     if not inside.any():  # a view too small for either: the side with more room, as before

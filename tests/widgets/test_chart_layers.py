@@ -1113,15 +1113,9 @@ def test_a_label_naming_chips_names_the_chips_of_every_line_it_names(window):
             assert {c for c, _w in label.lines} <= set(said), (label.text, label.lines)
 
 
-def test_a_roof_label_counts_as_naming_only_the_lines_whose_figures_it_says(window):
-    """Llama-3-8B with an H200, a B200 and a Gaudi 3 added, at 1280 × 800: the H100's L2 at 5.5
-    TB/s, the MI300X's HBM3 at 5.3 and the H200's HBM3e at 4.8 lie a few pixels apart; with no
-    room for all three, the label said "HBM3e 4.8 TB/s: H200" but was counted as naming the
-    other two, so neither the PNG's key nor anything else said what the faint L2 line was (the
-    thirtieth tour). A label is counted as naming a line only where it says its figure."""
-    import re
-
-    from roofline_gui.core.units import format_si
+def _llama_on_six_chips(window):
+    """Llama-3-8B on its three chips with an H200, a B200 and a Gaudi 3 added, overlaid at
+    1280 × 800: the overlay chart, its scene, and each line's bandwidth by (chip, level)."""
     from roofline_gui.widgets.app.file_actions import examples
 
     window.resize(1280, 800)
@@ -1136,6 +1130,20 @@ def test_a_roof_label_counts_as_naming_only_the_lines_whose_figures_it_says(wind
     bandwidth = {(d.chip, d.name): d.bandwidth for d in scene.spec.diagonals}
     for c, chip in enumerate(scene.comparison.chips):
         bandwidth[(c, chip.dram.name)] = chip.dram.bandwidth
+    return plot, scene, bandwidth
+
+
+def test_a_roof_label_counts_as_naming_only_the_lines_whose_figures_it_says(window):
+    """Llama-3-8B with an H200, a B200 and a Gaudi 3 added, at 1280 × 800: the H100's L2 at 5.5
+    TB/s, the MI300X's HBM3 at 5.3 and the H200's HBM3e at 4.8 lie a few pixels apart; with no
+    room for all three, the label said "HBM3e 4.8 TB/s: H200" but was counted as naming the
+    other two, so neither the PNG's key nor anything else said what the faint L2 line was (the
+    thirtieth tour). A label is counted as naming a line only where it says its figure."""
+    import re
+
+    from roofline_gui.core.units import format_si
+
+    plot, scene, bandwidth = _llama_on_six_chips(window)
     prefix = {"": 1, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15}
 
     def figures(text):  # each figure or range the text says, in B/s
@@ -1161,20 +1169,9 @@ def test_a_label_set_off_its_line_has_no_other_chips_line_along_it(window):
     no other solid diagonal within half that offset of its text; where none such is free it is
     left out (the legend names main memory's lines)."""
     from roofline_gui.core.chart_labels import OFF_LINE_PX, _line_segments, _text_over_lines
-    from roofline_gui.widgets.app.file_actions import examples
 
-    window.resize(1280, 800)
-    window.files.open(str(next(p for p in examples() if p.stem == "llama-3-8b-on-three-chips")))
-    window.model.add_chips([window.presets.chips[i] for i in (
-        "nvidia-h200-sxm-141gb", "nvidia-b200", "intel-gaudi-3")])
-    window.set_mode("overlay")
-    QApplication.processEvents()
-    plot = window.canvas.overlay_plot
-    plot.finish_pending()
-    scene, g = plot.scene, plot.label_geometry()
-    bandwidth = {(d.chip, d.name): d.bandwidth for d in scene.spec.diagonals}
-    for c, chip in enumerate(scene.comparison.chips):
-        bandwidth[(c, chip.dram.name)] = chip.dram.bandwidth
+    plot, scene, bandwidth = _llama_on_six_chips(window)
+    g = plot.label_geometry()
     segments = _line_segments(scene, g)
     solid = segments[(segments[:, 4] == 1) & (segments[:, 6] >= 1)]
     off = 0

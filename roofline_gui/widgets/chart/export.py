@@ -180,7 +180,7 @@ def _keys(panel) -> list[tuple[str, list[str]]]:
         texts += [label.text for label in scene.labels.names]
         # a name cut to fit ("4b · …MLP… (int8)") is keyed whole, as a tag alone is
         cut.update(label.item for label in scene.labels.names
-                   if "…" in label.text and label.item >= 0)
+                   if 0 <= label.item < len(names) and label.text != names[label.item])
         lines += unnamed_lines(scene, scene.labels.roofs)
         # the peaks the key shortens ("bf16 989.4 Top/s: 2 chips each"), folds away (small
         # charts side by side) or leaves out (with many chips, the selected chip's only)

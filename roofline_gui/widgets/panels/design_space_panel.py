@@ -372,11 +372,8 @@ class DesignSpacePanel(QWidget):
                 if candidates[best][1] in (2, -1):  # a line off its dot: a leader to it
                     leaders += [(X, Y), (min(max(X, x0 + 4), x1 - 4), y1 if y1 <= Y else y0)]
             text.setAnchor(candidates[best])
-        if leaders:
-            xy = np.array(leaders)
-            self.leaders.setData(xy[:, 0] * px[0], -xy[:, 1] * px[1])
-        else:
-            self.leaders.setData([], [])
+        xy = np.array(leaders, dtype=float).reshape(-1, 2)
+        self.leaders.setData(xy[:, 0] * px[0], -xy[:, 1] * px[1])
 
     def _on_dot_dragged(self, chip_id: str, dx: float, dy: float, finished: bool,
                         shift: bool = False) -> None:

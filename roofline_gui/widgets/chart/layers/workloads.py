@@ -56,6 +56,7 @@ class WorkloadsLayer(ChartLayer):
         # kernel's name set off has)
         self.stems = self.add(pg.PlotCurveItem(pen=self.style.pen(self.style.foreground, 1),
                                                connect="pairs"), 11)
+        self._stems_drawn: list[tuple[float, float]] = []
 
     def draw(self, scene: ChartScene) -> None:
         self.scene = scene
@@ -214,8 +215,10 @@ class WorkloadsLayer(ChartLayer):
                 f = 9.0 / (math.hypot(dx, dy) or 1.0)
                 stems += [(lb.x + f * dx / px[0], lb.y - f * dy / px[1]),
                           (lb.x + dx / px[0], lb.y - dy / px[1])]
-        xy = np.array(stems, dtype=float).reshape(-1, 2)
-        self.stems.setData(xy[:, 0], xy[:, 1])
+        if stems != self._stems_drawn:  # (a drag step moves one label, most often no stem)
+            xy = np.array(stems, dtype=float).reshape(-1, 2)
+            self.stems.setData(xy[:, 0], xy[:, 1])
+            self._stems_drawn = stems
 
     def spots(self) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
         """((log10 x, log10 y) of the workloads' kernels, the same of their points) as drawn,

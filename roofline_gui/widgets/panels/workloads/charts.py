@@ -248,8 +248,9 @@ class WorkloadCharts(QWidget):
                 chips=html.escape(", ".join(cannot)))
         # energy: a chip with neither a board power nor energies given has no estimate (its
         # blank row had been explained by the memory note beside it: the thirtieth tour)
+        with_bars = {seg.chip for seg in self.segments}  # (energy_segments: those with parts)
         no_energy = [r.chips[c].name for c in chips
-                     if energy and np.isfinite(r.time[c]) and not energy_parts(r, c)]
+                     if energy and np.isfinite(r.time[c]) and c not in with_bars]
         if no_energy:
             notes += " " + _("No energy bar for {chips}: no board power published or given "
                              "to estimate it from (the hardware editor's Energy fields take "
