@@ -20,7 +20,7 @@ def test_the_benchmarks_build_their_sessions():
     assert len(scale.kernels) == 20 and len(scale.chips) == 3
     gui = _bench("bench_gui").big_document(n_kernels=20, n_chips=3)
     assert len(gui.kernels) == 20 and len(gui.chips) == 3
-    for name in ("bench_core", "bench_measure", "bench_training"):
+    for name in ("bench_core", "bench_measure", "bench_training", "bench_side_by_side"):
         assert callable(_bench(name).main)
 
 

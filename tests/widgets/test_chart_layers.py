@@ -210,6 +210,47 @@ def test_exports_leave_out_the_selection_and_the_note(window):
     assert plot.ring.isVisible()
 
 
+def test_side_by_side_an_edit_places_each_charts_labels_about_once_for_the_view_it_ends_in(
+        window, monkeypatch, tmp_path):
+    """Side by side every chart's range follows the others': an edit changed each view once per
+    other chart, and each change placed that chart's labels again (0.2 s a time with eight
+    charts, all but the last thrown away: benchmarks/bench_side_by_side.py). A change that
+    follows a linked chart's places them once, on the next turn: after it every chart's labels
+    are placed for the view it shows."""
+    from roofline_gui.widgets.app.measure_actions import ImportDialogs
+    from roofline_gui.widgets.chart import roofline_plot
+
+    model = window.model
+    model.add_chips([window.presets.chips[i] for i in ("nvidia-h100-sxm5-80gb",
+                                                       "amd-instinct-mi300x")])
+    window.set_mode("side_by_side")
+    base = model.document
+    rows = tmp_path / "rows.csv"  # a kernel far to the left: the charts' range grows with it
+    rows.write_text("name,precision,flops,bytes_dram,bytes_cache,time_s,measured_flops_per_s\n"
+                    "far left,fp32,1e6,1e9,,,\n")
+    monkeypatch.setattr(ImportDialogs, "csv_path", classmethod(lambda cls, p, t: str(rows)))
+    monkeypatch.setattr(ImportDialogs, "report", classmethod(lambda cls, p, t, text: None))
+    assert window.measure.import_plain()
+    wider = model.document
+    QApplication.processEvents()
+    plots = window.canvas.plots
+    assert len(plots) == 4
+    placed = []
+    real = roofline_plot.place_labels
+    monkeypatch.setattr(roofline_plot, "place_labels",
+                        lambda *args, **kwargs: placed.append(1) or real(*args, **kwargs))
+    for doc in (base, wider, base, wider):  # four edits, each changing every chart's range
+        model.reset(doc)
+        for _ in range(3):
+            QApplication.processEvents()
+    assert len(placed) <= 4 * 2 * len(plots), len(placed)
+    for plot in plots:
+        assert not plot.labels_pending
+        g = plot.label_geometry(plot.scene)
+        assert plot.scene.labels.px == g.px and plot._placed_for == (g.view, g.px, g.avoid)
+        assert chart_mismatches(plot) == []
+
+
 @pytest.mark.parametrize("mode", ["overlay", "side_by_side"])
 @pytest.mark.parametrize("n_chips", [1, 8])
 def test_after_an_open_an_import_and_a_drag_every_kernel_is_in_view_and_nothing_is_stale(

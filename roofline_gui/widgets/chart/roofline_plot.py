@@ -169,6 +169,27 @@ class RooflinePlot(QObject):
         self._legend_moved.setSingleShot(True)
         self._legend_moved.timeout.connect(self._on_legend_moved)
         self.legend.legend.geometryChanged.connect(self._legend_moved.start)
+        # A view's change that follows a linked chart's (side by side every chart's range
+        # follows the others') places its labels once, on the event loop's next turn: one
+        # refresh of eight charts had changed each view seven times and placed its labels for
+        # each (0.2 s a time, all but the last thrown away). Its own changes (a resize, a zoom)
+        # place them at once, and never twice in the same geometry; finish_pending (an export)
+        # places what waits.
+        self._placed_for: tuple | None = None  # the geometry the labels were placed in
+        self._view_placing = QTimer(self)
+        self._view_placing.setSingleShot(True)
+        self._view_placing.setInterval(0)
+        self._view_placing.timeout.connect(self._place_for_view)
+        self._following_link = 0  # within the view box's following of a linked one
+        following = view.linkedViewChanged
+
+        def follow_link(*args, following=following) -> None:
+            self._following_link += 1
+            try:
+                following(*args)
+            finally:
+                self._following_link -= 1
+        view.linkedViewChanged = follow_link
 
     def _setup_plot(self) -> None:
         plot = self.plot
@@ -398,6 +419,7 @@ class RooflinePlot(QObject):
                 and old.selection.lifted == scene.selection.lifted and old.roofs is scene.roofs
                 and old.labels.px == g.px and old.spec.units == scene.spec.units)
         self._placed_avoid = self._legend_box()
+        self._placed_for = (g.view, g.px, g.avoid)
         labels = place_labels(scene, g, selected_chip=self.selected_chip,
                               foreground=self.options.foreground, roofs=self.options.show_labels,
                               names=self.options.kernel_labels,
@@ -452,6 +474,7 @@ class RooflinePlot(QObject):
         self.range_mode.auto = False
         self._apply_range(view_range)
         self._on_view_changed()
+        self._place_for_view()
 
     def fit(self) -> None:
         """Make the range automatic again and show the scene's fit (the note's click, "A")."""
@@ -459,6 +482,7 @@ class RooflinePlot(QObject):
         if self.scene is not None:
             self._apply_range(self._fit_of(self.scene), room=True)
             self._on_view_changed()
+            self._place_for_view()
 
     def _on_legend_moved(self) -> None:
         if self.scene is not None and self.scene.selection.lifted is None and \
@@ -474,6 +498,20 @@ class RooflinePlot(QObject):
             return
         if self.scene.selection.lifted is None:  # the note first: the labels keep off it
             self._update_note()
+        if self._following_link:
+            self._view_placing.start()
+        else:
+            self._place_for_view()
+
+    def _place_for_view(self) -> None:
+        """The labels placed in the view as it is now, unless they already are (a new scene
+        placed them since the view changed)."""
+        self._view_placing.stop()
+        if self.scene is None:
+            return
+        g = self.label_geometry(self.scene)
+        if g is not None and self._placed_for == (g.view, g.px, g.avoid):
+            return
         self._push(self._with_labels(self.scene), note=False)
 
     def _update_note(self) -> None:
@@ -705,6 +743,8 @@ class RooflinePlot(QObject):
     def finish_pending(self) -> None:
         """Complete any part of the chart still to come (before an export, say)."""
         self.markers.finish_pending()
+        if self._view_placing.isActive():
+            self._place_for_view()
 
     @property
     def pending(self) -> list[str]:
@@ -717,8 +757,8 @@ class RooflinePlot(QObject):
 
     @property
     def labels_pending(self) -> bool:
-        """Labels are placed as the view changes, never later: kept for callers that wait."""
-        return False
+        """The view has changed and its labels are placed on the event loop's next turn."""
+        return self._view_placing.isActive()
 
     def markers_of(self, chip_id: str):
         """(log10 x, log10 y, kernel ids) of the markers drawn for a chip."""
