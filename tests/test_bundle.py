@@ -1,6 +1,6 @@
 """Builds the PyInstaller bundle from this checkout and runs its self-test (slow: minutes).
 
-Run by .ci/run after the unit tests: python -m pytest -m slow
+Run by .ci/run beside the other Pythons' suites: python -m pytest -m slow
 """
 
 import importlib.util
