@@ -51,8 +51,9 @@ def schema_verdict(raw: bytes):
     return not reference_problems(data)
 
 
-def check(raw: bytes) -> None:
-    """Every fuzzed file goes through the loader and through the schema; they must agree."""
+def check(raw: bytes):
+    """Every fuzzed file goes through the loader and through the schema; they must agree.
+    Returns the schema's verdict (schema_verdict's)."""
     verdict = schema_verdict(raw)
     try:
         doc = loads_session(raw)
@@ -61,16 +62,17 @@ def check(raw: bytes) -> None:
         for problem in exc.problems:
             assert problem.message.strip()
         assert verdict is not True, f"the schema accepts what the loader refuses: {exc}"
-        return
+        return verdict
     except RooflineError as exc:
         assert str(exc).strip()
         assert verdict is not True, f"the schema accepts what the loader refuses: {exc}"
-        return
+        return verdict
     assert verdict is True, "the loader accepts what the schema refuses: " + "; ".join(
         e.message[:200] for e in SCHEMA.iter_errors(json.loads(raw))) + "; ".join(
         reference_problems(json.loads(raw)))
     assert isinstance(doc, Document)
     assert loads_session(dump_session(doc)) == doc  # what loads is whole: it saves and reloads
+    return verdict
 
 
 @settings(max_examples=800 * SCALE, deadline=None)
@@ -202,8 +204,7 @@ def test_loader_and_schema_agree_on_seeded_mutations():
         for _ in range(rng.randint(1, 3)):
             _mutate(data, rng, rng.choice(EDGE_VALUES))
         raw = json.dumps(data).encode()
-        check(raw)
-        verdicts.add(schema_verdict(raw))
+        verdicts.add(check(raw))
     assert verdicts == {True, False}  # the corpus holds both kinds, so agreement means something
 
 
@@ -225,8 +226,7 @@ def _paths(node, path=()):
 def test_loader_and_schema_agree_on_every_single_edit():
     """Exhaustive: every place in a file with every kind of entry, replaced by every edge value,
     deleted, or given an unknown sibling; the loader and the schema agree on each."""
-    check(json.dumps(RICH).encode())
-    assert schema_verdict(json.dumps(RICH).encode()) is True
+    assert check(json.dumps(RICH).encode()) is True
     for path in list(_paths(RICH))[1:]:
         for edit in [*EDGE_VALUES, "delete", "sibling"]:
             data = copy.deepcopy(RICH)

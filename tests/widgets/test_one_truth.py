@@ -30,7 +30,11 @@ def test_chart_table_explanation_readout_and_csv_agree_in_every_mode(window, qtb
     window.model.reset(load_session(path))
     base = window.model.document
     precisions = [None, *sorted({k.precision for k in base.kernels})[:2]]
-    for derated, mac, precision in itertools.product([False, True], [False, True], precisions):
+    modes = itertools.product([False, True], [False, True], precisions)
+    if path.name.endswith(".ja.roofline"):  # the English one's numbers under Japanese names
+        # (test_every_example_has_a_japanese_version_with_the_same_numbers): one mode is enough
+        modes = [(False, False, None)]
+    for derated, mac, precision in modes:
         window.model.reset(base)
         if precision is not None:  # the toolbar's "All kernels at"
             window.model.push(Batch(tuple(Replace("kernels", k.with_precision(precision))
