@@ -333,3 +333,25 @@ def test_the_charts_line_tooltips_speak_japanese_sources_and_all(window_ja):
                 without_sources(tip).replace("what-if", ""), names)
                         if not re.fullmatch(r"[kMGTP]op", w)]  # op/s with its prefix
     assert seen > 10 and not english, english[:5]
+
+
+def test_the_png_width_dialog_is_wide_enough_for_its_title(window_ja):
+    """Its title whole beside a window manager's buttons: narrower, openbox cut it to "PNG を…ポ
+    ート" (the 33rd tour). The width asked is the one returned."""
+    from PySide6.QtCore import QTimer
+
+    from roofline_gui.widgets.app.file_actions import FileDialogs
+
+    seen = {}
+
+    def answer():
+        dialog = QApplication.activeModalWidget()
+        seen["title"] = dialog.windowTitle()
+        seen["room"] = dialog.width() - dialog.fontMetrics().horizontalAdvance(dialog.windowTitle())
+        dialog.setIntValue(1500)
+        dialog.accept()
+
+    QTimer.singleShot(200, answer)  # shown and laid out
+    assert FileDialogs.png_width(window_ja, 1200) == 1500
+    assert JAPANESE.search(seen["title"]), seen
+    assert seen["room"] >= 150, seen  # the title bar's buttons and margins

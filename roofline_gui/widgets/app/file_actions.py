@@ -8,7 +8,7 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QStandardPaths, Signal
+from PySide6.QtCore import QObject, QStandardPaths, QTimer, Signal
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QWidget
 
 from roofline_gui.core.document import Document
@@ -113,7 +113,19 @@ class FileDialogs:
 
     @classmethod
     def png_width(cls, parent: QWidget, width: int) -> int | None:
-        value, ok = QInputDialog.getInt(parent, _("Export PNG"), _("Width in pixels"), width, 200, 10000, 100)
+        dialog = QInputDialog(parent)
+        dialog.setWindowTitle(_("Export PNG"))
+        dialog.setLabelText(_("Width in pixels"))
+        dialog.setIntRange(200, 10000)
+        dialog.setIntStep(100)
+        dialog.setIntValue(width)
+        # as wide as its title beside the title bar's buttons, set once it is shown (it sizes
+        # itself as it shows): narrower, the window manager cut it ("PNG を…ポート": 33rd tour)
+        title = dialog.fontMetrics().horizontalAdvance(dialog.windowTitle())
+        QTimer.singleShot(0, dialog, lambda: dialog.setMinimumWidth(title + 160))
+        ok = dialog.exec() == QInputDialog.DialogCode.Accepted
+        value = dialog.intValue()
+        dialog.deleteLater()
         return value if ok else None
 
 
