@@ -192,6 +192,9 @@ def _keys(panel) -> list[tuple[str, list[str]]]:
                       scene, list(scene.chips), "#000000") if text not in whole]
         unnamed.update(unnamed_kernels(scene, scene.labels.names))
     tags = tag_key(texts, names, cut) if names else []
+    # the title says which: a name cut to fit ("CNN 層 3×3、256…") is not a number (the key had
+    # said "named by their numbers" of one: the 33rd tour)
+    in_part = names and len(tags) > len(tag_key(texts, names))
     # a kernel named by its number in one chart of a grid and left out in another is keyed
     # once, by its number (listed under both, the key read as contradicting itself: the
     # twenty-ninth tour)
@@ -200,7 +203,8 @@ def _keys(panel) -> list[tuple[str, list[str]]]:
     lines = list(dict.fromkeys(lines))  # (one chip's, side by side, in one chart only)
     peaks = list(dict.fromkeys(peaks))
     return [section for section in (
-        (_("Kernels named by their numbers on the chart:"), tags),
+        (_("Kernels named on the chart by their numbers or in part, in full:") if in_part
+         else _("Kernels named by their numbers on the chart:"), tags),
         (_("Kernels the chart shows without a name (a marker only):"),
          tagged(names, sorted(unnamed))),
         (_("Peaks not named in full on the chart:"), peaks),
