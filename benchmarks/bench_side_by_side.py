@@ -1,7 +1,7 @@
 """Eight charts side by side: how often their labels are placed, and how long an edit and a
-resize of the window take, as the app does it (a view's change that follows a linked chart's
-places its labels once, on the event loop's next turn) against placing them at every change
-of every view (the code before 2026-12-05, kept here as the baseline), in the same run.
+resize of the window take, as the app does it (a view's change places its labels once, on the
+event loop's next turn) against placing them at every change of every view (the code before
+2026-12-05, kept here as the baseline), in the same run.
 
 Side by side every chart's range follows the others': one refresh of eight charts changed each
 view seven times, and each change placed that chart's labels again (0.2 s a time on a 2-core
@@ -106,9 +106,9 @@ def main() -> None:
           f"Python {platform.python_version()}")
     rows = {}
     for name, baseline in (("placing at every change (before)", True),
-                           ("linked changes placed once (now)", False),
+                           ("changes placed once (now)", False),
                            ("placing at every change (before), again", True),
-                           ("linked changes placed once (now), again", False)):
+                           ("changes placed once (now), again", False)):
         edits, resizes, count, charts = run(baseline)
         rows[name] = (edits, resizes, count)
         print(f"{name:42s} {charts} charts: edit {statistics.median(edits) * 1e3:7.0f} ms, "

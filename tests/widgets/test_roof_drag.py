@@ -23,8 +23,13 @@ def _session(window):
     model.add_kernels([window.presets.kernels["gemm-4k-bf16"]])
     model.add_workloads([rf.workload("llama-3-8b", phase="decode", batch=1, context=2048)])
     model.undo_stack.clear()
+    plot = window.canvas.overlay_plot
     QApplication.processEvents()
-    return model, window.canvas.overlay_plot
+    for _ in range(20):  # settled, as before a user's drag: labels placed, the key's width
+        QApplication.processEvents()  # taken, the view resized to it
+        if not plot.labels_pending:
+            break
+    return model, plot
 
 
 def _to_view(window, lx, ly):

@@ -169,27 +169,18 @@ class RooflinePlot(QObject):
         self._legend_moved.setSingleShot(True)
         self._legend_moved.timeout.connect(self._on_legend_moved)
         self.legend.legend.geometryChanged.connect(self._legend_moved.start)
-        # A view's change that follows a linked chart's (side by side every chart's range
-        # follows the others') places its labels once, on the event loop's next turn: one
-        # refresh of eight charts had changed each view seven times and placed its labels for
-        # each (0.2 s a time, all but the last thrown away). Its own changes (a resize, a zoom)
-        # place them at once, and never twice in the same geometry; finish_pending (an export)
-        # places what waits.
+        # A view's change (a resize, a zoom, a linked chart's range followed) places the labels
+        # once, on the event loop's next turn, and not at all where they are placed for that
+        # geometry already: side by side every chart's range follows the others', so one
+        # refresh of eight charts changed each view seven times, each placing its labels again
+        # (0.2 s a time, all but the last thrown away), and a new window placed them six times
+        # for the resizes of its first layout. A new scene places them at once; finish_pending
+        # (an export) places what waits.
         self._placed_for: tuple | None = None  # the geometry the labels were placed in
         self._view_placing = QTimer(self)
         self._view_placing.setSingleShot(True)
         self._view_placing.setInterval(0)
         self._view_placing.timeout.connect(self._place_for_view)
-        self._following_link = 0  # within the view box's following of a linked one
-        following = view.linkedViewChanged
-
-        def follow_link(*args, following=following) -> None:
-            self._following_link += 1
-            try:
-                following(*args)
-            finally:
-                self._following_link -= 1
-        view.linkedViewChanged = follow_link
 
     def _setup_plot(self) -> None:
         plot = self.plot
@@ -498,10 +489,7 @@ class RooflinePlot(QObject):
             return
         if self.scene.selection.lifted is None:  # the note first: the labels keep off it
             self._update_note()
-        if self._following_link:
-            self._view_placing.start()
-        else:
-            self._place_for_view()
+        self._view_placing.start()
 
     def _place_for_view(self) -> None:
         """The labels placed in the view as it is now, unless they already are (a new scene
