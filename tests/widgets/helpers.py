@@ -53,6 +53,17 @@ def drag_mouse(widget, start: QPointF, end: QPointF, steps: int = 8,
     QApplication.processEvents()
 
 
+def settle(plot, turns: int = 20) -> None:
+    """Turn the event loop until ``plot``'s labels are placed for its view (as before a user's
+    hover or drag: the labels placed, the key's width taken, the view resized to it). A turn
+    first: the layout a placement asks for comes on the next one."""
+    QApplication.processEvents()
+    for _ in range(turns):
+        QApplication.processEvents()
+        if not plot.labels_pending:
+            return
+
+
 def chart_mismatches(plot) -> list[str]:
     """Every way the items of a chart (RooflinePlot) differ from the scene it last drew: the
     markers of each chip, the names, the selection's rings, the dragged kernel, the workloads'

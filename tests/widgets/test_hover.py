@@ -3,6 +3,7 @@ selected kernel's sweep path (both drawn under the markers)."""
 
 import numpy as np
 import pytest
+from helpers import settle
 from PySide6.QtCore import QPointF
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
@@ -61,10 +62,7 @@ def test_a_workloads_small_mark_on_a_roof_shows_its_kernel_not_the_roof(window, 
     model.add_workloads([rf.workload("llama-3-8b", phase="decode", batch=1, context=2048)])
     QApplication.processEvents()
     plot = window.canvas.overlay_plot
-    for _ in range(20):  # settled, as before a user's hover: labels placed, the key's width
-        QApplication.processEvents()  # taken, the view resized to it
-        if not plot.labels_pending:
-            break
+    settle(plot)
     mark = plot.scene.workloads[0]
     e = int(np.nanargmax(mark.entry_y[:, 0]))  # a memory-bound entry: on the HBM diagonal
     vb, view = plot.plot.getViewBox(), window.canvas.overlay

@@ -5,7 +5,7 @@ ghost; Shift snaps to a round factor and Ctrl moves every ceiling of the chip.""
 
 import numpy as np
 import pytest
-from helpers import chart_mismatches, drag_mouse
+from helpers import chart_mismatches, drag_mouse, settle
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtWidgets import QApplication
 
@@ -24,11 +24,7 @@ def _session(window):
     model.add_workloads([rf.workload("llama-3-8b", phase="decode", batch=1, context=2048)])
     model.undo_stack.clear()
     plot = window.canvas.overlay_plot
-    QApplication.processEvents()
-    for _ in range(20):  # settled, as before a user's drag: labels placed, the key's width
-        QApplication.processEvents()  # taken, the view resized to it
-        if not plot.labels_pending:
-            break
+    settle(plot)
     return model, plot
 
 
