@@ -71,6 +71,7 @@ _PARENTHESES = re.compile(r"\s*[(（][^()（）]*[)）]")  # "(24 MiB)", "(108 S
 RING_HALF_PX = 11.0  # px: half the selected chip's ring (22 px across), which other names keep off
 NO_GAP = np.zeros(4)  # a workload's label is boxed, its margins in its box: it needs no LABEL_GAP
 WORKLOAD_POINT_HALF = 11.0  # px: half a workload's big point (17 px, 21 hovered) and a gap
+TEXT_ITEM_MARGIN = 1.0  # px: a workload's label's (a text item's) margin about its text
 
 
 @dataclass(frozen=True)
@@ -161,6 +162,15 @@ def label_text_origin(label, w: float, h: float) -> tuple[float, float]:
     if label.offset != (0.0, 0.0):
         gap = 0.0  # placed by offset, centred on its anchor
     return -label.anchor[0] * w + 2 - 4 * label.anchor[0], -label.anchor[1] * h + gap
+
+
+def backdrop_inset(label) -> float:
+    """Pixels the backdrop of a label's text leaves uncovered along its box's top edge: a label
+    below its line has its box 1 px under the line, whose 2.5 px stroke reaches into that first
+    row; a backdrop over it hid the line's lower half the length of the text ("HBM2 900 GB/s"
+    under the V100's: the 33rd tour, and the label scan, benchmarks/scan_labels.py). The glyphs
+    start a few pixels lower still (the font's leading)."""
+    return 1.0 if label.anchor[1] == 0 and label.offset == (0.0, 0.0) else 0.0
 
 
 def label_box(label: ChartLabel, g: LabelGeometry) -> tuple[float, float, float, float]:
@@ -1367,9 +1377,7 @@ def place_workload_labels(scene: ChartScene, g: LabelGeometry, taken_labels,
         taken_labels = (*taken_labels, *(lb for n, lb in enumerate(held) if lb is not None
                                          and n != moving))
 
-    def item_px(text: str) -> float:  # a text item's width: the text's and its margins
-        return text_width(text, g.text_px) + 6
-
+    item_px, line = _item_measure(g)
     taken = [*g.avoid, *(box for lb in taken_labels for box in label_footprint(lb, g)),
              *_big_points(scene, g)]
     xs = np.array([np.log10(m.point_x) for m in marks])
@@ -1403,16 +1411,16 @@ def place_workload_labels(scene: ChartScene, g: LabelGeometry, taken_labels,
     # selected workload's label, with no spot beside its point, had fallen back across the
     # A100's HBM2 diagonal, hiding it under its box: the thirty-first tour)
     placed = {which[lb.kernel]: replace(lb, kernel=which[lb.kernel]) for lb in place_kernel_labels(
-        [texts[n] for n in which], xs[which], ys[which], g.px, item_px, g.line, taken, (ox, oy),
+        [texts[n] for n in which], xs[which], ys[which], g.px, item_px, line, taken, (ox, oy),
         g.bounds, WORKLOAD_LABEL_SPOTS, lines=roofs, over_lines=False, gap=NO_GAP,
         far_spots=FAR_LABEL_SPOTS)}
     for at in (highs, lows):  # where that has no room, by its highest point, then its lowest
         missing = [n for n in which if n not in placed and at[n] != ys[n]]
         if not missing:
             continue
-        boxes = taken + [offset_label_box(lb, g.px, item_px, g.line) for lb in placed.values()]
+        boxes = taken + [offset_label_box(lb, g.px, item_px, line) for lb in placed.values()]
         for lb in place_kernel_labels([texts[n] for n in missing], xs[missing], at[missing],
-                                      g.px, item_px, g.line, boxes, (ox, oy), g.bounds,
+                                      g.px, item_px, line, boxes, (ox, oy), g.bounds,
                                       WORKLOAD_LABEL_SPOTS, lines=roofs, over_lines=False,
                                       gap=NO_GAP, far_spots=FAR_LABEL_SPOTS):
             placed[missing[lb.kernel]] = replace(lb, kernel=missing[lb.kernel])
@@ -1430,7 +1438,7 @@ def place_workload_labels(scene: ChartScene, g: LabelGeometry, taken_labels,
             # way below (two were printed over each other: the tenth tour); by its highest
             # point, above the others' (by the selected chip's, in a crowded chart, it had
             # covered another workload's big point)
-            others = [offset_label_box(lb, g.px, item_px, g.line) for k, lb in placed.items()
+            others = [offset_label_box(lb, g.px, item_px, line) for k, lb in placed.items()
                       if k != n]
             out.append(_fallback(mark, n, float(xs[n]), float(highs[n]), g, item_px, scene,
                                  [*taken, *others], texts[n]))
@@ -1438,9 +1446,9 @@ def place_workload_labels(scene: ChartScene, g: LabelGeometry, taken_labels,
             out.append(None)
     chosen = next((n for n, m in enumerate(marks) if m.workload_id == selected), None)
     if chosen is not None and out[chosen] is not None and chosen in which and chosen not in placed:
-        box = np.asarray([offset_label_box(out[chosen], g.px, item_px, g.line)], dtype=float)
+        box = np.asarray([offset_label_box(out[chosen], g.px, item_px, line)], dtype=float)
         out = [lb if lb is None or n == chosen or not overlaps_each(
-            box, np.asarray([offset_label_box(lb, g.px, item_px, g.line)], dtype=float)).any()
+            box, np.asarray([offset_label_box(lb, g.px, item_px, line)], dtype=float)).any()
             else None for n, lb in enumerate(out)]
     return tuple(out)
 
@@ -1461,7 +1469,8 @@ def _fallback(mark, n: int, x: float, y: float, g: LabelGeometry, item_px,
               for text in texts for offset, anchor in spots] + [
         ChartLabel(text, x, y, "", anchor, None, offset, n, stem=True)
         for text in texts for offset, anchor in FAR_LABEL_SPOTS]
-    boxes = np.array([offset_label_box(lb, g.px, item_px, g.line) for lb in labels])
+    line = _item_measure(g)[1]
+    boxes = np.array([offset_label_box(lb, g.px, item_px, line) for lb in labels])
     markers = _marker_boxes(scene, g) if scene is not None else np.zeros((0, 4))
     lines = _line_segments(scene, g) if scene is not None else np.zeros((0, 7))
     px, py = x * g.px[0], -y * g.px[1]
@@ -1499,12 +1508,23 @@ def _fallback(mark, n: int, x: float, y: float, g: LabelGeometry, item_px,
     return labels[int(np.argmin(np.where(inside, cost, np.inf)))]
 
 
+def _item_measure(g: LabelGeometry) -> tuple[TextWidth, float]:
+    """A workload's label (a text item) as drawn: the width of a text in it and its height, the
+    text's with the item's margins (modelled as a bare text's while Qt drew 4 px margins, a
+    label drawn above its point covered the roof's label over it: the label scan,
+    benchmarks/scan_labels.py)."""
+    return (lambda text: text_width(text, g.text_px) + 6), g.line + 2 * TEXT_ITEM_MARGIN
+
+
+def workload_label_box(label: ChartLabel, g: LabelGeometry) -> tuple[float, float, float, float]:
+    """A workload's label's box (label pixels) as its text item draws it."""
+    item_px, line = _item_measure(g)
+    return offset_label_box(label, g.px, item_px, line)
+
+
 def _workload_boxes(workloads, g: LabelGeometry) -> list[tuple[float, float, float, float]]:
     """The shown workloads' labels as boxes (a text item: its text and margins)."""
-    def item_px(text: str) -> float:
-        return text_width(text, g.text_px) + 6
-
-    return [offset_label_box(lb, g.px, item_px, g.line) for lb in workloads if lb is not None]
+    return [workload_label_box(lb, g) for lb in workloads if lb is not None]
 
 
 def _clear_of_workloads(labels: tuple[ChartLabel, ...], boxes: list, g: LabelGeometry

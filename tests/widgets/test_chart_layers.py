@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from helpers import chart_mismatches, drag_mouse
+from helpers import chart_mismatches, drag_mouse, settle
 from PySide6.QtCore import QPointF
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QApplication
@@ -1413,3 +1413,79 @@ def test_a_line_two_chips_share_keeps_its_level_and_figure_where_their_names_do_
     texts = [lb.text for lb in plot.scene.labels.roofs]
     assert any(t.startswith("L2 ") and "7 TB/s" in t for t in texts), texts
     assert any(t.startswith("HBM2 1.555 TB/s") for t in texts), texts
+
+
+def _scan():
+    """benchmarks/scan_labels.py: the chart's texts against what it paints, in pixels."""
+    import importlib
+    import sys
+
+    from conftest import ROOT
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        return importlib.import_module("scan_labels")
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+
+
+@pytest.mark.parametrize(("example", "size", "mode"), [
+    ("training-fp32-against-bf16", (1280, 800), "overlay"),
+    ("training-fp32-against-bf16", (1920, 1080), "side_by_side"),
+    ("deepseek-r1-h200-fp8-vs-b200-nvfp4", (1280, 800), "overlay"),
+    ("h100-vs-mi300x-llm", (1280, 800), "overlay"),
+    ("llama-3-8b-on-three-chips", (1280, 800), "overlay"),
+])
+def test_as_painted_no_text_covers_another_and_no_roofs_label_its_line(window, example, size,
+                                                                         mode):
+    """Measured in the pixels the window paints (benchmarks/scan_labels.py), not in the
+    placement's model of them. A workload's label, placed as tall as its text where its text
+    item drew 8 px more, covered "ICI 200 GB/s", "PCIe 64 GB/s each way" and another
+    workload's label; a roof's label set 1 px below its diagonal hid the lower half of the
+    2.5 px line the length of its text ("HBM3 3.35 TB/s", "HBM2 900 GB/s": the 33rd tour)."""
+    from roofline_gui.widgets.app.file_actions import examples
+
+    scan = _scan()
+    window.resize(*size)
+    window.files.open_example(next(p for p in examples() if p.stem == example))
+    window.set_mode(mode)
+    for plot in window.canvas.plots:
+        settle(plot)
+    for plot in window.canvas.plots:
+        plot.finish_pending()
+        QApplication.processEvents()
+        roof_texts = {lb.text for lb in plot.roof_labels.labels}
+        found, count = scan.scan_plot(plot, example, None)
+        assert count > 0
+        assert [f for f in found if f[4]] == [], "texts over texts"
+        assert [f for f in found if f[1] in roof_texts and f[2] >= scan.LINE_PIXELS] == [], \
+            "roofs' labels over lines"
+
+
+def test_a_workloads_label_is_placed_as_tall_as_its_text_item_draws_it(window):
+    """The placement's box of a workload's label is the box its text item paints, margins and
+    all, to a pixel or two (placed as tall as the text alone, 8 px short, it covered the texts
+    above it)."""
+    from roofline_gui.core.chart_labels import workload_label_box
+    from roofline_gui.widgets.app.file_actions import examples
+
+    window.resize(1280, 800)
+    window.files.open_example(next(p for p in examples() if p.stem == "training-fp32-against-bf16"))
+    plot = window.canvas.overlay_plot
+    settle(plot)
+    plot.finish_pending()
+    QApplication.processEvents()
+    g, view, box = plot.label_geometry(), plot.plot.getViewWidget(), plot.plot.getViewBox()
+    items = plot.workloads.label_items()
+    checked = 0
+    for mark, label in zip(plot.scene.workloads, plot.scene.labels.workloads, strict=True):
+        if label is None:
+            continue
+        drawn = view.mapFromScene(items[mark.workload_id].sceneBoundingRect()).boundingRect()
+        left, top, right, bottom = workload_label_box(label, g)
+        point = view.mapFromScene(box.mapViewToScene(QPointF(label.x, label.y)))
+        dx, dy = point.x() - label.x * g.px[0], point.y() + label.y * g.px[1]
+        assert abs(top + dy - drawn.top()) <= 2 and abs(bottom + dy - drawn.bottom() - 1) <= 2
+        assert left + dx - 2 <= drawn.left() and drawn.right() + 1 <= right + dx + 2
+        checked += 1
+    assert checked >= 2

@@ -18,7 +18,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen, QPolygonF
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QSizePolicy
 
-from roofline_gui.core.chart_labels import label_text_origin
+from roofline_gui.core.chart_labels import backdrop_inset, label_text_origin
 from roofline_gui.widgets.chart.pg_private import exporting as is_exporting
 from roofline_gui.widgets.chart.pg_private import max_spot_width, uniform_fill
 from roofline_gui.widgets.common.axes import SIAxis  # noqa: F401 (the chart's axes)
@@ -415,7 +415,8 @@ class RoofLayer(pg.GraphicsObject):
             painter.rotate(angle)
             box = QRectF(*label_text_origin(label, w, h), w, h)
             if self.backdrop is not None:  # the text's whole box: a line along its bottom edge
-                painter.fillRect(box, self.backdrop)  # cut the glyphs (the tour's "fp16 125")
+                # cut the glyphs (the tour's "fp16 125"); but the row its own line reaches into
+                painter.fillRect(box.adjusted(0, backdrop_inset(label), 0, 0), self.backdrop)
             left = box.left()
             for piece, color in label.pieces or ((label.text, label.color),):
                 painter.setPen(QPen(color))

@@ -18,6 +18,7 @@ import pyqtgraph as pg
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QGraphicsItem
 
+from roofline_gui.core.chart_labels import TEXT_ITEM_MARGIN
 from roofline_gui.core.chart_scene import ChartScene
 from roofline_gui.core.i18n import _
 from roofline_gui.core.units import format_time
@@ -140,6 +141,9 @@ class WorkloadsLayer(ChartLayer):
             backdrop.setAlpha(225)
             label = self.add(pg.TextItem(color=self.style.foreground, anchor=(0, 1),
                                          fill=backdrop), 12)
+            # its box as the labels are placed (core.chart_labels): the text's and a pixel
+            # about it (Qt's 4 px margin, unmodelled, drew it over the texts above it)
+            label.textItem.document().setDocumentMargin(TEXT_ITEM_MARGIN)
             # A drag step repaints the bounding rect of what moved, often most of the chart:
             # the other workloads' marks are blitted from their images, not painted again.
             for item in (entries, point):

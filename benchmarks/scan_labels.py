@@ -1,0 +1,228 @@
+"""Labels as a user sees them: for every shipped example, in overlay and side by side, at a
+laptop's window (1280×800) and a desktop's (1920×1080), with Memory levels on and off, how many
+of the chart's texts are drawn over a line, over a marker or over another text.
+
+Measured in the pixels the window paints, not in the placement's own model of them: each
+text's box as ``RoofLayer.paint`` fills it (its backdrop), against the chart drawn again with
+one kind of item shown at a time. A line "under" a text is one whose strong pixels (not an
+antialiased fringe) the box covers: the backdrop hides them, so the line looks cut there, or,
+at the box's edge, grazes the glyphs. The tours found these one at a time (the 33rd: "DDR3-2133
+34 GB/s …" on TPU v1's line, "HBM2 900 GB/s" grazed by a roof); this counts them all.
+
+Run: python benchmarks/scan_labels.py [--shots DIR] [--only STEM]   (offscreen Qt; ~2 min)
+Prints one line per chart with counts, then every text found over something.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import platform
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from _scratch import scratch
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ.setdefault("ROOFLINE_DATA_DIR", str(scratch()))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import numpy as np  # noqa: E402
+
+STRONG = 90  # a pixel this far (0-255, the largest channel's difference) from the background
+LINE_PIXELS = 3  # a text over at least this many strong pixels of a line is over it
+SIZES = ((1280, 800), (1920, 1080))
+
+
+def _image(widget) -> np.ndarray:
+    from PySide6.QtGui import QImage
+
+    image = widget.grab().toImage().convertToFormat(QImage.Format.Format_RGB32)
+    w, h = image.width(), image.height()
+    data = np.frombuffer(image.constBits(), np.uint8, count=image.sizeInBytes())
+    return data.reshape(h, image.bytesPerLine() // 4, 4)[:, :w, :3].astype(np.int16)
+
+
+def _strong(image: np.ndarray, background) -> np.ndarray:
+    return np.abs(image - np.array(background, np.int16)[::-1]).max(axis=2) >= STRONG
+
+
+def _boxes(plot, layer, view) -> list[tuple[str, np.ndarray]]:
+    """Each text of ``layer`` and the mask of its box (its backdrop) in ``view``'s pixels."""
+    from PySide6.QtCore import QPointF, QRectF, Qt
+    from PySide6.QtGui import QBrush, QColor, QFontMetricsF, QImage, QPainter, QTransform
+
+    from roofline_gui.core.chart_labels import backdrop_inset, label_text_origin
+
+    item = layer.item
+    to_view = item.deviceTransform(view.viewportTransform())
+    metrics = QFontMetricsF(view.font())
+    size = view.viewport().size()
+    out = []
+    for label in item.labels:
+        p = to_view.map(QPointF(label.x, label.y))
+        angle = 0.0
+        if label.along is not None:
+            d = to_view.map(QPointF(label.x + label.along[0], label.y + label.along[1])) - p
+            angle = math.degrees(math.atan2(d.y(), d.x()))
+        w, h = metrics.boundingRect(label.text).width() + 4, metrics.height()
+        t = QTransform()
+        t.translate(*(p + QPointF(*label.offset)).toTuple())
+        t.rotate(angle)
+        polygon = t.map(QRectF(*label_text_origin(label, w, h), w, h).adjusted(  # as painted
+            0, backdrop_inset(label), 0, 0))
+        mask = QImage(size, QImage.Format.Format_Grayscale8)
+        mask.fill(0)
+        painter = QPainter(mask)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(QBrush(QColor(255, 255, 255)))
+        painter.drawPolygon(polygon)
+        painter.end()
+        bits = np.frombuffer(mask.constBits(), np.uint8, count=mask.sizeInBytes())
+        out.append((label.text, bits.reshape(mask.height(), mask.bytesPerLine())[:, :mask.width()] > 0))
+    return out
+
+
+def _text_items(plot, view) -> list[tuple[str, np.ndarray]]:
+    """The workloads' labels (text items) and the masks of their boxes in ``view``'s pixels."""
+    import pyqtgraph as pg
+    from PySide6.QtCore import Qt
+    from PySide6.QtGui import QBrush, QColor, QImage, QPainter
+
+    out = []
+    size = view.viewport().size()
+    for item in plot.workloads.items:
+        if not isinstance(item, pg.TextItem) or not item.isVisible() or not item.toPlainText():
+            continue
+        polygon = view.mapFromScene(item.sceneBoundingRect())
+        mask = QImage(size, QImage.Format.Format_Grayscale8)
+        mask.fill(0)
+        painter = QPainter(mask)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(QBrush(QColor(255, 255, 255)))
+        painter.drawPolygon(polygon)
+        painter.end()
+        bits = np.frombuffer(mask.constBits(), np.uint8, count=mask.sizeInBytes())
+        out.append((item.toPlainText(),
+                    bits.reshape(mask.height(), mask.bytesPerLine())[:, :mask.width()] > 0))
+    return out
+
+
+def _only(plot, shown) -> None:
+    """Show the items of the layers ``shown`` only (the grid and the workloads' labels hidden
+    too); None: all again."""
+    import pyqtgraph as pg
+
+    for layer in plot.layers:
+        for item in layer.items:
+            item.setVisible(shown is None or (layer in shown and not isinstance(item, pg.TextItem)))
+    for item in plot.plot.items:
+        if type(item).__name__ == "GridLines":
+            item.setVisible(shown is None)
+
+
+def scan_plot(plot, where: str, shots: Path | None) -> tuple[list[tuple], int]:
+    from PySide6.QtGui import QColor
+
+    view = plot.plot.getViewWidget()
+    bg = QColor(plot.options.background).getRgb()[:3]
+    labels = [item for item in plot.workloads.items if type(item).__name__ == "TextItem"]
+    shown = [item.isVisible() for item in labels]
+    _only(plot, [plot.roofs])
+    lines = _strong(_image(view.viewport()), bg)
+    _only(plot, [plot.markers, plot.levels, plot.workloads])
+    marks = _strong(_image(view.viewport()), bg)
+    _only(plot, None)
+    for item, visible in zip(labels, shown, strict=True):
+        item.setVisible(visible)
+    texts = (_boxes(plot, plot.roof_labels, view) + _boxes(plot, plot.names, view)
+             + _text_items(plot, view))
+    found = []
+    for i, (text, mask) in enumerate(texts):
+        on_lines = int((lines & mask).sum())
+        on_marks = int((marks & mask).sum())
+        on_texts = [t for j, (t, m) in enumerate(texts) if j != i and (m & mask).any()]
+        if on_lines >= LINE_PIXELS or on_marks or on_texts:
+            found.append((where, text, on_lines, on_marks, on_texts))
+    if shots is not None and found:
+        name = where.replace(" ", "_").replace("/", "-").replace("×", "x").replace("#", "")
+        image = view.viewport().grab()
+        image.save(str(shots / f"{name}.png"))
+        for n, (_where, text, *_rest) in enumerate(found):  # each text found, 3× and its box
+            mask = next(m for t, m in texts if t == text)
+            ys, xs = np.nonzero(mask)
+            x0, y0 = max(0, xs.min() - 30), max(0, ys.min() - 30)
+            crop = image.copy(x0, y0, xs.max() + 30 - x0, ys.max() + 30 - y0)
+            crop.scaled(crop.width() * 3, crop.height() * 3).save(str(shots / f"{name}-{n}.png"))
+    return found, len(texts)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--shots", type=Path, help="save each chart with a text over something")
+    parser.add_argument("--only", help="the examples whose file name contains this")
+    args = parser.parse_args()
+    if args.shots:
+        args.shots.mkdir(parents=True, exist_ok=True)
+    from PySide6.QtCore import QSettings
+    from PySide6.QtWidgets import QApplication
+
+    from roofline_gui.models.settings import Settings
+    from roofline_gui.widgets.app.file_actions import examples
+    from roofline_gui.widgets.app.main_window import MainWindow
+
+    app = QApplication.instance() or QApplication([])
+    ini = Path(tempfile.mkdtemp()) / "scan.ini"
+    start = time.perf_counter()
+    every, texts = [], 0
+    for path in examples():
+        if args.only and args.only not in path.stem:
+            continue
+        for size in SIZES:
+            for levels in (True, False):
+                for mode in ("overlay", "side_by_side"):
+                    # a new window for each: what a user sees after opening the example
+                    window = MainWindow(settings=Settings(QSettings(str(ini),
+                                                                    QSettings.Format.IniFormat)))
+                    window.resize(*size)
+                    window.show()
+                    window.files.open_example(path)
+                    window.set_memory_levels(levels)
+                    window.set_mode(mode)
+                    for _ in range(3):
+                        app.processEvents()
+                    for _ in range(40):
+                        app.processEvents()
+                        if not any(p.labels_pending for p in window.canvas.plots):
+                            break
+                    for n, plot in enumerate(window.canvas.plots):
+                        plot.finish_pending()
+                        app.processEvents()
+                        where = (f"{path.stem} {size[0]}×{size[1]} levels={'on' if levels else 'off'}"
+                                 f" {mode}" + (f" #{n + 1}" if mode != "overlay" else ""))
+                        found, count = scan_plot(plot, where, args.shots)
+                        every += found
+                        texts += count
+                        print(f"{where}: {count} texts, {len(found)} over something", flush=True)
+                    window.model.undo_stack.setClean()
+                    window.close()
+                    window.deleteLater()
+                    app.processEvents()
+    print(f"\n{platform.processor() or platform.machine()}, Python {platform.python_version()}: "
+          f"{texts} texts scanned in {time.perf_counter() - start:.0f} s, {len(every)} over something")
+    for where, text, on_lines, on_marks, on_texts in every:
+        what = []
+        if on_lines >= LINE_PIXELS:
+            what.append(f"{on_lines} px of lines")
+        if on_marks:
+            what.append(f"{on_marks} px of markers")
+        if on_texts:
+            what.append("texts " + " | ".join(on_texts))
+        print(f"- {where}: {text!r}: " + ", ".join(what))
+
+
+if __name__ == "__main__":
+    main()
