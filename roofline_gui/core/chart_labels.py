@@ -1071,7 +1071,17 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels) -> tupl
             return (np.log10(spec.at_limit[rows, chip_of]),
                     np.where(top > 0, np.log10(np.where(top > 0, top, 1.0)), np.nan))
 
-    at_selected, at_highest = points(by_selected), points(highest)
+    def in_view(at):
+        """The points outside the view dropped (NaN): a name whose marker the user panned or
+        zoomed out of view was drawn at the plot's edge, its stem running off it (the 34th
+        tour)."""
+        xs, ys = at
+        x_lo, x_hi, y_lo, y_hi = g.view
+        with np.errstate(invalid="ignore"):
+            inside = (x_lo <= xs) & (xs <= x_hi) & (y_lo <= ys) & (ys <= y_hi)
+        return np.where(inside, xs, np.nan), np.where(inside, ys, np.nan)
+
+    at_selected, at_highest = in_view(points(by_selected)), in_view(points(highest))
     (kx, ky, kernel_of), (wx, wy) = _kernel_points(scene), _workload_obstacles(scene)
     # each marker's kernel: a name is not set where another's marker is as near as its own
     # (a workload's points are no kernel's)

@@ -1489,3 +1489,28 @@ def test_a_workloads_label_is_placed_as_tall_as_its_text_item_draws_it(window):
         assert left + dx - 2 <= drawn.left() and drawn.right() + 1 <= right + dx + 2
         checked += 1
     assert checked >= 2
+
+
+def test_a_kernel_panned_out_of_view_has_no_name_left_at_the_edge(window):
+    """The 34th tour panned the article's chart and saw a name whose kernel had left the view
+    still drawn at the plot's edge, its stem running off it: only kernels in view are named."""
+    from roofline_gui.widgets.app.file_actions import examples
+
+    window.resize(1600, 1000)
+    window.files.open_example(next(p for p in examples() if p.stem == "the-article-claim-by-claim"))
+    plot = window.canvas.overlay_plot
+    settle(plot)
+    spec, scene = plot.scene.spec, plot.scene
+    named = {lb.item for lb in scene.labels.names}
+    k = max(named, key=lambda k: spec.marker_x[k])  # the named kernel furthest right
+    g = plot.label_geometry()
+    (x0, _x1), (y0, y1) = plot.visible_range()
+    # its markers just past the right edge, 12 px: room for its name inside, beside the edge
+    x_hi = 10 ** (np.log10(spec.at_limit[k, list(scene.chips)]).min() - 12 / g.px[0])
+    plot.show_range(((x0, x_hi), (y0, y1)))
+    settle(plot)
+    g, names = plot.label_geometry(), plot.scene.labels.names
+    assert names and k not in {lb.item for lb in names}
+    x_lo, x_hi, y_lo, y_hi = g.view
+    for lb in names:
+        assert x_lo <= lb.x <= x_hi and y_lo <= lb.y <= y_hi, lb.text
