@@ -71,6 +71,7 @@ _PARENTHESES = re.compile(r"\s*[(（][^()（）]*[)）]")  # "(24 MiB)", "(108 S
 RING_HALF_PX = 11.0  # px: half the selected chip's ring (22 px across), which other names keep off
 NO_GAP = np.zeros(4)  # a workload's label is boxed, its margins in its box: it needs no LABEL_GAP
 WORKLOAD_POINT_HALF = 11.0  # px: half a workload's big point (17 px, 21 hovered) and a gap
+WORKLOAD_RING_HALF = 17.0  # px: half the ring of a selected workload's point (30 px, 3 px pen)
 TEXT_ITEM_MARGIN = 1.0  # px: a workload's label's (a text item's) margin about its text
 
 
@@ -1323,7 +1324,11 @@ def _big_points(scene: ChartScene, g: LabelGeometry) -> np.ndarray:
                             or [np.zeros(0)]) * g.px[0]
         ys = -np.concatenate([np.log10(m.point_y) for m in scene.workloads] or [np.zeros(0)]) * g.px[1]
     ok = np.isfinite(xs) & np.isfinite(ys)
-    half = WORKLOAD_POINT_HALF
+    # the selected workload's points with their rings (a label by one of its points cut the
+    # ring of another chip's: the 35th tour)
+    half = np.concatenate([np.full(len(m.point_y), WORKLOAD_RING_HALF if m.workload_id
+                                   == scene.selection.item else WORKLOAD_POINT_HALF)
+                           for m in scene.workloads] or [np.zeros(0)])
     return np.column_stack([xs - half, ys - half, xs + half, ys + half])[ok]
 
 
@@ -1469,8 +1474,10 @@ def _fallback(mark, n: int, x: float, y: float, g: LabelGeometry, item_px,
     corners about its point, whole or its name alone, the one inside the view covering fewest
     markers and lines (it had sat on a roof: "Llama-3-8B decode · B = 8, L = 2048", the tour),
     the whole label where that is no worse."""
-    spots = [((11.0, -11.0), (0.0, 1.0)), ((-11.0, -11.0), (1.0, 1.0)),
-             ((11.0, 11.0), (0.0, 0.0)), ((-11.0, 11.0), (1.0, 0.0))]
+    # the corners clear of its ring, then nearer, across it (weighed as a line crossed: the
+    # 35th tour saw the ring cut; but a corner across it is better than a stem through a text)
+    spots = [((r * sx, r * sy), ((1 - sx) / 2, (1 - sy) / 2)) for r in (13.0, 11.0)
+             for sx, sy in ((1, -1), (-1, -1), (1, 1), (-1, 1))]
     texts = texts or (mark.label, mark.name)
     # and set off further, a stem joining it to its point (side by side, each corner of the
     # A100's fp32 point crossed its HBM2 diagonal or covered markers, and the label hid a
@@ -1493,7 +1500,8 @@ def _fallback(mark, n: int, x: float, y: float, g: LabelGeometry, item_px,
             + _crossed_each(boxes, lines, -1, math.nan)
             + (overlaps_each(boxes, np.asarray(taken, dtype=float)) * LEFT_OUT if len(taken)
                else 0.0)
-            + np.array([0.5 * texts.index(lb.text) for lb in labels])
+            + np.array([0.5 * texts.index(lb.text) + (not lb.stem and abs(lb.offset[0]) < 12)
+                        for lb in labels])
             # a stem costs a little (the name further from its point), more across a line or
             # through another marker (not its own point's, which it starts from)
             + np.array([(0.25 + stem_crosses(stem, solid)

@@ -360,11 +360,12 @@ LABEL_GAP = np.array([-3.0, -3.0, 3.0, 3.0])
 
 
 #: Spots for a workload's label around its (bigger) point: the kernel spots further out, then
-#: the four corners.
-WORKLOAD_LABEL_SPOTS = (((13.0, 0.0), (0.0, 0.5)), ((-13.0, 0.0), (1.0, 0.5)),
-                        ((0.0, -13.0), (0.5, 1.0)), ((0.0, 13.0), (0.5, 0.0)),
-                        ((11.0, 11.0), (0.0, 0.0)), ((-11.0, 11.0), (1.0, 0.0)),
-                        ((11.0, -11.0), (0.0, 1.0)), ((-11.0, -11.0), (1.0, 1.0)))
+#: the four corners; clear of the ring a selected workload's point takes (30 px across, a 3 px
+#: pen), which a label 13 px off its point cut (the 35th tour)
+WORKLOAD_LABEL_SPOTS = (((17.0, 0.0), (0.0, 0.5)), ((-17.0, 0.0), (1.0, 0.5)),
+                        ((0.0, -17.0), (0.5, 1.0)), ((0.0, 17.0), (0.5, 0.0)),
+                        ((13.0, 13.0), (0.0, 0.0)), ((-13.0, 13.0), (1.0, 0.0)),
+                        ((13.0, -13.0), (0.0, 1.0)), ((-13.0, -13.0), (1.0, 1.0)))
 
 
 @dataclass(frozen=True)

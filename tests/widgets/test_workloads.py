@@ -516,3 +516,41 @@ def test_a_workloads_label_is_written_on_a_backdrop(window, qtbot):
     for item in items.values():
         fill = item.fill.color()
         assert fill.alpha() > 200 and fill.rgb() == QColor(plot.options.background).rgb()
+
+
+@pytest.mark.parametrize("example", ["serving-70b-and-r1-at-50-ms", "training-fp32-against-bf16",
+                                     "deepseek-r1-h200-fp8-vs-b200-nvfp4"])
+def test_a_selected_workloads_label_leaves_its_rings_whole(window, example):
+    """The 35th tour clicked a workload: its label's box, 13 px off the point, cut the ring
+    round that point (30 px across) and the ring round another chip's. Measured as drawn: the
+    text item's box against each ring's outer edge, in the view's pixels."""
+    from PySide6.QtCore import QPointF
+    from PySide6.QtWidgets import QApplication
+
+    from roofline_gui.widgets.app.file_actions import examples
+
+    window.resize(1280, 800)
+    window.files.open_example(next(p for p in examples() if p.stem == example))
+    plot = window.canvas.overlay_plot
+    view, box = plot.plot.getViewWidget(), plot.plot.getViewBox()
+    checked = 0
+    for w in window.model.document.workloads:
+        window.model.select(w.id, None)
+        for _ in range(3):
+            QApplication.processEvents()
+        plot.finish_pending()
+        QApplication.processEvents()
+        n = next(n for n, m in enumerate(plot.scene.workloads) if m.workload_id == w.id)
+        label = plot.scene.labels.workloads[n]
+        if label is None:
+            continue
+        rect = view.mapFromScene(plot.workloads.label_items()[w.id].sceneBoundingRect()).boundingRect()
+        xs, ys = plot.ring.getData()
+        for x, y, spot in zip(xs, ys, plot.ring.points(), strict=True):
+            centre = view.mapFromScene(box.mapViewToScene(QPointF(x, y)))
+            r = spot.size() / 2 + spot.pen().widthF() / 2
+            dx = max(rect.left() - centre.x(), 0, centre.x() - rect.right() - 1)
+            dy = max(rect.top() - centre.y(), 0, centre.y() - rect.bottom() - 1)
+            assert np.hypot(dx, dy) >= r - 1, (example, label.text, label.offset, r)
+        checked += 1
+    assert checked
