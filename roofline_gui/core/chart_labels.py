@@ -1123,7 +1123,25 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels) -> tupl
                 if np.isfinite(xs[k]) and np.isfinite(ys[k])]
         return any(math.hypot((lb.x - x) * g.px[0], (lb.y - y) * g.px[1]) < STACKED_PX
                    for _j, lb in placed for x, y in mine)
+
+    half = RING_HALF_PX
+    if k_sel is not None:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            rx = np.log10(spec.at_limit[k_sel, shown]) * g.px[0]
+            ry = -np.log10(spec.marker_y[k_sel, shown]) * g.px[1]
+        ok = np.isfinite(rx) & np.isfinite(ry)
     placed, unringed = [], taken
+
+    def besides(at) -> list:
+        """What the selected kernel's name keeps off, by its point at ``at``: the obstacles
+        and its rings round its markers on the other chips (the CNN layer's name, by the
+        A100's marker, sat on the ring round TPU v3's: the 35th tour)."""
+        if k_sel is None:
+            return unringed
+        x, y = at[0][k_sel] * g.px[0], -at[1][k_sel] * g.px[1]
+        far = ok & (np.hypot(rx - x, ry - y) > 1.0) if np.isfinite(x + y) else ok
+        return [*unringed, *np.column_stack([rx - half, ry - half, rx + half, ry + half])[far]]
+
     if k_sel is not None:  # the selected kernel's name first, beside its own ring; the other
         # names then keep off its rings on every chip, 22 px across (one struck through "CNN
         # layer 3×3, 256…": the ninth tour)
@@ -1133,15 +1151,15 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels) -> tupl
         # "3 · GEMM… (bf16)" hid the V100's fp16 roof and ridge, the fourteenth tour): the
         # name the user clicked, left out, named nothing (the twelfth tour)
         first = order[:1]
-        placed = (place(first, taken) or place(first, taken, at=at_highest)
+        # (each clear of its rings on the other chips first; but the tag cutting one of those
+        # is better than the name over a roof)
+        placed = (place(first, besides(at_selected))
+                  or place(first, besides(at_highest), at=at_highest)
+                  or place(first, besides(at_selected), tags)
+                  or place(first, taken) or place(first, taken, at=at_highest)
                   or place(first, taken, tags)
                   or place(first, taken, over_lines=True)
                   or place(first, taken, at=at_highest, over_lines=True))
-        with np.errstate(divide="ignore", invalid="ignore"):
-            rx = np.log10(spec.at_limit[k_sel, shown]) * g.px[0]
-            ry = -np.log10(spec.marker_y[k_sel, shown]) * g.px[1]
-        ok = np.isfinite(rx) & np.isfinite(ry)
-        half = RING_HALF_PX
         taken = [*taken, *np.column_stack([rx - half, ry - half, rx + half, ry + half])[ok],
                  *boxes(placed)]
         order = order[1:]
@@ -1168,8 +1186,9 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels) -> tupl
     for at in (at_selected, at_highest):
         if k_sel is not None and k_sel not in named:
             # the selected kernel's by its own ring, which the others' keep off
-            placed += place(np.array([k_sel]), [*unringed, *boxes(placed)], tags, at=at,
-                            over_lines=True)
+            placed += (place(np.array([k_sel]), [*besides(at), *boxes(placed)], tags, at=at)
+                       or place(np.array([k_sel]), [*unringed, *boxes(placed)], tags, at=at,
+                                over_lines=True))
             named = {k for k, _lb in placed}
         # (but those whose marker lies on a named one's: joined to its tag below, "4/5"; each
         # alone, "4" by TPU v3's stacked markers of 4 and 5 and "5" by the A100's, read as

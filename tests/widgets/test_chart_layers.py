@@ -1514,3 +1514,41 @@ def test_a_kernel_panned_out_of_view_has_no_name_left_at_the_edge(window):
     x_lo, x_hi, y_lo, y_hi = g.view
     for lb in names:
         assert x_lo <= lb.x <= x_hi and y_lo <= lb.y <= y_hi, lb.text
+
+
+def test_the_selected_kernels_name_leaves_its_rings_on_the_other_chips_whole(window):
+    """The 35th tour selected the CNN layer of the A100 against TPU v3: its name, by the A100's
+    ringed marker (set off below it, a stem joining them), sat on the ring round TPU v3's. Each
+    kernel selected on each chip in turn, at four sizes, its name's box against every ring's
+    outer edge as drawn, but the ring of the marker it stands by. (Where nothing else is clear,
+    a tag may still cut one rather than stand over a roof, and a joined tag of stacked markers
+    ("4/5") rather than name one kernel of two.)"""
+    from roofline_gui.core.display import offset_label_box
+    from roofline_gui.widgets.app.file_actions import examples
+
+    window.files.open_example(next(p for p in examples() if p.stem == "a100-vs-tpu-v3"))
+    plot = window.canvas.overlay_plot
+    checked = 0
+    for size in ((1600, 1000), (1500, 940), (1400, 900), (1280, 800)):
+        window.resize(*size)
+        for kernel, chip in ((k, c) for k in window.model.document.kernels
+                             for c in window.model.document.chips):
+            window.model.select(kernel.id, chip.id)  # as a click on its marker on that chip
+            settle(plot)
+            plot.finish_pending()
+            g, scene = plot.label_geometry(), plot.scene
+            k = scene.comparison.kernel_index[kernel.id]
+            name = next((lb for lb in scene.labels.names if lb.item == k), None)
+            if name is None:
+                continue
+            left, top, right, bottom = offset_label_box(name, g.px, g.text_px, g.line)
+            xs, ys = plot.ring.getData()
+            for x, y, spot in zip(xs, ys, plot.ring.points(), strict=True):
+                cx, cy = x * g.px[0], -y * g.px[1]
+                if np.hypot(cx - name.x * g.px[0], cy + name.y * g.px[1]) < 1:
+                    continue  # the ring of the marker the name stands by
+                r = spot.size() / 2 + spot.pen().widthF() / 2
+                dx, dy = max(left - cx, 0, cx - right), max(top - cy, 0, cy - bottom)
+                assert np.hypot(dx, dy) >= r, (size, name.text)
+            checked += 1
+    assert checked >= 20
