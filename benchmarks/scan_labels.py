@@ -16,7 +16,6 @@ Prints one line per chart with counts, then every text found over something.
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import platform
 import sys
@@ -50,77 +49,59 @@ def _strong(image: np.ndarray, background) -> np.ndarray:
     return np.abs(image - np.array(background, np.int16)[::-1]).max(axis=2) >= STRONG
 
 
-def _boxes(plot, layer, view) -> list[tuple[str, np.ndarray]]:
-    """Each text of ``layer`` and the mask of its box (its backdrop) in ``view``'s pixels."""
-    from PySide6.QtCore import QPointF, QRectF, Qt
-    from PySide6.QtGui import QBrush, QColor, QFontMetricsF, QImage, QPainter, QTransform
+def _mask(polygon, size) -> np.ndarray:
+    """The pixels of ``polygon`` (view pixels) in a view of ``size``, as a boolean image."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtGui import QBrush, QColor, QImage, QPainter
 
-    from roofline_gui.core.chart_labels import backdrop_inset, label_text_origin
+    mask = QImage(size, QImage.Format.Format_Grayscale8)
+    mask.fill(0)
+    painter = QPainter(mask)
+    painter.setPen(Qt.PenStyle.NoPen)
+    painter.setBrush(QBrush(QColor(255, 255, 255)))
+    painter.drawPolygon(polygon)
+    painter.end()
+    bits = np.frombuffer(mask.constBits(), np.uint8, count=mask.sizeInBytes())
+    return bits.reshape(mask.height(), mask.bytesPerLine())[:, :mask.width()] > 0
+
+
+def _boxes(layer, view) -> list[tuple[str, np.ndarray]]:
+    """Each text of ``layer`` and the mask of its backdrop, as RoofLayer.paint fills it."""
+    from PySide6.QtGui import QFontMetricsF
+
+    from roofline_gui.widgets.chart.plot_items import label_frame
 
     item = layer.item
     to_view = item.deviceTransform(view.viewportTransform())
     metrics = QFontMetricsF(view.font())
     size = view.viewport().size()
-    out = []
-    for label in item.labels:
-        p = to_view.map(QPointF(label.x, label.y))
-        angle = 0.0
-        if label.along is not None:
-            d = to_view.map(QPointF(label.x + label.along[0], label.y + label.along[1])) - p
-            angle = math.degrees(math.atan2(d.y(), d.x()))
-        w, h = metrics.boundingRect(label.text).width() + 4, metrics.height()
-        t = QTransform()
-        t.translate(*(p + QPointF(*label.offset)).toTuple())
-        t.rotate(angle)
-        polygon = t.map(QRectF(*label_text_origin(label, w, h), w, h).adjusted(  # as painted
-            0, backdrop_inset(label), 0, 0))
-        mask = QImage(size, QImage.Format.Format_Grayscale8)
-        mask.fill(0)
-        painter = QPainter(mask)
-        painter.setPen(Qt.PenStyle.NoPen)
-        painter.setBrush(QBrush(QColor(255, 255, 255)))
-        painter.drawPolygon(polygon)
-        painter.end()
-        bits = np.frombuffer(mask.constBits(), np.uint8, count=mask.sizeInBytes())
-        out.append((label.text, bits.reshape(mask.height(), mask.bytesPerLine())[:, :mask.width()] > 0))
-    return out
+    return [(label.text, _mask(frame.map(backdrop), size))
+            for label in item.labels
+            for frame, _box, backdrop in [label_frame(label, to_view, metrics)]]
 
 
 def _text_items(plot, view) -> list[tuple[str, np.ndarray]]:
-    """The workloads' labels (text items) and the masks of their boxes in ``view``'s pixels."""
-    import pyqtgraph as pg
-    from PySide6.QtCore import Qt
-    from PySide6.QtGui import QBrush, QColor, QImage, QPainter
-
-    out = []
+    """The workloads' labels (text items) shown and the masks of their boxes."""
     size = view.viewport().size()
-    for item in plot.workloads.items:
-        if not isinstance(item, pg.TextItem) or not item.isVisible() or not item.toPlainText():
-            continue
-        polygon = view.mapFromScene(item.sceneBoundingRect())
-        mask = QImage(size, QImage.Format.Format_Grayscale8)
-        mask.fill(0)
-        painter = QPainter(mask)
-        painter.setPen(Qt.PenStyle.NoPen)
-        painter.setBrush(QBrush(QColor(255, 255, 255)))
-        painter.drawPolygon(polygon)
-        painter.end()
-        bits = np.frombuffer(mask.constBits(), np.uint8, count=mask.sizeInBytes())
-        out.append((item.toPlainText(),
-                    bits.reshape(mask.height(), mask.bytesPerLine())[:, :mask.width()] > 0))
-    return out
+    return [(item.toPlainText(), _mask(view.mapFromScene(item.sceneBoundingRect()), size))
+            for item in plot.workloads.label_items().values()
+            if item.isVisible() and item.toPlainText()]
 
 
 def _only(plot, shown) -> None:
     """Show the items of the layers ``shown`` only (the grid and the workloads' labels hidden
-    too); None: all again."""
-    import pyqtgraph as pg
+    too); None: all again (the workloads' labels as they were)."""
+    from roofline_gui.widgets.chart.plot_items import GridLines
 
+    labels = set(plot.workloads.label_items().values())
     for layer in plot.layers:
         for item in layer.items:
-            item.setVisible(shown is None or (layer in shown and not isinstance(item, pg.TextItem)))
+            if item not in labels:
+                item.setVisible(shown is None or layer in shown)
+            elif shown is not None:
+                item.setVisible(False)
     for item in plot.plot.items:
-        if type(item).__name__ == "GridLines":
+        if isinstance(item, GridLines):
             item.setVisible(shown is None)
 
 
@@ -129,7 +110,7 @@ def scan_plot(plot, where: str, shots: Path | None) -> tuple[list[tuple], int]:
 
     view = plot.plot.getViewWidget()
     bg = QColor(plot.options.background).getRgb()[:3]
-    labels = [item for item in plot.workloads.items if type(item).__name__ == "TextItem"]
+    labels = plot.workloads.label_items().values()
     shown = [item.isVisible() for item in labels]
     _only(plot, [plot.roofs])
     lines = _strong(_image(view.viewport()), bg)
@@ -138,8 +119,7 @@ def scan_plot(plot, where: str, shots: Path | None) -> tuple[list[tuple], int]:
     _only(plot, None)
     for item, visible in zip(labels, shown, strict=True):
         item.setVisible(visible)
-    texts = (_boxes(plot, plot.roof_labels, view) + _boxes(plot, plot.names, view)
-             + _text_items(plot, view))
+    texts = (_boxes(plot.roof_labels, view) + _boxes(plot.names, view) + _text_items(plot, view))
     found = []
     for i, (text, mask) in enumerate(texts):
         on_lines = int((lines & mask).sum())

@@ -24,6 +24,17 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 
+def bench(name):
+    """A script of benchmarks/ as a module (they import each other by bare name)."""
+    import importlib  # noqa: PLC0415
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        return importlib.import_module(name)
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+
+
 def synthetic_measurement():
     """A Measurement as the compiled sweep of a 2-thread machine gives it, without running it:
     L1 300 GB/s, L2 150 GB/s, DRAM 25 GB/s; an fp64 FMA peak of 80 GFLOP/s beside a GEMM."""

@@ -1,33 +1,22 @@
 """The benchmark scripts still build their inputs with the app's current API (they run by hand,
 not in CI, so an API change would otherwise break them unnoticed). No timing here."""
 
-import importlib
-import sys
-
-from conftest import ROOT
-
-
-def _bench(name):
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        return importlib.import_module(name)
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
+from conftest import ROOT, bench
 
 
 def test_the_benchmarks_build_their_sessions():
-    scale = _bench("bench_scale").big_session(n_kernels=20, n_chips=3)
+    scale = bench("bench_scale").big_session(n_kernels=20, n_chips=3)
     assert len(scale.kernels) == 20 and len(scale.chips) == 3
-    gui = _bench("bench_gui").big_document(n_kernels=20, n_chips=3)
+    gui = bench("bench_gui").big_document(n_kernels=20, n_chips=3)
     assert len(gui.kernels) == 20 and len(gui.chips) == 3
     for name in ("bench_core", "bench_measure", "bench_training", "bench_side_by_side"):
-        assert callable(_bench(name).main)
+        assert callable(bench(name).main)
 
 
 def test_the_launch_benchmark_starts_each_candidate():
     """Each launcher of bench_gui.py paints and completes its window (the app through
     start_window, as roofline-explorer starts it); the seconds are not checked."""
-    gui = _bench("bench_gui")
+    gui = bench("bench_gui")
     for name, code in gui.LAUNCHERS.items():
         painted, complete, cpu_painted, cpu_complete = gui.launch_once(code)
         assert 0 < painted <= complete and 0 < cpu_painted <= cpu_complete, name
@@ -36,7 +25,7 @@ def test_the_launch_benchmark_starts_each_candidate():
 def test_the_drag_benchmark_drags_with_the_charts_current_api(qtbot):
     """bench_gui.bench_drag runs a drag and its naive comparison on a small chart (the chart's
     rebuild as layers had left it calling a method that is gone)."""
-    step, naive = _bench("bench_gui").bench_drag(steps=2, n_kernels=20)
+    step, naive = bench("bench_gui").bench_drag(steps=2, n_kernels=20)
     assert step > 0 and naive > 0
 
 

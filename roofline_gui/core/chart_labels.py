@@ -1124,23 +1124,23 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels) -> tupl
         return any(math.hypot((lb.x - x) * g.px[0], (lb.y - y) * g.px[1]) < STACKED_PX
                    for _j, lb in placed for x, y in mine)
 
-    half = RING_HALF_PX
+    rings = np.zeros((0, 4))  # the selected kernel's rings on every chip, as boxes
     if k_sel is not None:
         with np.errstate(divide="ignore", invalid="ignore"):
             rx = np.log10(spec.at_limit[k_sel, shown]) * g.px[0]
             ry = -np.log10(spec.marker_y[k_sel, shown]) * g.px[1]
         ok = np.isfinite(rx) & np.isfinite(ry)
+        rings = np.column_stack([rx, ry, rx, ry])[ok] + RING_HALF_PX * np.array([-1, -1, 1, 1])
     placed, unringed = [], taken
 
     def besides(at) -> list:
         """What the selected kernel's name keeps off, by its point at ``at``: the obstacles
         and its rings round its markers on the other chips (the CNN layer's name, by the
         A100's marker, sat on the ring round TPU v3's: the 35th tour)."""
-        if k_sel is None:
-            return unringed
-        x, y = at[0][k_sel] * g.px[0], -at[1][k_sel] * g.px[1]
-        far = ok & (np.hypot(rx - x, ry - y) > 1.0) if np.isfinite(x + y) else ok
-        return [*unringed, *np.column_stack([rx - half, ry - half, rx + half, ry + half])[far]]
+        x, y = (at[0][k_sel] * g.px[0], -at[1][k_sel] * g.px[1]) if k_sel is not None else (0, 0)
+        middles = (rings[:, :2] + rings[:, 2:]) / 2
+        far = np.hypot(middles[:, 0] - x, middles[:, 1] - y) > 1.0
+        return [*unringed, *rings[far if np.isfinite(x + y) else slice(None)]]
 
     if k_sel is not None:  # the selected kernel's name first, beside its own ring; the other
         # names then keep off its rings on every chip, 22 px across (one struck through "CNN
@@ -1160,8 +1160,7 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels) -> tupl
                   or place(first, taken, tags)
                   or place(first, taken, over_lines=True)
                   or place(first, taken, at=at_highest, over_lines=True))
-        taken = [*taken, *np.column_stack([rx - half, ry - half, rx + half, ry + half])[ok],
-                 *boxes(placed)]
+        taken = [*taken, *rings, *boxes(placed)]
         order = order[1:]
     rest = place(order, taken)
     if len(rest) < len(order):  # some left out: a long whole name had taken their room (at
@@ -1519,8 +1518,9 @@ def _fallback(mark, n: int, x: float, y: float, g: LabelGeometry, item_px,
             + _crossed_each(boxes, lines, -1, math.nan)
             + (overlaps_each(boxes, np.asarray(taken, dtype=float)) * LEFT_OUT if len(taken)
                else 0.0)
-            + np.array([0.5 * texts.index(lb.text) + (not lb.stem and abs(lb.offset[0]) < 12)
-                        for lb in labels])
+            # (a corner across its ring, as a line crossed)
+            + np.array([0.5 * texts.index(lb.text) + (not lb.stem and math.hypot(*lb.offset)
+                                                      < WORKLOAD_RING_HALF) for lb in labels])
             # a stem costs a little (the name further from its point), more across a line or
             # through another marker (not its own point's, which it starts from)
             + np.array([(0.25 + stem_crosses(stem, solid)

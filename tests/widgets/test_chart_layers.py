@@ -1417,16 +1417,9 @@ def test_a_line_two_chips_share_keeps_its_level_and_figure_where_their_names_do_
 
 def _scan():
     """benchmarks/scan_labels.py: the chart's texts against what it paints, in pixels."""
-    import importlib
-    import sys
+    from conftest import bench
 
-    from conftest import ROOT
-
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        return importlib.import_module("scan_labels")
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
+    return bench("scan_labels")
 
 
 @pytest.mark.parametrize(("example", "size", "mode"), [

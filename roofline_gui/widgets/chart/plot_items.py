@@ -15,7 +15,17 @@ from dataclasses import dataclass
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen, QPolygonF
+from PySide6.QtGui import (
+    QBrush,
+    QColor,
+    QFont,
+    QFontMetricsF,
+    QPainter,
+    QPainterPath,
+    QPen,
+    QPolygonF,
+    QTransform,
+)
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QSizePolicy
 
 from roofline_gui.core.chart_labels import backdrop_inset, label_text_origin
@@ -275,6 +285,26 @@ class GridLines(QGraphicsPathItem):
         super().paint(painter, option, widget)
 
 
+def label_frame(label: _Label, transform: QTransform, metrics: QFontMetricsF
+                ) -> tuple[QTransform, QRectF, QRectF]:
+    """Where a RoofLayer's text is painted: its frame (device pixels from ``transform``, the
+    item's, moved to its point and offset and turned along its line), its text box in that
+    frame, and the box its backdrop fills (all of it but the row its own line reaches into:
+    core.chart_labels.backdrop_inset). The label scan (benchmarks/scan_labels.py) measures
+    the same boxes."""
+    p = transform.map(QPointF(label.x, label.y))
+    angle = 0.0
+    if label.along is not None:
+        d = transform.map(QPointF(label.x + label.along[0], label.y + label.along[1])) - p
+        angle = math.degrees(math.atan2(d.y(), d.x()))
+    w, h = metrics.boundingRect(label.text).width() + 4, metrics.height()
+    frame = QTransform()
+    frame.translate(*(p + QPointF(*label.offset)).toTuple())
+    frame.rotate(angle)
+    box = QRectF(*label_text_origin(label, w, h), w, h)
+    return frame, box, box.adjusted(0, backdrop_inset(label), 0, 0)
+
+
 class RoofLayer(pg.GraphicsObject):
     """Every roof, bandwidth diagonal, ridge point and label of a chart, painted by one item.
 
@@ -404,19 +434,12 @@ class RoofLayer(pg.GraphicsObject):
                 r = math.hypot(dx, dy) or 1.0
                 painter.setPen(QPen(label.color, 1))
                 painter.drawLine(p + QPointF(6 * dx / r, 6 * dy / r), p + QPointF(dx, dy))
-            angle = 0.0
-            if label.along is not None:
-                d = transform.map(QPointF(label.x + label.along[0], label.y + label.along[1])) - p
-                angle = math.degrees(math.atan2(d.y(), d.x()))
-            rect = metrics.boundingRect(label.text)
-            w, h = rect.width() + 4, metrics.height()
+            frame, box, backdrop = label_frame(label, transform, metrics)
+            h = box.height()
             painter.save()
-            painter.translate(p + QPointF(*label.offset))
-            painter.rotate(angle)
-            box = QRectF(*label_text_origin(label, w, h), w, h)
+            painter.setTransform(frame, True)
             if self.backdrop is not None:  # the text's whole box: a line along its bottom edge
-                # cut the glyphs (the tour's "fp16 125"); but the row its own line reaches into
-                painter.fillRect(box.adjusted(0, backdrop_inset(label), 0, 0), self.backdrop)
+                painter.fillRect(backdrop, self.backdrop)  # cut the glyphs (the tour's "fp16 125")
             left = box.left()
             for piece, color in label.pieces or ((label.text, label.color),):
                 painter.setPen(QPen(color))
