@@ -70,7 +70,8 @@ def build_parser() -> argparse.ArgumentParser:
             "percent_of_peak (one row per chip and kernel; intensity and ridge at the dram "
             "level; bound is memory, compute or unsupported; time_s is empty for kernels "
             "given only as an intensity). Workloads CSV columns: chip, workload, phase, batch, "
-            "sequence, context, chips_per_model, time_s, time_no_overlap_s, throughput_per_s, "
+            "sequence, context, chips_per_model, weights, activations, kv_cache, time_s, "
+            "time_no_overlap_s, throughput_per_s, "
             "throughput_unit, memory_bound_time_share, communication_time_share, "
             "dominant_kernel (docs/workloads.md). Bad input exits with status 2.")
         ),

@@ -371,6 +371,8 @@ def serving_rows(result: ServingResult, columns: Sequence[str]) -> list[dict[str
                 "batch": str(int(users)), "sequence": str(s.input_tokens),
                 "context": str(s.mean_context),
                 "chips_per_model": str(result.chips_per_model),
+                "weights": result.workload.weights, "activations": result.workload.activations,
+                "kv_cache": result.workload.kv_cache,
                 "chips_total": str(result.chips_serving),  # both pools where disaggregated
                 "time_s": csv_number(float(result.tpot[c, k])),
                 "time_no_overlap_s": csv_number(float(result.tpot[c, k])),

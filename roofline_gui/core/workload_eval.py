@@ -48,7 +48,9 @@ from roofline_gui.core.workload import Built, Workload, with_field
 from roofline_gui.core.worth import workload_speedups
 
 WORKLOAD_CSV_COLUMNS = (
-    "chip", "workload", "phase", "batch", "sequence", "context", "chips_per_model", "time_s",
+    "chip", "workload", "phase", "batch", "sequence", "context", "chips_per_model",
+    # the precisions it runs at (the matmuls' is the activations'; the KV cache a transformer's)
+    "weights", "activations", "kv_cache", "time_s",
     "time_no_overlap_s", "throughput_per_s", "throughput_unit", "memory_bound_time_share",
     "communication_time_share", "dominant_kernel",
     # why the times are empty where the chip cannot run the workload (no ceiling at its
@@ -416,6 +418,10 @@ class WorkloadResult:
             "sequence": str(w.sequence) if transformer and w.phase in ("prefill", "train") else "",
             "context": str(w.context) if transformer and w.phase == "decode" else "",
             "chips_per_model": str(w.chips_per_model),
+            # a custom workload's kernels carry their own precisions
+            "weights": w.weights if w.kind != "custom" else "",
+            "activations": w.activations if w.kind != "custom" else "",
+            "kv_cache": w.kv_cache if transformer else "",
             "time_s": csv_number(self.time[c]), "time_no_overlap_s": csv_number(self.time_no_overlap[c]),
             "throughput_per_s": csv_number(self.throughput[c]), "throughput_unit": w.throughput_unit,
             "memory_bound_time_share": csv_number(self.memory_bound_share[c]),

@@ -193,6 +193,10 @@ def test_custom_workload_binds_its_batch_into_template_kernels():
     assert built.entries[1].kernel.traffic() == triad.traffic()
     with pytest.raises(ValidationError, match=r"entries\[0\]\.kernel"):
         build(w, {"k2": triad})
+    # its CSV row names no precision of its own: its kernels carry theirs (bf16 and fp64 here)
+    r, = evaluate_workloads([w], (H100,), kernels={"k1": mlp, "k2": triad})
+    row = r.csv_row(0)
+    assert (row["weights"], row["activations"], row["kv_cache"]) == ("", "", "")
 
 
 # -- what the views show (core.workload_view) ------------------------------------------------------
@@ -230,6 +234,9 @@ def test_marks_lie_on_or_under_their_roofs_and_agree_with_the_numbers(mac, derat
         for c in range(3):
             text = "\n".join(explain_workload(r, c, units))
             row = r.csv_row(c)
+            # the precisions it runs at; a CNN has no KV cache
+            assert (row["weights"], row["activations"], row["kv_cache"]) == (
+                ("bf16", "bf16", "bf16") if r.workload.kind == "transformer" else ("bf16", "bf16", ""))
             assert format_time(float(row["time_s"])) in text
             assert rate_count(float(row["throughput_per_s"])) in text
 

@@ -129,8 +129,10 @@ def test_model_straight_from_its_config(tmp_path):
     assert result.returncode == 0, result.stderr
     rows = list(csv.DictReader(io.StringIO(out.read_text())))
     assert tuple(rows[0]) == WORKLOAD_CSV_COLUMNS == (
-        "chip", "workload", "phase", "batch", "sequence", "context", "chips_per_model", "time_s",
-        "time_no_overlap_s", "throughput_per_s", "throughput_unit", "memory_bound_time_share",
+        "chip", "workload", "phase", "batch", "sequence", "context", "chips_per_model",
+        # the precisions it runs at (the defaults here)
+        "weights", "activations", "kv_cache", "time_s", "time_no_overlap_s", "throughput_per_s",
+        "throughput_unit", "memory_bound_time_share",
         "communication_time_share", "dominant_kernel", "unsupported_reason",
         # the issue's training columns, in its order, after them (empty on inference rows)
         "data_parallel", "pipeline_parallel", "global_batch", "chips_total",
@@ -148,7 +150,9 @@ def test_model_straight_from_its_config(tmp_path):
         "concurrency", "input_tokens", "output_tokens", "ttft_s", "tpot_s",
         "tokens_per_s_per_user", "tokens_per_s_per_chip", "meets_slo")
     # a training step's columns are empty but fits, which every row with a size fills
-    assert all(rows[0][k] == "" for k in WORKLOAD_CSV_COLUMNS[14:26] if k != "fits")
+    first, last = WORKLOAD_CSV_COLUMNS.index("data_parallel"), WORKLOAD_CSV_COLUMNS.index("chip_hours")
+    assert all(rows[0][k] == "" for k in WORKLOAD_CSV_COLUMNS[first:last + 1] if k != "fits")
+    assert [(r["weights"], r["activations"], r["kv_cache"]) for r in rows] == [("bf16",) * 3] * 3
     assert [r["fits"] for r in rows] == ["yes", "yes", "no"]  # 16 GB TPU v5e: 18 GB do not fit
     assert all(rows[0][k] == "" for k in WORKLOAD_CSV_COLUMNS[-8:])
     # Llama-3-8B: 8.03 B parameters, 16.06 GB of bf16 weights, 2·32·8·2048·128·2 B of cache
@@ -301,8 +305,9 @@ def test_a_training_precision_is_given_by_activations_not_silently_by_weights(tm
     bf16 = run_app(*common, "--export-workloads", tmp_path / "z.csv")
     assert bf16.returncode == 0
     with open(tmp_path / "y.csv") as a, open(tmp_path / "z.csv") as b:
-        fp32_time = float(next(csv.DictReader(a))["time_s"])
-        bf16_time = float(next(csv.DictReader(b))["time_s"])
+        fp32_row, bf16_row = next(csv.DictReader(a)), next(csv.DictReader(b))
+    fp32_time, bf16_time = float(fp32_row["time_s"]), float(bf16_row["time_s"])
+    assert (fp32_row["activations"], bf16_row["activations"]) == ("fp32", "bf16")
     assert fp32_time > 8 * bf16_time  # the A100's fp32 runs on its CUDA cores
     # fp32 weights with tf32 math are a tf32 step (tf32 is fp32 values on the tensor cores):
     # taken, not refused with "give --activations fp32" (the twenty-third tour)
@@ -378,6 +383,9 @@ def test_deepseek_on_h200s_in_fp8_against_b200s_in_nvfp4(tmp_path):
         assert result.returncode == 0, result.stderr
         rows[fmt], = csv.DictReader(io.StringIO(out.read_text()))
     h200, b200 = rows["fp8"], rows["nvfp4"]
+    # each row says the formats it was asked at (the CSV had no precision: the 34th tour)
+    assert [(r["weights"], r["activations"], r["kv_cache"]) for r in (h200, b200)] == [
+        ("fp8", "fp8", "fp8"), ("nvfp4", "nvfp4", "fp8")]
     assert h200["parameters"] == b200["parameters"] == "6.71026e+11"
     # weights per chip: 671 GB / 8 in fp8; NVFP4's 4.5 bits for most of them over 4 chips
     assert float(h200["weight_bytes_per_chip"]) == pytest.approx(671.03e9 / 8, rel=1e-4)
@@ -427,6 +435,7 @@ def test_serving_from_the_command_line(tmp_path):
     assert [r["concurrency"] for r in rows] == ["1", "64", "256"] * 2
     for r in rows:
         assert r["phase"] == "serve" and r["time_s"] == r["tpot_s"]
+        assert (r["weights"], r["activations"], r["kv_cache"]) == ("fp8", "fp8", "fp8")
         assert float(r["tokens_per_s_per_chip"]) == pytest.approx(
             int(r["concurrency"]) * float(r["tokens_per_s_per_user"]), rel=1e-4)
         assert r["meets_slo"] == ("yes" if float(r["tpot_s"]) <= 0.02 else "no")
