@@ -1530,9 +1530,8 @@ def _fallback(mark, n: int, x: float, y: float, g: LabelGeometry, item_px,
                         if lb.stem else 0.0 for lb, stem in zip(labels, stems, strict=True)]))
     inside = np.array([_inside(box, g) for box in boxes])
     if not inside.any():  # a view too small for either: the side with more room, as before
-        left, _top, right, _bottom = g.bounds
+        left, top, right, bottom = g.bounds
         on_right = right - x * g.px[0] >= x * g.px[0] - left
-        offset, anchor = spots[0] if on_right else spots[1]
         room = max(right - x * g.px[0], x * g.px[0] - left) - 20
         # the longest form that fits, down to the name's first word or so; else none (cut at
         # the view's edge it had read "DeepSeek-R1" for two workloads: the tour)
@@ -1540,7 +1539,16 @@ def _fallback(mark, n: int, x: float, y: float, g: LabelGeometry, item_px,
         shorter = (t for t in (short_name(mark.name, k) for k in range(SHORTEST_NAME - 1, 7, -1))
                    if t.startswith(word))  # its first word whole ("DeepSee…" said nothing)
         text = next((t for t in (*texts, *shorter) if item_px(t) <= room), None)
-        return None if text is None else ChartLabel(text, x, y, "", anchor, None, offset, n)
+        if text is None:
+            return None
+        # above its point where that is inside the view, else below it, else the side with
+        # more room (above a point near a small chart's top, "Llama-3.3-70B…" had been cut by
+        # the view's edge, side by side at 1280 × 800)
+        sides = [ChartLabel(text, x, y, "", a, None, o, n) for o, a in
+                 ((spots[0], spots[2]) if on_right else (spots[1], spots[3]))]
+        room_in = [min(box[1] - top, bottom - box[3]) for box in
+                   (offset_label_box(lb, g.px, item_px, line) for lb in sides)]
+        return sides[0] if room_in[0] >= 0 else sides[int(np.argmax(room_in))]
     # the marker at its own point is under every corner's edge alike: only the others count
     return labels[int(np.argmin(np.where(inside, cost, np.inf)))]
 

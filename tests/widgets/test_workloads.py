@@ -554,3 +554,38 @@ def test_a_selected_workloads_label_leaves_its_rings_whole(window, example):
             assert np.hypot(dx, dy) >= r - 1, (example, label.text, label.offset, r)
         checked += 1
     assert checked
+
+
+@pytest.mark.parametrize("example", ["serving-70b-and-r1-at-50-ms",
+                                     "deepseek-r1-h200-fp8-vs-b200-nvfp4"])
+def test_a_workloads_label_in_a_small_chart_is_drawn_whole_inside_its_view(window, example):
+    """Side by side at 1280 × 800 no spot by the selected workload's point was free and its label,
+    set above a point near a small chart's top, was cut by the view's edge ("Llama-3.3-70B…" on
+    the B200 and the MI355X): each label's text item, as drawn, lies inside its view, at window
+    heights down to where the charts' views are about 110 px tall."""
+    from PySide6.QtWidgets import QApplication
+
+    from roofline_gui.widgets.app.file_actions import examples
+
+    window.files.open_example(next(p for p in examples() if p.stem == example))
+    window.set_mode("side_by_side")
+    checked = 0
+    for height in (800, 760, 720):
+        window.resize(1280, height)
+        for plot in window.canvas.plots:
+            for _ in range(3):
+                QApplication.processEvents()
+            plot.finish_pending()
+            QApplication.processEvents()
+            view, box = plot.plot.getViewWidget(), plot.plot.getViewBox()
+            inner = view.mapFromScene(box.sceneBoundingRect()).boundingRect()
+            for mark in plot.scene.workloads:
+                item = plot.workloads.label_items().get(mark.workload_id)
+                if item is None or not item.isVisible():
+                    continue
+                rect = view.mapFromScene(item.sceneBoundingRect()).boundingRect()
+                where = (example, height, inner.height(), item.toPlainText())
+                assert inner.top() - 1 <= rect.top() and rect.bottom() <= inner.bottom() + 1, where
+                assert inner.left() - 1 <= rect.left() and rect.right() <= inner.right() + 1, where
+                checked += 1
+    assert checked >= 6
