@@ -93,6 +93,36 @@ def test_main_memory_only_has_points_only_where_another_level_holds_and_the_cnn_
     assert np.isclose(cmp.dram_intensity[k], 2 * 4 * 28 * 28)  # ops per weight byte: 6,272
 
 
+def test_switching_memory_levels_says_what_it_changed_on_the_chart(window):
+    """The 36th tour switched Memory levels off on the classic example, saw the same chart (no
+    kernel there moves bytes through a level besides main memory and its limit) and took the
+    switch for broken: the status bar says what it added or took away, or that nothing."""
+    from roofline_gui.widgets.app.file_actions import examples
+
+    def points():
+        QApplication.processEvents()
+        window.canvas.overlay_plot.finish_pending()
+        return len(window.canvas.overlay_plot.scene.spec.levels)
+
+    window.files.open_example(next(p for p in examples() if p.stem == "a100-vs-tpu-v3"))
+    window.set_mode("overlay")
+    window.set_memory_levels(True)
+    on = points()
+    window.set_memory_levels(False)
+    assert points() == on
+    assert "the chart is the same on and off" in window.statusBar().currentMessage()
+    _session(window)  # kernels kept on chip: their cache points come and go
+    window.set_memory_levels(True)
+    on = points()
+    window.set_memory_levels(False)
+    fewer = on - points()
+    assert fewer > 0
+    assert window.statusBar().currentMessage().startswith(f"Memory levels off: {fewer} points fewer")
+    window.set_memory_levels(True)
+    assert points() == on
+    assert window.statusBar().currentMessage().startswith(f"Memory levels on: {fewer} more points")
+
+
 @pytest.mark.parametrize("levels", [False, True])
 def test_the_ring_and_the_name_of_a_gemm_fed_over_pcie_mark_its_filled_point(window, levels):
     """The selected GEMM fed over PCIe: the bold ring is round its filled point on the PCIe

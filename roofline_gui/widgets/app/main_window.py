@@ -27,11 +27,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from roofline_gui.core.display import level_marks
 from roofline_gui.core.document import Document, copy_name
 from roofline_gui.core.edits import Batch, Replace, transform
 from roofline_gui.core.errors import RooflineError
-from roofline_gui.core.i18n import LANGUAGES, _, language
-from roofline_gui.core.units import PRECISIONS
+from roofline_gui.core.i18n import LANGUAGES, _, language, ngettext
+from roofline_gui.core.units import PRECISIONS, Units
 from roofline_gui.io.journal import read_journal
 from roofline_gui.io.presets import Presets, default_presets
 from roofline_gui.io.session import load_session
@@ -119,6 +120,26 @@ def _typed(field) -> bool:
     else:
         shown = field.prefix() + field.textFromValue(field.value()) + field.suffix()
     return field.text() != shown
+
+
+def memory_levels_message(model, shown: bool) -> str:
+    """What View → Memory levels changed on the chart: how many points it added or took away,
+    or that no kernel here moves bytes through a level it changes (the 36th tour toggled it on
+    the classic example, saw the same chart and took the toggle for broken)."""
+    cmp = model.comparison
+    chips = [c for c, chip in enumerate(model.document.chips) if chip.visible]
+    every, held = (len(level_marks(cmp, Units(), chips, held_only=h).x) for h in (False, True))
+    n = every - held
+    if n == 0:
+        return _("Memory levels: no kernel here moves bytes through a level besides main memory "
+                 "and the one limiting it, so the chart is the same on and off")
+    if shown:
+        return ngettext("Memory levels on: {n} more point, each kernel at every level it moves "
+                        "bytes through", "Memory levels on: {n} more points, each kernel at "
+                        "every level it moves bytes through", n).format(n=n)
+    return ngettext("Memory levels off: {n} point fewer, each kernel at main memory and at the "
+                    "level limiting it", "Memory levels off: {n} points fewer, each kernel at "
+                    "main memory and at the level limiting it", n).format(n=n)
 
 
 class MainWindow(QMainWindow):
@@ -486,7 +507,7 @@ class MainWindow(QMainWindow):
             tip=_("The hierarchical roofline: a kernel that moves bytes through several memory levels "
                 "(on chip, main memory, the host link) gets a point at each level's intensity, "
                 "joined by a line; the limiting level's point is filled and lies on its roof. "
-                "Off: main memory only"))
+                "Off: main memory, and the limiting level where that is another"))
         self.act_levels.setCheckable(True)
         self.act_levels.setIconText(_("Memory levels"))
         self.act_same_width = self._action(
@@ -818,6 +839,7 @@ class MainWindow(QMainWindow):
 
     def set_memory_levels(self, shown: bool) -> None:
         self.model.set_view(memory_levels=bool(shown))
+        self.statusBar().showMessage(memory_levels_message(self.model, bool(shown)), 10000)
 
     def set_derated(self, derated: bool) -> None:
         self.model.set_view(derated=bool(derated))
