@@ -485,7 +485,8 @@ def test_an_opened_example_brings_forward_the_view_it_is_about(window, qtbot):
 def test_a_restart_on_a_session_without_workloads_shows_its_kernels_not_an_empty_list(
         qtbot, settings, model):
     """Closed with the Workloads tab in front, the next start on a session without workloads
-    brought that empty list to the front over the session's kernels (the third tour)."""
+    brought that empty list to the front over the session's kernels (the third tour); closed
+    with the Workload breakdown in front, its empty view over the comparison (the 36th)."""
     from PySide6.QtWidgets import QApplication
 
     from roofline_gui.widgets.app.main_window import MainWindow
@@ -498,11 +499,15 @@ def test_a_restart_on_a_session_without_workloads_shows_its_kernels_not_an_empty
         qtbot.wait(300)
         if start == 0:
             window.docks["workloads"].raise_()
+            window.docks["breakdown"].raise_()
             qtbot.wait(100)
         QApplication.processEvents()
         front = {n for n, d in window.docks.items() if not d.visibleRegion().isEmpty()}
+        if start == 0:
+            assert {"workloads", "breakdown"} <= front, front
         if start == 1:
             assert "kernels" in front and "workloads" not in front, front
+            assert "table" in front and "breakdown" not in front, front
         model.undo_stack.setClean()
         window.close()
         window.deleteLater()

@@ -1073,9 +1073,11 @@ class MainWindow(QMainWindow):
         (a segmentation fault at the restore, until the settings were deleted: the tour)."""
         if not self.model.document.workloads:  # the session opened has none: not their
             # empty list (a restart after a session of workloads brought it to the front over
-            # the example's kernels: the third tour), the kernels instead
-            names = list(dict.fromkeys("kernels" if name == "workloads" else name
-                                       for name in names))
+            # the example's kernels: the third tour), the kernels instead; nor their empty
+            # breakdown or serving view, the comparison instead (a restart in Japanese on the
+            # classic kernels opened on an empty breakdown: the 36th tour)
+            instead = {"workloads": "kernels", "breakdown": "table", "serving": "table"}
+            names = list(dict.fromkeys(instead.get(name, name) for name in names))
         for name in names:
             self._panel(name)
         for name in names:
