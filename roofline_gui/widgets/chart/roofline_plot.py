@@ -160,6 +160,17 @@ class RooflinePlot(QObject):
         plot_item.autoBtn.clicked.connect(self.fit)
         # pyqtgraph's "A" in the corner, unexplained (the third tour): what it does
         plot_item.autoBtn.setToolTip(_("Fit the view to every kernel, roof and workload"))
+        # and only where it would change the view: after a zoom or pan, not over the automatic
+        # fit (pyqtgraph shows it on every hover of a view not its own autorange: the 36th tour
+        # clicked a marker and found an unexplained "A")
+        shown_by_pyqtgraph = plot_item.updateButtons
+
+        def update_buttons() -> None:
+            shown_by_pyqtgraph()
+            if self.range_mode.auto:
+                plot_item.autoBtn.hide()
+
+        plot_item.updateButtons = update_buttons
         # The legend lays itself out and anchors to the view's corner after the labels that
         # keep off it were placed (a new session, a row added): they are placed again, off the
         # box it took (the article's "DDR3-2133 34 GB/s" was cut short for a box it left)
