@@ -318,6 +318,13 @@ def _tables(chips: Sequence) -> tuple:
     return _TABLES.get(chips, make)
 
 
+def is_estimated(chip, precision: str) -> bool:
+    """Whether ``chip``'s energy per ``precision`` op or per main-memory byte is an estimate
+    from its board power: its energies there are upper bounds, not figures."""
+    k = constants(chip)
+    return k is not None and (k.is_estimate(f"op:{precision}") or k.dram_estimated)
+
+
 def estimated(chips: Sequence) -> np.ndarray:
     """[C] whether a chip's energy per op or per main-memory byte is an estimate."""
     return _tables(chips)[0]
@@ -506,7 +513,7 @@ def kernel_lines(comparison, k: int, c: int, units=None) -> list[str]:
     per_counted = per_op * per_unit  # the formula's sum, per op or per MAC
     power = float(e.power[0, c])
     counted = float(e.capped_per_op[0, c])  # what the table, the breakdown and the CSV count
-    guessed = consts.is_estimate(f"op:{precision}") or consts.dram_estimated
+    guessed = is_estimated(chip, precision)
     formula = (_("Energy per MAC = {terms} = {pj} pJ") if units.mac else
                _("Energy per op = {terms} = {pj} pJ")).format(terms=" + ".join(terms),
                                                                pj=_pj(per_counted))

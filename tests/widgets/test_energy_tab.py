@@ -77,7 +77,9 @@ def test_the_table_and_the_breakdown_show_energy(window, qtbot):
     row = table.workload_view_row(w.id)
     r = model.workload_result(w.id)
     text = table.index(row, column[(h100, "energy")]).data()
-    assert text.startswith(f"{float(r.energy.items_per_joule[h100]):,.4g} tokens/J")
+    # the H100's energies are estimates from its board power: a floor on tokens/J, a ceiling
+    # on the power (read as "what the H100 draws": the 36th tour)
+    assert text.startswith(f"≥ {float(r.energy.items_per_joule[h100]):,.4g} tokens/J · ≤ ")
     assert table.index(row, column[(v5e, "energy")]).data() == "no data"
     # the breakdown, switched to energy: each chip's parts add up to its energy per step
     charts = window.breakdown
@@ -296,3 +298,36 @@ def test_a_chip_whose_energy_curve_lies_under_others_says_so(window, qtbot):
     assert hidden_under([(0, grid), (1, np.where(grid < 0.5, grid, 9.0)),
                          (2, np.where(grid >= 0.5, grid, 9.0))]) == {0: [2, 1]}
     assert hidden_under([(0, grid), (1, np.where(grid < 0.5, grid, 9.0))]) == {}
+
+
+def test_an_energy_cell_bounds_only_what_the_board_power_estimates(window):
+    """A chip whose energies are estimated from its board power has its op/J as a floor and
+    its power as a ceiling ("≥ 3.886 Gop/J · ≤ 400 W"); the same chip given its energies per
+    op and per byte (Given pJ) has figures, not bounds, and the same op/J the explanation
+    gives."""
+    from dataclasses import replace
+
+    from roofline_gui.core.document import Document
+    from roofline_gui.core.energy import Energy, kernel_lines
+    from roofline_gui.core.units import format_si
+
+    model, presets = window.model, window.presets
+    a100 = presets.chips["nvidia-a100-sxm4-40gb"]
+    given = replace(a100, id="given", name="A100 given pJ", energy=Energy(
+        board_power=400.0, op_pj={"bf16": 0.5}, byte_pj={"dram": 20.0}))
+    model.reset(Document())
+    model.add_chips([a100, given])
+    model.add_kernels([presets.kernels["mlp-bf16-b1"]])
+    QApplication.processEvents()
+    table, cmp = window.table.table_model, model.comparison
+    column = {table.locate(i): i for i in range(table.columnCount())}
+    row = next(r for r in range(table.rowCount()) if table.kernel_row(r) == 0)
+    guessed, exact = (table.index(row, column[(c, "energy")]).data() for c in (0, 1))
+    e = cmp.energy_of(0)
+    assert guessed == (f"≥ {format_si(float(e.ops_per_joule[0, 0]), 'op/J')} · "
+                       f"≤ {format_si(float(e.capped_power[0, 0]), 'W')}")
+    assert exact == (f"{format_si(float(e.ops_per_joule[0, 1]), 'op/J')} · "
+                     f"{format_si(float(e.capped_power[0, 1]), 'W')}")
+    # 0.5 pJ/op + 20 pJ/B at about 1 op/B: about 20.5 pJ an op, some 49 Gop/J
+    assert 1 / float(e.ops_per_joule[0, 1]) == pytest.approx(20.5e-12, rel=0.01)
+    assert format_si(float(e.ops_per_joule[0, 1]), "op/J") in "\n".join(kernel_lines(cmp, 0, 1))
