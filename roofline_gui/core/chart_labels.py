@@ -1211,6 +1211,23 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels) -> tupl
                or place(np.array([k]), clear_of, forms, at=(xs, ys), over_lines=True))
         return got[0][1] if got else None
 
+    # a kernel named by nothing yet, by its tag over a line where no spot clear of the lines is
+    # left (its backdrop hides a tag's width of the line): the article's "7 · MLP… (fp32)"
+    # went unnamed at every size, and nothing said so (the 36th tour); one at a time, those
+    # whose markers lie on its own named by the same tag, joined ("2 / 5, 6")
+    for at in (at_selected, at_highest):
+        xs, ys = at
+        for k in range(len(names)):
+            named = {j for j, _lb in placed}
+            if k in named or stacked_on(k, placed) or not np.isfinite(xs[k] + ys[k]):
+                continue
+            with np.errstate(invalid="ignore"):
+                near = np.hypot((xs - xs[k]) * g.px[0], (ys - ys[k]) * g.px[1]) < STACKED_PX
+            group = [j for j in np.flatnonzero(near) if j not in named]
+            forms = [*tags]
+            forms[k] = tuple(dict.fromkeys((joined_tags([tags[j][0] for j in group]), tags[k][0])))
+            placed += place(np.array([k]), [*taken, *boxes(placed)], forms, at=at,
+                            over_lines=True)
     placed = _stacked_tags(placed, tags, (at_selected, at_highest), g, [*taken, *boxes(placed)],
                            elsewhere, (k_sel, [*unringed, *boxes(placed)]))
     return tuple(sorted((ChartLabel(lb.text, lb.x, lb.y, "", lb.anchor, None, lb.offset, k,
@@ -1313,6 +1330,9 @@ def _stacked_tags(placed: list, tags: list[tuple[str]], points, g: LabelGeometry
             # a name gives way to the two tags (the MLP layer's whole name had hidden the LSTM
             # step under it in the overlay: the sixteenth tour)
             said = stacked_tags(lb.text) if stacked_tags(lb.text)[0] == tags[j][0] else [tags[j][0]]
+            if tags[k][0] in said[1:]:  # already joined to it ("2 / 5, 6": its 5, 6)
+                named.add(k)
+                break
             joined = replace(lb, text=joined_tags([*said, tags[k][0]]))
             box = np.array([offset_label_box(joined, g.px, g.text_px, g.line)])
             others = [offset_label_box(o, g.px, g.text_px, g.line)
@@ -1497,58 +1517,59 @@ def _fallback(mark, n: int, x: float, y: float, g: LabelGeometry, item_px,
     spots = [((r * sx, r * sy), ((1 - sx) / 2, (1 - sy) / 2)) for r in (13.0, 11.0)
              for sx, sy in ((1, -1), (-1, -1), (1, 1), (-1, 1))]
     texts = texts or (mark.label, mark.name)
-    # and set off further, a stem joining it to its point (side by side, each corner of the
-    # A100's fp32 point crossed its HBM2 diagonal or covered markers, and the label hid a
-    # stretch of the line under its box: the thirty-first tour)
-    labels = [ChartLabel(text, x, y, "", anchor, None, offset, n)
-              for text in texts for offset, anchor in spots] + [
-        ChartLabel(text, x, y, "", anchor, None, offset, n, stem=True)
-        for text in texts for offset, anchor in FAR_LABEL_SPOTS]
     line = _item_measure(g)[1]
-    boxes = np.array([offset_label_box(lb, g.px, item_px, line) for lb in labels])
     markers = _marker_boxes(scene, g) if scene is not None else np.zeros((0, 4))
     lines = _line_segments(scene, g) if scene is not None else np.zeros((0, 7))
     px, py = x * g.px[0], -y * g.px[1]
-    stems = [np.array([px, py, px + lb.offset[0], py + lb.offset[1]]) for lb in labels]
     solid = lines[lines[:, 6] >= 1, :4]
     others = markers[~((markers[:, 0] <= px) & (px <= markers[:, 2])
                        & (markers[:, 1] <= py) & (py <= markers[:, 3]))]
     texts_in_way = np.asarray(taken, dtype=float).reshape(-1, 4) + STEM_CLEAR
-    cost = (MARKER_COST * _covered_each(boxes, markers)
-            + _crossed_each(boxes, lines, -1, math.nan)
-            + (overlaps_each(boxes, np.asarray(taken, dtype=float)) * LEFT_OUT if len(taken)
-               else 0.0)
-            # (a corner across its ring, as a line crossed)
-            + np.array([0.5 * texts.index(lb.text) + (not lb.stem and math.hypot(*lb.offset)
-                                                      < WORKLOAD_RING_HALF) for lb in labels])
-            # a stem costs a little (the name further from its point), more across a line or
-            # through another marker (not its own point's, which it starts from)
-            + np.array([(0.25 + stem_crosses(stem, solid)
-                         + MARKER_COST / 2 * int(crosses_each(others, stem[None, :]).sum())
-                         # nor through another text (one ended on "HBM3e 8 TB/s": the 32nd tour)
-                         + LEFT_OUT * bool(crosses_each(texts_in_way, stem[None, :]).any()))
-                        if lb.stem else 0.0 for lb, stem in zip(labels, stems, strict=True)]))
-    inside = np.array([_inside(box, g) for box in boxes])
-    if not inside.any():  # a view too small for either: the side with more room, as before
-        left, top, right, bottom = g.bounds
-        on_right = right - x * g.px[0] >= x * g.px[0] - left
-        room = max(right - x * g.px[0], x * g.px[0] - left) - 20
-        # the longest form that fits, down to the name's first word or so; else none (cut at
-        # the view's edge it had read "DeepSeek-R1" for two workloads: the tour)
+
+    def candidates(texts: tuple[str, ...]):
+        """Each text at each spot (the corners, and set off further, a stem joining it to its
+        point: side by side, each corner of the A100's fp32 point crossed its HBM2 diagonal or
+        covered markers, and the label hid a stretch of the line under its box: the
+        thirty-first tour), what each costs and whether it lies inside the view."""
+        labels = [ChartLabel(text, x, y, "", anchor, None, offset, n)
+                  for text in texts for offset, anchor in spots] + [
+            ChartLabel(text, x, y, "", anchor, None, offset, n, stem=True)
+            for text in texts for offset, anchor in FAR_LABEL_SPOTS]
+        boxes = np.array([offset_label_box(lb, g.px, item_px, line) for lb in labels])
+        stems = [np.array([px, py, px + lb.offset[0], py + lb.offset[1]]) for lb in labels]
+        cost = (MARKER_COST * _covered_each(boxes, markers)
+                + _crossed_each(boxes, lines, -1, math.nan)
+                + (overlaps_each(boxes, np.asarray(taken, dtype=float)) * LEFT_OUT if len(taken)
+                   else 0.0)
+                # (a corner across its ring, as a line crossed)
+                + np.array([0.5 * texts.index(lb.text) + (not lb.stem and math.hypot(*lb.offset)
+                                                          < WORKLOAD_RING_HALF) for lb in labels])
+                # a stem costs a little (the name further from its point), more across a line
+                # or through another marker (not its own point's, which it starts from)
+                + np.array([(0.25 + stem_crosses(stem, solid)
+                             + MARKER_COST / 2 * int(crosses_each(others, stem[None, :]).sum())
+                             # nor through another text (one ended on "HBM3e 8 TB/s": the 32nd
+                             # tour)
+                             + LEFT_OUT * bool(crosses_each(texts_in_way, stem[None, :]).any()))
+                            if lb.stem else 0.0 for lb, stem in zip(labels, stems, strict=True)]))
+        return labels, cost, np.array([_inside(box, g) for box in boxes], dtype=bool)
+
+    labels, cost, inside = candidates(texts)
+    if not inside.any():
+        # a view too small for either: shorter forms of the name, down to its first word or
+        # so (cut at the view's edge it had read "DeepSeek-R1" for two workloads: the tour),
+        # weighed as the others (set above a point near a small chart's top, where it had more
+        # room, "Llama-3.3-70B…" had been cut by the view's edge; set below, it hid the
+        # B200's "HBM3e 8 TB/s": side by side at 1280 × 800); else none
         word = mark.name.split()[0] if mark.name.split() else mark.name
-        shorter = (t for t in (short_name(mark.name, k) for k in range(SHORTEST_NAME - 1, 7, -1))
-                   if t.startswith(word))  # its first word whole ("DeepSee…" said nothing)
-        text = next((t for t in (*texts, *shorter) if item_px(t) <= room), None)
-        if text is None:
+        shorter = tuple(dict.fromkeys(
+            t for t in (short_name(mark.name, k) for k in range(SHORTEST_NAME - 1, 7, -1))
+            if t.startswith(word) and t not in texts))  # its first word whole ("DeepSee…")
+        if not shorter:
             return None
-        # above its point where that is inside the view, else below it, else the side with
-        # more room (above a point near a small chart's top, "Llama-3.3-70B…" had been cut by
-        # the view's edge, side by side at 1280 × 800)
-        sides = [ChartLabel(text, x, y, "", a, None, o, n) for o, a in
-                 ((spots[0], spots[2]) if on_right else (spots[1], spots[3]))]
-        room_in = [min(box[1] - top, bottom - box[3]) for box in
-                   (offset_label_box(lb, g.px, item_px, line) for lb in sides)]
-        return sides[0] if room_in[0] >= 0 else sides[int(np.argmax(room_in))]
+        labels, cost, inside = candidates(shorter)
+        if not inside.any():
+            return None
     # the marker at its own point is under every corner's edge alike: only the others count
     return labels[int(np.argmin(np.where(inside, cost, np.inf)))]
 
