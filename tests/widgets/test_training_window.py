@@ -250,7 +250,8 @@ def test_the_scaling_chart_marks_a_step_that_does_not_fit(window, llama_training
 def test_a_chip_whose_scaling_line_lies_under_anothers_says_so(window, qtbot):
     """The twenty-fifth tour: the training example's scaling chart drew two lines for three
     chips, TPU v3's (16 ms a step) under the V100's (15.85 ms), and nothing said so: a note in
-    the chip's colour at the chart's top left names whose line it lies under."""
+    the chip's colour at the chart's top left names whose line it lies under, and each other
+    chip's line."""
     import pyqtgraph as pg
 
     from roofline_gui.widgets.app.file_actions import example_named
@@ -264,8 +265,12 @@ def test_a_chip_whose_scaling_line_lies_under_anothers_says_so(window, qtbot):
     assert charts.hidden_note == "TPU v3 (hidden under V100 SXM2 16GB)"
     notes = [i for i in charts.sweep.getPlotItem().items if isinstance(i, pg.TextItem)]
     assert len(notes) == 1 and "TPU v3 (hidden under V100 SXM2 16GB)" in notes[0].toHtml()
-    # the A100's line is apart from both: named nowhere as hidden
+    # the A100's line is apart from both: named nowhere as hidden, but named as every line is,
+    # in its colour (two lines, nothing said whose: the 36th tour)
     assert "A100" not in charts.hidden_note
+    text = notes[0].toPlainText()
+    for chip in window.model.document.chips:
+        assert chip.name in text and chip.color in notes[0].toHtml()
 
 
 def test_the_bottom_panels_hold_still_as_the_workload_changes(window, qtbot):

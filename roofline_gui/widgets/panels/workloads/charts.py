@@ -588,10 +588,14 @@ class WorkloadCharts(QWidget):
             chip=r.chips[c].name, others=listed(r.chips[d].name for d in under[c])))
             for c, _ys in drawn if c in under]
         self.hidden_note = "; ".join(words for _c, words in hidden)
-        if hidden:
-            note = pg.TextItem(html="<br>".join(
-                f"<span style='color:{r.chips[c].color or '#808080'}'>■</span> "
-                + html.escape(words) for c, words in hidden), anchor=(0, 0))
+        # and names each chip's line in its colour: the 36th tour read two lines and nothing
+        # to say whose (the chips' colours are the breakdown's, but not every reader looks)
+        said = dict(hidden)
+        key = [(c, said.get(c, r.chips[c].name)) for c, _ys in drawn]
+        if key:
+            note = pg.TextItem(html="&nbsp;&nbsp; ".join(
+                f"<span style='color:{r.chips[c].color or '#808080'}'>■</span>&nbsp;"
+                + html.escape(words) for c, words in key), anchor=(0, 0))
             (x_lo, _x_hi), (_y_lo, y_hi) = self.sweep.getViewBox().viewRange()
             note.setPos(x_lo, y_hi)
             self.sweep.addItem(note, ignoreBounds=True)
