@@ -590,12 +590,16 @@ class WorkloadCharts(QWidget):
         self.hidden_note = "; ".join(words for _c, words in hidden)
         # and names each chip's line in its colour: the 36th tour read two lines and nothing
         # to say whose (the chips' colours are the breakdown's, but not every reader looks)
-        said = dict(hidden)
-        key = [(c, said.get(c, r.chips[c].name)) for c, _ys in drawn]
+        def whole(name: str) -> str:  # a chip's name never broken across lines
+            return html.escape(name).replace(" ", "&nbsp;")
+
+        key = [(c, _("{chip} (hidden under {others})").format(
+            chip=whole(r.chips[c].name), others=whole(listed(r.chips[d].name for d in under[c])))
+            if c in under else whole(r.chips[c].name)) for c, _ys in drawn]
         if key:
             note = pg.TextItem(html="&nbsp;&nbsp; ".join(
-                f"<span style='color:{r.chips[c].color or '#808080'}'>■</span>&nbsp;"
-                + html.escape(words) for c, words in key), anchor=(0, 0))
+                f"<span style='color:{r.chips[c].color or '#808080'}'>■</span>&nbsp;" + words
+                for c, words in key), anchor=(0, 0))
             (x_lo, _x_hi), (_y_lo, y_hi) = self.sweep.getViewBox().viewRange()
             note.setPos(x_lo, y_hi)
             self.sweep.addItem(note, ignoreBounds=True)
