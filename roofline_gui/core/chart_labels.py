@@ -60,6 +60,7 @@ SHORTEST_NAME = 20  # characters of a kernel's name on the chart, where no longe
 LABEL_ALL_CHIPS = 6  # with more chips, only the selected chip's roofs and diagonals are labelled
 KERNEL_LABELS_MAX = 40  # with more kernels, names are in the markers' tooltips only
 MIN_LABELLED_PX = 100  # a view less tall than this has no roof labels: they would cover it
+MIN_TAGGED_PX = 60  # nor names, only its kernels' tags ("4b"), where it is this tall
 SAME_LINE = 2e-3  # decades: roofs (or diagonals) closer than this are drawn on each other
 NEAR_LINE_PX = 4.0  # px: a parallel diagonal this near a label's own lies under it wherever it goes
 MARKER_COST = 4.0  # a label over a kernel's marker is worse than one crossed by a line
@@ -1032,13 +1033,15 @@ def _workload_obstacles(scene: ChartScene) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate(xs), np.concatenate(ys)
 
 
-def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels) -> tuple[ChartLabel, ...]:
+def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels,
+                       tags_only: bool = False) -> tuple[ChartLabel, ...]:
     """Each kernel's name by its marker on the selected chip, else (or where that has no room)
     by its highest marker (the selected kernel's placed first) (display.place_kernel_labels),
     clear of the
     other names, the roof labels, every marker and the workloads' marks, and of the roofs (a
     name over a roof hid the line: the tours); the whole name, else shortened to 28, then 20
-    characters; left out where none fits (the marker's tooltip names it)."""
+    characters; left out where none fits (the marker's tooltip names it). ``tags_only``: the
+    tags alone ("4b"), for a view too small for names."""
     spec, cmp = scene.spec, scene.comparison
     if not scene.chips or not 0 < len(cmp.kernels) <= KERNEL_LABELS_MAX:
         return ()
@@ -1091,8 +1094,9 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels) -> tupl
     taken = [*g.avoid, *(box for label in roof_labels for box in label_footprint(label, g)),
              *_big_points(scene, g)]
     names = [k.name for k in cmp.kernels]
-    texts = [tuple(dict.fromkeys(forms)) for forms in zip(
-        names, short_names(names), short_names(names, SHORTEST_NAME), strict=True)]
+    texts = ([(tag,) for tag in kernel_tags(names)] if tags_only else
+             [tuple(dict.fromkeys(forms)) for forms in zip(
+                 names, short_names(names), short_names(names, SHORTEST_NAME), strict=True)])
     # the dotted lines joining a kernel's points at its levels kept off as the other levels'
     # diagonals are, where some spot allows ("2" and "5, 6" written on them in the article's
     # chart)
@@ -1624,8 +1628,13 @@ def place_labels(scene: ChartScene, g: LabelGeometry, *, selected_chip: str | No
     if roof_labels is None:
         roof_labels = place_roof_labels(scene, g, selected_chip, foreground) if roofs else ()
     if g.bounds[3] - g.bounds[1] < MIN_LABELLED_PX:  # eight charts side by side at 1280 × 800:
-        # names 50 px tall charts had no room for ran past their tops, over each other
-        return PlacedLabels(roof_labels, (), (None,) * len(scene.workloads), g.px, *key)
+        # names 50 px tall charts had no room for ran past their tops, over each other; a
+        # view tall enough has its kernels' tags alone ("4b"), as the table's rows begin (the
+        # article's four charts side by side at 1280 × 800, 85 px tall, named none of its
+        # eight kernels: the 37th tour)
+        tags = (place_kernel_names(scene, g, roof_labels, tags_only=True)
+                if names and g.bounds[3] - g.bounds[1] >= MIN_TAGGED_PX else ())
+        return PlacedLabels(roof_labels, tags, (None,) * len(scene.workloads), g.px, *key)
     lifted = scene.selection.lifted
     moving = next((n for n, m in enumerate(scene.workloads) if m.workload_id == lifted), None)
     if held is not None and moving is not None:
