@@ -325,6 +325,15 @@ def is_estimated(chip, precision: str) -> bool:
     return k is not None and (k.is_estimate(f"op:{precision}") or k.dram_estimated)
 
 
+def bound_signs(chip, precision: str) -> tuple[str, str]:
+    """The signs before an op/J (items/J) figure and its power where ``chip``'s energies at
+    ``precision`` are estimates from its board power, upper bounds on the joules: the
+    efficiency a floor, the power a ceiling, not a prediction (the 36th tour read "· 400 W"
+    beside every A100 kernel, a + b at 0.08 % of the peak too, as what the chip would draw);
+    none where the figures are given."""
+    return ("≥ ", "≤ ") if is_estimated(chip, precision) else ("", "")
+
+
 def estimated(chips: Sequence) -> np.ndarray:
     """[C] whether a chip's energy per op or per main-memory byte is an estimate."""
     return _tables(chips)[0]

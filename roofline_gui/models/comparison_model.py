@@ -20,7 +20,7 @@ from PySide6.QtGui import QColor
 
 from roofline_gui.core.comparison import changed_rows
 from roofline_gui.core.display import own_numbering
-from roofline_gui.core.energy import ITEM_WORDS, is_estimated
+from roofline_gui.core.energy import ITEM_WORDS, bound_signs
 from roofline_gui.core.i18n import N_, _, ngettext
 from roofline_gui.core.levels import (
     NO_LEVEL,
@@ -451,7 +451,7 @@ class ComparisonTableModel(QAbstractTableModel):
                 return _("no data")
             item = workload.throughput_unit.removesuffix("/s").rstrip("s")  # "token"
             items = _(ITEM_WORDS.get(item, item))
-            at_least, at_most = _bounds(is_estimated(doc.chips[c], workload.activations))
+            at_least, at_most = bound_signs(doc.chips[c], workload.activations)
             text = _("{count} {items}/J · {power}").format(
                 count=f"{at_least}{float(e.items_per_joule[c]):,.4g}", items=items,
                 power=at_most + format_si(float(e.average_power[c]), "W"))
@@ -532,11 +532,11 @@ class ComparisonTableModel(QAbstractTableModel):
             return r.cell("time", row, c)
         if field == "energy":
             if not np.isfinite(r.attainable[row, c]):  # it cannot run there: no energy either,
-                return (math.nan, math.nan, False, True, False)  # which is not missing energy data
+                return (math.nan, math.nan, False, True, ("", ""))  # not missing energy data
             e = cmp.energy_of(row)
             return (float(e.ops_per_joule[0, c]) / self._model.units.ops_per_unit,
                     float(e.capped_power[0, c]), bool(e.capped[0, c]), False,
-                    is_estimated(cmp.chips[c], cmp.stand_in(row, c) or cmp.kernels[row].precision))
+                    bound_signs(cmp.chips[c], cmp.stand_in(row, c) or cmp.kernels[row].precision))
         if field == "limiter":
             bound = cmp.bound_name(row, c)
             name = limiter_words(cmp, row, c)
@@ -571,12 +571,11 @@ class ComparisonTableModel(QAbstractTableModel):
         if field == "speedup":
             return "—" if math.isnan(value) else f"{value:.3g}×"
         if field == "energy":
-            per_joule, power, capped, unsupported, guessed = value
+            per_joule, power, capped, unsupported, (at_least, at_most) = value
             if unsupported:
                 return "—"  # the tour read "no data" beside "unsupported", as if data were missing
             if not math.isfinite(per_joule):
                 return _("no data")
-            at_least, at_most = _bounds(guessed)
             return (f"{at_least}{format_si(per_joule, f'{self._model.units.word}/J')} · "
                     f"{at_most}{format_si(power, 'W')}" + (" · " + _("capped") if capped else ""))
         return value
@@ -604,14 +603,6 @@ class ComparisonTableModel(QAbstractTableModel):
         at = self.kernel_row(view_row) if 0 <= view_row < self.rowCount() else None
         at = None if at is not None and at < 0 else at  # dropped on a workload's row: the end
         return bool(self._model.add_kernels(kernels, at)) if kernels else False
-
-
-def _bounds(guessed: bool) -> tuple[str, str]:
-    """The signs before an energy cell's per-joule figure and its power: where the chip's
-    energies are estimates from its board power (upper bounds on the joules), its op/J is a
-    floor and its power a ceiling, not a prediction (the 36th tour read "· 400 W" beside
-    every kernel, a + b at 0.08 % of the peak too, as what the A100 would draw)."""
-    return ("≥ ", "≤ ") if guessed else ("", "")
 
 
 def limiter_words(cmp, k: int, c: int) -> str:

@@ -331,3 +331,11 @@ def test_an_energy_cell_bounds_only_what_the_board_power_estimates(window):
     # 0.5 pJ/op + 20 pJ/B at about 1 op/B: about 20.5 pJ an op, some 49 Gop/J
     assert 1 / float(e.ops_per_joule[0, 1]) == pytest.approx(20.5e-12, rel=0.01)
     assert format_si(float(e.ops_per_joule[0, 1]), "op/J") in "\n".join(kernel_lines(cmp, 0, 1))
+    # the Energy tab's points say it as the cell does (the 37th tour read them without signs)
+    window.docks["energy"].raise_()
+    chart = window.energy
+    chart.refresh()
+    tips = {d[1].split(": ")[0]: d[1] for d in chart.marks.data["data"] if d[0] is not None}
+    name = model.document.kernels[0].name
+    assert tips[f"{name} on {a100.name}"].endswith(guessed.replace(" · ", ", "))
+    assert tips[f"{name} on A100 given pJ"].endswith(exact.replace(" · ", ", "))

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from roofline_gui.core.display import hidden_under
-from roofline_gui.core.energy import constants
+from roofline_gui.core.energy import bound_signs, constants
 from roofline_gui.core.i18n import N_, _, listed, tidy
 from roofline_gui.core.units import PRECISIONS, format_si
 from roofline_gui.models.document_model import DocumentModel
@@ -250,11 +250,15 @@ class EnergyChart(QWidget):
                 symbols.append("o")
                 self.looks[f"{kernel.id}@{cmp.chips[c].id}"] = (brushes[-1], "o", 9)
                 capped = _(" (power-capped)") if ke.capped[k, c] else ""
+                # as the table's cell says it (its efficiency a floor, its power a ceiling
+                # where the chip's energies are estimates; the tour read them without)
+                at_least, at_most = bound_signs(cmp.chips[c],
+                                                cmp.stand_in(k, c) or kernel.precision)
                 tips.append(f"{kernel.name} on {cmp.chips[c].name}: "
-                            + (format_si(float(ke.ops_per_joule[k, c]) / units.ops_per_unit,
-                                         f"{word}/J") if energy else
-                               units.format_rate(float(ke.capped_rate[k, c]))) + capped
-                            + f", {format_si(float(ke.capped_power[k, c]), 'W')}")
+                            + (at_least + format_si(float(ke.ops_per_joule[k, c])
+                                                    / units.ops_per_unit, f"{word}/J")
+                               if energy else units.format_rate(float(ke.capped_rate[k, c])))
+                            + capped + f", {at_most}{format_si(float(ke.capped_power[k, c]), 'W')}")
                 self.points[f"{kernel.id}@{cmp.chips[c].id}"] = (x, float(value))
                 ids.append((kernel.id, cmp.chips[c].id))
         for w in self.model.workload_results:
@@ -272,10 +276,11 @@ class EnergyChart(QWidget):
                 symbols.append("star")
                 self.looks[f"{w.workload.id}@{chip.id}"] = (brushes[-1], "star", 13)
                 unit = w.workload.throughput_unit.removesuffix("/s")
+                at_least, at_most = bound_signs(chip, w.workload.activations)
                 tips.append(_("{workload} on {chip}: {per_joule} {unit} per joule, {power}").format(
                     workload=w.workload.name, chip=chip.name,
-                    per_joule=f"{float(e.items_per_joule[j]):,.4g}", unit=_(unit),
-                    power=format_si(float(e.average_power[j]), "W"))
+                    per_joule=f"{at_least}{float(e.items_per_joule[j]):,.4g}", unit=_(unit),
+                    power=at_most + format_si(float(e.average_power[j]), "W"))
                             + (_(" (power-capped)") if e.capped[j] else ""))
                 self.points[f"{w.workload.id}@{chip.id}"] = (x, float(value))
                 ids.append((w.workload.id, chip.id))
