@@ -910,22 +910,24 @@ HIDDEN_SHARE = 0.95  # a curve under later ones at this share of its points is h
 #                      knee may show a few pixels: not enough to be told from the others)
 
 
-def hidden_under(curves: list[tuple[int, np.ndarray]]) -> dict[int, list[int]]:
+def hidden_under(curves: list[tuple[int, np.ndarray]],
+                 near: float = HIDDEN_DECADES) -> dict[int, list[int]]:
     """Of curves over one grid (chip, log10 values, in the order drawn, later on top), those
     later ones cover at HIDDEN_SHARE of their points or more, each with the chips covering it,
     topmost first (the H100's curve lay under the A100's slope and the H200's flat part, and
     the chart said nothing of it: the twenty-fifth tour; the training example's scaling
-    chart drew TPU v3's line under the V100's)."""
+    chart drew TPU v3's line under the V100's). ``near``: the decades within which a point
+    is under another."""
     out: dict[int, list[int]] = {}
     for i, (c, ys) in enumerate(curves):
         shown = np.isfinite(ys)
         left = shown.copy()  # its points no later curve covers yet
         covering = []
         for d, other in reversed(curves[i + 1:]):
-            near = shown & (np.abs(ys - other) <= HIDDEN_DECADES)
-            if (near & left).any():
+            under = shown & (np.abs(ys - other) <= near)
+            if (under & left).any():
                 covering.append(d)
-                left &= ~near
+                left &= ~under
         if shown.any() and left.sum() <= (1.0 - HIDDEN_SHARE) * shown.sum():
             out[c] = covering
     return out

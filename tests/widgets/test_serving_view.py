@@ -617,3 +617,31 @@ def test_the_serving_example_opens_with_the_roofline_s_point_boxed(window):
     assert len(chart.current.points()) == 0
     assert "No point is boxed: the roofline shows the workload at B = 256, L = 2,048" in (
         view.words.text())
+
+
+def test_a_chip_whose_curve_lies_under_anothers_says_so(window):
+    """The serving example's B200 points lie under the MI355X's (both 8 TB/s of HBM), their
+    users' numbers beside green markers, and nothing said so (the 37th tour): the legend and
+    the title name the chip hidden and the one over it; a chip apart from both stays its name."""
+    from pathlib import Path
+
+    from roofline_gui.io.files import resources_dir
+    from roofline_gui.widgets.panels.serving_chart import hidden_chips
+
+    window.files.open_example(Path(resources_dir()) / "examples"
+                              / "serving-70b-and-r1-at-50-ms.roofline")
+    QApplication.processEvents()
+    panel = window.serving
+    panel.refresh()
+    result = panel.result
+    names = [chip.name for chip in result.chips]
+    under = hidden_chips(result, panel.measure)
+    assert {names[c]: [names[d] for d in on] for c, on in under.items()} == {"B200": ["MI355X"]}
+    legend = [label.text for _sample, label in panel.chart.legend.items]
+    assert "B200 (under MI355X)" in legend and "H200 SXM 141GB" in legend
+    assert "B200 (under MI355X)" in panel.title.text()
+    # the two curves do lie on each other: within 0.04 decades (under 5 px here) in tokens/s
+    # per user at every concurrency; the H200's is apart
+    b, m, h = (names.index(n) for n in ("B200", "MI355X", "H200 SXM 141GB"))
+    tpu = np.log10(result.tokens_per_user)
+    assert np.nanmax(np.abs(tpu[b] - tpu[m])) < 0.04 < np.nanmin(np.abs(tpu[h] - tpu[m]))

@@ -14,8 +14,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QFontMetricsF
 
-from roofline_gui.core.display import place_kernel_labels
-from roofline_gui.core.i18n import N_, _
+from roofline_gui.core.display import hidden_under, place_kernel_labels
+from roofline_gui.core.i18n import N_, _, listed
 from roofline_gui.core.serving import chip_named
 from roofline_gui.widgets.common.application import set_tip
 from roofline_gui.widgets.common.axes import Ring, log_plot
@@ -31,6 +31,34 @@ _MEASURE = {m[0]: m for m in MEASURES}
 def measure_values(result, measure: str) -> np.ndarray:
     """[C, K]: the result's output tokens per chip-second, per joule or per dollar."""
     return getattr(result, _MEASURE[measure][2])
+
+
+SERVING_HIDDEN = 0.04  # decades: a serving point this near a later chip's lies under it
+
+
+def hidden_name(result, c: int, under: dict[int, list[int]]) -> str:
+    """Chip ``c``'s name, and whose curve hides its own where one does."""
+    if c not in under:
+        return result.chips[c].name
+    return _("{chip} (under {others})").format(
+        chip=result.chips[c].name, others=listed(result.chips[d].name for d in under[c]))
+
+
+def hidden_chips(result, measure: str) -> dict[int, list[int]]:
+    """The chips whose curve lies under later ones' (drawn over it) in both its coordinates at
+    nearly every concurrency, each with the chips covering it (the B200's points under the
+    MI355X's, their users' numbers beside green markers, and nothing said so: the 37th tour)."""
+    values = measure_values(result, measure)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        per_user = [(c, np.log10(np.where(result.tokens_per_user[c] > 0,
+                                          result.tokens_per_user[c], np.nan)))
+                    for c in range(len(result.chips))]
+        rate = [(c, np.log10(np.where(values[c] > 0, values[c], np.nan)))
+                for c in range(len(result.chips))]
+    # (points 7 px across, about 110 px a decade: 0.04 decades apart they cover each other)
+    across, up = hidden_under(per_user, SERVING_HIDDEN), hidden_under(rate, SERVING_HIDDEN)
+    both = {c: [d for d in up[c] if d in across[c]] for c in up if c in across}
+    return {c: covering for c, covering in both.items() if covering}
 
 
 #: The TPOT limit's line: dark grey, dashed (in crimson a tour took it for a red chip's line)
@@ -146,11 +174,13 @@ class ServingChart:
             fit.setVisible(bool(np.isfinite(values[c]).any()))
         self._marks = marks
         drawn = [c for c in range(len(result.chips)) if np.isfinite(values[c]).any()]
-        legend_key = tuple((result.chips[c].name, result.chips[c].color) for c in drawn)
+        under = hidden_chips(result, measure)
+        names = [hidden_name(result, c, under) for c in drawn]
+        legend_key = tuple(zip(names, (result.chips[c].color for c in drawn), strict=True))
         if legend_key != self._legend_key:
             self.legend.clear()
-            for c in drawn:
-                self.legend.addItem(self.lines[c][0], result.chips[c].name)
+            for c, name in zip(drawn, names, strict=True):
+                self.legend.addItem(self.lines[c][0], name)
             self.legend.setColumnCount(min(3, max(1, len(drawn))))  # a row or two, not a column
             self._legend_key = legend_key
         self.draw_limits(result)  # (the rings of another axis would hold the range)

@@ -36,7 +36,13 @@ from roofline_gui.models.document_model import DocumentModel
 from roofline_gui.widgets.common.application import set_tip
 from roofline_gui.widgets.common.throttle import Throttle
 from roofline_gui.widgets.common.wheel import guard_wheel
-from roofline_gui.widgets.panels.serving_chart import MEASURES, ServingChart, measure_values
+from roofline_gui.widgets.panels.serving_chart import (
+    MEASURES,
+    ServingChart,
+    hidden_chips,
+    hidden_name,
+    measure_values,
+)
 
 #: The fields: (name, label, tooltip), whole numbers then times and the rate.
 _FIELDS = (("input_tokens", N_("Input I"), N_("prompt tokens per request (a mean)")),
@@ -352,8 +358,10 @@ class ServingPanel(QWidget):
             self._write_words()
 
     def _draw_frontier(self, result) -> None:
+        under = hidden_chips(result, self.measure)
         key = " ".join(f"<span style='color:{chip.color or '#808080'}'>━ "
-                       f"{html.escape(chip.name)}</span>" for chip in result.chips)
+                       f"{html.escape(hidden_name(result, c, under))}</span>"
+                       for c, chip in enumerate(result.chips))
         title = _("{workload} served as more users decode at once (the numbers); hollow: their "
                   "caches do not fit; ringed: the best within the limits; boxed: the one the roofline "
                   "shows; dashed: the TPOT limit. {chips}").format(
