@@ -204,6 +204,14 @@ def level_marks(comparison: Comparison, units: Units, chips: list[int],
     return LevelMarks(k, chip, role, units.intensity(x), units.rate(y), filled)
 
 
+def level_points_toggled(comparison: Comparison, chips: list[int]) -> int:
+    """How many points View → Memory levels adds on ``chips``: each kernel's at the levels it
+    moves bytes through besides main memory and its limit (none in a session whose kernels use
+    no other level: the switch then changes nothing, and says so)."""
+    return (len(level_marks(comparison, Units(), chips).x)
+            - len(level_marks(comparison, Units(), chips, held_only=True).x))
+
+
 def _patched_level_marks(comparison: Comparison, units: Units, chips: list[int],
                          reuse: ChartSpec | None, held_only: bool = False
                          ) -> tuple[LevelMarks, tuple]:

@@ -27,12 +27,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from roofline_gui.core.display import level_marks
+from roofline_gui.core.display import level_points_toggled
 from roofline_gui.core.document import Document, copy_name
 from roofline_gui.core.edits import Batch, Replace, transform
 from roofline_gui.core.errors import RooflineError
 from roofline_gui.core.i18n import LANGUAGES, _, language, ngettext
-from roofline_gui.core.units import PRECISIONS, Units
+from roofline_gui.core.units import PRECISIONS
 from roofline_gui.io.journal import read_journal
 from roofline_gui.io.presets import Presets, default_presets
 from roofline_gui.io.session import load_session
@@ -126,10 +126,8 @@ def memory_levels_message(model, shown: bool) -> str:
     """What View → Memory levels changed on the chart: how many points it added or took away,
     or that no kernel here moves bytes through a level it changes (the 36th tour toggled it on
     the classic example, saw the same chart and took the toggle for broken)."""
-    cmp = model.comparison
-    chips = [c for c, chip in enumerate(model.document.chips) if chip.visible]
-    every, held = (len(level_marks(cmp, Units(), chips, held_only=h).x) for h in (False, True))
-    n = every - held
+    n = level_points_toggled(model.comparison,
+                             [c for c, chip in enumerate(model.document.chips) if chip.visible])
     if n == 0:
         return _("Memory levels: no kernel here moves bytes through a level besides main memory "
                  "and the one limiting it, so the chart is the same on and off")
