@@ -114,3 +114,25 @@ def test_the_energy_bars_say_why_a_chip_has_none(charts, qtbot):
             in said), said
     with_bars = {charts.model.workload_results[0].chips[s.chip].name for s in charts.segments}
     assert "TPU v5e" not in with_bars and len(with_bars) == 2, with_bars
+
+
+def test_four_chips_in_a_short_dock_keep_their_segment_names(charts, qtbot):
+    """The 37th tour added a fourth chip to a breakdown at 1280 × 800 and every name inside the
+    bars ("forward 33%") went: the bars, a quarter of the height each, were thinner than the
+    text. Written smaller there (not under 7 pt), no taller than their bars allow, they stay."""
+    from roofline_gui.io.presets import default_presets
+
+    charts.resize(760, 190)
+    qtbot.waitUntil(lambda: not charts.pending)
+    charts.model.add_chips([default_presets().chips["nvidia-b200"]])
+    qtbot.waitUntil(lambda: not charts.pending)
+    charts.refresh()
+    assert len({s.chip for s in charts.segments}) == 4
+    texts = charts._segment_labels
+    assert texts and all(t.textItem.font().pointSizeF() >= 7.0 for t in texts)
+    from PySide6.QtGui import QFont, QFontMetricsF
+
+    bar_px = 0.6 * charts.bars.getViewBox().height() / 4
+    assert 0.75 * QFontMetricsF(QFont()).height() > bar_px  # the usual font would overrun
+    for t in texts:  # each as tall as its bar, a little over at most
+        assert 0.75 * QFontMetricsF(t.textItem.font()).height() <= bar_px

@@ -38,6 +38,7 @@ from roofline_gui.widgets.common.axes import BottomTitle, log_plot
 from roofline_gui.widgets.common.throttle import Throttle
 
 BAR_HEIGHT = 0.6
+SMALLEST_SEGMENT_PT = 7.0  # a segment's name in a thin bar is written no smaller
 MEMORY_ROWS = 3  # the memory bar keeps room for this many rows of chips' names (see _draw_memory)
 
 
@@ -515,16 +516,22 @@ class WorkloadCharts(QWidget):
         self._segment_labels = []
         self._labelled_width = self.bars.getViewBox().width()
         px_per_s = max(self._labelled_width, 100.0) / (self._x_top or 1.0)
-        metrics = QFontMetricsF(QFont())
-        char = metrics.averageCharWidth()
-        # in a short dock (1280 x 800) the names overran the bars' height
+        # in a short dock (1280 x 800) the names overran the bars' height: in a smaller font
+        # where the bars are thin (four chips there had lost every name: the 37th tour), none
+        # where even that would (a little over the bar still reads)
         bar_px = BAR_HEIGHT * self.bars.getViewBox().height() / max(len(rows), 1)
-        if bar_px < 0.75 * metrics.height():  # (a little over the bar still reads)
+        font = QFont()
+        if bar_px < 0.75 * QFontMetricsF(font).height():
+            font.setPointSizeF(max(SMALLEST_SEGMENT_PT, 0.8 * font.pointSizeF()))
+        metrics = QFontMetricsF(font)
+        if bar_px < 0.75 * metrics.height():
             return
+        char = metrics.averageCharWidth()
         for seg in self.segments:
             words = f"{re.split(r' [(]|（', seg.name)[0]} {100 * seg.share:.0f}%"  # (Japanese too)
             if seg.width * px_per_s > len(words) * char + 24:  # only where it fits in its bar
                 text = pg.TextItem(words, color="w", anchor=(0.5, 0.5))
+                text.setFont(font)
                 text.setPos(seg.start + seg.width / 2, rows[seg.chip])
                 self.bars.addItem(text, ignoreBounds=True)
                 self._segment_labels.append(text)
