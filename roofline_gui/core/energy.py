@@ -222,9 +222,19 @@ class Constants:
         return next((j for _n, r, j in self.levels if r == role), 0.0)
 
 
+#: each chip's constants: a table's painted energy cells and the Energy tab ask per cell and
+#: per point for the same chip objects (core.identity_cache)
+_CONSTANTS: IdentityCache[Constants | None] = IdentityCache(64)
+
+
 def constants(chip) -> Constants | None:
     """The chip's energy constants, given where its ``energy`` gives them, else estimated from
-    its board power; None when it has no board power (no energy data)."""
+    its board power; None when it has no board power (no energy data). Worked out once for the
+    same chip object (chips are not changed in place: an edit makes a new one)."""
+    return _CONSTANTS.get((chip,), lambda: _constants(chip))
+
+
+def _constants(chip) -> Constants | None:
     e = getattr(chip, "energy", None)
     if e is None or e.board_power is None:
         return None
