@@ -687,6 +687,26 @@ def test_the_legend_takes_the_corner_hiding_least_until_the_user_drags_it(window
     assert legend.corner[0] == (1, 1)
 
 
+def _article_charts(window, mode, sizes, qtbot):
+    """The article example's charts in ``mode`` at each window size, as (size, plot), each
+    chart's labels placed at the scale it is drawn at."""
+    from roofline_gui.widgets.app.file_actions import example_named
+
+    assert window.files.open_example(example_named("the-article-claim-by-claim"))
+    window.set_mode(mode)
+    for size in sizes:
+        window.resize(*size)
+        QApplication.processEvents()
+        # the grid lays itself out over a few turns (titles, keys' widths): the names are
+        # judged at the scale they were placed at, once each chart's labels have followed it
+        # (CI once judged, side by side, names placed before the last resize of their chart)
+        qtbot.waitUntil(lambda: all(p.scene.labels.px == p.label_geometry().px
+                                    for p in window.canvas.plots), timeout=3000)
+        for plot in window.canvas.plots:
+            plot.finish_pending()
+            yield size, plot
+
+
 @pytest.mark.parametrize("mode", ["overlay", "side_by_side"])
 def test_no_kernel_name_is_written_over_a_roof(window, mode, qtbot):
     """The second tour read "4b · TPU v1 MLP layer…" on the A100's int8 roof and "4c · TPU v1
@@ -700,31 +720,19 @@ def test_no_kernel_name_is_written_over_a_roof(window, mode, qtbot):
     so (the 36th tour)."""
     from roofline_gui.core.chart_labels import _roof_polylines, stacked_tags
     from roofline_gui.core.display import crosses_each, kernel_tags, offset_label_box
-    from roofline_gui.widgets.app.file_actions import examples
 
-    window.files.open(str(next(p for p in examples() if p.stem == "the-article-claim-by-claim")))
-    window.set_mode(mode)
-    for size in ((1280, 800), (1920, 1050)):
-        window.resize(*size)
-        QApplication.processEvents()
-        # the grid lays itself out over a few turns (titles, keys' widths): the names are
-        # judged at the scale they were placed at, once each chart's labels have followed it
-        # (CI once judged, side by side, names placed before the last resize of their chart)
-        qtbot.waitUntil(lambda: all(p.scene.labels.px == p.label_geometry().px
-                                    for p in window.canvas.plots), timeout=3000)
-        for plot in window.canvas.plots:
-            plot.finish_pending()
-            g, scene = plot.label_geometry(), plot.scene
-            pieces = [np.column_stack([p[:-1], p[1:]]) for p in _roof_polylines(scene, g) if len(p) > 1]
-            segments = np.concatenate(pieces)
-            segments = segments[np.isfinite(segments).all(axis=1)]
-            tags = set(kernel_tags([k.name for k in scene.comparison.kernels]))
-            selected = scene.comparison.kernel_index.get(window.model.selected_kernel)
-            for label in scene.labels.names:
-                box = np.array([offset_label_box(label, g.px, g.text_px, g.line)])
-                joined = set(stacked_tags(label.text)) <= tags  # tags, one or joined
-                allowed = joined or label.item == selected
-                assert allowed or not crosses_each(box, segments).any(), (mode, size, label.text)
+    for size, plot in _article_charts(window, mode, ((1280, 800), (1920, 1050)), qtbot):
+        g, scene = plot.label_geometry(), plot.scene
+        pieces = [np.column_stack([p[:-1], p[1:]]) for p in _roof_polylines(scene, g) if len(p) > 1]
+        segments = np.concatenate(pieces)
+        segments = segments[np.isfinite(segments).all(axis=1)]
+        tags = set(kernel_tags([k.name for k in scene.comparison.kernels]))
+        selected = scene.comparison.kernel_index.get(window.model.selected_kernel)
+        for label in scene.labels.names:
+            box = np.array([offset_label_box(label, g.px, g.text_px, g.line)])
+            joined = set(stacked_tags(label.text)) <= tags  # tags, one or joined
+            allowed = joined or label.item == selected
+            assert allowed or not crosses_each(box, segments).any(), (mode, size, label.text)
 
 
 def test_a_workloads_label_is_never_cut_at_a_small_charts_edge(window):
@@ -1587,33 +1595,24 @@ def test_every_kernel_of_the_article_is_named_on_its_chart(window, mode, sizes, 
     them)."""
     from roofline_gui.core.chart_labels import stacked_tags
     from roofline_gui.core.display import kernel_tags
-    from roofline_gui.widgets.app.file_actions import examples
 
-    window.files.open(str(next(p for p in examples() if p.stem == "the-article-claim-by-claim")))
-    window.set_mode(mode)
-    for size in sizes:
-        window.resize(*size)
-        QApplication.processEvents()
-        qtbot.waitUntil(lambda: all(p.scene.labels.px == p.label_geometry().px
-                                    for p in window.canvas.plots), timeout=3000)
-        for plot in window.canvas.plots:
-            plot.finish_pending()
-            scene, g = plot.scene, plot.label_geometry()
-            spec = scene.spec
-            tags = kernel_tags([k.name for k in scene.comparison.kernels])
-            named = {lb.item for lb in scene.labels.names} | {
-                tags.index(t) for lb in scene.labels.names for t in stacked_tags(lb.text)
-                if t in tags}
-            x_lo, x_hi, y_lo, y_hi = g.view
-            with np.errstate(divide="ignore", invalid="ignore"):
-                xs = np.log10(spec.at_limit[:, list(scene.chips)])
-                ys = np.log10(spec.marker_y[:, list(scene.chips)])
-            shown = ((x_lo <= xs) & (xs <= x_hi) & (y_lo <= ys) & (ys <= y_hi)).any(axis=1)
-            # (a kernel whose every marker lies on a named one's may go by that one's name)
-            points = {(round(float(x), 3), round(float(y), 3)) for k in named
-                      for x, y in zip(xs[k], ys[k], strict=True) if np.isfinite(x + y)}
-            for k in np.flatnonzero(shown):
-                mine = {(round(float(x), 3), round(float(y), 3))
-                        for x, y in zip(xs[k], ys[k], strict=True) if np.isfinite(x + y)}
-                assert k in named or mine <= points, (mode, size, tags[k], [
-                    lb.text for lb in scene.labels.names])
+    for size, plot in _article_charts(window, mode, sizes, qtbot):
+        scene, g = plot.scene, plot.label_geometry()
+        spec = scene.spec
+        tags = kernel_tags([k.name for k in scene.comparison.kernels])
+        named = {lb.item for lb in scene.labels.names} | {
+            tags.index(t) for lb in scene.labels.names for t in stacked_tags(lb.text)
+            if t in tags}
+        x_lo, x_hi, y_lo, y_hi = g.view
+        with np.errstate(divide="ignore", invalid="ignore"):
+            xs = np.log10(spec.at_limit[:, list(scene.chips)])
+            ys = np.log10(spec.marker_y[:, list(scene.chips)])
+        shown = ((x_lo <= xs) & (xs <= x_hi) & (y_lo <= ys) & (ys <= y_hi)).any(axis=1)
+        # (a kernel whose every marker lies on a named one's may go by that one's name)
+        points = {(round(float(x), 3), round(float(y), 3)) for k in named
+                  for x, y in zip(xs[k], ys[k], strict=True) if np.isfinite(x + y)}
+        for k in np.flatnonzero(shown):
+            mine = {(round(float(x), 3), round(float(y), 3))
+                    for x, y in zip(xs[k], ys[k], strict=True) if np.isfinite(x + y)}
+            assert k in named or mine <= points, (mode, size, tags[k], [
+                lb.text for lb in scene.labels.names])

@@ -130,10 +130,12 @@ class ServingChart:
         # decade labelled every tick, 2 to 9, over each other (the second tour)
         self.plot.setRange(xRange=(0, 3), yRange=(0, 4), padding=0)
 
-    def draw(self, result, measured=(), measure: str = "chip") -> None:
+    def draw(self, result, measured=(), measure: str = "chip",
+             under: dict[int, list[int]] | None = None) -> None:
         """Each chip's curve, its points and their users' numbers, the measured points (on the
         per-chip axis: they are rates), the chips named in the legend; then the best points and
-        the limit (draw_limits). ``measure``: what the y axis reads (MEASURES)."""
+        the limit (draw_limits). ``measure``: what the y axis reads (MEASURES); ``under``: the
+        chips whose curves lie under others' (hidden_chips), where the caller has them."""
         plot = self.plot.getPlotItem()
         self.measure = measure
         self.plot.setLabel("left", _(_MEASURE[measure][1]))
@@ -174,7 +176,7 @@ class ServingChart:
             fit.setVisible(bool(np.isfinite(values[c]).any()))
         self._marks = marks
         drawn = [c for c in range(len(result.chips)) if np.isfinite(values[c]).any()]
-        under = hidden_chips(result, measure)
+        under = hidden_chips(result, measure) if under is None else under
         names = [hidden_name(result, c, under) for c in drawn]
         legend_key = tuple(zip(names, (result.chips[c].color for c in drawn), strict=True))
         if legend_key != self._legend_key:

@@ -368,7 +368,7 @@ class ServingPanel(QWidget):
             workload=f"<b>{html.escape(result.workload.name)}</b>", chips=key)
         if title != self.title.text():  # a new text lays the panel out again
             self.title.setText(tidy(title))
-        self.chart.draw(result, self.measured, self.measure)
+        self.chart.draw(result, self.measured, self.measure, under)
         # the box too: a point the search between the doublings found (448 users) is only in
         # this frontier (the eighth tour's MI355X point had none)
         self.chart.draw_current(result, self._chip_index(result.chips))
