@@ -13,6 +13,14 @@ def test_the_benchmarks_build_their_sessions():
         assert callable(bench(name).main)
 
 
+def test_the_label_benchmark_still_cuts_its_baseline_from_the_source():
+    """bench_labels.py's baseline is place_kernel_names without its tag-over-lines pass, cut
+    from the source between two comments: a rewording that loses either mark would stop it."""
+    labels = bench("bench_labels")
+    before = labels.without_tag_pass()
+    assert callable(before) and before is not labels.chart_labels.place_kernel_names
+
+
 def test_the_launch_benchmark_starts_each_candidate():
     """Each launcher of bench_gui.py paints and completes its window (the app through
     start_window, as roofline-explorer starts it); the seconds are not checked."""
