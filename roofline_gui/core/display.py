@@ -708,7 +708,11 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
                     # points beside the GEMM's: the ninth tour)
                     # nor along a line (the CNN layer's stem ran on the bf16 roof: the
                     # thirteenth tour)
-                    if not (crosses_each(boxes + STEM_CLEAR, stem).any()
+                    # (clear of the texts and rings from the marker's edge: kernel 7's marker
+                    # just outside kernel 1's ring had every stem start within the ring's box,
+                    # and went unnamed; of the other markers from its centre: one starting in a
+                    # stacked marker would name one of the two)
+                    if not (crosses_each(boxes + STEM_CLEAR, _from_edge(stem[0])[None, :]).any()
                             or crosses_each(others_boxes, stem).any()
                             or _crosses_a_segment(stem[0], stems)
                             or _runs_along(stem[0], lines_here)
@@ -761,16 +765,21 @@ def _runs_along(segment: np.ndarray, segments: np.ndarray, near: float = 2.5) ->
     return int((gap < near).sum()) >= 3
 
 
+def _from_edge(stem: np.ndarray) -> np.ndarray:
+    """``stem`` (x1, y1, x2, y2, from a marker's centre) from its marker's edge on: without
+    its first MARKER_HALF_PX (its end alone where it is no longer)."""
+    length = math.hypot(stem[2] - stem[0], stem[3] - stem[1])
+    f = min(MARKER_HALF_PX / length, 1.0) if length > 0 else 1.0
+    return np.array([stem[0] + f * (stem[2] - stem[0]), stem[1] + f * (stem[3] - stem[1]),
+                     stem[2], stem[3]])
+
+
 def stem_crosses(stem: np.ndarray, segments: np.ndarray) -> bool:
     """Whether ``stem`` (x1, y1, x2, y2, from a marker's centre) crosses any of ``segments``
     outside the marker (its first MARKER_HALF_PX: the marker's own roof starts it)."""
-    length = math.hypot(stem[2] - stem[0], stem[3] - stem[1])
-    if length <= MARKER_HALF_PX:
+    if math.hypot(stem[2] - stem[0], stem[3] - stem[1]) <= MARKER_HALF_PX:
         return False
-    f = MARKER_HALF_PX / length
-    outer = np.array([stem[0] + f * (stem[2] - stem[0]), stem[1] + f * (stem[3] - stem[1]),
-                      stem[2], stem[3]])
-    return _crosses_a_segment(outer, segments)
+    return _crosses_a_segment(_from_edge(stem), segments)
 
 
 def _crosses_a_segment(segment: np.ndarray, segments: np.ndarray) -> bool:
