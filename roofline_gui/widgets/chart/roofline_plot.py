@@ -34,6 +34,7 @@ from roofline_gui.core.chart_scene import (
     measured_points,
     roofs_of,
     with_edge_room,
+    without_roof,
     workloads_outside,
 )
 from roofline_gui.core.comparison import Comparison
@@ -59,6 +60,9 @@ __all__ = ["DATASHEET_LEGEND", "LABEL_ALL_CHIPS", "RooflinePlot", "ViewOptions",
 
 #: pixels within which markers of one kernel on several chips are one stack (clicked in turn)
 STACK_PX = 1.5
+#: a view less tall than this says how many kernels it draws no marker for, not which (its
+#: note's tooltip does)
+SMALL_VIEW_PX = 200
 
 
 def empty_range() -> tuple:
@@ -402,6 +406,8 @@ class RooflinePlot(QObject):
             layer.update(scene, changed)
         if note and scene.selection.lifted is None:  # during a drag only the dragged kernel
             self._update_note()  # moves: the count follows on release (2 ms a step at 300,000)
+            if self._legend_box() != self._placed_avoid:  # a note shown, gone or of another
+                self._view_placing.start()  # size ("1 kernel not drawn"): labels keep off it
 
     def _with_labels(self, scene: ChartScene) -> ChartScene:
         g = self.label_geometry(scene)
@@ -537,6 +543,20 @@ class RooflinePlot(QObject):
             parts.append(ngettext("{n} workload outside the view",
                                   "{n} workloads outside the view", n_workloads).format(
                 n=n_workloads))
+        # the kernels drawn on no chip here for want of a roof, said briefly (a small chart
+        # side by side has room for a line), each chip's gaps in full in the tooltip
+        nowhere, n, gaps = without_roof(scene)
+        if nowhere and self.plot.getViewBox().height() < SMALL_VIEW_PX:  # a line, counted
+            # (the four charts of the article side by side at 1280 × 800: two lines of tags
+            # had covered a third of TPU v1's and TPU v3's views)
+            parts.append(ngettext("{n} kernel not drawn: no roof", "{n} kernels not drawn: no roof",
+                                  n).format(n=n))
+        elif nowhere:
+            parts.append(_("no roof for {kernels}").format(kernels=nowhere)
+                         if len(scene.chips) == 1 else
+                         _("no chip here has a roof for {kernels}").format(kernels=nowhere))
+        tip = "\n".join(_("{chip} has no {precision} roof: {kernels} not drawn on it").format(
+            chip=chip, precision=precision, kernels=", ".join(tags)) for chip, precision, tags in gaps)
         outliers = [p for p in scene.measured if p.outlier]
         if outliers:
             names = listed(scene.comparison.kernels[p.kernel].name for p in outliers[:2])
@@ -548,7 +568,7 @@ class RooflinePlot(QObject):
                 "automatic range", len(outliers)).format(n=len(outliers), names=names))
         text = clauses(parts)
         outside = bool(kernels or n_workloads)
-        self.note.show_text(text + (" · " + _("click to fit") if outside else ""), outside)
+        self.note.show_text(text + (" · " + _("click to fit") if outside else ""), outside, tip)
 
     def label_geometry(self, scene: ChartScene | None = None) -> LabelGeometry | None:
         """The view's pixels per decade and visible range, with the label font's measure; before

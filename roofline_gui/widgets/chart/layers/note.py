@@ -58,14 +58,15 @@ class ViewNote:
         """The note as shown ('' when hidden)."""
         return self.item.toPlainText() if self._shown else ""
 
-    def show_text(self, text: str, clickable: bool) -> None:
+    def show_text(self, text: str, clickable: bool, tip: str = "") -> None:
+        """``tip``: more than the text says, in its tooltip (with the click's hint)."""
         if self.item.toPlainText() != text:
             self.item.setText(text)
             self._fit()
         self.item.clickable = clickable
         self.item.setCursor(Qt.CursorShape.PointingHandCursor if clickable else Qt.CursorShape.ArrowCursor)
-        self.item.setToolTip(_("Click to show every kernel and workload (automatic range)")
-                             if clickable else "")
+        hint = _("Click to show every kernel and workload (automatic range)") if clickable else ""
+        self.item.setToolTip("\n".join(t for t in (tip, hint) if t))
         self._shown = bool(text)
         self.item.setVisible(self._shown and not self._exporting)
 
