@@ -2,6 +2,8 @@
 batch 1 and at batch 64 on an H100 and an MI300X, and the y axis switches between op per joule
 (the energy roofline) and op/s under the board power (the power-capped roof)."""
 
+import re
+
 import numpy as np
 import pytest
 from PySide6.QtWidgets import QApplication
@@ -266,6 +268,28 @@ def test_the_energy_charts_words_give_each_roofs_value_at_the_right(window, qtbo
     chart.refresh()
     assert "At the right, held to the board power:" in chart.title.text()
     assert "A100 SXM4 40GB: int8 624 Top/s" in chart.title.text()
+    window.act_overlay.trigger()
+
+
+def test_the_energy_charts_words_name_the_precision_a_chip_runs_anothers_at(window, qtbot):
+    """The 37th tour: the article's V100 runs its bf16 kernels at its fp16 (it has no bf16),
+    yet the energy chart drew and named its int8 and fp32 curves alone. The curve of the
+    precision standing in is drawn and said as such, at the V100's fp16 peak over its 300 W."""
+    from roofline_gui.widgets.app.file_actions import example_named
+
+    assert window.files.open_example(example_named("the-article-claim-by-claim"))
+    QApplication.processEvents()
+    cmp = window.model.comparison
+    v100 = next(c for c, chip in enumerate(cmp.chips) if chip.name == "V100 SXM2 16GB")
+    k = next(i for i, kernel in enumerate(cmp.kernels) if kernel.precision == "bf16")
+    assert cmp.stand_in(k, v100) == "fp16"  # as the table and the explanation say
+    window.act_energy.trigger()
+    chart = window.canvas.energy_chart
+    qtbot.waitUntil(lambda: not chart.pending)
+    chart.refresh()
+    words = re.sub("<[^>]+>", "", chart.title.text())
+    fp16 = format_si(cmp.chips[v100].compute["fp16"] / 300.0, "op/J")
+    assert f"fp16 (for bf16) {fp16}" in words.split("V100 SXM2 16GB:")[-1]
     window.act_overlay.trigger()
 
 

@@ -37,6 +37,15 @@ MODES = ((N_("Energy efficiency ({unit}/J)"), "energy"),
 GRID = np.logspace(-1.5, 4.5, 240)  # op/B of main memory
 
 
+def runs_at(cmp, c: int, precision: str) -> str | None:
+    """The precision chip ``c`` of ``cmp`` runs ``precision`` at: its own, else its stand-in
+    (the next wider, or the same width with View → Same-width precisions), else None."""
+    if precision in cmp.chips[c].compute:
+        return precision
+    s = cmp.chip_arrays.stand_in_for(c, PRECISIONS.index(precision)) if precision in PRECISIONS else -1
+    return PRECISIONS[s] if s >= 0 else None
+
+
 def energy_curves(chip, precision: str, peak: float, bandwidth: float):
     """(I, op/J at the capped rate, uncapped op/s, capped op/s) over GRID for one chip's
     precision, or None without energy data: e(I) = ε_op + ε_dram/I + π0/R(I), R(I) the roofline,
@@ -183,8 +192,16 @@ class EnergyChart(QWidget):
         for c in chips:
             chip = cmp.chips[c]
             color = chip.color or "#808080"
-            have = [p for p in dict.fromkeys(used) if p in chip.compute] or \
-                [max(chip.compute, key=chip.compute.get)]
+            # the precisions its kernels and workloads run at here, a stand-in's where it has
+            # not theirs (the V100 runs bf16 at its fp16: the caption had named its fp32 alone,
+            # the 37th tour)
+            stands_for: dict[str, list[str]] = {}
+            for q in dict.fromkeys(used):
+                if (p := runs_at(cmp, c, q)) is not None:
+                    stands_for.setdefault(p, [])
+                    if p != q:
+                        stands_for[p].append(q)
+            have = list(stands_for) or [max(chip.compute, key=chip.compute.get)]
             for n, p in enumerate(have):
                 curves = energy_curves(chip, p, float(ceiling[c, PRECISIONS.index(p)]),
                                        float(dram[c]))
@@ -208,9 +225,11 @@ class EnergyChart(QWidget):
                 # its flat part's value at the chart's right, where compute alone sets it (the
                 # energy roofs carried no numbers: the thirteenth tour)
                 end = float(ys[-1])
+                name = (_("{precision} (for {others})").format(
+                    precision=p, others=listed(stands_for[p])) if stands_for.get(p) else p)
                 flat.setdefault(c, []).append(
-                    f"{p} " + (format_si(end, f"{word}/J") if energy else
-                               units.format_rate(end * units.ops_per_unit)))
+                    f"{name} " + (format_si(end, f"{word}/J") if energy else
+                                  units.format_rate(end * units.ops_per_unit)))
                 k = constants(chip)
                 balance = k.byte_j.get("dram", 0.0) / k.op_j[p]
                 if balance > 0 and energy:
