@@ -156,6 +156,10 @@ def test_on_a_short_dock_the_preset_library_folds_and_the_form_has_room(window, 
     for _ in range(5):
         QApplication.processEvents()
     assert library.tree.isVisible()
+    # unfolded on the short dock, the form keeps twice the library's room (by the stretches it
+    # had three eighths of the dock: two fields, the 37th tour)
+    tree, _session, form = library.splitter.sizes()
+    assert form >= 2 * tree - 2 and tree > 0
     library.presets_toggle.click()
     assert not library.tree.isVisible()
 

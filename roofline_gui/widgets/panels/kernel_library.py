@@ -390,8 +390,8 @@ class KernelLibrary(QWidget):
         self.presets_toggle.toggled.connect(self._show_presets)
         self._presets_chosen = False  # True once the user folds or unfolds it
         self.presets_toggle.clicked.connect(lambda: setattr(self, "_presets_chosen", True))
+        splitter = self.splitter = QSplitter(Qt.Orientation.Vertical)
         self._show_presets(True)
-        splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(self.tree)
         session = self._titled(_("Session kernels"), self.list)
         session.layout().addLayout(self._buttons())
@@ -442,6 +442,13 @@ class KernelLibrary(QWidget):
                                          "the table, or double-click it, to add it)"))
         if self.presets_toggle.isChecked() != shown:
             self.presets_toggle.setChecked(shown)
+        room = sum(self.splitter.sizes())
+        if shown and 0 < room < self.FOLD_BELOW:  # unfolded on a short dock: the form keeps
+            # most (by the stretches it kept three eighths, two of its fields at 1280 × 800:
+            # the 37th tour), the library a third of what the session's list leaves
+            session = max(room // 6, self.splitter.widget(1).minimumSizeHint().height())
+            tree = min(room // 3, (room - session) // 3)
+            self.splitter.setSizes([tree, session, room - tree - session])
 
     def resizeEvent(self, event) -> None:  # noqa: N802 (Qt API)
         super().resizeEvent(event)
