@@ -719,6 +719,14 @@ def test_row_names_that_differ_in_the_middle_stay_apart_when_elided(window):
     narrow = metrics.horizontalAdvance("9 · GEMM 4096³ bf16, inputs over")
     shown = [header.shown_text(n, narrow, gemms) for n in gemms]
     assert shown[0] == gemms[0] and shown[1].startswith("9 · GEMM …bf16,"), shown
+    # a workload's rows keep their model past the "▣" where the rows differ in the word after
+    # it: the Japanese table read "▣ …デコード · …L = 2048", the model dropped (the 37th tour)
+    steps = ("▣ Llama-3-8B デコード · B = 8、L = 2048", "▣ Llama-3-8B プリフィル · S = 2048")
+    narrow = metrics.horizontalAdvance("▣ Llama-3-8B デコード・B")
+    shown = [header.shown_text(n, narrow, steps) for n in steps]
+    assert all(s.startswith("▣ Llama") for s in shown), shown
+    assert "デコード" in shown[0] and "プリフィル" in shown[1], shown
+    assert all(metrics.horizontalAdvance(s) <= narrow for s in shown), shown
 
 
 def test_a_long_hint_fits_the_status_bar_and_the_button_has_it_whole(window):

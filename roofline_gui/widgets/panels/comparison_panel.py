@@ -107,14 +107,28 @@ class NameHeader(QHeaderView):
                 continue
             # its first word kept before the "…" where there is room: what kind of kernel it is
             # ("9 · …bf16, inputs over the host link" had lost "GEMM": the twentieth tour)
-            word = body.split(" ", 1)[0]
+            # (a workload's "▣" with the word after it: "▣ …デコード · …L = 2048" had lost the
+            # model, "Llama-3-8B", in the Japanese table: the 37th tour)
+            words = body.split(" ")
+            n = next((i for i, w in enumerate(words) if any(ch.isalnum() for ch in w)), 0)
+            word = " ".join(words[:n + 1])
             heads = ([lead + word + " "] if start > len(lead) + len(word) else []) + [lead]
             out[name] = middle("…" + name[start:])
+            # else, where its first word leaves too little room, its start through the first
+            # word it differs in ("▣ Llama-3-8B デコード…": the rest in the tooltip)
+            upto = name[:end].rstrip(" ·,、")
+            through = metrics.elidedText(upto, Qt.TextElideMode.ElideMiddle,
+                                         width - metrics.horizontalAdvance("…")) + "…"
+            if not through.removesuffix("…").endswith(name[start:end].rstrip(" ·,、")):
+                through = name  # (no room for the word: never taken, wider than ``width``)
             for head in heads:
                 room = width - metrics.horizontalAdvance(head)
                 if room > width / 2:
                     out[name] = head + metrics.elidedText("…" + name[start:],
                                                           Qt.TextElideMode.ElideMiddle, room)
+                    break
+                if head != lead and metrics.horizontalAdvance(through) <= width:
+                    out[name] = through
                     break
         return out
 
