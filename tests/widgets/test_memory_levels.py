@@ -272,3 +272,34 @@ def test_the_wheel_scrolls_past_the_kernels_precision_and_the_workloads_fields(w
     before = spin.value()
     wheel(spin)
     assert spin.value() == before and model.document.workload(wid).batch == before
+
+
+def test_a_copys_points_per_level_lie_nested_on_the_originals(window):
+    """A what-if copy of a chip puts its points per level on the original's: its host-link
+    triangles had hidden TPU v3's exactly, where the kernels' markers were nested (the 37th
+    tour). Each point drawn over another on the same spot is smaller, the one beneath a ring
+    round it."""
+    from dataclasses import replace
+
+    _session(window)
+    window.model.set_view(mode="overlay", memory_levels=True)
+    h100 = next(chip for chip in window.model.document.chips if chip.name.startswith("H100"))
+    (copy,) = window.model.add_chips([replace(h100, name="H100 what-if")])
+    QApplication.processEvents()
+    plot = window.canvas.overlay_plot
+    assert chart_mismatches(plot) == []
+    cmp = window.model.comparison
+    c0, c1 = cmp.chip_index[h100.id], cmp.chip_index[copy]
+    xs, ys, data = plot.levels.spots()
+    sizes = np.broadcast_to(plot.levels.points.data["size"], len(data))
+    pairs = 0
+    for i, (k, c, role) in enumerate(data):
+        if c != c1:
+            continue
+        j = data.index((k, c0, role))
+        assert (xs[i], ys[i]) == (xs[j], ys[j])
+        assert sizes[i] < sizes[j], (cmp.kernels[k].name, role, sizes[i], sizes[j])
+        pairs += 1
+    assert pairs >= 3  # the GEMM over PCIe's host and main-memory points among them
+    assert any(cmp.chips[c0].memory[int(cmp.result.limiter[k, c0])].role == "host"
+               for k, _c, _r in data if _c == c0)

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QGraphicsItem
 
 from roofline_gui.core.arrays import among, distinct
 from roofline_gui.core.chart_scene import ChartScene
+from roofline_gui.core.display import earlier_on_point
 from roofline_gui.core.i18n import _
 from roofline_gui.core.units import MEMORY_ROLES, ROLE_LABELS
 from roofline_gui.models.comparison_model import limiter_words
@@ -94,6 +95,8 @@ class LevelPointsLayer(ChartLayer):
         points.setData(x=x[show], y=y[show], brush=[p[0] for p in pairs],
                        pen=[p[1] for p in pairs],
                        symbol=[symbols[k] for k in kernels[show].tolist()],
+                       size=self._stacked_sizes(scene, x[show], y[show], chips[show],
+                                                kernels[show]),
                        data=list(zip(kernels[show].tolist(), chips[show].tolist(),
                                      roles[show].tolist(), strict=True)))
         # One thin line per kernel and chip, from its lowest to its highest level's intensity.
@@ -106,6 +109,25 @@ class LevelPointsLayer(ChartLayer):
         seg_y = np.repeat(ys[starts], 2)
         lines.setData(x=seg_x, y=seg_y, pen=pg.mkPen(QColor(self.style.foreground), width=1,
                                                     style=pg.QtCore.Qt.PenStyle.DotLine))
+
+    #: a point's size (px), and how much smaller for each point drawn beneath it (as the
+    #: markers' layer), up to this many points (more: one size, drawn fast)
+    SIZE, STACK_STEP, SMALLEST, STACKED_UP_TO = 10.0, 5.0, 3.0, 20_000
+
+    def _stacked_sizes(self, scene: ChartScene, x, y, chips, kernels):
+        """Each point's size: smaller by STACK_STEP for each point drawn beneath it on the same
+        spot (an earlier chip's in the chart's order, then an earlier kernel's), so the one
+        beneath shows as a ring: a what-if copy's host-link triangles had hidden TPU v3's
+        exactly, where the markers' layer nested them (the 37th tour)."""
+        if len(x) < 2 or len(x) > self.STACKED_UP_TO:
+            return self.SIZE
+        rank = {c: i for i, c in enumerate(scene.chips)}
+        order = np.lexsort((kernels, np.array([rank.get(int(c), 0) for c in chips])))
+        beneath = np.empty(len(x))
+        beneath[order] = earlier_on_point(x[order], y[order])
+        if not beneath.any():
+            return self.SIZE
+        return np.maximum(self.SIZE - self.STACK_STEP * beneath, self.SMALLEST)
 
     def _pick(self, data) -> tuple[str, str] | None:
         """A point per level stands for its kernel on its chip."""
