@@ -1218,45 +1218,20 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels,
     # a kernel named by nothing yet, by its tag over a line where no spot clear of the lines is
     # left (its backdrop hides a tag's width of the line): the article's "7 · MLP… (fp32)"
     # went unnamed at every size, and nothing said so (the 36th tour); one at a time, those
-    # whose markers lie on its own named by the same tag, joined ("2 / 5, 6"): the first of each
-    # group in one placement (one placement per kernel had made 40 kernels' names take 1.5× as
-    # long: benchmarks/bench_labels.py), then, one at a time, the others of a group whose first
-    # found no spot
-    def group_forms(k: int, xs, ys, named: set) -> tuple[list, list]:
-        """Kernel ``k``'s group (the unnamed kernels whose points lie on its own) and the
-        forms naming it by the group's tags joined, else its own."""
-        with np.errstate(invalid="ignore"):
-            near = np.hypot((xs - xs[k]) * g.px[0], (ys - ys[k]) * g.px[1]) < STACKED_PX
-        group = [j for j in np.flatnonzero(near) if j not in named]
-        forms = [*tags]
-        forms[k] = tuple(dict.fromkeys((joined_tags([tags[j][0] for j in group]), tags[k][0])))
-        return group, forms
-
-    def unnamed(xs, ys, skip=frozenset()):
-        named = {j for j, _lb in placed}
-        return [k for k in range(len(names)) if k not in named and k not in skip
-                and np.isfinite(xs[k] + ys[k]) and not stacked_on(k, placed)], named
-
+    # whose markers lie on its own named by the same tag, joined ("2 / 5, 6")
     for at in (at_selected, at_highest):
         xs, ys = at
-        first, forms, grouped = [], [*tags], set()
-        left, named = unnamed(xs, ys)
-        for k in left:
-            if k not in grouped:
-                group, mine = group_forms(k, xs, ys, named | grouped)
-                grouped.update(group)
-                first.append(k)
-                forms[k] = mine[k]
-        if first:
-            placed += place(np.array(first, dtype=np.intp), [*taken, *boxes(placed)], forms,
-                            at=at, over_lines=True)
-        tried = frozenset(first)
-        for k in unnamed(xs, ys, tried)[0]:  # (none where every group's first was named)
+        for k in range(len(names)):
             named = {j for j, _lb in placed}
-            if k in named or stacked_on(k, placed):
+            if k in named or stacked_on(k, placed) or not np.isfinite(xs[k] + ys[k]):
                 continue
-            placed += place(np.array([k]), [*taken, *boxes(placed)],
-                            group_forms(k, xs, ys, named)[1], at=at, over_lines=True)
+            with np.errstate(invalid="ignore"):
+                near = np.hypot((xs - xs[k]) * g.px[0], (ys - ys[k]) * g.px[1]) < STACKED_PX
+            group = [j for j in np.flatnonzero(near) if j not in named]
+            forms = [*tags]
+            forms[k] = tuple(dict.fromkeys((joined_tags([tags[j][0] for j in group]), tags[k][0])))
+            placed += place(np.array([k]), [*taken, *boxes(placed)], forms, at=at,
+                            over_lines=True)
     placed = _stacked_tags(placed, tags, (at_selected, at_highest), g, [*taken, *boxes(placed)],
                            elsewhere, (k_sel, [*unringed, *boxes(placed)]))
     return tuple(sorted((ChartLabel(lb.text, lb.x, lb.y, "", lb.anchor, None, lb.offset, k,
