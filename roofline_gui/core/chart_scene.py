@@ -16,6 +16,7 @@ squash every real point into a thin band.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
@@ -263,26 +264,28 @@ def kernels_out(scene: ChartScene, view: Range) -> tuple[int, int]:
     return int((outside & ~inside).sum()), int((outside & inside).sum())
 
 
-def without_roof(scene: ChartScene) -> tuple[str, int, list[tuple[str, str, tuple[str, ...]]]]:
-    """The kernels a shown chip draws no marker for because it has no roof at their precision:
-    (those drawn on no shown chip, as their tags grouped by precision, "1, 2 (int8), 7 (fp32)",
-    or '', and how many they are; and every (chip name, precision, tags) such gap). Kernel 1
-    (int8) on TPU v3 had no marker, and only the table said why (the 37th tour)."""
-    cmp = scene.comparison
+def without_roof(cmp: Comparison, chips: Sequence[int]
+                 ) -> tuple[str, int, list[tuple[str, str, tuple[str, ...]]]]:
+    """The kernels the chips ``chips`` of ``cmp`` draw no marker for because they have no roof
+    at their precision: (those drawn on none of them, as their tags grouped by precision, "1, 2
+    (int8), 7 (fp32)", or '', and how many they are; and every (chip name, precision, tags)
+    such gap). Kernel 1 (int8) on TPU v3 had no marker, and only the table said why (the 37th
+    tour)."""
     limiter = cmp.result.limiter
-    if not scene.chips or limiter.size == 0:
+    if not len(chips) or limiter.size == 0:
         return "", 0, []
     tags = kernel_tags([k.name for k in cmp.kernels])
     gaps: dict[tuple[str, str], list[str]] = {}
-    for c in scene.chips:
+    for c in chips:
         for k in np.flatnonzero(limiter[:, c] == LIMITER_UNSUPPORTED):
             gaps.setdefault((cmp.chips[c].name, cmp.kernels[k].precision), []).append(tags[k])
     nowhere: dict[str, list[str]] = {}
-    drawn_nowhere = np.flatnonzero((limiter[:, list(scene.chips)] == LIMITER_UNSUPPORTED).all(axis=1))
+    drawn_nowhere = np.flatnonzero((limiter[:, list(chips)] == LIMITER_UNSUPPORTED).all(axis=1))
     for k in drawn_nowhere:
         nowhere.setdefault(cmp.kernels[k].precision, []).append(tags[k])
     grouped = ", ".join(f"{', '.join(t)} ({precision})" for precision, t in nowhere.items())
-    return grouped, len(drawn_nowhere), [(chip, precision, tuple(t)) for (chip, precision), t in gaps.items()]
+    return grouped, len(drawn_nowhere), [(chip, precision, tuple(t))
+                                         for (chip, precision), t in gaps.items()]
 
 
 def workloads_outside(scene: ChartScene, view: Range) -> int:

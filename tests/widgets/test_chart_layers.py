@@ -88,20 +88,23 @@ def test_after_the_user_zooms_the_note_counts_what_is_outside_and_a_click_fits(w
     assert not item.autoBtn.isVisible()
 
 
-def test_the_note_says_which_kernels_a_chip_has_no_roof_for(window):
+def test_the_chart_says_which_kernels_a_chip_has_no_roof_for(window):
     """Kernel 1 (int8) on TPU v3 had no marker, and only the table said why (the 37th tour):
-    the chart's note names the chip, the precision and the kernels it leaves out, on that
-    chip's chart side by side and on the overlay, and says nothing once the kernel runs there."""
+    side by side the chip's title counts the kernels it draws no marker for, its tooltip names
+    them (a note over a small chart had covered TPU v1's CNN and MLP: the 38th tour); overlaid
+    the note names those no shown chip draws; nothing once the kernel runs there."""
     from roofline_gui.core.edits import Replace
     from roofline_gui.widgets.app.file_actions import example_named
 
     assert window.files.open_example(example_named("a100-vs-tpu-v3"))
     window.set_mode("side_by_side")
     QApplication.processEvents()
-    notes = {p.scene.comparison.chips[p.scene.chips[0]].name: p.note for p in window.canvas.plots}
-    assert notes["TPU v3"].text == "no roof for 1 (int8)"  # brief: a small chart has a line
-    assert notes["TPU v3"].item.toolTip() == "TPU v3 has no int8 roof: 1 not drawn on it"
-    assert notes["A100 SXM4 40GB"].text == ""
+    titles = {p.scene.comparison.chips[p.scene.chips[0]].name: p.plot.titleLabel
+              for p in window.canvas.plots}
+    assert titles["TPU v3"].whole == "TPU v3 · 1 not drawn"
+    assert titles["TPU v3"].toolTip() == "TPU v3\nTPU v3 has no int8 roof: 1 not drawn on it"
+    assert titles["A100 SXM4 40GB"].whole == "A100 SXM4 40GB"
+    assert all("roof" not in p.note.text for p in window.canvas.plots)  # not over the charts
     # overlaid, the A100 draws kernel 1: the note says nothing, as the table does ("—")
     window.set_mode("overlay")
     QApplication.processEvents()
@@ -113,10 +116,14 @@ def test_the_note_says_which_kernels_a_chip_has_no_roof_for(window):
     window.model.add_chips([window.presets.chips["google-tpu-v2"]])
     QApplication.processEvents()
     assert plot.note.text == "no chip here has a roof for 1 (int8)"
+    assert "TPU v2 has no int8 roof: 1 not drawn on it" in plot.note.item.toolTip()
     kernel = window.model.document.kernels[0]
     window.model.push(Replace("kernels", replace(kernel, precision="bf16")), "precision")
     QApplication.processEvents()
     assert plot.note.text == ""
+    window.set_mode("side_by_side")
+    QApplication.processEvents()
+    assert all("not drawn" not in p.plot.titleLabel.whole for p in window.canvas.plots)
 
 
 def test_a_measured_point_far_above_every_roof_is_flagged_and_left_out_of_the_range(window):
@@ -439,7 +446,7 @@ def test_small_charts_side_by_side_fit_the_window_with_their_keys_and_titles(win
         assert not plot.key.axis.folded and plot.key.labels
         right = plot.plot.mapRectToScene(plot.plot.boundingRect()).right()
         assert right <= canvas.grid.width() + 1, plot.plot.titleLabel.text
-        plot.finish_pending()  # (a note shown, "1 kernel not drawn", moves the labels once more)
+        plot.finish_pending()
         g = plot.label_geometry()
         if g.bounds[3] - g.bounds[1] < MIN_LABELLED_PX:
             # no names: their kernels' tags alone where the view is tall enough (the 37th

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from roofline_gui.core.chart_scene import Selection, union
+from roofline_gui.core.chart_scene import Selection, union, without_roof
 from roofline_gui.core.chip import WHAT_IF_SPAN, round_factor
 from roofline_gui.core.i18n import _
 from roofline_gui.core.units import format_si
@@ -325,7 +325,7 @@ class CanvasPanel(QWidget):
         the chart under the pointer went away at each step, and the new one, fitted again to
         the moved roof, mapped the pointer to a new value: the roof ran off (1e-31 B/s)."""
         for plot, c in zip(self.grid_plots, indices, strict=True):
-            _chip_title(plot.plot, cmp.chips[c].name, cmp.chips[c].id == self.model.selected_chip)
+            _chip_title(plot.plot, cmp, c, cmp.chips[c].id == self.model.selected_chip)
             plot.selected = self.model.selected_kernel
             plot.selected_chip = self.model.selected_chip
             plot.draw(cmp, [c])
@@ -369,10 +369,11 @@ class CanvasPanel(QWidget):
         for n, c in enumerate(indices):
             item = self.grid.addPlot(row=n // columns, col=n % columns + 1,
                                      axisItems={"left": SIAxis("left"), "bottom": SIAxis("bottom")})
-            _chip_title(item, cmp.chips[c].name, cmp.chips[c].id == self.model.selected_chip)
+            _chip_title(item, cmp, c, cmp.chips[c].id == self.model.selected_chip)
             item.hideButtons()  # pyqtgraph's "A" floated in the gap between charts (the tour);
             # the view's note fits them all, as it does in the overlay
             plot = self._make_plot(item)
+            plot.roofless_in_title = True
             plot.range_mode = mode
             plot.shared_fit = self._grid_fit
             plot.key.fit_width = self._equal_keys
@@ -512,8 +513,8 @@ class CanvasPanel(QWidget):
     def _on_selection_changed(self, kernel_id, chip_id) -> None:
         for plot in self.grid_plots if self.mode != "overlay" else ():
             if plot.scene is not None and plot.scene.chips:
-                chip = plot.scene.comparison.chips[plot.scene.chips[0]]
-                _chip_title(plot.plot, chip.name, chip.id == chip_id)
+                cmp, c = plot.scene.comparison, plot.scene.chips[0]
+                _chip_title(plot.plot, cmp, c, cmp.chips[c].id == chip_id)
         for plot in self.plots:
             plot.select_chip(chip_id)
             plot.select_kernel(kernel_id)
@@ -696,22 +697,27 @@ MIN_ROW_PX = 165  # a grid's row: a chart this tall names its kernels (MIN_LABEL
 CHIP_TITLE_PX = 22  # a chart's title in a grid (pyqtgraph's 30 px row took a sixth of a small chart)
 
 
-def _chip_title(item: pg.PlotItem, name: str, chosen: bool = False) -> None:
+def _chip_title(item: pg.PlotItem, cmp, c: int, chosen: bool = False) -> None:
     """A grid chart's title, its chip's name, in a row of CHIP_TITLE_PX; the selected chip's in
     bold black, the others' in grey (side by side the charts did not say which chip was
-    selected: the sixth tour)."""
+    selected: the sixth tour). It counts the kernels the chip draws no marker for, having no
+    roof at their precision ("TPU v1 · 3 not drawn"), its tooltip says which: a note
+    saying so over a small chart had covered TPU v1's CNN and MLP (the 38th tour)."""
     label = item.titleLabel
-    if (getattr(label, "whole", None), getattr(item, "chosen_title", None)) == (name, chosen):
+    name = cmp.chips[c].name
+    _nowhere, n, gaps = without_roof(cmp, [c])
+    whole = name + (" · " + _("{n} not drawn").format(n=n) if n else "")
+    if (getattr(label, "whole", None), getattr(item, "chosen_title", None)) == (whole, chosen):
         return
     item.chosen_title = chosen
-    item.setTitle(name, size="10pt", bold=chosen, color="#000000" if chosen else "#5a5a5a")
+    item.setTitle(whole, size="10pt", bold=chosen, color="#000000" if chosen else "#5a5a5a")
     label.setMaximumHeight(CHIP_TITLE_PX)
     item.layout.setRowFixedHeight(0, CHIP_TITLE_PX)
     # a long name never widens its chart: it is cut to the chart's width, whole in its tooltip
     # (its text's width had set every chart's smallest width, and two Williams CPUs charts ran
     # past the grid's right edge, "Xeon Platinum 8480+ (Sapphire Rap": the fourteenth tour)
-    label.whole = name
-    label.setToolTip(name)
+    label.whole = whole
+    label.setToolTip("\n".join((name, roofline_plot.roofless_tip(gaps))) if n else name)
     if not getattr(label, "fits_names", False):
         label.fits_names = True
         label.geometryChanged.connect(lambda: _fit_title(label))

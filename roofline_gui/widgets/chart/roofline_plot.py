@@ -60,9 +60,6 @@ __all__ = ["DATASHEET_LEGEND", "LABEL_ALL_CHIPS", "RooflinePlot", "ViewOptions",
 
 #: pixels within which markers of one kernel on several chips are one stack (clicked in turn)
 STACK_PX = 1.5
-#: a view less tall than this says how many kernels it draws no marker for, not which (its
-#: note's tooltip does)
-SMALL_VIEW_PX = 200
 
 
 def empty_range() -> tuple:
@@ -79,6 +76,13 @@ NO_CHIP_YET = N_("No chip yet: the Hardware panel's Add… puts one on the chart
 
 #: The view's limits, log10 decades: intensity 10^-9 to 10^12 op/B, performance 1 op/s to
 #: 10^27 op/s (a zettascale machine is 10^21); a zoom out stops there
+def roofless_tip(gaps) -> str:
+    """Each (chip, precision, tags) of ``without_roof`` as a line: which chip has no roof for
+    which kernels."""
+    return "\n".join(_("{chip} has no {precision} roof: {kernels} not drawn on it").format(
+        chip=chip, precision=precision, kernels=", ".join(tags)) for chip, precision, tags in gaps)
+
+
 VIEW_LIMITS = {"xMin": -9.0, "xMax": 12.0, "yMin": 0.0, "yMax": 27.0,
                "maxXRange": 21.0, "maxYRange": 27.0}
 
@@ -151,6 +155,9 @@ class RooflinePlot(QObject):
         for layer in self.layers:
             layer.on_click = self._on_point_clicked
         self.note = ViewNote(plot_item.getViewBox(), style, self.fit)
+        #: a grid chart's title counts the kernels it draws no marker for (canvas_panel), so
+        #: its note does not say them
+        self.roofless_in_title = False
         view = plot_item.getViewBox()
         # the legend's corner first: the labels that follow keep off it
         self._range_scene: ChartScene | None = None  # the scene whose fit the view shows
@@ -407,7 +414,7 @@ class RooflinePlot(QObject):
         if note and scene.selection.lifted is None:  # during a drag only the dragged kernel
             self._update_note()  # moves: the count follows on release (2 ms a step at 300,000)
             if self._legend_box() != self._placed_avoid:  # a note shown, gone or of another
-                self._view_placing.start()  # size ("1 kernel not drawn"): labels keep off it
+                self._view_placing.start()  # size: the labels keep off it
 
     def _with_labels(self, scene: ChartScene) -> ChartScene:
         g = self.label_geometry(scene)
@@ -543,20 +550,16 @@ class RooflinePlot(QObject):
             parts.append(ngettext("{n} workload outside the view",
                                   "{n} workloads outside the view", n_workloads).format(
                 n=n_workloads))
-        # the kernels drawn on no chip here for want of a roof, said briefly (a small chart
-        # side by side has room for a line), each chip's gaps in full in the tooltip
-        nowhere, n, gaps = without_roof(scene)
-        if nowhere and self.plot.getViewBox().height() < SMALL_VIEW_PX:  # a line, counted
-            # (the four charts of the article side by side at 1280 × 800: two lines of tags
-            # had covered a third of TPU v1's and TPU v3's views)
-            parts.append(ngettext("{n} kernel not drawn: no roof", "{n} kernels not drawn: no roof",
-                                  n).format(n=n))
-        elif nowhere:
+        # the kernels drawn on no chip here for want of a roof (a grid chart's title says how
+        # many: a note over a small chart had covered TPU v1's CNN and MLP, the 38th tour),
+        # each chip's gaps in the tooltip
+        nowhere, _n, gaps = (("", 0, []) if self.roofless_in_title else
+                             without_roof(scene.comparison, scene.chips))
+        if nowhere:
             parts.append(_("no roof for {kernels}").format(kernels=nowhere)
                          if len(scene.chips) == 1 else
                          _("no chip here has a roof for {kernels}").format(kernels=nowhere))
-        tip = "\n".join(_("{chip} has no {precision} roof: {kernels} not drawn on it").format(
-            chip=chip, precision=precision, kernels=", ".join(tags)) for chip, precision, tags in gaps)
+        tip = roofless_tip(gaps)
         outliers = [p for p in scene.measured if p.outlier]
         if outliers:
             names = listed(scene.comparison.kernels[p.kernel].name for p in outliers[:2])
