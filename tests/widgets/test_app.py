@@ -727,6 +727,14 @@ def test_row_names_that_differ_in_the_middle_stay_apart_when_elided(window):
     assert all(s.startswith("▣ Llama") for s in shown), shown
     assert "デコード" in shown[0] and "プリフィル" in shown[1], shown
     assert all(metrics.horizontalAdvance(s) <= narrow for s in shown), shown
+    # rows differing in a word after a Japanese comma keep it, at every width: the training
+    # example's three read "▣ ResNet-50 …の…ップ" (the 38th tour)
+    runs = tuple(f"▣ ResNet-50 の学習、{p} · b = 64、G = 512、8 チップ"
+                 for p in ("fp32", "tf32", "bf16"))
+    for chars in ("▣ ResNet-50 の学習、fp32 · b", "▣ ResNet-50 の学", "▣ ResNet"):
+        narrow = metrics.horizontalAdvance(chars)
+        shown = [header.shown_text(n, narrow, runs) for n in runs]
+        assert all(p in s for p, s in zip(("fp32", "tf32", "bf16"), shown, strict=True)), shown
 
 
 def test_a_long_hint_fits_the_status_bar_and_the_button_has_it_whole(window):

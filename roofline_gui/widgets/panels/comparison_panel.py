@@ -40,6 +40,10 @@ def _escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
+#: what ends a word in a name: a space, a Japanese comma
+WORD_BREAKS = (" ", "、")
+
+
 class NameHeader(QHeaderView):
     """The rows' header (the kernels' names) at the width ``fit_columns`` measured: Qt's own
     size hint reads every row's name through the Python model again after each change of a
@@ -94,9 +98,17 @@ class NameHeader(QHeaderView):
                 out[name] = mine
                 continue
             cut = max(len(os.path.commonprefix([body, b])) for b in bodies)
-            start = len(lead) + body.rfind(" ", 0, cut) + 1  # the first differing word's start
-            end = body.find(" ", cut)
-            end = len(name) if end < 0 else len(lead) + end
+            # the first differing word, between spaces or Japanese commas ("fp32" of "…の学習、
+            # fp32 · …": the whole "の学習、fp32" had been cut in its middle, the 38th tour)
+            start = len(lead) + max(body.rfind(sep, 0, cut) for sep in WORD_BREAKS) + 1
+            ends = [i for i in (body.find(sep, cut) for sep in WORD_BREAKS) if i >= 0]
+            end = len(lead) + min(ends) if ends else len(name)
+            def keeping(text: str, room: float, word_there: str = name[start:end]) -> str:
+                """``text`` cut in its middle to ``room``, else at its end where the middle
+                cut takes the differing word."""
+                cut_text = metrics.elidedText(text, Qt.TextElideMode.ElideMiddle, room)
+                return cut_text if word_there in cut_text else metrics.elidedText(
+                    text, Qt.TextElideMode.ElideRight, room)
             # Kept where the elision left that word whole, at either end ("Llama-3… L = 2048"
             # and "Llama-3… S = 2048" had cut out "decode" and "prefill": the tour).
             head, _dots, tail = mine.partition("…")
@@ -113,7 +125,11 @@ class NameHeader(QHeaderView):
             n = next((i for i, w in enumerate(words) if any(ch.isalnum() for ch in w)), 0)
             word = " ".join(words[:n + 1])
             heads = ([lead + word + " "] if start > len(lead) + len(word) else []) + [lead]
-            out[name] = middle("…" + name[start:])
+            # (cut at its end where nothing else fits: the word it differs in first; cut in
+            # the middle, the three Japanese ResNet-50 rows had read "▣ ResNet-50 …の…ップ",
+            # the 38th tour)
+            out[name] = metrics.elidedText("…" + name[start:], Qt.TextElideMode.ElideRight,
+                                           width)
             # else, where its first word leaves too little room, its start through the first
             # word it differs in ("▣ Llama-3-8B デコード…": the rest in the tooltip)
             upto = name[:end].rstrip(" ·,、")
@@ -124,8 +140,7 @@ class NameHeader(QHeaderView):
             for head in heads:
                 room = width - metrics.horizontalAdvance(head)
                 if room > width / 2:
-                    out[name] = head + metrics.elidedText("…" + name[start:],
-                                                          Qt.TextElideMode.ElideMiddle, room)
+                    out[name] = head + keeping("…" + name[start:], room)
                     break
                 if head != lead and metrics.horizontalAdvance(through) <= width:
                     out[name] = through
