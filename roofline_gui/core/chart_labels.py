@@ -42,10 +42,10 @@ from roofline_gui.core.display import (
     WORKLOAD_LABEL_SPOTS,
     TextWidth,
     crosses_each,
+    headed_names,
     kernel_tags,
     offset_label_box,
     overlaps_each,
-    own_numbering,
     place_kernel_labels,
     short_name,
     short_names,
@@ -1283,9 +1283,8 @@ def unnamed_kernels(scene: ChartScene, names: tuple[ChartLabel, ...]) -> list[in
 def tagged(names: list[str], kernels) -> list[str]:
     """Each of ``kernels`` by its tag and whole name ("4 · MLP layer 4096×4096, batch 64
     (bf16)"), or as it is where the names have their own numbering."""
-    tags = kernel_tags(names)
-    own = own_numbering(names) is not None
-    return [names[k] if own else f"{tags[k]} · {names[k]}" for k in kernels]
+    headed = headed_names(names)
+    return [headed[k] if headed is not None else f"{k + 1} · {names[k]}" for k in kernels]
 
 
 def _stem_segment(label, g: LabelGeometry) -> tuple[float, float, float, float]:

@@ -272,7 +272,8 @@ def without_roof(cmp: Comparison, chips: Sequence[int]
     such gap). Kernel 1 (int8) on TPU v3 had no marker, and only the table said why (the 37th
     tour)."""
     limiter = cmp.result.limiter
-    if not len(chips) or limiter.size == 0:
+    if not len(chips) or limiter.size == 0 or not (
+            limiter[:, list(chips)] == LIMITER_UNSUPPORTED).any():
         return "", 0, []
     tags = kernel_tags([k.name for k in cmp.kernels])
     gaps: dict[tuple[str, str], list[str]] = {}

@@ -457,9 +457,51 @@ def own_numbering(names) -> list[str] | None:
 def kernel_tags(names) -> list[str]:
     """What names each kernel where its name has no room on the chart: its own numbering
     where every name has one (own_numbering), else its place in the session, from 1, as the
-    table's rows head it ("3 · GEMM 4096³ (bf16)")."""
+    table's rows head it ("3 · GEMM 4096³ (bf16)"). Where only some names are numbered, or
+    some alike, the numbers are kept: a repeat primed ("1′": a duplicated "1 · out = a + b"),
+    a name without one by its place ("#9": a preset added to the article's kernels); falling
+    back to places there had turned the article's "4a" into "5" (the 38th tour)."""
+    names = list(names)
+    return _numbered_tags(names) or [str(k + 1) for k in range(len(names))]
+
+
+def _numbered_tags(names: list[str]) -> list[str] | None:
+    """kernel_tags where some name has a numbering of its own, else None (found at C speed:
+    a drag renames its kernel at every step, 10,000 names among them)."""
+    if " · " not in "\n".join(names):
+        return None
     own = own_numbering(names)
-    return own if own is not None else [str(k + 1) for k in range(len(names))]
+    if own is not None:
+        return own
+    heads = [split_numbering(name)[0].removesuffix(" · ") for name in names]
+    if not any(heads):
+        return None
+    seen: dict[str, int] = {}
+    tags = []
+    for k, head in enumerate(heads):
+        if not head:
+            tags.append(f"#{k + 1}")
+            continue
+        tags.append(head + "′" * seen.get(head, 0))
+        seen[head] = seen.get(head, 0) + 1
+    return tags
+
+
+def headed_names(names) -> list[str] | None:
+    """Each name headed by its tag (kernel_tags), as the table's rows and an export's key give
+    it: a name with its own numbering as it is ("4a · TPU v1 CNN…"), a repeat's numbering
+    primed ("1′ · out = a + b… (copy)"), any other after its tag ("#9 · GEMM 4096³ (bf16)").
+    None where no name has a numbering of its own: each is then headed by its place ("3 ·
+    GEMM 4096³ (bf16)"), made where it is shown."""
+    names = list(names)
+    tags = _numbered_tags(names)
+    if tags is None:
+        return None
+    out = []
+    for name, tag in zip(names, tags, strict=True):
+        head, body = split_numbering(name)
+        out.append(name if head and head.removesuffix(" · ") == tag else f"{tag} · {body}")
+    return out
 
 
 def _numbering(name: str) -> tuple[str, list[str], str]:

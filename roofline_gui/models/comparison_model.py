@@ -19,7 +19,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QColor
 
 from roofline_gui.core.comparison import changed_rows
-from roofline_gui.core.display import own_numbering
+from roofline_gui.core.display import headed_names
 from roofline_gui.core.energy import ITEM_WORDS, bound_signs
 from roofline_gui.core.i18n import N_, _, ngettext
 from roofline_gui.core.levels import (
@@ -67,7 +67,7 @@ class ComparisonTableModel(QAbstractTableModel):
         # Rows whose name changed, shown in the rows' header after a short pause: its update
         # repaints the whole table, which a drag (renaming its kernel at each step) cannot afford.
         self._renamed: set[int] = set()
-        self._numbered: tuple = (None, False)  # (comparison, whether its names are numbered)
+        self._numbered: tuple = (None, None)  # (comparison, its rows' names headed: headed_names)
         self._rename_timer = QTimer(self)
         self._rename_timer.setSingleShot(True)
         self._rename_timer.setInterval(150)
@@ -314,8 +314,9 @@ class ComparisonTableModel(QAbstractTableModel):
             # headed by its place in the session where the names carry no numbering of their
             # own: the chart names a kernel by it where its name has no room (kernel_tags)
             if self._numbered[0] is not cmp:
-                self._numbered = (cmp, own_numbering(k.name for k in cmp.kernels) is not None)
-            return kernel.name if self._numbered[1] else f"{k + 1} · {kernel.name}"
+                self._numbered = (cmp, headed_names(k.name for k in cmp.kernels))
+            headed = self._numbered[1]
+            return headed[k] if headed is not None else f"{k + 1} · {kernel.name}"
         if role == _TOOLTIP:
             return f"{kernel.name}\n{kernel.source}" if kernel.source else kernel.name
         if role == _ALIGNMENT:

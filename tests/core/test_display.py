@@ -592,16 +592,22 @@ def test_names_alike_but_for_a_middle_word_keep_that_word_where_the_precision_is
 
 
 def test_kernel_tags_are_the_names_own_numbering_else_their_places():
-    from roofline_gui.core.display import kernel_tags, own_numbering
+    from roofline_gui.core.display import headed_names, kernel_tags, own_numbering
 
     article = ["1 · out = a + b (int8)", "4a · TPU v1 CNN layer (int8)", "5, 6 · MLP (bf16)"]
     assert own_numbering(article) == ["1", "4a", "5, 6"]
     assert kernel_tags(article) == ["1", "4a", "5, 6"]
-    # one unnumbered, or two the same: their places, from 1
+    # one unnumbered, or two the same: the numbers kept (by places they had turned "4a" into
+    # "2", and the article's numbering read scrambled after a duplicate: the 38th tour), the
+    # unnumbered by its place, a repeat primed; with no numbering at all, their places
     assert own_numbering([*article, "GEMM 4096³ (bf16)"]) is None
-    assert kernel_tags([*article, "GEMM 4096³ (bf16)"]) == ["1", "2", "3", "4"]
-    assert kernel_tags(["1 · a", "1 · b"]) == ["1", "2"]
+    assert kernel_tags([*article, "GEMM 4096³ (bf16)"]) == ["1", "4a", "5, 6", "#4"]
+    assert kernel_tags(["1 · a", "1 · b (copy)", "1 · c"]) == ["1", "1′", "1′′"]
+    assert kernel_tags(["GEMM", "MLP"]) == ["1", "2"]
     assert kernel_tags([]) == []
+    assert headed_names([*article[:1], "1 · out = a + b (int8) (copy)", "GEMM"]) == [
+        "1 · out = a + b (int8)", "1′ · out = a + b (int8) (copy)", "#3 · GEMM"]
+    assert headed_names(["GEMM", "MLP"]) is None  # (headed by their places where shown)
 
 
 def test_the_tag_key_lists_the_kernels_a_chart_names_by_their_tags_alone():
