@@ -412,13 +412,14 @@ def peak_key_texts(scene: ChartScene, chips: list[int], foreground: str
         value = figure_of([t.value for t in group], rate_unit)
         text = _merged_text([(cmp.chips[t.chip].name, t.what) for t in group], value)
         on = tuple(sorted({t.chip for t in group}))
-        whats = {t.what for t in group}
         # each chip's own roof, the same: "fp8 1.979 Pop/s: 2 chips" had read as a two-chip
         # system's peak (the twentieth tour)
         counted = ngettext("{n} chip each", "{n} chips each", len(on)).format(
             n=len(on))
+        # (its precisions too where there are several: "1.979 Pop/s: 2 chips each" had said
+        # of which roof nothing, the 38th tour)
         short = ("" if len(on) < 2 else
-                 f"{whats.pop()} {value}: {counted}" if len(whats) == 1 else f"{value}: {counted}")
+                 f"{', '.join(dict.fromkeys(t.what for t in group))} {value}: {counted}")
         texts.append((text, group[0].value, min(t.ridge for t in group),
                       _color(scene, group, foreground), on, short))
     return texts

@@ -921,6 +921,18 @@ def test_a_merged_peak_label_too_wide_for_the_key_counts_its_chips(window):
     assert all(chip.name in tip for chip in model.document.chips[1:])
     alone = next(label for label in plot.key.labels if label.chips == (0,) and "312" in label.text)
     assert alone.short == "" and alone.text in texts
+    # two precisions at one peak on each chip: both said ("1.979 Pop/s: 2 chips each" had
+    # said of which roof nothing, the 38th tour)
+    from dataclasses import replace
+
+    gemm = window.presets.kernels["gemm-4k-bf16"]
+    model.add_kernels([replace(gemm, precision="fp8"), replace(gemm, precision="int8")])
+    model.add_chips([window.presets.chips["nvidia-h200-sxm-141gb"]])
+    model.select(None, model.document.chips[-1].id)
+    window.hardware.duplicate()
+    QApplication.processEvents()
+    h200 = next(label for label in plot.key.labels if "1.979" in label.text and len(label.chips) == 2)
+    assert h200.short == "fp8, int8 1.979 Pop/s: 2 chips each"
 
 
 def test_no_other_kernels_name_lies_under_the_selections_rings(window):
