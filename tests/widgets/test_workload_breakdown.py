@@ -101,6 +101,19 @@ def test_the_sweep_keeps_its_x_title_through_a_resize(charts, qtbot):
     assert axis.labelText.startswith("tokens/s")
 
 
+def test_the_latency_chart_names_each_chips_curve_in_its_colour(charts):
+    """The bars' blue is memory-bound time; the right-hand chart's blue was the H100, and it
+    had no key, where the training chart has one (the 38th tour): each chip's name, in its
+    colour, at the chart's top left."""
+    import pyqtgraph as pg
+
+    notes = [i for i in charts.sweep.getPlotItem().items if isinstance(i, pg.TextItem)]
+    assert len(notes) == 1
+    text = notes[0].toPlainText().replace("\xa0", " ")
+    for chip in charts.model.document.chips:
+        assert chip.name in text and chip.color in notes[0].toHtml()
+
+
 def test_the_energy_bars_say_why_a_chip_has_none(charts, qtbot):
     """The energy measure drew the TPU v5e's row empty with only the memory note beside it
     (the thirtieth tour): Google publishes no board power for it, so there is nothing to

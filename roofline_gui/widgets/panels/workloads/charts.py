@@ -597,12 +597,19 @@ class WorkloadCharts(QWidget):
         self.hidden_note = "; ".join(words for _c, words in hidden)
         # and names each chip's line in its colour: the 36th tour read two lines and nothing
         # to say whose (the chips' colours are the breakdown's, but not every reader looks)
+        self._chip_key(r, [c for c, _ys in drawn], under)
+
+    def _chip_key(self, r, drawn: list[int], under: dict | None = None) -> None:
+        """Each drawn chip's name in its colour at the view's top left, a chip whose line lies
+        under others' said so; wrapped to the chart's width (_fit_hidden_note)."""
+        under = under or {}
+
         def whole(name: str) -> str:  # a chip's name never broken across lines
             return html.escape(name).replace(" ", "&nbsp;")
 
         key = [(c, _("{chip} (hidden under {others})").format(
             chip=whole(r.chips[c].name), others=whole(listed(r.chips[d].name for d in under[c])))
-            if c in under else whole(r.chips[c].name)) for c, _ys in drawn]
+            if c in under else whole(r.chips[c].name)) for c in drawn]
         if key:
             note = pg.TextItem(html="&nbsp;&nbsp; ".join(
                 f"<span style='color:{r.chips[c].color or '#808080'}'>■</span>&nbsp;" + words
@@ -685,7 +692,7 @@ class WorkloadCharts(QWidget):
         sweep = batch_sweep(r.workload, [r.chips[c] for c in chips], SWEEP_BATCHES,
                             derated=r.evaluation.derated, kernels=r.kernels)
         self._sweep = sweep
-        # Each chip in its colour, as on the chart and in the bars (no legend over the curves).
+        # Each chip in its colour, as on the chart, named at the top left (_chip_key).
         # Through the chart's one title keeper: a plain setLabel was blanked at the next resize
         # (the sixth tour's short Llama chart had no x title)
         unit = _(r.workload.throughput_unit)
@@ -711,6 +718,11 @@ class WorkloadCharts(QWidget):
                                 pen=pg.mkPen(color, width=1, style=Qt.PenStyle.DashLine),
                                 symbol="o", symbolSize=5, symbolBrush="w", symbolPen=color)
         self._fit_with_marker()
+        # whose each curve is, at the top left (latency rising with throughput leaves it
+        # empty): the bars' blue is memory-bound time, not a chip (the 38th tour read the two
+        # blues as one and found no key here, as the training chart has)
+        self._chip_key(r, [c for j, c in enumerate(chips)
+                           if np.isfinite([s.throughput[j] for s in sweep]).any()])
 
     def _mark_batch(self, r, chips) -> None:
         if r.training is not None:  # the step as it is: its chips and its tokens per second
