@@ -65,9 +65,10 @@ def build_parser() -> argparse.ArgumentParser:
             "Without export options it opens the desktop app.")
         ),
         epilog=(
-            _("CSV columns: chip, kernel, precision, intensity_flop_per_byte, "
+            _("CSV columns: chip, kernel, precision, runs_at_precision, intensity_flop_per_byte, "
             "attainable_flop_per_s, bound, limiter, ridge_flop_per_byte, time_s, "
-            "percent_of_peak (one row per chip and kernel; intensity and ridge at the dram "
+            "percent_of_peak (one row per chip and kernel; runs_at_precision is a stand-in's "
+            "where the chip has not the kernel's; intensity and ridge at the dram "
             "level; bound is memory, compute or unsupported; time_s is empty for kernels "
             "given only as an intensity). Workloads CSV columns: chip, workload, phase, batch, "
             "sequence, context, chips_per_model, weights, activations, kv_cache, time_s, "

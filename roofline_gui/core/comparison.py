@@ -37,6 +37,10 @@ CSV_COLUMNS = (
     "chip",
     "kernel",
     "precision",
+    # the precision the chip computes it at: its own, or a stand-in's (the V100 runs bf16 at
+    # its fp16: a row saying bf16 beside fp16's roof read as a disagreement, the 38th tour);
+    # empty where it cannot run it
+    "runs_at_precision",
     "intensity_flop_per_byte",
     "attainable_flop_per_s",
     "bound",
@@ -151,6 +155,8 @@ class Comparison:
             "chip": self.chips[c].name,
             "kernel": self.kernels[k].name,
             "precision": self.kernels[k].precision,
+            "runs_at_precision": ("" if int(r.limiter[k, c]) == LIMITER_UNSUPPORTED else
+                                  self.stand_in(k, c) or self.kernels[k].precision),
             "intensity_flop_per_byte": format_plain(float(self.dram_intensity[k])),
             "attainable_flop_per_s": format_plain(float(r.attainable[k, c])),
             "bound": self.bound_name(k, c),

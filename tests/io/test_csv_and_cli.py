@@ -29,6 +29,21 @@ def test_csv_has_the_columns_in_order_and_the_core_numbers(tmp_path):
     assert float(gemm_a100["time_s"]) == pytest.approx(2 * 4096**3 / 312e12)
     spmv_tpu = next(r for r in rows if r["chip"] == "TPU v3" and r["kernel"] == "SpMV")
     assert spmv_tpu["bound"] == "unsupported" and spmv_tpu["time_s"] == ""
+    assert spmv_tpu["runs_at_precision"] == "" and gemm_a100["runs_at_precision"] == "bf16"
+
+
+def test_csv_says_the_precision_a_chip_runs_anothers_at(tmp_path):
+    """The article's V100 runs its bf16 kernels at its fp16: its rows said bf16 beside fp16's
+    roof and ridge (125 Top/s over 900 GB/s), which read as a disagreement (the 38th tour)."""
+    from roofline_gui.io.files import resources_dir
+
+    out = tmp_path / "out.csv"
+    export_csv(load_session(resources_dir() / "examples" / "the-article-claim-by-claim.roofline"),
+               out, same_width=True)  # (as the example's window has it: fp16 for bf16)
+    rows = list(csv.DictReader(io.StringIO(out.read_text())))
+    v100 = next(r for r in rows if r["chip"].startswith("V100") and r["precision"] == "bf16")
+    assert v100["runs_at_precision"] == "fp16"
+    assert float(v100["ridge_flop_per_byte"]) == pytest.approx(125e12 / 900e9, rel=1e-3)
 
 
 def test_csv_gives_each_kernels_bytes_per_call_at_each_level(tmp_path):
