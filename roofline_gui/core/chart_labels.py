@@ -1611,6 +1611,37 @@ def _clear_of_workloads(labels: tuple[ChartLabel, ...], boxes: list, g: LabelGeo
     return labels if len(kept) == len(labels) else kept  # the same (held) labels: no redraw
 
 
+def _selected_before_roofs(scene: ChartScene, g: LabelGeometry, names: tuple[ChartLabel, ...],
+                           roof_labels: tuple[ChartLabel, ...]
+                           ) -> tuple[tuple[ChartLabel, ...], tuple[ChartLabel, ...]]:
+    """(names, roof labels) with the selected kernel named where the roofs' labels had left it
+    no spot: its name (or tag) as placed without them, clear of the other names, and the roof
+    labels under it left out (the legend names main memory's lines; a line's tooltip names
+    any). Kernel 1 of the article, clicked, had no name overlaid with Memory levels off, its
+    spots taken by "L2 (40 MB) 7 TB/s" and "HBM2 900 GB/s: TPU v3, V100" (the 38th tour)."""
+    k_sel = scene.comparison.kernel_index.get(scene.selection.item)
+    if k_sel is None or not roof_labels or any(lb.item == k_sel for lb in names):
+        return names, roof_labels
+    alone = next((lb for lb in place_kernel_names(scene, g, ()) if lb.item == k_sel), None)
+    if alone is None:
+        return names, roof_labels
+    others = np.array([offset_label_box(lb, g.px, g.text_px, g.line) for lb in names],
+                      dtype=float).reshape(-1, 4)
+    tag = kernel_tags([k.name for k in scene.comparison.kernels])[k_sel]
+    for label in (alone, replace(alone, text=tag)):  # its name, else its tag there
+        box = np.array([offset_label_box(label, g.px, g.text_px, g.line)])
+        if not overlaps_each(box, others + LABEL_GAP)[0]:
+            alone = label
+            break
+    else:
+        return names, roof_labels
+    covered = np.array([*box, *(_stem_boxes(alone, g) if alone.stem else ())],
+                       dtype=float).reshape(-1, 4)  # its text and its stem
+    kept = tuple(lb for lb in roof_labels if not overlaps_each(
+        covered, np.asarray(label_footprint(lb, g), dtype=float).reshape(-1, 4) + LABEL_GAP).any())
+    return tuple(sorted((*names, alone), key=lambda lb: lb.item)), kept
+
+
 def place_labels(scene: ChartScene, g: LabelGeometry, *, selected_chip: str | None,
                  foreground: str, roofs: bool = True, names: bool = True,
                  roof_labels: tuple[ChartLabel, ...] | None = None,
@@ -1643,6 +1674,9 @@ def place_labels(scene: ChartScene, g: LabelGeometry, *, selected_chip: str | No
                                           scene.selection.item, held.workloads, moving)
     else:
         kernel_names = place_kernel_names(scene, g, roof_labels) if names else ()
+        if names:
+            kernel_names, roof_labels = _selected_before_roofs(scene, g, kernel_names,
+                                                               roof_labels)
         workloads = place_workload_labels(scene, g, roof_labels + kernel_names, scene.selection.item)
     workload_boxes = _workload_boxes(workloads, g)
     kernel_names = _clear_of_workloads(kernel_names, workload_boxes, g)
