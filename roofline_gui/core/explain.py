@@ -53,7 +53,7 @@ def explain(comparison: Comparison, k: int, c: int, units: Units = Units()) -> l
     if code == LIMITER_UNSUPPORTED:
         have = listed(chip.precisions) or _("none")
         sibling = next((s for s in SAME_WIDTH.get(kernel.precision, ()) if s in chip.compute), None)
-        hint = (" " + _("Or turn on View → Same-width precisions: its {sibling} (the same "
+        hint = (" " + _("Or turn on View → Same-width precisions stand in: its {sibling} (the same "
                         "{bytes} bytes a value) would stand in.").format(
             sibling=sibling, bytes=f"{BYTES_PER_VALUE[sibling]:g}") if sibling else "")
         return [
@@ -73,7 +73,7 @@ def explain(comparison: Comparison, k: int, c: int, units: Units = Units()) -> l
                                                   stand_in=stand_in))
     elif stand_in:
         lines.append(_("{chip} has no {precision}: its {stand_in}, the same {bytes} bytes a "
-                       "value, stands in (View → Same-width precisions), so the bytes are the "
+                       "value, stands in (View → Same-width precisions stand in), so the bytes are the "
                        "same and the roof is its peak.").format(
             chip=chip.name, precision=kernel.precision, stand_in=stand_in,
             bytes=f"{BYTES_PER_VALUE[stand_in]:g}"))

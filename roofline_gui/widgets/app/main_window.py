@@ -663,7 +663,8 @@ class MainWindow(QMainWindow):
         self.precision_combo.setToolTip(_("Switch every kernel to this precision: the roof used "
                                         "and the bytes moved both change, as mixed precision "
                                         "does. 16-bit and 8-bit run each chip at its own "
-                                        "precision of that width (View → Same-width precisions)"))
+                                        "precision of that width (View → Same-width precisions stand "
+                                        "in)"))
         self.precision_combo.activated.connect(self._on_all_precision)
         guard_wheel(self.precision_combo)  # a wheel passing over it changed every kernel
         bar.addWidget(self.precision_combo)
