@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 from roofline_gui.core.chart_scene import Selection, union, without_roof
 from roofline_gui.core.chip import WHAT_IF_SPAN, round_factor
 from roofline_gui.core.i18n import _
+from roofline_gui.core.roofline import LIMITER_UNSUPPORTED
 from roofline_gui.core.units import format_si
 from roofline_gui.io.presets import Presets
 from roofline_gui.io.validate import MAX_BANDWIDTH, MAX_COMPUTE
@@ -705,7 +706,7 @@ def _chip_title(item: pg.PlotItem, cmp, c: int, chosen: bool = False) -> None:
     saying so over a small chart had covered TPU v1's CNN and MLP (the 38th tour)."""
     label = item.titleLabel
     name = cmp.chips[c].name
-    _nowhere, n, gaps = without_roof(cmp, [c])
+    n = int((cmp.result.limiter[:, c] == LIMITER_UNSUPPORTED).sum())  # (a drag step redraws)
     whole = name + (" · " + _("{n} not drawn").format(n=n) if n else "")
     if (getattr(label, "whole", None), getattr(item, "chosen_title", None)) == (whole, chosen):
         return
@@ -717,7 +718,8 @@ def _chip_title(item: pg.PlotItem, cmp, c: int, chosen: bool = False) -> None:
     # (its text's width had set every chart's smallest width, and two Williams CPUs charts ran
     # past the grid's right edge, "Xeon Platinum 8480+ (Sapphire Rap": the fourteenth tour)
     label.whole = whole
-    label.setToolTip("\n".join((name, roofline_plot.roofless_tip(gaps))) if n else name)
+    label.setToolTip("\n".join((name, roofline_plot.roofless_tip(without_roof(cmp, [c])[2])))
+                     if n else name)
     if not getattr(label, "fits_names", False):
         label.fits_names = True
         label.geometryChanged.connect(lambda: _fit_title(label))

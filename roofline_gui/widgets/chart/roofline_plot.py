@@ -74,8 +74,6 @@ NO_CHIP_YET = N_("No chip yet: the Hardware panel's Add… puts one on the chart
                  "Examples opens finished sessions")
 
 
-#: The view's limits, log10 decades: intensity 10^-9 to 10^12 op/B, performance 1 op/s to
-#: 10^27 op/s (a zettascale machine is 10^21); a zoom out stops there
 def roofless_tip(gaps) -> str:
     """Each (chip, precision, tags) of ``without_roof`` as a line: which chip has no roof for
     which kernels."""
@@ -83,6 +81,8 @@ def roofless_tip(gaps) -> str:
         chip=chip, precision=precision, kernels=", ".join(tags)) for chip, precision, tags in gaps)
 
 
+#: The view's limits, log10 decades: intensity 10^-9 to 10^12 op/B, performance 1 op/s to
+#: 10^27 op/s (a zettascale machine is 10^21); a zoom out stops there
 VIEW_LIMITS = {"xMin": -9.0, "xMax": 12.0, "yMin": 0.0, "yMax": 27.0,
                "maxXRange": 21.0, "maxYRange": 27.0}
 
