@@ -11,6 +11,7 @@ _DEFAULTS: dict[str, object] = {
     "window/state": QByteArray(),
     "window/front": [],  # the docks in front of their tab groups when the window closed
     "window/dock_sizes": [],  # "name:width:height" of each dock shown when the window closed
+    "window/size": "",  # "width:height" of the window when it closed (its docks' sizes scale)
     "view/mode": "overlay",
     "view/mac_units": False,
     "view/derated": False,

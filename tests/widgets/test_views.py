@@ -78,6 +78,43 @@ def test_restarting_maximised_leaves_the_panels_as_the_user_left_them(qtbot, set
     assert len(set(sizes[1:])) == 1, sizes
 
 
+def test_docks_left_in_a_bigger_window_come_back_in_proportion(qtbot, settings, model):
+    """A start at 1280 × 800 after one at 1920 × 1080 put the docks back at their big-screen
+    sizes: the left panel 650 px wide, the chart 440 × 170, its titles cut (the 39th tour).
+    On a smaller window each dock's size shrinks with it (to no less than its least)."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QApplication
+
+    from roofline_gui.widgets.app.main_window import MainWindow
+
+    window = MainWindow(settings=settings, model=model)
+    window.resize(1900, 1040)
+    window.show()
+    qtbot.waitExposed(window)
+    qtbot.wait(500)
+    window.resizeDocks([window.docks["hardware"]], [650], Qt.Orientation.Horizontal)
+    QApplication.processEvents()
+    wide = window.docks["hardware"].width()
+    assert wide >= 600
+    model.undo_stack.setClean()
+    window.close()
+    window.deleteLater()
+    assert settings.get("window/size") == "1900:1040"
+    window = MainWindow(settings=settings, model=model)
+    window.resize(1264, 752)  # the smaller screen's window
+    window.show()
+    qtbot.waitExposed(window)
+    qtbot.wait(1200)  # past the panels' first build, which had put the old width back
+    QApplication.processEvents()
+    dock = window.docks["hardware"]
+    narrow = dock.width()
+    assert narrow <= max(wide * 1264 / 1900, dock.minimumSizeHint().width()) + 12, (wide, narrow)
+    assert window.canvas.width() >= 600
+    model.undo_stack.setClean()
+    window.close()
+    window.deleteLater()
+
+
 def test_the_first_window_fits_the_screen(window):
     """1500 x 940 where there is room; on a smaller screen (a 1280 x 800 laptop; the offscreen
     platform's 800 x 800 here) its available area less the title bar and frame."""

@@ -1043,6 +1043,16 @@ class MainWindow(QMainWindow):
                 continue
             if name in self.docks and width > 0 and height > 0:
                 sizes[name] = (width, height)
+        # on a smaller window than the one they were left in (a start at 1280 × 800 after one
+        # at 1920 × 1080), each size shrunk with the window: kept as they were, the left panel
+        # took 650 px and left the chart 440 × 170, its titles cut (the 39th tour)
+        try:
+            was_w, was_h = (int(v) for v in str(self.settings.get("window/size")).split(":"))
+        except ValueError:
+            was_w = was_h = 0
+        fx = min(1.0, self.width() / was_w) if was_w > 0 else 1.0
+        fy = min(1.0, self.height() / was_h) if was_h > 0 else 1.0
+        sizes = {name: (round(w * fx), round(h * fy)) for name, (w, h) in sizes.items()}
         shown = [name for name in sizes if self.docks[name].isVisible()
                  and not self.docks[name].isFloating()
                  and not self.docks[name].visibleRegion().isEmpty()]
@@ -1056,8 +1066,9 @@ class MainWindow(QMainWindow):
             # (a height with the tab bar under a tabified dock: resizeDocks sizes the area)
             def length(dock, orientation):
                 width, height = sizes[dock.objectName().removeprefix("dock-")]
-                return width if orientation == Qt.Orientation.Horizontal else (
-                    height + self.dock_shares.tab_bar(dock))
+                least = dock.minimumSizeHint()  # (never asked below its least)
+                return max(width, least.width()) if orientation == Qt.Orientation.Horizontal else (
+                    max(height, least.height()) + self.dock_shares.tab_bar(dock))
 
             self.resizeDocks([docks[0]], [length(docks[0], across)], across)
             if len(docks) > 1:
@@ -1081,6 +1092,8 @@ class MainWindow(QMainWindow):
             self._panel(name)
         for name in names:
             self.docks[name].raise_()
+        if self._docks_again is not None:  # the panels just built: their docks put back again
+            QTimer.singleShot(0, self._put_docks_back)
 
     def _bytes_per_op_setting(self) -> bool:
         """View → Intensity as B/F as the user left it; never set, on in Japanese (as Japanese
@@ -1108,6 +1121,7 @@ class MainWindow(QMainWindow):
         front = [name for name, dock in self.docks.items()
                  if dock.isVisible() and not dock.visibleRegion().isEmpty()]
         self.settings.set("window/front", front)
+        self.settings.set("window/size", f"{self.width()}:{self.height()}")
         self.settings.set("window/dock_sizes", [
             f"{name}:{self.docks[name].width()}:{self.docks[name].height()}" for name in front
             if not self.docks[name].isFloating()])
