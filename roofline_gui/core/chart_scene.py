@@ -265,11 +265,11 @@ def kernels_out(scene: ChartScene, view: Range) -> tuple[int, int]:
 
 
 def without_roof(cmp: Comparison, chips: Sequence[int]
-                 ) -> tuple[str, int, list[tuple[str, str, tuple[str, ...]]]]:
+                 ) -> tuple[str, int, list[tuple[str, str, str]]]:
     """The kernels the chips ``chips`` of ``cmp`` draw no marker for because they have no roof
     at their precision: (those drawn on none of them, as their tags grouped by precision, "1, 2
-    (int8), 7 (fp32)", or '', and how many they are; and every (chip name, precision, tags)
-    such gap). Kernel 1 (int8) on TPU v3 had no marker, and only the table said why (the 37th
+    (int8), 7 (fp32)", or '', and how many they are; and every (chip name, precision, its
+    tags listed) such gap). Kernel 1 (int8) on TPU v3 had no marker, and only the table said why (the 37th
     tour)."""
     limiter = cmp.result.limiter
     if not len(chips) or limiter.size == 0 or not (
@@ -284,8 +284,11 @@ def without_roof(cmp: Comparison, chips: Sequence[int]
     drawn_nowhere = np.flatnonzero((limiter[:, list(chips)] == LIMITER_UNSUPPORTED).all(axis=1))
     for k in drawn_nowhere:
         nowhere.setdefault(cmp.kernels[k].precision, []).append(tags[k])
-    grouped = ", ".join(f"{', '.join(t)} ({precision})" for precision, t in nowhere.items())
-    return grouped, len(drawn_nowhere), [(chip, precision, tuple(t))
+    # tags listed with "; " where one holds a comma ("3; 5, 6; 7": "3, 5, 6" read as three
+    # kernels, the 39th tour)
+    sep = "; " if any("," in t for t in tags) else ", "
+    grouped = sep.join(f"{sep.join(t)} ({precision})" for precision, t in nowhere.items())
+    return grouped, len(drawn_nowhere), [(chip, precision, sep.join(t))
                                          for (chip, precision), t in gaps.items()]
 
 

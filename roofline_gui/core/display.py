@@ -476,14 +476,17 @@ def _numbered_tags(names: list[str]) -> list[str] | None:
     heads = [split_numbering(name)[0].removesuffix(" · ") for name in names]
     if not any(heads):
         return None
-    seen: dict[str, int] = {}
-    tags = []
+    # a repeat's primes by its name, shortest first (the original, then "(copy)", "(copy 2)"),
+    # not its place: a second copy, put under the original, had taken the first's "1′"
+    # (the 39th tour)
+    tags = [head or f"#{k + 1}" for k, head in enumerate(heads)]
+    by_head: dict[str, list[int]] = {}
     for k, head in enumerate(heads):
-        if not head:
-            tags.append(f"#{k + 1}")
-            continue
-        tags.append(head + "′" * seen.get(head, 0))
-        seen[head] = seen.get(head, 0) + 1
+        if head:
+            by_head.setdefault(head, []).append(k)
+    for rows in by_head.values():
+        for n, k in enumerate(sorted(rows, key=lambda k: (len(names[k]), names[k], k))):
+            tags[k] += "′" * n
     return tags
 
 

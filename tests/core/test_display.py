@@ -602,7 +602,9 @@ def test_kernel_tags_are_the_names_own_numbering_else_their_places():
     # unnumbered by its place, a repeat primed; with no numbering at all, their places
     assert own_numbering([*article, "GEMM 4096³ (bf16)"]) is None
     assert kernel_tags([*article, "GEMM 4096³ (bf16)"]) == ["1", "4a", "5, 6", "#4"]
-    assert kernel_tags(["1 · a", "1 · b (copy)", "1 · c"]) == ["1", "1′", "1′′"]
+    assert kernel_tags(["1 · a", "1 · a (copy)", "1 · a (copy 2)"]) == ["1", "1′", "1′′"]
+    # by name, not place: a second copy put under the original keeps "1′′" (the 39th tour)
+    assert kernel_tags(["1 · a", "1 · a (copy 2)", "1 · a (copy)"]) == ["1", "1′′", "1′"]
     assert kernel_tags(["GEMM", "MLP"]) == ["1", "2"]
     assert kernel_tags([]) == []
     assert headed_names([*article[:1], "1 · out = a + b (int8) (copy)", "GEMM"]) == [

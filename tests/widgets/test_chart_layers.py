@@ -124,6 +124,14 @@ def test_the_chart_says_which_kernels_a_chip_has_no_roof_for(window):
     window.set_mode("side_by_side")
     QApplication.processEvents()
     assert all("not drawn" not in p.plot.titleLabel.whole for p in window.canvas.plots)
+    # tags holding a comma listed apart: "3, 5, 6" read as three kernels (the 39th tour)
+    window.model.undo_stack.setClean()  # (no question to save the edits above)
+    assert window.files.open_example(example_named("the-article-claim-by-claim"))
+    QApplication.processEvents()
+    tpu_v1 = next(p.plot.titleLabel for p in window.canvas.plots
+                  if p.scene.comparison.chips[p.scene.chips[0]].name == "TPU v1")
+    assert tpu_v1.whole == "TPU v1 · 3 not drawn"
+    assert "TPU v1 has no bf16 roof: 3; 5, 6 not drawn on it" in tpu_v1.toolTip()
 
 
 def test_a_measured_point_far_above_every_roof_is_flagged_and_left_out_of_the_range(window):

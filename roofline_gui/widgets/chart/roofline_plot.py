@@ -78,7 +78,7 @@ def roofless_tip(gaps) -> str:
     """Each (chip, precision, tags) of ``without_roof`` as a line: which chip has no roof for
     which kernels."""
     return "\n".join(_("{chip} has no {precision} roof: {kernels} not drawn on it").format(
-        chip=chip, precision=precision, kernels=", ".join(tags)) for chip, precision, tags in gaps)
+        chip=chip, precision=precision, kernels=tags) for chip, precision, tags in gaps)
 
 
 #: The view's limits, log10 decades: intensity 10^-9 to 10^12 op/B, performance 1 op/s to
