@@ -1035,14 +1035,16 @@ def _workload_obstacles(scene: ChartScene) -> tuple[np.ndarray, np.ndarray]:
 
 
 def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels,
-                       tags_only: bool = False) -> tuple[ChartLabel, ...]:
+                       tags_only: bool = False, selected_only: bool = False
+                       ) -> tuple[ChartLabel, ...]:
     """Each kernel's name by its marker on the selected chip, else (or where that has no room)
     by its highest marker (the selected kernel's placed first) (display.place_kernel_labels),
     clear of the
     other names, the roof labels, every marker and the workloads' marks, and of the roofs (a
     name over a roof hid the line: the tours); the whole name, else shortened to 28, then 20
     characters; left out where none fits (the marker's tooltip names it). ``tags_only``: the
-    tags alone ("4b"), for a view too small for names."""
+    tags alone ("4b"), for a view too small for names. ``selected_only``: the selected
+    kernel's alone, as it is placed first."""
     spec, cmp = scene.spec, scene.comparison
     if not scene.chips or not 0 < len(cmp.kernels) <= KERNEL_LABELS_MAX:
         return ()
@@ -1165,6 +1167,8 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels,
                   or place(first, taken, tags)
                   or place(first, taken, over_lines=True)
                   or place(first, taken, at=at_highest, over_lines=True))
+        if selected_only:  # (_selected_before_roofs: the others are not needed)
+            return _as_chart_labels(placed)
         taken = [*taken, *rings, *boxes(placed)]
         order = order[1:]
     rest = place(order, taken)
@@ -1235,6 +1239,11 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels,
                             over_lines=True)
     placed = _stacked_tags(placed, tags, (at_selected, at_highest), g, [*taken, *boxes(placed)],
                            elsewhere, (k_sel, [*unringed, *boxes(placed)]))
+    return _as_chart_labels(placed)
+
+
+def _as_chart_labels(placed: list) -> tuple[ChartLabel, ...]:
+    """(kernel, KernelLabel) pairs as the chart's labels, in the kernels' order."""
     return tuple(sorted((ChartLabel(lb.text, lb.x, lb.y, "", lb.anchor, None, lb.offset, k,
                                     stem=lb.stem) for k, lb in placed), key=lambda lb: lb.item))
 
@@ -1622,7 +1631,7 @@ def _selected_before_roofs(scene: ChartScene, g: LabelGeometry, names: tuple[Cha
     k_sel = scene.comparison.kernel_index.get(scene.selection.item)
     if k_sel is None or not roof_labels or any(lb.item == k_sel for lb in names):
         return names, roof_labels
-    alone = next((lb for lb in place_kernel_names(scene, g, ()) if lb.item == k_sel), None)
+    alone = next(iter(place_kernel_names(scene, g, (), selected_only=True)), None)
     if alone is None:
         return names, roof_labels
     others = np.array([offset_label_box(lb, g.px, g.text_px, g.line) for lb in names],
