@@ -99,6 +99,10 @@ class ServingResult:
     decode: tuple[WorkloadResult, ...]  # [K]: the decode step at each c
     prefill: tuple[WorkloadResult, ...]  # [K]: c prompts prefilled as one batch
     first: WorkloadResult  # one prompt's prefill (TTFT)
+    #: [C, K] the concurrencies each chip's own search tried (None: all): the others' points are
+    #: drawn on its curve but not chosen as its best, so a chip's best is the same whichever
+    #: chips stand beside it
+    searched: np.ndarray | None = None
 
     @property
     def chips_per_model(self) -> int:
@@ -244,11 +248,11 @@ class ServingResult:
 
     def best(self, c: int) -> int | None:
         """The concurrency index with the most output tokens/s per chip that meets the limits on
-        chip ``c`` (None: no point does)."""
-        ok = self.meets[c]
-        if not ok.any():
-            return None
-        return int(np.argmax(np.where(ok, self.tokens_per_chip[c], -np.inf)))
+        chip ``c`` (None: no point does), among the concurrencies its own search tried. Where
+        the most is reached at several (past the knee, where a compute-bound step's tokens/s
+        per chip stays flat), the fewest users: each of them is served the fastest."""
+        ok = self.meets[c] if self.searched is None else self.meets[c] & self.searched[c]
+        return _best(ok, self.tokens_per_chip[c])
 
     def shares(self, c: int, k: int) -> dict[str, float]:
         """Where the time of serving c requests goes on chip ``c``: prefill, and the decode
@@ -274,6 +278,15 @@ class ServingResult:
         return out
 
 
+def _best(ok: np.ndarray, value: np.ndarray) -> int | None:
+    """The index of the most ``value`` where ``ok``, the first of equals (None: none ok)."""
+    if not ok.any():
+        return None
+    value = np.where(ok, value, -np.inf)
+    # equal to rounding (the flat part differs in the last bits): the first, fewest users
+    return int(np.flatnonzero(value >= value.max() * (1 - 1e-9))[0])
+
+
 def _verify(built: Built, positions: int) -> Built:
     """A speculative verify step: n + 1 positions per user, each kernel's ops × (n + 1), its
     bytes a decode step's (the draft's work and the extra activations left out: a bound)."""
@@ -285,9 +298,11 @@ def _verify(built: Built, positions: int) -> Built:
 
 
 def serve(workload: Workload, chips: Sequence[Chip], spec: ServingSpec, *,
-          derated: bool = False) -> ServingResult:
+          derated: bool = False, search: bool = True) -> ServingResult:
     """The serving bound of ``workload`` (a transformer; its precisions and parallelism) on
-    every chip. Raises ValidationError naming each bad field."""
+    every chip. ``search``: each chip's best point searched between the doublings (False: the
+    doublings alone, as a view does while a field is being typed in). Raises ValidationError
+    naming each bad field."""
     problems = spec.problems()
     if workload.kind != "transformer":
         problems.append(Problem("kind", "serving is for transformer language models"))
@@ -307,23 +322,44 @@ def serve(workload: Workload, chips: Sequence[Chip], spec: ServingSpec, *,
     levels = tuple(b for b in DEFAULT_CONCURRENCY if top is None or b <= top)
     extra = sorted({b for b in largest if b and b not in levels and b <= MAX_DIM})
     levels = tuple(sorted({*levels, *extra})) or (1,)
+    # each chip's own points: the doublings and the largest batch that fits it
+    own = [set(DEFAULT_CONCURRENCY) | ({b} if b else set()) for b in largest]
     result = _served(workload, base, chips, spec, levels, derated)
-    # Under a TPOT limit, the best point lies between the last concurrency that meets it and
-    # the next: search there (twice, each time 8 steps between), so the best is not a doubling's.
-    for _round in range(2 if spec.tpot_limit else 0):
-        more = set()
+    # The best point lies between a doubling and the next: where the TPOT limit falls, or where
+    # the tokens/s per chip stop rising (the step turns compute-bound; past it more users gain
+    # nothing). Each chip searches next to its own best, twice, 8 steps between, and alone:
+    # its best does not hang on the chips beside it.
+    for _round in range(2 if search else 0):
+        more: list[set[int]] = []
         for c in range(len(chips)):
-            ok = np.flatnonzero(result.meets[c])
-            if not len(ok) or ok[-1] + 1 >= len(levels):
-                continue
-            lo, hi = levels[ok[-1]], levels[ok[-1] + 1]
-            more |= {int(v) for v in np.geomspace(lo, hi, 10)[1:-1]} - {lo, hi}
-        if not more:
+            mine = np.array([v in own[c] for v in levels])
+            k = _best(result.meets[c] & mine, result.tokens_per_chip[c])
+            found: set[int] = set()
+            if k is not None:
+                at = np.flatnonzero(mine)
+                i = int(np.searchsorted(at, k))
+                value = result.tokens_per_chip[c]
+                if i > 0 and value[at[i - 1]] < value[k] * (1 - 1e-9):
+                    found |= _between(levels[at[i - 1]], levels[k])
+                if i + 1 < len(at) and not result.meets[c, at[i + 1]]:
+                    found |= _between(levels[k], levels[at[i + 1]])
+            more.append(found)
+        for c, m in enumerate(more):
+            own[c] |= m
+        new = set().union(*more) - set(levels)
+        if not new:
             break
-        result = _merged(result, _served(workload, base, chips, spec, tuple(sorted(more)),
+        result = _merged(result, _served(workload, base, chips, spec, tuple(sorted(new)),
                                          derated))
         levels = tuple(int(c) for c in result.concurrency)
-    return result
+    searched = np.array([[v in own[c] for v in levels] for c in range(len(chips))], dtype=bool)
+    return replace(result, searched=searched)
+
+
+def _between(lo: int, hi: int) -> set[int]:
+    """Eight concurrencies evenly spaced in log between ``lo`` and ``hi`` (whole numbers, the
+    ends left out)."""
+    return {int(v) for v in np.geomspace(lo, hi, 10)[1:-1]} - {lo, hi}
 
 
 def _merged(a: ServingResult, b: ServingResult) -> ServingResult:

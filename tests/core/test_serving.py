@@ -18,6 +18,7 @@ from roofline_gui.io.workloads import shipped_workloads
 
 CHIPS = default_presets().chips
 H100, B200 = CHIPS["nvidia-h100-sxm5-80gb"], CHIPS["nvidia-b200"]
+H200, MI300X = CHIPS["nvidia-h200-sxm-141gb"], CHIPS["amd-instinct-mi300x"]
 MEASURED = Path(__file__).resolve().parents[1] / "data" / "serving-measured.csv"
 
 
@@ -81,14 +82,36 @@ def test_limits_pick_the_best_point_and_say_when_none_meets():
     r = serve(w, [H100, B200], ServingSpec(1000, 1000, tpot_limit=0.02))
     for c in range(2):
         best = r.best(c)
-        assert r.tpot[c, best] <= 0.02 and r.meets[c, best]
-        faster = r.meets[c] & (r.tokens_per_chip[c] > r.tokens_per_chip[c, best])
-        assert not faster.any()
+        assert r.tpot[c, best] <= 0.02 and r.meets[c, best] and r.searched[c, best]
+        most = r.tokens_per_chip[c, best] * (1 + 1e-9)
+        assert not (r.meets[c] & r.searched[c] & (r.tokens_per_chip[c] > most)).any()
+        # the other chip's points, drawn on this one's curve, are within the search's step
+        assert r.tokens_per_chip[c][r.meets[c]].max() <= r.tokens_per_chip[c, best] * 1.01
     assert r.tokens_per_chip[1, r.best(1)] > r.tokens_per_chip[0, r.best(0)]
     tight = serve(w, [H100], ServingSpec(1000, 1000, tpot_limit=0.001, ttft_limit=0.0001))
     problems = {p.path: p.message for p in limit_problems(tight)}
     assert "no chip meets a TPOT of 1 ms" in problems["tpot_limit"]
     assert "× the limit" in problems["ttft_limit"]
+
+
+def test_a_chips_best_point_is_its_own_whichever_chips_stand_beside_it():
+    """The MI300X's best at 50 ms had been 320 users alone and 268 beside an H200 (the same
+    6,445 tokens/s per chip): the search ran on every chip's points and the flat part of the
+    curve tied to whichever point came out a hair higher."""
+    w = shipped_workloads()["llama-3-70b"].workload(weights="fp8", activations="fp8",
+                                                    kv_cache="fp8")
+    spec = ServingSpec(1000, 1000, tpot_limit=0.05)
+    alone = serve(w, [MI300X], spec)
+    k = alone.best(0)
+    for others in ([H200], [B200, H200], [H100, B200]):
+        r = serve(w, [MI300X, *others], spec)
+        b = r.best(0)
+        assert r.concurrency[b] == alone.concurrency[k]
+        assert r.tokens_per_chip[0, b] == pytest.approx(alone.tokens_per_chip[0, k], rel=1e-12)
+    # past the knee, where the step is compute-bound, the fewest users reaching the most
+    flat = alone.meets[0] & (alone.tokens_per_chip[0] >= alone.tokens_per_chip[0, k] * (1 - 1e-9))
+    assert alone.searched[0, k] and k == np.flatnonzero(flat & alone.searched[0])[0]
+    assert flat.sum() > 1
 
 
 def test_speculative_decoding_gives_more_tokens_a_step():

@@ -615,8 +615,8 @@ def test_the_serving_example_opens_with_the_roofline_s_point_boxed(window):
     _settle(view)
     assert window.model.document.workloads[0].context == 2048
     assert len(chart.current.points()) == 0
-    assert "No point is boxed: the roofline shows the workload at B = 256, L = 2,048" in (
-        view.words.text())
+    assert (f"No point is boxed: the roofline shows the workload at B = {w.batch:,}, L = 2,048"
+            in view.words.text())
 
 
 def test_a_chip_whose_curve_lies_under_anothers_says_so(window):

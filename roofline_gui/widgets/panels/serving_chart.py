@@ -8,13 +8,14 @@ from __future__ import annotations
 import functools
 import html
 from contextlib import contextmanager
+from dataclasses import replace
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QFontMetricsF
 
-from roofline_gui.core.display import hidden_under, place_kernel_labels
+from roofline_gui.core.display import hidden_under, offset_label_box, place_kernel_labels
 from roofline_gui.core.i18n import N_, _, listed
 from roofline_gui.core.serving import chip_named
 from roofline_gui.widgets.common.application import set_tip
@@ -281,9 +282,18 @@ class ServingChart:
             if self.tpot_line.isVisible():  # the TPOT limit's line too (it crossed a "256")
                 at = float(self.tpot_line.value()) * sx
                 lines.append(np.array([[at, -y1 * sy], [at, -y0 * sy]]))
+            args = ((sx, sy), metrics.horizontalAdvance, metrics.height())
+            # a ringed point's number over a curve rather than none: with its own left out the
+            # nearest number read as the ring's (265 users by the ring round 219, the knee's
+            # points close together)
+            ringed = sum(m[4] in best for m in marks)
             placed = place_kernel_labels(
-                [m[2] for m in marks], xs, ys, (sx, sy), metrics.horizontalAdvance,
-                metrics.height(), [], (px, py), bounds, lines=lines, over_lines=False)
+                [m[2] for m in marks[:ringed]], xs[:ringed], ys[:ringed], *args, [],
+                (px, py), bounds, lines=lines, over_lines=True)
+            taken = [offset_label_box(lb, *args) for lb in placed]
+            placed += [replace(lb, kernel=lb.kernel + ringed) for lb in place_kernel_labels(
+                [m[2] for m in marks[ringed:]], xs[ringed:], ys[ringed:], *args, taken,
+                (px, py), bounds, lines=lines, over_lines=False)]
         for n, lb in enumerate(placed):
             if n == len(self.labels):
                 label = pg.TextItem()

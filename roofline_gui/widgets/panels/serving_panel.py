@@ -190,7 +190,8 @@ class ServingPanel(QWidget):
         layout.addLayout(body, 1)
         self._serial = 0
         self._frontier_key = None  # what the frontier was served for, limits left out
-        self._served_limit = None  # the TPOT limit the frontier's concurrencies were searched for
+        # the TPOT limit the frontier's concurrencies were searched for (None: not searched)
+        self._served_limit = None
         self._drawn_key = None  # what is drawn now
         # The words serve three variants of the workload (~20 ms): written once the fields and
         # the line have held still, not at every step of a drag.
@@ -321,9 +322,9 @@ class ServingPanel(QWidget):
         try:
             # a limit moved: the same frontier, other best points
             # a new frontier is served at the doublings alone; the concurrencies between them
-            # are searched for the best point under a TPOT limit once the fields hold still
+            # are searched for each chip's best point once the fields hold still
             result = replace(self.result if same else serve(
-                w, chips, replace(spec_of(w), tpot_limit=0.0), derated=derated),
+                w, chips, replace(spec_of(w), tpot_limit=0.0), derated=derated, search=False),
                 workload=w, spec=spec_of(w))
         except RooflineError as exc:
             self.result = None
@@ -340,7 +341,7 @@ class ServingPanel(QWidget):
         measured_moved = self._drawn_key is None or self._drawn_key[3] != self.measured
         self._frontier_key, self._drawn_key = frontier, key
         if not same:
-            self._served_limit = 0.0
+            self._served_limit = None
             self._draw_frontier(result)
         elif measured_moved:
             self.chart.draw_measured(result, self.measured)
@@ -414,7 +415,7 @@ class ServingPanel(QWidget):
         if result is None:
             return
         if result.spec.tpot_limit != self._served_limit:
-            # the limit moved since the frontier was served: serve it again, searching the
+            # not searched, or the limit moved since: serve it again, searching the
             # concurrencies between the doublings for each chip's best point under the limit
             try:
                 result = serve(result.workload, result.chips, result.spec,
