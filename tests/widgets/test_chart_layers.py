@@ -1713,3 +1713,37 @@ def _selected_named_clear_of_texts(plot, k):
         for a in label_footprint(roof, g):
             for b in boxes:
                 assert not (a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]), roof.text
+
+
+def test_a_lone_workloads_label_keeps_out_from_under_the_legend(window):
+    """The 40th tour: one H100, the Llama-3-8B workload, Memory levels off, at 1280 × 800: its
+    label ran under the legend, unreadable. With no spot beside its point free, the fallback
+    counted every corner as over a text, its own point's ring among the texts: a corner under
+    the legend cost no more than one crossing a faint level's line. Here the legend's box lies
+    below and right of the point, as it did."""
+    from roofline_gui.core import chart_labels
+    from roofline_gui.core.display import boxes_overlap
+    from roofline_gui.core.document import Document
+    from roofline_gui.io.presets import default_presets
+    from roofline_gui.io.workloads import shipped_workloads
+
+    window.resize(1280, 760)
+    window.model.reset(Document(), None)
+    window.set_memory_levels(False)
+    (wid,) = window.model.add_workloads([shipped_workloads()["llama-3-8b"].workload()])
+    window.model.add_chips([default_presets().chips["nvidia-h100-sxm5-80gb"]])
+    window.model.select(wid, window.model.document.chips[0].id)
+    plot = window.canvas.overlay_plot
+    settle(plot)
+    plot.finish_pending()
+    g, scene = plot.label_geometry(), plot.scene
+    (mark,) = scene.workloads
+    x, y = np.log10(mark.point_x), np.log10(mark.point_y[0])
+    px, py = x * g.px[0], -y * g.px[1]
+    legend = (px + 12.0, py + 4.0, px + 300.0, py + 70.0)
+    item_px, _line = chart_labels._item_measure(g)
+    ring = [tuple(b) for b in chart_labels._big_points(scene, g)]
+    label = chart_labels._fallback(mark, 0, x, y, g, item_px, scene, [*ring, legend])
+    assert label is not None
+    assert not boxes_overlap(chart_labels.workload_label_box(label, g), legend), label
+
