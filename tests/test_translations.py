@@ -524,3 +524,16 @@ def test_the_command_lines_japanese_help_breaks_between_words():
         width = sum(2 if re.match("[\u2e80-\u9fff\uff00-\uffef]", ch) else 1 for ch in line)
         assert width <= 34 and line[0] not in "）」、。", line  # (a closing mark may hang)
         assert line[-1] not in "（「", line
+
+
+def test_a_list_whose_items_hold_its_mark_is_joined_as_clauses():
+    """The Energy tab listed "A100 SXM4 40GB, A100 SXM4 40GB, HBM2 ×2, TPU v1": a what-if
+    chip's name holds a comma, and the list read as four chips (the 40th tour)."""
+    assert i18n.listed(["A100", "TPU v1"]) == "A100, TPU v1"
+    assert i18n.listed(["A100", "A100, HBM2 ×2", "TPU v1"]) == "A100; A100, HBM2 ×2; TPU v1"
+    assert i18n.listed(iter(["a", "b"])) == "a, b"  # any iterable, once
+    try:
+        use_language("ja")
+        assert i18n.listed(["A100", "A100, HBM2 ×2"]) == "A100、A100, HBM2 ×2"  # 、 is apart
+    finally:
+        use_language("en")

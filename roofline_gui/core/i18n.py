@@ -64,8 +64,16 @@ LIST_SEPARATOR, CLAUSE_SEPARATOR, FULL_STOP = N_(", "), N_("; "), N_(".")
 
 
 def listed(items) -> str:
-    """``items`` as a list in a sentence: "a, b, c" (Japanese "a、b、c")."""
-    return _(LIST_SEPARATOR).join(items)
+    """``items`` as a list in a sentence: "a, b, c" (Japanese "a、b、c"); joined as clauses,
+    "a; b, c; d", where an item holds the list's own mark (a what-if chip "A100 SXM4 40GB, HBM2
+    ×2" read as two chips in "A100 SXM4 40GB, A100 SXM4 40GB, HBM2 ×2, TPU v1": the 40th
+    tour)."""
+    items = [str(i) for i in items]
+    sep = _(LIST_SEPARATOR)
+    mark = sep.strip()
+    if mark and any(mark in i for i in items):
+        sep = _(CLAUSE_SEPARATOR)
+    return sep.join(items)
 
 
 def clauses(items) -> str:

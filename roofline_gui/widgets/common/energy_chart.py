@@ -352,17 +352,17 @@ class EnergyChart(QWidget):
         if estimated:
             said += " " + _("{chips}: estimated from the board power (upper bounds): the knee at "
                             "the ridge, no cap claimed (Help → User guide, Energy).").format(
-                chips=html.escape(", ".join(estimated)))
+                chips=html.escape(listed(estimated)))
         # a preset without one: its maker publishes none (its notes say so), which "no energy
         # data" did not tell (the seventeenth tour, TPU v5e)
         unpublished = [chip.name for chip in missing if chip.preset]
         if unpublished:
             said += " " + _("No published board power, so no curve: {chips} (give one in the "
                             "hardware editor's Energy and cost).").format(
-                chips=html.escape(", ".join(unpublished)))
+                chips=html.escape(listed(unpublished)))
         if own := [chip.name for chip in missing if not chip.preset]:
             said += " " + _("No energy data: {chips} (give a board power in the hardware "
-                            "editor's Energy and cost).").format(chips=html.escape(", ".join(own)))
+                            "editor's Energy and cost).").format(chips=html.escape(listed(own)))
         if flat:
             under = hidden_under(drawn)
 
