@@ -1747,3 +1747,34 @@ def test_a_lone_workloads_label_keeps_out_from_under_the_legend(window):
     assert label is not None
     assert not boxes_overlap(chart_labels.workload_label_box(label, g), legend), label
 
+
+def test_a_legend_below_a_chart_of_every_preset_leaves_the_view_room(window):
+    """The 40th tour added every preset (Ctrl+A in Add chips): the legend below the chart took
+    42 chips' rows and left the view a 30 px strip. It takes no more than a third of the chart;
+    the last chips' rows give way to a count, the marks' rows stay."""
+    from roofline_gui.core.document import Document
+    from roofline_gui.io.presets import default_presets
+    from roofline_gui.io.workloads import shipped_workloads
+    from roofline_gui.widgets.chart.layers.legend import BELOW_ROOM, STEP_LEGEND
+
+    window.resize(1280, 800)
+    window.model.reset(Document(), None)
+    (wid,) = window.model.add_workloads([shipped_workloads()["llama-3-8b"].workload()])
+    chips = list(default_presets().chips.values())
+    window.model.add_chips(chips)
+    window.model.select(wid, window.model.document.chips[0].id)
+    plot = window.canvas.overlay_plot
+    settle(plot)
+    plot.finish_pending()
+    QApplication.processEvents()
+    layer = plot.legend
+    assert layer.outside and layer.below is not None
+    below, item = layer.below, plot.plot
+    assert below.size().height() <= item.size().height() * BELOW_ROOM + 1
+    assert plot.plot.getViewBox().height() >= item.size().height() / 3
+    texts = [entry[0] for _x, _y, entry in below._laid]
+    more = [t for t in texts if "more chips" in t]
+    assert len(more) == 1
+    shown = sum(1 for t in texts if any(t.startswith(c.name + ":") for c in chips))
+    assert f"… {len(chips) - shown} more chips" in more[0]
+    assert STEP_LEGEND in texts  # the marks' rows stay

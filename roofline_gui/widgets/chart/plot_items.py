@@ -9,7 +9,7 @@ transform in one place keeps every item consistent.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,6 +29,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QSizePolicy
 
 from roofline_gui.core.chart_labels import backdrop_inset, label_text_origin
+from roofline_gui.core.i18n import ngettext
 from roofline_gui.widgets.chart.pg_private import exporting as is_exporting
 from roofline_gui.widgets.chart.pg_private import max_spot_width, uniform_fill
 from roofline_gui.widgets.common.axes import SIAxis  # noqa: F401 (the chart's axes)
@@ -703,11 +704,15 @@ class GridKey(pg.GraphicsWidget):
         self.font = QFont()
         self.font.setPointSizeF(9)
         self._laid: list[tuple[float, float, tuple]] = []
+        #: the most height it may take (None: any), and the leading entries that may give way
+        #: to one row's "n more" when they need more (a chip's, not the marks' that follow)
+        self.room: Callable[[], float] | None = None
+        self.yielding = 0
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
 
-    def set_entries(self, entries: list[tuple]) -> None:
-        if entries != self.entries:
-            self.entries = list(entries)
+    def set_entries(self, entries: list[tuple], yielding: int = 0) -> None:
+        if entries != self.entries or yielding != self.yielding:
+            self.entries, self.yielding = list(entries), yielding
             self._lay_out(self.size().width())
             self.update()
 
@@ -715,20 +720,44 @@ class GridKey(pg.GraphicsWidget):
         super().resizeEvent(ev)
         self._lay_out(ev.newSize().width())
 
+    def relayout(self) -> None:
+        """Laid out again in its room (the chart it is under took another size)."""
+        self._lay_out(self.size().width())
+        self.update()
+
     def _row_height(self) -> float:
         return QFontMetricsF(self.font).height() + 2
 
-    def _lay_out(self, width: float) -> None:
-        """Each entry's place, a row at a time (the next row where the width runs out); the
-        key's height follows."""
-        metrics, pad, sample = QFontMetricsF(self.font), ChipLegend.PAD, ChipLegend.SAMPLE_W
+    def _rows(self, entries, width: float, metrics) -> list[tuple[float, float, tuple]]:
+        """Each entry's place, a row at a time (the next row where the width runs out)."""
+        pad, sample = ChipLegend.PAD, ChipLegend.SAMPLE_W
         x, row, laid = 0.0, 0, []
-        for entry in self.entries:
+        for entry in entries:
             w = sample + pad + metrics.horizontalAdvance(entry[0])
             if x > 0 and x + w > width:
                 x, row = 0.0, row + 1
             laid.append((x, row * self._row_height(), entry))
             x += w + self.GAP
+        return laid
+
+    def _lay_out(self, width: float) -> None:
+        """Each entry's place, a row at a time (the next row where the width runs out); the
+        key's height follows."""
+        metrics, pad, sample = QFontMetricsF(self.font), ChipLegend.PAD, ChipLegend.SAMPLE_W
+        laid = self._rows(self.entries, width, metrics)
+        room = self.room() if self.room is not None else math.inf
+        if laid and laid[-1][1] + self._row_height() + 2 > room and self.yielding:
+            # forty-two chips' rows had taken the whole chart, its view a 30 px strip (the
+            # 40th tour): the last chips' rows give way to a count, the marks' rows stay
+            head, tail = self.entries[:self.yielding], self.entries[self.yielding:]
+            for kept in range(len(head) - 1, -1, -1):
+                more = (ngettext("… {n} more chip (each line's tooltip names its chip)",
+                                 "… {n} more chips (each line's tooltip names its chip)",
+                                 len(head) - kept).format(n=len(head) - kept),
+                        QPen(Qt.PenStyle.NoPen))
+                laid = self._rows([*head[:kept], more, *tail], width, metrics)
+                if laid[-1][1] + self._row_height() + 2 <= room:
+                    break
         if laid:  # centred, as the x title above it
             rows = {}
             for lx, ly, entry in laid:

@@ -43,6 +43,10 @@ STEP_LEGEND = N_("large: a workload's step; small: its kernels")
 UNFIT_LEGEND = N_("hollow large: does not fit in the chip's memory")
 
 
+#: The share of the chart's height the legend below it may take.
+BELOW_ROOM = 1 / 3
+
+
 class LegendLayer(ChartLayer):
     PARTS = frozenset({"spec", "workloads", "selection", "measured"})
 
@@ -63,6 +67,7 @@ class LegendLayer(ChartLayer):
         #: (the tours read markers and host links through it in crowded charts)
         self.below: GridKey | None = None
         self.outside = False
+        self.chip_rows = 0
 
     def entries(self, scene: ChartScene, chips: bool = True) -> list[tuple]:
         """The legend's rows: with ``chips`` False, only those every chart of a grid shares
@@ -84,6 +89,8 @@ class LegendLayer(ChartLayer):
                     name = _("{chip} (under {other}'s line)").format(
                         chip=name, other=cmp.chips[under].name)
                 out.append((name, roof_pen(self.style.chip_color(scene, c), True, dashed)))
+        if chips:
+            self.chip_rows = len(out)  # the rows that may give way below the chart
         used = {d.role for d in spec.diagonals if d.chip in scene.chips and d.used}
         ink = QColor(self.style.foreground)
         out += [(_(text), _line_pen(ink, role)) for role, text in LINE_LEGEND.items() if role in used]
@@ -118,19 +125,22 @@ class LegendLayer(ChartLayer):
             self._entries = key
             self.legend.set_entries(entries)
             if self.outside and self.below is not None:
-                self.below.set_entries(entries)
+                self.below.set_entries(entries, self.chip_rows)
 
     def set_outside(self, outside: bool) -> None:
         """The legend below the chart (True) or in the view's corner."""
         if outside and self.below is None:
             self.below = GridKey(self.style.foreground)
             # across the whole chart, the axis and the peaks' key too: under the view alone,
-            # eight chips' rows took seven lines and left the view 230 px (the fifth tour)
+            # eight chips' rows took seven lines and left the view 230 px (the fifth tour);
+            # no more than a third of the chart's height (42 chips' rows had taken it all)
+            self.below.room = lambda: self.plot.size().height() * BELOW_ROOM
+            self.plot.geometryChanged.connect(self.below.relayout)
             self.plot.layout.addItem(self.below, 4, 0, 1, 3)
         self.outside = outside
         self.legend.setVisible(not outside)
         if self.below is not None:
-            self.below.set_entries(self.legend.entries if outside else [])
+            self.below.set_entries(self.legend.entries if outside else [], self.chip_rows)
             self.plot.layout.activate()  # the view takes its new size now, not a turn later
 
     def close(self) -> None:
