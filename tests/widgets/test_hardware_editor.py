@@ -447,3 +447,21 @@ def test_two_renames_are_two_undo_steps(editor, qtbot):
     assert stack.redoText() == "Rename TPU v3, 2nd board to Board B"
     stack.undo()
     assert editor.model.document.chips[0].name == first
+
+
+def test_several_chips_picked_skip_those_in_the_session_one_alone_is_a_copy(window, monkeypatch):
+    """The 40th tour picked every preset (Ctrl+A) and got "H100 SXM5 80GB (copy)" beside the
+    session's H100: of several picked, those in the session are not added again; one picked
+    alone is a copy asked for."""
+    from roofline_gui.widgets.panels.hardware_editor import ChipPresetDialog
+
+    names = lambda: [c.name for c in window.model.document.chips]  # noqa: E731
+    before = names()
+    shown_id = next(i for i, c in window.hardware.presets.chips.items() if c.name == before[0])
+    picks = [[shown_id, "google-tpu-v5e"], [shown_id]]
+    monkeypatch.setattr(ChipPresetDialog, "ask", classmethod(
+        lambda cls, p, parent=None, in_session=(): picks.pop(0)))
+    window.hardware.add_from_presets()
+    assert names() == [*before, "TPU v5e"]
+    window.hardware.add_from_presets()
+    assert names() == [*before, "TPU v5e", f"{before[0]} (copy)"]

@@ -96,8 +96,10 @@ class ChipPresetDialog(SearchListDialog):
         super().__init__(PresetChipModel(presets, in_session=in_session), _("Add chips from the presets"),
                          _("Search by name or vendor, e.g. 'H100' or 'Google'"), True, parent)
         self.source.setParent(self)
-        self.note.setText(_("Enter adds the highlighted chips; Ctrl-click picks several. "
-                          "Peaks are dense, per chip; hover a chip for its numbers."))
+        self.note.setText(_("Enter adds the highlighted chips; Ctrl-click picks several (of "
+                            "several, those in this session are not added again; one alone is "
+                            "added as a copy). Peaks are dense, per chip; hover a chip for its "
+                            "numbers."))
 
     def selected_ids(self) -> list[str]:
         return [i.data(ID_ROLE) for i in self.picked()]

@@ -660,8 +660,15 @@ class HardwareEditor(QWidget):
 
     # -- actions ----------------------------------------------------------------------------------
     def add_from_presets(self) -> None:
-        ids = ChipPresetDialog.ask(self.presets, self, {c.name for c in self.model.document.chips})
-        new = self.model.add_chips([self.presets.chips[i] for i in ids if i in self.presets.chips])
+        shown = {c.name for c in self.model.document.chips}
+        picked = [self.presets.chips[i] for i in ChipPresetDialog.ask(self.presets, self, shown)
+                  if i in self.presets.chips]
+        if len(picked) > 1:
+            # several picked (Ctrl+A): those the session has already are not added again as
+            # copies (the 40th tour's "H100 SXM5 80GB (copy)"); one picked alone is a copy
+            # asked for
+            picked = [c for c in picked if c.name not in shown]
+        new = self.model.add_chips(picked)
         if new:
             self.model.select(None, new[-1])
 
