@@ -4,7 +4,7 @@ selected kernel's sweep path (both drawn under the markers)."""
 import numpy as np
 import pytest
 from helpers import settle
-from PySide6.QtCore import QPointF
+from PySide6.QtCore import QPoint, QPointF
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
@@ -145,3 +145,32 @@ def test_stacked_markers_tooltip_says_click_again_once(window, qtbot):
     assert "on the same point: 5, 6 · MLP" in tip
     assert joined_tips(["a\n(hint)", "b\n(hint)"]) == "a\n\nb\n(hint)"
     assert joined_tips(["a\n(one)", "b\n(two)"]) == "a\n(one)\n\nb\n(two)"
+
+
+@pytest.mark.parametrize("levels", [False, True])
+def test_a_point_at_another_level_shows_its_kernel_not_the_roof_under_it(window, qtbot, levels):
+    """The 40th tour hovered the host-link GEMM's filled point on the A100's PCIe line and read
+    the line's tooltip: the level points' tooltips went to the view box, under the roofs. The
+    topmost tooltip under the pointer is the kernel's, Memory levels on and off."""
+    window.set_memory_levels(levels)
+    QApplication.processEvents()
+    plot = window.canvas.overlay_plot
+    plot.finish_pending()
+    cmp = window.model.comparison
+    marks = plot.scene.spec.levels
+    gemm = next(k for k, kernel in enumerate(cmp.kernels)
+                if kernel.name == "GEMM 4096³ bf16, inputs over the host link")
+    held = (marks.kernel == gemm) & (marks.chip == 0) & marks.filled
+    x, y = float(marks.x[held][0]), float(marks.y[held][0])
+    vb, view = plot.plot.getViewBox(), window.canvas.overlay
+    scene = vb.mapViewToScene(QPointF(np.log10(x), np.log10(y)))
+    at = view.mapFromScene(scene)
+    QTest.mouseMove(view.viewport(), at + QPoint(30, 30))  # a move, wherever the pointer was
+    QApplication.processEvents()
+    qtbot.wait(60)  # (pyqtgraph's scene sends hover events at most so often)
+    QTest.mouseMove(view.viewport(), at)
+    QApplication.processEvents()
+    qtbot.wait(40)
+    tips = [item.toolTip() for item in view.scene().items(scene) if item.toolTip()]
+    assert tips and tips[0].startswith("GEMM 4096³ bf16, inputs over the host link on A100"), \
+        tips[:2]

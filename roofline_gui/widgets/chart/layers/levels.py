@@ -23,7 +23,7 @@ from roofline_gui.core.i18n import _
 from roofline_gui.core.units import MEMORY_ROLES, ROLE_LABELS
 from roofline_gui.models.comparison_model import limiter_words
 from roofline_gui.widgets.chart.layers.base import ChartLayer
-from roofline_gui.widgets.chart.plot_items import log10
+from roofline_gui.widgets.chart.plot_items import CachedScatter, log10
 
 DRAM = MEMORY_ROLES.index("dram")
 
@@ -38,12 +38,15 @@ class LevelPointsLayer(ChartLayer):
         # The still points, and the dragged kernel's in a small item of their own: a drag step
         # sets a few points, not thousands (76 ms a step at 1,000 kernels x 8 chips).
         self.lines = self.add(pg.PlotCurveItem(connect="pairs"), self.Z - 0.2)
-        self.points = self.add(pg.ScatterPlotItem(size=10, hoverable=True, tip=self._tip),
+        # their tooltips on themselves (CachedScatter): on the view box, as pyqtgraph puts
+        # them, a roof drawn under the point showed its own (the host link's, over the
+        # host-link GEMM's filled point: the 40th tour)
+        self.points = self.add(CachedScatter(size=10, hoverable=True, tip=self._tip),
                                pick=self._pick)
         for item in (self.lines, self.points):  # blitted under a drag step's repaint
             item.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.moving_lines = self.add(pg.PlotCurveItem(connect="pairs"), self.Z - 0.1)
-        self.moving = self.add(pg.ScatterPlotItem(size=10, hoverable=True, tip=self._tip),
+        self.moving = self.add(CachedScatter(size=10, hoverable=True, tip=self._tip),
                                pick=self._pick)
         self.scene: ChartScene | None = None
         self._drawn: dict[str, tuple | None] = {"still": None, "moving": None}
@@ -161,6 +164,8 @@ class LevelPointsLayer(ChartLayer):
         if scene is None or data is None:
             return ""
         k, c, role = data
+        if role == DRAM:  # drawn over the kernel's marker: the marker's tooltip, which says more
+            return ""
         cmp, units = scene.comparison, scene.spec.units
         name = next((lv.name for lv in cmp.chips[c].memory if lv.role == MEMORY_ROLES[role]), "")
         return _("{kernel} on {chip}\nat {level} ({role}): {intensity}\nattainable {rate}, "
