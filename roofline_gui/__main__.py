@@ -84,6 +84,11 @@ def build_parser() -> argparse.ArgumentParser:
                         help=_("width of --export-png in pixels (default 1600)"))
     parser.add_argument("--derated", action="store_true",
                         help=_("use the chips' achievable fractions (practical roofs) in exports"))
+    parser.add_argument("--no-same-width", dest="same_width", action="store_false",
+                        help=_("in exports, a chip lacking a kernel's precision has no roof for "
+                               "it (by default its own precision of the same width stands in, a "
+                               "V100's fp16 for bf16, as in the window: View → Same-width "
+                               "precisions stand in)"))
     parser.add_argument("--export-workloads", metavar="OUT.csv",
                         help=_("write every workload on every chip (time, throughput, shares, "
                              "dominant kernel) and exit; with a SESSION, its workloads; with "
@@ -294,7 +299,8 @@ def _deliver(args: argparse.Namespace, doc) -> int:
     untitled session (the README's training command had only written a CSV, and a new user
     looked for the window: the nineteenth tour)."""
     if args.export_workloads:
-        _export_workloads(doc, args.export_workloads)
+        _export_workloads(doc, args.export_workloads, derated=args.derated,
+                          same_width=args.same_width)
         return 0
     from dataclasses import replace
 
@@ -557,7 +563,7 @@ def run_training(args: argparse.Namespace, problems: list, library, ids: list[st
     return _deliver(args, Document(chips=chips, workloads=(workload,)))
 
 
-def _export_workloads(doc, path: str, *, derated: bool = False) -> None:
+def _export_workloads(doc, path: str, *, derated: bool = False, same_width: bool = True) -> None:
     """``--export-workloads``: one evaluation, written as the CSV; then, on stderr, what the
     CSV cannot say in a number: rows left empty (and why) and models that do not fit in a
     chip's memory."""
@@ -567,7 +573,7 @@ def _export_workloads(doc, path: str, *, derated: bool = False) -> None:
     from roofline_gui.io.csv_export import write_workloads_csv
 
     results = evaluate_workloads(doc.workloads, doc.chips, derated=derated,
-                                 kernels=doc.kernels_by_id)
+                                 kernels=doc.kernels_by_id, same_width=same_width)
     rows = write_workloads_csv(results, path)
     print(_wrote(rows, path), file=sys.stderr)
     for r in results:
@@ -657,15 +663,18 @@ def run_headless(args: argparse.Namespace) -> int:
     if args.what_if:
         doc = replace(doc, chips=with_what_ifs(doc.chips, args.what_if))
     if args.export_csv:
-        rows = export_csv(doc, args.export_csv, derated=args.derated)
+        rows = export_csv(doc, args.export_csv, derated=args.derated,
+                          same_width=args.same_width)
         print(_wrote(rows, args.export_csv), file=sys.stderr)
     if args.export_png:
         from roofline_gui.widgets.chart.export import export_png_headless
 
-        export_png_headless(doc, Path(args.export_png), args.width, derated=args.derated)
+        export_png_headless(doc, Path(args.export_png), args.width, derated=args.derated,
+                            same_width=args.same_width)
         print(_("wrote {path}").format(path=args.export_png), file=sys.stderr)
     if args.export_workloads:
-        _export_workloads(doc, args.export_workloads, derated=args.derated)
+        _export_workloads(doc, args.export_workloads, derated=args.derated,
+                          same_width=args.same_width)
     return 0
 
 

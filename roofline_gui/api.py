@@ -238,13 +238,17 @@ class Results:
 
 
 def evaluate(doc: Document | None = None, *, chips: Sequence[Chip] = (),
-             kernels: Sequence[Kernel] = (), derated: bool = False) -> Results:
+             kernels: Sequence[Kernel] = (), derated: bool = False,
+             same_width: bool = True) -> Results:
     """Evaluate a session (or lists of chips and kernels) as the app does, vectorised over every
     kernel × chip pair. ``derated`` runs against the achievable roofs: each ceiling's measured
-    value where it has one, else its achievable fraction (View → Achievable roofs)."""
+    value where it has one, else its achievable fraction (View → Achievable roofs).
+    ``same_width``: a chip lacking a kernel's precision runs it at its own of the same width (a
+    V100's fp16 for bf16), as the window does by default (View → Same-width precisions stand
+    in); False: it has no roof for it."""
     if doc is not None:
         chips, kernels = doc.chips, doc.kernels
-    return Results(compare(tuple(kernels), tuple(chips), derated=derated))
+    return Results(compare(tuple(kernels), tuple(chips), derated=derated, same_width=same_width))
 
 
 # -- measured roofs ----------------------------------------------------------------------------
@@ -384,17 +388,17 @@ class WorkloadResults:
 
 
 def evaluate_workloads(doc: Document | None = None, *, chips: Sequence[Chip] = (),
-                       workloads: Sequence[Workload] = (), derated: bool = False
-                       ) -> WorkloadResults:
+                       workloads: Sequence[Workload] = (), derated: bool = False,
+                       same_width: bool = True) -> WorkloadResults:
     """Evaluate workloads on chips as the app does: every kernel of every workload on every
-    chip in one roofline evaluation, summed per workload."""
+    chip in one roofline evaluation, summed per workload (``same_width`` as in evaluate)."""
     from roofline_gui.core.workload_eval import evaluate_workloads as run  # noqa: PLC0415
 
     kernels = None
     if doc is not None:
         chips, workloads, kernels = doc.chips, doc.workloads, doc.kernels_by_id
     return WorkloadResults(tuple(run(tuple(workloads), tuple(chips), derated=derated,
-                                     kernels=kernels)))
+                                     kernels=kernels, same_width=same_width)))
 
 
 def serving(model: str | os.PathLike | Workload, chips_: Sequence[Chip], *, input_tokens: int,
@@ -474,20 +478,24 @@ def batch_sweep(model: Workload, chips: Sequence[Chip],
     return WorkloadResults(tuple(sweep(model, tuple(chips), batches, derated=derated)))
 
 
-def write_workloads_csv(doc: Document, path: str | os.PathLike, *, derated: bool = False) -> int:
-    """The app's workloads CSV (one row per chip and workload); returns the number of rows."""
-    return csv_export.export_workloads_csv(doc, path, derated=derated)
+def write_workloads_csv(doc: Document, path: str | os.PathLike, *, derated: bool = False,
+                        same_width: bool = True) -> int:
+    """The app's workloads CSV (one row per chip and workload; ``same_width`` as in evaluate);
+    returns the number of rows."""
+    return csv_export.export_workloads_csv(doc, path, derated=derated, same_width=same_width)
 
 
-def write_csv(doc: Document, path: str | os.PathLike, *, derated: bool = False) -> int:
-    """The app's CSV export (one row per chip and kernel); returns the number of rows."""
-    return csv_export.export_csv(doc, path, derated=derated)
+def write_csv(doc: Document, path: str | os.PathLike, *, derated: bool = False,
+              same_width: bool = True) -> int:
+    """The app's CSV export (one row per chip and kernel; ``same_width`` as in evaluate);
+    returns the number of rows."""
+    return csv_export.export_csv(doc, path, derated=derated, same_width=same_width)
 
 
 def write_png(doc: Document, path: str | os.PathLike, *, width: int = 1600,
-              derated: bool = False) -> None:
+              derated: bool = False, same_width: bool = True) -> None:
     """The app's chart drawn offscreen and saved as a PNG ``width`` pixels wide (needs Qt; in
-    a process without a display it draws offscreen)."""
+    a process without a display it draws offscreen; ``same_width`` as in evaluate)."""
     from roofline_gui.widgets.chart.export import export_png_headless  # noqa: PLC0415
 
-    export_png_headless(doc, Path(path), width, derated=derated)
+    export_png_headless(doc, Path(path), width, derated=derated, same_width=same_width)

@@ -570,3 +570,36 @@ def test_a_model_without_an_export_opens_in_the_window(monkeypatch, capsys):
     serve = ["--model", str(LLAMA3), "--phase", "serve", "--chips", "nvidia-h100-sxm5-80gb"]
     assert cli.main(serve) == 2 and not opened
     assert "--export-workloads: --phase serve needs an output" in capsys.readouterr().err
+
+
+def test_the_command_line_and_the_api_export_as_the_window_does_by_default(tmp_path):
+    """The article's V100 bf16 rows read "fp16" from the window's Export CSV and "unsupported"
+    from --export-csv and api.write_csv, which evaluated without the window's default
+    same-width stand-ins. Both stand in by default now; --no-same-width (same_width=False)
+    leaves a chip without the precision unsupported."""
+    from roofline_gui import api
+    from roofline_gui.io.files import resources_dir
+
+    example = resources_dir() / "examples" / "the-article-claim-by-claim.roofline"
+
+    def v100_bf16(path):
+        rows = list(csv.DictReader(io.StringIO(path.read_text())))
+        return [r for r in rows if r["chip"].startswith("V100") and r["precision"] == "bf16"]
+
+    cli, bare = tmp_path / "cli.csv", tmp_path / "bare.csv"
+    assert run_app(example, "--export-csv", cli).returncode == 0
+    assert run_app(example, "--export-csv", bare, "--no-same-width").returncode == 0
+    assert v100_bf16(cli) and all(r["runs_at_precision"] == "fp16" and r["time_s"]
+                                  for r in v100_bf16(cli))
+    assert all(r["bound"] == "unsupported" for r in v100_bf16(bare))
+    doc = api.load_session(example)
+    out = tmp_path / "api.csv"
+    api.write_csv(doc, out)
+    assert out.read_text() == cli.read_text()
+    api.write_csv(doc, out, same_width=False)
+    assert out.read_text() == bare.read_text()
+    v100 = [c.name for c in doc.chips].index(next(c.name for c in doc.chips
+                                                  if c.name.startswith("V100")))
+    bf16 = [k for k, kernel in enumerate(doc.kernels) if kernel.precision == "bf16"]
+    assert all(api.evaluate(doc).time[k, v100] > 0 for k in bf16)
+    assert all(api.evaluate(doc, same_width=False).bound[k, v100] == "unsupported" for k in bf16)

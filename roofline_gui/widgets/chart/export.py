@@ -250,8 +250,10 @@ def with_keys(png: bytes, keys: list[tuple[str, list[str]]], foreground: str = "
     return png_bytes(image)
 
 
-def export_png_headless(doc: Document, path: Path, width: int, *, derated: bool = False) -> None:
-    """``--export-png``: draw the session offscreen, as the app would, and save a PNG."""
+def export_png_headless(doc: Document, path: Path, width: int, *, derated: bool = False,
+                        same_width: bool = True) -> None:
+    """``--export-png``: draw the session offscreen, as the app would (``same_width``: View →
+    Same-width precisions stand in, on as the window's default), and save a PNG."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6.QtWidgets import QApplication  # noqa: PLC0415
 
@@ -261,4 +263,5 @@ def export_png_headless(doc: Document, path: Path, width: int, *, derated: bool 
     _app = QApplication.instance() or QApplication([])
     model = DocumentModel(doc)
     model.set_derated(derated)
+    model.set_view(same_width=same_width)
     write_atomic(path, render_canvas_png(model, default_presets(), width=width))
