@@ -196,28 +196,38 @@ def fit_view(spec: ChartSpec, chips: tuple[int, ...], workloads=(), measured=())
 #: px the automatic range keeps between the outermost point and the view's top and bottom
 #: edges: a selected kernel's ring (24 px across) was cut at a small chart's top (a tour)
 EDGE_ROOM_PX = 14.0
+#: and above the highest point: a name or tag above a marker on the highest roof, 8 px off it
+#: and a line of text tall (with less the 40th tour read "4a" written over the int8 roof, the
+#: only spot its tag fitted)
+TOP_ROOM_PX = 26.0
 
 
-def with_edge_room(fit: Range, height_px: float, room_px: float = EDGE_ROOM_PX) -> Range:
+def with_edge_room(fit: Range, height_px: float, room_px: float = EDGE_ROOM_PX,
+                   top_px: float = TOP_ROOM_PX) -> Range:
     """``fit`` (fit_view's range, its margins Y_LOW_MARGIN and Y_HIGH_MARGIN beyond the
     outermost points) widened in y where a view ``height_px`` tall would leave those margins
-    less than ``room_px`` pixels; unchanged in a view tall enough."""
+    less than ``room_px`` pixels below and ``top_px`` above; unchanged in a view tall
+    enough."""
     (x_lo, x_hi), (y_lo, y_hi) = fit
+    if height_px <= 2 * (room_px + top_px):  # a chart too small for a tag's room: a ring's
+        top_px = room_px
     if not (height_px > 4 * room_px and y_hi > y_lo > 0):
         return fit
-    # decades added below (a) and above (b) so that each margin, with them, takes room_px of
-    # the wider range: m + e = k (span + a + b), k = room_px / height_px, for each end
-    span, k = math.log10(y_hi / y_lo), room_px / height_px
-    c_low = k * span - math.log10(Y_LOW_MARGIN)
-    c_high = k * span - math.log10(Y_HIGH_MARGIN)
+    # decades added below (a) and above (b) so that each margin m, with them, takes its share
+    # k of the wider range's pixels: m + a = k_low (span + a + b), m + b = k_high (span + a + b)
+    span = math.log10(y_hi / y_lo)
+    k_low, k_high = room_px / height_px, top_px / height_px
+    c_low = k_low * span - math.log10(Y_LOW_MARGIN)
+    c_high = k_high * span - math.log10(Y_HIGH_MARGIN)
     if c_low <= 0 and c_high <= 0:
         return fit
-    low = ((1 - k) * c_low + k * c_high) / (1 - 2 * k)
-    high = ((1 - k) * c_high + k * c_low) / (1 - 2 * k)
+    det = 1 - k_low - k_high
+    low = ((1 - k_high) * c_low + k_low * c_high) / det
+    high = ((1 - k_low) * c_high + k_high * c_low) / det
     if low < 0:  # room to spare at that end: only the other grows
-        low, high = 0.0, c_high / (1 - k)
+        low, high = 0.0, c_high / (1 - k_high)
     elif high < 0:
-        low, high = c_low / (1 - k), 0.0
+        low, high = c_low / (1 - k_low), 0.0
     return (x_lo, x_hi), (y_lo / 10.0**low, y_hi * 10.0**high)
 
 
