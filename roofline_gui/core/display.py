@@ -460,9 +460,14 @@ def kernel_tags(names) -> list[str]:
     table's rows head it ("3 · GEMM 4096³ (bf16)"). Where only some names are numbered, or
     some alike, the numbers are kept: a repeat primed ("1′": a duplicated "1 · out = a + b"),
     a name without one by its place ("#9": a preset added to the article's kernels); falling
-    back to places there had turned the article's "4a" into "5" (the 38th tour)."""
-    names = list(names)
-    return _numbered_tags(names) or [str(k + 1) for k in range(len(names))]
+    back to places there had turned the article's "4a" into "5" (the 38th tour). Kept for the
+    last few lists of names: a placement asks for one scene's tags in five places."""
+    return list(_kernel_tags(tuple(names)))
+
+
+@functools.lru_cache(maxsize=16)
+def _kernel_tags(names: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(_numbered_tags(list(names)) or [str(k + 1) for k in range(len(names))])
 
 
 def _numbered_tags(names: list[str]) -> list[str] | None:
