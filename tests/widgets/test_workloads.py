@@ -589,3 +589,37 @@ def test_a_workloads_label_in_a_small_chart_is_drawn_whole_inside_its_view(windo
                 assert inner.left() - 1 <= rect.left() and rect.right() <= inner.right() + 1, where
                 checked += 1
     assert checked >= 6
+
+
+def test_the_breakdown_of_every_preset_scrolls_and_keeps_the_window_on_the_screen(window, qtbot):
+    """The 41st tour added every preset to the training example at 1280 × 800: the breakdown's
+    chip names were printed over each other, its notes listed 30 chips, and the memory chart's
+    rows of names grew the window to 875 px, past the screen. The bars keep a row a chip and
+    scroll; the notes name a few chips (the tooltip every one); the key names a few."""
+    from PySide6.QtWidgets import QApplication
+
+    from roofline_gui.widgets.app.file_actions import examples
+    from roofline_gui.widgets.panels.workloads.charts import FEW_CHIPS
+
+    window.resize(1280, 770)
+    window.files.open(str(next(p for p in examples() if p.stem == "training-fp32-against-bf16")))
+    shown = {c.name for c in window.model.document.chips}
+    window.model.add_chips([c for c in window.presets.chips.values() if c.name not in shown])
+    window.docks["breakdown"].raise_()
+    charts = window.workloads.charts if hasattr(window.workloads, "charts") else \
+        window.docks["breakdown"].widget()
+    for _ in range(10):
+        QApplication.processEvents()
+    qtbot.wait(100)
+    charts.refresh()
+    QApplication.processEvents()
+    n = len(window.model.document.chips)
+    assert window.minimumSizeHint().height() <= 770
+    line = charts.fontMetrics().lineSpacing()
+    assert charts.bars.minimumHeight() >= n * line  # a row a chip, scrolled
+    assert charts.bars_area.verticalScrollBar().maximum() > 0
+    text = charts.title.text()
+    assert "more" in text and text.count(",") < 3 * FEW_CHIPS + 6, text
+    tip = charts.title.toolTip()
+    named = [c.name for c in window.model.document.chips if c.name in tip]
+    assert len(named) > len([c for c in window.model.document.chips if c.name in text]) + 5

@@ -14,8 +14,10 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QFont, QFontMetricsF
 from PySide6.QtWidgets import (
     QComboBox,
+    QFrame,
     QHBoxLayout,
     QLabel,
+    QScrollArea,
     QVBoxLayout,
     QWidget,
 )
@@ -40,6 +42,16 @@ from roofline_gui.widgets.common.throttle import Throttle
 BAR_HEIGHT = 0.6
 SMALLEST_SEGMENT_PT = 7.0  # a segment's name in a thin bar is written no smaller
 MEMORY_ROWS = 3  # the memory bar keeps room for this many rows of chips' names (see _draw_memory)
+FEW_CHIPS = 4  # chips named in a note above the charts; the tooltip names every one
+KEY_CHIPS = 4  # chips named in the right-hand chart's key
+
+
+def _first_few(names: list[str]) -> str:
+    """The first FEW_CHIPS names, and how many more ("A, B, C, D and 26 more")."""
+    if len(names) <= FEW_CHIPS + 1:
+        return listed(names)
+    return _("{chips} and {n} more").format(chips=listed(names[:FEW_CHIPS]),
+                                            n=len(names) - FEW_CHIPS)
 
 
 def energy_segments(result, chips) -> list:
@@ -99,13 +111,23 @@ class WorkloadCharts(QWidget):
         self.memory.getPlotItem().hideButtons()
         self.memory.getViewBox().setMouseEnabled(False, False)
         self.memory.hide()
-        left = QVBoxLayout()
+        holder = QWidget()
+        left = QVBoxLayout(holder)
+        left.setContentsMargins(0, 0, 0, 0)
         left.addWidget(self.bars, 3)
         left.addWidget(self.memory, 2)
         # a bar, its capacities' names and the axis, whatever the dock's height
         self.memory.setMinimumHeight(5 * self.fontMetrics().lineSpacing())
+        # scrolled where the chips' rows need more height than the panel has: with every preset
+        # added their names were printed over each other, and the training memory chart's rows
+        # of names grew the window past an 800 px screen (the 41st tour)
+        self.bars_area = QScrollArea()
+        self.bars_area.setWidget(holder)
+        self.bars_area.setWidgetResizable(True)
+        self.bars_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.bars_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         charts = QHBoxLayout()
-        charts.addLayout(left, 3)
+        charts.addWidget(self.bars_area, 3)
         charts.addWidget(self.sweep, 2)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -120,6 +142,7 @@ class WorkloadCharts(QWidget):
         # to slivers and the chip names printed over each other)
         line = self.fontMetrics().lineSpacing()
         self.bars.setMinimumHeight(7 * line)
+        self.bars_area.setMinimumHeight(7 * line)
         self.sweep.setMinimumHeight(7 * line)
         self.title.setMinimumHeight(4 * line)  # a wrapped label asks for one line otherwise
         self.segments: list = []  # what the bars show, for checks
@@ -239,23 +262,32 @@ class WorkloadCharts(QWidget):
         cannot = [r.chips[c].name for c in chips if not np.isfinite(r.time[c])]
         too_small = [r.chips[c].name for c in chips if np.isfinite(r.time[c])
                      and np.isfinite(r.built.resident_bytes) and not r.fits[c]]
-        notes = ""
-        if too_small:
-            notes += " " + _("<span style='color:#b00020'>Does not fit in the memory of "
-                             "{chips}</span>: the bars assume it did.").format(
-                chips=html.escape(", ".join(too_small)))
-        if cannot:
-            notes += " " + _("No bar: {chips} cannot run it (Why it sits there).").format(
-                chips=html.escape(", ".join(cannot)))
-        # energy: a chip with neither a board power nor energies given has no estimate (its
-        # blank row had been explained by the memory note beside it: the thirtieth tour)
-        with_bars = {seg.chip for seg in self.segments}  # (energy_segments: those with parts)
-        no_energy = [r.chips[c].name for c in chips
-                     if energy and np.isfinite(r.time[c]) and c not in with_bars]
-        if no_energy:
-            notes += " " + _("No energy bar for {chips}: no board power published or given "
-                             "to estimate it from (the hardware editor's Energy fields take "
-                             "one).").format(chips=html.escape(", ".join(no_energy)))
+        no_energy = []
+        if energy:
+            # a chip with neither a board power nor energies given has no estimate (its blank
+            # row had been explained by the memory note beside it: the thirtieth tour)
+            with_bars = {seg.chip for seg in self.segments}  # (energy_segments: with parts)
+            no_energy = [r.chips[c].name for c in chips
+                         if np.isfinite(r.time[c]) and c not in with_bars]
+
+        def notes_of(names) -> str:
+            notes = ""
+            if too_small:
+                notes += " " + _("<span style='color:#b00020'>Does not fit in the memory of "
+                                 "{chips}</span>: the bars assume it did.").format(
+                    chips=html.escape(names(too_small)))
+            if cannot:
+                notes += " " + _("No bar: {chips} cannot run it (Why it sits there).").format(
+                    chips=html.escape(names(cannot)))
+            if no_energy:
+                notes += " " + _("No energy bar for {chips}: no board power published or given "
+                                 "to estimate it from (the hardware editor's Energy fields take "
+                                 "one).").format(chips=html.escape(names(no_energy)))
+            return notes
+
+        # every chip named in the tooltip; a few in the panel, which 30 names had filled (the
+        # 41st tour: every preset added)
+        notes, short_notes = notes_of(listed), notes_of(_first_few)
         name = f"<b>{html.escape(label_of(r.workload))}</b>"
         # Shown: what the charts are; the colours' key in the tooltip (six lines of it above the
         # charts at 1280 × 800 left the memory bar's axis cut off: the second tour).
@@ -274,22 +306,22 @@ class WorkloadCharts(QWidget):
             title = _("{workload}: each chip's energy per step by where it goes: {parts} "
                       "(estimates from the board power are upper bounds, held to the board power "
                       "over the time); right, {unit} as before.").format(
-                workload=name, parts=parts, unit=unit) + notes
+                workload=name, parts=parts, unit=unit)
         elif train:
             title = _("{workload}: one step's time per chip by part (blue forward, orange "
                       "backward, purple recompute, green optimizer, grey communication, light "
                       "grey bubble; every kernel at its roof, the parts end to end; the black "
                       "tick: the step with communication hidden); below, memory per chip; right, "
                       "{unit} against the number of chips as data parallelism grows.").format(
-                workload=name, unit=unit) + notes
+                workload=name, unit=unit)
         else:
             right = (self._weights_words(r) if self._weights_shown(r) else
                      _("{unit} against latency as the batch grows").format(unit=unit))
             title = _("{workload}: time per step by kernel, coloured by what bounds it (blue "
                       "memory, orange compute, grey link); right, {right}.").format(
-                workload=name, right=right) + notes
-        title = tidy(title)
-        shown = title if shown is None else tidy(shown + notes)
+                workload=name, right=right)
+        shown = tidy((title if shown is None else shown) + short_notes)
+        title = tidy(title + notes)
         if self.title.text() != shown:
             self.title.setText(shown)
             set_tip(self.title, title if shown != title else "")
@@ -297,6 +329,10 @@ class WorkloadCharts(QWidget):
         names = tuple(r.chips[c].name for c in chips)
         if names != self._chips_shown:
             self.bars.getAxis("left").setTicks([list(enumerate(names))])
+            # a row a chip, its name's line tall, and the axis: scrolled where the panel is lower
+            line = self.fontMetrics().lineSpacing()
+            self.bars.setMinimumHeight(max(7 * line, (len(names) * (line + 4)
+                                                      + 3 * line + 8)))
             self.bars.getViewBox().invertY(True)
             self.bars.setYRange(-0.6, len(chips) - 0.4, padding=0)
             self._chips_shown = names
@@ -607,13 +643,17 @@ class WorkloadCharts(QWidget):
         def whole(name: str) -> str:  # a chip's name never broken across lines
             return html.escape(name).replace(" ", "&nbsp;")
 
+        # the first few: every preset's name had covered the whole chart (the 41st tour)
+        few = drawn if len(drawn) <= KEY_CHIPS + 1 else drawn[:KEY_CHIPS]
         key = [(c, _("{chip} (hidden under {others})").format(
             chip=whole(r.chips[c].name), others=whole(listed(r.chips[d].name for d in under[c])))
-            if c in under else whole(r.chips[c].name)) for c in drawn]
+            if c in under else whole(r.chips[c].name)) for c in few]
         if key:
+            more = ("&nbsp;&nbsp; " + html.escape(_("and {n} more").format(n=len(drawn) - len(few)))
+                    if len(few) < len(drawn) else "")
             note = pg.TextItem(html="&nbsp;&nbsp; ".join(
                 f"<span style='color:{r.chips[c].color or '#808080'}'>■</span>&nbsp;" + words
-                for c, words in key), anchor=(0, 0))
+                for c, words in key) + more, anchor=(0, 0))
             (x_lo, _x_hi), (_y_lo, y_hi) = self.sweep.getViewBox().viewRange()
             note.setPos(x_lo, y_hi)
             self.sweep.addItem(note, ignoreBounds=True)
