@@ -15,7 +15,12 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QFontMetricsF
 
-from roofline_gui.core.display import hidden_under, offset_label_box, place_kernel_labels
+from roofline_gui.core.display import (
+    FAR_LABEL_SPOTS,
+    hidden_under,
+    offset_label_box,
+    place_kernel_labels,
+)
 from roofline_gui.core.i18n import N_, _, listed
 from roofline_gui.core.serving import chip_named
 from roofline_gui.widgets.common.application import set_tip
@@ -98,6 +103,9 @@ class ServingChart:
         # context, as a click sets it), boxed on the selected chip's curve
         self.current = Ring(size=15, symbol="s", pen=pg.mkPen("k", width=1.5), brush=None)
         self.labels: list[pg.TextItem] = []
+        # thin stems joining a ringed point's number set off further to its ring
+        self.stems = pg.PlotCurveItem(connect="pairs", pen=pg.mkPen("#808080", width=1))
+        item.addItem(self.stems, ignoreBounds=True)
         self._marks: list = []  # the users' numbers: (x, y, text, colour, (chip, point)), placed at each size
         item.getViewBox().sigResized.connect(lambda _vb: self._place_labels(self._marks))
         # bottom left: the frontiers fall from the top left to the bottom right, never there
@@ -122,6 +130,7 @@ class ServingChart:
             part.setData([])
         for label in self.labels:
             label.setVisible(False)
+        self.stems.setData([], [])
         self._marks = []  # a resize places the numbers of what is drawn: nothing (the tour saw
         # the last example's numbers come back over an empty chart)
         self.legend.clear()
@@ -287,13 +296,37 @@ class ServingChart:
             # nearest number read as the ring's (265 users by the ring round 219, the knee's
             # points close together)
             ringed = sum(m[4] in best for m in marks)
-            placed = place_kernel_labels(
-                [m[2] for m in marks[:ringed]], xs[:ringed], ys[:ringed], *args, [],
-                (px, py), bounds, lines=lines, over_lines=True)
+
+            def place_ringed(ring_marks, taken):
+                return place_kernel_labels(
+                    [m[2] for m in ring_marks], np.array([m[0] for m in ring_marks]),
+                    np.array([m[1] for m in ring_marks]), *args, taken, (px, py), bounds,
+                    lines=lines, over_lines=True,
+                    far_spots=FAR_LABEL_SPOTS)  # (set off with a stem where none is near)
+
+            placed = place_ringed(marks[:ringed], [])
+            # a ring whose number found no spot, beside another's (the MI355X's by the B200's,
+            # both 8 TB/s: the 41st tour): their numbers as one, "302 / 342", each in its
+            # colour, where that finds a spot
+            together = _rings_together(marks[:ringed], {m[4] for m in marks[:ringed]}, sx, sy)
+            named, joints = {lb.kernel for lb in placed}, []
+            for group in (g for g in together if isinstance(g[3], tuple)):
+                members = [n for n, m in enumerate(marks[:ringed])
+                           if m[4] in group[5]]
+                if all(n in named for n in members):
+                    continue
+                rest = [lb for lb in placed if lb.kernel not in members]
+                (joint,) = place_ringed([group], [offset_label_box(lb, *args) for lb in rest]) \
+                    or (None,)
+                if joint is not None:  # (its mark after every other: len(marks) + its place)
+                    joints.append(group)
+                    placed = [*rest, replace(joint, kernel=len(marks) + len(joints) - 1)]
+                    named = {lb.kernel for lb in placed}
             taken = [offset_label_box(lb, *args) for lb in placed]
             placed += [replace(lb, kernel=lb.kernel + ringed) for lb in place_kernel_labels(
                 [m[2] for m in marks[ringed:]], xs[ringed:], ys[ringed:], *args, taken,
                 (px, py), bounds, lines=lines, over_lines=False)]
+            marks = [*marks, *joints]
         for n, lb in enumerate(placed):
             if n == len(self.labels):
                 label = pg.TextItem()
@@ -304,13 +337,23 @@ class ServingChart:
                 self.plot.getPlotItem().addItem(label, ignoreBounds=True)
                 self.labels.append(label)
             label = self.labels[n]
-            x, y, text, color, _at = marks[lb.kernel]
-            label.setText(text, color=color)
+            x, y, text, color, _at, *_members = marks[lb.kernel]
+            if isinstance(color, tuple):  # rings' numbers together, each in its chip's colour
+                label.numbers = list(zip(lb.text.split(" / "), color, strict=True))
+                label.setHtml(" / ".join(f"<span style='color:{c}'>{html.escape(t)}</span>"
+                                         for t, c in label.numbers))
+            else:
+                label.numbers = [(text, color)]
+                label.setText(text, color=color)
             label.setAnchor(lb.anchor)
             label.setPos(x + lb.offset[0] * per_px[0], y - lb.offset[1] * per_px[1])
             label.setVisible(True)
         for label in self.labels[len(placed):]:
             label.setVisible(False)
+        stems = [(m[0], m[1], m[0] + lb.offset[0] * per_px[0], m[1] - lb.offset[1] * per_px[1])
+                 for lb in placed if lb.stem for m in (marks[lb.kernel],)]
+        self.stems.setData([v for s in stems for v in (s[0], s[2])],
+                           [v for s in stems for v in (s[1], s[3])])
 
     def draw_limits(self, result) -> None:
         """The best points within the limits, ringed, and the TPOT limit's line."""
@@ -372,6 +415,27 @@ class ServingChart:
 
 #: Pixels from a ringed point within which no other point's number is written.
 RING_REACH_PX = 14.0
+
+
+def _rings_together(marks: list, best: set, sx: float, sy: float) -> list:
+    """Ringed points whose rings touch, their numbers as one ("302 / 342", each in its chip's
+    colour) by the first: the MI355X's ring beside the B200's, both 8 TB/s, had no number,
+    every spot by it taken by the B200's (the 41st tour)."""
+    ringed = [m for m in marks if m[4] in best]
+    groups: list[list] = []
+    for m in ringed:
+        near = next((g for g in groups if any((m[0] - o[0]) ** 2 * sx * sx
+                                              + (m[1] - o[1]) ** 2 * sy * sy
+                                              < (2 * RING_REACH_PX) ** 2 for o in g)), None)
+        if near is None:
+            groups.append([m])
+        else:
+            near.append(m)
+    together = [g[0] if len(g) == 1 else
+                (g[0][0], g[0][1], " / ".join(o[2] for o in g), tuple(o[3] for o in g), g[0][4],
+                 {o[4] for o in g})
+                for g in groups]
+    return together + [m for m in marks if m[4] not in best]
 
 
 @functools.cache
