@@ -97,6 +97,12 @@ class DocumentUndoKeys(QObject):
         if event.type() != QEvent.Type.ShortcutOverride or not isinstance(
                 watched, (QLineEdit, QAbstractSpinBox)):
             return False
+        if (event.keyCombination().toCombined() in _WINDOW_KEYS
+                and watched.window() is self.window):
+            # Ctrl+E, Export PNG: a line edit on Linux takes it to move to the line's end (the
+            # End key does that), and the export did nothing from a field (the 41st tour)
+            event.ignore()
+            return True
         if not (event.matches(QKeySequence.StandardKey.Undo)
                 or event.matches(QKeySequence.StandardKey.Redo)
                 or event.keyCombination().toCombined() == QKeySequence("Ctrl+Y")[0].toCombined()):
@@ -105,6 +111,10 @@ class DocumentUndoKeys(QObject):
             return False
         event.ignore()  # not the field's: the window's Undo or Redo shortcut takes the keys
         return True
+
+
+#: keys a field would take that are the window's own shortcuts
+_WINDOW_KEYS = frozenset({QKeySequence("Ctrl+E")[0].toCombined()})
 
 
 def _typed(field) -> bool:
