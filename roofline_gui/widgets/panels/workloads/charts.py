@@ -44,6 +44,7 @@ SMALLEST_SEGMENT_PT = 7.0  # a segment's name in a thin bar is written no smalle
 MEMORY_ROWS = 3  # the memory bar keeps room for this many rows of chips' names (see _draw_memory)
 FEW_CHIPS = 4  # chips named in a note above the charts; the tooltip names every one
 KEY_CHIPS = 4  # chips named in the right-hand chart's key
+AREA_LINES = 16  # the most height the bars and memory chart take before they scroll, in lines
 
 
 def _first_few(names: list[str]) -> str:
@@ -218,6 +219,21 @@ class WorkloadCharts(QWidget):
         """Bring both charts up to date. A drag step changes the bars' lengths and the sweep's
         marker only: the bar items are updated in place and the axes keep their range unless
         the bars outgrow it (or shrink to under half), so a step repaints bars, not axes."""
+        try:
+            self._refresh()
+        finally:
+            self._fit_area()
+
+    def _fit_area(self) -> None:
+        """The bars' scroll area as tall as the bars and the memory chart need, up to AREA_LINES
+        lines: a few chips' charts whole, as before the scroll area (the memory chart of a
+        training step had needed scrolling at 1280 × 800); many chips' scrolled."""
+        need = self.bars_area.widget().minimumSizeHint().height()
+        least = min(need, AREA_LINES * self.fontMetrics().lineSpacing())
+        if self.bars_area.minimumHeight() != least:
+            self.bars_area.setMinimumHeight(least)
+
+    def _refresh(self) -> None:
         r = self._result()
         if r is None:
             self.bars.clear()
@@ -330,9 +346,9 @@ class WorkloadCharts(QWidget):
         if names != self._chips_shown:
             self.bars.getAxis("left").setTicks([list(enumerate(names))])
             # a row a chip, its name's line tall, and the axis: scrolled where the panel is lower
+            # (up to about five chips the least height as before, no scrolling)
             line = self.fontMetrics().lineSpacing()
-            self.bars.setMinimumHeight(max(7 * line, (len(names) * (line + 4)
-                                                      + 3 * line + 8)))
+            self.bars.setMinimumHeight(max(7 * line, (len(names) + 2) * line))
             self.bars.getViewBox().invertY(True)
             self.bars.setYRange(-0.6, len(chips) - 0.4, padding=0)
             self._chips_shown = names
