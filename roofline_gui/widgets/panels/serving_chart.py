@@ -15,12 +15,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QFontMetricsF
 
-from roofline_gui.core.display import (
-    FAR_LABEL_SPOTS,
-    hidden_under,
-    offset_label_box,
-    place_kernel_labels,
-)
+from roofline_gui.core.display import hidden_under, offset_label_box, place_kernel_labels
 from roofline_gui.core.i18n import N_, _, listed
 from roofline_gui.core.serving import chip_named
 from roofline_gui.widgets.common.application import set_tip
@@ -103,9 +98,6 @@ class ServingChart:
         # context, as a click sets it), boxed on the selected chip's curve
         self.current = Ring(size=15, symbol="s", pen=pg.mkPen("k", width=1.5), brush=None)
         self.labels: list[pg.TextItem] = []
-        # thin stems joining a ringed point's number set off further to its ring
-        self.stems = pg.PlotCurveItem(connect="pairs", pen=pg.mkPen("#808080", width=1))
-        item.addItem(self.stems, ignoreBounds=True)
         self._marks: list = []  # the users' numbers: (x, y, text, colour, (chip, point)), placed at each size
         item.getViewBox().sigResized.connect(lambda _vb: self._place_labels(self._marks))
         # bottom left: the frontiers fall from the top left to the bottom right, never there
@@ -130,7 +122,6 @@ class ServingChart:
             part.setData([])
         for label in self.labels:
             label.setVisible(False)
-        self.stems.setData([], [])
         self._marks = []  # a resize places the numbers of what is drawn: nothing (the tour saw
         # the last example's numbers come back over an empty chart)
         self.legend.clear()
@@ -301,8 +292,7 @@ class ServingChart:
                 return place_kernel_labels(
                     [m[2] for m in ring_marks], np.array([m[0] for m in ring_marks]),
                     np.array([m[1] for m in ring_marks]), *args, taken, (px, py), bounds,
-                    lines=lines, over_lines=True,
-                    far_spots=FAR_LABEL_SPOTS)  # (set off with a stem where none is near)
+                    lines=lines, over_lines=True)
 
             placed = place_ringed(marks[:ringed], [])
             # a ring whose number found no spot, beside another's (the MI355X's by the B200's,
@@ -350,10 +340,6 @@ class ServingChart:
             label.setVisible(True)
         for label in self.labels[len(placed):]:
             label.setVisible(False)
-        stems = [(m[0], m[1], m[0] + lb.offset[0] * per_px[0], m[1] - lb.offset[1] * per_px[1])
-                 for lb in placed if lb.stem for m in (marks[lb.kernel],)]
-        self.stems.setData([v for s in stems for v in (s[0], s[2])],
-                           [v for s in stems for v in (s[1], s[3])])
 
     def draw_limits(self, result) -> None:
         """The best points within the limits, ringed, and the TPOT limit's line."""
