@@ -967,3 +967,21 @@ def test_a_tag_by_stacked_markers_names_every_kernel_there_whatever_is_selected(
                 there = {tags[j] for j in np.nonzero((d < 6).any(axis=1))[0]}
                 assert there <= set(said), (kernel.name, chip.name, lb.text, there)
 
+
+
+def test_a_chip_with_nothing_to_place_shows_every_precisions_roof():
+    """The 41st tour added an H100 to a new session and saw its fp32 roof alone, 67 Top/s of
+    the 989.4 it has in bf16: with no kernel and no workload, each chip's every precision is
+    drawn (none named off its kernels' precisions); a kernel then brings its own precision's."""
+    from roofline_gui.core.display import shown_precisions
+
+    h100 = next(c for c in load_presets().chips.values() if c.name == "H100 SXM5 80GB")
+    empty = compare((), (h100,))
+    assert shown_precisions(empty) == ()
+    spec = chart_spec(empty, Units())
+    assert {r.precision for r in spec.roofs} == set(h100.precisions)
+    assert not spec.off_precision
+    bf16 = next(r for r in spec.roofs if r.precision == "bf16")
+    assert bf16.peak == 989.4e12
+    one = compare((_kernel("add-int8"),), (h100,))
+    assert {r.precision for r in chart_spec(one, Units()).roofs} == {"int8"}
