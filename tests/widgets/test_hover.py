@@ -74,19 +74,25 @@ def test_a_workloads_small_mark_on_a_roof_shows_its_kernel_not_the_roof(window, 
     assert tips and " in Llama-3-8B" in tips[0] and "on A100 SXM4 40GB" in tips[0], tips[:2]
 
 
+def _host_link_gemm(window, levels: bool):
+    """The classic example with View → Memory levels ``levels``: the overlay plot, the
+    comparison, the level points drawn and the host-link GEMM's kernel index."""
+    window.set_memory_levels(levels)
+    QApplication.processEvents()
+    plot = window.canvas.overlay_plot
+    plot.finish_pending()
+    cmp = window.model.comparison
+    gemm = next(k for k, kernel in enumerate(cmp.kernels)
+                if kernel.name == "GEMM 4096³ bf16, inputs over the host link")
+    return plot, cmp, plot.scene.spec.levels, gemm
+
+
 def test_a_marker_a_host_link_holds_has_its_point_on_that_links_line(window, qtbot):
     """With View → Memory levels off, the host-link GEMM's marker at its main-memory intensity
     sat below every roof drawn there (the tour: it "floats off every roof"). Its point on the
     host link's line is drawn too, filled, joined to the marker, and the marker's tooltip says
     which level holds it; a kernel main memory or compute holds gets no second point."""
-    window.set_memory_levels(False)
-    QApplication.processEvents()
-    plot = window.canvas.overlay_plot
-    plot.finish_pending()
-    cmp = window.model.comparison
-    marks = plot.scene.spec.levels
-    gemm = next(k for k, kernel in enumerate(cmp.kernels)
-                if kernel.name == "GEMM 4096³ bf16, inputs over the host link")
+    plot, cmp, marks, gemm = _host_link_gemm(window, levels=False)
     for c, chip in enumerate(cmp.chips):
         mine = (marks.kernel == gemm) & (marks.chip == c)
         host = next(level for level in chip.memory if level.role == "host")
@@ -152,14 +158,7 @@ def test_a_point_at_another_level_shows_its_kernel_not_the_roof_under_it(window,
     """The 40th tour hovered the host-link GEMM's filled point on the A100's PCIe line and read
     the line's tooltip: the level points' tooltips went to the view box, under the roofs. The
     topmost tooltip under the pointer is the kernel's, Memory levels on and off."""
-    window.set_memory_levels(levels)
-    QApplication.processEvents()
-    plot = window.canvas.overlay_plot
-    plot.finish_pending()
-    cmp = window.model.comparison
-    marks = plot.scene.spec.levels
-    gemm = next(k for k, kernel in enumerate(cmp.kernels)
-                if kernel.name == "GEMM 4096³ bf16, inputs over the host link")
+    plot, _cmp, marks, gemm = _host_link_gemm(window, levels)
     held = (marks.kernel == gemm) & (marks.chip == 0) & marks.filled
     x, y = float(marks.x[held][0]), float(marks.y[held][0])
     vb, view = plot.plot.getViewBox(), window.canvas.overlay

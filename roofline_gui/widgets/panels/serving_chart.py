@@ -298,9 +298,8 @@ class ServingChart:
             # a ring whose number found no spot, beside another's (the MI355X's by the B200's,
             # both 8 TB/s: the 41st tour): their numbers as one, "302 / 342", each in its
             # colour, where that finds a spot
-            together = _rings_together(marks[:ringed], {m[4] for m in marks[:ringed]}, sx, sy)
             named, joints = {lb.kernel for lb in placed}, []
-            for group in (g for g in together if isinstance(g[3], tuple)):
+            for group in _rings_together(marks[:ringed], sx, sy):
                 members = [n for n, m in enumerate(marks[:ringed])
                            if m[4] in group[5]]
                 if all(n in named for n in members):
@@ -403,11 +402,11 @@ class ServingChart:
 RING_REACH_PX = 14.0
 
 
-def _rings_together(marks: list, best: set, sx: float, sy: float) -> list:
-    """Ringed points whose rings touch, their numbers as one ("302 / 342", each in its chip's
-    colour) by the first: the MI355X's ring beside the B200's, both 8 TB/s, had no number,
-    every spot by it taken by the B200's (the 41st tour)."""
-    ringed = [m for m in marks if m[4] in best]
+def _rings_together(ringed: list, sx: float, sy: float) -> list:
+    """The ringed points whose rings touch (within twice RING_REACH_PX), each group as one mark
+    by its first point: their numbers as one ("302 / 342"), their colours, and the points it
+    stands for. The MI355X's ring beside the B200's, both 8 TB/s, had no number, every spot by
+    it taken by the B200's (the 41st tour)."""
     groups: list[list] = []
     for m in ringed:
         near = next((g for g in groups if any((m[0] - o[0]) ** 2 * sx * sx
@@ -417,11 +416,8 @@ def _rings_together(marks: list, best: set, sx: float, sy: float) -> list:
             groups.append([m])
         else:
             near.append(m)
-    together = [g[0] if len(g) == 1 else
-                (g[0][0], g[0][1], " / ".join(o[2] for o in g), tuple(o[3] for o in g), g[0][4],
-                 {o[4] for o in g})
-                for g in groups]
-    return together + [m for m in marks if m[4] not in best]
+    return [(g[0][0], g[0][1], " / ".join(o[2] for o in g), tuple(o[3] for o in g), g[0][4],
+             {o[4] for o in g}) for g in groups if len(g) > 1]
 
 
 @functools.cache
