@@ -9,7 +9,7 @@ antialiased fringe) the box covers: the backdrop hides them, so the line looks c
 at the box's edge, grazes the glyphs. The tours found these one at a time (the 33rd: "DDR3-2133
 34 GB/s …" on TPU v1's line, "HBM2 900 GB/s" grazed by a roof); this counts them all.
 
-Run: python benchmarks/scan_labels.py [--shots DIR] [--only STEM]   (offscreen Qt; ~2 min)
+Run: python benchmarks/scan_labels.py [--shots DIR] [--only STEM] [--why]   (offscreen Qt; ~2 min)
 Prints one line per chart with counts, then every text found over something.
 """
 
@@ -105,7 +105,37 @@ def _only(plot, shown) -> None:
             item.setVisible(shown is None)
 
 
-def scan_plot(plot, where: str, shots: Path | None) -> tuple[list[tuple], int]:
+def _why(plot, where: str, found: list[tuple]) -> None:
+    """For each kernel name found over a line, what its box holds of each kind of line by the
+    placement's own model (chart_labels): the roofs, the other levels' lines it keeps off
+    where it can, the faint lines it ignores; a text over a line none of these counts is
+    one the model does not see."""
+    from roofline_gui.core import chart_labels as cl
+    from roofline_gui.core.display import crossed_length_each, offset_label_box
+
+    scene, g = plot.scene, plot.label_geometry()
+
+    def segments(polylines) -> np.ndarray:
+        pieces = [np.column_stack([p[:-1], p[1:]]) for p in polylines if len(p) > 1]
+        out = np.concatenate(pieces) if pieces else np.zeros((0, 4))
+        return out[np.isfinite(out).all(axis=1)]
+
+    kinds = {"roofs": segments(cl._roof_polylines(scene, g)),
+             "levels": segments(cl._level_polylines(scene, g)),
+             "connectors": np.array([r[:4] for r in cl._connectors(scene, g)]).reshape(-1, 4),
+             "faint": segments(cl._polylines(g, [d.points() for d in scene.spec.diagonals
+                                                 if d.chip in scene.chips and not d.used]))}
+    over = {text for _where, text, on_lines, *_rest in found if on_lines >= LINE_PIXELS}
+    for label in scene.labels.names:
+        if label.text in over:
+            box = np.array([offset_label_box(label, g.px, g.text_px, g.line)])
+            held = ", ".join(f"{kind} {crossed_length_each(box, lines)[0]:.0f} px"
+                             for kind, lines in kinds.items())
+            print(f"  why {where}: {label.text!r}{' (stem)' if label.stem else ''}: {held}")
+
+
+def scan_plot(plot, where: str, shots: Path | None, why: bool = False
+              ) -> tuple[list[tuple], int]:
     from PySide6.QtGui import QColor
 
     view = plot.plot.getViewWidget()
@@ -127,6 +157,8 @@ def scan_plot(plot, where: str, shots: Path | None) -> tuple[list[tuple], int]:
         on_texts = [t for j, (t, m) in enumerate(texts) if j != i and (m & mask).any()]
         if on_lines >= LINE_PIXELS or on_marks or on_texts:
             found.append((where, text, on_lines, on_marks, on_texts))
+    if why and found:
+        _why(plot, where, found)
     if shots is not None and found:
         name = where.replace(" ", "_").replace("/", "-").replace("×", "x").replace("#", "")
         image = view.viewport().grab()
@@ -144,6 +176,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shots", type=Path, help="save each chart with a text over something")
     parser.add_argument("--only", help="the examples whose file name contains this")
+    parser.add_argument("--why", action="store_true",
+                        help="for each name over a line, the lines of each kind its box holds")
     args = parser.parse_args()
     if args.shots:
         args.shots.mkdir(parents=True, exist_ok=True)
@@ -183,7 +217,7 @@ def main() -> None:
                         app.processEvents()
                         where = (f"{path.stem} {size[0]}×{size[1]} levels={'on' if levels else 'off'}"
                                  f" {mode}" + (f" #{n + 1}" if mode != "overlay" else ""))
-                        found, count = scan_plot(plot, where, args.shots)
+                        found, count = scan_plot(plot, where, args.shots, args.why)
                         every += found
                         texts += count
                         print(f"{where}: {count} texts, {len(found)} over something", flush=True)

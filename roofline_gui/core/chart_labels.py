@@ -1107,7 +1107,7 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels,
     soft = [*_level_polylines(scene, g),
             *(row[:4].reshape(2, 2) for row in _connectors(scene, g))]
 
-    def place(rows, taken, forms=texts, at=at_selected, over_lines=False):
+    def place(rows, taken, forms=texts, at=at_selected, over_lines=False, crossing_soft=None):
         xs, ys = at
         # the stems of the names placed so far, by the calls before (the selected kernel's ran
         # behind the next name placed: the twentieth tour); ``placed`` as bound now
@@ -1115,7 +1115,8 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels,
         return [(int(rows[lb.kernel]), lb) for lb in place_kernel_labels(
             [forms[k] for k in rows], xs[rows], ys[rows], g.px, g.text_px, g.line, taken, others,
             g.bounds, lines=roofs, far_spots=FAR_LABEL_SPOTS, over_lines=over_lines,
-            soft_lines=soft, owners=rows, stems_drawn=np.array(drawn).reshape(-1, 4))]
+            crossing_soft=crossing_soft, soft_lines=soft, owners=rows,
+            stems_drawn=np.array(drawn).reshape(-1, 4))]
 
     def boxes(placed):
         return [offset_label_box(lb, g.px, g.text_px, g.line) for _k, lb in placed]
@@ -1160,9 +1161,13 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels,
         first = order[:1]
         # (each clear of its rings on the other chips first; but the tag cutting one of those
         # is better than the name over a roof)
-        placed = (place(first, besides(at_selected))
-                  or place(first, besides(at_highest), at=at_highest)
-                  or place(first, besides(at_selected), tags)
+        # (clear of the other levels' lines as well first, as the others' below)
+        placed = (place(first, besides(at_selected), crossing_soft=False)
+                  or place(first, besides(at_highest), at=at_highest, crossing_soft=False)
+                  or place(first, besides(at_selected), tags, crossing_soft=False)
+                  or place(first, besides(at_selected), crossing_soft=True)
+                  or place(first, besides(at_highest), at=at_highest, crossing_soft=True)
+                  or place(first, besides(at_selected), tags, crossing_soft=True)
                   or place(first, taken) or place(first, taken, at=at_highest)
                   or place(first, taken, tags)
                   or place(first, taken, over_lines=True)
@@ -1171,48 +1176,63 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels,
             return _as_chart_labels(placed)
         taken = [*taken, *rings, *boxes(placed)]
         order = order[1:]
-    rest = place(order, taken)
-    if len(rest) < len(order):  # some left out: a long whole name had taken their room (at
-        # 1280 × 800 the A100 against TPU v3 chart, 16 px shorter, named the CNN layer whole and
-        # lost the GEMM's and the MLP's names); the others shortened, if more of them fit
-        shorter = [forms[1:] or forms for forms in texts]
-        again = place(order, taken, shorter)
-        if len(again) > len(rest):
-            rest = again
-    placed += rest
-    named = {k for k, _lb in placed}
-    # the names left out, by their highest markers where those are elsewhere
-    moved = np.array([k for k in range(len(cmp.kernels))
-                      if k not in named and by_selected[k] != highest[k]], dtype=np.intp)
-    if len(moved):
-        placed += place(moved, [*taken, *boxes(placed)], at=at_highest)
-    # the names still left out, by their tags alone ("4b", "3"), as the table's rows begin:
-    # the article's chart at 1280 × 800 had named two of its eight kernels, its bottom left
-    # all parallel diagonals (the thirteenth tour), and side by side the A100's nine kernels
-    # none (the fourteenth)
-    named = {k for k, _lb in placed}
-    for at in (at_selected, at_highest):
-        if k_sel is not None and k_sel not in named:
-            # the selected kernel's by its own ring, which the others' keep off
-            placed += (place(np.array([k_sel]), [*besides(at), *boxes(placed)], tags, at=at)
-                       or place(np.array([k_sel]), [*unringed, *boxes(placed)], tags, at=at,
-                                over_lines=True))
-            named = {k for k, _lb in placed}
-        # (but those whose marker lies on a named one's: joined to its tag below, "4/5"; each
-        # alone, "4" by TPU v3's stacked markers of 4 and 5 and "5" by the A100's, read as
-        # one tag for each marker: the twenty-first tour)
-        left = np.array([k for k in range(len(names))
-                         if k not in named and not stacked_on(k, placed)], dtype=np.intp)
-        if len(left):
-            placed += place(left, [*taken, *boxes(placed)], tags, at=at)
-            named = {k for k, _lb in placed}
+    # Twice: first every name or tag clear of every line, the other levels' too; then, for
+    # those still unnamed, clear of the roofs alone (crossing another level's line): a name
+    # written across a level's line had been placed where its tag fitted clear of every line
+    # ("4c · TPU v1 LSTM step…" over the A100's L2 line, "GEMM …bf16, inputs…" on the PCIe
+    # lines: the 41st tour)
+    for crossing_soft in (False, True) if soft else (None,):  # (no other level's line: once)
+        named = {k for k, _lb in placed}
+        todo = np.array([k for k in order if k not in named], dtype=np.intp)
+        clear_of = [*taken, *boxes(placed)]
+        rest = place(todo, clear_of, crossing_soft=crossing_soft)
+        if len(rest) < len(todo):  # some left out: a long whole name had taken their room
+            # (at 1280 × 800 the A100 against TPU v3 chart, 16 px shorter, named the CNN layer
+            # whole and lost the GEMM's and the MLP's names); the others shortened, if more of
+            # them fit
+            shorter = [forms[1:] or forms for forms in texts]
+            again = place(todo, clear_of, shorter, crossing_soft=crossing_soft)
+            if len(again) > len(rest):
+                rest = again
+        placed += rest
+        named = {k for k, _lb in placed}
+        # the names left out, by their highest markers where those are elsewhere
+        moved = np.array([k for k in range(len(cmp.kernels))
+                          if k not in named and by_selected[k] != highest[k]], dtype=np.intp)
+        if len(moved):
+            placed += place(moved, [*taken, *boxes(placed)], at=at_highest,
+                            crossing_soft=crossing_soft)
+        # the names still left out, by their tags alone ("4b", "3"), as the table's rows
+        # begin: the article's chart at 1280 × 800 had named two of its eight kernels, its
+        # bottom left all parallel diagonals (the thirteenth tour), and side by side the
+        # A100's nine kernels none (the fourteenth)
+        named = {k for k, _lb in placed}
+        for at in (at_selected, at_highest):
+            if k_sel is not None and k_sel not in named:
+                # the selected kernel's by its own ring, which the others' keep off
+                placed += (place(np.array([k_sel]), [*besides(at), *boxes(placed)], tags, at=at,
+                                 crossing_soft=crossing_soft)
+                           or (place(np.array([k_sel]), [*unringed, *boxes(placed)], tags, at=at,
+                                     over_lines=True) if crossing_soft is not False else []))
+                named = {k for k, _lb in placed}
+            # (but those whose marker lies on a named one's: joined to its tag below, "4/5";
+            # each alone, "4" by TPU v3's stacked markers of 4 and 5 and "5" by the A100's,
+            # read as one tag for each marker: the twenty-first tour)
+            left = np.array([k for k in range(len(names))
+                             if k not in named and not stacked_on(k, placed)], dtype=np.intp)
+            if len(left):
+                placed += place(left, [*taken, *boxes(placed)], tags, at=at,
+                                crossing_soft=crossing_soft)
+                named = {k for k, _lb in placed}
     # a kernel still left out whose marker lies on a named one's (stacked: the A100's MLP
     # layer at batch 64 and LSTM step, 62.06 and 61.59 op/B, where "4" alone was named: the
     # fifteenth tour), its tag joined to that one's ("4/5"), where the text is clear
     def elsewhere(k: int, text: str, point, clear_of: list):
         """``text`` naming kernel ``k`` at ``point`` (log10 x, y) in any spot clear of
-        ``clear_of``, one clear of the lines first, else over one (its backdrop hides the line
-        there: two kernels named by one tag is better than one hidden), or None."""
+        ``clear_of``, one clear of the lines first, else over one, another level's before a
+        roof (its backdrop hides the line there, as little as it can: "4" alone by the
+        stacked markers of 4 and 5 names one of them wrongly, worse than a piece of a line
+        hidden), or None."""
         xs, ys = (np.full(len(names), np.nan) for _ in range(2))
         xs[k], ys[k] = point
         forms = [(text,)] * len(names)
@@ -1221,9 +1241,11 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels,
         return got[0][1] if got else None
 
     # a kernel named by nothing yet, by its tag over a line where no spot clear of the lines is
-    # left (its backdrop hides a tag's width of the line): the article's "7 · MLP… (fp32)"
-    # went unnamed at every size, and nothing said so (the 36th tour); one at a time, those
-    # whose markers lie on its own named by the same tag, joined ("2 / 5, 6")
+    # left (its backdrop hides a tag's width of the line), where it hides the least, over a
+    # roof only where every spot crosses one: the article's "7 · MLP… (fp32)" went unnamed at
+    # every size, and nothing said so (the 36th tour); the first spot that fitted had put "7"
+    # on the A100's bf16 roof where a spot over a faint line was left (the 41st tour); one at a
+    # time, those whose markers lie on its own named by the same tag, joined ("2 / 5, 6")
     for at in (at_selected, at_highest):
         xs, ys = at
         for k in range(len(names)):

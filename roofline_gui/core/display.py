@@ -619,7 +619,7 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
                         others: tuple[np.ndarray, ...] | None = None,
                         bounds: tuple[float, float, float, float] | None = None,
                         spots=LABEL_SPOTS, lines: list[np.ndarray] | None = None,
-                        far_spots=(), over_lines: bool = True,
+                        far_spots=(), over_lines: bool = True, crossing_soft: bool | None = None,
                         soft_lines: list[np.ndarray] | None = None,
                         owners: np.ndarray | None = None,
                         gap: np.ndarray = LABEL_GAP,
@@ -636,11 +636,15 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
     roofs). Of the spots where a text fits, the first that no line crosses is taken, a shorter
     form of the name before a spot over a line; then, where no form has a spot clear of the
     lines, ``far_spots`` (further out, a stem joining the text to its marker that crosses no
-    label); only where none of those is clear either does the text go over a line, the first
-    form in the first near spot it fits, unless ``over_lines`` is False: then it is left out
-    (the marker's tooltip names it). ``soft_lines`` (other memory levels' diagonals) are kept
-    off as the roofs are where some spot allows; where none does, they are crossed rather than
-    the name left out.
+    label); only where none of those is clear either does the text go over a line, in the near
+    spot (of any form) where its backdrop hides the least of the lines, a roof only where every
+    spot crosses one (_least_crossed), unless ``over_lines`` is False: then it is left out (the
+    marker's tooltip names it).
+    ``soft_lines`` (other memory levels' diagonals) are kept off as the roofs are where some
+    spot allows; where none does, they are crossed rather than the name left out.
+    ``crossing_soft`` False: only spots clear of them (a caller tries a shorter text clear of
+    every line first); True: only spots the soft lines may cross (its second try, where the
+    first found none clear of them).
 
     ``owners``: which kernel each text names (an id per text), with ``others`` given as (xs, ys,
     ids): a text is then set by its marker only where no other kernel's marker is about as
@@ -674,6 +678,8 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
     # first clear of the soft lines too, then of the roofs alone
     tiers = (np.concatenate([segments, soft]), segments) if len(soft := as_segments(
         soft_lines)) else (segments,)
+    if len(soft) and crossing_soft is not None:  # one of the two
+        tiers = tiers[1:] if crossing_soft else tiers[:1]
     # Every spot of a text is tested at once: its candidate boxes against every obstacle and
     # every roof segment, one numpy expression each.
     near = (np.array([d for d, _ in spots], dtype=float).reshape(-1, 2),
@@ -734,7 +740,8 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
         # set off further, its stem crossing no label (the tours saw names written across roofs
         # where a shorter form, or a spot a little further out, was clear); only where none
         # has one, the first that fits at all, over a roof
-        chosen = over_a_line = beside_another = None
+        chosen = None
+        over_a_line, beside_another = [], []  # (text, box, spot) where nothing clear is left
         for lines_here in tiers:
             for text in options:
                 candidates, ok, free, plain = clear_spots(text, px, py, near, others_boxes,
@@ -742,10 +749,9 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
                 if len(free):
                     chosen = (text, candidates[free[0]], spots[free[0]], False)
                     break
-                if len(plain) and over_a_line is None:
-                    over_a_line = (text, candidates[plain[0]], spots[plain[0]], False)
-                if len(ok) and beside_another is None:
-                    beside_another = (text, candidates[ok[0]], spots[ok[0]], False)
+                if lines_here is tiers[0]:  # (the same spots fit in every tier)
+                    over_a_line += [(text, candidates[i], spots[i]) for i in plain]
+                    beside_another += [(text, candidates[i], spots[i]) for i in ok]
             # a stem crossing no roof first (one crossing the line between a name and its
             # marker read as joining it to the roof: the nineteenth tour), else any
             # (each text's far spots tested once, for both)
@@ -776,12 +782,37 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
                     break
             if chosen is not None:
                 break
-        chosen = chosen or ((over_a_line or beside_another) if over_lines else None)
+        if chosen is None and over_lines:
+            chosen = (_least_crossed(over_a_line, segments, soft)
+                      or _least_crossed(beside_another, segments, soft))
         if chosen is not None:
             text, box, (offset, anchor), stem = chosen
             boxes = np.vstack([boxes, box])
             placed.append(KernelLabel(k, text, float(x), float(y), offset, anchor, stem))
     return placed
+
+
+#: What a pixel of another level's diagonal (or a dotted connector) under a text costs where
+#: every spot crosses one, against the others: a spot over a roof is taken only where every
+#: spot crosses a roof
+SOFT_LINE = 0.5
+
+
+def _least_crossed(spots: list, roofs: np.ndarray, soft: np.ndarray):
+    """Of ``spots`` ((text, box, spot) a text fits in, every one over a line), the one hiding
+    the least of the other levels' lines, where some spot crosses no roof (the roofs are the
+    lines the chart is read by: the first spot that fitted had put "7" on the A100's bf16 roof
+    where a spot over a faint line was left, the 41st tour); else the one hiding the least of
+    every line, a roof's pixel 1 and another's SOFT_LINE. The first of equals; as
+    place_kernel_labels chooses it (its stem False); None where ``spots`` is empty."""
+    if not spots:
+        return None
+    boxes = np.array([box for _text, box, _spot in spots]) + LINE_CLEAR
+    on_roofs = crossed_length_each(boxes, roofs)
+    cost = on_roofs + SOFT_LINE * crossed_length_each(boxes, soft)
+    best = int(np.argmin(np.where(on_roofs > 0, np.inf, cost) if (on_roofs == 0).any() else cost))
+    text, box, spot = spots[best]
+    return text, box, spot, False
 
 
 def ambiguous_each(boxes: np.ndarray, px: float, py: float, neighbours: np.ndarray) -> np.ndarray:
@@ -852,9 +883,30 @@ def crosses_each(boxes: np.ndarray, segments: np.ndarray) -> np.ndarray:
     """For each of ``boxes`` ([S, 4]: left, top, right, bottom), whether any of ``segments``
     ([M, 4]: x1, y1, x2, y2) passes through it: the part of the segment inside the box's four
     slabs (Liang-Barsky) is not empty. One numpy expression for all [S, M] pairs."""
+    clipped = _clipped(boxes, segments)
+    if clipped is None:
+        return np.zeros(len(np.asarray(boxes).reshape(-1, 4)), dtype=bool)
+    inside, _t0, _t1, _lengths = clipped
+    return inside.any(axis=1)
+
+
+def crossed_length_each(boxes: np.ndarray, segments: np.ndarray) -> np.ndarray:
+    """For each of ``boxes`` ([S, 4]), how many pixels of ``segments`` ([M, 4]) run inside it,
+    summed: what a text's backdrop there would hide of the lines (crosses_each, measured)."""
+    clipped = _clipped(boxes, segments)
+    if clipped is None:
+        return np.zeros(len(np.asarray(boxes).reshape(-1, 4)))
+    inside, t0, t1, lengths = clipped
+    return np.where(inside, (t1 - t0) * lengths, 0.0).sum(axis=1)
+
+
+def _clipped(boxes: np.ndarray, segments: np.ndarray):
+    """Each segment clipped to each box (Liang-Barsky): (inside [S, M], t0, t1 (the part
+    inside, as fractions of the segment), the segments' lengths [1, M]); None where no segment
+    comes near a box."""
     boxes = np.asarray(boxes, dtype=float).reshape(-1, 4)
     if not len(segments) or not len(boxes):
-        return np.zeros(len(boxes), dtype=bool)
+        return None
     # only the segments whose own extent meets the boxes' together can cross one (a text's
     # candidate spots lie round one marker: most of a chart's roofs are far from them), so the
     # [S, M] test below runs on a few (this test was two thirds of placing 40 kernels' names)
@@ -865,7 +917,7 @@ def crosses_each(boxes: np.ndarray, segments: np.ndarray) -> np.ndarray:
                 & (lo_y <= boxes[:, 3].max()) & (hi_y >= boxes[:, 1].min()))
     segments = segments[near]
     if not len(segments):
-        return np.zeros(len(boxes), dtype=bool)
+        return None
     x1, y1, x2, y2 = (segments[:, i][None, :] for i in range(4))
     dx, dy = x2 - x1, y2 - y1
     left, top, right, bottom = (boxes[:, i][:, None] for i in range(4))
@@ -880,7 +932,7 @@ def crosses_each(boxes: np.ndarray, segments: np.ndarray) -> np.ndarray:
             outside |= (p == 0) & (q < 0)
             np.maximum(t0, np.where(p < 0, t, 0.0), out=t0)
             np.minimum(t1, np.where(p > 0, t, 1.0), out=t1)
-    return (~outside & (t0 <= t1)).any(axis=1)
+    return ~outside & (t0 <= t1), t0, t1, np.hypot(dx, dy)
 
 
 def crosses_any(box, segments: np.ndarray) -> bool:

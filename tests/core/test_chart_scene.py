@@ -4,6 +4,7 @@ out; equal roofs share a label; no label is placed over another."""
 from dataclasses import replace
 
 import numpy as np
+import pytest
 
 from roofline_gui.core.chart_labels import (
     geometry_for,
@@ -985,3 +986,35 @@ def test_a_chip_with_nothing_to_place_shows_every_precisions_roof():
     assert bf16.peak == 989.4e12
     one = compare((_kernel("add-int8"),), (h100,))
     assert {r.precision for r in chart_spec(one, Units()).roofs} == {"int8"}
+
+
+@pytest.mark.parametrize("stem", ["a100-vs-tpu-v3", "the-article-claim-by-claim"])
+def test_a_name_crosses_another_levels_line_only_where_no_tag_would_be_clear(stem):
+    """The 41st tour read "GEMM …bf16, inputs…" across the PCIe lines it is fed over and "4c ·
+    TPU v1 LSTM…" over the A100's L2 line: a name took the first spot clear of the roofs alone
+    where its tag had a spot clear of every line. Every name and tag is first placed clear of
+    every line, the other levels' too; only those still unnamed then cross another level's
+    line, a tag alone before a name (charts of each chip alone and of all, small to large)."""
+    from roofline_gui.core.chart_labels import _level_polylines, place_labels
+    from roofline_gui.core.display import crosses_each, kernel_tags, offset_label_box
+    from roofline_gui.io.files import resources_dir
+    from roofline_gui.io.session import load_session
+
+    doc = load_session(resources_dir() / "examples" / f"{stem}.roofline")
+    cmp = compare(doc.kernels, doc.chips)
+    tags = set(kernel_tags([k.name for k in doc.kernels]))
+    checked = 0
+    for chips in [(c,) for c in range(len(doc.chips))] + [tuple(range(len(doc.chips)))]:
+        scene = ChartScene(chart_spec(cmp, Units(), list(chips), levels=True), cmp, chips)
+        for size in ((300.0, 250.0), (400.0, 300.0), (570.0, 330.0), (900.0, 560.0)):
+            g = _geometry(scene, size)
+            pieces = [np.column_stack([p[:-1], p[1:]]) for p in _level_polylines(scene, g)
+                      if len(p) > 1]
+            levels = np.concatenate(pieces) if pieces else np.zeros((0, 4))
+            levels = levels[np.isfinite(levels).all(axis=1)]
+            for label in place_labels(scene, g, selected_chip=None, foreground="#202020").names:
+                box = np.array([offset_label_box(label, g.px, g.text_px, g.line)])
+                if crosses_each(box, levels)[0]:
+                    assert set(stacked_tags(label.text)) <= tags, (chips, size, label.text)
+                checked += 1
+    assert checked > 40

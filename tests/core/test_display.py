@@ -694,3 +694,51 @@ def test_packing_advice_names_the_precision_the_chip_computes_in():
     assert cmp.stand_in(k, v100) == "fp16"
     assert "(1 B per value, math still fp16)" in "\n".join(explain(cmp, k, v100, Units()))
     assert "(1 B per value, math still bf16)" in "\n".join(explain(cmp, k, a100, Units()))
+
+
+def test_crossed_length_each_measures_the_lines_inside_each_box():
+    """What a text's backdrop would hide: the length of every segment inside the box."""
+    from roofline_gui.core.display import crossed_length_each
+
+    boxes = np.array([[0.0, 0.0, 10.0, 10.0], [100.0, 100.0, 110.0, 110.0]])
+    segments = np.array([[-5.0, 5.0, 20.0, 5.0],  # across the first: 10 px inside
+                         [0.0, 0.0, 10.0, 10.0],  # its diagonal: 14.1 px
+                         [50.0, 0.0, 50.0, 60.0]])  # near neither
+    assert crossed_length_each(boxes, segments) == pytest.approx([10.0 + 200 ** 0.5, 0.0])
+    assert crossed_length_each(boxes, np.zeros((0, 4))).tolist() == [0.0, 0.0]
+
+
+def test_a_text_with_no_clear_spot_hides_the_least_and_a_roof_only_where_every_spot_does():
+    """The last resort of place_kernel_labels (every spot over a line): the spot whose backdrop
+    hides the least of the other levels' lines where some spot crosses no roof; only where every
+    spot crosses a roof, the one hiding the least of all, a roof's pixel 1 and another's
+    SOFT_LINE (the first spot that fitted had put "7" on the A100's bf16 roof where a spot over
+    a faint line was left: the 41st tour)."""
+    from roofline_gui.core.display import SOFT_LINE, _least_crossed, place_kernel_labels
+
+    boxes = [np.array([0.0, 0.0, 10.0, 10.0]), np.array([20.0, 0.0, 30.0, 10.0]),
+             np.array([40.0, 0.0, 50.0, 10.0])]
+    spots = [("7", box, (n, n)) for n, box in enumerate(boxes)]
+    roof = np.array([[5.0, -20.0, 5.0, 30.0]])  # through the first box, 14 px with its margin
+    soft = np.array([[25.0, -20.0, 25.0, 30.0],  # through the second
+                     [42.0, -20.0, 48.0, 30.0]])  # and the third, a little longer
+    assert 0 < SOFT_LINE < 1
+    assert _least_crossed(spots, roof, soft)[2] == (1, 1)
+    assert _least_crossed(spots[:1] + spots[2:], roof, soft)[2] == (2, 2)
+    # a spot over a roof is not taken while one crosses another level's line alone, however
+    # long: three of them through the second box
+    three = np.array([[21.0, -20.0, 21.0, 30.0], [25.0, -20.0, 25.0, 30.0],
+                      [29.0, -20.0, 29.0, 30.0]])
+    assert _least_crossed(spots[:2], roof * [1, 1, 1, 0.1], three)[2] == (1, 1)
+    # every spot over a roof: the least hidden, a roof's pixel weighing more than another's
+    roofs = np.array([[5.0, -20.0, 5.0, 30.0], [25.0, -20.0, 25.0, 30.0]])
+    assert _least_crossed(spots[:2], roofs, soft[:0])[2] == (0, 0)  # (the first of equals)
+    assert _least_crossed(spots[:2], roofs, np.array([[0.0, 5.0, 10.0, 5.0]]))[2] == (1, 1)
+    assert _least_crossed([], roof, soft) is None
+    # through place_kernel_labels: roofs through every spot, near and far
+    xs, ys = np.array([0.0]), np.array([0.0])
+    args = ((100.0, 100.0), 7.0, 14.0, [])
+    everywhere = [np.array([[x, -200.0], [x, 200.0]]) for x in range(-200, 201, 6)]
+    assert place_kernel_labels(["7"], xs, ys, *args, lines=everywhere, over_lines=False) == []
+    (over,) = place_kernel_labels(["7"], xs, ys, *args, lines=everywhere)
+    assert over.text == "7" and not over.stem
