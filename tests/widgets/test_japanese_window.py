@@ -355,3 +355,40 @@ def test_the_png_width_dialog_is_wide_enough_for_its_title(window_ja):
     assert FileDialogs.png_width(window_ja, 1200) == 1500
     assert JAPANESE.search(seen["title"]), seen
     assert seen["room"] >= 150, seen  # the title bar's buttons and margins
+
+
+def test_the_scaling_charts_key_keeps_its_count_of_more_chips_on_one_line(window_ja, qtbot):
+    """The 41st tour, every preset on the training example in Japanese at 1280 × 800: the
+    scaling chart's key ended "… ほ" on one line and "か 28 チップ" on the next (Japanese breaks
+    between any two characters). Its "and N more", as each chip's name, is never broken."""
+    import pyqtgraph as pg
+
+    from roofline_gui.widgets.app.file_actions import example_named
+
+    window = window_ja
+    assert window.files.open_example(example_named("training-fp32-against-bf16"))
+    shown = {c.name for c in window.model.document.chips}
+    window.model.add_chips([c for c in window.presets.chips.values() if c.name not in shown])
+    window.model.select(window.model.document.workloads[0].id, None)
+    window.docks["breakdown"].raise_()
+    charts = window.breakdown
+    qtbot.waitUntil(lambda: not charts.pending)
+    more = re.compile(re.escape(i18n._("and {n} more")).replace(r"\{n\}", r"\d+"))
+    assert more.pattern.startswith("ほか")
+    for width in (260, 330, 400, 520):  # the note wrapped at several chart widths
+        charts.refresh()
+        QApplication.processEvents()
+        (note,) = [i for i in charts.sweep.getPlotItem().items if isinstance(i, pg.TextItem)]
+        note.setTextWidth(width)
+        document = note.textItem.document()
+        lines = []
+        block = document.begin()
+        while block.isValid():
+            layout, text = block.layout(), block.text()
+            lines += [text[layout.lineAt(i).textStart():
+                           layout.lineAt(i).textStart() + layout.lineAt(i).textLength()]
+                      for i in range(layout.lineCount())]
+            block = block.next()
+        assert len(lines) > 1 or width >= 520, (width, lines)
+        said = [line.replace("\u2060", "").replace("\xa0", " ") for line in lines]
+        assert any(more.search(line) for line in said), (width, said)

@@ -44,6 +44,7 @@ SMALLEST_SEGMENT_PT = 7.0  # a segment's name in a thin bar is written no smalle
 MEMORY_ROWS = 3  # the memory bar keeps room for this many rows of chips' names (see _draw_memory)
 FEW_CHIPS = 4  # chips named in a note above the charts; the tooltip names every one
 KEY_CHIPS = 4  # chips named in the right-hand chart's key
+WORD_JOINER = "\u2060"  # no line break here (Unicode's line breaking, as Qt's)
 AREA_LINES = 16  # the most height the bars and memory chart take before they scroll, in lines
 
 
@@ -665,8 +666,11 @@ class WorkloadCharts(QWidget):
             chip=whole(r.chips[c].name), others=whole(listed(r.chips[d].name for d in under[c])))
             if c in under else whole(r.chips[c].name)) for c in few]
         if key:
-            more = ("&nbsp;&nbsp; " + html.escape(_("and {n} more").format(n=len(drawn) - len(few)))
-                    if len(few) < len(drawn) else "")
+            # (nor the count of the others between its characters, as Japanese breaks: "ほか
+            # 28 チップ" broke after "ほ")
+            more = ("&nbsp;&nbsp; " + whole(WORD_JOINER.join(
+                _("and {n} more").format(n=len(drawn) - len(few))))
+                if len(few) < len(drawn) else "")
             note = pg.TextItem(html="&nbsp;&nbsp; ".join(
                 f"<span style='color:{r.chips[c].color or '#808080'}'>■</span>&nbsp;" + words
                 for c, words in key) + more, anchor=(0, 0))
