@@ -13,11 +13,12 @@ def test_the_benchmarks_build_their_sessions():
         assert callable(bench(name).main)
 
 
-def test_the_label_benchmark_still_cuts_its_baseline_from_the_source():
-    """bench_labels.py's baseline is place_kernel_names without its tag-over-lines pass, cut
-    from the source between two comments: a rewording that loses either mark would stop it."""
+def test_the_label_benchmark_still_makes_its_baseline_from_the_source():
+    """bench_labels.py's baseline is place_kernel_names in one pass, made from its source by
+    replacing the two-pass loop and the selected kernel's tiers: a rewording that loses the
+    marks it replaces would stop it (it asserts they are there)."""
     labels = bench("bench_labels")
-    before = labels.without_tag_pass()
+    before = labels.one_pass()
     assert callable(before) and before is not labels.chart_labels.place_kernel_names
 
 
