@@ -634,6 +634,32 @@ def test_a_selected_workloads_label_covers_no_kernel_marker(window):
     assert _crossed_each(np.array([box]), _line_segments(scene, g), -1, np.nan)[0] < 3
 
 
+def test_a_short_grid_keeps_its_rows_equal_and_scrolls_its_key(window):
+    """The 42nd tour, four charts side by side in a short canvas (the bottom panels taller, at
+    1280 × 800): the first row's views were 101 px tall and the second's 40, no kernel named
+    there. The y title, beside the first row alone in a short grid, had set that row's height
+    to its own length; and the grid's least height left out its key and x title. Every row
+    keeps MIN_ROW_PX with room for the key below, the rows equal; the grid scrolls."""
+    from roofline_gui.widgets.app.file_actions import example_named
+    from roofline_gui.widgets.chart.canvas_panel import MIN_ROW_PX
+
+    assert window.files.open_example(example_named("the-article-claim-by-claim"))
+    window.set_mode("side_by_side")
+    canvas = window.canvas
+    for height in (640, 580):  # canvases about 357 and 314 px tall, shorter than the grid needs
+        window.resize(1280, height)
+        for _ in range(5):
+            QApplication.processEvents()
+        plots = canvas.plots
+        assert len(plots) == 4 and canvas.grid_columns(4) == 2
+        views = [round(p.plot.getViewBox().height()) for p in plots]
+        assert max(views) - min(views) <= 1 and min(views) >= 95, (height, views)
+        key, title = canvas._grid_key, canvas._grid_titles[1]
+        assert canvas.grid.height() >= (2 * MIN_ROW_PX + key.minimumHeight()
+                                        + title.minimumHeight())
+        assert canvas.grid_area.verticalScrollBar().maximum() > 0
+
+
 def test_many_charts_side_by_side_scroll_rather_than_shrink_past_use(window):
     """Eight charts at 1280 × 800 were 25 px tall: each row of the grid keeps its minimum and
     the grid scrolls; four charts still fit without a scroll bar."""

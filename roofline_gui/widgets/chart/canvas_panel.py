@@ -345,7 +345,7 @@ class CanvasPanel(QWidget):
         columns = self._columns = self.grid_columns(len(indices))
         first = None
         rows = self._rows = -(-len(indices) // columns)
-        self.grid.setMinimumHeight(rows * MIN_ROW_PX + CHIP_TITLE_PX)
+        self._fit_grid_height()
         # One title per axis for the whole grid, left of it and under it: on the outer charts'
         # axes they made those axes wider and taller, and every chart took their size (to keep
         # the linked decades one size), so each chart lost a title's height and width (four
@@ -409,6 +409,19 @@ class CanvasPanel(QWidget):
                     entries.append(entry)
         # the shapes and marks first, the lines' rows (faint levels, datasheet) after them
         self._grid_key.set_entries(sorted(entries, key=lambda e: len(e) == 2))
+        self._fit_grid_height()
+
+    def _fit_grid_height(self) -> None:
+        """The grid's least height: MIN_ROW_PX a row of charts, and room for its key and x
+        title below them (else it scrolls): counted without them, a short canvas had given the
+        rows less, unequally (the 42nd tour, four charts in Japanese at 1280 × 800: 101 and
+        40 px views)."""
+        rows = getattr(self, "_rows", 0) or 0
+        below = (self._grid_key.minimumHeight() if self._grid_key is not None else 0.0) + (
+            self._grid_titles[1].minimumHeight() if self._grid_titles is not None else 0.0)
+        height = int(rows * MIN_ROW_PX + CHIP_TITLE_PX + below)
+        if self.grid.minimumHeight() != height:
+            self.grid.setMinimumHeight(height)
 
     def _fit_grid_titles(self) -> None:
         """The grid's axis titles: the first chart's (its units and view), each the longest
@@ -428,9 +441,11 @@ class CanvasPanel(QWidget):
             text = titles[longest_fitting(titles, unit, room)].format(unit=unit)
             if label.text != text:
                 label.setText(text, color=color)
-                if label is self._grid_titles[0]:  # fitted to its rows, it sizes none of them
-                    label.setMinimumHeight(0)  # (over some rows only, it made those taller)
-                    label.setPreferredHeight(0)
+            if label is self._grid_titles[0]:  # fitted to its rows, it sizes none of them
+                # (over some rows only, it made those taller: a short grid's first row 101 px
+                # and its second 40, the 42nd tour; pyqtgraph sets its least size again)
+                label.setMinimumHeight(0)
+                label.setPreferredHeight(0)
         QTimer.singleShot(0, self, self._title_in_sight)  # once the layout has placed it
 
     def _title_in_sight(self, *_args) -> None:
