@@ -39,7 +39,12 @@ from roofline_gui.widgets.common.application import set_tip
 from roofline_gui.widgets.common.axes import BottomTitle, log_plot
 from roofline_gui.widgets.common.throttle import Throttle
 
-BAR_HEIGHT = 0.6
+#: A bar's share of its row: four chips' rows at 1280 × 800 are 14.6 px, their bars at 0.6
+#: of that too thin for a name's capitals (its letters' tops lost on the white above, or no
+#: name at all: the 37th and 42nd tours)
+BAR_HEIGHT = 0.75
+STEP_MARK_PX = 22.0  # the tick at a training step's bound, where its row has room
+SEGMENT_ROOM_PX = 2.0  # a bar's height beyond its segments' names' capitals, to name them
 SMALLEST_SEGMENT_PT = 7.0  # a segment's name in a thin bar is written no smaller
 MEMORY_ROWS = 3  # the memory bar keeps room for this many rows of chips' names (see _draw_memory)
 FEW_CHIPS = 4  # chips named in a note above the charts; the tooltip names every one
@@ -444,13 +449,17 @@ class WorkloadCharts(QWidget):
         """A training step's bar runs its parts end to end (communication not hidden); a black
         tick marks the step's lower bound on each, communication hidden behind compute."""
         if self._step_marks is None:
-            self._step_marks = pg.ScatterPlotItem(symbol="|", size=22,
+            self._step_marks = pg.ScatterPlotItem(symbol="|", size=STEP_MARK_PX,
                                                   pen=pg.mkPen("k", width=2.5))
             self._step_marks.setZValue(5)
             self.bars.addItem(self._step_marks, ignoreBounds=True)
         shown = [(float(r.time[c]), rows[c]) for c in chips if r.training is not None
                  and np.isfinite(r.time[c]) and r.time[c] < r.time_no_overlap[c] * 0.999]
-        self._step_marks.setData([t for t, _y in shown], [y for _t, y in shown])
+        # a little taller than its bar, never into the next row's (four chips at 1280 × 800,
+        # 9 px bars: the 22 px ticks of two rows ran into each other, the 42nd tour)
+        bar = self._bar_px(len(rows))
+        size = min(STEP_MARK_PX, max(6.0, min(bar + 6.0, bar / BAR_HEIGHT - 1.0)))
+        self._step_marks.setData([t for t, _y in shown], [y for _t, y in shown], size=size)
         set_tip(self._step_marks, _("the step at its lower bound: communication hidden behind "
                                     "compute") if shown else "")
 
@@ -559,6 +568,10 @@ class WorkloadCharts(QWidget):
                 self._x_top = top
                 self.bars.setXRange(-0.01 * top, top, padding=0)
 
+    def _bar_px(self, rows: int) -> float:
+        """A bar's height in pixels, the bars' view holding ``rows`` rows."""
+        return BAR_HEIGHT * self.bars.getViewBox().height() / max(rows, 1)
+
     def _label_segments(self, rows: dict[int, int]) -> None:
         """Name the segments wide enough for their name inside their bar (every one is in the
         tooltip), measured against the axis as it now is: placed before the axis followed the
@@ -572,13 +585,19 @@ class WorkloadCharts(QWidget):
         # in a short dock (1280 x 800) the names overran the bars' height: in a smaller font
         # where the bars are thin (four chips there had lost every name: the 37th tour), none
         # where even that would (a little over the bar still reads)
-        bar_px = BAR_HEIGHT * self.bars.getViewBox().height() / max(len(rows), 1)
+        # (white on the bar: the letters' tops above a thin bar were lost on the white behind
+        # it, "backward 61%" read cut at four chips, the 42nd tour): a name where the bar holds
+        # its capitals with a pixel or two to spare
+        bar_px = self._bar_px(len(rows))
         font = QFont()
-        if bar_px < 0.75 * QFontMetricsF(font).height():
-            font.setPointSizeF(max(SMALLEST_SEGMENT_PT, 0.8 * font.pointSizeF()))
-        metrics = QFontMetricsF(font)
-        if bar_px < 0.75 * metrics.height():
+        usual = font.pointSizeF()
+        for points in (usual, 0.8 * usual, SMALLEST_SEGMENT_PT):  # the largest that fits
+            font.setPointSizeF(max(SMALLEST_SEGMENT_PT, points))
+            if bar_px >= QFontMetricsF(font).capHeight() + SEGMENT_ROOM_PX:
+                break
+        else:
             return
+        metrics = QFontMetricsF(font)
         char = metrics.averageCharWidth()
         for seg in self.segments:
             words = f"{re.split(r' [(]|（', seg.name)[0]} {100 * seg.share:.0f}%"  # (Japanese too)
