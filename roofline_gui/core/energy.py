@@ -537,19 +537,24 @@ def kernel_lines(comparison, k: int, c: int, units=None) -> list[str]:
                _("Energy per op = {terms} = {pj} pJ")).format(terms=" + ".join(terms),
                                                                pj=_pj(per_counted))
     board = format_si(consts.board_power, "W")  # as the average beside it ("1 kW of the 1000 W")
-    average = format_si(float(e.capped_power[0, c]), "W")
+    # with the table's and the Energy tab's signs, where the figures are bounds from estimates
+    # (the 42nd tour read "≥ 123.2 Gop/J · ≤ 450 W" in the table and "123.2 Gop/J, at an
+    # average 450 W" here); the joules, as the power, at most
+    at_least, at_most = bound_signs(chip, precision)
+    average = at_most + format_si(float(e.capped_power[0, c]), "W")
     if units.mac:  # the table reads MAC/J: the sentence is per MAC too, its ops' formula below
         # the model's citation by its name, not after the board power (the tour read it as the
         # A100's board power's source)
         first = _("Energy per MAC (the energy roofline, Choi et al. 2013): {pj} pJ (two ops of "
                   "{per_op} pJ each), {per_joule}, at an average {power} of the {board} board "
                   "power.").format(
-            pj=_pj(counted * per_unit), per_op=_pj(counted), per_joule=per_joule(1 / counted),
-            power=average, board=board)
+            pj=at_most + _pj(counted * per_unit), per_op=_pj(counted),
+            per_joule=at_least + per_joule(1 / counted), power=average, board=board)
     else:
         first = _("Energy per op (the energy roofline, Choi et al. 2013): {pj} pJ, {per_joule}, "
                   "at an average {power} of the {board} board power.").format(
-            pj=_pj(counted), per_joule=per_joule(1 / counted), power=average, board=board)
+            pj=at_most + _pj(counted), per_joule=at_least + per_joule(1 / counted),
+            power=average, board=board)
     lines = [first]
     dram = comparison.chips[c].dram
     if guessed and power > consts.board_power and consts.dram_estimated and _faster_memory(dram):
@@ -616,8 +621,8 @@ def kernel_lines(comparison, k: int, c: int, units=None) -> list[str]:
             per_joule=per_joule(float(e.ops_per_joule[0, c]))))
     if kernel.has_size:
         lines.append(_("Each call: {energy} at an average {power}.").format(
-            energy=format_si(float(e.capped_per_op[0, c] * ka.ops[k]), "J"),
-            power=format_si(float(e.capped_power[0, c]), "W")))
+            energy=at_most + format_si(float(e.capped_per_op[0, c] * ka.ops[k]), "J"),
+            power=average))
     if uncounted and not (guessed and counted > per_op * (1 + 1e-9)):
         lines.append(_("Not counted (no figure given for its bytes): {levels}; give one in the "
                        "hardware editor's Given pJ.").format(levels=listed(uncounted)))

@@ -355,6 +355,14 @@ def test_an_energy_cell_bounds_only_what_the_board_power_estimates(window):
     # 0.5 pJ/op + 20 pJ/B at about 1 op/B: about 20.5 pJ an op, some 49 Gop/J
     assert 1 / float(e.ops_per_joule[0, 1]) == pytest.approx(20.5e-12, rel=0.01)
     assert format_si(float(e.ops_per_joule[0, 1]), "op/J") in "\n".join(kernel_lines(cmp, 0, 1))
+    # the explanation's first line with the cell's signs, a bound where the cell has one (the
+    # 42nd tour read "≥ 123.2 Gop/J · ≤ 450 W" in the table and "123.2 Gop/J, at an average
+    # 450 W" in the explanation)
+    first = [kernel_lines(cmp, 0, c)[0] for c in (0, 1)]
+    op_j, watts = guessed.split(" · ")
+    assert op_j in first[0] and f"average {watts}" in first[0] and " pJ, ≥ " in first[0]
+    op_j, watts = exact.split(" · ")
+    assert op_j in first[1] and f"average {watts}" in first[1] and "≥" not in first[1]
     # the Energy tab's points say it as the cell does (the 37th tour read them without signs)
     window.docks["energy"].raise_()
     chart = window.energy
