@@ -1376,7 +1376,9 @@ def _stacked_tags(placed: list, tags: list[tuple[str]], points, g: LabelGeometry
             clear_of = selected[1] if j == selected[0] else taken
             rest = np.array([b for b in [*clear_of, *others] if tuple(b) != tuple(was)],
                             dtype=float).reshape(-1, 4)
-            if not overlaps_each(box, rest + LABEL_GAP)[0]:
+            # (inside the view: "1" joined in place to "1/7" by the V100's marker at its left
+            # edge ran under the axis, "l/7", the 42nd tour)
+            if not overlaps_each(box, rest + LABEL_GAP)[0] and _inside(box[0], g):
                 out[i] = (j, joined)
                 named.add(k)
             elif elsewhere is not None:

@@ -1018,3 +1018,69 @@ def test_a_name_crosses_another_levels_line_only_where_no_tag_would_be_clear(ste
                     assert set(stacked_tags(label.text)) <= tags, (chips, size, label.text)
                 checked += 1
     assert checked > 40
+
+
+def test_a_tag_joined_in_place_stays_inside_the_view():
+    """The 42nd tour read "l/7" at the V100's chart's left edge: "1", by its marker there,
+    had been joined in place to "1/7" (kernel 7's marker lies on it) and the longer text ran
+    under the axis. Joined in place only where it fits inside the view; else set elsewhere
+    (here, clear of nothing more: right of the marker)."""
+    from roofline_gui.core.chart_labels import LabelGeometry, _stacked_tags
+    from roofline_gui.core.display import KernelLabel, offset_label_box
+
+    g = LabelGeometry((100.0, 100.0), (0.0, 4.0, 0.0, 3.0), lambda text: 7.0 * len(text), 14.0)
+    left = g.bounds[0]
+    # "1" left of its marker at the view's left edge, its box just inside: "1/7" there is not
+    one = KernelLabel(0, "1", 0.3, 1.5, (-8.0, 0.0), (1.0, 0.5))
+    assert offset_label_box(one, g.px, g.text_px, g.line)[0] >= left
+    points = [(np.array([0.3, 0.3]), np.array([1.5, 1.5]))]
+    tags = [("1",), ("7",)]
+    moved = []
+
+    def elsewhere(k, text, point, clear_of):
+        moved.append(text)
+        return KernelLabel(k, text, point[0], point[1], (8.0, 0.0), (0.0, 0.5))
+
+    ((k, label),) = _stacked_tags([(0, one)], tags, points, g, [], elsewhere)
+    assert (k, label.text) == (0, "1/7") and moved == ["1/7"]
+    assert offset_label_box(label, g.px, g.text_px, g.line)[0] >= left
+    # with room in place, it stays where it was
+    room = KernelLabel(0, "1", 1.0, 1.5, (-8.0, 0.0), (1.0, 0.5))
+    ((_k, label),) = _stacked_tags([(0, room)], tags, [(np.array([1.0, 1.0]),
+                                                       np.array([1.5, 1.5]))], g, [], elsewhere)
+    assert label.text == "1/7" and label.offset == (-8.0, 0.0) and moved == ["1/7"]
+
+
+@pytest.mark.parametrize("stem", ["a100-vs-tpu-v3", "the-article-claim-by-claim",
+                                  "h100-vs-mi300x-llm"])
+def test_every_kernel_name_and_tag_lies_inside_its_view(stem):
+    """The 42nd tour read "l/7" at the V100's chart's left edge: "1" by its marker there had
+    been joined in place to "1/7" (a stacked kernel's tag) and ran under the axis. Every name,
+    tag and joined tag lies inside the view (charts of each chip alone and of all, small to
+    large, with the selected kernel ringed)."""
+    from roofline_gui.core.chart_labels import place_labels
+    from roofline_gui.core.chart_scene import Selection
+    from roofline_gui.core.display import offset_label_box
+    from roofline_gui.io.files import resources_dir
+    from roofline_gui.io.session import load_session
+
+    doc = load_session(resources_dir() / "examples" / f"{stem}.roofline")
+    cmp = compare(doc.kernels, doc.chips)
+    every = tuple(range(len(doc.chips)))
+    # side by side the charts share one range, every chip's (a chip's markers at its edge)
+    shared = ChartScene(chart_spec(cmp, Units(), list(every), levels=True), cmp, every)
+    checked = 0
+    for chips in [(c,) for c in every] + [every]:
+        base = ChartScene(chart_spec(cmp, Units(), list(chips), levels=True), cmp, chips)
+        for kernel in (None, doc.kernels[0].id):
+            scene = replace(base, selection=Selection(kernel, doc.chips[chips[0]].id))
+            for size in ((190.0, 110.0), (250.0, 150.0), (300.0, 250.0), (570.0, 330.0)):
+                g = _geometry(shared, size)
+                left, top, right, bottom = g.bounds
+                for label in place_labels(scene, g, selected_chip=doc.chips[chips[0]].id,
+                                          foreground="#202020").names:
+                    x0, y0, x1, y1 = offset_label_box(label, g.px, g.text_px, g.line)
+                    assert (left - 0.5 <= x0 and x1 <= right + 0.5 and top - 0.5 <= y0
+                            and y1 <= bottom + 0.5), (chips, size, label.text)
+                    checked += 1
+    assert checked > 30
