@@ -1162,12 +1162,16 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels,
         # (each clear of its rings on the other chips first; but the tag cutting one of those
         # is better than the name over a roof)
         # (clear of the other levels' lines as well first, as the others' below)
+        # (by its ring, its tag before its name by another chip's marker: "4c · TPU v1 LSTM…"
+        # with TPU v1 selected had its stem to the A100's marker, the 42nd tour, as "4a · TPU
+        # v1 CNN layer" had named the A100's marker while the user looked at TPU v1's, the
+        # eleventh)
         placed = (place(first, besides(at_selected), crossing_soft=False)
-                  or place(first, besides(at_highest), at=at_highest, crossing_soft=False)
                   or place(first, besides(at_selected), tags, crossing_soft=False)
                   or place(first, besides(at_selected), crossing_soft=True)
-                  or place(first, besides(at_highest), at=at_highest, crossing_soft=True)
                   or place(first, besides(at_selected), tags, crossing_soft=True)
+                  or place(first, besides(at_highest), at=at_highest, crossing_soft=False)
+                  or place(first, besides(at_highest), at=at_highest, crossing_soft=True)
                   or place(first, taken) or place(first, taken, at=at_highest)
                   or place(first, taken, tags)
                   or place(first, taken, over_lines=True)

@@ -1084,3 +1084,40 @@ def test_every_kernel_name_and_tag_lies_inside_its_view(stem):
                             and y1 <= bottom + 0.5), (chips, size, label.text)
                     checked += 1
     assert checked > 30
+
+
+def test_the_selected_kernel_is_named_by_the_selected_chips_marker():
+    """The 42nd tour selected "4c · TPU v1 LSTM step" on TPU v1 in the article's chart: its
+    name stood by the A100's marker of it, its stem to that one, the ring on TPU v1's bare
+    (the eleventh tour had met it for "4a · TPU v1 CNN layer"). Where the whole name has no
+    spot by the ring, its tag stands there; by another chip's marker only where neither does."""
+    from roofline_gui.core.chart_labels import place_labels
+    from roofline_gui.core.chart_scene import Selection
+    from roofline_gui.io.files import resources_dir
+    from roofline_gui.io.session import load_session
+
+    doc = load_session(resources_dir() / "examples" / "the-article-claim-by-claim.roofline")
+    cmp = compare(doc.kernels, doc.chips)
+    every = tuple(range(len(doc.chips)))
+    base = ChartScene(chart_spec(cmp, Units(), list(every), levels=True), cmp, every)
+    checked, elsewhere = 0, []
+    for k, kernel in enumerate(doc.kernels):
+        for c, chip in enumerate(doc.chips):
+            y = base.spec.marker_y[k, c]
+            if not (np.isfinite(y) and y > 0):
+                continue
+            scene = replace(base, selection=Selection(kernel.id, chip.id))
+            for size in ((570.0, 330.0), (760.0, 420.0)):
+                names = place_labels(scene, _geometry(scene, size), selected_chip=chip.id,
+                                     foreground="#202020").names
+                (label,) = [lb for lb in names if lb.item == k]
+                if (label.x, label.y) != pytest.approx((np.log10(base.spec.at_limit[k, c]),
+                                                        np.log10(y))):
+                    elsewhere.append((kernel.name.split()[0], chip.name, size, label.text))
+                checked += 1
+    assert checked > 40
+    assert not [e for e in elsewhere if e[:2] == ("4c", "TPU v1")], elsewhere
+    # the rest by another marker: stacked kernels' joined tags ("2 / 5, 6") and TPU v1's CNN
+    # layer at its roof's end by the key, where neither its name nor its tag has a spot (11
+    # of the 62 before)
+    assert len(elsewhere) <= 4, elsewhere
