@@ -37,10 +37,13 @@ from roofline_gui.core.chart_scene import ChartScene
 from roofline_gui.core.display import (
     FAR_LABEL_SPOTS,
     LABEL_GAP,
+    LINE_CLEAR,
+    SOFT_LINE,
     STACKED_PX,
     STEM_CLEAR,
     WORKLOAD_LABEL_SPOTS,
     TextWidth,
+    crossed_length_each,
     crosses_each,
     headed_names,
     kernel_tags,
@@ -1264,8 +1267,16 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels,
             placed += place(np.array([k]), [*taken, *boxes(placed)], forms, at=at,
                             over_lines=True)
     placed = _stacked_tags(placed, tags, (at_selected, at_highest), g, [*taken, *boxes(placed)],
-                           elsewhere, (k_sel, [*unringed, *boxes(placed)]))
+                           elsewhere, (k_sel, [*unringed, *boxes(placed)]),
+                           (_segments(roofs), _segments(soft)))
     return _as_chart_labels(placed)
+
+
+def _segments(polylines) -> np.ndarray:
+    """Polylines ([N, 2] points each) as their finite segments ([M, 4])."""
+    pieces = [np.column_stack([p[:-1], p[1:]]) for p in polylines if len(p) > 1]
+    out = np.concatenate(pieces) if pieces else np.zeros((0, 4))
+    return out[np.isfinite(out).all(axis=1)]
 
 
 def _as_chart_labels(placed: list) -> tuple[ChartLabel, ...]:
@@ -1341,7 +1352,8 @@ def _stem_boxes(label, g: LabelGeometry, step: float = 3.0) -> list[tuple]:
 
 
 def _stacked_tags(placed: list, tags: list[tuple[str]], points, g: LabelGeometry,
-                  taken: list, elsewhere=None, selected: tuple = (None, ())) -> list:
+                  taken: list, elsewhere=None, selected: tuple = (None, ()),
+                  lines: tuple[np.ndarray, np.ndarray] | None = None) -> list:
     """``placed`` ((kernel, KernelLabel) pairs) with each kernel left out whose point (at the
     first of ``points``, (xs, ys) in log10, where it has one) lies within STACKED_PX of a
     named kernel's, its tag joined to that kernel's tag in place of its name ("4/5"), where the
@@ -1350,9 +1362,19 @@ def _stacked_tags(placed: list, tags: list[tuple[str]], points, g: LabelGeometry
     batch 64 over the LSTM step beneath it: the eighteenth tour). ``selected``: the selected
     kernel and what its joined tag keeps clear of in place of ``taken`` (not its own rings,
     which its tag by them had overlapped from the start: "4" by its ring, 5 under it, named
-    nowhere, the twenty-first tour)."""
+    nowhere, the twenty-first tour). ``lines``: the roofs and the other levels' lines as
+    segments ([N, 4] each): a tag joined in place hides no more of them than the tag it
+    replaces ("4" clear of the A100's HBM2 diagonal, "4/5" there across it: the 42nd tour)."""
     named = {k for k, _lb in placed}
     out = list(placed)
+
+    def hidden(box) -> float:  # what a box hides of the lines, a roof's pixel 1
+        if lines is None:
+            return 0.0
+        boxes = np.asarray(box, dtype=float).reshape(-1, 4) + LINE_CLEAR
+        return float(crossed_length_each(boxes, lines[0])[0]
+                     + SOFT_LINE * crossed_length_each(boxes, lines[1])[0])
+
     for k in range(len(tags)):
         if k in named:
             continue
@@ -1382,7 +1404,8 @@ def _stacked_tags(placed: list, tags: list[tuple[str]], points, g: LabelGeometry
                             dtype=float).reshape(-1, 4)
             # (inside the view: "1" joined in place to "1/7" by the V100's marker at its left
             # edge ran under the axis, "l/7", the 42nd tour)
-            if not overlaps_each(box, rest + LABEL_GAP)[0] and _inside(box[0], g):
+            if (not overlaps_each(box, rest + LABEL_GAP)[0] and _inside(box[0], g)
+                    and hidden(box) <= hidden(was) + 0.5):
                 out[i] = (j, joined)
                 named.add(k)
             elif elsewhere is not None:

@@ -1051,6 +1051,35 @@ def test_a_tag_joined_in_place_stays_inside_the_view():
     assert label.text == "1/7" and label.offset == (-8.0, 0.0) and moved == ["1/7"]
 
 
+def test_a_tag_joined_in_place_hides_no_more_of_the_lines():
+    """The 42nd tour's second look, A100 against TPU v3 overlaid at 1280 × 800: "4", clear of
+    the A100's HBM2 diagonal, was joined in place to "4/5" (kernel 5's marker lies on 4's), and
+    the longer box lay across the line. Joined in place only where it hides no more of the
+    roofs and the other levels' lines than the tag it replaces; else set elsewhere."""
+    from roofline_gui.core.chart_labels import LabelGeometry, _stacked_tags
+    from roofline_gui.core.display import KernelLabel, offset_label_box
+
+    g = LabelGeometry((100.0, 100.0), (0.0, 4.0, 0.0, 3.0), lambda text: 7.0 * len(text), 14.0)
+    four = KernelLabel(0, "4", 2.0, 1.5, (8.0, 0.0), (0.0, 0.5))  # right of its marker
+    right = offset_label_box(four, g.px, g.text_px, g.line)[2]
+    roof = np.array([[right + 6.0, -300.0, right + 6.0, 0.0]])  # just past "4", not "4/5"
+    points = [(np.array([2.0, 2.0]), np.array([1.5, 1.5]))]
+    tags = [("4",), ("5",)]
+    moved = []
+
+    def elsewhere(k, text, point, clear_of):
+        moved.append(text)
+        return KernelLabel(k, text, point[0], point[1], (-8.0, 0.0), (1.0, 0.5))
+
+    for lines, expected in (((roof, np.zeros((0, 4))), (-8.0, 0.0)),  # across a roof: moved
+                            ((np.zeros((0, 4)), roof), (-8.0, 0.0)),  # another level's line
+                            (None, (8.0, 0.0))):  # none: in place
+        moved.clear()
+        ((_k, label),) = _stacked_tags([(0, four)], tags, points, g, [], elsewhere, lines=lines)
+        assert label.text == "4/5" and label.offset == expected, lines
+        assert moved == ([] if lines is None else ["4/5"])
+
+
 @pytest.mark.parametrize("stem", ["a100-vs-tpu-v3", "the-article-claim-by-claim",
                                   "h100-vs-mi300x-llm"])
 def test_every_kernel_name_and_tag_lies_inside_its_view(stem):
