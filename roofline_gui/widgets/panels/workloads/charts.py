@@ -455,10 +455,11 @@ class WorkloadCharts(QWidget):
             self.bars.addItem(self._step_marks, ignoreBounds=True)
         shown = [(float(r.time[c]), rows[c]) for c in chips if r.training is not None
                  and np.isfinite(r.time[c]) and r.time[c] < r.time_no_overlap[c] * 0.999]
-        # a little taller than its bar, never into the next row's (four chips at 1280 × 800,
-        # 9 px bars: the 22 px ticks of two rows ran into each other, the 42nd tour)
+        # a little taller than its bar, a few pixels short of its row (four chips at 1280 ×
+        # 800, 9 px bars: the 22 px ticks of two rows ran into each other, the 42nd tour; at
+        # thirteen chips, 13 px rows, two ticks a pixel apart read as one bar across both)
         bar = self._bar_px(len(rows))
-        size = min(STEP_MARK_PX, max(6.0, min(bar + 6.0, bar / BAR_HEIGHT - 1.0)))
+        size = min(STEP_MARK_PX, max(6.0, min(bar + 6.0, bar / BAR_HEIGHT - 3.0)))
         self._step_marks.setData([t for t, _y in shown], [y for _t, y in shown], size=size)
         set_tip(self._step_marks, _("the step at its lower bound: communication hidden behind "
                                     "compute") if shown else "")
