@@ -275,6 +275,11 @@ def test_a_chip_whose_scaling_line_lies_under_anothers_says_so(window, qtbot):
     assert "A100" not in charts.hidden_note
     for chip in window.model.document.chips:
         assert chip.name in text and chip.color in notes[0].toHtml()
+    # on a backdrop over the lines (with many chips the key grew over them, and they ran
+    # through its words: the 42nd tour's second look)
+    assert notes[0].fill.color().alpha() >= 200
+    curves = [i for i in charts.sweep.getPlotItem().items if not isinstance(i, pg.TextItem)]
+    assert all(notes[0].zValue() > c.zValue() for c in curves)
 
 
 def test_the_bottom_panels_hold_still_as_the_workload_changes(window, qtbot):

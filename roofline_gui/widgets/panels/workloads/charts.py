@@ -691,9 +691,12 @@ class WorkloadCharts(QWidget):
             more = ("&nbsp;&nbsp; " + whole(WORD_JOINER.join(
                 _("and {n} more").format(n=len(drawn) - len(few))))
                 if len(few) < len(drawn) else "")
+            # on a backdrop: with many chips the key grows over the lines, which ran through
+            # its words (the 42nd tour's second look)
             note = pg.TextItem(html="&nbsp;&nbsp; ".join(
                 f"<span style='color:{r.chips[c].color or '#808080'}'>■</span>&nbsp;" + words
-                for c, words in key) + more, anchor=(0, 0))
+                for c, words in key) + more, anchor=(0, 0), fill=pg.mkBrush(255, 255, 255, 215))
+            note.setZValue(20)  # over the lines and rings
             (x_lo, _x_hi), (_y_lo, y_hi) = self.sweep.getViewBox().viewRange()
             note.setPos(x_lo, y_hi)
             self.sweep.addItem(note, ignoreBounds=True)
