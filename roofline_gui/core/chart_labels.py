@@ -1596,6 +1596,7 @@ def _fallback(mark, n: int, x: float, y: float, g: LabelGeometry, item_px,
     taken = taken[~((np.abs(centre[:, 0] - px) < 0.5) & (np.abs(centre[:, 1] - py) < 0.5)
                     & (taken[:, 2] - taken[:, 0] <= 2 * WORKLOAD_RING_HALF + 1))]
     texts_in_way = taken + STEM_CLEAR
+    alike: set[str] = set()  # shortened forms that would name another workload as well
 
     def candidates(texts: tuple[str, ...]):
         """Each text at each spot (the corners, and set off further, a stem joining it to its
@@ -1612,7 +1613,8 @@ def _fallback(mark, n: int, x: float, y: float, g: LabelGeometry, item_px,
                 + _crossed_each(boxes, lines, -1, math.nan)
                 + (overlaps_each(boxes, taken) * LEFT_OUT if len(taken) else 0.0)
                 # (a corner across its ring, as a line crossed)
-                + np.array([0.5 * texts.index(lb.text) + (not lb.stem and math.hypot(*lb.offset)
+                + np.array([0.5 * texts.index(lb.text) + LEFT_OUT * (lb.text in alike)
+                            + (not lb.stem and math.hypot(*lb.offset)
                                                           < WORKLOAD_RING_HALF) for lb in labels])
                 # a stem costs a little (the name further from its point), more across a line
                 # or through another marker (not its own point's, which it starts from)
@@ -1632,9 +1634,18 @@ def _fallback(mark, n: int, x: float, y: float, g: LabelGeometry, item_px,
         # room, "Llama-3.3-70B…" had been cut by the view's edge; set below, it hid the
         # B200's "HBM3e 8 TB/s": side by side at 1280 × 800); else none
         word = mark.name.split()[0] if mark.name.split() else mark.name
+        # told apart from the other workloads' where they share their first words (three
+        # "ResNet-50…" for the fp32, tf32 and bf16 runs: the 42nd tour's second look)
+        names = [m.name for m in scene.workloads] if scene is not None else [mark.name]
+        mine = names.index(mark.name) if mark.name in names else 0
         shorter = tuple(dict.fromkeys(
-            t for t in (short_name(mark.name, k) for k in range(SHORTEST_NAME - 1, 7, -1))
+            t for k in range(SHORTEST_NAME - 1, 7, -1)
+            for t in (short_names(names, k)[mine], short_name(mark.name, k))
             if t.startswith(word) and t not in texts))  # its first word whole ("DeepSee…")
+        # a form another workload's name also shortens to, only where none tells it apart
+        # (weighed as a label left out)
+        alike.update(short_name(other, k) for other in names if other != mark.name
+                     for k in range(SHORTEST_NAME - 1, 7, -1))
         if not shorter:
             return None
         labels, cost, inside = candidates(shorter)

@@ -1150,3 +1150,38 @@ def test_the_selected_kernel_is_named_by_the_selected_chips_marker():
     # layer at its roof's end by the key, where neither its name nor its tag has a spot (11
     # of the 62 before)
     assert len(elsewhere) <= 4, elsewhere
+
+
+def test_a_selected_workloads_label_cut_short_still_says_which_run_it_is():
+    """The 42nd tour's second look, the training example side by side with ten chips: the
+    selected workload's label, cut to fit a small chart, read "ResNet-50…" for the fp32, tf32
+    and bf16 runs alike. Cut short, it keeps what tells it from the others ("ResNet-50…
+    fp32")."""
+    from roofline_gui.core.chart_labels import _fallback, _item_measure, geometry_for
+    from roofline_gui.core.chart_scene import Selection
+    from roofline_gui.core.workload_eval import evaluate_workloads
+    from roofline_gui.core.workload_view import workload_marks
+    from roofline_gui.io.files import resources_dir
+    from roofline_gui.io.session import load_session
+
+    doc = load_session(resources_dir() / "examples" / "training-fp32-against-bf16.roofline")
+    shown = list(range(len(doc.chips)))
+    results = evaluate_workloads(list(doc.workloads), list(doc.chips))
+    marks = tuple(workload_marks(results, Units(), shown))
+    cmp = compare((), tuple(doc.chips))
+    spec = chart_spec(cmp, Units(), shown, None, frozenset(),
+                      tuple(p for r in results for p in r.precisions))
+    said = []
+    for n, (workload, mark) in enumerate(zip(doc.workloads, marks, strict=True)):
+        scene = ChartScene(spec, cmp, tuple(shown), marks, tuple(results), (),
+                           Selection(workload.id, None))
+        (x_lo, x_hi), (y_lo, y_hi) = scene.fit.range
+        g = geometry_for(tuple(np.log10([x_lo, x_hi, y_lo, y_hi])), (240.0, 150.0), 7.0, 14.0)
+        top = mark.point_y[np.isfinite(mark.point_y)].max()
+        label = _fallback(mark, n, float(np.log10(mark.point_x)), float(np.log10(top)), g,
+                          _item_measure(g)[0], scene, [], (mark.label, mark.name))
+        assert label is not None and label.text not in (mark.label, mark.name)  # cut short
+        said.append(label.text)
+    assert len(set(said)) == len(said), said  # told apart
+    assert all(text.endswith(w.name.split()[-1]) for text, w in zip(said, doc.workloads,
+                                                                     strict=True)), said
