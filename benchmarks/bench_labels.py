@@ -1,7 +1,8 @@
 """Placing the chart's labels, as the app places them, against the same placement in one pass
 (2026-12-06: the kernels' names and tags are now placed clear of every line first, the other
 memory levels' too, and only those still unnamed again where they may cross another level's
-line; the one-pass code before, made from place_kernel_names' source here), in the same run:
+line; the one-pass code before, as a drag step still places them, made from
+place_kernel_names' source here), in the same run:
 
 1. every shipped example's overlay chart at 1280 x 800, all its labels (roofs, names,
    workloads);
@@ -82,14 +83,10 @@ def one_pass():
     import textwrap as tw
 
     source = tw.dedent(inspect.getsource(chart_labels.place_kernel_names))
-    twice = "for crossing_soft in (False, True) if soft else (None,):"
-    assert twice in source and "crossing_soft=False" in source
-    source = source.replace(twice, "for crossing_soft in (None,):")
-    # the selected kernel's tries clear of every line, and those after them crossing the other
-    # levels' lines, made as they were (both tiers each: where they fail, tried twice, the
-    # baseline a little slower than the code was)
-    source = source.replace("crossing_soft=False", "crossing_soft=None")
-    source = source.replace("crossing_soft=True", "crossing_soft=None")
+    # one pass, as a drag step places them (both tiers each try)
+    twice = "passes = (False, True) if soft and scene.selection.lifted is None else (None,)"
+    assert twice in source
+    source = source.replace(twice, "passes = (None,)")
     namespace = dict(vars(chart_labels))
     exec(source, namespace)  # noqa: S102 - the baseline, from the source
     return namespace["place_kernel_names"]

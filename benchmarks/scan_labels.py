@@ -112,13 +112,9 @@ def _why(plot, where: str, found: list[tuple]) -> None:
     one the model does not see."""
     from roofline_gui.core import chart_labels as cl
     from roofline_gui.core.display import crossed_length_each, offset_label_box
+    from roofline_gui.core.display import polyline_segments as segments
 
     scene, g = plot.scene, plot.label_geometry()
-
-    def segments(polylines) -> np.ndarray:
-        pieces = [np.column_stack([p[:-1], p[1:]]) for p in polylines if len(p) > 1]
-        out = np.concatenate(pieces) if pieces else np.zeros((0, 4))
-        return out[np.isfinite(out).all(axis=1)]
 
     kinds = {"roofs": segments(cl._roof_polylines(scene, g)),
              "levels": segments(cl._level_polylines(scene, g)),

@@ -15,8 +15,8 @@ def test_the_benchmarks_build_their_sessions():
 
 def test_the_label_benchmark_still_makes_its_baseline_from_the_source():
     """bench_labels.py's baseline is place_kernel_names in one pass, made from its source by
-    replacing the two-pass loop and the selected kernel's tiers: a rewording that loses the
-    marks it replaces would stop it (it asserts they are there)."""
+    replacing its passes: a rewording that loses the mark it replaces would stop it (it
+    asserts it is there)."""
     labels = bench("bench_labels")
     before = labels.one_pass()
     assert callable(before) and before is not labels.chart_labels.place_kernel_names

@@ -50,6 +50,7 @@ from roofline_gui.core.display import (
     offset_label_box,
     overlaps_each,
     place_kernel_labels,
+    polyline_segments,
     short_name,
     short_names,
     stem_crosses,
@@ -1153,6 +1154,10 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels,
         far = np.hypot(middles[:, 0] - x, middles[:, 1] - y) > 1.0
         return [*unringed, *rings[far if np.isfinite(x + y) else slice(None)]]
 
+    # Twice where the chart has other levels' lines: clear of every line, then crossing those
+    # (crossing_soft); once during a drag step, as before (the names are placed again on
+    # release: twice, a 40-kernel drag step took 1.25-1.45x as long)
+    passes = (False, True) if soft and scene.selection.lifted is None else (None,)
     if k_sel is not None:  # the selected kernel's name first, beside its own ring; the other
         # names then keep off its rings on every chip, 22 px across (one struck through "CNN
         # layer 3×3, 256…": the ninth tour)
@@ -1169,16 +1174,17 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels,
         # with TPU v1 selected had its stem to the A100's marker, the 42nd tour, as "4a · TPU
         # v1 CNN layer" had named the A100's marker while the user looked at TPU v1's, the
         # eleventh)
-        placed = (place(first, besides(at_selected), crossing_soft=False)
-                  or place(first, besides(at_selected), tags, crossing_soft=False)
-                  or place(first, besides(at_selected), crossing_soft=True)
-                  or place(first, besides(at_selected), tags, crossing_soft=True)
-                  or place(first, besides(at_highest), at=at_highest, crossing_soft=False)
-                  or place(first, besides(at_highest), at=at_highest, crossing_soft=True)
-                  or place(first, taken) or place(first, taken, at=at_highest)
-                  or place(first, taken, tags)
-                  or place(first, taken, over_lines=True)
-                  or place(first, taken, at=at_highest, over_lines=True))
+        tries = [*(lambda s=s, forms=forms: place(first, besides(at_selected), forms,
+                                                  crossing_soft=s)
+                   for s in passes for forms in (texts, tags)),
+                 *(lambda s=s: place(first, besides(at_highest), at=at_highest, crossing_soft=s)
+                   for s in passes),
+                 lambda: place(first, taken), lambda: place(first, taken, at=at_highest),
+                 lambda: place(first, taken, tags),
+                 lambda: place(first, taken, over_lines=True),
+                 lambda: place(first, taken, at=at_highest, over_lines=True)]
+        placed = next((got for attempt in tries if (got := attempt())), [])  # the first that
+        # places it, the rest not tried
         if selected_only:  # (_selected_before_roofs: the others are not needed)
             return _as_chart_labels(placed)
         taken = [*taken, *rings, *boxes(placed)]
@@ -1188,7 +1194,7 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels,
     # written across a level's line had been placed where its tag fitted clear of every line
     # ("4c · TPU v1 LSTM step…" over the A100's L2 line, "GEMM …bf16, inputs…" on the PCIe
     # lines: the 41st tour)
-    for crossing_soft in (False, True) if soft else (None,):  # (no other level's line: once)
+    for crossing_soft in passes:
         named = {k for k, _lb in placed}
         todo = np.array([k for k in order if k not in named], dtype=np.intp)
         clear_of = [*taken, *boxes(placed)]
@@ -1268,15 +1274,8 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels,
                             over_lines=True)
     placed = _stacked_tags(placed, tags, (at_selected, at_highest), g, [*taken, *boxes(placed)],
                            elsewhere, (k_sel, [*unringed, *boxes(placed)]),
-                           (_segments(roofs), _segments(soft)))
+                           (polyline_segments(roofs), polyline_segments(soft)))
     return _as_chart_labels(placed)
-
-
-def _segments(polylines) -> np.ndarray:
-    """Polylines ([N, 2] points each) as their finite segments ([M, 4])."""
-    pieces = [np.column_stack([p[:-1], p[1:]]) for p in polylines if len(p) > 1]
-    out = np.concatenate(pieces) if pieces else np.zeros((0, 4))
-    return out[np.isfinite(out).all(axis=1)]
 
 
 def _as_chart_labels(placed: list) -> tuple[ChartLabel, ...]:

@@ -669,14 +669,9 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
                   if owners is not None and rest else np.full(len(markers), -2))
     centres = markers[:, :2] + 5  # (worked out once, not for each text)
 
-    def as_segments(polylines) -> np.ndarray:
-        pieces = [np.column_stack([p[:-1], p[1:]]) for p in polylines or () if len(p) > 1]
-        out = np.concatenate(pieces) if pieces else np.zeros((0, 4))
-        return out[np.isfinite(out).all(axis=1)]
-
-    segments = as_segments(lines)
+    segments = polyline_segments(lines)
     # first clear of the soft lines too, then of the roofs alone
-    tiers = (np.concatenate([segments, soft]), segments) if len(soft := as_segments(
+    tiers = (np.concatenate([segments, soft]), segments) if len(soft := polyline_segments(
         soft_lines)) else (segments,)
     if len(soft) and crossing_soft is not None:  # one of the two
         tiers = tiers[1:] if crossing_soft else tiers[:1]
@@ -790,6 +785,14 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
             boxes = np.vstack([boxes, box])
             placed.append(KernelLabel(k, text, float(x), float(y), offset, anchor, stem))
     return placed
+
+
+def polyline_segments(polylines) -> np.ndarray:
+    """Polylines ([N, 2] points each; None: none) as their finite segments ([M, 4]: x1, y1,
+    x2, y2), as crosses_each and crossed_length_each take them."""
+    pieces = [np.column_stack([p[:-1], p[1:]]) for p in polylines or () if len(p) > 1]
+    out = np.concatenate(pieces) if pieces else np.zeros((0, 4))
+    return out[np.isfinite(out).all(axis=1)]
 
 
 #: What a pixel of another level's diagonal (or a dotted connector) under a text costs where

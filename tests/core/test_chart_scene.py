@@ -996,7 +996,12 @@ def test_a_name_crosses_another_levels_line_only_where_no_tag_would_be_clear(ste
     every line, the other levels' too; only those still unnamed then cross another level's
     line, a tag alone before a name (charts of each chip alone and of all, small to large)."""
     from roofline_gui.core.chart_labels import _level_polylines, place_labels
-    from roofline_gui.core.display import crosses_each, kernel_tags, offset_label_box
+    from roofline_gui.core.display import (
+        crosses_each,
+        kernel_tags,
+        offset_label_box,
+        polyline_segments,
+    )
     from roofline_gui.io.files import resources_dir
     from roofline_gui.io.session import load_session
 
@@ -1008,10 +1013,7 @@ def test_a_name_crosses_another_levels_line_only_where_no_tag_would_be_clear(ste
         scene = ChartScene(chart_spec(cmp, Units(), list(chips), levels=True), cmp, chips)
         for size in ((300.0, 250.0), (400.0, 300.0), (570.0, 330.0), (900.0, 560.0)):
             g = _geometry(scene, size)
-            pieces = [np.column_stack([p[:-1], p[1:]]) for p in _level_polylines(scene, g)
-                      if len(p) > 1]
-            levels = np.concatenate(pieces) if pieces else np.zeros((0, 4))
-            levels = levels[np.isfinite(levels).all(axis=1)]
+            levels = polyline_segments(_level_polylines(scene, g))
             for label in place_labels(scene, g, selected_chip=None, foreground="#202020").names:
                 box = np.array([offset_label_box(label, g.px, g.text_px, g.line)])
                 if crosses_each(box, levels)[0]:

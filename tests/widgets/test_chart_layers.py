@@ -792,13 +792,16 @@ def test_no_kernel_name_is_written_over_a_roof(window, mode, qtbot):
     no spot is clear: the article's "7 · MLP… (fp32)" had been named nowhere, and nothing said
     so (the 36th tour)."""
     from roofline_gui.core.chart_labels import _roof_polylines, stacked_tags
-    from roofline_gui.core.display import crosses_each, kernel_tags, offset_label_box
+    from roofline_gui.core.display import (
+        crosses_each,
+        kernel_tags,
+        offset_label_box,
+        polyline_segments,
+    )
 
     for size, plot in _article_charts(window, mode, ((1280, 800), (1920, 1050)), qtbot):
         g, scene = plot.label_geometry(), plot.scene
-        pieces = [np.column_stack([p[:-1], p[1:]]) for p in _roof_polylines(scene, g) if len(p) > 1]
-        segments = np.concatenate(pieces)
-        segments = segments[np.isfinite(segments).all(axis=1)]
+        segments = polyline_segments(_roof_polylines(scene, g))
         tags = set(kernel_tags([k.name for k in scene.comparison.kernels]))
         selected = scene.comparison.kernel_index.get(window.model.selected_kernel)
         for label in scene.labels.names:

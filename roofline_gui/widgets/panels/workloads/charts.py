@@ -53,12 +53,18 @@ WORD_JOINER = "\u2060"  # no line break here (Unicode's line breaking, as Qt's)
 AREA_LINES = 16  # the most height the bars and memory chart take before they scroll, in lines
 
 
+def _first(items: list, few: int) -> tuple[list, int]:
+    """The first ``few`` of ``items`` and how many more, all where only one more would be left
+    (a count of one says no less than its name)."""
+    shown = items if len(items) <= few + 1 else items[:few]
+    return shown, len(items) - len(shown)
+
+
 def _first_few(names: list[str]) -> str:
     """The first FEW_CHIPS names, and how many more ("A, B, C, D and 26 more")."""
-    if len(names) <= FEW_CHIPS + 1:
-        return listed(names)
-    return _("{chips} and {n} more").format(chips=listed(names[:FEW_CHIPS]),
-                                            n=len(names) - FEW_CHIPS)
+    shown, more = _first(names, FEW_CHIPS)
+    return (_("{chips} and {n} more").format(chips=listed(shown), n=more) if more
+            else listed(shown))
 
 
 def energy_segments(result, chips) -> list:
@@ -150,6 +156,7 @@ class WorkloadCharts(QWidget):
         line = self.fontMetrics().lineSpacing()
         self.bars.setMinimumHeight(7 * line)
         self.bars_area.setMinimumHeight(7 * line)
+        self._area_key: tuple | None = None  # what _fit_area last fitted the area to
         self.sweep.setMinimumHeight(7 * line)
         self.title.setMinimumHeight(4 * line)  # a wrapped label asks for one line otherwise
         self.segments: list = []  # what the bars show, for checks
@@ -233,8 +240,15 @@ class WorkloadCharts(QWidget):
     def _fit_area(self) -> None:
         """The bars' scroll area as tall as the bars and the memory chart need, up to AREA_LINES
         lines: a few chips' charts whole, as before the scroll area (the memory chart of a
-        training step had needed scrolling at 1280 × 800); many chips' scrolled."""
-        need = self.bars_area.widget().minimumSizeHint().height()
+        training step had needed scrolling at 1280 × 800); many chips' scrolled. Asked of the
+        layout only where what it holds changed its least size: not at each drag step."""
+        holder = self.bars_area.widget()
+        key = (self.bars.minimumHeight(), self.memory.minimumHeight(),
+               self.memory.isVisibleTo(holder))
+        if key == self._area_key:
+            return
+        self._area_key = key
+        need = holder.minimumSizeHint().height()
         least = min(need, AREA_LINES * self.fontMetrics().lineSpacing())
         if self.bars_area.minimumHeight() != least:
             self.bars_area.setMinimumHeight(least)
@@ -681,16 +695,15 @@ class WorkloadCharts(QWidget):
             return html.escape(name).replace(" ", "&nbsp;")
 
         # the first few: every preset's name had covered the whole chart (the 41st tour)
-        few = drawn if len(drawn) <= KEY_CHIPS + 1 else drawn[:KEY_CHIPS]
+        few, others = _first(drawn, KEY_CHIPS)
         key = [(c, _("{chip} (hidden under {others})").format(
             chip=whole(r.chips[c].name), others=whole(listed(r.chips[d].name for d in under[c])))
             if c in under else whole(r.chips[c].name)) for c in few]
         if key:
             # (nor the count of the others between its characters, as Japanese breaks: "ほか
             # 28 チップ" broke after "ほ")
-            more = ("&nbsp;&nbsp; " + whole(WORD_JOINER.join(
-                _("and {n} more").format(n=len(drawn) - len(few))))
-                if len(few) < len(drawn) else "")
+            more = ("&nbsp;&nbsp; " + whole(WORD_JOINER.join(_("and {n} more").format(n=others)))
+                    if others else "")
             # on a backdrop: with many chips the key grows over the lines, which ran through
             # its words (the 42nd tour's second look)
             note = pg.TextItem(html="&nbsp;&nbsp; ".join(
