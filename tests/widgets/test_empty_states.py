@@ -1,6 +1,7 @@
 """What the side views say with nothing to draw (a tour read "No workload" beside a workload,
 and an Energy tab text that began with a colon)."""
 
+from PySide6.QtCore import QRectF
 from PySide6.QtWidgets import QApplication
 
 from roofline_gui.core.document import Document
@@ -131,3 +132,41 @@ def test_a_new_session_says_on_the_chart_where_to_begin(window):
     window.model.add_chips([window.presets.chips["nvidia-a100-sxm4-40gb"]])
     QApplication.processEvents()
     assert "No chip yet" not in note.text
+
+
+def test_no_capacity_mark_runs_through_the_memory_total(window):
+    """The V100's 16 GB mark ran through "3.152 GB", the total beside the bar, in a narrow
+    panel (the 42nd tour): where a mark falls there, the total goes above the bar's end, in a
+    row of names, clear of every mark and name."""
+    import pyqtgraph as pg
+
+    from roofline_gui.io.files import resources_dir
+    from roofline_gui.io.session import load_session
+
+    doc = load_session(resources_dir() / "examples" / "training-fp32-against-bf16.roofline")
+    window.model.reset(doc)
+    charts = window.breakdown
+    moved = 0
+    for w in doc.workloads:
+        window.model.select(w.id, None)
+        for width in (200, 240, 280, 600):
+            charts.memory.setFixedWidth(width)
+            for _i in range(3):
+                QApplication.processEvents()
+            charts.refresh()
+            QApplication.processEvents()
+            items = charts.memory.getPlotItem().items
+            texts = [t for t in items if isinstance(t, pg.TextItem)]
+            (total,) = [t for t in texts if t.toPlainText()[0].isdigit()]
+            box = total.mapRectToScene(total.boundingRect())
+            vb = charts.memory.getViewBox()
+            marks = [vb.mapViewToScene(pg.Point(float(p.pos().x()), 0.0))
+                     for s in items if isinstance(s, pg.ScatterPlotItem) for p in s.points()]
+            assert marks
+            for mark in marks:  # 14 px tall, 3 px wide
+                tick = QRectF(mark.x() - 1.5, mark.y() - 7, 3, 14)
+                assert not tick.intersects(box), (w.name, width, total.toPlainText())
+            rects = [t.mapRectToScene(t.boundingRect()) for t in texts]
+            assert not any(a.intersects(b) for i, a in enumerate(rects) for b in rects[i + 1:])
+            moved += box.bottom() < marks[0].y() - 7  # above the bar
+    assert moved  # (the case the test is for happened)
