@@ -37,7 +37,9 @@ from roofline_gui.core.chart_scene import ChartScene
 from roofline_gui.core.display import (
     FAR_LABEL_SPOTS,
     LABEL_GAP,
+    LABEL_SPOTS,
     LINE_CLEAR,
+    RING_LABEL_SPOTS,
     SOFT_LINE,
     STACKED_PX,
     STEM_CLEAR,
@@ -73,6 +75,10 @@ LEFT_OUT = 12.0  # what a label left out (no spot free of the others) costs, a c
 OFF_LINE = 0.5  # what a diagonal's label set off its line costs (its line is further to find)
 OFF_LINE_PX = 8.0  # px between a diagonal and its label set off it (a marker's half and a gap)
 _PARENTHESES = re.compile(r"\s*[(（][^()（）]*[)）]")  # "(24 MiB)", "(108 SMs)"
+#: px between two kernels' markers that touch (their shapes are 10 px across): where the only
+#: spot left for one's tag is beside another kernel's marker, its tag is joined to the touching
+#: one's ("1/7") first
+TOUCHING_PX = 10.0
 RING_HALF_PX = 11.0  # px: half the selected chip's ring (22 px across), which other names keep off
 NO_GAP = np.zeros(4)  # a workload's label is boxed, its margins in its box: it needs no LABEL_GAP
 WORKLOAD_POINT_HALF = 11.0  # px: half a workload's big point (17 px, 21 hovered) and a gap
@@ -1111,14 +1117,19 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels,
     soft = [*_level_polylines(scene, g),
             *(row[:4].reshape(2, 2) for row in _connectors(scene, g))]
 
-    def place(rows, taken, forms=texts, at=at_selected, over_lines=False, crossing_soft=None):
+    def place(rows, taken, forms=texts, at=at_selected, over_lines=False, crossing_soft=None,
+              beside_others=True):
         xs, ys = at
         # the stems of the names placed so far, by the calls before (the selected kernel's ran
         # behind the next name placed: the twentieth tour); ``placed`` as bound now
         drawn = [_stem_segment(lb, g) for _k, lb in placed if lb.stem]
+        # the selected kernel's markers are ringed: its name further out (RING_LABEL_SPOTS),
+        # else touching its ring (before a roof's label left out for it, _selected_before_roofs)
+        ringed = k_sel is not None and len(rows) == 1 and rows[0] == k_sel
         return [(int(rows[lb.kernel]), lb) for lb in place_kernel_labels(
             [forms[k] for k in rows], xs[rows], ys[rows], g.px, g.text_px, g.line, taken, others,
-            g.bounds, lines=roofs, far_spots=FAR_LABEL_SPOTS, over_lines=over_lines,
+            g.bounds, RING_LABEL_SPOTS + LABEL_SPOTS if ringed else LABEL_SPOTS, lines=roofs,
+            far_spots=FAR_LABEL_SPOTS, over_lines=over_lines, beside_others=beside_others,
             crossing_soft=crossing_soft, soft_lines=soft, owners=rows,
             stems_drawn=np.array(drawn).reshape(-1, 4))]
 
@@ -1135,6 +1146,21 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels,
                 if np.isfinite(xs[k]) and np.isfinite(ys[k])]
         return any(math.hypot((lb.x - x) * g.px[0], (lb.y - y) * g.px[1]) < STACKED_PX
                    for _j, lb in placed for x, y in mine)
+
+    def named_in(placed: list) -> set[int]:
+        """The kernels ``placed`` names: by their names, and by their tags in joined tags
+        ("1/7" names 1 and 7)."""
+        return {k for k, _lb in placed} | _by_tags([lb.text for _k, lb in placed], names)
+
+    def touching_tags(k: int) -> list[tuple[str, ...]]:
+        """``tags`` with kernel ``k``'s joined to those of the kernels whose markers (on the
+        selected chip) touch its own (TOUCHING_PX), in the kernels' order ("1/7")."""
+        xs, ys = at_selected
+        with np.errstate(invalid="ignore"):
+            near = np.hypot((xs - xs[k]) * g.px[0], (ys - ys[k]) * g.px[1]) < TOUCHING_PX
+        forms = [*tags]
+        forms[k] = (joined_tags([tags[j][0] for j in np.flatnonzero(near)]),)
+        return forms
 
     rings = np.zeros((0, 4))  # the selected kernel's rings on every chip, as boxes
     if k_sel is not None:
@@ -1181,6 +1207,12 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels,
                    for s in passes),
                  lambda: place(first, taken), lambda: place(first, taken, at=at_highest),
                  lambda: place(first, taken, tags),
+                 *(lambda at=at: place(first, taken, at=at, over_lines=True, beside_others=False)
+                   for at in (at_selected, at_highest)),
+                 # (its tag joined to those of the kernels whose markers touch its own, "1/7",
+                 # before a spot beside another's marker, which read as that one's)
+                 lambda: place(first, taken, touching_tags(k_sel), over_lines=True,
+                               beside_others=False),
                  lambda: place(first, taken, over_lines=True),
                  lambda: place(first, taken, at=at_highest, over_lines=True)]
         placed = next((got for attempt in tries if (got := attempt())), [])  # the first that
@@ -1195,7 +1227,7 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels,
     # ("4c · TPU v1 LSTM step…" over the A100's L2 line, "GEMM …bf16, inputs…" on the PCIe
     # lines: the 41st tour)
     for crossing_soft in passes:
-        named = {k for k, _lb in placed}
+        named = named_in(placed)
         todo = np.array([k for k in order if k not in named], dtype=np.intp)
         clear_of = [*taken, *boxes(placed)]
         rest = place(todo, clear_of, crossing_soft=crossing_soft)
@@ -1208,7 +1240,7 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels,
             if len(again) > len(rest):
                 rest = again
         placed += rest
-        named = {k for k, _lb in placed}
+        named = named_in(placed)
         # the names left out, by their highest markers where those are elsewhere
         moved = np.array([k for k in range(len(cmp.kernels))
                           if k not in named and by_selected[k] != highest[k]], dtype=np.intp)
@@ -1219,15 +1251,23 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels,
         # begin: the article's chart at 1280 × 800 had named two of its eight kernels, its
         # bottom left all parallel diagonals (the thirteenth tour), and side by side the
         # A100's nine kernels none (the fourteenth)
-        named = {k for k, _lb in placed}
+        named = named_in(placed)
         for at in (at_selected, at_highest):
             if k_sel is not None and k_sel not in named:
                 # the selected kernel's by its own ring, which the others' keep off
+                # (over a line: beside another kernel's marker only where its tag joined to
+                # those touching its own, "1/7", has no spot either)
+                clear_of = [*unringed, *boxes(placed)]
                 placed += (place(np.array([k_sel]), [*besides(at), *boxes(placed)], tags, at=at,
                                  crossing_soft=crossing_soft)
-                           or (place(np.array([k_sel]), [*unringed, *boxes(placed)], tags, at=at,
-                                     over_lines=True) if crossing_soft is not False else []))
-                named = {k for k, _lb in placed}
+                           or (place(np.array([k_sel]), clear_of, tags, at=at, over_lines=True,
+                                     beside_others=False)
+                               or place(np.array([k_sel]), clear_of, touching_tags(k_sel),
+                                        over_lines=True, beside_others=False)
+                               or place(np.array([k_sel]), clear_of, tags, at=at,
+                                        over_lines=True)
+                               if crossing_soft is not False else []))
+                named = named_in(placed)
             # (but those whose marker lies on a named one's: joined to its tag below, "4/5";
             # each alone, "4" by TPU v3's stacked markers of 4 and 5 and "5" by the A100's,
             # read as one tag for each marker: the twenty-first tour)
@@ -1236,7 +1276,7 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels,
             if len(left):
                 placed += place(left, [*taken, *boxes(placed)], tags, at=at,
                                 crossing_soft=crossing_soft)
-                named = {k for k, _lb in placed}
+                named = named_in(placed)
     # a kernel still left out whose marker lies on a named one's (stacked: the A100's MLP
     # layer at batch 64 and LSTM step, 62.06 and 61.59 op/B, where "4" alone was named: the
     # fifteenth tour), its tag joined to that one's ("4/5"), where the text is clear
@@ -1259,19 +1299,41 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels,
     # every size, and nothing said so (the 36th tour); the first spot that fitted had put "7"
     # on the A100's bf16 roof where a spot over a faint line was left (the 41st tour); one at a
     # time, those whose markers lie on its own named by the same tag, joined ("2 / 5, 6")
-    for at in (at_selected, at_highest):
+    # (beside another kernel's marker last: first, where its marker touches a named one's, its
+    # tag joined to that one's ("1/7"): "7" under the A100's markers of 1 and 7, each tag
+    # beside the other's marker, read as the neighbour's, the 42nd tour)
+    def over_a_line(k: int, at, beside_others: bool) -> list:
         xs, ys = at
-        for k in range(len(names)):
-            named = {j for j, _lb in placed}
-            if k in named or stacked_on(k, placed) or not np.isfinite(xs[k] + ys[k]):
+        if not np.isfinite(xs[k] + ys[k]):
+            return []
+        named = named_in(placed)
+        with np.errstate(invalid="ignore"):
+            near = np.hypot((xs - xs[k]) * g.px[0], (ys - ys[k]) * g.px[1]) < STACKED_PX
+        group = [j for j in np.flatnonzero(near) if j not in named]
+        forms = [*tags]
+        forms[k] = tuple(dict.fromkeys((joined_tags([tags[j][0] for j in group]), tags[k][0])))
+        return place(np.array([k]), [*taken, *boxes(placed)], forms, at=at, over_lines=True,
+                     beside_others=beside_others)
+
+    # (during a drag step, as before: beside another's marker where nothing else is left; the
+    # names are placed again on release, and the tries cost a 40-kernel step 1.6x)
+    dragging = scene.selection.lifted is not None
+    for k in range(len(names)):
+        if k in named_in(placed) or stacked_on(k, placed):
+            continue
+        got = (over_a_line(k, at_selected, dragging)
+               or over_a_line(k, at_highest, dragging))
+        if not got and not dragging:
+            joined = _stacked_tags(placed, tags, (at_selected, at_highest), g,
+                                   [*taken, *boxes(placed)], elsewhere,
+                                   (k_sel, [*unringed, *boxes(placed)]),
+                                   (polyline_segments(roofs), polyline_segments(soft)),
+                                   near=TOUCHING_PX, only=k)
+            if joined != placed:
+                placed = joined
                 continue
-            with np.errstate(invalid="ignore"):
-                near = np.hypot((xs - xs[k]) * g.px[0], (ys - ys[k]) * g.px[1]) < STACKED_PX
-            group = [j for j in np.flatnonzero(near) if j not in named]
-            forms = [*tags]
-            forms[k] = tuple(dict.fromkeys((joined_tags([tags[j][0] for j in group]), tags[k][0])))
-            placed += place(np.array([k]), [*taken, *boxes(placed)], forms, at=at,
-                            over_lines=True)
+            got = over_a_line(k, at_selected, True) or over_a_line(k, at_highest, True)
+        placed += got
     placed = _stacked_tags(placed, tags, (at_selected, at_highest), g, [*taken, *boxes(placed)],
                            elsewhere, (k_sel, [*unringed, *boxes(placed)]),
                            (polyline_segments(roofs), polyline_segments(soft)))
@@ -1352,7 +1414,8 @@ def _stem_boxes(label, g: LabelGeometry, step: float = 3.0) -> list[tuple]:
 
 def _stacked_tags(placed: list, tags: list[tuple[str]], points, g: LabelGeometry,
                   taken: list, elsewhere=None, selected: tuple = (None, ()),
-                  lines: tuple[np.ndarray, np.ndarray] | None = None) -> list:
+                  lines: tuple[np.ndarray, np.ndarray] | None = None,
+                  near: float = STACKED_PX, only: int | None = None) -> list:
     """``placed`` ((kernel, KernelLabel) pairs) with each kernel left out whose point (at the
     first of ``points``, (xs, ys) in log10, where it has one) lies within STACKED_PX of a
     named kernel's, its tag joined to that kernel's tag in place of its name ("4/5"), where the
@@ -1363,8 +1426,13 @@ def _stacked_tags(placed: list, tags: list[tuple[str]], points, g: LabelGeometry
     which its tag by them had overlapped from the start: "4" by its ring, 5 under it, named
     nowhere, the twenty-first tour). ``lines``: the roofs and the other levels' lines as
     segments ([N, 4] each): a tag joined in place hides no more of them than the tag it
-    replaces ("4" clear of the A100's HBM2 diagonal, "4/5" there across it: the 42nd tour)."""
-    named = {k for k, _lb in placed}
+    replaces ("4" clear of the A100's HBM2 diagonal, "4/5" there across it: the 42nd tour).
+    ``near``: px within which a point is on a named one's (STACKED_PX; TOUCHING_PX where the
+    only other spot left is beside another's marker); ``only``: that kernel alone."""
+    at = {tag[0]: k for k, tag in enumerate(tags)}
+    named = {k for k, _lb in placed} | {at[t] for _k, lb in placed
+                                        if all(t in at for t in stacked_tags(lb.text))
+                                        for t in stacked_tags(lb.text)}
     out = list(placed)
 
     def hidden(box) -> float:  # what a box hides of the lines, a roof's pixel 1
@@ -1374,7 +1442,7 @@ def _stacked_tags(placed: list, tags: list[tuple[str]], points, g: LabelGeometry
         return float(crossed_length_each(boxes, lines[0])[0]
                      + SOFT_LINE * crossed_length_each(boxes, lines[1])[0])
 
-    for k in range(len(tags)):
+    for k in range(len(tags)) if only is None else (only,):
         if k in named:
             continue
         # its point on the selected chip and its highest: a name set by the other kernel's
@@ -1385,7 +1453,7 @@ def _stacked_tags(placed: list, tags: list[tuple[str]], points, g: LabelGeometry
             continue
         for i, (j, lb) in enumerate(out):
             if min(math.hypot((lb.x - x) * g.px[0], (lb.y - y) * g.px[1])
-                   for x, y in mine) >= STACKED_PX:
+                   for x, y in mine) >= near:
                 continue
             # a name gives way to the two tags (the MLP layer's whole name had hidden the LSTM
             # step under it in the overlay: the sixteenth tour)

@@ -334,6 +334,12 @@ LABEL_SPOTS = (((8.0, 0.0), (0.0, 0.5)), ((-8.0, 0.0), (1.0, 0.5)),
                ((0.0, -8.0), (0.5, 1.0)), ((0.0, 8.0), (0.5, 0.0)),
                ((6.0, -6.0), (0.0, 1.0)), ((6.0, 6.0), (0.0, 0.0)),
                ((-6.0, -6.0), (1.0, 1.0)), ((-6.0, 6.0), (1.0, 0.0)))
+#: The same spots round a ringed marker (the selected kernel's: its ring is 22 px across with a
+#: 3 px pen on the selected chip, 18 px with 1 px on the others): at LABEL_SPOTS its tag touched
+#: the ring (the 42nd tour)
+RING_LABEL_SPOTS = tuple(((dx * 14.0 / 8.0, dy * 14.0 / 8.0) if dx == 0 or dy == 0
+                          else (dx * 10.0 / 6.0, dy * 10.0 / 6.0), anchor)
+                         for (dx, dy), anchor in LABEL_SPOTS)
 
 
 #: px between two kernels' markers that read as one spot (their 10 px shapes mostly overlap):
@@ -619,7 +625,8 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
                         others: tuple[np.ndarray, ...] | None = None,
                         bounds: tuple[float, float, float, float] | None = None,
                         spots=LABEL_SPOTS, lines: list[np.ndarray] | None = None,
-                        far_spots=(), over_lines: bool = True, crossing_soft: bool | None = None,
+                        far_spots=(), over_lines: bool = True, beside_others: bool = True,
+                        crossing_soft: bool | None = None,
                         soft_lines: list[np.ndarray] | None = None,
                         owners: np.ndarray | None = None,
                         gap: np.ndarray = LABEL_GAP,
@@ -638,8 +645,10 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
     lines, ``far_spots`` (further out, a stem joining the text to its marker that crosses no
     label); only where none of those is clear either does the text go over a line, in the near
     spot (of any form) where its backdrop hides the least of the lines, a roof only where every
-    spot crosses one (_least_crossed), unless ``over_lines`` is False: then it is left out (the
-    marker's tooltip names it).
+    spot crosses one (_least_crossed), else in a far spot over a line, its stem crossing lines,
+    and only where none of those fits beside another kernel's marker (with ``owners``; not at
+    all where ``beside_others`` is False), unless ``over_lines`` is False: then it is left out
+    (the marker's tooltip names it).
     ``soft_lines`` (other memory levels' diagonals) are kept off as the roofs are where some
     spot allows; where none does, they are crossed rather than the name left out.
     ``crossing_soft`` False: only spots clear of them (a caller tries a shorter text clear of
@@ -713,6 +722,29 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
             plain = ok[~ambiguous_each(candidates[ok], px, py, neighbours)]
         return candidates, ok, plain
 
+    def stem_clear(stem: np.ndarray, others_boxes: np.ndarray, lines_here: np.ndarray) -> bool:
+        """Whether a stem ([x1, y1, x2, y2]) from a marker to a far spot crosses no text
+        (from the marker's edge), no other marker, no stem drawn, and runs along no line."""
+        return not (crosses_each(boxes + STEM_CLEAR, _from_edge(stem)[None, :]).any()
+                    or crosses_each(others_boxes, stem[None, :]).any()
+                    or _crosses_a_segment(stem, stems)
+                    or _runs_along(stem, lines_here))
+
+    def far_over_lines(options, px: float, py: float, others_boxes: np.ndarray) -> list:
+        """(text, box, spot, True) for each far spot of each text that fits, over a line or
+        not, whose stem is clear (stem_clear; crossing lines allowed), as _least_crossed takes
+        them."""
+        if not len(far[0]):
+            return []
+        out = []
+        for text in options:
+            candidates, ok, _free, _plain = clear_spots(text, px, py, far, others_boxes,
+                                                        segments)
+            out += [(text, candidates[s], far_spots[s], True) for s in ok
+                    if stem_clear(np.array([px, py, px + far[0][s, 0], py + far[0][s, 1]]),
+                                  others_boxes, segments)]
+        return out
+
     placed = []
     # the stems of names set off their markers, as segments
     stems = np.zeros((0, 4)) if stems_drawn is None else np.asarray(stems_drawn, dtype=float)
@@ -765,11 +797,8 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
                     # just outside kernel 1's ring had every stem start within the ring's box,
                     # and went unnamed; of the other markers from its centre: one starting in a
                     # stacked marker would name one of the two)
-                    if not (crosses_each(boxes + STEM_CLEAR, _from_edge(stem[0])[None, :]).any()
-                            or crosses_each(others_boxes, stem).any()
-                            or _crosses_a_segment(stem[0], stems)
-                            or _runs_along(stem[0], lines_here)
-                            or not cross_ok and stem_crosses(stem[0], segments)):
+                    if stem_clear(stem[0], others_boxes, lines_here) and (
+                            cross_ok or not stem_crosses(stem[0], segments)):
                         chosen = (text, candidates[s], far_spots[s], True)
                         stems = np.vstack([stems, stem])
                         break
@@ -778,8 +807,16 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
             if chosen is not None:
                 break
         if chosen is None and over_lines:
+            # over a line by its own marker; else set off with a stem, over a line (a tag in
+            # the only near spot left, beside another kernel's marker, read as that one's: "2"
+            # level with marker 1 and "1" with marker 2, the 42nd tour); that only where
+            # neither is left
             chosen = (_least_crossed(over_a_line, segments, soft)
-                      or _least_crossed(beside_another, segments, soft))
+                      or _least_crossed(far_over_lines(options, px, py, others_boxes), segments, soft)
+                      or beside_others and _least_crossed(beside_another, segments, soft) or None)
+            if chosen is not None and chosen[3]:
+                (ox, oy), _anchor = chosen[2]
+                stems = np.vstack([stems, [[px, py, px + ox, py + oy]]])
         if chosen is not None:
             text, box, (offset, anchor), stem = chosen
             boxes = np.vstack([boxes, box])
@@ -802,20 +839,21 @@ SOFT_LINE = 0.5
 
 
 def _least_crossed(spots: list, roofs: np.ndarray, soft: np.ndarray):
-    """Of ``spots`` ((text, box, spot) a text fits in, every one over a line), the one hiding
+    """Of ``spots`` ((text, box, spot[, stem]) a text fits in, every one over a line), the one hiding
     the least of the other levels' lines, where some spot crosses no roof (the roofs are the
     lines the chart is read by: the first spot that fitted had put "7" on the A100's bf16 roof
     where a spot over a faint line was left, the 41st tour); else the one hiding the least of
     every line, a roof's pixel 1 and another's SOFT_LINE. The first of equals; as
-    place_kernel_labels chooses it (its stem False); None where ``spots`` is empty."""
+    place_kernel_labels chooses it (its stem as given, else False); None where ``spots`` is
+    empty."""
     if not spots:
         return None
-    boxes = np.array([box for _text, box, _spot in spots]) + LINE_CLEAR
+    boxes = np.array([box for _text, box, _spot, *_stem in spots]) + LINE_CLEAR
     on_roofs = crossed_length_each(boxes, roofs)
     cost = on_roofs + SOFT_LINE * crossed_length_each(boxes, soft)
     best = int(np.argmin(np.where(on_roofs > 0, np.inf, cost) if (on_roofs == 0).any() else cost))
-    text, box, spot = spots[best]
-    return text, box, spot, False
+    text, box, spot, *stem = spots[best]
+    return text, box, spot, bool(stem and stem[0])
 
 
 def ambiguous_each(boxes: np.ndarray, px: float, py: float, neighbours: np.ndarray) -> np.ndarray:
