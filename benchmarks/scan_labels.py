@@ -168,6 +168,42 @@ def scan_plot(plot, where: str, shots: Path | None, why: bool = False
     return found, len(texts)
 
 
+def example_windows(path: Path, ini: Path):
+    """For each of SIZES, Memory levels on and off, overlay and side by side: (its words, a new
+    main window with the example at ``path`` open in that state, its labels placed), as a user
+    sees it after opening the example; the window closed after each. ``ini``: the settings
+    file every window shares (its panels as the last one left them, as a user's)."""
+    from PySide6.QtCore import QSettings
+    from PySide6.QtWidgets import QApplication
+
+    from roofline_gui.models.settings import Settings
+    from roofline_gui.widgets.app.main_window import MainWindow
+
+    app = QApplication.instance() or QApplication([])
+    for size in SIZES:
+        for levels in (True, False):
+            for mode in ("overlay", "side_by_side"):
+                window = MainWindow(settings=Settings(QSettings(str(ini),
+                                                                QSettings.Format.IniFormat)))
+                window.resize(*size)
+                window.show()
+                window.files.open_example(path)
+                window.set_memory_levels(levels)
+                window.set_mode(mode)
+                for _ in range(3):
+                    app.processEvents()
+                for _ in range(40):
+                    app.processEvents()
+                    if not any(p.labels_pending for p in window.canvas.plots):
+                        break
+                yield (f"{path.stem} {size[0]}×{size[1]} levels={'on' if levels else 'off'}"
+                       f" {mode}"), window
+                window.model.undo_stack.setClean()
+                window.close()
+                window.deleteLater()
+                app.processEvents()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shots", type=Path, help="save each chart with a text over something")
@@ -177,12 +213,9 @@ def main() -> None:
     args = parser.parse_args()
     if args.shots:
         args.shots.mkdir(parents=True, exist_ok=True)
-    from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
 
-    from roofline_gui.models.settings import Settings
     from roofline_gui.widgets.app.file_actions import examples
-    from roofline_gui.widgets.app.main_window import MainWindow
 
     app = QApplication.instance() or QApplication([])
     ini = Path(tempfile.mkdtemp()) / "scan.ini"
@@ -191,36 +224,15 @@ def main() -> None:
     for path in examples():
         if args.only and args.only not in path.stem:
             continue
-        for size in SIZES:
-            for levels in (True, False):
-                for mode in ("overlay", "side_by_side"):
-                    # a new window for each: what a user sees after opening the example
-                    window = MainWindow(settings=Settings(QSettings(str(ini),
-                                                                    QSettings.Format.IniFormat)))
-                    window.resize(*size)
-                    window.show()
-                    window.files.open_example(path)
-                    window.set_memory_levels(levels)
-                    window.set_mode(mode)
-                    for _ in range(3):
-                        app.processEvents()
-                    for _ in range(40):
-                        app.processEvents()
-                        if not any(p.labels_pending for p in window.canvas.plots):
-                            break
-                    for n, plot in enumerate(window.canvas.plots):
-                        plot.finish_pending()
-                        app.processEvents()
-                        where = (f"{path.stem} {size[0]}×{size[1]} levels={'on' if levels else 'off'}"
-                                 f" {mode}" + (f" #{n + 1}" if mode != "overlay" else ""))
-                        found, count = scan_plot(plot, where, args.shots, args.why)
-                        every += found
-                        texts += count
-                        print(f"{where}: {count} texts, {len(found)} over something", flush=True)
-                    window.model.undo_stack.setClean()
-                    window.close()
-                    window.deleteLater()
-                    app.processEvents()
+        for state, window in example_windows(path, ini):
+            for n, plot in enumerate(window.canvas.plots):
+                plot.finish_pending()
+                app.processEvents()
+                where = state + (f" #{n + 1}" if "side_by_side" in state else "")
+                found, count = scan_plot(plot, where, args.shots, args.why)
+                every += found
+                texts += count
+                print(f"{where}: {count} texts, {len(found)} over something", flush=True)
     print(f"\n{platform.processor() or platform.machine()}, Python {platform.python_version()}: "
           f"{texts} texts scanned in {time.perf_counter() - start:.0f} s, {len(every)} over something")
     for where, text, on_lines, on_marks, on_texts in every:

@@ -48,3 +48,20 @@ def test_each_benchmark_runs_its_main_after_defining_everything():
         guards = [i for i, node in enumerate(body) if isinstance(node, ast.If)
                   and "__main__" in ast.unparse(node.test)]
         assert guards in ([], [len(body) - 1]), path.name
+
+
+def test_the_tag_scan_reads_a_chart_with_the_current_api(window):
+    """scan_tags.py's measure runs on a chart as the app places it (the article's overlay, its
+    first kernel selected): each finding its text, its kernel, the other and the markers' px
+    apart. No figure is checked here."""
+    from PySide6.QtWidgets import QApplication
+
+    from roofline_gui.widgets.app.file_actions import example_named
+
+    assert window.files.open_example(example_named("the-article-claim-by-claim"))
+    QApplication.processEvents()
+    plot = window.canvas.overlay_plot
+    plot.finish_pending()
+    found = bench("scan_tags").read_as_anothers(plot)
+    assert isinstance(found, list) and all(len(f) == 4 for f in found)
+    assert len(plot.scene.labels.names) >= 5

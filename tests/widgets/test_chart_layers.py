@@ -1810,34 +1810,6 @@ def test_a_legend_below_a_chart_of_every_preset_leaves_the_view_room(window):
     assert STEP_LEGEND in texts  # the marks' rows stay
 
 
-def _read_as_anothers(plot) -> list[tuple[str, int, int, float]]:
-    """The names and tags set by their markers (no stem) that another kernel's marker in the
-    chart is nearer than their own (a point's distance to the text's box): read as that
-    kernel's. Each as (text, its kernel, that kernel, px between the two markers)."""
-    from roofline_gui.core.chart_labels import _kernel_points, stacked_tags
-    from roofline_gui.core.display import kernel_tags, offset_label_box
-
-    scene, g = plot.scene, plot.label_geometry()
-    kx, ky, owner = _kernel_points(scene)
-    tags = kernel_tags([k.name for k in scene.comparison.kernels])
-
-    def gap(box, x, y):
-        return np.hypot(max(box[0] - x, x - box[2], 0.0), max(box[1] - y, y - box[3], 0.0))
-
-    found = []
-    for lb in scene.labels.names:
-        if lb.stem:
-            continue
-        box = offset_label_box(lb, g.px, g.text_px, g.line)
-        own = {lb.item} | {tags.index(t) for t in stacked_tags(lb.text) if t in tags}
-        mine = gap(box, lb.x * g.px[0], -lb.y * g.px[1])
-        found += [(lb.text, lb.item, int(o), float(np.hypot((x - lb.x) * g.px[0], (y - lb.y) * g.px[1])))
-                  for x, y, o in zip(kx, ky, owner, strict=True)
-                  if o not in own and np.isfinite(x + y)
-                  and gap(box, x * g.px[0], -y * g.px[1]) < mine - 0.5]
-    return found
-
-
 def test_a_tag_beside_touching_markers_names_both(window, qtbot):
     """The 42nd tour read "7" under the A100's markers of 1 and 7 (touching: their shapes
     overlap) as kernel 1's, side by side at 1280 × 800, where the only spot left for it was
@@ -1845,8 +1817,11 @@ def test_a_tag_beside_touching_markers_names_both(window, qtbot):
     selected, no tag set by its marker has the marker of another kernel that touches its own
     nearer than its own (but the selected kernel's, ringed, where nothing else has room: the
     kernel the user clicked is named, the twelfth tour)."""
+    from conftest import bench
+
     from roofline_gui.core.chart_labels import stacked_tags
 
+    read_as_anothers = bench("scan_tags").read_as_anothers
     touching_px = 10.0  # markers' shapes are 10 px across: nearer, they overlap
     model = window.model
     charts = [plot for _size, plot in _article_charts(window, "side_by_side", [(1280, 800)],
@@ -1858,7 +1833,7 @@ def test_a_tag_beside_touching_markers_names_both(window, qtbot):
             settle(plot)
             plot.finish_pending()
             k = model.comparison.kernel_index[kernel.id]
-            touching += [(kernel.name, *f) for f in _read_as_anothers(plot)
+            touching += [(kernel.name, *f) for f in read_as_anothers(plot)
                          if f[3] < touching_px and f[1] != k]
             joined |= {lb.text for lb in plot.scene.labels.names if len(stacked_tags(lb.text)) > 1}
     assert touching == []
