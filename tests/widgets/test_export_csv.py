@@ -31,8 +31,8 @@ def test_a_session_of_workloads_alone_exports_their_table_and_says_so(window, tm
     assert len(rows) == 4 and {r["chip"] for r in rows} == {c.name for c in chips}
     assert {r["workload"] for r in rows} == {w.name for w in workloads}
     assert all(float(r["time_s"]) > 0 for r in rows)
-    assert said.endswith(": the workloads' table, 4 rows (2 workloads on 2 chips) (the session has "
-                         "no kernels)"), said
+    assert said.endswith(": the workloads' table, 4 rows (2 workloads on 2 chips); the session has "
+                         "no kernels"), said
 
 
 def test_the_kernels_table_says_its_rows(window, tmp_path, monkeypatch):

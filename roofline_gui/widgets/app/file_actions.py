@@ -421,7 +421,9 @@ class FileActions(QObject):
         what = _("the workloads' table, {rows} ({workloads} on {chips})").format(
             rows=_count(rows, "row"), workloads=_count(len(doc.workloads), "workload"),
             chips=_count(len(doc.chips), "chip"))
-        return what + (_(" (the session has no kernels)") if not doc.kernels else "")
+        # (not a second parenthesis after the first: "(3 workloads on 3 chips) (the session has
+        # no kernels)" read clumsily, the 43rd tour)
+        return what + (_("; the session has no kernels") if not doc.kernels else "")
 
 
 def _count(n: int, what: str) -> str:
