@@ -168,11 +168,12 @@ def scan_plot(plot, where: str, shots: Path | None, why: bool = False
     return found, len(texts)
 
 
-def example_windows(path: Path, ini: Path):
-    """For each of SIZES, Memory levels on and off, overlay and side by side: (its words, a new
-    main window with the example at ``path`` open in that state, its labels placed), as a user
-    sees it after opening the example; the window closed after each. ``ini``: the settings
-    file every window shares (its panels as the last one left them, as a user's)."""
+def example_windows(path: Path, ini: Path, sizes=SIZES, levels_on=(True, False),
+                    modes=("overlay", "side_by_side")):
+    """For each of ``sizes``, Memory levels on and off, overlay and side by side: (its words, a
+    new main window with the example at ``path`` open in that state, its labels placed), as a
+    user sees it after opening the example; the window closed after each. ``ini``: the
+    settings file every window shares (its panels as the last one left them, as a user's)."""
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
 
@@ -180,9 +181,9 @@ def example_windows(path: Path, ini: Path):
     from roofline_gui.widgets.app.main_window import MainWindow
 
     app = QApplication.instance() or QApplication([])
-    for size in SIZES:
-        for levels in (True, False):
-            for mode in ("overlay", "side_by_side"):
+    for size in sizes:
+        for levels in levels_on:
+            for mode in modes:
                 window = MainWindow(settings=Settings(QSettings(str(ini),
                                                                 QSettings.Format.IniFormat)))
                 window.resize(*size)

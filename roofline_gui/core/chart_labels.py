@@ -1107,6 +1107,19 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels,
     taken = [*g.avoid, *(box for label in roof_labels for box in label_footprint(label, g)),
              *_big_points(scene, g)]
     names = [k.name for k in cmp.kernels]
+    centres = np.column_stack([kx * g.px[0], -ky * g.px[1]])  # every kernel's markers (px)
+
+    def nearer_other(box, label, kernels) -> bool:
+        """Whether a marker of a kernel not among ``kernels`` is nearer ``box`` than the
+        marker ``label`` stands by (the text reads as naming that one)."""
+        def gap(x, y):
+            return np.hypot(np.maximum(np.maximum(box[0] - x, x - box[2]), 0.0),
+                            np.maximum(np.maximum(box[1] - y, y - box[3]), 0.0))
+        mine = gap(label.x * g.px[0], -label.y * g.px[1])
+        with np.errstate(invalid="ignore"):
+            theirs = gap(centres[:, 0], centres[:, 1])[~np.isin(kernel_of, list(kernels))]
+        return bool((theirs < mine).any())
+
     texts = ([(tag,) for tag in kernel_tags(names)] if tags_only else
              [tuple(dict.fromkeys(forms)) for forms in zip(
                  names, short_names(names), short_names(names, SHORTEST_NAME), strict=True)])
@@ -1328,7 +1341,7 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels,
                                    [*taken, *boxes(placed)], elsewhere,
                                    (k_sel, [*unringed, *boxes(placed)]),
                                    (polyline_segments(roofs), polyline_segments(soft)),
-                                   near=TOUCHING_PX, only=k)
+                                   near=TOUCHING_PX, only=k, nearer_other=nearer_other)
             if joined != placed:
                 placed = joined
                 continue
@@ -1336,7 +1349,8 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels,
         placed += got
     placed = _stacked_tags(placed, tags, (at_selected, at_highest), g, [*taken, *boxes(placed)],
                            elsewhere, (k_sel, [*unringed, *boxes(placed)]),
-                           (polyline_segments(roofs), polyline_segments(soft)))
+                           (polyline_segments(roofs), polyline_segments(soft)),
+                           nearer_other=nearer_other)
     return _as_chart_labels(placed)
 
 
@@ -1415,7 +1429,8 @@ def _stem_boxes(label, g: LabelGeometry, step: float = 3.0) -> list[tuple]:
 def _stacked_tags(placed: list, tags: list[tuple[str]], points, g: LabelGeometry,
                   taken: list, elsewhere=None, selected: tuple = (None, ()),
                   lines: tuple[np.ndarray, np.ndarray] | None = None,
-                  near: float = STACKED_PX, only: int | None = None) -> list:
+                  near: float = STACKED_PX, only: int | None = None,
+                  nearer_other=None) -> list:
     """``placed`` ((kernel, KernelLabel) pairs) with each kernel left out whose point (at the
     first of ``points``, (xs, ys) in log10, where it has one) lies within STACKED_PX of a
     named kernel's, its tag joined to that kernel's tag in place of its name ("4/5"), where the
@@ -1428,7 +1443,11 @@ def _stacked_tags(placed: list, tags: list[tuple[str]], points, g: LabelGeometry
     segments ([N, 4] each): a tag joined in place hides no more of them than the tag it
     replaces ("4" clear of the A100's HBM2 diagonal, "4/5" there across it: the 42nd tour).
     ``near``: px within which a point is on a named one's (STACKED_PX; TOUCHING_PX where the
-    only other spot left is beside another's marker); ``only``: that kernel alone."""
+    only other spot left is beside another's marker); ``only``: that kernel alone.
+    ``nearer_other(box, label, kernels)``: whether a marker of a kernel not among ``kernels``
+    is nearer the box than the label's own; a tag joined in place is not brought nearer
+    another's marker than its own, as the tag it replaces was not ("4/5", widened from the
+    selected "4" by its ring, reached towards kernel 9's marker: the 43rd tour)."""
     at = {tag[0]: k for k, tag in enumerate(tags)}
     named = {k for k, _lb in placed} | {at[t] for _k, lb in placed
                                         if all(t in at for t in stacked_tags(lb.text))
@@ -1471,8 +1490,11 @@ def _stacked_tags(placed: list, tags: list[tuple[str]], points, g: LabelGeometry
                             dtype=float).reshape(-1, 4)
             # (inside the view: "1" joined in place to "1/7" by the V100's marker at its left
             # edge ran under the axis, "l/7", the 42nd tour)
+            group = {j, k, *(at[t] for t in said if t in at)}
             if (not overlaps_each(box, rest + LABEL_GAP)[0] and _inside(box[0], g)
-                    and hidden(box) <= hidden(was) + 0.5):
+                    and hidden(box) <= hidden(was) + 0.5
+                    and (nearer_other is None or not nearer_other(box[0], lb, group)
+                         or nearer_other(was, lb, group))):
                 out[i] = (j, joined)
                 named.add(k)
             elif elsewhere is not None:

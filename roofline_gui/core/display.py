@@ -335,10 +335,11 @@ LABEL_SPOTS = (((8.0, 0.0), (0.0, 0.5)), ((-8.0, 0.0), (1.0, 0.5)),
                ((6.0, -6.0), (0.0, 1.0)), ((6.0, 6.0), (0.0, 0.0)),
                ((-6.0, -6.0), (1.0, 1.0)), ((-6.0, 6.0), (1.0, 0.0)))
 #: The same spots round a ringed marker (the selected kernel's: its ring is 22 px across with a
-#: 3 px pen on the selected chip, 18 px with 1 px on the others): at LABEL_SPOTS its tag touched
-#: the ring (the 42nd tour)
-RING_LABEL_SPOTS = tuple(((dx * 14.0 / 8.0, dy * 14.0 / 8.0) if dx == 0 or dy == 0
-                          else (dx * 10.0 / 6.0, dy * 10.0 / 6.0), anchor)
+#: 3 px pen on the selected chip, 12.5 px to its outer edge, 18 px with 1 px on the others): at
+#: LABEL_SPOTS its tag touched the ring (the 42nd tour), at 14 and 10 px a corner's tag came
+#: within 2 px of it (the 43rd); a box's side 15 px out, its corner 12 px each way (17 px)
+RING_LABEL_SPOTS = tuple(((dx * 15.0 / 8.0, dy * 15.0 / 8.0) if dx == 0 or dy == 0
+                          else (dx * 2.0, dy * 2.0), anchor)
                          for (dx, dy), anchor in LABEL_SPOTS)
 
 
