@@ -34,17 +34,12 @@ import numpy as np  # noqa: E402
 SAME_POINT_PX = 0.5  # another kernel's marker this much nearer or less is on the same point
 
 
-def _gap(box, x: float, y: float) -> float:
-    """Pixels from a point to a box (0 inside)."""
-    return math.hypot(max(box[0] - x, x - box[2], 0.0), max(box[1] - y, y - box[3], 0.0))
-
-
 def read_as_anothers(plot) -> list[tuple[str, int, int, float]]:
     """(text, its kernel, the other kernel, px between the two kernels' markers) for each name
     or tag of ``plot`` set by its marker that another kernel's marker is nearer than its own
     (the nearest such one)."""
     from roofline_gui.core.chart_labels import _kernel_points, stacked_tags
-    from roofline_gui.core.display import kernel_tags, offset_label_box
+    from roofline_gui.core.display import box_gaps, kernel_tags, offset_label_box
 
     scene, g = plot.scene, plot.label_geometry()
     kx, ky, owner = _kernel_points(scene)
@@ -55,10 +50,10 @@ def read_as_anothers(plot) -> list[tuple[str, int, int, float]]:
             continue
         box = offset_label_box(label, g.px, g.text_px, g.line)
         own = {label.item} | {tags.index(t) for t in stacked_tags(label.text) if t in tags}
-        mine = _gap(box, label.x * g.px[0], -label.y * g.px[1])
-        nearer = [(_gap(box, x * g.px[0], -y * g.px[1]), int(o),
-                   math.hypot((x - label.x) * g.px[0], (y - label.y) * g.px[1]))
-                  for x, y, o in zip(kx, ky, owner, strict=True)
+        mine = box_gaps(box, [label.x * g.px[0]], [-label.y * g.px[1]])[0, 0]
+        theirs = box_gaps(box, kx * g.px[0], -ky * g.px[1])[0]
+        nearer = [(float(gap), int(o), math.hypot((x - label.x) * g.px[0], (y - label.y) * g.px[1]))
+                  for x, y, o, gap in zip(kx, ky, owner, theirs, strict=True)
                   if o not in own and np.isfinite(x + y)]
         nearer = [n for n in nearer if n[0] < mine - SAME_POINT_PX]
         if nearer:

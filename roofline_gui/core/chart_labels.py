@@ -45,6 +45,7 @@ from roofline_gui.core.display import (
     STEM_CLEAR,
     WORKLOAD_LABEL_SPOTS,
     TextWidth,
+    box_gaps,
     crossed_length_each,
     crosses_each,
     headed_names,
@@ -1112,13 +1113,10 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels,
     def nearer_other(box, label, kernels) -> bool:
         """Whether a marker of a kernel not among ``kernels`` is nearer ``box`` than the
         marker ``label`` stands by (the text reads as naming that one)."""
-        def gap(x, y):
-            return np.hypot(np.maximum(np.maximum(box[0] - x, x - box[2]), 0.0),
-                            np.maximum(np.maximum(box[1] - y, y - box[3]), 0.0))
-        mine = gap(label.x * g.px[0], -label.y * g.px[1])
+        mine = box_gaps(box, [label.x * g.px[0]], [-label.y * g.px[1]])[0, 0]
         with np.errstate(invalid="ignore"):
-            theirs = gap(centres[:, 0], centres[:, 1])[~np.isin(kernel_of, list(kernels))]
-        return bool((theirs < mine).any())
+            theirs = box_gaps(box, centres[:, 0], centres[:, 1])[0]
+            return bool((theirs[~np.isin(kernel_of, list(kernels))] < mine).any())
 
     texts = ([(tag,) for tag in kernel_tags(names)] if tags_only else
              [tuple(dict.fromkeys(forms)) for forms in zip(
@@ -1163,7 +1161,8 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels,
     def named_in(placed: list) -> set[int]:
         """The kernels ``placed`` names: by their names, and by their tags in joined tags
         ("1/7" names 1 and 7)."""
-        return {k for k, _lb in placed} | _by_tags([lb.text for _k, lb in placed], names)
+        return {k for k, _lb in placed} | _tagged([lb.text for _k, lb in placed],
+                                                  [tag[0] for tag in tags])
 
     def touching_tags(k: int) -> list[tuple[str, ...]]:
         """``tags`` with kernel ``k``'s joined to those of the kernels whose markers (on the
@@ -1331,6 +1330,7 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels,
     # (during a drag step, as before: beside another's marker where nothing else is left; the
     # names are placed again on release, and the tries cost a 40-kernel step 1.6x)
     dragging = scene.selection.lifted is not None
+    segments = (polyline_segments(roofs), polyline_segments(soft))  # (once, for each join)
     for k in range(len(names)):
         if k in named_in(placed) or stacked_on(k, placed):
             continue
@@ -1340,8 +1340,8 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels,
             joined = _stacked_tags(placed, tags, (at_selected, at_highest), g,
                                    [*taken, *boxes(placed)], elsewhere,
                                    (k_sel, [*unringed, *boxes(placed)]),
-                                   (polyline_segments(roofs), polyline_segments(soft)),
-                                   near=TOUCHING_PX, only=k, nearer_other=nearer_other)
+                                   segments, near=TOUCHING_PX, only=k,
+                                   nearer_other=nearer_other)
             if joined != placed:
                 placed = joined
                 continue
@@ -1349,8 +1349,7 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels,
         placed += got
     placed = _stacked_tags(placed, tags, (at_selected, at_highest), g, [*taken, *boxes(placed)],
                            elsewhere, (k_sel, [*unringed, *boxes(placed)]),
-                           (polyline_segments(roofs), polyline_segments(soft)),
-                           nearer_other=nearer_other)
+                           segments, nearer_other=nearer_other)
     return _as_chart_labels(placed)
 
 
@@ -1382,7 +1381,12 @@ def tag_key(texts, names: list[str], cut=()) -> list[str]:
 
 def _by_tags(texts, names: list[str]) -> set[int]:
     """The kernels ``texts`` name by their tags alone ("4/5": 4 and 5; a name: none)."""
-    at = {tag: k for k, tag in enumerate(kernel_tags(names))}
+    return _tagged(texts, kernel_tags(names))
+
+
+def _tagged(texts, tags: list[str]) -> set[int]:
+    """The kernels (indexes into ``tags``, each kernel's tag) ``texts`` name by tags alone."""
+    at = {tag: k for k, tag in enumerate(tags)}
     return {at[t] for text in texts for t in stacked_tags(text)
             if all(part in at for part in stacked_tags(text))}
 
@@ -1449,9 +1453,8 @@ def _stacked_tags(placed: list, tags: list[tuple[str]], points, g: LabelGeometry
     another's marker than its own, as the tag it replaces was not ("4/5", widened from the
     selected "4" by its ring, reached towards kernel 9's marker: the 43rd tour)."""
     at = {tag[0]: k for k, tag in enumerate(tags)}
-    named = {k for k, _lb in placed} | {at[t] for _k, lb in placed
-                                        if all(t in at for t in stacked_tags(lb.text))
-                                        for t in stacked_tags(lb.text)}
+    named = {k for k, _lb in placed} | _tagged([lb.text for _k, lb in placed],
+                                               [tag[0] for tag in tags])
     out = list(placed)
 
     def hidden(box) -> float:  # what a box hides of the lines, a roof's pixel 1

@@ -857,21 +857,25 @@ def _least_crossed(spots: list, roofs: np.ndarray, soft: np.ndarray):
     return text, box, spot, bool(stem and stem[0])
 
 
+def box_gaps(boxes, xs, ys) -> np.ndarray:
+    """Pixels from each of the points (``xs``, ``ys``, [M]) to each of ``boxes`` ([S, 4]), as
+    [S, M] (0 inside a box)."""
+    boxes = np.asarray(boxes, dtype=float).reshape(-1, 4)
+    x, y = np.asarray(xs, dtype=float)[None, :], np.asarray(ys, dtype=float)[None, :]
+    dx = np.maximum(np.maximum(boxes[:, 0:1] - x, x - boxes[:, 2:3]), 0.0)
+    dy = np.maximum(np.maximum(boxes[:, 1:2] - y, y - boxes[:, 3:4]), 0.0)
+    return np.hypot(dx, dy)
+
+
 def ambiguous_each(boxes: np.ndarray, px: float, py: float, neighbours: np.ndarray) -> np.ndarray:
     """For each of ``boxes`` ([S, 4]) of a text naming the marker at (``px``, ``py``), whether
     one of ``neighbours`` ([M, 2], other kernels' marker centres) is within AMBIGUOUS_PX of as
-    near the box as that marker (distances from a point to a box: 0 inside)."""
+    near the box as that marker (box_gaps)."""
     boxes = np.asarray(boxes, dtype=float).reshape(-1, 4)
-
-    def gap(x, y):
-        dx = np.maximum(np.maximum(boxes[:, 0:1] - x, x - boxes[:, 2:3]), 0.0)
-        dy = np.maximum(np.maximum(boxes[:, 1:2] - y, y - boxes[:, 3:4]), 0.0)
-        return np.hypot(dx, dy)
-
     if not len(neighbours):
         return np.zeros(len(boxes), dtype=bool)
-    own = gap(np.array([px]), np.array([py]))[:, 0]
-    return gap(neighbours[:, 0][None, :], neighbours[:, 1][None, :]).min(axis=1) < own + AMBIGUOUS_PX
+    own = box_gaps(boxes, [px], [py])[:, 0]
+    return box_gaps(boxes, neighbours[:, 0], neighbours[:, 1]).min(axis=1) < own + AMBIGUOUS_PX
 
 
 def _runs_along(segment: np.ndarray, segments: np.ndarray, near: float = 2.5) -> bool:
