@@ -65,3 +65,15 @@ def test_the_tag_scan_reads_a_chart_with_the_current_api(window):
     found = bench("scan_tags").read_as_anothers(plot)
     assert isinstance(found, list) and all(len(f) == 4 for f in found)
     assert len(plot.scene.labels.names) >= 5
+
+
+def test_the_new_window_benchmark_counts_its_baseline_placements(qtbot):
+    """bench_new_window.py's baseline (labels never held, as before 2026-12-06) still places
+    them at every draw of a window being built, and the app's way once. No timing here."""
+    from roofline_gui.widgets.chart.roofline_plot import RooflinePlot
+
+    new_window = bench("bench_new_window")
+    _took, held = new_window.one_window("a100-vs-tpu-v3", "overlay", baseline=False)
+    _took, before = new_window.one_window("a100-vs-tpu-v3", "overlay", baseline=True)
+    assert held == 1 and before > held
+    assert "labels_held" not in RooflinePlot.__dict__  # the baseline's stand-in is gone

@@ -1863,6 +1863,15 @@ def place_labels(scene: ChartScene, g: LabelGeometry, *, selected_chip: str | No
     return PlacedLabels(roof_labels, kernel_names, workloads, g.px, *key)
 
 
+def key_only(scene: ChartScene, g: LabelGeometry, *, selected_chip: str | None,
+             foreground: str, roofs: bool = True) -> PlacedLabels:
+    """The peaks' key alone, no other text (a window being built: the key's width sizes the
+    view the other labels wait for; without it the view was wider, and the labels were placed
+    twice on the window's first turns)."""
+    return PlacedLabels((), (), (None,) * len(scene.workloads), g.px,
+                        *_key(scene, g, selected_chip, foreground, roofs))
+
+
 def _key(scene: ChartScene, g: LabelGeometry, selected_chip: str | None, foreground: str,
          roofs: bool) -> tuple[tuple[KeyLabel, ...], tuple[str, ...]]:
     """The key's labels, and the texts its width fits: every chip's, so it holds still while

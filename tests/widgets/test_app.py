@@ -1129,3 +1129,39 @@ def test_a_shipped_example_opened_with_file_open_is_an_untitled_copy(window, mon
                         staticmethod(lambda _parent, suggested, *_a: asked.append(suggested) or ""))
     assert not window.files.save()  # Save asks where (cancelled here), never the example
     assert asked and path.read_bytes() == before
+
+
+@pytest.mark.parametrize("mode", ["overlay", "side_by_side"])
+def test_a_new_window_places_its_labels_once_in_the_view_it_shows(qtbot, settings, model,
+                                                                  monkeypatch, mode):
+    """A window being built drew its chart three times at sizes never shown (the panel's first
+    draw, the view settings put back, their redraw), placing every label each time, then again
+    in the view it was shown in: a third of a new window's time. Now none while it is built,
+    and the overlay's once, for the view shown; the names and key are all there."""
+    from roofline_gui.widgets.app.main_window import MainWindow
+    from roofline_gui.widgets.chart import roofline_plot
+
+    settings.set("view/mode", mode)  # as the last session left it
+    placed = []
+    real = roofline_plot.place_labels
+    monkeypatch.setattr(roofline_plot, "place_labels",
+                        lambda scene, g, **kw: placed.append(g.px) or real(scene, g, **kw))
+    w = MainWindow(settings=settings, model=model)
+    assert placed == []  # nothing placed while the window is built
+    w.resize(1280, 800)
+    w.show()
+    qtbot.waitExposed(w)
+    for _ in range(5):
+        QApplication.processEvents()
+    plots = w.canvas.plots
+    assert len(plots) == (1 if mode == "overlay" else len(model.document.chips))
+    if mode == "overlay":  # (a grid lays itself out over a few turns, placing them as it goes)
+        assert len(placed) == 1
+    for plot in plots:
+        view = plot.plot.getViewBox()
+        labels = plot.scene.labels
+        assert labels.names and labels.key and labels.px == plot.label_geometry(plot.scene).px
+        assert view.width() > 100 and not plot.labels_pending
+    w.model.undo_stack.setClean()
+    w.close()
+    w.deleteLater()

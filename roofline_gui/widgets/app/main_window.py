@@ -169,7 +169,8 @@ class MainWindow(QMainWindow):
         palette = QApplication.palette()
         self.canvas = CanvasPanel(self.model, self.presets,
                                   background=palette.color(QPalette.ColorRole.Base).name(),
-                                  foreground=palette.color(QPalette.ColorRole.Text).name())
+                                  foreground=palette.color(QPalette.ColorRole.Text).name(),
+                                  hold_labels=True)  # until the window is built
         self.setCentralWidget(self.canvas)
         self._holding = 0  # nested _docks_held
         self._docks_again: QSize | None = None  # the restored size, until the docks are back
@@ -225,6 +226,7 @@ class MainWindow(QMainWindow):
         self.settings_restore()
         self._update_title()
         wrap_long_tips(self)  # the long plain tooltips shown wrapped (the panels', as built)
+        self.canvas.release_labels()  # placed once, in the view first shown
 
     # -- panels -----------------------------------------------------------------------------------
     # The chart is what a user looks at first, so the window paints it before building the side

@@ -119,9 +119,13 @@ class CanvasPanel(QWidget):
     sig_cursor_moved = Signal(float, float)
 
     def __init__(self, model: DocumentModel, presets: Presets, parent=None,
-                 background: str = "w", foreground: str = "#202020") -> None:
+                 background: str = "w", foreground: str = "#202020",
+                 hold_labels: bool = False) -> None:
         super().__init__(parent)
         self.model, self.presets = model, presets
+        #: the charts' labels wait for release_labels (a window being built: RooflinePlot's
+        #: labels_held)
+        self._labels_held = hold_labels
         self.options = ViewOptions(foreground=foreground,
                                    background=pg.mkColor(background).name(),
                                    ops_per_unit=float(model.units.ops_per_unit),
@@ -209,8 +213,18 @@ class CanvasPanel(QWidget):
             self._grid_area.verticalScrollBar().valueChanged.connect(self._title_in_sight)
         return self._grid
 
+    def release_labels(self) -> None:
+        """The window is built: every chart's labels are placed on the next turn of the event
+        loop, in the view it is then shown in (hold_labels)."""
+        self._labels_held = False
+        for plot in (self.overlay_plot, *self.grid_plots):
+            if plot.labels_held:
+                plot.labels_held = False
+                plot._view_placing.start()
+
     def _make_plot(self, plot_item: pg.PlotItem) -> RooflinePlot:
         plot = RooflinePlot(plot_item, self.options, self)
+        plot.labels_held = self._labels_held
         plot.sig_kernel_clicked.connect(self._on_kernel_clicked)
         plot.sig_marker_dragged.connect(self._on_marker_dragged)
         plot.sig_workload_dragged.connect(self._on_workload_dragged)

@@ -199,6 +199,12 @@ class RooflinePlot(QObject):
         # for the resizes of its first layout. A new scene places them at once; finish_pending
         # (an export) places what waits.
         self._placed_for: tuple | None = None  # the geometry the labels were placed in
+        #: While a window is built its chart is drawn three times (the panel's first draw, the
+        #: view settings put back, their redraw), each at a size it is never shown at: the
+        #: labels wait (the canvas lets them go, release_labels) and are placed once, on the
+        #: turn the window is shown. (Each placement took 100-190 ms for a shipped example: a
+        #: third of a new window's time went to labels nobody saw.)
+        self.labels_held = False
         self._view_placing = QTimer(self)
         self._view_placing.setSingleShot(True)
         self._view_placing.setInterval(0)
@@ -420,6 +426,12 @@ class RooflinePlot(QObject):
         g = self.label_geometry(scene)
         if g is None:
             return scene.with_labels(chart_labels.PlacedLabels())
+        if self.labels_held:  # a window being built: placed once, in the view it first shows
+            self._placed_for = None
+            self._view_placing.start()
+            return scene.with_labels(chart_labels.key_only(
+                scene, g, selected_chip=self.selected_chip, foreground=self.options.foreground,
+                roofs=self.options.show_labels))
         old = self.scene
         lifted = scene.selection.lifted
         if (scene.selection.roof_chip is not None and old is not None
