@@ -70,3 +70,29 @@ def test_a_script_that_leaves_the_window_open_exits_without_a_traceback():
         assert result.returncode == 0 and "left open" in result.stdout
         output = result.stdout + result.stderr
         assert "Traceback" not in output and "already deleted" not in output, output
+
+
+def test_a_selection_just_before_the_window_goes_leaves_nothing_to_run_after(qtbot, settings, model):
+    """The comparison table scrolls to a newly selected row on the next turn of the event loop:
+    a timer with no owner ran after the window and its table were gone (a test that closed its
+    window on the turn of a selection failed with "Internal C++ object (QTableView) already
+    deleted"). Each such call is now dropped with the widget it belongs to."""
+    from PySide6.QtCore import QCoreApplication, QEvent
+    from PySide6.QtWidgets import QApplication
+
+    from roofline_gui.widgets.app.main_window import MainWindow
+
+    w = MainWindow(settings=settings, model=model)
+    w.show()
+    qtbot.waitExposed(w)
+    for _ in range(5):
+        QApplication.processEvents()
+    assert w.table.view is not None  # (the comparison table is built)
+    kernel, chip = model.document.kernels[-1].id, model.document.chips[-1].id
+    model.select(kernel, chip)  # the table's scroll to it waits for the next turn
+    model.undo_stack.setClean()
+    w.close()
+    w.deleteLater()
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)  # gone before that turn
+    for _ in range(3):
+        QApplication.processEvents()  # (pytest-qt fails the test on an exception raised here)

@@ -257,7 +257,7 @@ class MainWindow(QMainWindow):
         finally:
             self._holding -= 1
         if self._holding == 0 and held:
-            QTimer.singleShot(0, lambda: self._put_back(held))
+            QTimer.singleShot(0, self, lambda: self._put_back(held))
 
     def _dock_sizes(self) -> list[tuple[QDockWidget, Qt.Orientation, int]]:
         """The shown docks' sizes across their areas: width on the left, width and height at
@@ -1010,7 +1010,7 @@ class MainWindow(QMainWindow):
             # the tabs in front when it closed, once the window is laid out (raised before,
             # a later tab's group came back a tab bar shorter: the same 26 px a start)
             front = [n for n in self.settings.get("window/front") if n in self.docks]
-            QTimer.singleShot(0, lambda: self._bring_forward(front))
+            QTimer.singleShot(0, self, lambda: self._bring_forward(front))
             # The docks put back at the sizes they were left at once the window is shown, and
             # again in its final size: restored before the show, the docks were laid out
             # before their panels (the Kernels tab in front came back 4 to 50 px taller, the

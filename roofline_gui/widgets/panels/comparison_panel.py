@@ -406,7 +406,7 @@ class ComparisonTable(QWidget):
         if current.row() == row and (located is None or located[0] == chip):
             # the current cell already stands for it (the arrow keys brought it to another of
             # the chip's columns, or to Precision: it stays there, not back to op/s)
-            QTimer.singleShot(0, lambda: self.view.scrollTo(self.view.currentIndex()))
+            QTimer.singleShot(0, self.view, lambda: self.view.scrollTo(self.view.currentIndex()))
             return
         column = next((c for c in range(table.columnCount()) if table.locate(c) == (chip, "attainable")), 1)
         index = table.index(row, column)
@@ -414,7 +414,7 @@ class ComparisonTable(QWidget):
             self.view.selectionModel().setCurrentIndex(
                 index, self.view.selectionModel().SelectionFlag.ClearAndSelect)
         # After the view has laid out this change (rows or columns may just have come).
-        QTimer.singleShot(0, lambda: self.view.scrollTo(self.view.currentIndex()))
+        QTimer.singleShot(0, self.view, lambda: self.view.scrollTo(self.view.currentIndex()))
 
     def _on_row_header_clicked(self, row: int) -> None:
         item_id = self.table_model.row_id(row)
