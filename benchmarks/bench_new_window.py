@@ -1,12 +1,16 @@
 """A new window: how long it takes to be built, shown and settled, and how often its chart's
-labels are placed on the way, as the app does it (the labels wait while the window is built and
-are placed once, in the view it is shown in) against placing them at every draw (the code before
-2026-12-06, kept here as the baseline), alternating in the same run.
+labels are placed on the way, as the app does it (the labels wait while the window is built,
+and while a grid of charts is laid out, and are placed once, in the view shown) against placing
+them at every draw and for every chart, shown or not (the code before 2026-12-06, kept here as
+the baseline), alternating in the same run.
 
 A window being built drew its chart three times at sizes never shown (the canvas's first draw,
 the view settings put back, their redraw) and placed every label each time (100-190 ms a time
 for a shipped example on a 2-core AMD host): the tests' ``window`` fixture, built 400 times a
-run, spent a third of its time there.
+run, spent a third of its time there. Side by side, each chart of the grid placed its labels
+at once in a grid not yet laid out, again for each size the layout gave it, and the closed
+charts of a grid rebuilt for another count of columns and the overlay hidden behind the grid
+placed theirs too: twelve placements for two charts.
 Run: python benchmarks/bench_new_window.py [rounds]  (offscreen Qt)
 """
 
@@ -52,11 +56,14 @@ def one_window(stem: str, mode: str, baseline: bool) -> tuple[float, int]:
     from roofline_gui.widgets.chart import roofline_plot
 
     app = QApplication.instance()
-    real, held = roofline_plot.place_labels, roofline_plot.RooflinePlot.__dict__.get("labels_held")
+    plot_class = roofline_plot.RooflinePlot
+    real, held = roofline_plot.place_labels, plot_class.__dict__.get("labels_held")
+    nowhere = plot_class._shown_nowhere
     placed = []
     roofline_plot.place_labels = lambda *a, **kw: placed.append(1) or real(*a, **kw)
     if baseline:
-        roofline_plot.RooflinePlot.labels_held = NeverHeld()
+        plot_class.labels_held = NeverHeld()
+        plot_class._shown_nowhere = lambda self: False
     try:
         with tempfile.TemporaryDirectory() as folder:
             settings = Settings(QSettings(str(Path(folder) / "s.ini"), QSettings.Format.IniFormat))
@@ -79,9 +86,10 @@ def one_window(stem: str, mode: str, baseline: bool) -> tuple[float, int]:
     finally:
         roofline_plot.place_labels = real
         if baseline:
-            del roofline_plot.RooflinePlot.labels_held
+            del plot_class.labels_held
             if held is not None:
-                roofline_plot.RooflinePlot.labels_held = held
+                plot_class.labels_held = held
+            plot_class._shown_nowhere = nowhere
     return took, len(placed)
 
 

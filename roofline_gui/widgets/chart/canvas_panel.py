@@ -388,6 +388,10 @@ class CanvasPanel(QWidget):
             item.hideButtons()  # pyqtgraph's "A" floated in the gap between charts (the tour);
             # the view's note fits them all, as it does in the overlay
             plot = self._make_plot(item)
+            # its labels wait for the grid's layout (released below): drawn into a grid not
+            # yet laid out, each chart placed them at once in a view of another size, then
+            # again for each size the layout gave it on the next turns
+            plot.labels_held = True
             plot.roofless_in_title = True
             plot.range_mode = mode
             plot.shared_fit = self._grid_fit
@@ -410,6 +414,8 @@ class CanvasPanel(QWidget):
             self._equal_axes()
         self._fit_grid_titles()
         self._update_grid_key()
+        if not self._labels_held:
+            self.release_labels()
 
     def _update_grid_key(self) -> None:
         """The grid's key: every chart's shared rows, each once, in the charts' order."""

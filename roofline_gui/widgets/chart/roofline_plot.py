@@ -205,6 +205,7 @@ class RooflinePlot(QObject):
         #: turn the window is shown. (Each placement took 100-190 ms for a shipped example: a
         #: third of a new window's time went to labels nobody saw.)
         self.labels_held = False
+        self.closed = False  # its layers' items removed (close): nothing is placed again
         self._view_placing = QTimer(self)
         self._view_placing.setSingleShot(True)
         self._view_placing.setInterval(0)
@@ -533,10 +534,23 @@ class RooflinePlot(QObject):
         self._view_placing.stop()
         if self.scene is None:
             return
+        if self._shown_nowhere():
+            self._placed_for = None
+            return
         g = self.label_geometry(self.scene)
         if g is not None and self._placed_for == (g.view, g.px, g.avoid):
             return
         self._push(self._with_labels(self.scene), note=False)
+
+    def _shown_nowhere(self) -> bool:
+        """Whether the chart is closed (a grid rebuilt without it) or its view belongs to a
+        mode not shown (the overlay behind side by side: placed when it is drawn again, as a
+        change of mode draws it)."""
+        if self.closed:
+            return True
+        scene = self.plot.scene()
+        view = scene.views()[0] if scene is not None and scene.views() else None
+        return view is not None and not view.isVisibleTo(view.window())
 
     def _update_note(self) -> None:
         """Say what the view leaves out: kernels and workloads outside it (a click fits), and
@@ -770,7 +784,11 @@ class RooflinePlot(QObject):
         self.note.set_exporting(exporting)
 
     def close(self) -> None:
-        """Remove every layer's items from the plot (a grid of charts is being rebuilt)."""
+        """Remove every layer's items from the plot (a grid of charts is being rebuilt); its
+        labels are never placed again (a grid rebuilt for another count of columns had its
+        old charts' labels placed on the next turn, for views no longer shown)."""
+        self.closed = True
+        self._view_placing.stop()
         for layer in self.layers:
             layer.close()
 
