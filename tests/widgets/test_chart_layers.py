@@ -101,7 +101,7 @@ def test_the_chart_says_which_kernels_a_chip_has_no_roof_for(window):
     QApplication.processEvents()
     titles = {p.scene.comparison.chips[p.scene.chips[0]].name: p.plot.titleLabel
               for p in window.canvas.plots}
-    assert titles["TPU v3"].whole == "TPU v3 · 1 not drawn"
+    assert titles["TPU v3"].whole == "TPU v3 · no roof for 1 kernel"
     assert titles["TPU v3"].toolTip() == "TPU v3\nTPU v3 has no int8 roof: 1 not drawn on it"
     assert titles["A100 SXM4 40GB"].whole == "A100 SXM4 40GB"
     assert all("roof" not in p.note.text for p in window.canvas.plots)  # not over the charts
@@ -123,14 +123,14 @@ def test_the_chart_says_which_kernels_a_chip_has_no_roof_for(window):
     assert plot.note.text == ""
     window.set_mode("side_by_side")
     QApplication.processEvents()
-    assert all("not drawn" not in p.plot.titleLabel.whole for p in window.canvas.plots)
+    assert all("no roof" not in p.plot.titleLabel.whole for p in window.canvas.plots)
     # tags holding a comma listed apart: "3, 5, 6" read as three kernels (the 39th tour)
     window.model.undo_stack.setClean()  # (no question to save the edits above)
     assert window.files.open_example(example_named("the-article-claim-by-claim"))
     QApplication.processEvents()
     tpu_v1 = next(p.plot.titleLabel for p in window.canvas.plots
                   if p.scene.comparison.chips[p.scene.chips[0]].name == "TPU v1")
-    assert tpu_v1.whole == "TPU v1 · 3 not drawn"
+    assert tpu_v1.whole == "TPU v1 · no roof for 3 kernels"
     assert "TPU v1 has no bf16 roof: 3; 5, 6 not drawn on it" in tpu_v1.toolTip()
 
 

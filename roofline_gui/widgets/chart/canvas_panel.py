@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 
 from roofline_gui.core.chart_scene import Selection, union, without_roof
 from roofline_gui.core.chip import WHAT_IF_SPAN, round_factor
-from roofline_gui.core.i18n import _
+from roofline_gui.core.i18n import _, ngettext
 from roofline_gui.core.roofline import LIMITER_UNSUPPORTED
 from roofline_gui.core.units import format_si
 from roofline_gui.io.presets import Presets
@@ -737,12 +737,14 @@ def _chip_title(item: pg.PlotItem, cmp, c: int, chosen: bool = False) -> None:
     """A grid chart's title, its chip's name, in a row of CHIP_TITLE_PX; the selected chip's in
     bold black, the others' in grey (side by side the charts did not say which chip was
     selected: the sixth tour). It counts the kernels the chip draws no marker for, having no
-    roof at their precision ("TPU v1 · 3 not drawn"), its tooltip says which: a note
-    saying so over a small chart had covered TPU v1's CNN and MLP (the 38th tour)."""
+    roof at their precision ("TPU v1 · no roof for 3 kernels"), its tooltip says which: a note
+    saying so over a small chart had covered TPU v1's CNN and MLP (the 38th tour); "TPU v3 · 6
+    not drawn" read as cryptic (the 43rd)."""
     label = item.titleLabel
     name = cmp.chips[c].name
     n = int((cmp.result.limiter[:, c] == LIMITER_UNSUPPORTED).sum())  # (a drag step redraws)
-    whole = name + (" · " + _("{n} not drawn").format(n=n) if n else "")
+    whole = name + (" · " + ngettext("no roof for {n} kernel", "no roof for {n} kernels",
+                                     n).format(n=n) if n else "")
     if (getattr(label, "whole", None), getattr(item, "chosen_title", None)) == (whole, chosen):
         return
     item.chosen_title = chosen
