@@ -5,7 +5,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 from helpers import chart_mismatches, drag_mouse, drop_on
-from PySide6.QtCore import QPointF, Qt
+from PySide6.QtCore import QEvent, QObject, QPointF, Qt
 from PySide6.QtGui import QColor, QImage
 from PySide6.QtWidgets import QApplication
 
@@ -1149,6 +1149,19 @@ def test_a_new_window_places_its_labels_once_in_the_view_it_shows(qtbot, setting
     w = MainWindow(settings=settings, model=model)
     assert placed == []  # nothing placed while the window is built
     w.resize(1280, 800)
+    # and each chart is named from its first paint on (a grid placed on the next turn was
+    # painted without names for 0.2 s)
+    painted = []
+
+    class FirstPaint(QObject):
+        def eventFilter(self, _watched, event):  # noqa: N802 (Qt API)
+            if event.type() == QEvent.Type.Paint and not painted:
+                painted.append([bool(p.scene and p.scene.labels.names) for p in w.canvas.plots])
+            return False
+
+    first_paint = FirstPaint()
+    view = w.canvas.overlay if mode == "overlay" else w.canvas.grid
+    view.viewport().installEventFilter(first_paint)
     w.show()
     qtbot.waitExposed(w)
     for _ in range(5):
@@ -1159,6 +1172,7 @@ def test_a_new_window_places_its_labels_once_in_the_view_it_shows(qtbot, setting
     # again for each size its layout gave them, and the closed charts of a grid rebuilt for
     # another count of columns, and the overlay hidden behind it, on the next turn: 12 times)
     assert len(placed) == len(plots)
+    assert painted == [[True] * len(plots)]
     for plot in plots:
         view = plot.plot.getViewBox()
         labels = plot.scene.labels

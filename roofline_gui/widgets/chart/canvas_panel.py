@@ -218,9 +218,7 @@ class CanvasPanel(QWidget):
         loop, in the view it is then shown in (hold_labels)."""
         self._labels_held = False
         for plot in (self.overlay_plot, *self.grid_plots):
-            if plot.labels_held:
-                plot.labels_held = False
-                plot._view_placing.start()
+            plot.release_labels()
 
     def _make_plot(self, plot_item: pg.PlotItem) -> RooflinePlot:
         plot = RooflinePlot(plot_item, self.options, self)
@@ -414,8 +412,12 @@ class CanvasPanel(QWidget):
             self._equal_axes()
         self._fit_grid_titles()
         self._update_grid_key()
-        if not self._labels_held:
-            self.release_labels()
+        if not self._labels_held:  # laid out now, and its charts' labels placed for the
+            # views it gives them, before it is first painted (placed on the next turn, it had
+            # been painted without them for 0.2 s at a new window's start)
+            self.grid.ci.layout.activate()
+            for plot in self.grid_plots:
+                plot.release_labels(now=True)
 
     def _update_grid_key(self) -> None:
         """The grid's key: every chart's shared rows, each once, in the charts' order."""

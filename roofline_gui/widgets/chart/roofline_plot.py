@@ -542,6 +542,17 @@ class RooflinePlot(QObject):
             return
         self._push(self._with_labels(self.scene), note=False)
 
+    def release_labels(self, now: bool = False) -> None:
+        """The labels held (labels_held) placed, at once (``now``: the view has its size) or
+        on the next turn of the event loop, in the view as it then is."""
+        if not self.labels_held:
+            return
+        self.labels_held = False
+        if now:
+            self._place_for_view()
+        else:
+            self._view_placing.start()
+
     def _shown_nowhere(self) -> bool:
         """Whether the chart is closed (a grid rebuilt without it) or its view belongs to a
         mode not shown (the overlay behind side by side: placed when it is drawn again, as a
