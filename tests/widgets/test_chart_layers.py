@@ -1890,3 +1890,29 @@ def test_no_tag_of_the_classic_example_reads_as_a_neighbours(tmp_path):
                     plot.finish_pending()
                     found += [(kernel.name, chip.name, *f) for f in read_as_anothers(plot)]
     assert found == []
+
+
+def test_a_grid_charts_title_takes_its_shorter_form_before_a_cut(qtbot):
+    """"TPU v1 · no roof for 3 kernels" cut in its middle read "TPU v1 · no …or 3 kernels",
+    the word that says why gone (the 44th tour): where the whole title has no room, its shorter
+    form goes first, whole; only where that has none either is it cut."""
+    import pyqtgraph as pg
+    from PySide6.QtGui import QFont, QFontMetricsF
+
+    from roofline_gui.widgets.chart.canvas_panel import _fit_title
+
+    label = pg.LabelItem()
+    label.setText("")
+    label.whole = "TPU v1 · no roof for 3 kernels"
+    label.forms = (label.whole, "TPU v1 · no roof for 3")
+    font = QFont()
+    font.setPointSizeF(10.0)
+    width = QFontMetricsF(font).horizontalAdvance
+    for room, shown in ((width(label.forms[0]) + 10, label.forms[0]),
+                        (width(label.forms[1]) + 10, label.forms[1])):
+        label.resize(room, 20)
+        _fit_title(label)
+        assert label.text == shown
+    label.resize(width(label.forms[1]) - 30, 20)
+    _fit_title(label)
+    assert "…" in label.text and label.text.startswith("TPU") and label.text.endswith("for 3")

@@ -747,16 +747,26 @@ def _chip_title(item: pg.PlotItem, cmp, c: int, chosen: bool = False) -> None:
     n = int((cmp.result.limiter[:, c] == LIMITER_UNSUPPORTED).sum())  # (a drag step redraws)
     whole = name + (" · " + ngettext("no roof for {n} kernel", "no roof for {n} kernels",
                                      n).format(n=n) if n else "")
+    # where that has no room, a shorter form before any cut (cut in its middle, "TPU v1 · no
+    # …or 3 kernels" lost the word that says why: the 44th tour)
+    forms = (whole, name + " · " + _("no roof for {n}").format(n=n)) if n else (whole,)
     if (getattr(label, "whole", None), getattr(item, "chosen_title", None)) == (whole, chosen):
         return
     item.chosen_title = chosen
     item.setTitle(whole, size="10pt", bold=chosen, color="#000000" if chosen else "#5a5a5a")
     label.setMaximumHeight(CHIP_TITLE_PX)
     item.layout.setRowFixedHeight(0, CHIP_TITLE_PX)
+    if not getattr(label, "spans_chart", False):  # over the axis and the peaks' key too: the
+        # view's width alone cut "TPU v1 · no roof for 3" in a bold title at 1180 px (the 44th
+        # tour's "TPU v1 · no …or 3 kernels" at 1280)
+        label.spans_chart = True
+        item.layout.removeItem(label)
+        item.layout.addItem(label, 0, 0, 1, 3)
     # a long name never widens its chart: it is cut to the chart's width, whole in its tooltip
     # (its text's width had set every chart's smallest width, and two Williams CPUs charts ran
     # past the grid's right edge, "Xeon Platinum 8480+ (Sapphire Rap": the fourteenth tour)
     label.whole = whole
+    label.forms = forms
     label.setToolTip("\n".join((name, roofline_plot.roofless_tip(without_roof(cmp, [c])[2])))
                      if n else name)
     if not getattr(label, "fits_names", False):
@@ -772,10 +782,15 @@ def _fit_title(label: pg.LabelItem) -> None:
     font.setPointSizeF(10.0)
     font.setBold(bool(label.opts.get("bold")))
     room = label.size().width() - 4
-    # cut in the middle: the end of a name tells a copy from its original ("A100 SXM4 40GB
-    # (copy)" cut at its end read as the A100 beside it: the twenty-sixth tour)
-    text = (QFontMetricsF(font).elidedText(label.whole, Qt.TextElideMode.ElideMiddle, room)
-            if room > 0 else label.whole)
+    metrics = QFontMetricsF(font)
+    forms = getattr(label, "forms", (label.whole,))
+    # the longest form that fits, else the shortest cut in its middle: the end of a name tells
+    # a copy from its original ("A100 SXM4 40GB (copy)" cut at its end read as the A100 beside
+    # it: the twenty-sixth tour)
+    text = next((form for form in forms if metrics.horizontalAdvance(form) <= room), None)
+    if text is None:
+        text = (metrics.elidedText(forms[-1], Qt.TextElideMode.ElideMiddle, room)
+                if room > 0 else forms[-1])
     if text != label.text:
         label.setText(text)
     pg_private.let_label_shrink(label)  # setText asked for the text's width again
