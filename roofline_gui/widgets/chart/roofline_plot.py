@@ -202,8 +202,8 @@ class RooflinePlot(QObject):
         #: While a window is built its chart is drawn three times (the panel's first draw, the
         #: view settings put back, their redraw), each at a size it is never shown at: the
         #: labels wait (the canvas lets them go, release_labels) and are placed once, on the
-        #: turn the window is shown. (Each placement took 100-190 ms for a shipped example: a
-        #: third of a new window's time went to labels nobody saw.)
+        #: turn the window is shown. (Each placement took 100-190 ms for a shipped example: two
+        #: thirds of a new window's time went to labels nobody saw.)
         self.labels_held = False
         self.closed = False  # its layers' items removed (close): nothing is placed again
         self._view_placing = QTimer(self)
