@@ -96,3 +96,25 @@ def test_a_selection_just_before_the_window_goes_leaves_nothing_to_run_after(qtb
     QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)  # gone before that turn
     for _ in range(3):
         QApplication.processEvents()  # (pytest-qt fails the test on an exception raised here)
+
+
+def test_a_window_gone_before_its_side_panels_are_built_leaves_nothing_to_run(qtbot, settings,
+                                                                             model):
+    """The side panels are built on a turn after the chart's first paint (and at the latest
+    400 ms after the show): a window closed and deleted before then left those calls to run on
+    its deleted docks ("Internal C++ object (QDockWidget) already deleted", in a CI run)."""
+    from PySide6.QtCore import QCoreApplication, QEvent
+    from PySide6.QtWidgets import QApplication
+
+    from roofline_gui.widgets.app.main_window import MainWindow
+
+    w = MainWindow(settings=settings, model=model)
+    w.show()
+    w._start_panels()  # (as the first paint does) the panels' build waits for the next turn
+    model.undo_stack.setClean()
+    w.close()
+    w.deleteLater()
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    qtbot.wait(450)  # past the 400 ms fallback too (pytest-qt fails on an exception in it)
+    for _ in range(3):
+        QApplication.processEvents()

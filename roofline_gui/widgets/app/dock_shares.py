@@ -39,7 +39,7 @@ class DockShares(QObject):
         """Leave the docks as they are through the window's next resize (a restored window
         going to its saved maximised size), or for ``ms`` if none comes."""
         self.holding = True
-        QTimer.singleShot(ms, self._release)
+        QTimer.singleShot(ms, self, self._release)
 
     def _release(self) -> None:
         self.holding = False
@@ -95,7 +95,7 @@ class DockShares(QObject):
                 sizes = [max(1, round(s * extent)) + (self.tab_bar(d) if orientation == Vertical
                                                       else 0) for d, s in docks]
                 self.window.resizeDocks([d for d, _ in docks], sizes, orientation)
-        QTimer.singleShot(0, self._note_sizes)
+        QTimer.singleShot(0, self, self._note_sizes)
 
     def tab_bar(self, dock: QDockWidget) -> int:
         """The height of the tab bar under a tabified dock: resizeDocks sizes the dock area,

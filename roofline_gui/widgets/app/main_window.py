@@ -352,7 +352,7 @@ class MainWindow(QMainWindow):
     def _start_panels(self) -> None:
         if not self._panels_started:
             self._panels_started = True
-            QTimer.singleShot(0, self._build_next_panel)
+            QTimer.singleShot(0, self, self._build_next_panel)
 
     def showEvent(self, event) -> None:  # noqa: N802 (Qt API)
         super().showEvent(event)
@@ -361,10 +361,10 @@ class MainWindow(QMainWindow):
                 self.dock_shares.hold_next_resize()  # size: the docks keep their restored sizes
                 # and their saved layout is put back once shown, and in that size if it comes
                 # soon; a resize later is the user's
-                QTimer.singleShot(0, self._put_docks_back)
-                QTimer.singleShot(1000, self._forget_docks_again)
+                QTimer.singleShot(0, self, self._put_docks_back)
+                QTimer.singleShot(1000, self, self._forget_docks_again)
             self.canvas.overlay.viewport().installEventFilter(self)
-            QTimer.singleShot(400, self._start_panels)  # in case no paint comes (minimised)
+            QTimer.singleShot(400, self, self._start_panels)  # in case no paint comes (minimised)
 
     def event(self, event) -> bool:  # noqa: D102 (Qt API)
         if event.type() == QEvent.Type.StatusTip:
@@ -1036,7 +1036,7 @@ class MainWindow(QMainWindow):
         super().resizeEvent(event)
         if (self._docks_again is not None and self.isVisible()
                 and event.size() != self._docks_again):  # the restored size to the saved one
-            QTimer.singleShot(0, self._put_docks_back)
+            QTimer.singleShot(0, self, self._put_docks_back)
 
     def _forget_docks_again(self) -> None:
         self._docks_again = None  # a resize from now on is the user's
@@ -1105,7 +1105,7 @@ class MainWindow(QMainWindow):
         for name in names:
             self.docks[name].raise_()
         if self._docks_again is not None:  # the panels just built: their docks put back again
-            QTimer.singleShot(0, self._put_docks_back)
+            QTimer.singleShot(0, self, self._put_docks_back)
 
     def _bytes_per_op_setting(self) -> bool:
         """View → Intensity as B/F as the user left it; never set, on in Japanese (as Japanese

@@ -611,7 +611,7 @@ class HardwareEditor(QWidget):
 
     def showEvent(self, event) -> None:  # noqa: N802 (Qt API)
         super().showEvent(event)
-        QTimer.singleShot(0, self._fit_list)  # laid out: the splitter knows its height
+        QTimer.singleShot(0, self, self._fit_list)  # laid out: the splitter knows its height
 
     def _fit_list(self, *_args) -> None:
         """The chips' list tall enough for every chip up to LIST_ROWS; the form takes the rest."""
