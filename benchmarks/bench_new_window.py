@@ -7,7 +7,7 @@ the baseline), alternating in the same run.
 A window being built drew its chart three times at sizes never shown (the canvas's first draw,
 the view settings put back, their redraw) and placed every label each time (100-190 ms a time
 for a shipped example on a 2-core AMD host): the tests' ``window`` fixture, built 400 times a
-run, spent a third of its time there. Side by side, each chart of the grid placed its labels
+run, spent two thirds of its time there. Side by side, each chart of the grid placed its labels
 at once in a grid not yet laid out, again for each size the layout gave it, and the closed
 charts of a grid rebuilt for another count of columns and the overlay hidden behind the grid
 placed theirs too: twelve placements for two charts.
