@@ -1479,11 +1479,15 @@ def _stacked_tags(placed: list, tags: list[tuple[str]], points, g: LabelGeometry
                 continue
             # a name gives way to the two tags (the MLP layer's whole name had hidden the LSTM
             # step under it in the overlay: the sixteenth tour)
-            said = stacked_tags(lb.text) if stacked_tags(lb.text)[0] == tags[j][0] else [tags[j][0]]
-            if tags[k][0] in said[1:]:  # already joined to it ("2 / 5, 6": its 5, 6)
+            parts = stacked_tags(lb.text)
+            said = (parts if tags[j][0] in parts and all(t in at for t in parts)
+                    else [tags[j][0]])
+            if tags[k][0] in said:  # already joined to it ("2 / 5, 6": its 5, 6)
                 named.add(k)
                 break
-            joined = replace(lb, text=joined_tags([*said, tags[k][0]]))
+            # in the kernels' order, whichever was named first ("4/5" had read "5/4" with 5
+            # selected, its tag placed first: the 44th tour)
+            joined = replace(lb, text=joined_tags(sorted([*said, tags[k][0]], key=at.get)))
             box = np.array([offset_label_box(joined, g.px, g.text_px, g.line)])
             others = [offset_label_box(o, g.px, g.text_px, g.line)
                       for n, (_j, o) in enumerate(out) if n != i]

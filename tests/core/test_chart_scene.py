@@ -942,7 +942,8 @@ def test_a_tag_by_stacked_markers_names_every_kernel_there_whatever_is_selected(
     """The twenty-first tour: "4" by TPU v3's stacked markers of 4 and 5 and "5" by the A100's
     read as one tag for each marker, and with 4 selected, 5 was named nowhere (its joined tag
     had been refused for overlapping 4's own rings). A tag by markers stacked on one spot
-    names every kernel there ("4/5"), whichever kernel and chip are selected."""
+    names every kernel there ("4/5", in the kernels' order), whichever kernel and chip are
+    selected."""
     from roofline_gui.core.chart_labels import place_labels
     from roofline_gui.core.chart_scene import Selection
     from roofline_gui.core.display import kernel_tags
@@ -967,6 +968,9 @@ def test_a_tag_by_stacked_markers_names_every_kernel_there_whatever_is_selected(
                 d = np.hypot((mx - lb.x) * g.px[0], (my - lb.y) * g.px[1])
                 there = {tags[j] for j in np.nonzero((d < 6).any(axis=1))[0]}
                 assert there <= set(said), (kernel.name, chip.name, lb.text, there)
+                # in the kernels' order, whichever is selected ("5/4" with 5 selected: the
+                # 44th tour)
+                assert said == sorted(said, key=tags.index), (kernel.name, chip.name, lb.text)
 
 
 
