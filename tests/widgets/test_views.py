@@ -115,6 +115,45 @@ def test_docks_left_in_a_bigger_window_come_back_in_proportion(qtbot, settings, 
     window.deleteLater()
 
 
+def test_bottom_panels_left_in_a_bigger_window_come_back_no_shorter_than_a_first_start(
+        qtbot, settings, model):
+    """Shrunk in proportion from 1920 × 1080, the bottom panels came back 210 px tall at
+    1280 × 800, the table 3½ rows, where a first start there gives them 290 (the 44th tour):
+    a panel left bigger than a first start gives it shrinks with the window, to no less than
+    that; one left smaller stays as it was left."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QApplication
+
+    from roofline_gui.widgets.app.main_window import MainWindow
+    from roofline_gui.widgets.app.views import first_length
+
+    def start(size, table_height=None):
+        window = MainWindow(settings=settings, model=model)
+        window.resize(*size)
+        window.show()
+        qtbot.waitExposed(window)
+        qtbot.wait(1200)  # past the panels' first build and the docks put back
+        if table_height is not None:
+            window.resizeDocks([window.docks["table"]], [table_height], Qt.Orientation.Vertical)
+        QApplication.processEvents()
+        bar = window.dock_shares.tab_bar(window.docks["table"])
+        height = window.docks["table"].height() + bar
+        canvas = window.canvas.height()
+        model.undo_stack.setClean()
+        window.close()
+        window.deleteLater()
+        return height, canvas
+
+    assert first_length("breakdown", "height") == first_length("table", "height") == 290
+    left, _ = start((1900, 1040), 340)
+    assert left >= 330
+    back, canvas = start((1264, 752))
+    assert abs(back - 290) <= 4 and canvas >= 350, (left, back, canvas)  # not 340 × 0.72 = 245
+    small, _ = start((1264, 752), 200)  # left smaller than a first start: as it was left
+    again, _ = start((1264, 752))
+    assert abs(again - small) <= 4, (small, again)
+
+
 def test_the_first_window_fits_the_screen(window):
     """1500 x 940 where there is room; on a smaller screen (a 1280 x 800 laptop; the offscreen
     platform's 800 x 800 here) its available area less the title bar and frame."""

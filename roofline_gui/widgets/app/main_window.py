@@ -43,7 +43,15 @@ from roofline_gui.models.settings import Settings
 from roofline_gui.widgets.app.dock_shares import DockShares
 from roofline_gui.widgets.app.file_actions import FileActions, example_named, example_title, examples
 from roofline_gui.widgets.app.measure_actions import MeasureActions
-from roofline_gui.widgets.app.views import BOTTOM, BY_NAME, VIEWS, View, layout_version, object_name
+from roofline_gui.widgets.app.views import (
+    BOTTOM,
+    BY_NAME,
+    VIEWS,
+    View,
+    first_length,
+    layout_version,
+    object_name,
+)
 from roofline_gui.widgets.chart.canvas_panel import CanvasPanel
 from roofline_gui.widgets.common import background
 from roofline_gui.widgets.common.application import TIP_WRAP, fitted_tip, wrap_long_tips
@@ -1064,7 +1072,7 @@ class MainWindow(QMainWindow):
             was_w = was_h = 0
         fx = min(1.0, self.width() / was_w) if was_w > 0 else 1.0
         fy = min(1.0, self.height() / was_h) if was_h > 0 else 1.0
-        sizes = {name: (round(w * fx), round(h * fy)) for name, (w, h) in sizes.items()}
+        shrunk = {name: (round(w * fx), round(h * fy)) for name, (w, h) in sizes.items()}
         shown = [name for name in sizes if self.docks[name].isVisible()
                  and not self.docks[name].isFloating()
                  and not self.docks[name].visibleRegion().isEmpty()]
@@ -1076,13 +1084,24 @@ class MainWindow(QMainWindow):
             # the area's depth (the left's width, the bottom's height) from its first dock,
             # then its docks' lengths along it (the bottom's table and explanation widths)
             # (a height with the tab bar under a tabified dock: resizeDocks sizes the area)
-            def length(dock, orientation):
-                width, height = sizes[dock.objectName().removeprefix("dock-")]
+            # (the area's depth no less than a first start gives it in this window, where it
+            # was left deeper: shrunk in proportion from 1920 × 1080, the bottom panels came
+            # back 210 px tall at 1280 × 800, the table 3½ rows, where a first start there
+            # gives them 290: the 44th tour)
+            def length(dock, orientation, floor=False):
+                name = dock.objectName().removeprefix("dock-")
+                (width, height), (small_w, small_h) = sizes[name], shrunk[name]
                 least = dock.minimumSizeHint()  # (never asked below its least)
-                return max(width, least.width()) if orientation == Qt.Orientation.Horizontal else (
-                    max(height, least.height()) + self.dock_shares.tab_bar(dock))
+                bar = self.dock_shares.tab_bar(dock)
+                if orientation == Qt.Orientation.Horizontal:
+                    if floor:
+                        small_w = min(width, max(small_w, first_length(name, "width")))
+                    return max(small_w, least.width())
+                if floor:
+                    small_h = min(height, max(small_h, first_length(name, "height") - bar))
+                return max(small_h, least.height()) + bar
 
-            self.resizeDocks([docks[0]], [length(docks[0], across)], across)
+            self.resizeDocks([docks[0]], [length(docks[0], across, floor=True)], across)
             if len(docks) > 1:
                 along = (Qt.Orientation.Vertical if across == Qt.Orientation.Horizontal
                          else Qt.Orientation.Horizontal)

@@ -113,6 +113,16 @@ VIEWS: tuple[View, ...] = (
 BY_NAME = {view.name: view for view in VIEWS}
 
 
+def first_length(name: str, across: str) -> int:
+    """The size a first start gives view ``name``'s place, ``across`` "width" or "height" (a
+    height with the tab bar under a tab group): its own, else its tab group's first view's; 0
+    where no view of the group gives one."""
+    view = BY_NAME[name]
+    while getattr(view, across) is None and view.tab_with is not None:
+        view = BY_NAME[view.tab_with]
+    return getattr(view, across) or 0
+
+
 def object_name(view: View) -> str:
     return f"dock-{view.name}"
 
