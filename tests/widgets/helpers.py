@@ -113,22 +113,25 @@ def chart_mismatches(plot) -> list[str]:
     all_names = [kernel.name for kernel in cmp.kernels]
     limit_x = spec.at_limit  # the names and the ring: at the point that says its limit
     for label in plot.names.labels:
-        k = next((k for k, kernel in enumerate(cmp.kernels)
-                  if label.text in _name_options(kernel.name, all_names)), None)
-        if k is None and "/" in label.text:  # stacked markers' tags joined ("4/5"): the first
-            k = next((k for k, kernel in enumerate(cmp.kernels)
-                      if stacked_tags(label.text)[0] in _name_options(kernel.name, all_names)), None)
-        if k is None:
+        ks = [k for k, kernel in enumerate(cmp.kernels)
+              if label.text in _name_options(kernel.name, all_names)][:1]
+        if not ks and "/" in label.text:  # stacked markers' tags joined ("4/5", in the
+            # kernels' order): by the marker of one of them
+            ks = [k for tag in stacked_tags(label.text) for k, kernel in enumerate(cmp.kernels)
+                  if tag in _name_options(kernel.name, all_names)]
+        if not ks:
             problems.append(f"name {label.text!r} matches no kernel")
             continue
-        rates = np.where(np.isfinite(spec.marker_y[k]), spec.marker_y[k], -np.inf)
-        c_top = max(scene.chips, key=lambda c: rates[c])
-        c_sel = cmp.chip_index.get(scene.selection.chip)  # every name: by its marker on the
-        chips = [c_top]  # selected chip, where it has one and room, else by its highest
-        if (c_sel in scene.chips
-                and np.isfinite(spec.marker_y[k, c_sel]) and spec.marker_y[k, c_sel] > 0):
-            chips.insert(0, c_sel)
-        at = [(np.log10(limit_x[k, c]), np.log10(spec.marker_y[k, c])) for c in chips]
+        at = []
+        for k in ks:
+            rates = np.where(np.isfinite(spec.marker_y[k]), spec.marker_y[k], -np.inf)
+            c_top = max(scene.chips, key=lambda c: rates[c])  # noqa: B023 (used at once)
+            c_sel = cmp.chip_index.get(scene.selection.chip)  # every name: by its marker on
+            chips = [c_top]  # the selected chip, where it has one and room, else its highest
+            if (c_sel in scene.chips
+                    and np.isfinite(spec.marker_y[k, c_sel]) and spec.marker_y[k, c_sel] > 0):
+                chips.insert(0, c_sel)
+            at += [(np.log10(limit_x[k, c]), np.log10(spec.marker_y[k, c])) for c in chips]
         if not any(np.allclose((label.x, label.y), a) for a in at):  # its limit's point
             problems.append(f"name {label.text!r} at {(label.x, label.y)}, its marker at {at}")
     for item, kid, what, xs in ((plot.ring, scene.selection.item, "ring", limit_x),
