@@ -639,9 +639,10 @@ def test_a_short_grid_keeps_its_rows_equal_and_scrolls_its_key(window):
     1280 × 800): the first row's views were 101 px tall and the second's 40, no kernel named
     there. The y title, beside the first row alone in a short grid, had set that row's height
     to its own length; and the grid's least height left out its key and x title. Every row
-    keeps MIN_ROW_PX with room for the key below, the rows equal; the grid scrolls."""
+    keeps its least (a view of GRID_VIEW_PX) with room for the key below, the rows equal; the
+    grid scrolls."""
     from roofline_gui.widgets.app.file_actions import example_named
-    from roofline_gui.widgets.chart.canvas_panel import MIN_ROW_PX
+    from roofline_gui.widgets.chart.canvas_panel import GRID_VIEW_PX
 
     assert window.files.open_example(example_named("the-article-claim-by-claim"))
     window.set_mode("side_by_side")
@@ -653,9 +654,9 @@ def test_a_short_grid_keeps_its_rows_equal_and_scrolls_its_key(window):
         plots = canvas.plots
         assert len(plots) == 4 and canvas.grid_columns(4) == 2
         views = [round(p.plot.getViewBox().height()) for p in plots]
-        assert max(views) - min(views) <= 1 and min(views) >= 95, (height, views)
+        assert max(views) - min(views) <= 1 and min(views) >= GRID_VIEW_PX - 1, (height, views)
         key, title = canvas._grid_key, canvas._grid_titles[1]
-        assert canvas.grid.height() >= (2 * MIN_ROW_PX + key.minimumHeight()
+        assert canvas.grid.height() >= (2 * canvas._least_row() + key.minimumHeight()
                                         + title.minimumHeight())
         assert canvas.grid_area.verticalScrollBar().maximum() > 0
 
@@ -663,7 +664,7 @@ def test_a_short_grid_keeps_its_rows_equal_and_scrolls_its_key(window):
 def test_many_charts_side_by_side_scroll_rather_than_shrink_past_use(window):
     """Eight charts at 1280 × 800 were 25 px tall: each row of the grid keeps its minimum and
     the grid scrolls; four charts still fit without a scroll bar."""
-    from roofline_gui.widgets.chart.canvas_panel import MIN_ROW_PX
+    from roofline_gui.widgets.chart.canvas_panel import GRID_VIEW_PX
 
     window.resize(1280, 800)
     window.set_mode("side_by_side")
@@ -678,10 +679,10 @@ def test_many_charts_side_by_side_scroll_rather_than_shrink_past_use(window):
     QApplication.processEvents()
     plots = canvas.plots
     rows = -(-len(plots) // canvas.grid_columns(len(plots)))
-    assert len(plots) >= 7 and canvas.grid.height() >= rows * MIN_ROW_PX
+    assert len(plots) >= 7 and canvas.grid.height() >= rows * canvas._least_row()
     assert canvas.grid_area.verticalScrollBar().maximum() > 0
     heights = {round(p.plot.getViewBox().height()) for p in plots}
-    assert len(heights) == 1 and heights.pop() >= 95
+    assert len(heights) == 1 and heights.pop() >= GRID_VIEW_PX - 1
     # the grid's y title beside the rows in sight, whole (centred on all of them it was cut at
     # the window's edge: the third tour)
     title = canvas._grid_titles[0]

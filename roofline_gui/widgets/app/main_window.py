@@ -422,8 +422,10 @@ class MainWindow(QMainWindow):
         for view in VIEWS:
             if view.width is not None and view.area != BOTTOM:
                 self.resizeDocks([self.docks[view.name]], [view.width], Qt.Orientation.Horizontal)
-            if view.height is not None:
-                self.resizeDocks([self.docks[view.name]], [view.height], Qt.Orientation.Vertical)
+            if view.height is not None:  # (the window's first size is set after this)
+                self.resizeDocks([self.docks[view.name]],
+                                 [first_length(view.name, "height", self.first_size().height())],
+                                 Qt.Orientation.Vertical)
 
     def _action(self, text: str, slot, shortcut=None, tip: str = "") -> QAction:
         action = QAction(self)
@@ -1098,7 +1100,8 @@ class MainWindow(QMainWindow):
                         small_w = min(width, max(small_w, first_length(name, "width")))
                     return max(small_w, least.width())
                 if floor:
-                    small_h = min(height, max(small_h, first_length(name, "height") - bar))
+                    small_h = min(height, max(small_h, first_length(name, "height", self.height())
+                                                   - bar))
                 return max(small_h, least.height()) + bar
 
             self.resizeDocks([docks[0]], [length(docks[0], across, floor=True)], across)

@@ -113,14 +113,24 @@ VIEWS: tuple[View, ...] = (
 BY_NAME = {view.name: view for view in VIEWS}
 
 
-def first_length(name: str, across: str) -> int:
+#: The most of the window's height a first start gives a view's height: on a 1280 × 800 screen
+#: the bottom panels' 290 px of a 752 px window left the chart 385 px, and side by side four
+#: charts scrolled, their key cut at the edge (the 44th tour)
+HEIGHT_SHARE = 1 / 3
+
+
+def first_length(name: str, across: str, window_height: int | None = None) -> int:
     """The size a first start gives view ``name``'s place, ``across`` "width" or "height" (a
     height with the tab bar under a tab group): its own, else its tab group's first view's; 0
-    where no view of the group gives one."""
+    where no view of the group gives one. A height no more than HEIGHT_SHARE of
+    ``window_height``, where given."""
     view = BY_NAME[name]
     while getattr(view, across) is None and view.tab_with is not None:
         view = BY_NAME[view.tab_with]
-    return getattr(view, across) or 0
+    length = getattr(view, across) or 0
+    if across == "height" and window_height is not None and length:
+        length = min(length, round(window_height * HEIGHT_SHARE))
+    return length
 
 
 def object_name(view: View) -> str:

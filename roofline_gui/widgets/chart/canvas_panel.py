@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from roofline_gui.core.chart_labels import LABEL_INSET, MIN_LABELLED_PX
 from roofline_gui.core.chart_scene import Selection, union, without_roof
 from roofline_gui.core.chip import WHAT_IF_SPAN, round_factor
 from roofline_gui.core.i18n import _, ngettext
@@ -97,6 +98,7 @@ class GridView(_KernelDropMixin, pg.GraphicsLayoutWidget):
         self.setBackground(background)
         self.setAcceptDrops(True)
         self._repaint_bounding_rect()
+        self.ci.layout.setContentsMargins(*GRID_MARGINS)
 
     def resizeEvent(self, ev) -> None:  # noqa: N802 (Qt API)
         super().resizeEvent(ev)
@@ -199,7 +201,7 @@ class CanvasPanel(QWidget):
         if self._grid is None:
             self._grid = GridView(background=self._background)
             # Many charts side by side on a small screen scroll rather than shrink past use
-            # (eight at 1280 × 800 were 25 px tall): each row keeps MIN_ROW_PX
+            # (eight at 1280 × 800 were 25 px tall): each row keeps its least (_least_row)
             self._grid_area = QScrollArea()
             self._grid_area.setWidgetResizable(True)
             self._grid_area.setFrameShape(QFrame.Shape.NoFrame)
@@ -365,8 +367,7 @@ class CanvasPanel(QWidget):
         if rows:  # none for a session without chips (a span of 0 broke the layout for good)
             # beside the rows in sight where the grid scrolls (eight charts at 1280 × 800: a
             # title centred on all four rows was cut at the window's edge, the tour)
-            self._title_rows = min(rows, max(1, int((self.stack.height() - CHIP_TITLE_PX)
-                                                    // MIN_ROW_PX)))
+            self._title_rows = min(rows, max(1, int(self.stack.height() // self._least_row())))
             self._grid_titles = (self.grid.addLabel("", row=0, col=0, rowspan=self._title_rows,
                                                     angle=-90),
                                  self.grid.addLabel("", row=rows, col=1, colspan=columns))
@@ -375,6 +376,9 @@ class CanvasPanel(QWidget):
             self._grid_titles[0].geometryChanged.connect(self._title_in_sight)
             # and one key for what the charts share (the second tour found no legend here)
             self._grid_key = GridKey(self.options.foreground)
+            # (its rows wrap with the grid's width: a row more left the charts' rows 8 px short,
+            # the grid's least height counted without it)
+            self._grid_key.on_height = self._fit_grid_height
             self.grid.addItem(self._grid_key, row=rows + 1, col=1, colspan=columns)
         elif not cmp.chips:  # a new session: where to begin, as the overlay's note says
             self.grid.addLabel(_(roofline_plot.NO_CHIP_YET), row=0, col=0,
@@ -433,15 +437,30 @@ class CanvasPanel(QWidget):
         self._grid_key.set_entries(sorted(entries, key=lambda e: len(e) == 2))
         self._fit_grid_height()
 
+    def _least_row(self) -> float:
+        """A grid row's least height: a chart's margins, title, GRID_VIEW_PX of view and x
+        axis (its layout's parts, as pyqtgraph sizes them)."""
+        if not self.grid_plots:
+            return LEAST_ROW_PX
+        item = self.grid_plots[0].plot
+        _left, top, _right, bottom = item.layout.getContentsMargins()
+        return top + CHIP_TITLE_PX + GRID_VIEW_PX + item.getAxis("bottom").minimumHeight() + bottom
+
     def _fit_grid_height(self) -> None:
-        """The grid's least height: MIN_ROW_PX a row of charts, and room for its key and x
-        title below them (else it scrolls): counted without them, a short canvas had given the
-        rows less, unequally (the 42nd tour, four charts in Japanese at 1280 × 800: 101 and
-        40 px views)."""
+        """The grid's least height: each row of charts its least (_least_row), the key and x
+        title below them and the layout's margins and spacing (else it scrolls): counted
+        without the key and title, a short canvas had given the rows less, unequally (the
+        42nd tour, four charts in Japanese at 1280 × 800: 101 and 40 px views); counted
+        roughly (165 px a row, 22 to spare), four charts at 1280 × 800 scrolled for 38 px, their
+        key cut at the edge (the 44th)."""
         rows = getattr(self, "_rows", 0) or 0
-        below = (self._grid_key.minimumHeight() if self._grid_key is not None else 0.0) + (
-            self._grid_titles[1].minimumHeight() if self._grid_titles is not None else 0.0)
-        height = int(rows * MIN_ROW_PX + CHIP_TITLE_PX + below)
+        below = [item.minimumHeight() for item in (
+            self._grid_key, self._grid_titles[1] if self._grid_titles is not None else None)
+            if item is not None]
+        layout = self.grid.ci.layout
+        _left, top, _right, bottom = layout.getContentsMargins()
+        height = math.ceil(top + bottom + rows * self._least_row() + sum(below)
+                           + layout.verticalSpacing() * max(0, rows - 1 + len(below)))
         if self.grid.minimumHeight() != height:
             self.grid.setMinimumHeight(height)
 
@@ -731,8 +750,16 @@ MIN_COLUMN_PX = 340  # a grid's column: a chart this wide keeps its peaks' key a
 NARROWEST_COLUMN_PX = 300  # a grid's column is never narrower (its view ~130 px beside its key)
 CHART_FRAME_PX = (170.0, 60.0)  # a grid chart's axes, key and title about its view, px
 VIEW_ASPECT = 1.2  # a roofline view is wider than tall (about six decades across, five up)
-MIN_ROW_PX = 165  # a grid's row: a chart this tall names its kernels (MIN_LABELLED_PX in its view)
 CHIP_TITLE_PX = 22  # a chart's title in a grid (pyqtgraph's 30 px row took a sixth of a small chart)
+#: A grid chart's least view: its roofs labelled (MIN_LABELLED_PX inside the labels' inset) with
+#: 2 px to spare
+GRID_VIEW_PX = MIN_LABELLED_PX + 2 * LABEL_INSET[1] + 2
+#: A grid row's least height before its first chart is laid out (_least_row): its margins
+#: (8 + 4), title, view and x axis (16)
+LEAST_ROW_PX = 12 + CHIP_TITLE_PX + GRID_VIEW_PX + 16
+#: The grid's margins (left, top, right, bottom): pyqtgraph's 9 all round took 10 px of a short
+#: canvas's height
+GRID_MARGINS = (9, 4, 9, 4)
 
 
 def _chip_title(item: pg.PlotItem, cmp, c: int, chosen: bool = False) -> None:

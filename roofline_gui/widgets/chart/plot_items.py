@@ -708,6 +708,8 @@ class GridKey(pg.GraphicsWidget):
         #: to one row's "n more" when they need more (a chip's, not the marks' that follow)
         self.room: Callable[[], float] | None = None
         self.yielding = 0
+        #: called when its height changes (its rows wrapped at another width)
+        self.on_height: Callable[[], None] | None = None
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
 
     def set_entries(self, entries: list[tuple], yielding: int = 0) -> None:
@@ -773,6 +775,8 @@ class GridKey(pg.GraphicsWidget):
         if abs(self.minimumHeight() - height) > 0.5:
             self.setMinimumHeight(height)
             self.setMaximumHeight(height)
+            if self.on_height is not None:
+                self.on_height()
 
     def paint(self, painter: QPainter, *args) -> None:
         if not self._laid:
