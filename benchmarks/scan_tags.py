@@ -3,7 +3,8 @@ shipped example, at a laptop's window (1280×800) and a desktop's (1920×1080), 
 and off, overlay and side by side, every kernel selected on every chip, how many names and tags
 set by their markers (no stem) have another kernel's marker nearer than their own (a point's
 distance to the text's box: read as that kernel's, the 42nd tour's "7" under the A100's
-touching markers of 1 and 7), and how many kernels with a marker in a chart are named nowhere
+touching markers of 1 and 7), how many a roof's ridge point is nearer (the 44th tour's "6"
+under TPU v3's bf16 ridge dot), and how many kernels with a marker in a chart are named nowhere
 in it (their tooltips and an export's key name them).
 
 In the placement's own model (chart_labels), not in painted pixels (scan_labels.py measures
@@ -62,6 +63,27 @@ def read_as_anothers(plot) -> list[tuple[str, int, int, float]]:
     return found
 
 
+def read_as_ridges(plot) -> list[str]:
+    """The names and tags of ``plot`` set by their markers (no stem) that a roof's ridge point
+    (a filled dot like a streaming kernel's marker) is nearer than their own marker (the 44th
+    tour's "6" under TPU v3's bf16 ridge dot)."""
+    from roofline_gui.core.display import box_gaps, offset_label_box
+
+    scene, g = plot.scene, plot.label_geometry()
+    roofs = [r for r in scene.spec.roofs if r.chip in scene.chips and r.ridge > 0 and r.peak > 0]
+    rx = np.log10([r.ridge for r in roofs]) * g.px[0]
+    ry = -np.log10([r.peak for r in roofs]) * g.px[1]
+    found = []
+    for label in scene.labels.names:
+        if label.stem or not len(roofs):
+            continue
+        box = offset_label_box(label, g.px, g.text_px, g.line)
+        mine = box_gaps(box, [label.x * g.px[0]], [-label.y * g.px[1]])[0, 0]
+        if (box_gaps(box, rx, ry)[0] < mine - SAME_POINT_PX).any():
+            found.append(label.text)
+    return found
+
+
 def main() -> None:
     from PySide6.QtWidgets import QApplication
     from scan_labels import example_windows
@@ -73,7 +95,7 @@ def main() -> None:
     app = QApplication.instance() or QApplication([])
     ini = Path(tempfile.mkdtemp()) / "scan.ini"
     start = time.perf_counter()
-    names = misread = unnamed = 0
+    names = misread = unnamed = ridged = 0
     for path in (p for p in examples() if p.stem in stems):
         for state, window in example_windows(path, ini):
             doc = window.model.document
@@ -92,13 +114,18 @@ def main() -> None:
                         names += len(plot.scene.labels.names)
                         misread += len(found)
                         unnamed += len(left)
+                        by_ridges = read_as_ridges(plot)
+                        ridged += len(by_ridges)
                         for text, _own, other, _apart in found:
                             print(f"{where}: {text!r} nearer kernel {other + 1}'s marker")
+                        for text in by_ridges:
+                            print(f"{where}: {text!r} nearer a ridge point")
                         if left:
                             print(f"{where}: unnamed {[u + 1 for u in left]}")
     print(f"\n{platform.processor() or platform.machine()}, Python {platform.python_version()}, "
           f"{' '.join(stems)}: {names} names and tags in {time.perf_counter() - start:.0f} s; "
-          f"{misread} nearer another kernel's marker than their own; {unnamed} kernels unnamed")
+          f"{misread} nearer another kernel's marker than their own; {ridged} nearer a ridge "
+          f"point; {unnamed} kernels unnamed")
 
 
 if __name__ == "__main__":

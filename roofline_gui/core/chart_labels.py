@@ -1125,11 +1125,12 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels,
     # diagonals are, where some spot allows ("2" and "5, 6" written on them in the article's
     # chart)
     roofs = _roof_polylines(scene, g)
+    dots = _ridge_points(scene, g)
     soft = [*_level_polylines(scene, g),
             *(row[:4].reshape(2, 2) for row in _connectors(scene, g))]
 
     def place(rows, taken, forms=texts, at=at_selected, over_lines=False, crossing_soft=None,
-              beside_others=True):
+              beside_others=True, names=None):
         xs, ys = at
         # the stems of the names placed so far, by the calls before (the selected kernel's ran
         # behind the next name placed: the twentieth tour); ``placed`` as bound now
@@ -1142,7 +1143,12 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels,
             g.bounds, RING_LABEL_SPOTS + LABEL_SPOTS if ringed else LABEL_SPOTS, lines=roofs,
             far_spots=FAR_LABEL_SPOTS, over_lines=over_lines, beside_others=beside_others,
             crossing_soft=crossing_soft, soft_lines=soft, owners=rows,
-            stems_drawn=np.array(drawn).reshape(-1, 4))]
+            stems_drawn=np.array(drawn).reshape(-1, 4),
+            # (a tag kept from the ridge points' dots where it can be: a few characters by a
+            # dot read as naming it; a name's words say what it names, and set off its marker
+            # for a dot, a name took the room of the next, which went to another chip's)
+            dots=None if (forms is texts and not tags_only if names is None else names)
+            else dots)]
 
     def boxes(placed):
         return [offset_label_box(lb, g.px, g.text_px, g.line) for _k, lb in placed]
@@ -1248,7 +1254,7 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels,
             # whole and lost the GEMM's and the MLP's names); the others shortened, if more of
             # them fit
             shorter = [forms[1:] or forms for forms in texts]
-            again = place(todo, clear_of, shorter, crossing_soft=crossing_soft)
+            again = place(todo, clear_of, shorter, crossing_soft=crossing_soft, names=True)
             if len(again) > len(rest):
                 rest = again
         placed += rest
@@ -1528,6 +1534,14 @@ def _big_points(scene: ChartScene, g: LabelGeometry) -> np.ndarray:
                                    == scene.selection.item else WORKLOAD_POINT_HALF)
                            for m in scene.workloads] or [np.zeros(0)])
     return np.column_stack([xs - half, ys - half, xs + half, ys + half])[ok]
+
+
+def _ridge_points(scene: ChartScene, g: LabelGeometry) -> np.ndarray:
+    """The shown chips' roofs' ridge points, each drawn as a filled dot, as [N, 2] label
+    pixels."""
+    roofs = [r for r in scene.spec.roofs if r.chip in scene.chips and r.ridge > 0 and r.peak > 0]
+    return np.column_stack([np.log10([r.ridge for r in roofs]) * g.px[0],
+                            -np.log10([r.peak for r in roofs]) * g.px[1]]).reshape(-1, 2)
 
 
 def _roof_polylines(scene: ChartScene, g: LabelGeometry) -> list[np.ndarray]:

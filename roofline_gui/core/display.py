@@ -631,7 +631,8 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
                         soft_lines: list[np.ndarray] | None = None,
                         owners: np.ndarray | None = None,
                         gap: np.ndarray = LABEL_GAP,
-                        stems_drawn: np.ndarray | None = None) -> list[KernelLabel]:
+                        stems_drawn: np.ndarray | None = None,
+                        dots: np.ndarray | None = None) -> list[KernelLabel]:
     """Labels for markers at (log10) ``xs``, ``ys``: each in the first of LABEL_SPOTS where its
     text (or, failing that, each shorter alternative in turn: ``texts[k]`` may be a tuple, the
     whole name first)
@@ -665,7 +666,11 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
     ``gap``: added to each box of ``taken`` and of the labels placed before (LABEL_GAP: a name
     keeps 3 px from any other text; a workload's label, boxed and with its margins in its box,
     none). ``stems_drawn``: stems ([N, 4] segments, same pixels) of names placed before, by
-    another call, which no text is set on and no stem crosses, as this call's own."""
+    another call, which no text is set on and no stem crosses, as this call's own.
+    ``dots``: points drawn as filled dots that are no kernel's ([N, 2], same pixels: the roofs'
+    ridge points): of the spots clear for a text, one that covers none and has none about as
+    near as its own marker (AMBIGUOUS_PX) first ("6" under TPU v3's bf16 ridge dot read as
+    naming it: the 44th tour); else as before (a dot is no reason to leave the marker)."""
     sx, sy = px_per_decade
     # Boxes as arrays, so a candidate is tested against all of them in one numpy expression
     # (ten workloads' marks on eight chips are hundreds of obstacles, tested at each drag step).
@@ -678,6 +683,8 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
     marker_ids = (np.concatenate([np.asarray(owners), np.asarray(rest[0])])[keep]
                   if owners is not None and rest else np.full(len(markers), -2))
     centres = markers[:, :2] + 5  # (worked out once, not for each text)
+    if dots is not None:
+        dot_boxes = np.column_stack([dots - MARKER_HALF_PX + 1, dots + MARKER_HALF_PX - 1])
 
     segments = polyline_segments(lines)
     # first clear of the soft lines too, then of the roofs alone
@@ -703,6 +710,15 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
             fitting[key] = fitting_spots(text, px, py, at, obstacles, neighbours)
         candidates, ok, plain = fitting[key]
         return candidates, ok, plain[~crosses_each(candidates[plain] + LINE_CLEAR, segments)], plain
+
+    def apart_from_dots(candidates: np.ndarray, free: np.ndarray, px: float, py: float):
+        """``free`` (spots of ``candidates`` by the marker at ``px``, ``py``) split in those
+        that cover no dot and have none about as near as the marker, and the rest."""
+        if dots is None or not len(dots) or not len(free):
+            return free, free[:0]
+        by_dot = (ambiguous_each(candidates[free], px, py, dots)
+                  | overlaps_each(candidates[free], dot_boxes))
+        return free[~by_dot], free[by_dot]
 
     def fitting_spots(text: str, px: float, py: float, at, obstacles: np.ndarray,
                       neighbours: np.ndarray | None):
@@ -771,22 +787,32 @@ def place_kernel_labels(texts: list[str | tuple[str, ...]], xs: np.ndarray, ys: 
         chosen = None
         over_a_line, beside_another = [], []  # (text, box, spot) where nothing clear is left
         for lines_here in tiers:
+            by_a_dot = []  # (text, box, spot) clear of the lines, by a dot (apart_from_dots)
             for text in options:
                 candidates, ok, free, plain = clear_spots(text, px, py, near, others_boxes,
                                                           lines_here, neighbours)
+                free, dotted = apart_from_dots(candidates, free, px, py)
                 if len(free):
                     chosen = (text, candidates[free[0]], spots[free[0]], False)
                     break
+                by_a_dot += [(text, candidates[i], spots[i]) for i in dotted]
                 if lines_here is tiers[0]:  # (the same spots fit in every tier)
                     over_a_line += [(text, candidates[i], spots[i]) for i in plain]
                     beside_another += [(text, candidates[i], spots[i]) for i in ok]
             # a stem crossing no roof first (one crossing the line between a name and its
-            # marker read as joining it to the roof: the nineteenth tour), else any
-            # (each text's far spots tested once, for both)
+            # marker read as joining it to the roof: the nineteenth tour), else by a dot, else
+            # any (each text's far spots tested once, for both)
             tried = ([(text, *clear_spots(text, px, py, far, others_boxes, lines_here)[::2])
                       for text in options] if chosen is None and len(far[0]) else [])
-            for cross_ok, (text, candidates, free) in ((c, t) for c in (False, True)
-                                                       for t in tried):
+            if chosen is None and by_a_dot:
+                tried = [*((False, t) for t in tried), (None, None), *((True, t) for t in tried)]
+            else:
+                tried = [(c, t) for c in (False, True) for t in tried]
+            for cross_ok, attempt in tried:
+                if attempt is None:  # by a dot, before a stem across a roof
+                    chosen = (*by_a_dot[0], False)
+                    break
+                text, candidates, free = attempt
                 for s in free:
                     (ox, oy), _anchor = far_spots[s]
                     stem = np.array([[px, py, px + ox, py + oy]])

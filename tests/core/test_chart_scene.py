@@ -1191,3 +1191,37 @@ def test_a_selected_workloads_label_cut_short_still_says_which_run_it_is():
     assert len(set(said)) == len(said), said  # told apart
     assert all(text.endswith(w.name.split()[-1]) for text, w in zip(said, doc.workloads,
                                                                      strict=True)), said
+
+
+def test_a_tag_by_its_marker_is_no_nearer_a_ridge_dot_than_its_marker():
+    """The 44th tour: "6" under TPU v3's bf16 ridge dot, side by side, read as naming the dot
+    (a roof's ridge point is a filled dot, as a streaming kernel's marker). TPU v3's chart of
+    the A100 against TPU v3, at two small sizes, every kernel selected on every chip: no tag
+    set by its marker (no stem) has a ridge dot nearer than its marker (two and four did)."""
+    from roofline_gui.core.chart_labels import place_labels
+    from roofline_gui.core.chart_scene import Selection
+    from roofline_gui.core.display import box_gaps, kernel_tags, offset_label_box
+    from roofline_gui.io.files import resources_dir
+    from roofline_gui.io.session import load_session
+
+    doc = load_session(resources_dir() / "examples" / "a100-vs-tpu-v3.roofline")
+    cmp = compare(doc.kernels, doc.chips)
+    tpu = [c.name for c in doc.chips].index("TPU v3")
+    scene = ChartScene(chart_spec(cmp, Units(), levels=True), cmp, (tpu,))
+    tags = set(kernel_tags([k.name for k in doc.kernels]))
+    for size in ((196.0, 346.0), (300.0, 200.0)):
+        for kernel in doc.kernels:
+            for chip in doc.chips:
+                chosen = replace(scene, selection=Selection(kernel.id, chip.id))
+                g = _geometry(chosen, size)
+                dots = np.array([[np.log10(r.ridge) * g.px[0], -np.log10(r.peak) * g.px[1]]
+                                 for r in chosen.spec.roofs if r.chip in chosen.chips])
+                assert len(dots)
+                for lb in place_labels(chosen, g, selected_chip=chip.id,
+                                       foreground="#202020").names:
+                    if lb.stem or not set(stacked_tags(lb.text)) <= tags:
+                        continue
+                    box = offset_label_box(lb, g.px, g.text_px, g.line)
+                    mine = box_gaps(box, [lb.x * g.px[0]], [-lb.y * g.px[1]])[0, 0]
+                    nearest = box_gaps(box, dots[:, 0], dots[:, 1])[0].min()
+                    assert nearest >= mine - 0.5, (size, kernel.name, chip.name, lb.text)

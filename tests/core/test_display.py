@@ -742,3 +742,37 @@ def test_a_text_with_no_clear_spot_hides_the_least_and_a_roof_only_where_every_s
     assert place_kernel_labels(["7"], xs, ys, *args, lines=everywhere, over_lines=False) == []
     (over,) = place_kernel_labels(["7"], xs, ys, *args, lines=everywhere)
     assert over.text == "7" and not over.stem
+
+
+def test_a_tag_keeps_away_from_a_ridge_dot_where_it_can_and_stays_by_its_marker_where_not():
+    """The 44th tour: "6" under TPU v3's bf16 ridge dot (a filled dot, like a streaming
+    kernel's marker) read as naming it. A tag is set where no dot is about as near as its own
+    marker (AMBIGUOUS_PX) and it covers none, else with a stem clear of the roofs; only where
+    neither is left, by the dot, never left out for it. Without dots, as before."""
+    from roofline_gui.core.display import (
+        FAR_LABEL_SPOTS,
+        LABEL_SPOTS,
+        ambiguous_each,
+        offset_label_box,
+        place_kernel_labels,
+    )
+
+    xs, ys = np.array([1.0]), np.array([12.0])
+    mx, my = 1.0 * PX[0], -12.0 * PX[1]
+    dot = np.array([[mx + 22.0, my]])  # right of the marker, where the first spot's tag ends
+    (plain,) = place_kernel_labels(["6"], xs, ys, PX, 7.0, 14.0, [])
+    assert plain.offset == LABEL_SPOTS[0][0]
+    box = np.asarray(offset_label_box(plain, PX, 7.0, 14.0))
+    assert ambiguous_each(box[None, :], mx, my, dot)[0]  # there it reads as the dot's
+    (apart,) = place_kernel_labels(["6"], xs, ys, PX, 7.0, 14.0, [], dots=dot)
+    assert apart.offset == LABEL_SPOTS[1][0] and not apart.stem  # left of its marker
+    assert not ambiguous_each(np.asarray(offset_label_box(apart, PX, 7.0, 14.0))[None, :], mx,
+                              my, dot)[0]
+    # a dot on every side: with a stem where one is clear, else by its marker all the same
+    ring = np.array([[mx + dx, my + dy] for dx in (-16.0, 0.0, 16.0) for dy in (-14.0, 0.0, 14.0)
+                     if dx or dy])
+    (stemmed,) = place_kernel_labels(["6"], xs, ys, PX, 7.0, 14.0, [], dots=ring,
+                                     far_spots=FAR_LABEL_SPOTS)
+    assert stemmed.stem
+    (kept,) = place_kernel_labels(["6"], xs, ys, PX, 7.0, 14.0, [], dots=ring, over_lines=False)
+    assert not kept.stem and kept.offset == LABEL_SPOTS[0][0]
