@@ -972,6 +972,38 @@ def test_the_legend_tells_a_workloads_step_from_its_kernels_and_a_model_that_doe
     window.model.undo_stack.setClean()
 
 
+def test_a_menu_entrys_hint_is_shown_beside_the_menu_not_over_the_entries_below(window, qtbot):
+    """The 44th tour: Help → User guide's tooltip, shown under the pointer, covered the entries
+    below it. An entry's whole hint is shown beside the menu, level with the entry; an entry
+    with no hint of its own shows none."""
+    from PySide6.QtCore import QEvent
+    from PySide6.QtGui import QHelpEvent
+    from PySide6.QtWidgets import QMenu, QToolTip
+
+    menu = next(m for m in window.menuBar().findChildren(QMenu)
+                if window.act_guide in m.actions())
+    window.menuBar().setActiveAction(menu.menuAction())
+    qtbot.waitUntil(menu.isVisible, timeout=2000)
+    row = menu.actionGeometry(window.act_guide)
+    QApplication.sendEvent(menu, QHelpEvent(QEvent.Type.ToolTip, row.center(),
+                                            menu.mapToGlobal(row.center())))
+    qtbot.waitUntil(QToolTip.isVisible, timeout=2000)
+    assert "explained" in QToolTip.text()
+    tip = next(w for w in QApplication.topLevelWidgets()
+               if w.metaObject().className() == "QTipLabel" and w.isVisible())
+    right = menu.mapToGlobal(menu.rect().topRight()).x()
+    assert tip.geometry().left() >= right, (tip.geometry(), right)  # beside the menu
+    assert abs(tip.geometry().top() - menu.mapToGlobal(row.topLeft()).y()) <= 30
+    plain = next(a for a in menu.actions() if a.menu() is not None)  # "Examples": no hint
+    QToolTip.hideText()
+    qtbot.waitUntil(lambda: not QToolTip.isVisible(), timeout=2000)
+    at = menu.actionGeometry(plain).center()
+    QApplication.sendEvent(menu, QHelpEvent(QEvent.Type.ToolTip, at, menu.mapToGlobal(at)))
+    qtbot.wait(100)
+    assert not QToolTip.isVisible()
+    menu.close()
+
+
 def test_a_long_plain_tooltip_is_shown_wrapped(window, qtbot):
     """The fourteenth tour: "All kernels at"'s tooltip, plain text, ran 1,280 px wide in one
     line while the actions' (rich text) wrapped. Every widget's long plain tooltip is shown as

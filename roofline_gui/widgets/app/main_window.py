@@ -54,7 +54,12 @@ from roofline_gui.widgets.app.views import (
 )
 from roofline_gui.widgets.chart.canvas_panel import CanvasPanel
 from roofline_gui.widgets.common import background
-from roofline_gui.widgets.common.application import TIP_WRAP, fitted_tip, wrap_long_tips
+from roofline_gui.widgets.common.application import (
+    TIP_WRAP,
+    MenuTipsBeside,
+    fitted_tip,
+    wrap_long_tips,
+)
 from roofline_gui.widgets.common.dialogs import RecoveryDialog, about_text
 from roofline_gui.widgets.common.wheel import guard_wheel
 
@@ -205,8 +210,10 @@ class MainWindow(QMainWindow):
         self._build_actions()
         self._undo_keys = DocumentUndoKeys(self)
         self._build_menus()
+        self._menu_tips = MenuTipsBeside(self)
         for menu in self.menuBar().findChildren(QMenu):  # a hint cut in the status bar: whole
-            menu.setToolTipsVisible(True)                # in the entry's tooltip (the tour)
+            menu.setToolTipsVisible(True)                # in the entry's tooltip (the tour),
+            menu.installEventFilter(self._menu_tips)     # beside the menu
         self._build_toolbar()
         self.cursor_label = QLabel()
         self.statusBar().addPermanentWidget(self.cursor_label)

@@ -7,9 +7,9 @@ import html
 import sys
 
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QObject, Signal
+from PySide6.QtCore import QEvent, QObject, QPoint, Signal
 from PySide6.QtGui import QIcon, QPixmapCache, Qt
-from PySide6.QtWidgets import QApplication, QToolTip, QWidget
+from PySide6.QtWidgets import QApplication, QMenu, QToolTip, QWidget
 
 from roofline_gui import __version__
 from roofline_gui.io.files import resources_dir
@@ -45,6 +45,26 @@ class WrappedTips(QObject):
                 QToolTip.showText(event.globalPos(), wrapped_tip(tip), watched)
                 return True
         return False
+
+
+class MenuTipsBeside(QObject):
+    """A menu entry's tooltip (its whole hint, where the status bar cuts it) shown beside the
+    menu, level with the entry, not under the pointer: there it covered the entries below
+    (Help → User guide's, the 44th tour). Installed on each menu of the window's menu bar, with
+    its tooltips on."""
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt API)
+        if event.type() != QEvent.Type.ToolTip or not isinstance(watched, QMenu):
+            return False
+        action = watched.actionAt(event.pos())
+        tip = action.toolTip() if action is not None else ""
+        if not tip or tip == action.text().replace("&", "").rstrip("…"):
+            QToolTip.hideText()
+            return True  # an entry with no hint of its own: none (Qt shows its text again)
+        row = watched.actionGeometry(action)
+        QToolTip.showText(watched.mapToGlobal(QPoint(watched.width() + 2, row.top())), tip,
+                          watched, row)
+        return True
 
 
 def wrapped_tip(tip: str) -> str:
