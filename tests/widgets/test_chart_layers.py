@@ -1917,3 +1917,36 @@ def test_a_grid_charts_title_takes_its_shorter_form_before_a_cut(qtbot):
     label.resize(width(label.forms[1]) - 30, 20)
     _fit_title(label)
     assert "…" in label.text and label.text.startswith("TPU") and label.text.endswith("for 3")
+
+
+def test_the_legend_at_a_start_is_where_an_edit_and_its_undo_leave_it(qtbot, settings):
+    """The 44th tour, 1920 × 1080: the legend started below the chart, came into its corner
+    after an edit and stayed there after the undo, the same session in the same view. Judged
+    in the window's first layout, before the view had its size, it had gone below and stayed
+    (it moves back only for a new scene); it is judged again in the view first shown."""
+    from dataclasses import replace
+
+    from roofline_gui.widgets.app.file_actions import example_named
+    from roofline_gui.widgets.app.main_window import MainWindow
+
+    window = MainWindow(settings=settings)
+    window.open_initial(str(example_named("the-article-claim-by-claim")))
+    window.resize(1500, 940)
+    window.show()
+    qtbot.waitExposed(window)
+    plot = window.canvas.overlay_plot
+    qtbot.wait(300)
+    qtbot.waitUntil(lambda: not plot.labels_pending, timeout=3000)
+    at_start = plot.legend.outside
+    chip = window.model.document.chips[0]
+    window.model.push_what_if(replace(chip, memory=tuple(
+        replace(m, bandwidth=m.bandwidth * 2) if m is chip.dram else m for m in chip.memory)),
+        "HBM ×2")
+    qtbot.wait(300)
+    window.model.undo_stack.undo()
+    qtbot.wait(300)
+    qtbot.waitUntil(lambda: not plot.labels_pending, timeout=3000)
+    assert plot.legend.outside == at_start
+    window.model.undo_stack.setClean()
+    window.close()
+    window.deleteLater()

@@ -205,6 +205,11 @@ class RooflinePlot(QObject):
         #: turn the window is shown. (Each placement took 100-190 ms for a shipped example: two
         #: thirds of a new window's time went to labels nobody saw.)
         self.labels_held = False
+        #: the legend judged again in the view first shown (release_labels): judged in the
+        #: window's first layout, before its final size, it had gone below the chart and
+        #: stayed there, then come into a corner after an edit and stayed after its undo (the
+        #: 44th tour, 1920 × 1080)
+        self._legend_unjudged = False
         self.closed = False  # its layers' items removed (close): nothing is placed again
         self._view_placing = QTimer(self)
         self._view_placing.setSingleShot(True)
@@ -537,6 +542,9 @@ class RooflinePlot(QObject):
         if self._shown_nowhere():
             self._placed_for = None
             return
+        if self._legend_unjudged:
+            self._legend_unjudged = False
+            self._place_legend(self.scene, fresh=True)
         g = self.label_geometry(self.scene)
         if g is not None and self._placed_for == (g.view, g.px, g.avoid):
             return
@@ -548,6 +556,7 @@ class RooflinePlot(QObject):
         if not self.labels_held:
             return
         self.labels_held = False
+        self._legend_unjudged = True
         if now:
             self._place_for_view()
         else:
