@@ -640,7 +640,8 @@ def test_a_short_grid_keeps_its_rows_equal_and_scrolls_its_key(window):
     there. The y title, beside the first row alone in a short grid, had set that row's height
     to its own length; and the grid's least height left out its key and x title. Every row
     keeps its least (a view of GRID_VIEW_PX) with room for the key below, the rows equal; the
-    grid scrolls."""
+    grid scrolls, its key kept in sight (the 45th tour found it below the fold, unseen) but at
+    its own row in an export."""
     from roofline_gui.widgets.app.file_actions import example_named
     from roofline_gui.widgets.chart.canvas_panel import GRID_VIEW_PX
 
@@ -658,7 +659,26 @@ def test_a_short_grid_keeps_its_rows_equal_and_scrolls_its_key(window):
         key, title = canvas._grid_key, canvas._grid_titles[1]
         assert canvas.grid.height() >= (2 * canvas._least_row() + key.minimumHeight()
                                         + title.minimumHeight())
-        assert canvas.grid_area.verticalScrollBar().maximum() > 0
+        bar = canvas.grid_area.verticalScrollBar()
+        assert bar.maximum() > 0
+        # the key in sight at the top of the scroll too (below the fold it went unseen: the
+        # 45th tour), over the charts' bottom edge; at its own row scrolled down, and in an
+        # export whatever the scroll
+        own = canvas.grid.ci.size().height() - key.size().height() - 4
+        for value, floating in ((0, True), (bar.maximum(), False)):
+            bar.setValue(value)
+            QApplication.processEvents()
+            top = key.mapRectToScene(key.boundingRect()).top()
+            assert value <= top and top + key.size().height() <= value + \
+                canvas.grid_area.viewport().height() + 0.5, (height, value, top)
+            assert (key.floating_on is not None) == floating
+            assert floating or abs(top - own) <= 0.5
+        bar.setValue(0)
+        QApplication.processEvents()
+        with canvas.exporting():
+            assert abs(key.mapRectToScene(key.boundingRect()).top() - own) <= 0.5
+            assert key.floating_on is None
+        assert key.floating_on is not None
 
 
 def test_many_charts_side_by_side_scroll_rather_than_shrink_past_use(window):

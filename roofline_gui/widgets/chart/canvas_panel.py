@@ -149,6 +149,7 @@ class CanvasPanel(QWidget):
         self.grid_plots: list[RooflinePlot] = []
         self._grid_titles: tuple | None = None  # the grid's y and x titles (LabelItems)
         self._grid_key: GridKey | None = None  # the grid's key under them
+        self._key_pinned = False  # the key at its own row (an export), not kept in sight
         self._columns = self._rows = 0  # the grid's, as last built
         self._title_rows = 1  # the rows its y title spans: those in sight
         self.stack = QStackedWidget()
@@ -213,6 +214,8 @@ class CanvasPanel(QWidget):
             self._grid.sig_resized.connect(self._equal_keys)
             self._grid.sig_resized.connect(self._fit_grid_titles)
             self._grid_area.verticalScrollBar().valueChanged.connect(self._title_in_sight)
+            self._grid_area.verticalScrollBar().valueChanged.connect(self._key_in_sight)
+            self._grid_area.verticalScrollBar().rangeChanged.connect(self._key_in_sight)
         return self._grid
 
     def release_labels(self) -> None:
@@ -379,6 +382,10 @@ class CanvasPanel(QWidget):
             # (its rows wrap with the grid's width: a row more left the charts' rows 8 px short,
             # the grid's least height counted without it)
             self._grid_key.on_height = self._fit_grid_height
+            # kept in sight where the grid scrolls (_key_in_sight): moved back whenever the
+            # layout sets it at its row again
+            self._grid_key.setZValue(10)
+            self._grid_key.geometryChanged.connect(self._key_in_sight)
             self.grid.addItem(self._grid_key, row=rows + 1, col=1, colspan=columns)
         elif not cmp.chips:  # a new session: where to begin, as the overlay's note says
             self.grid.addLabel(_(roofline_plot.NO_CHIP_YET), row=0, col=0,
@@ -501,6 +508,26 @@ class CanvasPanel(QWidget):
         top = max(0.0, bar.value() + (shown - label.geometry().height()) / 2)
         if abs(label.pos().y() - top) > 0.5:  # (its own move calls this again)
             label.setPos(label.pos().x(), top)
+
+    def _key_in_sight(self, *_args) -> None:
+        """The grid's key under the rows in sight where the grid scrolls, over the bottom of
+        the charts there, until scrolled to its own row: below the fold it went unseen (the
+        45th tour, four charts in a short window: "the key disappears"). At its own row for
+        an export (render_plot_item)."""
+        key, area = self._grid_key, self._grid_area
+        if key is None or area is None:
+            return
+        bar = area.verticalScrollBar()
+        own = self.grid.ci.size().height() - GRID_MARGINS[3] - key.size().height()
+        y = own
+        if bar.maximum() > 0 and not self._key_pinned:
+            y = min(own, bar.value() + area.viewport().height() - key.size().height())
+        floating = pg.mkColor(self._background) if y < own - 0.5 else None
+        if floating != key.floating_on:
+            key.floating_on = floating
+            key.update()
+        if abs(key.pos().y() - y) > 0.5:  # (its own move calls this again)
+            key.setPos(key.pos().x(), y)
 
     def _equal_axes(self) -> None:
         """Every chart of the grid the same size: the outer charts' axes carry titles and
@@ -728,12 +755,17 @@ class CanvasPanel(QWidget):
         finally:
             for plot in self.plots:
                 plot.set_exporting(False)
+            self._key_pinned = False
+            self._key_in_sight()
 
     def render_plot_item(self) -> pg.PlotItem | pg.GraphicsLayout:
-        """What an export should render (every marker set): the overlay plot, or the grid."""
+        """What an export should render (every marker set): the overlay plot, or the grid, its
+        key at its own row (until exporting() is done)."""
         self._redraw_now()
         for plot in self.plots:
             plot.finish_pending()
+        self._key_pinned = True
+        self._key_in_sight()
         return self.overlay.getPlotItem() if self.mode == "overlay" else self.grid.ci
 
 

@@ -710,6 +710,9 @@ class GridKey(pg.GraphicsWidget):
         self.yielding = 0
         #: called when its height changes (its rows wrapped at another width)
         self.on_height: Callable[[], None] | None = None
+        #: set over other items (the grid's key kept in sight as the grid scrolls): painted
+        #: on this colour, a rule along its top, so the charts under it do not show through
+        self.floating_on: QColor | None = None
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
 
     def set_entries(self, entries: list[tuple], yielding: int = 0) -> None:
@@ -779,6 +782,12 @@ class GridKey(pg.GraphicsWidget):
                 self.on_height()
 
     def paint(self, painter: QPainter, *args) -> None:
+        if self.floating_on is not None:
+            painter.fillRect(self.rect(), self.floating_on)
+            rule = QColor(self.text_color)
+            rule.setAlpha(60)
+            painter.setPen(QPen(rule))
+            painter.drawLine(self.rect().topLeft(), self.rect().topRight())
         if not self._laid:
             return
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
