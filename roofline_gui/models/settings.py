@@ -19,6 +19,7 @@ _DEFAULTS: dict[str, object] = {
     "view/memory_levels": True,  # a kernel drawn where a roof explains it, from the first start
     "view/same_width": True,  # V100 (fp16) against TPU v3 (bf16) compare, each cell saying so
     "view/bytes_per_op": "",  # intensity as B/F; "" (never set): on in Japanese, off in English
+    "view/energy_axis": "energy",  # the Energy tab's y axis: "energy" (op/J) or "power" (op/s)
     "last_dir": "",
     "first_start_done": False,
     "last_example": "",  # the example shown when the app closed, reopened at start ("": none)

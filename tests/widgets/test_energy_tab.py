@@ -371,3 +371,24 @@ def test_an_energy_cell_bounds_only_what_the_board_power_estimates(window):
     name = model.document.kernels[0].name
     assert tips[f"{name} on {a100.name}"].endswith(guessed.replace(" · ", ", "))
     assert tips[f"{name} on A100 given pJ"].endswith(exact.replace(" · ", ", "))
+
+
+def test_the_energy_tabs_y_axis_comes_back_as_the_user_left_it(window, qtbot, settings, model):
+    """The 45th tour chose op/s under the board power, restarted and found op/J again: the y
+    axis is kept in the settings."""
+    from roofline_gui.widgets.app.main_window import MainWindow
+
+    window.docks["energy"].raise_()
+    combo = window.energy.mode
+    assert combo.currentData() == "energy"  # the first start's
+    combo.setCurrentIndex(combo.findData("power"))
+    assert settings.get("view/energy_axis") == "power"
+    again = MainWindow(settings=settings, model=model)
+    again.show()
+    qtbot.waitExposed(again)
+    again.docks["energy"].raise_()
+    qtbot.waitUntil(lambda: again.energy is not None, timeout=3000)
+    assert again.energy.mode.currentData() == "power"
+    again.model.undo_stack.setClean()
+    again.close()
+    again.deleteLater()

@@ -93,7 +93,14 @@ def _serving(window) -> QWidget:
 def _energy(window) -> QWidget:
     from roofline_gui.widgets.panels.energy_panel import EnergyPanel  # noqa: PLC0415
 
-    return EnergyPanel(window.model)
+    panel = EnergyPanel(window.model)
+    # its y axis as the user left it (the 45th tour chose op/s and found op/J after a restart)
+    at = panel.mode.findData(window.settings.get("view/energy_axis"))
+    if at >= 0:
+        panel.mode.setCurrentIndex(at)
+    panel.mode.currentIndexChanged.connect(
+        lambda _i: window.settings.set("view/energy_axis", panel.mode.currentData()))
+    return panel
 
 
 #: In the order the View menu lists them. Hardware, kernels and workloads share the left side as
