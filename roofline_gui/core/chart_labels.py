@@ -1131,6 +1131,8 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels,
 
     def place(rows, taken, forms=texts, at=at_selected, over_lines=False, crossing_soft=None,
               beside_others=True, names=None):
+        if names is None:  # ``forms`` are names (not tags) unless told otherwise
+            names = forms is texts and not tags_only
         xs, ys = at
         # the stems of the names placed so far, by the calls before (the selected kernel's ran
         # behind the next name placed: the twentieth tour); ``placed`` as bound now
@@ -1147,8 +1149,7 @@ def place_kernel_names(scene: ChartScene, g: LabelGeometry, roof_labels,
             # (a tag kept from the ridge points' dots where it can be: a few characters by a
             # dot read as naming it; a name's words say what it names, and set off its marker
             # for a dot, a name took the room of the next, which went to another chip's)
-            dots=None if (forms is texts and not tags_only if names is None else names)
-            else dots)]
+            dots=None if names else dots)]
 
     def boxes(placed):
         return [offset_label_box(lb, g.px, g.text_px, g.line) for _k, lb in placed]
